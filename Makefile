@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# slabtrace: out-of-tree build and the project's commands.
+#
+#   make                  build slabtrace.ko here, for the running kernel
+#   make KVER=6.1|6.12    build in build/KVER/ against Debian's headers
+#                         (fetched into ~/.cache/slabtrace, never installed)
+#   make modules_install  install for KDIR's kernel (then depmod)
+#   make demo             boot a VM, load slabtrace and a leaky module
+#   make check            every test: builds, checkpatch, sparse, KUnit, VMs
+#   make kunit            the KUnit suite only (UML, kunit.py)
+#   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
+#   make clean
+
+KVER ?=
+ifeq ($(KVER),)
+KDIR ?= /lib/modules/$(shell uname -r)/build
+BUILD := $(CURDIR)
+else
+KDIR ?= $(shell $(CURDIR)/scripts/fetch-kernel.sh $(KVER))/build
+BUILD := $(CURDIR)/build/$(KVER)
+endif
+
+VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+TESTS ?= $(VM_TESTS)
+
+.PHONY: all modules test-modules modules_install clean check demo kunit \
+	vm-test checkpatch sparse shadow
+
+all: modules
+
+shadow:
+ifneq ($(BUILD),$(CURDIR))
+	@scripts/shadow-tree.sh $(BUILD)
+endif
+
+modules: shadow
+	@scripts/kbuild.sh $(KDIR) $(BUILD) modules
+
+# slabtrace.ko plus the modules only the VM tests and the demo load.
+test-modules: shadow
+	@scripts/kbuild.sh $(KDIR) $(BUILD) SLABTRACE_TEST_MODULES=m modules
+	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
+
+modules_install:
+	$(MAKE) -C $(KDIR) M=$(BUILD) modules_install
+
+sparse: shadow
+	@scripts/kbuild.sh $(KDIR) $(BUILD) C=2 modules
+
+vm-test: test-modules
+	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
+
+kunit:
+	scripts/kunit.sh
+
+checkpatch:
+	scripts/checkpatch.sh
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+clean:
+	rm -rf build
+	find . -path ./.git -prune -o \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name '.*.cmd' -o -name '*.a' -o -name modules.order \
+		-o -name Module.symvers -o -name .kbuild.log -o -name '.*.d' \) -print \
+		| xargs rm -f
+	rm -rf .tmp_versions

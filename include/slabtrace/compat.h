@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels slabtrace builds for lives here:
+ * Debian's 6.1 and 6.12, and the 6.12 UML kernel of the KUnit runner.
+ *
+ * The SLABTRACE_* feature macros are set by scripts/compat-probe.sh, which
+ * greps the kernel's headers at build time; each says which version
+ * changed what.  No other file tests a kernel version or a feature macro.
+ */
+#ifndef _SLABTRACE_COMPAT_H
+#define _SLABTRACE_COMPAT_H
+
+#include <linux/slab.h>
+#include <linux/stddef.h>
+
+/**
+ * slabtrace_kmalloc_cache - the cache a kmalloc() of @size lands in
+ * @size: bytes requested
+ * @flags: the allocation's gfp flags
+ * @caller: the allocation's call site
+ *
+ * The kmalloc tracepoint has no cache pointer.  This is the allocator's own
+ * choice (kmalloc_slab()) computed from what the tracepoint reports, with the
+ * kernel's public inlines.  v6.6 added the @caller argument of kmalloc_type()
+ * for CONFIG_RANDOM_KMALLOC_CACHES; with that option on (not on Debian) the
+ * tracepoint's call site is not the value the allocator hashed, and kmalloc
+ * objects may be attributed to the wrong copy of a cache.
+ *
+ * Return: the cache, or NULL for sizes the page allocator serves.
+ */
+static __always_inline struct kmem_cache *
+slabtrace_kmalloc_cache(size_t size, gfp_t flags, unsigned long caller)
+{
+	enum kmalloc_cache_type type;
+
+	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
+		return NULL;
+#ifdef SLABTRACE_KMALLOC_TYPE_CALLER
+	type = kmalloc_type(flags, caller);
+#else
+	type = kmalloc_type(flags);
+#endif
+	return kmalloc_caches[type][__kmalloc_index(size, false)];
+}
+
+#endif /* _SLABTRACE_COMPAT_H */

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slabtrace internals shared by the files of module/ and by the KUnit
+ * suites.  Each block names the file that implements it; the locking rules
+ * are at the top of those files.
+ */
+#ifndef _SLABTRACE_SLABTRACE_H
+#define _SLABTRACE_SLABTRACE_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/stackdepot.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+struct kmem_cache;
+struct kobject;
+struct seq_file;
+
+/* Longest cache name accepted on ctl (sysfs names of caches are shorter). */
+#define SLABTRACE_NAME_MAX	64
+/* Longest command accepted in one write to ctl. */
+#define SLABTRACE_CMD_MAX	255
+/* Caches traced, or stopped but still holding records, at once. */
+#define SLABTRACE_MAX_CACHES	16
+/* Frames walked per allocation, before the tracer's own are trimmed. */
+#define SLABTRACE_STACK_DEPTH	32
+
+/* main.c */
+extern struct mutex slabtrace_mutex;
+extern struct kmem_cache *slabtrace_record_cache;
+extern struct dentry *slabtrace_debugfs;
+
+/* context.c: who made an allocation. */
+enum slabtrace_ctx_kind {
+	SLABTRACE_CTX_TASK,
+	SLABTRACE_CTX_KTHREAD,
+	SLABTRACE_CTX_SOFTIRQ,
+	SLABTRACE_CTX_HARDIRQ,
+};
+
+/*
+ * A context is interned: one per (kind, comm) seen, shared by all records,
+ * never freed before module exit, so records can point at it.
+ */
+struct slabtrace_ctx {
+	struct hlist_node node;
+	u8 kind;
+	char comm[TASK_COMM_LEN];
+};
+
+struct slabtrace_record;
+void slabtrace_ctx_fill(struct slabtrace_record *rec);
+int slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
+void slabtrace_ctx_exit(void);
+
+/*
+ * table.c: the outstanding objects of one cache.  48 bytes; the stack and
+ * the context are shared, deduplicated, elsewhere.
+ */
+struct slabtrace_record {
+	struct slabtrace_record *next;	/* hash chain, under its stripe lock */
+	const void *obj;		/* the object: the key */
+	u64 stamp;			/* allocation time, ns, ktime_get_ns() */
+	const struct slabtrace_ctx *ctx;
+	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
+	pid_t pid;			/* 0 in interrupts */
+	u32 bytes_req;
+	u16 cpu;
+	s16 syscall;			/* -1: not in a system call */
+};
+
+#define SLABTRACE_TABLE_LOCKS	128
+
+struct slabtrace_buckets {
+	unsigned long mask;		/* number of buckets - 1 */
+	struct slabtrace_record *head[];
+};
+
+struct slabtrace_table {
+	spinlock_t lock[SLABTRACE_TABLE_LOCKS];
+	/* Per stripe: the bucket array its chains are in (see grow). */
+	struct slabtrace_buckets *stripe[SLABTRACE_TABLE_LOCKS];
+	struct slabtrace_buckets *buckets;	/* under grow_mutex */
+	atomic_long_t nr;
+	struct mutex grow_mutex;
+	struct work_struct grow_work;
+};
+
+int slabtrace_table_init(struct slabtrace_table *t);
+void slabtrace_table_destroy(struct slabtrace_table *t);
+struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
+						struct slabtrace_record *rec);
+struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
+						const void *obj);
+
+static inline long slabtrace_table_count(struct slabtrace_table *t)
+{
+	return atomic_long_read(&t->nr);
+}
+
+struct slabtrace_table_iter {
+	struct slabtrace_table *t;
+	unsigned long bucket;
+	unsigned long lost;
+};
+
+void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
+				struct slabtrace_table *t);
+int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
+			      struct slabtrace_record *buf, unsigned int room);
+void slabtrace_table_iter_stop(struct slabtrace_table_iter *it);
+
+/* caches.c: cache names to caches. */
+struct slabtrace_cache_ref {
+	struct kmem_cache *cache;
+	struct kobject *kobj;		/* holds the cache's memory */
+};
+
+int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref);
+void slabtrace_cache_put(struct slabtrace_cache_ref *ref);
+bool slabtrace_cache_merged(const struct slabtrace_cache_ref *ref);
+bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref);
+int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
+			    const char *name, char *buf, size_t size);
+void slabtrace_caches_exit(void);
+
+/* traced.c: the caches being traced, or holding records. */
+struct slabtrace_traced {
+	struct slabtrace_cache_ref ref;
+	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
+	unsigned int object_size;
+	bool tracing;		/* written under slabtrace_mutex */
+	u64 started;		/* when tracing last started, ns */
+	u64 traced_ns;		/* tracing time before @started */
+	atomic_long_t dropped;	/* allocations not recorded: no memory */
+	atomic_long_t replaced;	/* records of objects freed untraced */
+	struct slabtrace_table table;
+};
+
+/* The published set, read by the probes under RCU. */
+struct slabtrace_set {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct slabtrace_traced *traced[SLABTRACE_MAX_CACHES];
+};
+
+extern struct slabtrace_set __rcu *slabtrace_active;
+
+int slabtrace_start(const char *name);
+int slabtrace_stop(const char *name);
+int slabtrace_reset(const char *name);
+struct slabtrace_traced *slabtrace_traced_find(const char *name);
+u64 slabtrace_traced_time(const struct slabtrace_traced *tr, u64 now);
+void slabtrace_traced_sweep(void);
+void slabtrace_traced_exit(void);
+
+/* stacks.c */
+depot_stack_handle_t slabtrace_stack_save(unsigned long call_site);
+void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
+int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
+
+/* probes.c */
+int slabtrace_probes_update(void);
+void slabtrace_probes_state(bool *alloc, bool *free);
+void slabtrace_probes_idle(void);
+void slabtrace_probes_exit(void);
+
+/* snapshot.c: what "print" takes and reading ctl shows. */
+#define SLABTRACE_SNAP_PER_CHUNK \
+	(PAGE_SIZE / sizeof(struct slabtrace_record))
+
+struct slabtrace_snapshot {
+	struct kref kref;
+	char name[SLABTRACE_NAME_MAX + 1];
+	char aliases[256];		/* "" unless the cache is shared */
+	u64 taken;			/* ns */
+	u64 traced_ns;
+	bool tracing;
+	unsigned int object_size;
+	long dropped;
+	long replaced;
+	unsigned long lost;		/* not copied: pathological chains */
+	unsigned long nr;
+	unsigned long bytes;
+	unsigned long nr_chunks;
+	struct xarray chunks;		/* index -> page of records */
+};
+
+int slabtrace_print(const char *name);
+struct slabtrace_snapshot *slabtrace_snapshot_get(void);
+void slabtrace_snapshot_put(struct slabtrace_snapshot *snap);
+const struct slabtrace_record *
+slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i);
+void slabtrace_snapshot_exit(void);
+
+/* dump.c: the text of a snapshot. */
+extern const struct seq_operations slabtrace_dump_seq_ops;
+
+/* ctl.c */
+int slabtrace_ctl_command(char *buf, size_t len);
+int slabtrace_ctl_init(void);
+
+#endif /* _SLABTRACE_SLABTRACE_H */

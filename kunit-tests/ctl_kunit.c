@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_ctl" suite proves that the ctl file refuses every malformed
+ * or impossible command with its documented errno, changing nothing, and
+ * that the harmless repeats (start twice, stop of an untraced cache) are
+ * accepted.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "st_kunit.h"
+
+struct ctl_case {
+	const char *desc;
+	const char *cmd;	/* NULL: built by the case */
+	size_t len;		/* 0: strlen(cmd) */
+	int err;
+};
+
+static const struct ctl_case ctl_cases[] = {
+	{ "empty write", "", 0, -EINVAL },
+	{ "only a newline", "\n", 0, -EINVAL },
+	{ "only blanks", " \t \n", 0, -EINVAL },
+	{ "unknown verb", "begin kmalloc-64\n", 0, -EINVAL },
+	{ "verb in capitals", "START kmalloc-64\n", 0, -EINVAL },
+	{ "verb with a prefix match", "starting kmalloc-64\n", 0, -EINVAL },
+	{ "start, no name", "start\n", 0, -EINVAL },
+	{ "stop, no name", "stop\n", 0, -EINVAL },
+	{ "print, no name", "print", 0, -EINVAL },
+	{ "reset, no name", "reset \n", 0, -EINVAL },
+	{ "extra word", "start kmalloc-64 now\n", 0, -EINVAL },
+	{ "two names", "print kmalloc-64 kmalloc-128\n", 0, -EINVAL },
+	{ "embedded NUL", "start kmalloc-64\0junk", 21, -EINVAL },
+	{ "NUL first", "\0start kmalloc-64", 17, -EINVAL },
+	{ "unknown cache", "start no-such-cache\n", 0, -ENOENT },
+	{ "unknown cache, stop", "stop no-such-cache\n", 0, -ENOENT },
+	{ "a path, not a name", "start ../slab/kmalloc-64\n", 0, -ENOENT },
+	{ "own cache", "start slabtrace_record\n", 0, -EPERM },
+	{ "print of an untraced cache", "print kmalloc-128\n", 0, -ENODATA },
+	{ "4 KiB of garbage", NULL, 4096, -E2BIG },
+	{ "256 bytes", NULL, 256, -E2BIG },
+	{ "overlong cache name", NULL, 0, -ENAMETOOLONG },
+};
+
+static void ctl_case_desc(const struct ctl_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ctl, ctl_cases, ctl_case_desc);
+
+static void slabtrace_ctl_rejects(struct kunit *test)
+{
+	const struct ctl_case *c = test->param_value;
+	size_t len = c->len;
+	char *buf;
+
+	buf = kunit_kzalloc(test, 4096 + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	if (c->cmd) {
+		len = len ?: strlen(c->cmd);
+		memcpy(buf, c->cmd, len);
+	} else if (c->err == -E2BIG) {
+		/* Printable and not: what cat of a binary would write. */
+		for (size_t i = 0; i < len; i++)
+			buf[i] = 1 + (i * 37) % 254;
+	} else {
+		len = snprintf(buf, 4096, "start %0*d\n",
+			       SLABTRACE_NAME_MAX + 1, 7);
+	}
+	KUNIT_EXPECT_EQ(test, slabtrace_ctl_command(buf, len), c->err);
+	/* Nothing became traced. */
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+}
+
+/* start twice, stop twice, reset of an untraced cache: all fine. */
+static void slabtrace_ctl_harmless_repeats(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset kmalloc-128\n"), 0);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+}
+
+/* Names are case sensitive, surrounding blanks are not significant. */
+static void slabtrace_ctl_blanks(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, st_cmd("  start \t kmalloc-128  \n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("print kmalloc-128"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset kmalloc-128\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("start KMALLOC-128\n"), -ENOENT);
+}
+
+/* More caches than the set holds: -ENOSPC, and the others are kept. */
+static void slabtrace_ctl_too_many(struct kunit *test)
+{
+	static const char *const names[] = {
+		"kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64",
+		"kmalloc-96", "kmalloc-128", "kmalloc-192", "kmalloc-256",
+		"kmalloc-512", "kmalloc-1k", "kmalloc-2k", "kmalloc-4k",
+		"kmalloc-8k", "kmalloc-rcl-64", "kmalloc-rcl-128",
+		"kmalloc-rcl-256", "kmalloc-rcl-512",
+	};
+	unsigned int i, started = 0;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		ret = st_cmd("start %s\n", names[i]);
+		if (ret == -ENOENT)
+			continue;	/* not on this kernel */
+		if (started < SLABTRACE_MAX_CACHES) {
+			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s", names[i]);
+			started += !ret;
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, ret, -ENOSPC, "%s", names[i]);
+		}
+	}
+	KUNIT_EXPECT_GT(test, started, 0);
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		st_cmd("stop %s\n", names[i]);
+		st_cmd("reset %s\n", names[i]);
+	}
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+}
+
+static void slabtrace_ctl_exit(struct kunit *test)
+{
+	st_expect_lockdep_clean(test);
+}
+
+static struct kunit_case slabtrace_ctl_cases[] = {
+	KUNIT_CASE_PARAM(slabtrace_ctl_rejects, ctl_gen_params),
+	KUNIT_CASE(slabtrace_ctl_harmless_repeats),
+	KUNIT_CASE(slabtrace_ctl_blanks),
+	KUNIT_CASE(slabtrace_ctl_too_many),
+	{}
+};
+
+static struct kunit_suite slabtrace_ctl_suite = {
+	.name = "slabtrace_ctl",
+	.exit = slabtrace_ctl_exit,
+	.test_cases = slabtrace_ctl_cases,
+};
+kunit_test_suite(slabtrace_ctl_suite);
+
+MODULE_LICENSE("GPL");

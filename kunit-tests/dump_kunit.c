@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_dump" suite proves the text that reading ctl returns: the
+ * header's counts, each object's line and numbered backtrace starting at
+ * the allocating function, and that a reader sees the newest snapshot.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "st_kunit.h"
+
+static struct kmem_cache *dump_cache;
+
+static void dump_ctor(void *obj)
+{
+}
+
+static noinline void *dump_alloc(void)
+{
+	void *p = kmem_cache_alloc(dump_cache, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* The line of @text that starts with @prefix, or NULL. */
+static const char *line_with(const char *text, const char *prefix)
+{
+	const char *l;
+
+	for (l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (str_has_prefix(l, prefix))
+			return l;
+	return NULL;
+}
+
+static void slabtrace_dump_text(struct kunit *test)
+{
+	char expect[128], *text;
+	const char *l, *fn;
+	void *a, *b;
+	unsigned int secs, ms;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_dump\n"), 0);
+	a = dump_alloc();
+	b = dump_alloc();
+	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_dump\n"), 0);
+	text = st_read_ctl(test);
+	kunit_info(test, "dump:\n%s", text);
+
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(text,
+			  "Dumping outstanding allocs from st_kunit_dump\ntraced "));
+	l = line_with(text, "traced ");
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	KUNIT_EXPECT_EQ(test, sscanf(l, "traced %u.%03us", &secs, &ms), 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(l,
+			      "s, 2 outstanding (240 bytes), 0 records dropped\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\n-------------------------\nObj "));
+
+	/* One object line per object, with its size and context. */
+	snprintf(expect, sizeof(expect), "from kthread %s (PID %d):\n----\n #01 [<",
+		 current->comm, task_pid_nr(current));
+	l = strstr(text, expect);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(strstr(l, expect) + 1, expect));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ", 120 bytes (120 requested), age "));
+	l = strstr(text, " #01 [<");
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	fn = strstr(l, "] in dump_alloc+0x");
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	KUNIT_EXPECT_PTR_EQ(test, strchr(fn, '\n'), strchr(l, '\n'));
+	KUNIT_EXPECT_NOT_NULL(test, line_with(text, " #02 [<"));
+
+	/* The next print is what the next read shows. */
+	kmem_cache_free(dump_cache, a);
+	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_dump\n"), 0);
+	text = st_read_ctl(test);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ", 1 outstanding (120 bytes), "));
+	kmem_cache_free(dump_cache, b);
+}
+
+/* A stopped cache still prints its records. */
+static void slabtrace_dump_stopped_counts(struct kunit *test)
+{
+	void *a;
+	char *text;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_dump\n"), 0);
+	a = dump_alloc();
+	KUNIT_ASSERT_EQ(test, st_cmd("stop st_kunit_dump\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_dump\n"), 0);
+	text = st_read_ctl(test);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ", 1 outstanding (120 bytes), 0 records dropped\n"));
+	kmem_cache_free(dump_cache, a);
+}
+
+static int slabtrace_dump_suite_init(struct kunit_suite *suite)
+{
+	dump_cache = kmem_cache_create("st_kunit_dump", 120, 0, 0, dump_ctor);
+	return dump_cache ? 0 : -ENOMEM;
+}
+
+static void slabtrace_dump_suite_exit(struct kunit_suite *suite)
+{
+	kmem_cache_destroy(dump_cache);
+}
+
+static void slabtrace_dump_exit(struct kunit *test)
+{
+	st_cmd("stop st_kunit_dump\n");
+	st_cmd("reset st_kunit_dump\n");
+	st_expect_lockdep_clean(test);
+}
+
+static struct kunit_case slabtrace_dump_cases[] = {
+	KUNIT_CASE(slabtrace_dump_text),
+	KUNIT_CASE(slabtrace_dump_stopped_counts),
+	{}
+};
+
+static struct kunit_suite slabtrace_dump_suite = {
+	.name = "slabtrace_dump",
+	.suite_init = slabtrace_dump_suite_init,
+	.suite_exit = slabtrace_dump_suite_exit,
+	.exit = slabtrace_dump_exit,
+	.test_cases = slabtrace_dump_cases,
+};
+kunit_test_suite(slabtrace_dump_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the slabtrace KUnit suites: run a ctl command, read a
+ * snapshot, render it as reading ctl would.
+ */
+#ifndef _SLABTRACE_ST_KUNIT_H
+#define _SLABTRACE_ST_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/debug_locks.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include <slabtrace/slabtrace.h>
+
+/* Run one ctl command, as "echo CMD > ctl" would (the newline included). */
+static inline __printf(1, 2) int st_cmd(const char *fmt, ...)
+{
+	va_list ap;
+	char *buf;
+	int ret;
+
+	va_start(ap, fmt);
+	buf = kvasprintf(GFP_KERNEL, fmt, ap);
+	va_end(ap);
+	if (!buf)
+		return -ENOMEM;
+	ret = slabtrace_ctl_command(buf, strlen(buf));
+	kfree(buf);
+	return ret;
+}
+
+/* "print CACHE", then its snapshot (put it with slabtrace_snapshot_put). */
+static inline struct slabtrace_snapshot *st_print(struct kunit *test,
+						  const char *cache)
+{
+	struct slabtrace_snapshot *snap;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", cache), 0);
+	snap = slabtrace_snapshot_get();
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	return snap;
+}
+
+/* Outstanding records of a traced cache. */
+static inline unsigned long st_outstanding(struct kunit *test,
+					   const char *cache)
+{
+	struct slabtrace_snapshot *snap = st_print(test, cache);
+	unsigned long nr = snap->nr;
+
+	slabtrace_snapshot_put(snap);
+	return nr;
+}
+
+/* The record of @obj in @snap, or NULL. */
+static inline const struct slabtrace_record *
+st_find(struct slabtrace_snapshot *snap, const void *obj)
+{
+	const struct slabtrace_record *rec;
+	unsigned long i;
+
+	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++)
+		if (rec->obj == obj)
+			return rec;
+	return NULL;
+}
+
+/* Whether the first frame of @rec's backtrace is the function @fn. */
+static inline bool st_first_frame_is(const struct slabtrace_record *rec,
+				     void *fn)
+{
+	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
+	unsigned long ip;
+
+	if (slabtrace_stack_first(rec->stack, &ip))
+		return false;
+	snprintf(want, sizeof(want), "%ps", fn);
+	snprintf(got, sizeof(got), "%ps", (void *)ip);
+	return !strcmp(want, got);
+}
+
+/* What reading ctl returns now, rendered into a test-managed buffer. */
+static inline char *st_read_ctl(struct kunit *test)
+{
+	const struct seq_operations *ops = &slabtrace_dump_seq_ops;
+	struct seq_file m = { };
+	loff_t pos = 0;
+	void *v;
+
+	m.size = 64 * 1024;
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos))
+		ops->show(&m, v);
+	ops->stop(&m, v);
+	if (m.private)
+		slabtrace_snapshot_put(m.private);
+	KUNIT_EXPECT_LT(test, m.count, m.size);
+	m.buf[min(m.count, m.size)] = '\0';
+	return m.buf;
+}
+
+/* A suite's exit: lockdep must not have found anything. */
+static inline void st_expect_lockdep_clean(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep reported a problem (see the log)");
+}
+
+#endif /* _SLABTRACE_ST_KUNIT_H */

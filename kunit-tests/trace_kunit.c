@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_trace" suite proves the core semantics through the real
+ * tracepoints: a traced cache has exactly one record per outstanding
+ * object, whose backtrace starts at the allocating function and whose
+ * context is right in task, softirq and hardirq context; stop keeps
+ * records and frees still drop them; reset empties; kmalloc() lands in its
+ * kmalloc-N cache; the probes are detached when nothing needs them; and a
+ * cache destroyed while traced is dropped without its address being able
+ * to match a new cache.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/hardirq.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+
+#include "st_kunit.h"
+
+#define OBJ_CACHE	"st_kunit_obj"
+#define OBJ_SIZE	200
+
+static struct kmem_cache *obj_cache;
+
+/* A constructor keeps the cache from being merged with any other. */
+static void obj_ctor(void *obj)
+{
+}
+
+/* Not inlined, not a tail call: each is one frame, the allocator's caller. */
+static noinline void *alloc_obj(gfp_t gfp)
+{
+	void *p = kmem_cache_alloc(obj_cache, gfp);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static noinline void *kmalloc_50(void)
+{
+	void *p = kmalloc(50, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* start, allocate N, free M: exactly N - M records, the right ones. */
+static void slabtrace_trace_outstanding(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap;
+	void *objs[10];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = alloc_obj(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	for (i = 0; i < 4; i++)
+		kmem_cache_free(obj_cache, objs[i]);
+
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_EQ(test, snap->nr, 6);
+	KUNIT_EXPECT_EQ(test, snap->bytes, 6 * OBJ_SIZE);
+	KUNIT_EXPECT_EQ(test, snap->object_size, OBJ_SIZE);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		KUNIT_EXPECT_EQ_MSG(test, !!st_find(snap, objs[i]), i >= 4,
+				    "object %u", i);
+	slabtrace_snapshot_put(snap);
+
+	for (; i-- > 4;)
+		kmem_cache_free(obj_cache, objs[i]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+}
+
+/* Frame #01 is the function that called the allocator. */
+static void slabtrace_trace_first_frame(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap;
+	const struct slabtrace_record *rec;
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	obj = alloc_obj(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	snap = st_print(test, OBJ_CACHE);
+	rec = st_find(snap, obj);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
+	/* The context of a KUnit case: its kthread. */
+	KUNIT_EXPECT_EQ(test, rec->ctx->kind, SLABTRACE_CTX_KTHREAD);
+	KUNIT_EXPECT_STREQ(test, rec->ctx->comm, current->comm);
+	KUNIT_EXPECT_EQ(test, rec->pid, task_pid_nr(current));
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, OBJ_SIZE);
+	slabtrace_snapshot_put(snap);
+	kmem_cache_free(obj_cache, obj);
+}
+
+/* After stop, nothing new is recorded and frees still drop records. */
+static void slabtrace_trace_stop_then_free(struct kunit *test)
+{
+	void *objs[3], *late;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		objs[i] = alloc_obj(GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	late = alloc_obj(GFP_KERNEL);
+	kmem_cache_free(obj_cache, objs[0]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 2);
+	/* kfree() of a kmem_cache object drops it too. */
+	kfree(objs[1]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
+	kmem_cache_free(obj_cache, objs[2]);
+	kmem_cache_free(obj_cache, late);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+}
+
+/* reset empties; a traced cache stays traced, a stopped one is forgotten. */
+static void slabtrace_trace_reset(struct kunit *test)
+{
+	void *objs[3], *after;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		objs[i] = alloc_obj(GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 3);
+	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	after = alloc_obj(GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
+
+	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), -ENODATA);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		kmem_cache_free(obj_cache, objs[i]);
+	kmem_cache_free(obj_cache, after);
+}
+
+/* kmalloc(50) is a kmalloc-64 object, 50 bytes requested. */
+static void slabtrace_trace_kmalloc(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap;
+	const struct slabtrace_record *rec;
+	void *p;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-64\n"), 0);
+	p = kmalloc_50();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	snap = st_print(test, "kmalloc-64");
+	KUNIT_EXPECT_EQ(test, snap->object_size, 64);
+	rec = st_find(snap, p);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, 50);
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_50));
+	slabtrace_snapshot_put(snap);
+
+	kfree(p);
+	snap = st_print(test, "kmalloc-64");
+	KUNIT_EXPECT_NULL(test, st_find(snap, p));
+	slabtrace_snapshot_put(snap);
+
+	/* Not kmalloc-128's: a 50-byte kmalloc is never there. */
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
+	p = kmalloc_50();
+	snap = st_print(test, "kmalloc-128");
+	KUNIT_EXPECT_NULL(test, st_find(snap, p));
+	slabtrace_snapshot_put(snap);
+	kfree(p);
+	st_cmd("stop kmalloc-128\n");
+	st_cmd("reset kmalloc-128\n");
+}
+
+struct irq_alloc {
+	struct hrtimer hrtimer;
+	struct timer_list timer;
+	void *obj;
+	bool free;
+	bool in_irq;
+	struct completion done;
+};
+
+static noinline void irq_alloc_or_free(struct irq_alloc *a)
+{
+	a->in_irq = in_hardirq() || in_serving_softirq();
+	if (a->free)
+		kmem_cache_free(obj_cache, a->obj);
+	else
+		a->obj = alloc_obj(GFP_ATOMIC);
+	complete(&a->done);
+}
+
+static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
+{
+	irq_alloc_or_free(container_of(t, struct irq_alloc, hrtimer));
+	return HRTIMER_NORESTART;
+}
+
+static void softirq_fn(struct timer_list *t)
+{
+	irq_alloc_or_free(container_of(t, struct irq_alloc, timer));
+}
+
+static void run_in_irq(struct kunit *test, struct irq_alloc *a, bool hard)
+{
+	init_completion(&a->done);
+	if (hard) {
+		hrtimer_init(&a->hrtimer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_HARD);
+		a->hrtimer.function = hardirq_fn;
+		hrtimer_start(&a->hrtimer, ns_to_ktime(100000),
+			      HRTIMER_MODE_REL_HARD);
+	} else {
+		timer_setup(&a->timer, softirq_fn, 0);
+		mod_timer(&a->timer, jiffies + 1);
+	}
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&a->done, 10 * HZ));
+	if (hard)
+		hrtimer_cancel(&a->hrtimer);
+	else
+		del_timer_sync(&a->timer);
+	KUNIT_EXPECT_TRUE(test, a->in_irq);
+}
+
+static void check_irq(struct kunit *test, bool hard)
+{
+	struct slabtrace_snapshot *snap;
+	const struct slabtrace_record *rec;
+	struct irq_alloc *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	run_in_irq(test, a, hard);
+	KUNIT_ASSERT_NOT_NULL(test, a->obj);
+
+	snap = st_print(test, OBJ_CACHE);
+	rec = st_find(snap, a->obj);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->ctx->kind, hard ? SLABTRACE_CTX_HARDIRQ :
+						     SLABTRACE_CTX_SOFTIRQ);
+	KUNIT_EXPECT_EQ(test, rec->pid, 0);
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
+	slabtrace_snapshot_put(snap);
+
+	a->free = true;
+	run_in_irq(test, a, hard);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+}
+
+static void slabtrace_trace_hardirq(struct kunit *test)
+{
+	check_irq(test, true);
+}
+
+static void slabtrace_trace_softirq(struct kunit *test)
+{
+	check_irq(test, false);
+}
+
+/* Alloc probes only while tracing; free probes while records remain. */
+static void slabtrace_trace_probes_detach(struct kunit *test)
+{
+	bool alloc, free;
+	void *obj;
+
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_FALSE(test, free);
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_TRUE(test, alloc);
+	KUNIT_EXPECT_TRUE(test, free);
+
+	obj = alloc_obj(GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_TRUE(test, free);
+
+	/* The last record goes: the free probes follow, from a work item. */
+	kmem_cache_free(obj_cache, obj);
+	slabtrace_probes_idle();
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_FALSE(test, free);
+	/* Stopped and empty, it still prints. */
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+}
+
+/*
+ * Objects freed by kmem_cache_free_bulk() pass no tracepoint: their records
+ * stay (a documented limit).  The cache is then destroyed while traced:
+ * the next command drops it, and until then no new cache can take its
+ * address, so nothing of a new cache is recorded as the old one's.
+ */
+static void slabtrace_trace_destroyed(struct kunit *test)
+{
+	struct kmem_cache *gone, *next;
+	struct slabtrace_set *set;
+	void *objs[3], *obj;
+
+	gone = kmem_cache_create("st_kunit_gone", OBJ_SIZE, 0, 0, obj_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, gone);
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_gone\n"), 0);
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(gone, GFP_KERNEL, 1,
+						    objs), 1);
+	objs[1] = kmem_cache_alloc(gone, GFP_KERNEL);
+	objs[2] = kmem_cache_alloc(gone, GFP_KERNEL);
+	/* The bulk allocation passed no tracepoint either. */
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, "st_kunit_gone"), 2);
+	kmem_cache_free_bulk(gone, 3, objs);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, "st_kunit_gone"), 2);
+
+	kmem_cache_destroy(gone);
+	next = kmem_cache_create("st_kunit_next", OBJ_SIZE, 0, 0, obj_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	KUNIT_EXPECT_PTR_NE(test, next, gone);
+	obj = kmem_cache_alloc(next, GFP_KERNEL);
+
+	/* Still in the set, still holding exactly the two stale records. */
+	set = rcu_dereference_protected(slabtrace_active, true);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	KUNIT_EXPECT_EQ(test, set->nr, 1);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&set->traced[0]->table),
+			2);
+
+	/* Any command sweeps it away; its name is gone. */
+	KUNIT_EXPECT_EQ(test, st_cmd("print st_kunit_gone\n"), -ENOENT);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	KUNIT_EXPECT_EQ(test, st_cmd("print st_kunit_next\n"), -ENODATA);
+	kmem_cache_free(next, obj);
+	kmem_cache_destroy(next);
+}
+
+static int slabtrace_trace_suite_init(struct kunit_suite *suite)
+{
+	obj_cache = kmem_cache_create(OBJ_CACHE, OBJ_SIZE, 0, 0, obj_ctor);
+	return obj_cache ? 0 : -ENOMEM;
+}
+
+static void slabtrace_trace_suite_exit(struct kunit_suite *suite)
+{
+	kmem_cache_destroy(obj_cache);
+}
+
+/* Leave nothing traced for the next case. */
+static void slabtrace_trace_exit(struct kunit *test)
+{
+	st_cmd("stop " OBJ_CACHE "\n");
+	st_cmd("reset " OBJ_CACHE "\n");
+	st_cmd("stop kmalloc-64\n");
+	st_cmd("reset kmalloc-64\n");
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	st_expect_lockdep_clean(test);
+}
+
+static struct kunit_case slabtrace_trace_cases[] = {
+	KUNIT_CASE(slabtrace_trace_outstanding),
+	KUNIT_CASE(slabtrace_trace_first_frame),
+	KUNIT_CASE(slabtrace_trace_stop_then_free),
+	KUNIT_CASE(slabtrace_trace_reset),
+	KUNIT_CASE(slabtrace_trace_kmalloc),
+	KUNIT_CASE(slabtrace_trace_hardirq),
+	KUNIT_CASE(slabtrace_trace_softirq),
+	KUNIT_CASE(slabtrace_trace_probes_detach),
+	KUNIT_CASE(slabtrace_trace_destroyed),
+	{}
+};
+
+static struct kunit_suite slabtrace_trace_suite = {
+	.name = "slabtrace_trace",
+	.suite_init = slabtrace_trace_suite_init,
+	.suite_exit = slabtrace_trace_suite_exit,
+	.exit = slabtrace_trace_exit,
+	.test_cases = slabtrace_trace_cases,
+};
+kunit_test_suite(slabtrace_trace_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: slab cache names to caches, where struct kmem_cache is opaque.
+ *
+ * SLUB gives every cache a kobject, embedded in struct kmem_cache, and a
+ * directory in /sys/kernel/slab/; a name merged into another cache is a
+ * symlink to that cache's directory.  A name leads to the kobject through
+ * exported calls (kernfs_find_and_get(), kset_find_obj(), which takes a
+ * reference safely).  The kobject's offset in struct kmem_cache is
+ * calibrated once, against three caches whose addresses kmalloc_caches[]
+ * exports, which must agree.  (v6.8 made struct kmem_cache private; before
+ * that, include/linux/slub_def.h still needed mm/slab.h to compile, so no
+ * module could take offsetof() of it on either kernel.)
+ *
+ * The kobject reference is what keeps a traced cache's memory: SLUB frees
+ * a struct kmem_cache from its kobject's release.  So a destroyed cache's
+ * address is not reused for a new cache while slabtrace holds it, and
+ * kmem_cache_destroy() shows as the kobject leaving sysfs (kobj->sd cleared
+ * by sysfs_remove_dir()).
+ *
+ * Notes on locking
+ * ----------------
+ * - slabtrace_mutex: slab_kset and kobj_offset, set once by caches_init().
+ * - kset_find_obj() takes the kset's list_lock itself.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <slabtrace/compat.h>
+#include <slabtrace/slabtrace.h>
+
+static struct kset *slab_kset;
+static unsigned long kobj_offset;
+
+/* The kobject of the cache called @name, referenced; NULL if none. */
+static struct kobject *name_to_kobj(const char *name)
+{
+	struct kernfs_node *kn;
+	struct kobject *kobj;
+
+	kn = kernfs_find_and_get(slab_kset->kobj.sd, name);
+	if (!kn)
+		return NULL;
+	if (kernfs_type(kn) == KERNFS_LINK)
+		kobj = kset_find_obj(slab_kset, kn->symlink.target_kn->name);
+	else
+		kobj = kset_find_obj(slab_kset, kn->name);
+	kernfs_put(kn);
+	return kobj;
+}
+
+static int calibrate(void)
+{
+	static const char *const names[] = {
+		"kmalloc-64", "kmalloc-128", "kmalloc-1k",
+	};
+	const unsigned int index[] = {
+		kmalloc_index(64), kmalloc_index(128), kmalloc_index(1024),
+	};
+	unsigned long off[ARRAY_SIZE(names)];
+	struct kobject *kobj;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		kobj = name_to_kobj(names[i]);
+		if (!kobj) {
+			pr_err("no /sys/kernel/slab/%s to calibrate with\n",
+			       names[i]);
+			return -ENODEV;
+		}
+		off[i] = (unsigned long)kobj -
+			 (unsigned long)kmalloc_caches[KMALLOC_NORMAL][index[i]];
+		kobject_put(kobj);
+	}
+	if (off[0] != off[1] || off[0] != off[2] || off[0] >= PAGE_SIZE ||
+	    !IS_ALIGNED(off[0], sizeof(long))) {
+		pr_err("cannot place the kobject in struct kmem_cache (offsets %ld %ld %ld)\n",
+		       off[0], off[1], off[2]);
+		return -ENODEV;
+	}
+	kobj_offset = off[0];
+	return 0;
+}
+
+/*
+ * Done at the first command, not at load: /sys/kernel/slab appears at
+ * late_initcall, after a built-in slabtrace initialises.
+ */
+static int caches_init(void)
+{
+	struct kernfs_node *kn;
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	if (slab_kset)
+		return 0;
+	kn = kernfs_find_and_get(kernel_kobj->sd, "slab");
+	if (!kn || kernfs_type(kn) != KERNFS_DIR) {
+		kernfs_put(kn);
+		pr_err("no /sys/kernel/slab: slabtrace needs SLUB with sysfs\n");
+		return -ENODEV;
+	}
+	slab_kset = kset_get(to_kset(kn->priv));
+	kernfs_put(kn);
+	ret = calibrate();
+	if (ret) {
+		kset_put(slab_kset);
+		slab_kset = NULL;
+	}
+	return ret;
+}
+
+/**
+ * slabtrace_cache_get - find a slab cache by the name /proc/slabinfo shows
+ * @name: the name
+ * @ref: filled in with the cache and a reference on its kobject
+ *
+ * Called with slabtrace_mutex held.
+ *
+ * Return: 0; -ENOENT if there is no such cache; -ENODEV if caches cannot
+ * be found on this kernel.
+ */
+int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref)
+{
+	struct kobject *kobj;
+	int ret;
+
+	ret = caches_init();
+	if (ret)
+		return ret;
+	kobj = name_to_kobj(name);
+	if (!kobj)
+		return -ENOENT;
+	ref->kobj = kobj;
+	ref->cache = (struct kmem_cache *)((char *)kobj - kobj_offset);
+	return 0;
+}
+
+void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
+{
+	kobject_put(ref->kobj);
+	ref->kobj = NULL;
+	ref->cache = NULL;
+}
+
+/* The cache is a merge of several names (its directory is a unique id). */
+bool slabtrace_cache_merged(const struct slabtrace_cache_ref *ref)
+{
+	return kobject_name(ref->kobj)[0] == ':';
+}
+
+/* kmem_cache_destroy() took the cache out of sysfs. */
+bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref)
+{
+	return !READ_ONCE(ref->kobj->sd);
+}
+
+struct aliases {
+	struct dir_context ctx;
+	struct kernfs_node *target;
+	const char *skip;
+	char *buf;
+	size_t size;
+	size_t len;
+	unsigned int more;
+};
+
+static bool alias_actor(struct dir_context *ctx, const char *name, int len,
+			loff_t pos, u64 ino, unsigned int type)
+{
+	struct aliases *a = container_of(ctx, struct aliases, ctx);
+	char n[SLABTRACE_NAME_MAX + 1];
+	struct kernfs_node *kn;
+	bool match;
+
+	if (type != DT_LNK || len > SLABTRACE_NAME_MAX)
+		return true;
+	memcpy(n, name, len);
+	n[len] = '\0';
+	if (!strcmp(n, a->skip))
+		return true;
+	kn = kernfs_find_and_get(slab_kset->kobj.sd, n);
+	if (!kn)
+		return true;
+	match = kernfs_type(kn) == KERNFS_LINK &&
+		kn->symlink.target_kn == a->target;
+	kernfs_put(kn);
+	if (!match)
+		return true;
+	if (a->len + len + 3 < a->size)
+		a->len += scnprintf(a->buf + a->len, a->size - a->len, "%s%s",
+				    a->len ? ", " : "", n);
+	else
+		a->more++;
+	return true;
+}
+
+/**
+ * slabtrace_cache_aliases - list the other names of a merged cache
+ * @ref: the cache
+ * @name: the name not to list (the one the user gave)
+ * @buf: where to write "name, name, ..."
+ * @size: its size
+ *
+ * Reads /sys/kernel/slab in the caller's mount namespace: sysfs symlinks
+ * can only be enumerated through a directory read.
+ *
+ * Return: the number of names not listed for lack of room, or -errno.
+ */
+int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
+			    const char *name, char *buf, size_t size)
+{
+	struct aliases a = {
+		.ctx.actor = alias_actor,
+		.target = ref->kobj->sd,
+		.skip = name,
+		.buf = buf,
+		.size = size,
+	};
+	struct file *dir;
+	int ret;
+
+	buf[0] = '\0';
+	if (!a.target)
+		return -ENOENT;
+	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	ret = iterate_dir(dir, &a.ctx);
+	fput(dir);
+	return ret < 0 ? ret : a.more;
+}
+
+void slabtrace_caches_exit(void)
+{
+	if (slab_kset)
+		kset_put(slab_kset);
+	slab_kset = NULL;
+}

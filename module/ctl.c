@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: /sys/kernel/debug/slabtrace/ctl, the command file.
+ *
+ * A write is one command; a read returns the snapshot of the last "print"
+ * (dump.c).  A bad command fails the write with an errno and says why in
+ * one kernel log line.
+ *
+ * Notes on locking
+ * ----------------
+ * - slabtrace_mutex is held across each command, so commands run one at a
+ *   time; every handler below is called with it held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/parser.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <slabtrace/slabtrace.h>
+
+enum {
+	CMD_START,
+	CMD_STOP,
+	CMD_PRINT,
+	CMD_RESET,
+	CMD_ERR,
+};
+
+/*
+ * The commands (each takes one cache name, as /proc/slabinfo shows it):
+ *
+ *   start CACHE   record every allocation from CACHE from now on
+ *   stop CACHE    record no new ones; frees still drop records
+ *   print CACHE   snapshot CACHE's outstanding objects for reading ctl
+ *   reset CACHE   drop all of CACHE's records (a traced cache stays traced)
+ */
+static const match_table_t commands = {
+	{ CMD_START, "start" },
+	{ CMD_STOP, "stop" },
+	{ CMD_PRINT, "print" },
+	{ CMD_RESET, "reset" },
+	{ CMD_ERR, NULL },
+};
+
+static int run(int cmd, const char *name)
+{
+	switch (cmd) {
+	case CMD_START:
+		return slabtrace_start(name);
+	case CMD_STOP:
+		return slabtrace_stop(name);
+	case CMD_PRINT:
+		return slabtrace_print(name);
+	default:
+		return slabtrace_reset(name);
+	}
+}
+
+/**
+ * slabtrace_ctl_command - run one command written to ctl
+ * @buf: the command, NUL-terminated at @len; modified
+ * @len: its length as written
+ *
+ * Return: 0, or -errno: -E2BIG for an overlong command, -EINVAL for a
+ * malformed one, -ENAMETOOLONG for an overlong cache name, and the errors
+ * of the commands (-ENOENT: no such cache).
+ */
+int slabtrace_ctl_command(char *buf, size_t len)
+{
+	substring_t args[MAX_OPT_ARGS];
+	char **argv;
+	int argc, cmd, ret;
+
+	if (len > SLABTRACE_CMD_MAX) {
+		pr_warn("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
+		return -E2BIG;
+	}
+	if (strlen(buf) != len) {
+		pr_warn("ctl: NUL byte in command\n");
+		return -EINVAL;
+	}
+	argv = argv_split(GFP_KERNEL, buf, &argc);
+	if (!argv)
+		return -ENOMEM;
+	ret = -EINVAL;
+	if (!argc) {
+		pr_warn("ctl: empty command\n");
+		goto out;
+	}
+	cmd = match_token(argv[0], commands, args);
+	if (cmd == CMD_ERR) {
+		pr_warn("ctl: unknown command '%*pE'\n",
+			(int)min_t(size_t, strlen(argv[0]), 16), argv[0]);
+		goto out;
+	}
+	if (argc != 2) {
+		pr_warn("ctl: '%s' takes one cache name, not %d words\n",
+			argv[0], argc - 1);
+		goto out;
+	}
+	if (strlen(argv[1]) > SLABTRACE_NAME_MAX) {
+		pr_warn("ctl: cache name longer than %d bytes\n",
+			SLABTRACE_NAME_MAX);
+		ret = -ENAMETOOLONG;
+		goto out;
+	}
+
+	mutex_lock(&slabtrace_mutex);
+	slabtrace_traced_sweep();
+	ret = run(cmd, argv[1]);
+	mutex_unlock(&slabtrace_mutex);
+out:
+	argv_free(argv);
+	return ret;
+}
+
+static ssize_t ctl_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	char *buf;
+	int ret;
+
+	if (len > SLABTRACE_CMD_MAX) {
+		pr_warn("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
+		return -E2BIG;
+	}
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = slabtrace_ctl_command(buf, len);
+	kfree(buf);
+	return ret ?: len;
+}
+
+static int ctl_open(struct inode *inode, struct file *file)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	return seq_open(file, &slabtrace_dump_seq_ops);
+}
+
+static int ctl_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	if (m->private)
+		slabtrace_snapshot_put(m->private);
+	return seq_release(inode, file);
+}
+
+/* Opened for writing only, there is no seq_file to seek. */
+static loff_t ctl_llseek(struct file *file, loff_t offset, int whence)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return noop_llseek(file, offset, whence);
+	return seq_lseek(file, offset, whence);
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = ctl_open,
+	.read = seq_read,
+	.write = ctl_write,
+	.llseek = ctl_llseek,
+	.release = ctl_release,
+};
+
+int slabtrace_ctl_init(void)
+{
+	struct dentry *d;
+
+	d = debugfs_create_file("ctl", 0600, slabtrace_debugfs, NULL,
+				&ctl_fops);
+	return PTR_ERR_OR_ZERO(d);
+}

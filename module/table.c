@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: the table of outstanding objects of one traced cache.
+ *
+ * A hash table keyed by object address, written from every context an
+ * allocation or a free can happen in, hardirq included.  It is not an
+ * rhashtable because rhashtable's bucket locks only disable bottom halves
+ * on v6.1 (rht_lock(); v6.12 made them irq-safe): a kfree() from a hardirq
+ * that interrupts its deferred rehash on the same CPU would spin forever on
+ * the bucket lock the rehash holds.  So: chains of records under striped,
+ * irq-safe spinlocks, the layout rhashtable used before bit locks, and a
+ * grow step in process context that moves one stripe at a time.  Records
+ * are only reached under their stripe's lock, so they are freed at once,
+ * with no RCU grace period and no rcu_head: a record is 48 bytes.
+ *
+ * Notes on locking
+ * ----------------
+ * - t->lock[i] (spinlock, irq-safe): stripe i, that is the chains of every
+ *   bucket b with b % SLABTRACE_TABLE_LOCKS == i, t->stripe[i], and the
+ *   lifetime of the records on those chains.  Taken from any context.
+ *   Never two at once.
+ * - t->grow_mutex: t->buckets, and the right to move records between
+ *   bucket arrays.  Held by the grow work and by iterators, so an iterator
+ *   never sees a record twice.  Taken before a stripe lock.
+ * - t->nr is atomic and only approximate between the two locks.
+ *
+ * Stripe i's buckets in a table of any size (a power of two, at least
+ * SLABTRACE_TABLE_LOCKS) are the hashes with the same low bits, so a stripe
+ * can move to a bigger array on its own: t->stripe[i] says which array
+ * stripe i is in while a grow is half done.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <slabtrace/slabtrace.h>
+
+#define TABLE_MIN_BUCKETS	1024UL
+#define TABLE_MAX_BUCKETS	(1UL << 24)
+
+static_assert(TABLE_MIN_BUCKETS >= SLABTRACE_TABLE_LOCKS);
+static_assert(!(SLABTRACE_TABLE_LOCKS & (SLABTRACE_TABLE_LOCKS - 1)));
+
+static inline u32 obj_hash(const void *obj)
+{
+	return hash_ptr(obj, 32);
+}
+
+static inline unsigned int stripe_of(u32 hash)
+{
+	return hash & (SLABTRACE_TABLE_LOCKS - 1);
+}
+
+static struct slabtrace_buckets *buckets_alloc(unsigned long n)
+{
+	struct slabtrace_buckets *b;
+
+	b = kvzalloc(struct_size(b, head, n), GFP_KERNEL);
+	if (b)
+		b->mask = n - 1;
+	return b;
+}
+
+/* The chain @hash belongs to.  Called with its stripe lock held. */
+static struct slabtrace_record **chain(struct slabtrace_table *t, u32 hash)
+{
+	struct slabtrace_buckets *b = t->stripe[stripe_of(hash)];
+
+	lockdep_assert_held(&t->lock[stripe_of(hash)]);
+	return &b->head[hash & b->mask];
+}
+
+/* Move stripe @i from @old to @new.  Called with t->grow_mutex held. */
+static void grow_stripe(struct slabtrace_table *t, unsigned int i,
+			struct slabtrace_buckets *old,
+			struct slabtrace_buckets *new)
+{
+	struct slabtrace_record *rec;
+	unsigned long flags, b;
+
+	lockdep_assert_held(&t->grow_mutex);
+	spin_lock_irqsave(&t->lock[i], flags);
+	for (b = i; b <= old->mask; b += SLABTRACE_TABLE_LOCKS) {
+		while ((rec = old->head[b])) {
+			unsigned long nb = obj_hash(rec->obj) & new->mask;
+
+			old->head[b] = rec->next;
+			rec->next = new->head[nb];
+			new->head[nb] = rec;
+		}
+	}
+	t->stripe[i] = new;
+	spin_unlock_irqrestore(&t->lock[i], flags);
+}
+
+static void grow_work(struct work_struct *work)
+{
+	struct slabtrace_table *t = container_of(work, struct slabtrace_table,
+						 grow_work);
+	struct slabtrace_buckets *old, *new;
+	unsigned long nr, size;
+	unsigned int i;
+
+	mutex_lock(&t->grow_mutex);
+	old = t->buckets;
+	nr = atomic_long_read(&t->nr);
+	if (nr <= 2 * (old->mask + 1) || old->mask + 1 >= TABLE_MAX_BUCKETS)
+		goto out;
+	size = min(roundup_pow_of_two(nr), TABLE_MAX_BUCKETS);
+	new = buckets_alloc(size);
+	if (!new) {
+		pr_warn_ratelimited("no memory to grow a table to %lu buckets\n",
+				    size);
+		goto out;
+	}
+	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+		grow_stripe(t, i, old, new);
+		cond_resched();
+	}
+	t->buckets = new;
+	kvfree(old);
+out:
+	mutex_unlock(&t->grow_mutex);
+}
+
+int slabtrace_table_init(struct slabtrace_table *t)
+{
+	unsigned int i;
+
+	t->buckets = buckets_alloc(TABLE_MIN_BUCKETS);
+	if (!t->buckets)
+		return -ENOMEM;
+	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+		spin_lock_init(&t->lock[i]);
+		t->stripe[i] = t->buckets;
+	}
+	atomic_long_set(&t->nr, 0);
+	mutex_init(&t->grow_mutex);
+	INIT_WORK(&t->grow_work, grow_work);
+	return 0;
+}
+
+/*
+ * slabtrace_table_destroy - free a table and every record in it
+ *
+ * Nothing may use @t any more: its cache was unpublished and the probes
+ * synchronised.  Tolerates a table whose init failed.
+ */
+void slabtrace_table_destroy(struct slabtrace_table *t)
+{
+	struct slabtrace_buckets *b = t->buckets;
+	struct slabtrace_record *rec;
+	unsigned long i;
+
+	if (!b)
+		return;
+	cancel_work_sync(&t->grow_work);
+	for (i = 0; i <= b->mask; i++) {
+		while ((rec = b->head[i])) {
+			b->head[i] = rec->next;
+			kmem_cache_free(slabtrace_record_cache, rec);
+		}
+		if (!(i % 4096))
+			cond_resched();
+	}
+	kvfree(b);
+	t->buckets = NULL;
+	mutex_destroy(&t->grow_mutex);
+}
+
+/**
+ * slabtrace_table_insert - add the record of a new object
+ * @t: the table
+ * @rec: the record, with ->obj set
+ *
+ * An object can only be allocated again once freed, so a record already
+ * there for the same address is stale: its free took a path with no
+ * tracepoint (kmem_cache_free_bulk(), kfree_rcu() batches).  It is replaced.
+ *
+ * Return: the stale record, unlinked, for the caller to free; or NULL.
+ */
+struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
+						struct slabtrace_record *rec)
+{
+	u32 hash = obj_hash(rec->obj);
+	unsigned int i = stripe_of(hash);
+	struct slabtrace_record **pp, *old = NULL;
+	unsigned long flags, size;
+	long nr = 0;
+
+	spin_lock_irqsave(&t->lock[i], flags);
+	for (pp = chain(t, hash); *pp; pp = &(*pp)->next) {
+		if ((*pp)->obj == rec->obj) {
+			old = *pp;
+			rec->next = old->next;
+			*pp = rec;
+			break;
+		}
+	}
+	if (!old) {
+		pp = chain(t, hash);
+		rec->next = *pp;
+		*pp = rec;
+		nr = atomic_long_inc_return(&t->nr);
+	}
+	size = t->stripe[i]->mask + 1;
+	spin_unlock_irqrestore(&t->lock[i], flags);
+
+	if (nr > 2 * size && size < TABLE_MAX_BUCKETS)
+		schedule_work(&t->grow_work);
+	return old;
+}
+
+/**
+ * slabtrace_table_remove - unlink the record of a freed object
+ * @t: the table
+ * @obj: the object
+ *
+ * Return: the record, now the caller's to free; NULL if @obj has none.
+ */
+struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
+						const void *obj)
+{
+	u32 hash = obj_hash(obj);
+	unsigned int i = stripe_of(hash);
+	struct slabtrace_record **pp, *rec = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&t->lock[i], flags);
+	for (pp = chain(t, hash); *pp; pp = &(*pp)->next) {
+		if ((*pp)->obj == obj) {
+			rec = *pp;
+			*pp = rec->next;
+			atomic_long_dec(&t->nr);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&t->lock[i], flags);
+	return rec;
+}
+
+/**
+ * slabtrace_table_iter_start - start copying a table out, bucket by bucket
+ * @it: the iterator
+ * @t: the table
+ *
+ * Holds off growing until slabtrace_table_iter_stop(), so every record
+ * present throughout is seen exactly once.  May sleep.
+ */
+void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
+				struct slabtrace_table *t)
+{
+	mutex_lock(&t->grow_mutex);
+	it->t = t;
+	it->bucket = 0;
+	it->lost = 0;
+}
+
+/**
+ * slabtrace_table_iter_next - copy the records of the next bucket
+ * @it: the iterator
+ * @buf: where to copy them
+ * @room: how many fit in @buf
+ *
+ * A chain longer than @room (it takes a pathological hash) is cut short;
+ * the records left out are counted in it->lost.
+ *
+ * Return: the number of records copied, or -ENOENT after the last bucket.
+ */
+int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
+			      struct slabtrace_record *buf, unsigned int room)
+{
+	struct slabtrace_table *t = it->t;
+	struct slabtrace_record *rec;
+	unsigned long flags;
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&t->grow_mutex);
+	if (it->bucket > t->buckets->mask)
+		return -ENOENT;
+	i = stripe_of(it->bucket);
+	spin_lock_irqsave(&t->lock[i], flags);
+	for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next) {
+		if (n < room)
+			buf[n++] = *rec;
+		else
+			it->lost++;
+	}
+	spin_unlock_irqrestore(&t->lock[i], flags);
+	it->bucket++;
+	return n;
+}
+
+void slabtrace_table_iter_stop(struct slabtrace_table_iter *it)
+{
+	mutex_unlock(&it->t->grow_mutex);
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: the caches being traced, or stopped and still holding records,
+ * and the commands that change them: start, stop, reset.
+ *
+ * The probes find an event's traced cache in slabtrace_active, a small array
+ * published with RCU and replaced whole when a cache comes or goes.  A cache
+ * stays in it after "stop", so frees keep dropping its records, until
+ * "reset" or until the cache is destroyed.
+ *
+ * Notes on locking
+ * ----------------
+ * - slabtrace_mutex: the set and every field of a traced cache but its
+ *   table and counters.  The probes read the set under RCU (they run with
+ *   preemption disabled) and tr->tracing with READ_ONCE().
+ * - A traced cache is freed only after it left the set and
+ *   tracepoint_synchronize_unregister() waited for every probe that could
+ *   still hold it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+
+#include <slabtrace/slabtrace.h>
+
+struct slabtrace_set __rcu *slabtrace_active;
+
+static struct slabtrace_set *set_locked(void)
+{
+	return rcu_dereference_protected(slabtrace_active,
+					 lockdep_is_held(&slabtrace_mutex));
+}
+
+static unsigned int set_size(void)
+{
+	struct slabtrace_set *set = set_locked();
+
+	return set ? set->nr : 0;
+}
+
+static struct slabtrace_traced *find_cache(const struct kmem_cache *s)
+{
+	struct slabtrace_set *set = set_locked();
+	unsigned int i;
+
+	for (i = 0; set && i < set->nr; i++)
+		if (set->traced[i]->ref.cache == s)
+			return set->traced[i];
+	return NULL;
+}
+
+/*
+ * Publish a copy of the set with @add added and @del removed (either may be
+ * NULL).  Readers of the old set may go on until a grace period passes.
+ */
+static int set_replace(struct slabtrace_traced *add,
+		       struct slabtrace_traced *del)
+{
+	struct slabtrace_set *old = set_locked(), *new;
+	unsigned int i;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	for (i = 0; old && i < old->nr; i++) {
+		if (old->traced[i] == del)
+			new->traced[new->nr++] = add;
+		else
+			new->traced[new->nr++] = old->traced[i];
+	}
+	if (add && !del)
+		new->traced[new->nr++] = add;
+	/* A replacement of @del by nothing leaves a hole: close it. */
+	for (i = 0; i < new->nr; i++)
+		if (!new->traced[i])
+			new->traced[i--] = new->traced[--new->nr];
+	if (!new->nr) {
+		kfree(new);
+		new = NULL;
+	}
+	rcu_assign_pointer(slabtrace_active, new);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* Tolerates a half-built one. */
+static void traced_free(struct slabtrace_traced *tr)
+{
+	slabtrace_table_destroy(&tr->table);
+	if (tr->ref.kobj)
+		slabtrace_cache_put(&tr->ref);
+	kfree(tr);
+}
+
+/* Takes over the reference in @ref. */
+static struct slabtrace_traced *traced_new(struct slabtrace_cache_ref *ref,
+					   const char *name)
+{
+	struct slabtrace_traced *tr;
+
+	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
+	if (!tr)
+		return NULL;
+	if (slabtrace_table_init(&tr->table)) {
+		kfree(tr);
+		return NULL;
+	}
+	tr->ref = *ref;
+	strscpy(tr->name, name, sizeof(tr->name));
+	tr->object_size = kmem_cache_size(ref->cache);
+	tr->started = ktime_get_ns();
+	tr->tracing = true;
+	return tr;
+}
+
+/* Drop the traced caches in @gone[], already out of the set. */
+static void traced_free_all(struct slabtrace_traced **gone, unsigned int n)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	slabtrace_probes_update();
+	tracepoint_synchronize_unregister();
+	for (i = 0; i < n; i++)
+		traced_free(gone[i]);
+}
+
+static int lookup(const char *cmd, const char *name,
+		  struct slabtrace_cache_ref *ref)
+{
+	int ret = slabtrace_cache_get(name, ref);
+
+	if (ret == -ENOENT)
+		pr_warn("%s: no slab cache named '%s'\n", cmd, name);
+	else if (ret)
+		pr_warn("%s: cannot look up slab caches on this kernel (%d)\n",
+			cmd, ret);
+	return ret;
+}
+
+/**
+ * slabtrace_traced_find - the traced cache a name stands for
+ * @name: a cache name, maybe an alias of a merged cache
+ *
+ * Called with slabtrace_mutex held.
+ *
+ * Return: the traced cache, NULL if that cache is not traced, or an
+ * ERR_PTR() if there is no such cache.
+ */
+struct slabtrace_traced *slabtrace_traced_find(const char *name)
+{
+	struct slabtrace_cache_ref ref;
+	struct slabtrace_traced *tr;
+	int ret;
+
+	ret = lookup("print", name, &ref);
+	if (ret)
+		return ERR_PTR(ret);
+	tr = find_cache(ref.cache);
+	slabtrace_cache_put(&ref);
+	return tr;
+}
+
+/* How long @tr has been traced, in ns, at @now. */
+u64 slabtrace_traced_time(const struct slabtrace_traced *tr, u64 now)
+{
+	return tr->traced_ns + (tr->tracing ? now - tr->started : 0);
+}
+
+/**
+ * slabtrace_start - start recording the allocations from a cache
+ * @name: the cache
+ *
+ * Called with slabtrace_mutex held.
+ *
+ * Return: 0 (also if it was traced already), or -errno.
+ */
+int slabtrace_start(const char *name)
+{
+	struct slabtrace_cache_ref ref;
+	struct slabtrace_traced *tr;
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	ret = lookup("start", name, &ref);
+	if (ret)
+		return ret;
+	if (ref.cache == slabtrace_record_cache) {
+		pr_warn("start: %s is slabtrace's own cache\n", name);
+		ret = -EPERM;
+		goto put;
+	}
+	tr = find_cache(ref.cache);
+	if (tr) {
+		if (tr->tracing) {
+			pr_info("start: %s is already traced (as %s)\n", name,
+				tr->name);
+		} else {
+			tr->started = ktime_get_ns();
+			WRITE_ONCE(tr->tracing, true);
+			ret = slabtrace_probes_update();
+			if (ret)
+				WRITE_ONCE(tr->tracing, false);
+		}
+		goto put;
+	}
+	if (set_size() >= SLABTRACE_MAX_CACHES) {
+		pr_warn("start: %u caches traced or holding records already\n",
+			SLABTRACE_MAX_CACHES);
+		ret = -ENOSPC;
+		goto put;
+	}
+	tr = traced_new(&ref, name);
+	if (!tr) {
+		ret = -ENOMEM;
+		goto put;
+	}
+	ret = set_replace(tr, NULL);
+	if (ret)
+		goto free;
+	ret = slabtrace_probes_update();
+	if (ret) {
+		pr_warn("start: cannot attach to the kmem tracepoints (%d)\n",
+			ret);
+		tr->tracing = false;
+		if (set_replace(NULL, tr))
+			return ret;	/* stays as a stopped, empty cache */
+		traced_free_all(&tr, 1);
+		return ret;
+	}
+	if (slabtrace_cache_merged(&tr->ref))
+		pr_info("start: %s is merged with other caches: tracing all of them\n",
+			name);
+	return 0;
+
+free:
+	traced_free(tr);
+	return ret;
+put:
+	slabtrace_cache_put(&ref);
+	return ret;
+}
+
+/**
+ * slabtrace_stop - stop recording new allocations from a cache
+ * @name: the cache
+ *
+ * Its records stay; frees still drop them.  Called with slabtrace_mutex
+ * held.
+ *
+ * Return: 0 (also if it was not traced), or -errno.
+ */
+int slabtrace_stop(const char *name)
+{
+	struct slabtrace_cache_ref ref;
+	struct slabtrace_traced *tr;
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	ret = lookup("stop", name, &ref);
+	if (ret)
+		return ret;
+	tr = find_cache(ref.cache);
+	slabtrace_cache_put(&ref);
+	if (!tr || !tr->tracing) {
+		pr_info("stop: %s is not traced\n", name);
+		return 0;
+	}
+	WRITE_ONCE(tr->tracing, false);
+	tr->traced_ns += ktime_get_ns() - tr->started;
+	return slabtrace_probes_update();
+}
+
+/**
+ * slabtrace_reset - drop every record of a cache
+ * @name: the cache
+ *
+ * A traced cache goes on being traced, from an empty table; a stopped one
+ * is forgotten.  Called with slabtrace_mutex held.
+ *
+ * Return: 0 (also if it had no records), or -errno.
+ */
+int slabtrace_reset(const char *name)
+{
+	struct slabtrace_traced *tr, *fresh = NULL;
+	struct slabtrace_cache_ref ref;
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	ret = lookup("reset", name, &ref);
+	if (ret)
+		return ret;
+	tr = find_cache(ref.cache);
+	if (!tr) {
+		slabtrace_cache_put(&ref);
+		pr_info("reset: %s is not traced\n", name);
+		return 0;
+	}
+	if (tr->tracing) {
+		fresh = traced_new(&ref, tr->name);
+		if (!fresh) {
+			slabtrace_cache_put(&ref);
+			return -ENOMEM;
+		}
+	} else {
+		slabtrace_cache_put(&ref);
+	}
+	ret = set_replace(fresh, tr);
+	if (ret) {
+		if (fresh)
+			traced_free(fresh);
+		return ret;
+	}
+	traced_free_all(&tr, 1);
+	return 0;
+}
+
+/**
+ * slabtrace_traced_sweep - forget the traced caches that were destroyed
+ *
+ * Called with slabtrace_mutex held, before every command.
+ */
+void slabtrace_traced_sweep(void)
+{
+	struct slabtrace_traced *gone[SLABTRACE_MAX_CACHES];
+	struct slabtrace_set *set = set_locked();
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	for (i = 0; set && i < set->nr; i++) {
+		struct slabtrace_traced *tr = set->traced[i];
+
+		if (!slabtrace_cache_destroyed(&tr->ref))
+			continue;
+		pr_warn("%s was destroyed while traced: dropping its %ld records\n",
+			tr->name, slabtrace_table_count(&tr->table));
+		gone[n++] = tr;
+	}
+	for (i = 0; i < n; i++) {
+		if (set_replace(NULL, gone[i])) {
+			/* Kept, stopped, until the next sweep. */
+			gone[i]->tracing = false;
+			gone[i--] = gone[--n];
+		}
+	}
+	traced_free_all(gone, n);
+}
+
+/* At module exit, after the probes are gone. */
+void slabtrace_traced_exit(void)
+{
+	struct slabtrace_set *set = set_locked();
+	unsigned int i;
+
+	RCU_INIT_POINTER(slabtrace_active, NULL);
+	if (!set)
+		return;
+	for (i = 0; i < set->nr; i++)
+		traced_free(set->traced[i]);
+	kfree(set);
+}

@@ -1,0 +1,13 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build-time probe of the kernel headers in $1 (the kernel's srctree).
+# Prints -D flags for include/slabtrace/compat.h; nothing else may read them.
+# Each probe names the change it detects.
+src=${1:?usage: compat-probe.sh SRCTREE}
+slab=$src/include/linux/slab.h
+
+# v6.6 added the caller argument (CONFIG_RANDOM_KMALLOC_CACHES).
+grep -q 'kmalloc_type(gfp_t flags, unsigned long caller)' "$slab" 2>/dev/null &&
+	printf ' %s' -DSLABTRACE_KMALLOC_TYPE_CALLER
+echo

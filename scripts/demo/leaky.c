@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * leaky: a module that leaks slab objects on request, for slabtrace's demo
+ * and VM tests.  Not part of slabtrace.
+ *
+ * /sys/kernel/debug/leaky/ctl (0200), one command per write:
+ *   widgets N   allocate N objects from the cache "leaky_widget" and keep
+ *               them (in leaky_alloc_widget())
+ *   bufs N      kmalloc(50) N times and keep them (in leaky_alloc_buf())
+ *   orphans N   kmalloc(50) N times and forget them: a real leak, still
+ *               there after rmmod (in leaky_orphan_buf())
+ *   churn N     allocate and free N widgets and N buffers: no leak
+ *   free        free everything kept
+ * rmmod frees what is kept.
+ *
+ * Notes on locking
+ * ----------------
+ * - leaky_lock (mutex): the list of kept objects.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/init.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#define LEAKY_MAX	100000
+
+struct leaky_widget {
+	struct list_head list;
+	unsigned long magic;
+	char payload[184];
+};
+
+/* A kept kmalloc(50) buffer starts with its list head. */
+struct leaky_buf {
+	struct list_head list;
+};
+
+static struct kmem_cache *widget_cache;
+static struct dentry *leaky_dir;
+static DEFINE_MUTEX(leaky_lock);
+static LIST_HEAD(widgets);
+static LIST_HEAD(bufs);
+
+/* A constructor: the cache is never merged with another. */
+static void widget_ctor(void *p)
+{
+	struct leaky_widget *w = p;
+
+	w->magic = 0x1eaced;
+}
+
+static noinline struct leaky_widget *leaky_alloc_widget(void)
+{
+	struct leaky_widget *w = kmem_cache_alloc(widget_cache, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(w);
+	return w;
+}
+
+static noinline struct leaky_buf *leaky_alloc_buf(void)
+{
+	struct leaky_buf *b = kmalloc(50, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(b);
+	return b;
+}
+
+static noinline void *leaky_orphan_buf(void)
+{
+	void *p = kmalloc(50, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static int keep(unsigned int n, bool widget)
+{
+	struct leaky_widget *w;
+	struct leaky_buf *b;
+
+	lockdep_assert_held(&leaky_lock);
+	while (n--) {
+		if (widget) {
+			w = leaky_alloc_widget();
+			if (!w)
+				return -ENOMEM;
+			list_add_tail(&w->list, &widgets);
+		} else {
+			b = leaky_alloc_buf();
+			if (!b)
+				return -ENOMEM;
+			list_add_tail(&b->list, &bufs);
+		}
+	}
+	return 0;
+}
+
+static void free_kept(void)
+{
+	struct leaky_widget *w, *wn;
+	struct leaky_buf *b, *bn;
+
+	lockdep_assert_held(&leaky_lock);
+	list_for_each_entry_safe(w, wn, &widgets, list)
+		kmem_cache_free(widget_cache, w);
+	list_for_each_entry_safe(b, bn, &bufs, list)
+		kfree(b);
+	INIT_LIST_HEAD(&widgets);
+	INIT_LIST_HEAD(&bufs);
+}
+
+static int churn(unsigned int n)
+{
+	void *w, *b;
+
+	while (n--) {
+		w = leaky_alloc_widget();
+		b = leaky_alloc_buf();
+		if (w)
+			kmem_cache_free(widget_cache, w);
+		kfree(b);
+		if (!w || !b)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int run(const char *cmd, unsigned int n)
+{
+	int ret = 0;
+
+	if (n > LEAKY_MAX) {
+		pr_warn("at most %d objects a command\n", LEAKY_MAX);
+		return -E2BIG;
+	}
+	mutex_lock(&leaky_lock);
+	if (!strcmp(cmd, "widgets")) {
+		ret = keep(n, true);
+	} else if (!strcmp(cmd, "bufs")) {
+		ret = keep(n, false);
+	} else if (!strcmp(cmd, "orphans")) {
+		while (n-- && leaky_orphan_buf())
+			;
+	} else if (!strcmp(cmd, "churn")) {
+		ret = churn(n);
+	} else {
+		pr_warn("unknown command '%s'\n", cmd);
+		ret = -EINVAL;
+	}
+	mutex_unlock(&leaky_lock);
+	return ret;
+}
+
+static ssize_t ctl_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	char *buf, cmd[16];
+	unsigned int n;
+	int ret;
+
+	if (len > 64)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (!strcmp(strim(buf), "free")) {
+		mutex_lock(&leaky_lock);
+		free_kept();
+		mutex_unlock(&leaky_lock);
+		ret = 0;
+	} else if (sscanf(buf, "%15s %u", cmd, &n) == 2) {
+		ret = run(cmd, n);
+	} else {
+		pr_warn("usage: widgets|bufs|orphans|churn N, or free\n");
+		ret = -EINVAL;
+	}
+	kfree(buf);
+	return ret ?: len;
+}
+
+static const struct file_operations ctl_fops = {
+	.owner = THIS_MODULE,
+	.write = ctl_write,
+	.llseek = noop_llseek,
+};
+
+static int __init leaky_init(void)
+{
+	widget_cache = kmem_cache_create("leaky_widget",
+					 sizeof(struct leaky_widget), 0, 0,
+					 widget_ctor);
+	if (!widget_cache)
+		return -ENOMEM;
+	leaky_dir = debugfs_create_dir("leaky", NULL);
+	debugfs_create_file("ctl", 0200, leaky_dir, NULL, &ctl_fops);
+	return 0;
+}
+
+static void __exit leaky_exit(void)
+{
+	debugfs_remove(leaky_dir);
+	mutex_lock(&leaky_lock);
+	free_kept();
+	mutex_unlock(&leaky_lock);
+	kmem_cache_destroy(widget_cache);
+}
+
+module_init(leaky_init);
+module_exit(leaky_exit);
+MODULE_DESCRIPTION("Leaks slab objects on request (slabtrace demo)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fetch a Debian kernel image and its headers into the cache, never
+# installing them: apt-get download + dpkg-deb -x.  Prints the directory.
+#
+#   scripts/fetch-kernel.sh 6.1|6.12
+#
+# Layout of the result ($SLABTRACE_CACHE/kernels/<abi>/):
+#   vmlinuz           the kernel to boot
+#   modules/          /lib/modules/<abi> of the image (for modules.dep etc.)
+#   build             -> the relocated headers tree (KDIR)
+#   abi               the ABI string, e.g. 6.1.0-56-amd64
+set -eu
+
+kver=${1:?usage: $0 6.1|6.12}
+cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
+
+case $kver in
+6.1)	meta=linux-image-amd64 ;;
+6.12)	meta=linux-image-6.12-amd64 ;;
+*)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1 or 6.12)" >&2; exit 1 ;;
+esac
+
+depends() {
+	apt-cache depends "$1" 2>/dev/null |
+		sed -n "s/^ *|\{0,1\}Depends: \($2\)\$/\1/p" | head -n 1
+}
+
+# linux-image-6.1.0-56-amd64 -> 6.1.0-56-amd64; the index may be stale on a
+# fresh machine, so refresh it once if the metapackage is unknown.
+img=$(depends "$meta" 'linux-image-[0-9].*')
+if [ -z "$img" ]; then
+	apt-get update -qq >&2
+	img=$(depends "$meta" 'linux-image-[0-9].*')
+fi
+[ -n "$img" ] || { echo "fetch-kernel: cannot resolve $meta" >&2; exit 1; }
+abi=${img#linux-image-}
+dir=$cache/kernels/$abi
+
+if [ -f "$dir/.done" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+hdr=linux-headers-$abi
+common=$(depends "$hdr" 'linux-headers-.*-common')
+kbuild=$(depends "$hdr" 'linux-kbuild-.*')
+[ -n "$common" ] && [ -n "$kbuild" ] ||
+	{ echo "fetch-kernel: cannot resolve dependencies of $hdr" >&2; exit 1; }
+
+rm -rf "$dir"
+mkdir -p "$dir/debs" "$dir/root"
+echo "fetch-kernel: downloading $img-unsigned $hdr $common $kbuild" >&2
+(cd "$dir/debs" && apt-get download -q "$img-unsigned" "$hdr" "$common" "$kbuild" >&2)
+for deb in "$dir"/debs/*.deb; do
+	dpkg-deb -x "$deb" "$dir/root"
+done
+
+# The arch headers' Makefile includes the common tree by absolute path.
+root=$dir/root
+for mk in "$root/usr/src/$hdr/Makefile"; do
+	sed -i "s|^include /usr/src/|include $root/usr/src/|" "$mk"
+done
+# scripts/ and tools/ of linux-kbuild are symlinked via /usr/lib/linux-kbuild-*
+find "$root/usr/src" -maxdepth 2 -type l | while read -r l; do
+	t=$(readlink "$l")
+	case $t in
+	/*) ln -sfn "$root$t" "$l" ;;
+	esac
+done
+
+ln -sfn "$root/usr/src/$hdr" "$dir/build"
+ln -sfn "$root/lib/modules/$abi" "$dir/modules"
+ln -sfn "$root/boot/vmlinuz-$abi" "$dir/vmlinuz"
+echo "$abi" > "$dir/abi"
+rm -rf "$dir/debs"
+touch "$dir/.done"
+echo "$dir"

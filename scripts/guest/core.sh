@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: GPL-2.0
+# slab_trace: the README's flow on kmalloc-64 and on a module's own cache,
+# counts and frame #01 of known leaks, stop/free/reset, merged caches, bad
+# input on ctl, and rmmod during an allocation storm.
+. /tests/lib.sh
+
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+check "ctl is 0600" test "$(stat -c %a $ST/ctl)" = 600
+
+# --- The README's flow on kmalloc-64.
+echo start kmalloc-64 > $ST/ctl
+echo bufs 3 > $LEAKY
+echo churn 200 > $LEAKY
+echo stop kmalloc-64 > $ST/ctl
+echo print kmalloc-64 > $ST/ctl
+cat $ST/ctl > /tmp/k64
+cp /tmp/k64 /out/kmalloc-64.txt
+check "dump starts with its header" \
+	test "$(head -n 1 /tmp/k64)" = "Dumping outstanding allocs from kmalloc-64"
+check_eq "header count = objects listed" "$(nobjs /tmp/k64)" "$(outstanding /tmp/k64)"
+objs_from /tmp/k64 leaky_alloc_buf > /tmp/bufs
+check_eq "kmalloc(50) leaks with frame #01 leaky_alloc_buf" 3 "$(wc -l < /tmp/bufs)"
+check_eq "they are 64 bytes (50 requested)" 3 "$(grep -c ', 64 bytes (50 requested), age ' /tmp/bufs)"
+check_eq "they come from this shell" 3 "$(grep -c "from PID $$ sh:\$" /tmp/bufs)"
+check_eq "churned objects left no record" 0 "$(objs_from /tmp/k64 leaky_alloc_widget | wc -l)"
+grep -A1 '^ #01 .* in leaky_alloc_buf+' /tmp/k64 | grep -q '^ #02 .* in leaky_run\|^ #02 .* in run\|^ #02 ' &&
+	pass "frame #02 follows frame #01" || fail "frame #02 follows frame #01"
+
+# Frees after stop drop records.
+echo free > $LEAKY
+dump kmalloc-64 /tmp/k64b
+check_eq "after stop, freeing drops the records" 0 "$(objs_from /tmp/k64b leaky_alloc_buf | wc -l)"
+echo bufs 2 > $LEAKY
+dump kmalloc-64 /tmp/k64c
+check_eq "after stop, nothing new is recorded" 0 "$(objs_from /tmp/k64c leaky_alloc_buf | wc -l)"
+echo free > $LEAKY
+
+# --- A module's own cache.
+size=$(cat /sys/kernel/slab/leaky_widget/object_size)
+check "start leaky_widget" st start leaky_widget
+echo widgets 5 > $LEAKY
+echo churn 50 > $LEAKY
+dump leaky_widget /tmp/w
+cp /tmp/w /out/leaky_widget.txt
+check "header: 5 outstanding ($((5 * size)) bytes)" \
+	grep -q "^traced [0-9]*\.[0-9][0-9][0-9]s, 5 outstanding ($((5 * size)) bytes), 0 records dropped\$" /tmp/w
+check_eq "widgets with frame #01 leaky_alloc_widget" 5 "$(objs_from /tmp/w leaky_alloc_widget | wc -l)"
+check_eq "widget lines give their size" 5 "$(grep -c "^Obj [^ ]*, $size bytes ($size requested), age [0-9]*\.[0-9]*s, cpu [0-9]*, from PID $$ sh:\$" /tmp/w)"
+check "reset leaky_widget" st reset leaky_widget
+dump leaky_widget /tmp/w2
+check_eq "reset drops every record" 0 "$(outstanding /tmp/w2)"
+echo widgets 1 > $LEAKY
+dump leaky_widget /tmp/w3
+check_eq "a traced cache stays traced after reset" 1 "$(outstanding /tmp/w3)"
+echo free > $LEAKY
+dump leaky_widget /tmp/w4
+check_eq "kmem_cache_free drops records" 0 "$(outstanding /tmp/w4)"
+check "stop leaky_widget" st stop leaky_widget
+check "reset of a stopped cache" st reset leaky_widget
+check_eq "then it is not traced" "No data available" "$(ctl_errno 'print leaky_widget')"
+
+# --- Merged caches: the header says so when the name is shared.
+check "start dentry" st start dentry
+dump dentry /tmp/d
+if [ -L /sys/kernel/slab/dentry ]; then
+	check "dentry is merged: the header says it is shared" grep -q '^shared with: ' /tmp/d
+else
+	check "dentry is not merged: no sharing line" sh -c "! grep -q '^shared with: ' /tmp/d"
+fi
+st stop dentry; st reset dentry
+merged=$(for l in /sys/kernel/slab/*; do [ -L "$l" ] && echo "${l##*/}"; done | head -n 1)
+if [ -n "$merged" ]; then
+	target=$(readlink /sys/kernel/slab/$merged)
+	check "start merged cache $merged" st start "$merged"
+	dump "$merged" /tmp/m
+	check "its header lists the names it is shared with" grep -q '^shared with: .*(merged caches' /tmp/m
+	others=$(for l in /sys/kernel/slab/*; do [ -L "$l" ] && [ "$(readlink $l)" = "$target" ] && [ "${l##*/}" != "$merged" ] && echo "${l##*/}"; done | head -n 1)
+	[ -z "$others" ] || check "another name of it, $others, is listed" grep -q "^shared with: .*$others" /tmp/m
+	check "starting it again by another name is harmless" st start "${target##*/}"
+	st stop "$merged"; st reset "$merged"
+fi
+
+# --- Bad input: errno and one log line each.
+check_eq "empty command" "Invalid argument" "$(ctl_errno '')"
+check_eq "unknown verb" "Invalid argument" "$(ctl_errno 'begin kmalloc-64')"
+check_eq "missing name" "Invalid argument" "$(ctl_errno 'start')"
+check_eq "extra words" "Invalid argument" "$(ctl_errno 'start kmalloc-64 now')"
+check_eq "unknown cache" "No such file or directory" "$(ctl_errno 'start no_such_cache')"
+check_eq "own cache" "Operation not permitted" "$(ctl_errno 'start slabtrace_record')"
+check_eq "print of an untraced cache" "No data available" "$(ctl_errno 'print kmalloc-128')"
+check_eq "overlong name" "File name too long" "$(ctl_errno "start $(printf '%070d' 0)")"
+check "embedded NUL is refused" sh -c "! printf 'start kmalloc-64\\000junk\\n' > $ST/ctl"
+out=$( (head -c 4096 /dev/urandom > $ST/ctl) 2>&1 )
+check "4 KiB of garbage: E2BIG" sh -c "echo '$out' | grep -q 'too long'"
+check "stop of an untraced cache is harmless" st stop kmalloc-128
+dmesg > /tmp/dmesg
+for msg in "ctl: empty command" "ctl: unknown command 'begin'" \
+	"ctl: 'start' takes one cache name, not 0 words" \
+	"start: no slab cache named 'no_such_cache'" \
+	"start: slabtrace_record is slabtrace's own cache" \
+	"print: kmalloc-128 is not traced" "ctl: NUL byte in command" \
+	"ctl: command longer than 255 bytes" "stop: kmalloc-128 is not traced"; do
+	check "log says: $msg" grep -qF "slabtrace: $msg" /tmp/dmesg
+done
+check "nothing traced after the bad commands" sh -c "! cat $ST/ctl | grep -q '^Dumping outstanding allocs from no_such'"
+
+# --- rmmod at any moment: while tracing, with records, during a storm.
+st start kmalloc-64
+st start leaky_widget
+(while :; do echo churn 100 > $LEAKY; done) 2>/dev/null &
+storm1=$!
+(while :; do cat /proc/slabinfo /proc/self/status > /dev/null; done) 2>/dev/null &
+storm2=$!
+sleep 2
+st print kmalloc-64
+check "rmmod slabtrace during an allocation storm" rmmod slabtrace
+sleep 1
+kill $storm1 $storm2
+wait 2>/dev/null
+check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
+check "ctl reads empty before any print" test -z "$(cat $ST/ctl)"
+check "rmmod leaky" rmmod leaky
+check "rmmod slabtrace" rmmod slabtrace
+finish

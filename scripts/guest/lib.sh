@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers sourced by the guest tests.  Every check prints one line,
+# "PASS: test: what" or "FAIL: test: what", which scripts/vm-run.sh counts.
+
+T=${0##*/}
+T=${T%.sh}
+ST=/sys/kernel/debug/slabtrace
+MODDIR=/lib/slabtrace
+failed=0
+
+pass() { echo "PASS: $T: $*"; }
+fail() { echo "FAIL: $T: $*"; failed=$((failed + 1)); }
+
+# check "what" command...: PASS when the command succeeds.
+check() {
+	what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# check_eq "what" expected actual
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1 (expected '$2', got '$3')"
+	fi
+}
+
+# ctl_errno "command" prints the error the shell got writing it to ctl
+# ("ok" when the write succeeded).  echo, not printf: busybox's printf
+# builtin does not report write errors.
+ctl_errno() {
+	out=$( (echo "$1" > "$ST/ctl") 2>&1 ) && { echo ok; return; }
+	echo "${out##*: }"
+}
+
+# A test ends with "finish"; its exit status is the number of failures.
+finish() { exit "$failed"; }
+
+LEAKY=/sys/kernel/debug/leaky/ctl
+
+# st COMMAND...: one command to slabtrace's ctl.
+st() { printf '%s\n' "$*" > "$ST/ctl"; }
+
+# dump CACHE FILE: "print CACHE", and what reading ctl returns, into FILE.
+dump() { st print "$1" && cat "$ST/ctl" > "$2"; }
+
+# objs_from FILE FUNC: the "Obj" lines of the objects whose frame #01 is FUNC.
+objs_from() {
+	awk -v f="$2" '/^Obj /{ obj = $0 } /^ #01 /{ if (index($0, " in " f "+")) print obj }' "$1"
+}
+
+# outstanding FILE: the count the dump's header gives.
+outstanding() { sed -n 's/^traced [0-9.]*s, \([0-9]*\) outstanding.*/\1/p' "$1"; }
+
+# nobjs FILE: the number of objects the dump lists.
+nobjs() { grep -c '^Obj ' "$1"; }

@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the KUnit suites on UML with the kernel's own kunit.py.
+#
+# Debian's kernels have CONFIG_KUNIT off and UML cannot load modules, so the
+# suites run in a UML kernel built from Debian's linux-source-6.12 with this
+# project linked into drivers/misc/slabtrace (symlinks, one Kconfig source
+# line, one Makefile line; idempotent).  The tree and the build directory
+# live in $SLABTRACE_CACHE (default ~/.cache/slabtrace), so reruns are warm.
+#
+#   scripts/kunit.sh [kunit.py run options...]
+#
+# The last line is "kunit: N passed, N failed, N skipped".
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
+tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
+if [ -z "$tarball" ]; then
+	echo "kunit: no /usr/src/linux-source-6.12.tar.*;" \
+		"apt-get install linux-source-6.12" >&2
+	exit 1
+fi
+
+src=$cache/src/linux-source-6.12
+if [ ! -f "$src/.slabtrace-extracted" ] ||
+   [ "$tarball" -nt "$src/.slabtrace-extracted" ]; then
+	echo "kunit: extracting $tarball"
+	rm -rf "$src"
+	mkdir -p "$cache/src"
+	tar -C "$cache/src" -xf "$tarball"
+	touch "$src/.slabtrace-extracted"
+fi
+
+# Overlay this checkout.
+d=$src/drivers/misc/slabtrace
+mkdir -p "$d"
+for f in Kbuild module include kunit-tests scripts; do
+	ln -sfn "$top/$f" "$d/$f"
+done
+kc=$src/drivers/misc/Kconfig
+grep -q 'drivers/misc/slabtrace/module/Kconfig' "$kc" ||
+	sed -i '$ s|^endmenu$|source "drivers/misc/slabtrace/module/Kconfig"\nendmenu|' "$kc"
+grep -q 'drivers/misc/slabtrace/module/Kconfig' "$kc" ||
+	{ echo "kunit: could not add our Kconfig to $kc" >&2; exit 1; }
+mf=$src/drivers/misc/Makefile
+grep -q '^obj-$(CONFIG_SLABTRACE)' "$mf" ||
+	echo 'obj-$(CONFIG_SLABTRACE)	+= slabtrace/' >> "$mf"
+
+bdir=$cache/kunit-um
+mkdir -p "$bdir"
+json=$bdir/results.json
+rm -f "$json"
+rc=0
+(cd "$src" && python3 tools/testing/kunit/kunit.py run --arch=um \
+	--kunitconfig="$d/kunit-tests/.kunitconfig" --build_dir="$bdir" \
+	--jobs="$(nproc)" --json="$json" "$@") > "$bdir/kunit.log" 2>&1 || rc=$?
+
+# The build log is noisy: show kunit.py's result lines, and its tail when
+# it failed before running anything.
+sed -n '/Starting KUnit Kernel/,$p' "$bdir/kunit.log" | grep -v '^\[..:..:..\] *$' || true
+if [ ! -s "$json" ]; then
+	tail -n 40 "$bdir/kunit.log"
+	echo "kunit: 0 passed, 1 failed, 0 skipped (no results: build or boot failed)"
+	exit 1
+fi
+# A splat while our suites ran fails the run even if every case passed
+# (KUnit does not fail a case for a WARN or a lockdep report by itself).
+# The log before the first suite is the UML boot, not our code.
+splat='BUG:|WARNING:|Oops|general protection|KASAN|possible recursive locking|circular locking|inconsistent lock state|RCU stall|detected stall|list_add corruption|list_del corruption|Kernel panic|Call Trace:|blocked for more than'
+nsplat=$(sed -n '/^KTAP version/,$p' "$bdir/test.log" | grep -Ec "$splat" || true)
+if [ "$nsplat" -gt 0 ]; then
+	echo "kunit: kernel splat while the suites ran:"
+	sed -n '/^KTAP version/,$p' "$bdir/test.log" | grep -En "$splat" | head -n 20
+	rc=1
+fi
+python3 - "$json" "$nsplat" <<'PY'
+import json, sys
+
+def walk(node, prefix, acc):
+    name = prefix + node.get("name", "")
+    for case in node.get("test_cases", []):
+        st = case.get("status", "")
+        acc.setdefault(st, []).append(name + "." + case["name"])
+    for sub in node.get("sub_groups", []):
+        walk(sub, "" if not node.get("name") or node.get("name") == "KUnit Test Group" else name + ".", acc)
+
+acc = {}
+walk(json.load(open(sys.argv[1])), "", acc)
+for st in ("FAIL", "ERROR"):
+    for t in acc.get(st, []):
+        print("kunit: %s %s" % (st, t))
+npass = len(acc.get("PASS", []))
+nfail = sum(len(acc.get(s, [])) for s in acc if s not in ("PASS", "SKIP"))
+nfail += 1 if int(sys.argv[2]) else 0
+print("kunit: %d passed, %d failed, %d skipped" % (npass, nfail, len(acc.get("SKIP", []))))
+PY
+exit $rc
