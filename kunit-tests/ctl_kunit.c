@@ -21,14 +21,14 @@ struct ctl_case {
 static const struct ctl_case ctl_cases[] = {
 	{ "empty write", "", 0, -EINVAL },
 	{ "only a newline", "\n", 0, -EINVAL },
-	{ "only blanks", " \t \n", 0, -EINVAL },
+	{ "only blanks", " \t\x20\n", 0, -EINVAL },
 	{ "unknown verb", "begin kmalloc-64\n", 0, -EINVAL },
 	{ "verb in capitals", "START kmalloc-64\n", 0, -EINVAL },
 	{ "verb with a prefix match", "starting kmalloc-64\n", 0, -EINVAL },
 	{ "start, no name", "start\n", 0, -EINVAL },
 	{ "stop, no name", "stop\n", 0, -EINVAL },
 	{ "print, no name", "print", 0, -EINVAL },
-	{ "reset, no name", "reset \n", 0, -EINVAL },
+	{ "reset, no name", "reset\x20\n", 0, -EINVAL },
 	{ "extra word", "start kmalloc-64 now\n", 0, -EINVAL },
 	{ "two names", "print kmalloc-64 kmalloc-128\n", 0, -EINVAL },
 	{ "embedded NUL", "start kmalloc-64\0junk", 21, -EINVAL },
@@ -90,7 +90,7 @@ static void slabtrace_ctl_harmless_repeats(struct kunit *test)
 /* Names are case sensitive, surrounding blanks are not significant. */
 static void slabtrace_ctl_blanks(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, st_cmd("  start \t kmalloc-128  \n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("  start \t kmalloc-128\x20\x20\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("print kmalloc-128"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("reset kmalloc-128\n"), 0);
@@ -147,6 +147,7 @@ static struct kunit_suite slabtrace_ctl_suite = {
 	.exit = slabtrace_ctl_exit,
 	.test_cases = slabtrace_ctl_cases,
 };
+
 kunit_test_suite(slabtrace_ctl_suite);
 
 MODULE_LICENSE("GPL");

@@ -10,6 +10,9 @@
 
 #include "st_kunit.h"
 
+#define HEADER	"Dumping outstanding allocs from st_kunit_dump"
+#define ONE_NONE_DROPPED	", 1 outstanding (120 bytes), 0 records dropped\n"
+
 static struct kmem_cache *dump_cache;
 
 static void dump_ctor(void *obj)
@@ -41,6 +44,7 @@ static void slabtrace_dump_text(struct kunit *test)
 	const char *l, *fn;
 	void *a, *b;
 	unsigned int secs, ms;
+	int n;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_dump\n"), 0);
 	a = dump_alloc();
@@ -49,13 +53,12 @@ static void slabtrace_dump_text(struct kunit *test)
 	text = st_read_ctl(test);
 	kunit_info(test, "dump:\n%s", text);
 
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(text,
-			  "Dumping outstanding allocs from st_kunit_dump\ntraced "));
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(text, HEADER "\ntraced "));
 	l = line_with(text, "traced ");
 	KUNIT_ASSERT_NOT_NULL(test, l);
-	KUNIT_EXPECT_EQ(test, sscanf(l, "traced %u.%03us", &secs, &ms), 2);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(l,
-			      "s, 2 outstanding (240 bytes), 0 records dropped\n"));
+	n = sscanf(l, "traced %u.%03us", &secs, &ms);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(l, "s, 2 outstanding (240 bytes), 0 records dropped\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\n-------------------------\nObj "));
 
 	/* One object line per object, with its size and context. */
@@ -91,7 +94,7 @@ static void slabtrace_dump_stopped_counts(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("stop st_kunit_dump\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_dump\n"), 0);
 	text = st_read_ctl(test);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ", 1 outstanding (120 bytes), 0 records dropped\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ONE_NONE_DROPPED));
 	kmem_cache_free(dump_cache, a);
 }
 
@@ -126,6 +129,7 @@ static struct kunit_suite slabtrace_dump_suite = {
 	.exit = slabtrace_dump_exit,
 	.test_cases = slabtrace_dump_cases,
 };
+
 kunit_test_suite(slabtrace_dump_suite);
 
 MODULE_LICENSE("GPL");

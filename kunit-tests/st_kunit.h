@@ -56,10 +56,10 @@ static inline unsigned long st_outstanding(struct kunit *test,
 }
 
 /* The record of @obj in @snap, or NULL. */
-static inline const struct slabtrace_record *
+static inline struct slabtrace_record *
 st_find(struct slabtrace_snapshot *snap, const void *obj)
 {
-	const struct slabtrace_record *rec;
+	struct slabtrace_record *rec;
 	unsigned long i;
 
 	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++)

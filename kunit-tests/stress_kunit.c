@@ -116,6 +116,7 @@ static struct kunit_suite slabtrace_stress_suite = {
 	.exit = slabtrace_stress_exit,
 	.test_cases = slabtrace_stress_cases,
 };
+
 kunit_test_suite(slabtrace_stress_suite);
 
 MODULE_LICENSE("GPL");

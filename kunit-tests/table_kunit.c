@@ -162,6 +162,7 @@ static struct kunit_suite slabtrace_table_suite = {
 	.exit = slabtrace_table_exit,
 	.test_cases = slabtrace_table_cases,
 };
+
 kunit_test_suite(slabtrace_table_suite);
 
 MODULE_LICENSE("GPL");

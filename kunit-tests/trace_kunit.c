@@ -381,6 +381,7 @@ static struct kunit_suite slabtrace_trace_suite = {
 	.exit = slabtrace_trace_exit,
 	.test_cases = slabtrace_trace_cases,
 };
+
 kunit_test_suite(slabtrace_trace_suite);
 
 MODULE_LICENSE("GPL");

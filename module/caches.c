@@ -72,7 +72,7 @@ static int calibrate(void)
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		kobj = name_to_kobj(names[i]);
 		if (!kobj) {
-			pr_err("no /sys/kernel/slab/%s to calibrate with\n",
+			pr_err("no /sys/kernel/slab/%s to measure against\n",
 			       names[i]);
 			return -ENODEV;
 		}

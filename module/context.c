@@ -42,9 +42,11 @@ static unsigned int ctx_count;
 static const struct slabtrace_ctx ctx_softirq = {
 	.kind = SLABTRACE_CTX_SOFTIRQ,
 };
+
 static const struct slabtrace_ctx ctx_hardirq = {
 	.kind = SLABTRACE_CTX_HARDIRQ,
 };
+
 static const struct slabtrace_ctx ctx_unknown = {
 	.kind = SLABTRACE_CTX_TASK,
 	.comm = "?",

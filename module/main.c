@@ -24,6 +24,7 @@
 
 #include <slabtrace/slabtrace.h>
 
+/* Serialises the commands; see Notes on locking in each file. */
 DEFINE_MUTEX(slabtrace_mutex);
 struct kmem_cache *slabtrace_record_cache;
 struct dentry *slabtrace_debugfs;

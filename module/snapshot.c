@@ -61,7 +61,7 @@ struct slabtrace_snapshot *slabtrace_snapshot_get(void)
 	return snap;
 }
 
-const struct slabtrace_record *
+struct slabtrace_record *
 slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i)
 {
 	struct slabtrace_record *chunk;

@@ -41,7 +41,7 @@
 #include <slabtrace/slabtrace.h>
 
 #define TABLE_MIN_BUCKETS	1024UL
-#define TABLE_MAX_BUCKETS	(1UL << 24)
+#define TABLE_MAX_BUCKETS	BIT(24)
 
 static_assert(TABLE_MIN_BUCKETS >= SLABTRACE_TABLE_LOCKS);
 static_assert(!(SLABTRACE_TABLE_LOCKS & (SLABTRACE_TABLE_LOCKS - 1)));

@@ -16,22 +16,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
-tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
-if [ -z "$tarball" ]; then
-	echo "kunit: no /usr/src/linux-source-6.12.tar.*;" \
-		"apt-get install linux-source-6.12" >&2
-	exit 1
-fi
-
-src=$cache/src/linux-source-6.12
-if [ ! -f "$src/.slabtrace-extracted" ] ||
-   [ "$tarball" -nt "$src/.slabtrace-extracted" ]; then
-	echo "kunit: extracting $tarball"
-	rm -rf "$src"
-	mkdir -p "$cache/src"
-	tar -C "$cache/src" -xf "$tarball"
-	touch "$src/.slabtrace-extracted"
-fi
+src=$("$top/scripts/linux-source.sh")
 
 # Overlay this checkout.
 d=$src/drivers/misc/slabtrace

@@ -83,11 +83,13 @@ struct slabtrace_buckets {
 };
 
 struct slabtrace_table {
+	/* Stripe i: chains of buckets i mod SLABTRACE_TABLE_LOCKS, stripe[i]. */
 	spinlock_t lock[SLABTRACE_TABLE_LOCKS];
 	/* Per stripe: the bucket array its chains are in (see grow). */
 	struct slabtrace_buckets *stripe[SLABTRACE_TABLE_LOCKS];
 	struct slabtrace_buckets *buckets;	/* under grow_mutex */
 	atomic_long_t nr;
+	/* Moving records between arrays; iterating.  Before a stripe lock. */
 	struct mutex grow_mutex;
 	struct work_struct grow_work;
 };
@@ -195,7 +197,7 @@ struct slabtrace_snapshot {
 int slabtrace_print(const char *name);
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);
 void slabtrace_snapshot_put(struct slabtrace_snapshot *snap);
-const struct slabtrace_record *
+struct slabtrace_record *
 slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i);
 void slabtrace_snapshot_exit(void);
 

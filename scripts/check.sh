@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: every test of the project, in order: the builds for Debian
+# 6.1 and 6.12 (W=1, a warning fails), sparse, checkpatch, the KUnit suites
+# on UML, and the VM suites on 6.1 and 6.12.  A step that prints
+# "N passed, N failed" counts its checks; any other step counts as one.
+# The last line sums them: "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+"$top/scripts/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp -d "${TMPDIR:-/tmp}/slabtrace-check.XXXXXX")
+trap 'rm -rf "$log"' EXIT
+total_pass=0
+total_fail=0
+summary=
+
+step() {
+	name=$1
+	shift
+	echo
+	echo "=== $name: $*"
+	start=$(date +%s)
+	"$@" > "$log/out" 2>&1
+	rc=$?
+	cat "$log/out"
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log/out" | tail -n 1)
+	p=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "passed,") print $i }')
+	f=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^failed/) print $i }')
+	if [ -z "$p" ]; then
+		p=0
+		f=0
+		if [ $rc -eq 0 ]; then p=1; else f=1; fi
+	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	summary="$summary$(printf '%-14s %4s passed, %3s failed  (%ss)' "$name" "$p" "$f" $(($(date +%s) - start)))
+"
+}
+
+step "build 6.1" make --no-print-directory KVER=6.1 test-modules
+step "build 6.12" make --no-print-directory KVER=6.12 test-modules
+step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
+step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
+step "checkpatch" scripts/checkpatch.sh
+step "kunit" scripts/kunit.sh
+tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | sed 's/\.sh$//' | paste -sd, -)
+step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
+step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
+
+echo
+echo "=== summary"
+printf '%s' "$summary"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
