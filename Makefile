@@ -9,6 +9,7 @@
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make kunit            the KUnit suite only (UML, kunit.py)
+#   make bench            benchmarks (UML without KASAN/lockdep)
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
 #   make clean
 
@@ -25,7 +26,7 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all modules test-modules modules_install clean check demo kunit \
-	vm-test checkpatch sparse shadow
+	vm-test checkpatch sparse shadow bench
 
 all: modules
 
@@ -56,6 +57,9 @@ kunit:
 
 checkpatch:
 	scripts/checkpatch.sh
+
+bench:
+	scripts/bench.sh
 
 check:
 	scripts/check.sh

@@ -263,6 +263,61 @@ static void slabtrace_trace_softirq(struct kunit *test)
 	check_irq(test, false);
 }
 
+/*
+ * Many records: the snapshot spans many chunks and holds each once, and no
+ * allocation of its own is large.
+ */
+static void slabtrace_trace_many(struct kunit *test)
+{
+	const unsigned long n = 20000;
+	struct slabtrace_snapshot *snap;
+	unsigned long i;
+	void **objs;
+
+	objs = kunit_kcalloc(test, n, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	for (i = 0; i < n; i++)
+		objs[i] = alloc_obj(GFP_KERNEL);
+	snap = st_print(test, OBJ_CACHE);
+	/* Every allocation has a record or was counted as dropped. */
+	KUNIT_EXPECT_EQ(test, snap->nr + snap->dropped, n);
+	KUNIT_EXPECT_GT(test, snap->nr / SLABTRACE_SNAP_PER_CHUNK, 100);
+	KUNIT_EXPECT_NOT_NULL(test, xa_load(&snap->chunks,
+					    (snap->nr - 1) / SLABTRACE_SNAP_PER_CHUNK));
+	KUNIT_EXPECT_NOT_NULL(test, slabtrace_snapshot_entry(snap, snap->nr - 1));
+	KUNIT_EXPECT_NULL(test, slabtrace_snapshot_entry(snap, snap->nr));
+	if (!snap->dropped)
+		for (i = 0; i < n; i += n / 50)
+			KUNIT_EXPECT_NOT_NULL(test, st_find(snap, objs[i]));
+	slabtrace_snapshot_put(snap);
+	for (i = 0; i < n; i++)
+		kmem_cache_free(obj_cache, objs[i]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+}
+
+/* A record that cannot be allocated is counted, and nothing breaks. */
+static void slabtrace_trace_alloc_failure(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap;
+	void *objs[3];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	WRITE_ONCE(slabtrace_fail_record_alloc, true);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		objs[i] = alloc_obj(GFP_KERNEL);
+	WRITE_ONCE(slabtrace_fail_record_alloc, false);
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_EQ(test, snap->nr, 0);
+	KUNIT_EXPECT_EQ(test, snap->dropped, 3);
+	slabtrace_snapshot_put(snap);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
+					   ", 0 outstanding (0 bytes), 3 records dropped\n"));
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		kmem_cache_free(obj_cache, objs[i]);
+}
+
 /* Alloc probes only while tracing; free probes while records remain. */
 static void slabtrace_trace_probes_detach(struct kunit *test)
 {
@@ -353,6 +408,7 @@ static void slabtrace_trace_suite_exit(struct kunit_suite *suite)
 /* Leave nothing traced for the next case. */
 static void slabtrace_trace_exit(struct kunit *test)
 {
+	WRITE_ONCE(slabtrace_fail_record_alloc, false);
 	st_cmd("stop " OBJ_CACHE "\n");
 	st_cmd("reset " OBJ_CACHE "\n");
 	st_cmd("stop kmalloc-64\n");
@@ -369,6 +425,8 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),
+	KUNIT_CASE(slabtrace_trace_many),
+	KUNIT_CASE(slabtrace_trace_alloc_failure),
 	KUNIT_CASE(slabtrace_trace_probes_detach),
 	KUNIT_CASE(slabtrace_trace_destroyed),
 	{}

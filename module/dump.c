@@ -42,8 +42,6 @@ static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
 	if (snap->replaced)
 		seq_printf(m, "%ld records replaced: their objects were freed through paths with no tracepoint\n",
 			   snap->replaced);
-	if (snap->lost)
-		seq_printf(m, "%lu records not shown\n", snap->lost);
 	seq_puts(m, "-------------------------\n");
 }
 

@@ -27,6 +27,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
+#include <linux/stacktrace.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <trace/events/kmem.h>
@@ -66,14 +67,36 @@ static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
 	return NULL;
 }
 
-/* @bytes_req is 0 for kmem_cache_alloc(): the cache's object size. */
-static void record_alloc(struct kmem_cache *s, const void *obj,
-			 size_t bytes_req, unsigned long call_site)
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* The tests set it to see allocation failures handled. */
+bool slabtrace_fail_record_alloc;
+#endif
+
+static struct slabtrace_record *record_new(void)
+{
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (READ_ONCE(slabtrace_fail_record_alloc))
+		return NULL;
+#endif
+	/* Any context: no sleeping, no emergency reserves, no warning. */
+	return kmem_cache_alloc(slabtrace_record_cache,
+				GFP_NOWAIT | __GFP_NOWARN);
+}
+
+/*
+ * @bytes_req is 0 for kmem_cache_alloc(): the cache's object size.
+ * Inlined, like the walk in it: every frame between the tracepoint and
+ * stack_trace_save() is walked for nothing, at every traced allocation.
+ */
+static __always_inline void record_alloc(struct kmem_cache *s,
+					 const void *obj, size_t bytes_req,
+					 unsigned long call_site)
 {
 	struct slabtrace_set *set = rcu_dereference_sched(slabtrace_active);
+	unsigned long entries[SLABTRACE_STACK_DEPTH];
 	struct slabtrace_record *rec, *stale;
 	struct slabtrace_traced *tr;
-	unsigned int bit;
+	unsigned int bit, nr;
 
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
@@ -81,8 +104,7 @@ static void record_alloc(struct kmem_cache *s, const void *obj,
 	if (!tr || !READ_ONCE(tr->tracing) || !guard_enter(&bit))
 		return;
 
-	rec = kmem_cache_alloc(slabtrace_record_cache,
-			       GFP_NOWAIT | __GFP_NOWARN);
+	rec = record_new();
 	if (unlikely(!rec)) {
 		atomic_long_inc(&tr->dropped);
 		goto out;
@@ -90,7 +112,8 @@ static void record_alloc(struct kmem_cache *s, const void *obj,
 	rec->obj = obj;
 	rec->stamp = ktime_get_ns();
 	rec->bytes_req = bytes_req ?: tr->object_size;
-	rec->stack = slabtrace_stack_save(call_site);
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	rec->stack = slabtrace_stack_store(entries, nr, call_site);
 	slabtrace_ctx_fill(rec);
 	stale = slabtrace_table_insert(&tr->table, rec);
 	if (stale) {

@@ -25,7 +25,7 @@
 
 #include <slabtrace/slabtrace.h>
 
-/* Records copied out of the table under one lock hold, at most. */
+/* Records copied out under one lock hold: a bucket's chain, usually 0-3. */
 #define SPILL	32
 
 static struct slabtrace_snapshot *current_snap;
@@ -100,15 +100,28 @@ static int append(struct slabtrace_snapshot *snap,
 
 static int fill(struct slabtrace_snapshot *snap, struct slabtrace_traced *tr)
 {
+	struct slabtrace_record *spill, *bigger;
 	struct slabtrace_table_iter it;
-	struct slabtrace_record *spill;
+	unsigned int room = SPILL;
 	int i, n, ret = 0;
 
-	spill = kmalloc_array(SPILL, sizeof(*spill), GFP_KERNEL);
+	spill = kmalloc_array(room, sizeof(*spill), GFP_KERNEL);
 	if (!spill)
 		return -ENOMEM;
 	slabtrace_table_iter_start(&it, &tr->table);
-	while ((n = slabtrace_table_iter_next(&it, spill, SPILL)) >= 0) {
+	while ((n = slabtrace_table_iter_next(&it, spill, room)) != -ENOENT) {
+		if (n == -ENOSPC) {
+			/* A long chain: the table has not grown yet. */
+			room = it.need + SPILL;
+			bigger = krealloc_array(spill, room, sizeof(*spill),
+						GFP_KERNEL);
+			if (!bigger) {
+				ret = -ENOMEM;
+				break;
+			}
+			spill = bigger;
+			continue;
+		}
 		for (i = 0; i < n && !ret; i++)
 			ret = append(snap, &spill[i]);
 		if (ret)
@@ -116,7 +129,6 @@ static int fill(struct slabtrace_snapshot *snap, struct slabtrace_traced *tr)
 		if (!(it.bucket % 1024))
 			cond_resched();
 	}
-	snap->lost = it.lost;
 	slabtrace_table_iter_stop(&it);
 	kfree(spill);
 	return ret;

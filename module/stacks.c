@@ -48,9 +48,17 @@ static bool tracer_frame(unsigned long ip)
 /* The tracer's frames are among the first few; a caller's never are. */
 #define TRACER_FRAMES_MAX	12
 
-/* Index of the allocator's caller in @entries. */
-static unsigned int trim(const unsigned long *entries, unsigned int nr,
-			 unsigned long call_site)
+/**
+ * slabtrace_stack_trim - where the allocator's caller is in a trace
+ * @entries: the trace, innermost frame first
+ * @nr: its length
+ * @call_site: the allocator's return address
+ *
+ * Return: the index of the first frame to keep; 0 if nothing is known to
+ * be the tracer's.
+ */
+unsigned int slabtrace_stack_trim(const unsigned long *entries,
+				  unsigned int nr, unsigned long call_site)
 {
 	unsigned int i;
 
@@ -65,20 +73,23 @@ static unsigned int trim(const unsigned long *entries, unsigned int nr,
 }
 
 /**
- * slabtrace_stack_save - save the current backtrace from the allocator's caller on
+ * slabtrace_stack_store - save a backtrace from the allocator's caller on
+ * @entries: the walk, from stack_trace_save() in the probe itself (each
+ *	     frame walked costs, so the walk starts as shallow as it can)
+ * @nr: its length
  * @call_site: the allocator's return address, as the tracepoint gives it
  *
  * Called from the probes, in any context but NMI.
  *
  * Return: the stack depot handle, or 0 if the depot could not store it.
  */
-depot_stack_handle_t slabtrace_stack_save(unsigned long call_site)
+depot_stack_handle_t slabtrace_stack_store(unsigned long *entries,
+					   unsigned int nr,
+					   unsigned long call_site)
 {
-	unsigned long entries[SLABTRACE_STACK_DEPTH];
-	unsigned int nr, skip;
+	unsigned int skip;
 
-	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	skip = trim(entries, nr, call_site);
+	skip = slabtrace_stack_trim(entries, nr, call_site);
 	if (skip >= nr)
 		return 0;
 	return stack_depot_save(entries + skip, nr - skip,

@@ -249,16 +249,18 @@ struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
  * @it: the iterator
  * @t: the table
  *
- * Holds off growing until slabtrace_table_iter_stop(), so every record
- * present throughout is seen exactly once.  May sleep.
+ * Lets a pending grow finish, then holds off growing until
+ * slabtrace_table_iter_stop(), so every record present throughout is seen
+ * exactly once.  May sleep.
  */
 void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
 				struct slabtrace_table *t)
 {
+	flush_work(&t->grow_work);
 	mutex_lock(&t->grow_mutex);
 	it->t = t;
 	it->bucket = 0;
-	it->lost = 0;
+	it->need = 0;
 }
 
 /**
@@ -267,10 +269,9 @@ void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
  * @buf: where to copy them
  * @room: how many fit in @buf
  *
- * A chain longer than @room (it takes a pathological hash) is cut short;
- * the records left out are counted in it->lost.
- *
- * Return: the number of records copied, or -ENOENT after the last bucket.
+ * Return: the number of records copied, having moved on to the next
+ * bucket; -ENOSPC, with it->need set, if the bucket holds more than @room
+ * (the same bucket comes next); -ENOENT after the last bucket.
  */
 int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
 			      struct slabtrace_record *buf, unsigned int room)
@@ -285,13 +286,18 @@ int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
 		return -ENOENT;
 	i = stripe_of(it->bucket);
 	spin_lock_irqsave(&t->lock[i], flags);
-	for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next) {
-		if (n < room)
+	for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next)
+		n++;
+	if (n <= room) {
+		n = 0;
+		for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next)
 			buf[n++] = *rec;
-		else
-			it->lost++;
 	}
 	spin_unlock_irqrestore(&t->lock[i], flags);
+	if (n > room) {
+		it->need = n;
+		return -ENOSPC;
+	}
 	it->bucket++;
 	return n;
 }

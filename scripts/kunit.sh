@@ -11,6 +11,9 @@
 #
 #   scripts/kunit.sh [kunit.py run options...]
 #
+# SLABTRACE_KUNITCONFIG names another kunitconfig (relative to kunit-tests/)
+# and gets a build directory of its own; scripts/bench.sh uses that.
+#
 # The last line is "kunit: N passed, N failed, N skipped".
 set -eu
 
@@ -33,13 +36,17 @@ mf=$src/drivers/misc/Makefile
 grep -q '^obj-$(CONFIG_SLABTRACE)' "$mf" ||
 	echo 'obj-$(CONFIG_SLABTRACE)	+= slabtrace/' >> "$mf"
 
-bdir=$cache/kunit-um
+kconf=${SLABTRACE_KUNITCONFIG:-.kunitconfig}
+case $kconf in
+.kunitconfig) bdir=$cache/kunit-um ;;
+*) bdir=$cache/kunit-um-${kconf%.kunitconfig} ;;
+esac
 mkdir -p "$bdir"
 json=$bdir/results.json
 rm -f "$json"
 rc=0
 (cd "$src" && python3 tools/testing/kunit/kunit.py run --arch=um \
-	--kunitconfig="$d/kunit-tests/.kunitconfig" --build_dir="$bdir" \
+	--kunitconfig="$d/kunit-tests/$kconf" --build_dir="$bdir" \
 	--jobs="$(nproc)" --json="$json" "$@") > "$bdir/kunit.log" 2>&1 || rc=$?
 
 # The build log is noisy: show kunit.py's result lines, and its tail when
@@ -50,14 +57,14 @@ if [ ! -s "$json" ]; then
 	echo "kunit: 0 passed, 1 failed, 0 skipped (no results: build or boot failed)"
 	exit 1
 fi
-# A splat while our suites ran fails the run even if every case passed
-# (KUnit does not fail a case for a WARN or a lockdep report by itself).
-# The log before the first suite is the UML boot, not our code.
+# A splat fails the run even if every case passed (KUnit does not fail a
+# case for a WARN or a lockdep report by itself).  The whole log counts:
+# slabtrace's init runs at boot, before the suites.
 splat='BUG:|WARNING:|Oops|general protection|KASAN|possible recursive locking|circular locking|inconsistent lock state|RCU stall|detected stall|list_add corruption|list_del corruption|Kernel panic|Call Trace:|blocked for more than'
-nsplat=$(sed -n '/^KTAP version/,$p' "$bdir/test.log" | grep -Ec "$splat" || true)
+nsplat=$(grep -Ec "$splat" "$bdir/test.log" || true)
 if [ "$nsplat" -gt 0 ]; then
 	echo "kunit: kernel splat while the suites ran:"
-	sed -n '/^KTAP version/,$p' "$bdir/test.log" | grep -En "$splat" | head -n 20
+	grep -En "$splat" "$bdir/test.log" | head -n 20
 	rc=1
 fi
 python3 - "$json" "$nsplat" <<'PY'

@@ -109,7 +109,7 @@ static inline long slabtrace_table_count(struct slabtrace_table *t)
 struct slabtrace_table_iter {
 	struct slabtrace_table *t;
 	unsigned long bucket;
-	unsigned long lost;
+	unsigned int need;		/* room the last bucket wanted */
 };
 
 void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
@@ -163,11 +163,18 @@ void slabtrace_traced_sweep(void);
 void slabtrace_traced_exit(void);
 
 /* stacks.c */
-depot_stack_handle_t slabtrace_stack_save(unsigned long call_site);
+unsigned int slabtrace_stack_trim(const unsigned long *entries,
+				  unsigned int nr, unsigned long call_site);
+depot_stack_handle_t slabtrace_stack_store(unsigned long *entries,
+					   unsigned int nr,
+					   unsigned long call_site);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 
 /* probes.c */
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+extern bool slabtrace_fail_record_alloc;
+#endif
 int slabtrace_probes_update(void);
 void slabtrace_probes_state(bool *alloc, bool *free);
 void slabtrace_probes_idle(void);
@@ -187,10 +194,8 @@ struct slabtrace_snapshot {
 	unsigned int object_size;
 	long dropped;
 	long replaced;
-	unsigned long lost;		/* not copied: pathological chains */
 	unsigned long nr;
 	unsigned long bytes;
-	unsigned long nr_chunks;
 	struct xarray chunks;		/* index -> page of records */
 };
 

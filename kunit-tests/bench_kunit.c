@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_bench" suite measures, it proves nothing: the cost of a
+ * kmem_cache_alloc()+kmem_cache_free() pair untraced, with the probes
+ * attached for another cache, and traced; the floor a traced allocation
+ * cannot go under, measured the same way: a probe of our own on the same
+ * tracepoint that only walks the stack (and one that also saves it in the
+ * stack depot); and the memory an outstanding record takes.  Each result
+ * is one line, "bench: NAME VALUE UNIT", for scripts/bench.sh.
+ */
+#include <kunit/test.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/stackdepot.h>
+#include <linux/stacktrace.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+#include <trace/events/kmem.h>
+
+#include "st_kunit.h"
+
+#define N	1000000UL
+#define KEPT	100000UL
+
+static struct kmem_cache *bench_cache;
+
+static void bench_ctor(void *obj)
+{
+}
+
+/* One pair, from the same depth as the walks below. */
+static noinline void pair(void)
+{
+	void *p = kmem_cache_alloc(bench_cache, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	kmem_cache_free(bench_cache, p);
+}
+
+static u64 time_pairs(void)
+{
+	unsigned long i;
+	u64 t = ktime_get_ns();
+
+	for (i = 0; i < N; i++)
+		pair();
+	return div_u64(ktime_get_ns() - t, N);
+}
+
+static unsigned int floor_depth;
+static bool floor_depot;
+
+/* The floor: what any traced allocation must do, and nothing else. */
+static void floor_probe(void *data, unsigned long call_site, const void *ptr,
+			struct kmem_cache *s, gfp_t gfp_flags, int node)
+{
+	unsigned long entries[SLABTRACE_STACK_DEPTH];
+
+	if (s != bench_cache)
+		return;
+	floor_depth = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	if (floor_depot)
+		stack_depot_save(entries, floor_depth, GFP_NOWAIT);
+}
+
+static u64 time_floor(struct kunit *test, bool depot)
+{
+	u64 t;
+
+	floor_depot = depot;
+	KUNIT_EXPECT_EQ(test, register_trace_kmem_cache_alloc(floor_probe, NULL), 0);
+	t = time_pairs();
+	unregister_trace_kmem_cache_alloc(floor_probe, NULL);
+	tracepoint_synchronize_unregister();
+	return t;
+}
+
+static void report(struct kunit *test, const char *name, u64 value,
+		   const char *unit)
+{
+	kunit_info(test, "bench: %s %llu %s\n", name, value, unit);
+}
+
+static u64 time_traced(struct kunit *test)
+{
+	u64 t;
+
+	KUNIT_EXPECT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
+	t = time_pairs();
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, "st_kunit_bench"), 0);
+	st_cmd("stop st_kunit_bench\n");
+	st_cmd("reset st_kunit_bench\n");
+	return t;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define ROUNDS	5
+
+/*
+ * Rounds of the four measurements interleaved, so that a slow spell of the
+ * machine hits all of them; the median of each is reported.
+ */
+static void slabtrace_bench_pairs(struct kunit *test)
+{
+	enum { UNTRACED, WALK, DEPOT, TRACED, KINDS };
+	static const char *const names[KINDS] = {
+		"pair_untraced", "pair_with_stack_walk_probe",
+		"pair_with_walk_and_depot_probe", "pair_traced",
+	};
+	u64 t[KINDS][ROUNDS], m[KINDS];
+	unsigned int k, r;
+
+	for (r = 0; r < ROUNDS; r++) {
+		t[UNTRACED][r] = time_pairs();
+		t[WALK][r] = time_floor(test, false);
+		t[DEPOT][r] = time_floor(test, true);
+		t[TRACED][r] = time_traced(test);
+	}
+	for (k = 0; k < KINDS; k++) {
+		sort(t[k], ROUNDS, sizeof(u64), cmp_u64, NULL);
+		m[k] = t[k][ROUNDS / 2];
+		report(test, names[k], m[k], "ns");
+	}
+	report(test, "stack_walk_depth_in_probe", floor_depth, "frames");
+
+	/* Probes on, but for another cache. */
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-8k\n"), 0);
+	report(test, "pair_probes_other_cache", time_pairs(), "ns");
+	st_cmd("stop kmalloc-8k\n");
+	st_cmd("reset kmalloc-8k\n");
+
+	/* The cost slabtrace adds to a pair, against the floor's. */
+	report(test, "traced_cost_over_walk_x100",
+	       div64_u64(100 * (m[TRACED] - m[UNTRACED]), m[WALK] - m[UNTRACED]),
+	       "%");
+	report(test, "traced_cost_over_walk_and_depot_x100",
+	       div64_u64(100 * (m[TRACED] - m[UNTRACED]), m[DEPOT] - m[UNTRACED]),
+	       "%");
+}
+
+#define TIME_N(test, name, stmt) do {				\
+	unsigned long __i;						\
+	u64 __t = ktime_get_ns();					\
+									\
+	for (__i = 0; __i < N; __i++) {					\
+		stmt;							\
+	}								\
+	report(test, name, div_u64(ktime_get_ns() - __t, N), "ns");	\
+} while (0)
+
+/* What a traced pair does besides the walk, one step at a time. */
+static void slabtrace_bench_steps(struct kunit *test)
+{
+	struct slabtrace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct slabtrace_record rec = { }, *r;
+	u64 sink = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, slabtrace_table_init(t), 0);
+	TIME_N(test, "step_clock", sink += ktime_get_ns());
+	TIME_N(test, "step_context", slabtrace_ctx_fill(&rec));
+	TIME_N(test, "step_record_alloc_free",
+	       r = kmem_cache_alloc(slabtrace_record_cache, GFP_NOWAIT);
+	       kmem_cache_free(slabtrace_record_cache, r));
+	r = kmem_cache_zalloc(slabtrace_record_cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->obj = &rec;
+	TIME_N(test, "step_table_insert_remove",
+	       slabtrace_table_insert(t, r);
+	       slabtrace_table_remove(t, &rec));
+	kmem_cache_free(slabtrace_record_cache, r);
+	slabtrace_table_destroy(t);
+	KUNIT_EXPECT_NE(test, sink, 0);
+}
+
+/* Memory per outstanding record: the record, and its share of buckets. */
+static void slabtrace_bench_record_bytes(struct kunit *test)
+{
+	struct slabtrace_set *set;
+	struct slabtrace_table *t;
+	void **objs;
+	unsigned long i, buckets;
+
+	objs = vmalloc(KEPT * sizeof(*objs));
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
+	for (i = 0; i < KEPT; i++)
+		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
+	set = rcu_dereference_protected(slabtrace_active, true);
+	t = &set->traced[0]->table;
+	flush_work(&t->grow_work);
+	buckets = t->buckets->mask + 1;
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), KEPT);
+	report(test, "record_object", kmem_cache_size(slabtrace_record_cache),
+	       "bytes");
+	report(test, "record_buckets_x100", div_u64(100 * buckets * sizeof(void *), KEPT),
+	       "bytes");
+	for (i = 0; i < KEPT; i++)
+		kmem_cache_free(bench_cache, objs[i]);
+	vfree(objs);
+	st_cmd("stop st_kunit_bench\n");
+	st_cmd("reset st_kunit_bench\n");
+}
+
+static int slabtrace_bench_suite_init(struct kunit_suite *suite)
+{
+	bench_cache = kmem_cache_create("st_kunit_bench", 64, 0, 0,
+					bench_ctor);
+	return bench_cache ? 0 : -ENOMEM;
+}
+
+static void slabtrace_bench_suite_exit(struct kunit_suite *suite)
+{
+	kmem_cache_destroy(bench_cache);
+}
+
+static struct kunit_case slabtrace_bench_cases[] = {
+	KUNIT_CASE_SLOW(slabtrace_bench_pairs),
+	KUNIT_CASE_SLOW(slabtrace_bench_steps),
+	KUNIT_CASE_SLOW(slabtrace_bench_record_bytes),
+	{}
+};
+
+static struct kunit_suite slabtrace_bench_suite = {
+	.name = "slabtrace_bench",
+	.suite_init = slabtrace_bench_suite_init,
+	.suite_exit = slabtrace_bench_suite_exit,
+	.test_cases = slabtrace_bench_cases,
+};
+
+kunit_test_suite(slabtrace_bench_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_stacks" suite proves how a backtrace is trimmed to start
+ * at the allocator's caller: at the tracepoint's call site when the walk
+ * saw it, else after the last frame that is the tracer's or the
+ * allocator's by name (among the first few), else not at all.
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include "st_kunit.h"
+
+/* Frames with names of no special meaning. */
+static noinline void caller_frame(void)
+{
+}
+
+static noinline void outer_frame(void)
+{
+}
+
+#define IP(fn)	((unsigned long)(fn) + 1)
+
+static void slabtrace_stacks_at_call_site(struct kunit *test)
+{
+	unsigned long e[] = {
+		IP(slabtrace_stack_store), IP(kfree), IP(caller_frame),
+		IP(outer_frame),
+	};
+
+	KUNIT_EXPECT_EQ(test, slabtrace_stack_trim(e, ARRAY_SIZE(e), e[2]), 2);
+	/* The call site wins over names, wherever it is. */
+	KUNIT_EXPECT_EQ(test, slabtrace_stack_trim(e, ARRAY_SIZE(e), e[3]), 3);
+}
+
+static void slabtrace_stacks_by_symbol(struct kunit *test)
+{
+	unsigned long e[] = {
+		IP(slabtrace_stack_store), IP(outer_frame), IP(kfree),
+		IP(caller_frame), IP(outer_frame),
+	};
+
+	/* Call site not seen: after the last tracer or allocator frame. */
+	KUNIT_EXPECT_EQ(test, slabtrace_stack_trim(e, ARRAY_SIZE(e), 1), 3);
+}
+
+static void slabtrace_stacks_untrimmed(struct kunit *test)
+{
+	unsigned long plain[] = { IP(caller_frame), IP(outer_frame) };
+	unsigned long all[] = { IP(slabtrace_stack_store), IP(kfree) };
+	unsigned long deep[16];
+	unsigned int i;
+
+	/* Nothing is the tracer's: keep everything. */
+	KUNIT_EXPECT_EQ(test, slabtrace_stack_trim(plain, 2, 1), 0);
+	/* Everything is: keep everything rather than nothing. */
+	KUNIT_EXPECT_EQ(test, slabtrace_stack_trim(all, 2, 1), 0);
+	/* A caller's name deep in the stack is not the tracer's frame. */
+	for (i = 0; i < ARRAY_SIZE(deep); i++)
+		deep[i] = IP(outer_frame);
+	deep[15] = IP(kfree);
+	KUNIT_EXPECT_EQ(test, slabtrace_stack_trim(deep, 16, 1), 0);
+}
+
+static struct kunit_case slabtrace_stacks_cases[] = {
+	KUNIT_CASE(slabtrace_stacks_at_call_site),
+	KUNIT_CASE(slabtrace_stacks_by_symbol),
+	KUNIT_CASE(slabtrace_stacks_untrimmed),
+	{}
+};
+
+static struct kunit_suite slabtrace_stacks_suite = {
+	.name = "slabtrace_stacks",
+	.test_cases = slabtrace_stacks_cases,
+};
+
+kunit_test_suite(slabtrace_stacks_suite);
+
+MODULE_LICENSE("GPL");
