@@ -91,8 +91,8 @@ static void slabtrace_trace_first_frame(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	/* The context of a KUnit case: its kthread. */
-	KUNIT_EXPECT_EQ(test, rec->ctx->kind, SLABTRACE_CTX_KTHREAD);
-	KUNIT_EXPECT_STREQ(test, rec->ctx->comm, current->comm);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctx_get(rec->ctx)->kind, SLABTRACE_CTX_KTHREAD);
+	KUNIT_EXPECT_STREQ(test, slabtrace_ctx_get(rec->ctx)->comm, current->comm);
 	KUNIT_EXPECT_EQ(test, rec->pid, task_pid_nr(current));
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, OBJ_SIZE);
 	slabtrace_snapshot_put(snap);
@@ -242,8 +242,8 @@ static void check_irq(struct kunit *test, bool hard)
 	snap = st_print(test, OBJ_CACHE);
 	rec = st_find(snap, a->obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
-	KUNIT_EXPECT_EQ(test, rec->ctx->kind, hard ? SLABTRACE_CTX_HARDIRQ :
-						     SLABTRACE_CTX_SOFTIRQ);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctx_get(rec->ctx)->kind,
+			hard ? SLABTRACE_CTX_HARDIRQ : SLABTRACE_CTX_SOFTIRQ);
 	KUNIT_EXPECT_EQ(test, rec->pid, 0);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	slabtrace_snapshot_put(snap);

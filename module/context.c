@@ -3,18 +3,22 @@
  * slabtrace: the context of an allocation, as the dump shows it: "PID n
  * comm" for a task, "kthread NAME", "softirq" or "hardirq".
  *
- * Records keep the pid and the cpu themselves and point to an interned
- * (kind, comm) pair: a program's name is stored once, not once per object.
- * Interrupt contexts use static entries and intern nothing, so the intern
- * table is only touched from task context.
+ * Records keep the pid and the cpu themselves and a 16-bit id of an
+ * interned (kind, comm) pair: a program's name is stored once, not once
+ * per object, and the id costs a record 2 bytes where a pointer would cost
+ * 8.  Interrupt contexts have fixed ids and intern nothing, so the intern
+ * table is only written from task context.
  *
  * Notes on locking
  * ----------------
- * - ctx_lock (spinlock): adding to ctx_hash and ctx_count.  Taken only in
- *   task context (by a probe, so with preemption off, maybe irqs off too).
- * - ctx_hash is read under RCU (the probes run with preemption disabled);
- *   entries are never removed before module exit, after the probes are
- *   unregistered and synchronised.
+ * - ctx_lock (spinlock): adding to ctx_hash, ctx_by_id[] and ctx_count.
+ *   Taken only in task context (by a probe: preemption off, maybe irqs
+ *   off too).
+ * - ctx_hash and ctx_by_id[] are read locklessly: the probes under RCU
+ *   (they run with preemption disabled), the dump at any time.  An entry
+ *   is complete before it is published (hash_add_rcu(),
+ *   smp_store_release()) and never removed before module exit, when the
+ *   probes are unregistered and synchronised and no dump can be read.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,30 +39,37 @@
 /* Distinct (kind, comm) pairs kept; past this, new ones show as "?". */
 #define CTX_MAX		4096
 
+enum {
+	CTX_ID_UNKNOWN,
+	CTX_ID_SOFTIRQ,
+	CTX_ID_HARDIRQ,
+	CTX_ID_FIRST,		/* the first interned one */
+};
+
+static struct slabtrace_ctx ctx_fixed[CTX_ID_FIRST] = {
+	[CTX_ID_UNKNOWN] = { .kind = SLABTRACE_CTX_TASK, .comm = "?" },
+	[CTX_ID_SOFTIRQ] = { .kind = SLABTRACE_CTX_SOFTIRQ },
+	[CTX_ID_HARDIRQ] = { .kind = SLABTRACE_CTX_HARDIRQ },
+};
+
 static DEFINE_HASHTABLE(ctx_hash, 8);
 static DEFINE_SPINLOCK(ctx_lock);
-static unsigned int ctx_count;
-
-static const struct slabtrace_ctx ctx_softirq = {
-	.kind = SLABTRACE_CTX_SOFTIRQ,
+static struct slabtrace_ctx *ctx_by_id[CTX_MAX] = {
+	&ctx_fixed[CTX_ID_UNKNOWN],
+	&ctx_fixed[CTX_ID_SOFTIRQ],
+	&ctx_fixed[CTX_ID_HARDIRQ],
 };
 
-static const struct slabtrace_ctx ctx_hardirq = {
-	.kind = SLABTRACE_CTX_HARDIRQ,
-};
+static unsigned int ctx_count = CTX_ID_FIRST;
 
-static const struct slabtrace_ctx ctx_unknown = {
-	.kind = SLABTRACE_CTX_TASK,
-	.comm = "?",
-};
+static_assert(U16_MAX + 1 >= CTX_MAX);
 
 static u32 ctx_key(u8 kind, const char *comm)
 {
 	return jhash(comm, TASK_COMM_LEN, kind);
 }
 
-static const struct slabtrace_ctx *ctx_find(u32 key, u8 kind,
-					    const char *comm)
+static struct slabtrace_ctx *ctx_find(u32 key, u8 kind, const char *comm)
 {
 	struct slabtrace_ctx *c;
 
@@ -68,34 +79,36 @@ static const struct slabtrace_ctx *ctx_find(u32 key, u8 kind,
 	return NULL;
 }
 
-static const struct slabtrace_ctx *ctx_intern(u8 kind, const char *comm)
+static u16 ctx_intern(u8 kind, const char *comm)
 {
-	const struct slabtrace_ctx *found;
-	struct slabtrace_ctx *c;
+	struct slabtrace_ctx *c, *found;
 	u32 key = ctx_key(kind, comm);
 
 	found = ctx_find(key, kind, comm);
 	if (likely(found))
-		return found;
+		return found->id;
 
 	/* Allocated before taking the lock: the probes' guard stops recursion. */
 	c = kmalloc(sizeof(*c), GFP_NOWAIT | __GFP_NOWARN);
 	if (!c)
-		return &ctx_unknown;
+		return CTX_ID_UNKNOWN;
 	c->kind = kind;
 	memcpy(c->comm, comm, TASK_COMM_LEN);
 
 	spin_lock(&ctx_lock);
 	found = ctx_find(key, kind, comm);
 	if (!found && ctx_count < CTX_MAX) {
-		hash_add_rcu(ctx_hash, &c->node, key);
+		c->id = ctx_count;
+		/* Pairs with slabtrace_ctx_get(): *c is complete before. */
+		smp_store_release(&ctx_by_id[ctx_count], c);
 		ctx_count++;
+		hash_add_rcu(ctx_hash, &c->node, key);
 		found = c;
 		c = NULL;
 	}
 	spin_unlock(&ctx_lock);
 	kfree(c);
-	return found ?: &ctx_unknown;
+	return found ? found->id : CTX_ID_UNKNOWN;
 }
 
 /* The system call current is in, or -1. */
@@ -121,11 +134,11 @@ void slabtrace_ctx_fill(struct slabtrace_record *rec)
 	rec->syscall = -1;
 	rec->pid = 0;
 	if (in_hardirq()) {
-		rec->ctx = &ctx_hardirq;
+		rec->ctx = CTX_ID_HARDIRQ;
 		return;
 	}
 	if (in_serving_softirq()) {
-		rec->ctx = &ctx_softirq;
+		rec->ctx = CTX_ID_SOFTIRQ;
 		return;
 	}
 	kind = current->flags & PF_KTHREAD ? SLABTRACE_CTX_KTHREAD :
@@ -141,15 +154,28 @@ void slabtrace_ctx_fill(struct slabtrace_record *rec)
 }
 
 /**
+ * slabtrace_ctx_get - the context a record's id stands for
+ * @id: slabtrace_record.ctx
+ *
+ * Return: the context; the "?" one for an id that was never given out.
+ */
+const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
+{
+	const struct slabtrace_ctx *c = NULL;
+
+	if (id < CTX_MAX)	/* pairs with ctx_intern()'s release */
+		c = smp_load_acquire(&ctx_by_id[id]);
+	return c ?: &ctx_fixed[CTX_ID_UNKNOWN];
+}
+
+/**
  * slabtrace_ctx_show - print the context of a record
  * @m: where
  * @rec: the record
- *
- * Return: 0.
  */
-int slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
+void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 {
-	const struct slabtrace_ctx *c = rec->ctx;
+	const struct slabtrace_ctx *c = slabtrace_ctx_get(rec->ctx);
 
 	switch (c->kind) {
 	case SLABTRACE_CTX_HARDIRQ:
@@ -165,19 +191,17 @@ int slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 		seq_printf(m, "PID %d %s", rec->pid, c->comm);
 		break;
 	}
-	return 0;
 }
 
 /* Called after the probes are unregistered and synchronised. */
 void slabtrace_ctx_exit(void)
 {
-	struct slabtrace_ctx *c;
-	struct hlist_node *tmp;
-	unsigned int bkt;
+	unsigned int i;
 
-	hash_for_each_safe(ctx_hash, bkt, tmp, c, node) {
-		hash_del(&c->node);
-		kfree(c);
+	for (i = CTX_ID_FIRST; i < ctx_count; i++) {
+		kfree(ctx_by_id[i]);
+		ctx_by_id[i] = NULL;
 	}
-	ctx_count = 0;
+	hash_init(ctx_hash);
+	ctx_count = CTX_ID_FIRST;
 }

@@ -83,7 +83,9 @@ static int dump_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "Obj %pK, %u bytes (%u requested), age ", rec->obj,
 		   snap->object_size, rec->bytes_req);
-	show_secs(m, snap->taken > rec->stamp ? snap->taken - rec->stamp : 0);
+	show_secs(m, snap->taken - snap->epoch -
+		     min_t(u64, (u64)rec->stamp * NSEC_PER_MSEC,
+			   snap->taken - snap->epoch));
 	seq_printf(m, ", cpu %u, from ", rec->cpu);
 	slabtrace_ctx_show(m, rec);
 	seq_puts(m, ":\n----\n");

@@ -110,7 +110,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		goto out;
 	}
 	rec->obj = obj;
-	rec->stamp = ktime_get_ns();
+	rec->stamp = slabtrace_stamp(tr, ktime_get_ns());
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	rec->stack = slabtrace_stack_store(entries, nr, call_site);

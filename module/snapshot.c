@@ -164,6 +164,7 @@ int slabtrace_print(const char *name)
 	xa_init(&snap->chunks);
 	strscpy(snap->name, name, sizeof(snap->name));
 	snap->taken = ktime_get_ns();
+	snap->epoch = tr->epoch;
 	snap->traced_ns = slabtrace_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
 	snap->object_size = tr->object_size;

@@ -11,7 +11,7 @@
  * irq-safe spinlocks, the layout rhashtable used before bit locks, and a
  * grow step in process context that moves one stripe at a time.  Records
  * are only reached under their stripe's lock, so they are freed at once,
- * with no RCU grace period and no rcu_head: a record is 48 bytes.
+ * with no RCU grace period and no rcu_head: a record is 40 bytes.
  *
  * Notes on locking
  * ----------------
@@ -44,6 +44,7 @@
 #define TABLE_MAX_BUCKETS	BIT(24)
 
 static_assert(TABLE_MIN_BUCKETS >= SLABTRACE_TABLE_LOCKS);
+static_assert(sizeof(struct slabtrace_record) == 40);
 static_assert(!(SLABTRACE_TABLE_LOCKS & (SLABTRACE_TABLE_LOCKS - 1)));
 
 static inline u32 obj_hash(const void *obj)
@@ -111,7 +112,8 @@ static void grow_work(struct work_struct *work)
 	nr = atomic_long_read(&t->nr);
 	if (nr <= 2 * (old->mask + 1) || old->mask + 1 >= TABLE_MAX_BUCKETS)
 		goto out;
-	size = min(roundup_pow_of_two(nr), TABLE_MAX_BUCKETS);
+	/* Between one and two records a bucket: 4 to 8 bytes a record. */
+	size = min(roundup_pow_of_two(nr) / 2, TABLE_MAX_BUCKETS);
 	new = buckets_alloc(size);
 	if (!new) {
 		pr_warn_ratelimited("no memory to grow a table to %lu buckets\n",

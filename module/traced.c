@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/math64.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -115,6 +116,7 @@ static struct slabtrace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	strscpy(tr->name, name, sizeof(tr->name));
 	tr->object_size = kmem_cache_size(ref->cache);
 	tr->started = ktime_get_ns();
+	tr->epoch = tr->started;
 	tr->tracing = true;
 	return tr;
 }
@@ -166,6 +168,12 @@ struct slabtrace_traced *slabtrace_traced_find(const char *name)
 	tr = find_cache(ref.cache);
 	slabtrace_cache_put(&ref);
 	return tr;
+}
+
+/* A record's stamp for time @now, ns: ms since the epoch, saturated. */
+u32 slabtrace_stamp(const struct slabtrace_traced *tr, u64 now)
+{
+	return min_t(u64, div_u64(now - tr->epoch, NSEC_PER_MSEC), U32_MAX);
 }
 
 /* How long @tr has been traced, in ns, at @now. */

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test of the project, in order: the builds for Debian
-# 6.1 and 6.12 (W=1, a warning fails), sparse, checkpatch, the KUnit suites
-# on UML, and the VM suites on 6.1 and 6.12.  A step that prints
+# 6.1 and 6.12 (W=1, a warning fails), sparse, checkpatch, the docs, the
+# KUnit suites on UML, and the VM suites on 6.1 and 6.12.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
@@ -47,6 +47,7 @@ step "build 6.12" make --no-print-directory KVER=6.12 test-modules
 step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
 step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
 step "checkpatch" scripts/checkpatch.sh
+step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
 tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | sed 's/\.sh$//' | paste -sd, -)
 step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"

@@ -45,32 +45,36 @@ enum slabtrace_ctx_kind {
 };
 
 /*
- * A context is interned: one per (kind, comm) seen, shared by all records,
- * never freed before module exit, so records can point at it.
+ * A context is interned: one per (kind, comm) seen, shared by all records
+ * through its id, never freed before module exit.
  */
 struct slabtrace_ctx {
 	struct hlist_node node;
+	u16 id;
 	u8 kind;
 	char comm[TASK_COMM_LEN];
 };
 
 struct slabtrace_record;
 void slabtrace_ctx_fill(struct slabtrace_record *rec);
-int slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
+const struct slabtrace_ctx *slabtrace_ctx_get(u16 id);
+void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
 void slabtrace_ctx_exit(void);
 
 /*
- * table.c: the outstanding objects of one cache.  48 bytes; the stack and
- * the context are shared, deduplicated, elsewhere.
+ * table.c: the outstanding objects of one cache.  40 bytes: the stack and
+ * the context are stored once each, elsewhere, and named by 32- and 16-bit
+ * handles; the time is in milliseconds since the cache's trace began
+ * (slabtrace_traced.epoch), which lasts 49 days.
  */
 struct slabtrace_record {
 	struct slabtrace_record *next;	/* hash chain, under its stripe lock */
 	const void *obj;		/* the object: the key */
-	u64 stamp;			/* allocation time, ns, ktime_get_ns() */
-	const struct slabtrace_ctx *ctx;
+	u32 stamp;			/* allocated at epoch + stamp ms */
 	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
 	pid_t pid;			/* 0 in interrupts */
 	u32 bytes_req;
+	u16 ctx;			/* slabtrace_ctx_get() */
 	u16 cpu;
 	s16 syscall;			/* -1: not in a system call */
 };
@@ -138,6 +142,7 @@ struct slabtrace_traced {
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;
 	bool tracing;		/* written under slabtrace_mutex */
+	u64 epoch;		/* ns: record stamps count from here */
 	u64 started;		/* when tracing last started, ns */
 	u64 traced_ns;		/* tracing time before @started */
 	atomic_long_t dropped;	/* allocations not recorded: no memory */
@@ -159,6 +164,7 @@ int slabtrace_stop(const char *name);
 int slabtrace_reset(const char *name);
 struct slabtrace_traced *slabtrace_traced_find(const char *name);
 u64 slabtrace_traced_time(const struct slabtrace_traced *tr, u64 now);
+u32 slabtrace_stamp(const struct slabtrace_traced *tr, u64 now);
 void slabtrace_traced_sweep(void);
 void slabtrace_traced_exit(void);
 
@@ -189,6 +195,7 @@ struct slabtrace_snapshot {
 	char name[SLABTRACE_NAME_MAX + 1];
 	char aliases[256];		/* "" unless the cache is shared */
 	u64 taken;			/* ns */
+	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;
 	bool tracing;
 	unsigned int object_size;

@@ -74,6 +74,7 @@ if [ -n "$merged" ]; then
 	target=$(readlink /sys/kernel/slab/$merged)
 	check "start merged cache $merged" st start "$merged"
 	dump "$merged" /tmp/m
+	cp /tmp/m /out/merged.txt
 	check "its header lists the names it is shared with" grep -q '^shared with: .*(merged caches' /tmp/m
 	others=$(for l in /sys/kernel/slab/*; do [ -L "$l" ] && [ "$(readlink $l)" = "$target" ] && [ "${l##*/}" != "$merged" ] && echo "${l##*/}"; done | head -n 1)
 	[ -z "$others" ] || check "another name of it, $others, is listed" grep -q "^shared with: .*$others" /tmp/m
@@ -95,6 +96,7 @@ out=$( (head -c 4096 /dev/urandom > $ST/ctl) 2>&1 )
 check "4 KiB of garbage: E2BIG" sh -c "echo '$out' | grep -q 'too long'"
 check "stop of an untraced cache is harmless" st stop kmalloc-128
 dmesg > /tmp/dmesg
+cp /tmp/dmesg /out/dmesg.txt
 for msg in "ctl: empty command" "ctl: unknown command 'begin'" \
 	"ctl: 'start' takes one cache name, not 0 words" \
 	"start: no slab cache named 'no_such_cache'" \
