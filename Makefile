@@ -38,10 +38,21 @@ endif
 modules: shadow
 	@scripts/kbuild.sh $(KDIR) $(BUILD) modules
 
-# slabtrace.ko plus the modules only the VM tests and the demo load.
+# slabtrace.ko plus what only the VM tests and the demo use: the leaky
+# module, and the guest's test programs (static, any kernel), each also
+# as a 32-bit program (NAME32) for the compat system calls.
+GUEST_PROGS := $(patsubst scripts/guest/%.c,%,$(wildcard scripts/guest/*.c))
+
 test-modules: shadow
 	@scripts/kbuild.sh $(KDIR) $(BUILD) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
+	@mkdir -p $(BUILD)/bin
+	@for p in $(GUEST_PROGS); do \
+		$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
+			scripts/guest/$$p.c || exit 1; \
+		$(CC) -m32 -static -O2 -Wall -Wextra -Werror \
+			-o $(BUILD)/bin/$${p}32 scripts/guest/$$p.c || exit 1; \
+	done
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) modules_install

@@ -22,6 +22,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/compat.h>
 #include <linux/hardirq.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
@@ -34,6 +35,7 @@
 #include <linux/string.h>
 #include <asm/syscall.h>
 
+#include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
 /* Distinct (kind, comm) pairs kept; past this, new ones show as "?". */
@@ -114,9 +116,14 @@ static u16 ctx_intern(u8 kind, const char *comm)
 /* The system call current is in, or -1. */
 static s16 current_syscall(void)
 {
+	int nr;
+
 	if (!in_task() || (current->flags & PF_KTHREAD))
 		return -1;
-	return syscall_get_nr(current, task_pt_regs(current));
+	nr = syscall_get_nr(current, task_pt_regs(current));
+	if (nr < 0 || nr >= SLABTRACE_SYSCALL_COMPAT)
+		return -1;
+	return in_compat_syscall() ? nr | SLABTRACE_SYSCALL_COMPAT : nr;
 }
 
 /**
@@ -172,10 +179,16 @@ const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
  * slabtrace_ctx_show - print the context of a record
  * @m: where
  * @rec: the record
+ *
+ * "PID 212 cat in syscall openat", "kthread kworker/0:1 (PID 8)",
+ * "softirq", "hardirq".
  */
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 {
 	const struct slabtrace_ctx *c = slabtrace_ctx_get(rec->ctx);
+	bool compat = rec->syscall & SLABTRACE_SYSCALL_COMPAT;
+	int nr = rec->syscall & ~SLABTRACE_SYSCALL_COMPAT;
+	const char *name;
 
 	switch (c->kind) {
 	case SLABTRACE_CTX_HARDIRQ:
@@ -191,6 +204,13 @@ void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 		seq_printf(m, "PID %d %s", rec->pid, c->comm);
 		break;
 	}
+	if (rec->syscall < 0)
+		return;
+	name = slabtrace_syscall_name(nr, compat);
+	if (name)
+		seq_printf(m, " in syscall %s%s", compat ? "compat " : "", name);
+	else
+		seq_printf(m, " in syscall %d%s", nr, compat ? " (compat)" : "");
 }
 
 /* Called after the probes are unregistered and synchronised. */

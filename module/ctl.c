@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
 enum {
@@ -29,22 +30,25 @@ enum {
 	CMD_STOP,
 	CMD_PRINT,
 	CMD_RESET,
+	CMD_SYSCALL,
 	CMD_ERR,
 };
 
 /*
- * The commands (each takes one cache name, as /proc/slabinfo shows it):
+ * The commands (CACHE is a cache name, as /proc/slabinfo shows it):
  *
  *   start CACHE   record every allocation from CACHE from now on
  *   stop CACHE    record no new ones; frees still drop records
  *   print CACHE   snapshot CACHE's outstanding objects for reading ctl
  *   reset CACHE   drop all of CACHE's records (a traced cache stays traced)
+ *   syscall ...   kptrace, the system call trace: see kptrace.c
  */
 static const match_table_t commands = {
 	{ CMD_START, "start" },
 	{ CMD_STOP, "stop" },
 	{ CMD_PRINT, "print" },
 	{ CMD_RESET, "reset" },
+	{ CMD_SYSCALL, "syscall" },
 	{ CMD_ERR, NULL },
 };
 
@@ -97,6 +101,12 @@ int slabtrace_ctl_command(char *buf, size_t len)
 	if (cmd == CMD_ERR) {
 		pr_warn("ctl: unknown command '%*pE'\n",
 			(int)min_t(size_t, strlen(argv[0]), 16), argv[0]);
+		goto out;
+	}
+	if (cmd == CMD_SYSCALL) {
+		mutex_lock(&slabtrace_mutex);
+		ret = slabtrace_kptrace_command(argc - 1, argv + 1);
+		mutex_unlock(&slabtrace_mutex);
 		goto out;
 	}
 	if (argc != 2) {

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
 
+#include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
 /* Serialises the commands; see Notes on locking in each file. */
@@ -49,6 +50,9 @@ static int __init slabtrace_init(void)
 	ret = slabtrace_ctl_init();
 	if (ret)
 		goto err_debugfs;
+	ret = slabtrace_kptrace_init();
+	if (ret)
+		goto err_debugfs;
 	return 0;
 
 err_debugfs:
@@ -62,6 +66,7 @@ static void __exit slabtrace_exit(void)
 {
 	/* No new command can start; running ones have finished. */
 	debugfs_remove(slabtrace_debugfs);
+	slabtrace_kptrace_exit();
 	/* No probe runs any more, nor will. */
 	slabtrace_probes_exit();
 

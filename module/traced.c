@@ -26,6 +26,7 @@
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
 struct slabtrace_set __rcu *slabtrace_active;
@@ -200,7 +201,8 @@ int slabtrace_start(const char *name)
 	ret = lookup("start", name, &ref);
 	if (ret)
 		return ret;
-	if (ref.cache == slabtrace_record_cache) {
+	if (ref.cache == slabtrace_record_cache ||
+	    slabtrace_kptrace_own_cache(ref.cache)) {
 		pr_warn("start: %s is slabtrace's own cache\n", name);
 		ret = -EPERM;
 		goto put;

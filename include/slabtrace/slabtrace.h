@@ -76,8 +76,11 @@ struct slabtrace_record {
 	u32 bytes_req;
 	u16 ctx;			/* slabtrace_ctx_get() */
 	u16 cpu;
-	s16 syscall;			/* -1: not in a system call */
+	s16 syscall;			/* -1: none; | SLABTRACE_SYSCALL_COMPAT */
 };
+
+/* slabtrace_record.syscall of a 32-bit system call. */
+#define SLABTRACE_SYSCALL_COMPAT	0x4000
 
 #define SLABTRACE_TABLE_LOCKS	128
 

@@ -22,7 +22,7 @@ check_eq "header count = objects listed" "$(nobjs /tmp/k64)" "$(outstanding /tmp
 objs_from /tmp/k64 leaky_alloc_buf > /tmp/bufs
 check_eq "kmalloc(50) leaks with frame #01 leaky_alloc_buf" 3 "$(wc -l < /tmp/bufs)"
 check_eq "they are 64 bytes (50 requested)" 3 "$(grep -c ', 64 bytes (50 requested), age ' /tmp/bufs)"
-check_eq "they come from this shell" 3 "$(grep -c "from PID $$ sh:\$" /tmp/bufs)"
+check_eq "they come from this shell, in write()" 3 "$(grep -c "from PID $$ sh in syscall write:\$" /tmp/bufs)"
 check_eq "churned objects left no record" 0 "$(objs_from /tmp/k64 leaky_alloc_widget | wc -l)"
 grep -A1 '^ #01 .* in leaky_alloc_buf+' /tmp/k64 | grep -q '^ #02 .* in leaky_run\|^ #02 .* in run\|^ #02 ' &&
 	pass "frame #02 follows frame #01" || fail "frame #02 follows frame #01"
@@ -46,7 +46,7 @@ cp /tmp/w /out/leaky_widget.txt
 check "header: 5 outstanding ($((5 * size)) bytes)" \
 	grep -q "^traced [0-9]*\.[0-9][0-9][0-9]s, 5 outstanding ($((5 * size)) bytes), 0 records dropped\$" /tmp/w
 check_eq "widgets with frame #01 leaky_alloc_widget" 5 "$(objs_from /tmp/w leaky_alloc_widget | wc -l)"
-check_eq "widget lines give their size" 5 "$(grep -c "^Obj [^ ]*, $size bytes ($size requested), age [0-9]*\.[0-9]*s, cpu [0-9]*, from PID $$ sh:\$" /tmp/w)"
+check_eq "widget lines give their size" 5 "$(grep -c "^Obj [^ ]*, $size bytes ($size requested), age [0-9]*\.[0-9]*s, cpu [0-9]*, from PID $$ sh in syscall write:\$" /tmp/w)"
 check "reset leaky_widget" st reset leaky_widget
 dump leaky_widget /tmp/w2
 check_eq "reset drops every record" 0 "$(outstanding /tmp/w2)"

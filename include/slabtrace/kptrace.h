@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kptrace internals: the binary record of one finished system call, the
+ * queue it waits in, its text form, the per-syscall summary.  The files of
+ * module/kptrace*.c implement one block each; the locking rules are at the
+ * top of those files.
+ */
+#ifndef _SLABTRACE_KPTRACE_H
+#define _SLABTRACE_KPTRACE_H
+
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+struct kmem_cache;
+struct seq_file;
+
+/* Bytes of a path argument kept, at most. */
+#define KPTRACE_DATA_MAX	64
+/* Longest text line of a record, with its newline. */
+#define KPTRACE_LINE_MAX	768
+/* Processes a pid filter names, at most. */
+#define KPTRACE_MAX_PIDS	16
+/* Per-CPU queue size when none is given (module parameter kptrace_size). */
+#define KPTRACE_DEFAULT_SIZE	(2UL << 20)
+
+#define KPTRACE_COMPAT		BIT(0)	/* a 32-bit (ia32) system call */
+#define KPTRACE_NORETURN	BIT(1)	/* ended by the task's exit */
+#define KPTRACE_DATA		BIT(2)	/* data[] holds a path argument */
+
+/*
+ * One finished system call, as queued: 104 bytes and the path, if any.
+ * Timestamps are ktime_get_ns(), CLOCK_MONOTONIC.
+ */
+struct kptrace_rec {
+	u64 start_ns;
+	u64 end_ns;
+	u64 args[6];
+	s64 ret;
+	s32 nr;
+	pid_t pid;			/* the process (tgid) */
+	pid_t tid;
+	u16 cpu;
+	u8 flags;
+	u8 data_len;
+	char comm[TASK_COMM_LEN];
+	char data[];			/* data_len bytes, no NUL */
+};
+
+/* syscalls.c: the running kernel's numbering, generated at build time. */
+const char *slabtrace_syscall_name(int nr, bool compat);
+int slabtrace_syscall_path_arg(int nr, bool compat);
+int slabtrace_syscall_max(bool compat);
+
+/* kptrace.c: the hooks and the "syscall" commands. */
+int slabtrace_kptrace_init(void);
+bool slabtrace_kptrace_own_cache(const struct kmem_cache *s);
+int slabtrace_kptrace_command(int argc, char **argv);
+bool slabtrace_kptrace_tracing(void);
+void slabtrace_kptrace_reader(bool add);
+void slabtrace_kptrace_exit(void);
+
+/* kptrace_queue.c: per-CPU binary records, drained in start order. */
+int kptrace_queue_init(unsigned long size);
+int kptrace_queue_resize(unsigned long size);
+void kptrace_queue_write(const struct kptrace_rec *rec);
+void kptrace_queue_drop(void);
+int kptrace_queue_pop(struct kptrace_rec *rec, size_t size);
+bool kptrace_queue_empty(void);
+void kptrace_queue_reset(void);
+void kptrace_queue_counts(unsigned long *written, unsigned long *read,
+			  unsigned long *dropped);
+void kptrace_queue_show_stats(struct seq_file *m);
+unsigned long kptrace_queue_bytes(void);
+unsigned long kptrace_queue_size(void);
+void kptrace_queue_exit(void);
+extern wait_queue_head_t kptrace_wait;
+
+/* kptrace_format.c: a record as one line of text. */
+int kptrace_format(const struct kptrace_rec *rec, char *buf, size_t size);
+
+/* kptrace_summary.c: calls, errors and times per system call. */
+int kptrace_summary_init(void);
+void kptrace_summary_add(const struct kptrace_rec *rec);
+void kptrace_summary_reset(void);
+int kptrace_summary_show(struct seq_file *m);
+void kptrace_summary_exit(void);
+
+/* kptrace_files.c: the debugfs files. */
+int kptrace_files_init(void);
+void kptrace_files_update_size(void);
+void kptrace_files_exit(void);
+
+#endif /* _SLABTRACE_KPTRACE_H */

@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kptrace: trace system calls into a queue, one record per finished call.
+ *
+ * sys_enter notes the start time, the arguments and, for the calls that
+ * take a path, the first bytes of the path (read from user memory without
+ * faulting), in an in-flight entry of the task; sys_exit turns the entry
+ * into a record and queues it.  A call that never returns (exit,
+ * exit_group, one a fatal signal interrupts) is recorded when the task
+ * exits (sched_process_exit).  The tracepoints are found by name with
+ * for_each_kernel_tracepoint(): sys_enter and sys_exit are not exported.
+ *
+ * The in-flight entries are an rhashtable keyed by task_struct pointer,
+ * one entry per traced task, allocated at its first traced call (never
+ * again: GFP_NOWAIT, and a failure counts as a dropped call), kept from
+ * call to call and freed at the task's exit: the hooks run in task context only, where rhashtable's
+ * bucket locks are safe on every kernel.  Processes reading kptrace are
+ * never traced: each read would queue a record for the next read.
+ *
+ * Notes on locking
+ * ----------------
+ * - slabtrace_mutex: attaching and detaching the hooks (tracing), the
+ *   filter pointer's updates, the in-flight table's creation and
+ *   destruction.
+ * - The hooks run with preemption disabled; they read filter under RCU
+ *   and look up in the table under rcu_read_lock().  An in-flight entry is
+ *   only touched by its own task's hooks, or freed after a grace period
+ *   (call_rcu(), and rcu_barrier() before the module goes).
+ * - readers_lock (spinlock): readers[], the processes reading kptrace;
+ *   the hooks read it without the lock (a reader that just opened may see
+ *   one more of its calls traced).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/compat.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/parser.h>
+#include <linux/rhashtable.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <asm/syscall.h>
+
+#include <slabtrace/kptrace.h>
+#include <slabtrace/slabtrace.h>
+
+static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
+module_param(kptrace_size, ulong, 0444);
+MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
+
+#define KPT_SIZE_MIN	PAGE_SIZE
+#define KPT_SIZE_MAX	(256UL << 20)
+#define KPT_MAX_READERS	8
+
+struct kpt_task {
+	struct rhash_head node;
+	struct task_struct *task;	/* the key */
+	struct rcu_head rcu;
+	u64 start_ns;
+	unsigned long args[6];
+	int nr;
+	bool active;			/* between sys_enter and sys_exit */
+	u8 flags;			/* KPTRACE_COMPAT, KPTRACE_DATA */
+	u8 data_len;
+	char data[KPTRACE_DATA_MAX];
+};
+
+static const struct rhashtable_params kpt_params = {
+	.head_offset = offsetof(struct kpt_task, node),
+	.key_offset = offsetof(struct kpt_task, task),
+	.key_len = sizeof_field(struct kpt_task, task),
+	.automatic_shrinking = true,
+};
+
+enum { FILTER_ALL, FILTER_PID, FILTER_COMM };
+
+struct kpt_filter {
+	struct rcu_head rcu;
+	int mode;
+	unsigned int npids;
+	pid_t pids[KPTRACE_MAX_PIDS];
+	char comm[TASK_COMM_LEN];
+};
+
+static struct kmem_cache *kpt_task_cache;
+static struct rhashtable kpt_tasks;
+static struct kpt_filter __rcu *filter;
+static bool tracing;
+
+static DEFINE_SPINLOCK(readers_lock);
+static pid_t readers[KPT_MAX_READERS];
+static unsigned int reader_refs[KPT_MAX_READERS];
+
+static struct tracepoint *tp_sys_enter, *tp_sys_exit, *tp_process_exit;
+
+static bool is_reader(pid_t tgid)
+{
+	unsigned int i;
+
+	for (i = 0; i < KPT_MAX_READERS; i++)
+		if (READ_ONCE(readers[i]) == tgid)
+			return true;
+	return false;
+}
+
+/* The current process opened (@add) or closed a kptrace file. */
+void slabtrace_kptrace_reader(bool add)
+{
+	pid_t tgid = task_tgid_nr(current);
+	unsigned int i, free = KPT_MAX_READERS;
+
+	spin_lock(&readers_lock);
+	for (i = 0; i < KPT_MAX_READERS; i++) {
+		if (readers[i] == tgid)
+			break;
+		if (!readers[i] && free == KPT_MAX_READERS)
+			free = i;
+	}
+	if (add) {
+		if (i == KPT_MAX_READERS && free < KPT_MAX_READERS) {
+			i = free;
+			WRITE_ONCE(readers[i], tgid);
+		}
+		if (i < KPT_MAX_READERS)
+			reader_refs[i]++;
+	} else if (i < KPT_MAX_READERS && !--reader_refs[i]) {
+		WRITE_ONCE(readers[i], 0);
+	}
+	spin_unlock(&readers_lock);
+}
+
+static bool wanted(struct task_struct *task)
+{
+	const struct kpt_filter *f = rcu_dereference_sched(filter);
+	unsigned int i;
+
+	if (!f || is_reader(task->tgid))
+		return false;
+	switch (f->mode) {
+	case FILTER_PID:
+		for (i = 0; i < f->npids; i++)
+			if (f->pids[i] == task->tgid || f->pids[i] == task->pid)
+				return true;
+		return false;
+	case FILTER_COMM:
+		return !strncmp(task->comm, f->comm, TASK_COMM_LEN);
+	default:
+		return true;
+	}
+}
+
+/* Up to KPTRACE_DATA_MAX bytes of a user string, without faulting. */
+static bool copy_path(struct kpt_task *t, unsigned long uaddr)
+{
+	size_t n = min_t(size_t, KPTRACE_DATA_MAX,
+			 PAGE_SIZE - offset_in_page(uaddr));
+	const void __user *p = (const void __user *)uaddr;
+
+	if (copy_from_user_nofault(t->data, p, n))
+		return false;
+	t->data_len = strnlen(t->data, n);
+	/* No NUL before the page ends: the rest may be on the next page. */
+	if (t->data_len == n && n < KPTRACE_DATA_MAX &&
+	    !copy_from_user_nofault(t->data + n, p + n, KPTRACE_DATA_MAX - n))
+		t->data_len += strnlen(t->data + n, KPTRACE_DATA_MAX - n);
+	return true;
+}
+
+static struct kpt_task *task_entry(struct task_struct *task, bool create)
+{
+	struct kpt_task *t, *old;
+
+	t = rhashtable_lookup(&kpt_tasks, &task, kpt_params);
+	if (t || !create)
+		return t;
+	t = kmem_cache_zalloc(kpt_task_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (!t)
+		return NULL;
+	t->task = task;
+	old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
+						kpt_params);
+	if (old) {
+		kmem_cache_free(kpt_task_cache, t);
+		return IS_ERR(old) ? NULL : old;
+	}
+	return t;
+}
+
+static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	struct kpt_task *t;
+	int arg;
+
+	if (!wanted(current))
+		return;
+	rcu_read_lock();
+	t = task_entry(current, true);
+	if (!t) {
+		/* The task's first traced call, and no memory to follow it. */
+		kptrace_queue_drop();
+		goto out;
+	}
+	t->nr = id;
+	t->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
+	syscall_get_arguments(current, regs, t->args);
+	t->data_len = 0;
+	arg = slabtrace_syscall_path_arg(id, t->flags & KPTRACE_COMPAT);
+	if (arg >= 0 && copy_path(t, t->args[arg]))
+		t->flags |= KPTRACE_DATA;
+	t->start_ns = ktime_get_ns();
+	t->active = true;
+out:
+	rcu_read_unlock();
+}
+
+/* Queue the record of @t's call, and count it in the summary. */
+static void finish(struct kpt_task *t, long ret, u8 flags)
+{
+	struct {
+		struct kptrace_rec rec;
+		char data[KPTRACE_DATA_MAX];
+	} r;
+	unsigned int i;
+
+	t->active = false;
+	r.rec.start_ns = t->start_ns;
+	r.rec.end_ns = ktime_get_ns();
+	for (i = 0; i < ARRAY_SIZE(t->args); i++)
+		r.rec.args[i] = t->args[i];
+	r.rec.ret = ret;
+	r.rec.nr = t->nr;
+	r.rec.pid = task_tgid_nr(current);
+	r.rec.tid = task_pid_nr(current);
+	r.rec.cpu = smp_processor_id();
+	r.rec.flags = t->flags | flags;
+	r.rec.data_len = t->data_len;
+	strscpy_pad(r.rec.comm, current->comm, sizeof(r.rec.comm));
+	memcpy(r.data, t->data, t->data_len);
+	kptrace_queue_write(&r.rec);
+	kptrace_summary_add(&r.rec);
+}
+
+static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct kpt_task *t;
+
+	rcu_read_lock();
+	t = task_entry(current, false);
+	if (t && t->active && !is_reader(current->tgid))
+		finish(t, ret, 0);
+	rcu_read_unlock();
+}
+
+static void kpt_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(kpt_task_cache, container_of(head, struct kpt_task, rcu));
+}
+
+/* The task exits: a call still in flight will not return. */
+static void kpt_process_exit(void *data, struct task_struct *p)
+{
+	struct kpt_task *t;
+
+	rcu_read_lock();
+	t = task_entry(p, false);
+	if (t) {
+		if (t->active)
+			finish(t, 0, KPTRACE_NORETURN);
+		if (!rhashtable_remove_fast(&kpt_tasks, &t->node, kpt_params))
+			call_rcu(&t->rcu, kpt_free_rcu);
+	}
+	rcu_read_unlock();
+}
+
+static void find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sys_enter"))
+		tp_sys_enter = tp;
+	else if (!strcmp(tp->name, "sys_exit"))
+		tp_sys_exit = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
+		tp_process_exit = tp;
+}
+
+static void free_entry(void *ptr, void *arg)
+{
+	kmem_cache_free(kpt_task_cache, ptr);
+}
+
+/* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
+static void kpt_detach(void)
+{
+	lockdep_assert_held(&slabtrace_mutex);
+	tracepoint_probe_unregister(tp_sys_enter, (void *)kpt_sys_enter, NULL);
+	tracepoint_probe_unregister(tp_sys_exit, (void *)kpt_sys_exit, NULL);
+	tracepoint_probe_unregister(tp_process_exit, (void *)kpt_process_exit,
+				    NULL);
+	tracepoint_synchronize_unregister();
+	rhashtable_free_and_destroy(&kpt_tasks, free_entry, NULL);
+	tracing = false;
+}
+
+static int kpt_attach(void)
+{
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	if (!tp_sys_enter)
+		for_each_kernel_tracepoint(find_tracepoint, NULL);
+	if (!tp_sys_enter || !tp_sys_exit || !tp_process_exit) {
+		pr_warn("syscall: this kernel has no sys_enter, sys_exit or sched_process_exit tracepoint\n");
+		return -ENODEV;
+	}
+	ret = kptrace_queue_init(kptrace_size);
+	if (ret)
+		return ret;
+	ret = rhashtable_init(&kpt_tasks, &kpt_params);
+	if (ret)
+		return ret;
+	tracing = true;
+	/* Exit before enter, so that no call starts whose end goes unseen. */
+	ret = tracepoint_probe_register(tp_process_exit,
+					(void *)kpt_process_exit, NULL);
+	if (!ret)
+		ret = tracepoint_probe_register(tp_sys_exit,
+						(void *)kpt_sys_exit, NULL);
+	if (!ret)
+		ret = tracepoint_probe_register(tp_sys_enter,
+						(void *)kpt_sys_enter, NULL);
+	if (ret) {
+		pr_warn("syscall: cannot attach to the syscall tracepoints (%d)\n",
+			ret);
+		kpt_detach();
+	}
+	return ret;
+}
+
+static int set_filter(struct kpt_filter *f)
+{
+	struct kpt_filter *old;
+	int ret = 0;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	old = rcu_replace_pointer(filter, f, lockdep_is_held(&slabtrace_mutex));
+	if (old)
+		kfree_rcu(old, rcu);
+	else
+		ret = kpt_attach();
+	if (ret) {
+		RCU_INIT_POINTER(filter, NULL);
+		synchronize_rcu();
+		kfree(f);
+	}
+	return ret;
+}
+
+static int kpt_start(int argc, char **argv)
+{
+	struct kpt_filter *f;
+	unsigned int i;
+	int ret = -EINVAL;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	if (argc == 1) {
+		f->mode = FILTER_ALL;
+	} else if (!strcmp(argv[1], "pid") && argc >= 3 &&
+		   argc - 2 <= KPTRACE_MAX_PIDS) {
+		f->mode = FILTER_PID;
+		for (i = 2; i < argc; i++) {
+			if (kstrtoint(argv[i], 10, &f->pids[f->npids]) ||
+			    f->pids[f->npids] <= 0) {
+				pr_warn("syscall: start: bad pid '%.16s'\n",
+					argv[i]);
+				goto bad;
+			}
+			f->npids++;
+		}
+	} else if (!strcmp(argv[1], "comm") && argc == 3) {
+		if (strlen(argv[2]) >= TASK_COMM_LEN) {
+			pr_warn("syscall: start: a command name has at most %d bytes\n",
+				TASK_COMM_LEN - 1);
+			goto bad;
+		}
+		f->mode = FILTER_COMM;
+		strscpy_pad(f->comm, argv[2], sizeof(f->comm));
+	} else {
+		pr_warn("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME'\n",
+			KPTRACE_MAX_PIDS);
+		goto bad;
+	}
+	if (tracing)
+		pr_info("syscall: start: new filter\n");
+	return set_filter(f);
+bad:
+	kfree(f);
+	return ret;
+}
+
+static int kpt_stop(void)
+{
+	struct kpt_filter *old;
+
+	if (!tracing) {
+		pr_info("syscall: stop: not tracing\n");
+		return 0;
+	}
+	kpt_detach();
+	old = rcu_replace_pointer(filter, NULL,
+				  lockdep_is_held(&slabtrace_mutex));
+	kfree_rcu(old, rcu);
+	kptrace_files_update_size();
+	return 0;
+}
+
+static int set_size(const char *arg)
+{
+	unsigned long size;
+	char *end;
+	int ret;
+
+	size = memparse(arg, &end);
+	if (end == arg || *end || size < KPT_SIZE_MIN || size > KPT_SIZE_MAX) {
+		pr_warn("syscall: size: '%.16s' is not a size from %lu to %lu bytes (K, M allowed)\n",
+			arg, KPT_SIZE_MIN, KPT_SIZE_MAX);
+		return -EINVAL;
+	}
+	if (tracing) {
+		pr_warn("syscall: size: stop tracing first\n");
+		return -EBUSY;
+	}
+	ret = kptrace_queue_resize(size);
+	if (!ret)
+		kptrace_size = size;
+	kptrace_files_update_size();
+	return ret;
+}
+
+/*
+ * The "syscall" commands of ctl (argv[0] is the word after "syscall"):
+ *
+ *   syscall start                  trace every process
+ *   syscall start pid PID [PID...] trace these processes (or threads)
+ *   syscall start comm NAME        trace the tasks with this command name
+ *   syscall stop                   stop; queued records stay readable
+ *   syscall clear                  empty the queue, zero the counters and
+ *                                  the summary
+ *   syscall size BYTES             queue size per CPU (K and M suffixes);
+ *                                  empties the queue; not while tracing
+ *
+ * Called with slabtrace_mutex held.
+ */
+int slabtrace_kptrace_command(int argc, char **argv)
+{
+	enum { K_START, K_STOP, K_CLEAR, K_SIZE, K_ERR };
+	static const match_table_t verbs = {
+		{ K_START, "start" },
+		{ K_STOP, "stop" },
+		{ K_CLEAR, "clear" },
+		{ K_SIZE, "size" },
+		{ K_ERR, NULL },
+	};
+	substring_t args[MAX_OPT_ARGS];
+	int verb;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	verb = argc ? match_token(argv[0], verbs, args) : K_ERR;
+	if (verb == K_ERR) {
+		pr_warn("syscall: expected start, stop, clear or size\n");
+		return -EINVAL;
+	}
+	if ((verb == K_STOP || verb == K_CLEAR) && argc != 1) {
+		pr_warn("syscall: %s takes no argument\n", argv[0]);
+		return -EINVAL;
+	}
+	if (verb == K_SIZE && argc != 2) {
+		pr_warn("syscall: size takes one size in bytes\n");
+		return -EINVAL;
+	}
+	switch (verb) {
+	case K_START:
+		return kpt_start(argc, argv);
+	case K_STOP:
+		return kpt_stop();
+	case K_SIZE:
+		return set_size(argv[1]);
+	default:
+		kptrace_queue_reset();
+		kptrace_summary_reset();
+		kptrace_files_update_size();
+		return 0;
+	}
+}
+
+bool slabtrace_kptrace_tracing(void)
+{
+	return READ_ONCE(tracing);
+}
+
+int slabtrace_kptrace_init(void)
+{
+	int ret;
+
+	/* data[] receives user memory: hardened usercopy must allow it. */
+	kpt_task_cache = KMEM_CACHE_USERCOPY(kpt_task, SLAB_NOLEAKTRACE, data);
+	if (!kpt_task_cache)
+		return -ENOMEM;
+	ret = kptrace_summary_init();
+	if (ret)
+		goto err_cache;
+	ret = kptrace_files_init();
+	if (ret)
+		goto err_summary;
+	return 0;
+
+err_summary:
+	kptrace_summary_exit();
+err_cache:
+	kmem_cache_destroy(kpt_task_cache);
+	return ret;
+}
+
+/* At module exit, after the debugfs files are gone: no command can come. */
+void slabtrace_kptrace_exit(void)
+{
+	mutex_lock(&slabtrace_mutex);
+	if (tracing)
+		kpt_stop();
+	mutex_unlock(&slabtrace_mutex);
+	kptrace_files_exit();
+	/* The entries of exited tasks, freed after a grace period. */
+	rcu_barrier();
+	kptrace_queue_exit();
+	kptrace_summary_exit();
+	kmem_cache_destroy(kpt_task_cache);
+}
+
+/* Whether @s is one of kptrace's own caches. */
+bool slabtrace_kptrace_own_cache(const struct kmem_cache *s)
+{
+	return s == kpt_task_cache;
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kptrace: its files in /sys/kernel/debug/slabtrace/.
+ *
+ * kptrace (0400)         reading drains the queue, oldest call first, one
+ *                        line a call; returns 0 once it is empty.  Its size
+ *                        is the bytes queued.
+ * kptrace_pipe (0400)    the same, but a read waits for calls to come, like
+ *                        ftrace's trace_pipe; poll() and O_NONBLOCK work.
+ * kptrace_stats (0400)   records written, read, dropped; bytes queued; the
+ *                        queue's size.
+ * kptrace_summary (0400) calls, errors and times per system call.
+ *
+ * A line taken from the queue belongs to the open file that took it: a
+ * short read keeps the rest for that file's next read.
+ *
+ * Notes on locking
+ * ----------------
+ * - kpt_reader.lock (mutex): one open file's pending line.
+ * - The inode lock of kptrace: its i_size, refreshed after reads and every
+ *   100 ms while tracing (size_work).  kptrace_dentry holds a reference,
+ *   so the work can run until module exit cancels it, even after the
+ *   debugfs directory is gone.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+
+#include <slabtrace/kptrace.h>
+#include <slabtrace/slabtrace.h>
+
+struct kpt_reader {
+	struct mutex lock;		/* the pending line */
+	size_t len;			/* of line */
+	size_t off;			/* already read */
+	char line[KPTRACE_LINE_MAX];
+	union {
+		struct kptrace_rec rec;
+		char space[sizeof(struct kptrace_rec) + KPTRACE_DATA_MAX];
+	};
+};
+
+static struct dentry *kptrace_dentry;
+
+static void size_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(size_work, size_work_fn);
+
+/* Make the size of kptrace the bytes queued. */
+void kptrace_files_update_size(void)
+{
+	struct inode *inode;
+
+	if (!kptrace_dentry)
+		return;
+	inode = d_inode(kptrace_dentry);
+	inode_lock(inode);
+	i_size_write(inode, kptrace_queue_bytes());
+	inode_unlock(inode);
+	if (slabtrace_kptrace_tracing())
+		mod_delayed_work(system_wq, &size_work, HZ / 10);
+}
+
+static void size_work_fn(struct work_struct *work)
+{
+	kptrace_files_update_size();
+}
+
+static int reader_open(struct inode *inode, struct file *file)
+{
+	struct kpt_reader *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return -ENOMEM;
+	mutex_init(&r->lock);
+	file->private_data = r;
+	slabtrace_kptrace_reader(true);
+	return nonseekable_open(inode, file);
+}
+
+static int reader_release(struct inode *inode, struct file *file)
+{
+	struct kpt_reader *r = file->private_data;
+
+	slabtrace_kptrace_reader(false);
+	mutex_destroy(&r->lock);
+	kfree(r);
+	return 0;
+}
+
+/* Copy out lines, taking calls from the queue as needed. */
+static ssize_t drain(struct kpt_reader *r, char __user *ubuf, size_t count)
+{
+	size_t done = 0, n;
+
+	lockdep_assert_held(&r->lock);
+	while (done < count) {
+		if (r->off == r->len) {
+			if (!kptrace_queue_pop(&r->rec, sizeof(r->space)))
+				break;
+			r->len = kptrace_format(&r->rec, r->line,
+						sizeof(r->line));
+			r->off = 0;
+		}
+		n = min(count - done, r->len - r->off);
+		if (copy_to_user(ubuf + done, r->line + r->off, n))
+			return done ?: -EFAULT;
+		r->off += n;
+		done += n;
+	}
+	return done;
+}
+
+static bool ready(struct kpt_reader *r)
+{
+	return r->off < r->len || !kptrace_queue_empty();
+}
+
+static ssize_t kptrace_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct kpt_reader *r = file->private_data;
+	ssize_t ret;
+
+	mutex_lock(&r->lock);
+	ret = drain(r, ubuf, count);
+	mutex_unlock(&r->lock);
+	kptrace_files_update_size();
+	return ret;
+}
+
+static ssize_t pipe_read(struct file *file, char __user *ubuf, size_t count,
+			 loff_t *ppos)
+{
+	struct kpt_reader *r = file->private_data;
+	ssize_t ret;
+
+	for (;;) {
+		mutex_lock(&r->lock);
+		ret = drain(r, ubuf, count);
+		mutex_unlock(&r->lock);
+		if (ret || !count)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(kptrace_wait, ready(r)))
+			return -ERESTARTSYS;
+	}
+	kptrace_files_update_size();
+	return ret;
+}
+
+static __poll_t pipe_poll(struct file *file, poll_table *wait)
+{
+	struct kpt_reader *r = file->private_data;
+
+	poll_wait(file, &kptrace_wait, wait);
+	return ready(r) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static const struct file_operations kptrace_fops = {
+	.owner = THIS_MODULE,
+	.open = reader_open,
+	.read = kptrace_read,
+	.release = reader_release,
+};
+
+static const struct file_operations pipe_fops = {
+	.owner = THIS_MODULE,
+	.open = reader_open,
+	.read = pipe_read,
+	.poll = pipe_poll,
+	.release = reader_release,
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	kptrace_queue_show_stats(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int summary_show(struct seq_file *m, void *v)
+{
+	return kptrace_summary_show(m);
+}
+DEFINE_SHOW_ATTRIBUTE(summary);
+
+int kptrace_files_init(void)
+{
+	kptrace_dentry = debugfs_create_file("kptrace", 0400, slabtrace_debugfs,
+					     NULL, &kptrace_fops);
+	if (IS_ERR(kptrace_dentry)) {
+		kptrace_dentry = NULL;
+		return -ENODEV;
+	}
+	dget(kptrace_dentry);
+	debugfs_create_file("kptrace_pipe", 0400, slabtrace_debugfs, NULL,
+			    &pipe_fops);
+	debugfs_create_file("kptrace_stats", 0400, slabtrace_debugfs, NULL,
+			    &stats_fops);
+	debugfs_create_file("kptrace_summary", 0400, slabtrace_debugfs, NULL,
+			    &summary_fops);
+	return 0;
+}
+
+/* At module exit, once tracing stopped: nothing re-arms size_work. */
+void kptrace_files_exit(void)
+{
+	cancel_delayed_work_sync(&size_work);
+	dput(kptrace_dentry);
+	kptrace_dentry = NULL;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kpt_probe: makes known system calls, for the kptrace VM test.  Built
+ * static with the host's gcc (make test-modules) and run in the guest.
+ *
+ *   kpt_probe [-n NAME] [-w FIFO] [-g N] [-f PATH] [-l LEN] [-b]
+ *
+ *   -n NAME  rename itself first (prctl PR_SET_NAME)
+ *   -w FIFO  print "pid=PID", then wait for a line on FIFO
+ *   -g N     getpid() N times
+ *   -f PATH  openat(AT_FDCWD, PATH, O_RDONLY) once
+ *   -l LEN   open /dev/null and write LEN bytes to it once
+ *   -b       then getpid() forever
+ *
+ * It prints what it did ("pid=", "getpid=", "openat=", "write=") and ends
+ * with exit_group(0).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long getpid_raw(void)
+{
+	/* Not glibc's getpid(): it might not enter the kernel. */
+	return syscall(SYS_getpid);
+}
+
+int main(int argc, char **argv)
+{
+	const char *fifo = NULL, *path = NULL;
+	long n = 0, len = -1, i, ret = 0;
+	char buf[4096], line[16];
+	int opt, fd, busy = 0;
+	FILE *f;
+
+	while ((opt = getopt(argc, argv, "n:w:g:f:l:b")) != -1) {
+		switch (opt) {
+		case 'n':
+			prctl(PR_SET_NAME, optarg);
+			break;
+		case 'w':
+			fifo = optarg;
+			break;
+		case 'g':
+			n = atol(optarg);
+			break;
+		case 'f':
+			path = optarg;
+			break;
+		case 'l':
+			len = atol(optarg);
+			break;
+		case 'b':
+			busy = 1;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (fifo) {
+		printf("pid=%d\n", getpid());
+		fflush(stdout);
+		f = fopen(fifo, "r");
+		if (!f || !fgets(line, sizeof(line), f))
+			return 1;
+		fclose(f);
+	}
+	for (i = 0; i < n; i++)
+		ret = getpid_raw();
+	if (n)
+		printf("getpid=%ld\n", ret);
+	if (path) {
+		ret = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
+		printf("openat=%ld errno=%d\n", ret, ret < 0 ? errno : 0);
+	}
+	if (len >= 0 && len <= (long)sizeof(buf)) {
+		fd = open("/dev/null", O_WRONLY);
+		memset(buf, 'k', sizeof(buf));
+		printf("write=%ld\n", (long)write(fd, buf, len));
+		close(fd);
+	}
+	fflush(stdout);
+	while (busy)
+		getpid_raw();
+	/* exit_group(), which does not return. */
+	_exit(0);
+}

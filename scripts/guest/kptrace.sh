@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0
+# kptrace: known system calls of kpt_probe give exactly the records they
+# should (numbers, names, arguments, returns, path, times); pid and comm
+# filters; the summary; a tiny queue drops and loses nothing else;
+# kptrace_pipe wakes a blocked reader; bad commands; rmmod while tracing.
+. /tests/lib.sh
+
+K=$ST/kptrace
+# x86_64 system call numbers (the ABI; kptrace's names come from the
+# kernel's own headers).
+NR_WRITE=1
+NR_GETPID=39
+NR_EXIT_GROUP=231
+NR_OPENAT=257
+# AT_FDCWD, an int: the register may or may not be sign-extended.
+AT_FDCWD='0x\(ffffffff\)\{0,1\}ffffff9c'
+
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+for f in kptrace kptrace_pipe kptrace_stats kptrace_summary; do
+	check "$f is 0400" test "$(stat -c %a $ST/$f)" = 400
+done
+check_eq "kptrace reads empty before any trace" "" "$(cat $K)"
+
+# --- comm filter, and the records of known calls.
+check "syscall start comm kpt_probe" st syscall start comm kpt_probe
+kpt_probe -g 10 -f /kpt/no/such/file -l 37 > /tmp/p.out
+check "syscall stop" st syscall stop
+sleep 0.3
+check "kptrace's size is the bytes queued" test "$(stat -c %s $K)" -gt 0
+cat $K > /tmp/k.txt
+cp /tmp/k.txt /out/kptrace.txt
+check_eq "kptrace is empty once read" 0 "$(stat -c %s $K)"
+check_eq "a second read returns nothing" "" "$(cat $K)"
+pid=$(sed -n 's/^pid=//p;s/^getpid=//p' /tmp/p.out)
+check "kpt_probe ran" test -n "$pid"
+ids="pid: $pid tid: $pid comm: kpt_probe cpu: [0-9]*"
+check_eq "10 getpid records, returning the pid" 10 \
+	"$(grep -c "^\[[0-9]*\] \[[0-9]*\] Syscall $NR_GETPID (getpid):(0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*) ret: $pid $ids\$" /tmp/k.txt)"
+check_eq "openat of the missing path: -ENOENT, with its path" 1 \
+	"$(grep -c "^\[[0-9]*\] \[[0-9]*\] Syscall $NR_OPENAT (openat):($AT_FDCWD, 0x[0-9a-f]*, 0x0, 0x[0-9a-f]*, 0x[0-9a-f]*, 0x[0-9a-f]*) ret: -2 $ids data: \"/kpt/no/such/file\"\$" /tmp/k.txt)"
+check_eq "openat of /dev/null, with its path" 1 \
+	"$(grep -c "Syscall $NR_OPENAT (openat):($AT_FDCWD, .* ret: [0-9]* $ids data: \"/dev/null\"\$" /tmp/k.txt)"
+check_eq "write of 37 bytes returns 37" 1 \
+	"$(grep -c "Syscall $NR_WRITE (write):(0x[0-9a-f]*, 0x[0-9a-f]*, 0x25, .*) ret: 37 $ids\$" /tmp/k.txt)"
+check_eq "exit_group, which does not return, is recorded" 1 \
+	"$(grep -c "Syscall $NR_EXIT_GROUP (exit_group):(0x0, .*) ret: - $ids\$" /tmp/k.txt)"
+check_eq "exit_group is the last record" "$NR_EXIT_GROUP" \
+	"$(tail -n 1 /tmp/k.txt | sed 's/.* Syscall \([0-9]*\) .*/\1/')"
+check_eq "only kpt_probe was traced" 0 "$(grep -vc "comm: kpt_probe cpu" /tmp/k.txt)"
+check_eq "every record ends after it starts" 0 \
+	"$(awk '{ s = substr($1, 2) + 0; e = substr($2, 2) + 0; if (e < s) n++ } END { print n + 0 }' /tmp/k.txt)"
+check_eq "records come oldest first" 0 \
+	"$(awk '{ s = substr($1, 2) + 0; if (s < last) n++; last = s } END { print n + 0 }' /tmp/k.txt)"
+
+cat $ST/kptrace_summary > /tmp/sum.txt
+cp /tmp/sum.txt /out/kptrace_summary.txt
+check "summary: getpid 10 calls, 0 errors" grep -q '^getpid  *10  *0 ' /tmp/sum.txt
+check "summary: openat 2 calls, 1 error" grep -q '^openat  *2  *1 ' /tmp/sum.txt
+# Its 37 bytes, and its own output flushed once at the end.
+check "summary: write 2 calls" grep -q '^write  *2  *0 ' /tmp/sum.txt
+total=$(awk '$1 == "total" { print $2 }' /tmp/sum.txt)
+check_eq "summary: the total is the number of records" "$(wc -l < /tmp/k.txt)" "$total"
+check "summary: min <= avg <= max" awk '$1 == "getpid" && !($5 <= $6 && $6 <= $7) { exit 1 }' /tmp/sum.txt
+cat $ST/kptrace_stats > /tmp/stats.txt
+cp /tmp/stats.txt /out/kptrace_stats.txt
+check "stats: written = read = records" \
+	grep -q "^written: $total\$" /tmp/stats.txt
+check "stats: read" grep -q "^read: $total\$" /tmp/stats.txt
+check "stats: none dropped" grep -q "^dropped: 0\$" /tmp/stats.txt
+check "stats: 2 MiB per CPU by default" grep -q "^queue size: 2097152 bytes per CPU" /tmp/stats.txt
+
+# --- a 32-bit program's calls are the compat ones, and say so.
+st syscall clear
+st syscall start comm kpt_probe32
+kpt_probe32 -g 4 -f /kpt/compat > /tmp/p32.out
+st syscall stop
+cat $K > /tmp/k32.txt
+cp /tmp/k32.txt /out/kptrace32.txt
+pid32=$(sed -n 's/^getpid=//p' /tmp/p32.out)
+# ia32 numbers: getpid 20, openat 295.
+check_eq "compat: 4 getpid, labelled compat" 4 \
+	"$(grep -c "Syscall 20 (compat getpid):(.*) ret: $pid32 pid: $pid32 " /tmp/k32.txt)"
+check_eq "compat: openat with its path" 1 \
+	"$(grep -c "Syscall 295 (compat openat):(0xffffff9c, .*) ret: -2 .* data: \"/kpt/compat\"\$" /tmp/k32.txt)"
+check "compat: the summary has a compat getpid row" grep -q '^compat getpid  *4  *0 ' $ST/kptrace_summary
+
+# --- pid filter: only the named process.
+check "syscall clear" st syscall clear
+check_eq "clear empties the summary" "total 0 0" "$(awk '$1 == "total" { print $1, $2, $3 }' $ST/kptrace_summary)"
+rm -f /tmp/go
+mkfifo /tmp/go
+kpt_probe -w /tmp/go -g 7 > /tmp/p2.out &
+sleep 0.5
+pid2=$(sed -n 's/^pid=//p' /tmp/p2.out)
+check "syscall start pid $pid2" st syscall start pid 99999 $pid2
+echo go > /tmp/go
+wait
+st syscall stop
+cat $K > /tmp/k2.txt
+check_eq "pid filter: 7 getpid" 7 "$(grep -c "Syscall $NR_GETPID (getpid):.* ret: $pid2 pid: $pid2 " /tmp/k2.txt)"
+check_eq "pid filter: no other process" 0 "$(grep -vc " pid: $pid2 tid: " /tmp/k2.txt)"
+
+# --- a tiny queue drops, and loses nothing else.
+check "syscall size 4K" st syscall size 4K
+st syscall clear
+st syscall start comm kpt_probe
+kpt_probe -g 3000 > /dev/null
+st syscall stop
+cat $ST/kptrace_stats > /tmp/stats2.txt
+cp /tmp/stats2.txt /out/kptrace_stats_tiny.txt
+written=$(sed -n 's/^written: //p' /tmp/stats2.txt)
+dropped=$(sed -n 's/^dropped: //p' /tmp/stats2.txt)
+check "tiny queue: records were dropped" test "$dropped" -gt 0
+check "tiny queue: 4096 bytes per CPU" grep -q "^queue size: 4096 bytes per CPU" /tmp/stats2.txt
+n=$(cat $K | wc -l)
+check_eq "tiny queue: every record written is read" "$written" "$n"
+check "tiny queue: the summary counts all 3000 getpid" grep -q '^getpid  *3000 ' $ST/kptrace_summary
+check_eq "tiny queue: written + dropped = calls" "$(awk '$1 == "total" { print $2 }' $ST/kptrace_summary)" "$((written + dropped))"
+st syscall size 2M
+
+# --- kptrace_pipe blocks until records come.
+st syscall clear
+cat $ST/kptrace_pipe > /tmp/pipe.txt &
+reader=$!
+sleep 0.5
+check "kptrace_pipe: the reader waits" kill -0 $reader
+check_eq "kptrace_pipe: nothing yet" 0 "$(wc -c < /tmp/pipe.txt)"
+st syscall start comm kpt_probe
+kpt_probe -g 5 > /dev/null
+sleep 1
+check_eq "kptrace_pipe: the reader got the 5 getpid" 5 "$(grep -c "Syscall $NR_GETPID (getpid)" /tmp/pipe.txt)"
+check "kptrace_pipe: the reader still waits" kill -0 $reader
+kill $reader
+wait 2>/dev/null
+st syscall stop
+
+# --- bad commands.
+for cmd in "syscall" "syscall begin" "syscall start pid" "syscall start pid abc" \
+	"syscall start pid 0" "syscall start pid -3" "syscall start comm" \
+	"syscall start comm a_name_longer_than_15" "syscall start everything" \
+	"syscall stop now" "syscall clear all" "syscall size" "syscall size 1" \
+	"syscall size 10X" "syscall size 1G"; do
+	check_eq "'$cmd' is refused" "Invalid argument" "$(ctl_errno "$cmd")"
+done
+st syscall start comm nobody
+check_eq "size while tracing" "Device or resource busy" "$(ctl_errno 'syscall size 8K')"
+st syscall stop
+check "stop when stopped is harmless" st syscall stop
+dmesg > /tmp/dmesg
+check "the log names a bad pid" grep -q "slabtrace: syscall: start: bad pid 'abc'" /tmp/dmesg
+check "the log names a bad size" grep -q "slabtrace: syscall: size: '10X' is not a size" /tmp/dmesg
+
+# --- rmmod while a busy process is traced.
+st syscall start comm kpt_probe
+kpt_probe -b &
+busy=$!
+sleep 1
+check "rmmod slabtrace while tracing a busy process" rmmod slabtrace
+kill $busy
+wait 2>/dev/null
+check "insmod slabtrace.ko kptrace_size=8192" insmod $MODDIR/slabtrace.ko kptrace_size=8192
+check_eq "the parameter is visible" 8192 "$(cat /sys/module/slabtrace/parameters/kptrace_size)"
+check "trace everything for a moment" st syscall start
+check "the queue has the parameter's size" grep -q "^queue size: 8192 bytes per CPU" $ST/kptrace_stats
+sleep 0.5
+check "cat kptrace ends" sh -c "cat $K > /dev/null"
+check "rmmod slabtrace while tracing everything" rmmod slabtrace
+finish
