@@ -11,6 +11,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
@@ -318,6 +319,60 @@ static void slabtrace_trace_alloc_failure(struct kunit *test)
 		kmem_cache_free(obj_cache, objs[i]);
 }
 
+/* @n objects from one call site (a loop the compiler cannot unroll). */
+static noinline void alloc_objs(void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	OPTIMIZER_HIDE_VAR(n);
+	for (i = 0; i < n; i++)
+		objs[i] = alloc_obj(GFP_KERNEL);
+}
+
+/* since-mark and older-than pick exactly the objects they should. */
+static void slabtrace_trace_filters(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap;
+	void *old[2], *young[3];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE " since-mark\n"),
+			-EINVAL);
+	alloc_objs(old, ARRAY_SIZE(old));
+	msleep(100);
+	KUNIT_ASSERT_EQ(test, st_cmd("mark " OBJ_CACHE "\n"), 0);
+	alloc_objs(young, ARRAY_SIZE(young));
+
+	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " since-mark\n"), 0);
+	snap = slabtrace_snapshot_get();
+	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(young));
+	for (i = 0; i < ARRAY_SIZE(young); i++)
+		KUNIT_EXPECT_NOT_NULL(test, st_find(snap, young[i]));
+	KUNIT_EXPECT_TRUE(test, snap->opts.since_mark);
+	slabtrace_snapshot_put(snap);
+
+	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " older-than 90\n"), 0);
+	snap = slabtrace_snapshot_get();
+	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(old));
+	for (i = 0; i < ARRAY_SIZE(old); i++)
+		KUNIT_EXPECT_NOT_NULL(test, st_find(snap, old[i]));
+	slabtrace_snapshot_put(snap);
+
+	/* Grouped: one backtrace, alloc_objs() calling alloc_obj(). */
+	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " stacks since-mark\n"),
+			0);
+	snap = slabtrace_snapshot_get();
+	KUNIT_EXPECT_EQ(test, snap->nr_groups, 1);
+	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, ARRAY_SIZE(young));
+	slabtrace_snapshot_put(snap);
+
+	for (i = 0; i < ARRAY_SIZE(old); i++)
+		kmem_cache_free(obj_cache, old[i]);
+	for (i = 0; i < ARRAY_SIZE(young); i++)
+		kmem_cache_free(obj_cache, young[i]);
+}
+
 /* Alloc probes only while tracing; free probes while records remain. */
 static void slabtrace_trace_probes_detach(struct kunit *test)
 {
@@ -425,6 +480,7 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),
+	KUNIT_CASE(slabtrace_trace_filters),
 	KUNIT_CASE(slabtrace_trace_many),
 	KUNIT_CASE(slabtrace_trace_alloc_failure),
 	KUNIT_CASE(slabtrace_trace_probes_detach),

@@ -180,15 +180,11 @@ const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
  * @m: where
  * @rec: the record
  *
- * "PID 212 cat in syscall openat", "kthread kworker/0:1 (PID 8)",
- * "softirq", "hardirq".
+ * "PID 212 cat", "kthread kworker/0:1 (PID 8)", "softirq", "hardirq".
  */
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 {
 	const struct slabtrace_ctx *c = slabtrace_ctx_get(rec->ctx);
-	bool compat = rec->syscall & SLABTRACE_SYSCALL_COMPAT;
-	int nr = rec->syscall & ~SLABTRACE_SYSCALL_COMPAT;
-	const char *name;
 
 	switch (c->kind) {
 	case SLABTRACE_CTX_HARDIRQ:
@@ -204,6 +200,22 @@ void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 		seq_printf(m, "PID %d %s", rec->pid, c->comm);
 		break;
 	}
+}
+
+/**
+ * slabtrace_syscall_show - print the system call a record was made in
+ * @m: where
+ * @rec: the record
+ *
+ * " in syscall openat", or nothing outside system calls.
+ */
+void slabtrace_syscall_show(struct seq_file *m,
+			    const struct slabtrace_record *rec)
+{
+	bool compat = rec->syscall & SLABTRACE_SYSCALL_COMPAT;
+	int nr = rec->syscall & ~SLABTRACE_SYSCALL_COMPAT;
+	const char *name;
+
 	if (rec->syscall < 0)
 		return;
 	name = slabtrace_syscall_name(nr, compat);

@@ -30,6 +30,7 @@ enum {
 	CMD_STOP,
 	CMD_PRINT,
 	CMD_RESET,
+	CMD_MARK,
 	CMD_SYSCALL,
 	CMD_ERR,
 };
@@ -39,7 +40,14 @@ enum {
  *
  *   start CACHE   record every allocation from CACHE from now on
  *   stop CACHE    record no new ones; frees still drop records
- *   print CACHE   snapshot CACHE's outstanding objects for reading ctl
+ *   print CACHE [OPTION...]
+ *                 snapshot CACHE's outstanding objects for reading ctl,
+ *                 folded and folded_bytes; the options:
+ *                   stacks           show groups by backtrace, not objects
+ *                   top N            show the N groups with most bytes
+ *                   older-than MS    only objects at least MS ms old
+ *                   since-mark       only objects made after "mark"
+ *   mark CACHE    set the epoch of since-mark to now
  *   reset CACHE   drop all of CACHE's records (a traced cache stays traced)
  *   syscall ...   kptrace, the system call trace: see kptrace.c
  */
@@ -47,12 +55,61 @@ static const match_table_t commands = {
 	{ CMD_START, "start" },
 	{ CMD_STOP, "stop" },
 	{ CMD_PRINT, "print" },
+	{ CMD_MARK, "mark" },
 	{ CMD_RESET, "reset" },
 	{ CMD_SYSCALL, "syscall" },
 	{ CMD_ERR, NULL },
 };
 
-static int run(int cmd, const char *name)
+enum { OPT_STACKS, OPT_TOP, OPT_OLDER, OPT_SINCE, OPT_ERR };
+
+static const match_table_t print_options = {
+	{ OPT_STACKS, "stacks" },
+	{ OPT_TOP, "top" },
+	{ OPT_OLDER, "older-than" },
+	{ OPT_SINCE, "since-mark" },
+	{ OPT_ERR, NULL },
+};
+
+/* The options of "print" in @argv (after the cache name). */
+static int parse_print(int argc, char **argv, struct slabtrace_print_opts *o)
+{
+	substring_t args[MAX_OPT_ARGS];
+	u32 *num;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		switch (match_token(argv[i], print_options, args)) {
+		case OPT_STACKS:
+			o->stacks = true;
+			continue;
+		case OPT_SINCE:
+			o->since_mark = true;
+			continue;
+		case OPT_TOP:
+			num = &o->top;
+			break;
+		case OPT_OLDER:
+			num = &o->older_than;
+			break;
+		default:
+			pr_warn("ctl: print: unknown option '%*pE'\n",
+				(int)min_t(size_t, strlen(argv[i]), 16), argv[i]);
+			return -EINVAL;
+		}
+		if (++i == argc || kstrtou32(argv[i], 10, num) ||
+		    (num == &o->top && !*num)) {
+			pr_warn("ctl: print: %s takes a number%s\n", argv[i - 1],
+				num == &o->top ? " above 0" : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int run(int cmd, const char *name,
+	       const struct slabtrace_print_opts *opts)
 {
 	switch (cmd) {
 	case CMD_START:
@@ -60,7 +117,9 @@ static int run(int cmd, const char *name)
 	case CMD_STOP:
 		return slabtrace_stop(name);
 	case CMD_PRINT:
-		return slabtrace_print(name);
+		return slabtrace_print(name, opts);
+	case CMD_MARK:
+		return slabtrace_mark(name);
 	default:
 		return slabtrace_reset(name);
 	}
@@ -77,6 +136,7 @@ static int run(int cmd, const char *name)
  */
 int slabtrace_ctl_command(char *buf, size_t len)
 {
+	struct slabtrace_print_opts opts = { };
 	substring_t args[MAX_OPT_ARGS];
 	char **argv;
 	int argc, cmd, ret;
@@ -109,7 +169,11 @@ int slabtrace_ctl_command(char *buf, size_t len)
 		mutex_unlock(&slabtrace_mutex);
 		goto out;
 	}
-	if (argc != 2) {
+	if (cmd == CMD_PRINT && argc > 2) {
+		ret = parse_print(argc - 2, argv + 2, &opts);
+		if (ret)
+			goto out;
+	} else if (argc != 2) {
 		pr_warn("ctl: '%s' takes one cache name, not %d words\n",
 			argv[0], argc - 1);
 		goto out;
@@ -123,7 +187,7 @@ int slabtrace_ctl_command(char *buf, size_t len)
 
 	mutex_lock(&slabtrace_mutex);
 	slabtrace_traced_sweep();
-	ret = run(cmd, argv[1]);
+	ret = run(cmd, argv[1], &opts);
 	mutex_unlock(&slabtrace_mutex);
 out:
 	argv_free(argv);

@@ -50,11 +50,19 @@ static int __init slabtrace_init(void)
 	ret = slabtrace_ctl_init();
 	if (ret)
 		goto err_debugfs;
-	ret = slabtrace_kptrace_init();
+	ret = slabtrace_folded_init();
 	if (ret)
 		goto err_debugfs;
+	ret = slabtrace_modsyms_init();
+	if (ret)
+		goto err_debugfs;
+	ret = slabtrace_kptrace_init();
+	if (ret)
+		goto err_modsyms;
 	return 0;
 
+err_modsyms:
+	slabtrace_modsyms_exit();
 err_debugfs:
 	debugfs_remove(slabtrace_debugfs);
 err_cache:
@@ -69,6 +77,8 @@ static void __exit slabtrace_exit(void)
 	slabtrace_kptrace_exit();
 	/* No probe runs any more, nor will. */
 	slabtrace_probes_exit();
+	/* Nor the module notifier, which walks the records. */
+	slabtrace_modsyms_exit();
 
 	mutex_lock(&slabtrace_mutex);
 	slabtrace_traced_exit();

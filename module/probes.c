@@ -9,8 +9,10 @@
  * while some cache is traced or holds records: with nothing to do, no probe
  * is attached at all.
  *
- * A probe can recurse: it allocates a record, and the context table and the
- * stack depot may allocate.  A per-CPU mask with one bit per context level
+ * slabtrace's own allocations are not recorded: kmemleak hides its
+ * metadata too, and the user would see slabtrace's names and tables among
+ * the leaks.  A probe can recurse: it allocates a record, and the context
+ * table and the stack depot may allocate.  A per-CPU mask with one bit per context level
  * (task, softirq, hardirq, NMI), as ftrace's recursion protection has, lets
  * each level in once: an interrupt that arrives inside a probe is still
  * traced, a probe's own allocations are not.
@@ -24,6 +26,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
@@ -83,6 +86,16 @@ static struct slabtrace_record *record_new(void)
 				GFP_NOWAIT | __GFP_NOWARN);
 }
 
+/* An allocation slabtrace's own code made (built in, there is no telling). */
+static __always_inline bool own_alloc(unsigned long call_site)
+{
+#ifdef MODULE
+	return within_module(call_site, THIS_MODULE);
+#else
+	return false;
+#endif
+}
+
 /*
  * @bytes_req is 0 for kmem_cache_alloc(): the cache's object size.
  * Inlined, like the walk in it: every frame between the tracepoint and
@@ -101,7 +114,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
 	tr = traced_of(set, s);
-	if (!tr || !READ_ONCE(tr->tracing) || !guard_enter(&bit))
+	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site) ||
+	    !guard_enter(&bit))
 		return;
 
 	rec = record_new();

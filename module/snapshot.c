@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * slabtrace: "print", a copy of one cache's records taken at one moment,
- * which reading ctl then formats (dump.c).
+ * which reading ctl then formats (dump.c), and reading folded and
+ * folded_bytes too (folded.c).  The records are filtered as they are
+ * copied (older-than, since-mark) and grouped by backtrace once copied
+ * (aggregate.c), whichever view was asked for.
  *
  * The copy is made of page-sized chunks found through an xarray, so a
  * cache with millions of records needs no large contiguous allocation;
@@ -18,15 +21,14 @@
 
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/math64.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
 #include <slabtrace/slabtrace.h>
-
-/* Records copied out under one lock hold: a bucket's chain, usually 0-3. */
-#define SPILL	32
 
 static struct slabtrace_snapshot *current_snap;
 
@@ -37,15 +39,60 @@ static void snapshot_free(struct kref *kref)
 	unsigned long i;
 	void *chunk;
 
+	slabtrace_groups_free(snap);
 	xa_for_each(&snap->chunks, i, chunk)
 		free_page((unsigned long)chunk);
 	xa_destroy(&snap->chunks);
 	kfree(snap);
 }
 
+/* An empty snapshot; slabtrace_snapshot_put() frees it. */
+struct slabtrace_snapshot *slabtrace_snapshot_alloc(void)
+{
+	struct slabtrace_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+
+	if (snap) {
+		kref_init(&snap->kref);
+		xa_init(&snap->chunks);
+	}
+	return snap;
+}
+
 void slabtrace_snapshot_put(struct slabtrace_snapshot *snap)
 {
 	kref_put(&snap->kref, snapshot_free);
+}
+
+/**
+ * slabtrace_snapshot_seq - the snapshot a seq_file reader is showing
+ * @m: the reader, whose ->private holds a reference on it
+ * @pos: where it reads
+ *
+ * A reader starting from offset 0 moves to the newest snapshot, so that
+ * "echo print X > ctl; cat ctl" shows X; one reading further on keeps the
+ * snapshot it started with.  Its release puts m->private.
+ *
+ * Return: the snapshot, or NULL before the first print.
+ */
+struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,
+						  loff_t pos)
+{
+	struct slabtrace_snapshot *snap;
+
+	if (!pos) {
+		snap = slabtrace_snapshot_get();
+		if (m->private)
+			slabtrace_snapshot_put(m->private);
+		m->private = snap;
+	}
+	return m->private;
+}
+
+/* The current snapshot, not referenced.  Called with slabtrace_mutex. */
+struct slabtrace_snapshot *slabtrace_snapshot_current(void)
+{
+	lockdep_assert_held(&slabtrace_mutex);
+	return current_snap;
 }
 
 /* The current snapshot, referenced; NULL before the first print. */
@@ -72,8 +119,26 @@ slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i)
 	return &chunk[i % SLABTRACE_SNAP_PER_CHUNK];
 }
 
-static int append(struct slabtrace_snapshot *snap,
-		  const struct slabtrace_record *rec)
+/* How old @rec was when @snap was taken, in ms. */
+u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
+			   const struct slabtrace_record *rec)
+{
+	u64 now = div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC);
+
+	return now > rec->stamp ? min_t(u64, now - rec->stamp, U32_MAX) : 0;
+}
+
+static bool wanted(const struct slabtrace_snapshot *snap,
+		   const struct slabtrace_record *rec)
+{
+	if (snap->opts.since_mark && rec->stamp < snap->mark)
+		return false;
+	return slabtrace_snapshot_age(snap, rec) >= snap->opts.older_than;
+}
+
+/* Add a copy of @rec to @snap, not yet published. */
+int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
+			   const struct slabtrace_record *rec)
 {
 	unsigned long c = snap->nr / SLABTRACE_SNAP_PER_CHUNK;
 	struct slabtrace_record *chunk;
@@ -98,71 +163,41 @@ static int append(struct slabtrace_snapshot *snap,
 	return 0;
 }
 
-static int fill(struct slabtrace_snapshot *snap, struct slabtrace_traced *tr)
+static int fill_one(const struct slabtrace_record *rec, void *snap)
 {
-	struct slabtrace_record *spill, *bigger;
-	struct slabtrace_table_iter it;
-	unsigned int room = SPILL;
-	int i, n, ret = 0;
-
-	spill = kmalloc_array(room, sizeof(*spill), GFP_KERNEL);
-	if (!spill)
-		return -ENOMEM;
-	slabtrace_table_iter_start(&it, &tr->table);
-	while ((n = slabtrace_table_iter_next(&it, spill, room)) != -ENOENT) {
-		if (n == -ENOSPC) {
-			/* A long chain: the table has not grown yet. */
-			room = it.need + SPILL;
-			bigger = krealloc_array(spill, room, sizeof(*spill),
-						GFP_KERNEL);
-			if (!bigger) {
-				ret = -ENOMEM;
-				break;
-			}
-			spill = bigger;
-			continue;
-		}
-		for (i = 0; i < n && !ret; i++)
-			ret = append(snap, &spill[i]);
-		if (ret)
-			break;
-		if (!(it.bucket % 1024))
-			cond_resched();
-	}
-	slabtrace_table_iter_stop(&it);
-	kfree(spill);
-	return ret;
+	return wanted(snap, rec) ? slabtrace_snapshot_add(snap, rec) : 0;
 }
 
 /**
  * slabtrace_print - take the snapshot that reading ctl shows next
  * @name: the cache, as the user names it
+ * @opts: the view and the filters
  *
  * Called with slabtrace_mutex held.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
- * not traced, -ENOMEM.
+ * not traced, -EINVAL for since-mark without a mark, -ENOMEM.
  */
-int slabtrace_print(const char *name)
+int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 {
 	struct slabtrace_snapshot *snap;
 	struct slabtrace_traced *tr;
 	int ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	tr = slabtrace_traced_find(name);
+	tr = slabtrace_traced_find("print", name);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
-	if (!tr) {
-		pr_warn("print: %s is not traced\n", name);
-		return -ENODATA;
+	if (opts->since_mark && !tr->mark) {
+		pr_warn("print: since-mark: %s has no mark\n", name);
+		return -EINVAL;
 	}
-	snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	snap = slabtrace_snapshot_alloc();
 	if (!snap)
 		return -ENOMEM;
-	kref_init(&snap->kref);
-	xa_init(&snap->chunks);
 	strscpy(snap->name, name, sizeof(snap->name));
+	snap->opts = *opts;
+	snap->mark = tr->mark;
 	snap->taken = ktime_get_ns();
 	snap->epoch = tr->epoch;
 	snap->traced_ns = slabtrace_traced_time(tr, snap->taken);
@@ -181,7 +216,9 @@ int slabtrace_print(const char *name)
 				  sizeof(snap->aliases) - strlen(snap->aliases),
 				  " and %d more", ret);
 	}
-	ret = fill(snap, tr);
+	ret = slabtrace_table_for_each(&tr->table, fill_one, snap);
+	if (!ret)
+		ret = slabtrace_aggregate(snap);
 	if (ret) {
 		slabtrace_snapshot_put(snap);
 		return ret;

@@ -12,12 +12,17 @@
  * after the last one that belongs to the tracer or the allocator, the way
  * mm/kfence/report.c finds the start of its reports.
  *
- * No locks: the stack depot has its own.
+ * A frame is named by kallsyms when it is shown, or, if its module was
+ * unloaded meanwhile, by the name modsyms.c kept before it went.
+ *
+ * No locks: the stack depot has its own; the names of unloaded modules'
+ * frames are read under RCU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
@@ -114,6 +119,77 @@ int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
 }
 
 /**
+ * slabtrace_frame_strip - a frame's name without its offset
+ * @buf: where to write it
+ * @size: its size
+ * @name: "func+0x1b/0x20 [mod]", or "func+0x1b/0x20"
+ *
+ * "func [mod]", or "func"; a name with no offset is copied as it is.
+ */
+void slabtrace_frame_strip(char *buf, size_t size, const char *name)
+{
+	const char *plus = strchr(name, '+'), *mod = strchr(name, ' ');
+
+	if (!plus || (mod && mod < plus))
+		strscpy(buf, name, size);
+	else
+		scnprintf(buf, size, "%.*s%s", (int)(plus - name), name,
+			  mod ?: "");
+}
+
+/**
+ * slabtrace_frame_name - the name of a frame, as a backtrace shows it
+ * @buf: where to write it
+ * @size: its size
+ * @ip: the frame's address
+ * @offset: "func+0x1b/0x20 [mod]" if true, "func [mod]" if false
+ *
+ * A frame in a module that was unloaded keeps the name it had.
+ */
+void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
+			  bool offset)
+{
+	const char *kept;
+
+	rcu_read_lock();
+	kept = slabtrace_modsym(ip);
+	if (kept && offset)
+		strscpy(buf, kept, size);
+	else if (kept)
+		slabtrace_frame_strip(buf, size, kept);
+	rcu_read_unlock();
+	if (!kept)
+		snprintf(buf, size, offset ? "%pS" : "%ps", (void *)ip);
+}
+
+/**
+ * slabtrace_frame_folded - a frame's name as a folded stack can hold it
+ * @buf: where to write it
+ * @size: its size
+ * @name: the name (slabtrace_frame_name(), without offset)
+ *
+ * Folded stacks separate frames with ';' and end with " COUNT": a ';'
+ * becomes ':', and any byte that is not printable ASCII becomes '?'.
+ * Spaces stay ("func [mod]"): readers take the count after the last one.
+ */
+void slabtrace_frame_folded(char *buf, size_t size, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < size; i++) {
+		unsigned char c = name[i];
+
+		if (c == ';')
+			c = ':';
+		else if (c < 0x20 || c >= 0x7f)
+			c = '?';
+		buf[i] = c;
+	}
+	if (size)
+		buf[i] = '\0';
+}
+
+/**
  * slabtrace_stack_show - print a saved trace, one numbered frame a line
  * @m: where
  * @handle: the stack depot handle
@@ -122,6 +198,7 @@ int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
  */
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 {
+	char name[SLABTRACE_FRAME_MAX];
 	unsigned long *entries;
 	unsigned int i, nr = 0;
 
@@ -131,7 +208,9 @@ void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 		seq_puts(m, " (backtrace not saved: stack depot full)\n");
 		return;
 	}
-	for (i = 0; i < nr; i++)
-		seq_printf(m, " #%02u [<%pK>] in %pS\n", i + 1,
-			   (void *)entries[i], (void *)entries[i]);
+	for (i = 0; i < nr; i++) {
+		slabtrace_frame_name(name, sizeof(name), entries[i], true);
+		seq_printf(m, " #%02u [<%pK>] in %s\n", i + 1,
+			   (void *)entries[i], name);
+	}
 }

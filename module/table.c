@@ -308,3 +308,54 @@ void slabtrace_table_iter_stop(struct slabtrace_table_iter *it)
 {
 	mutex_unlock(&it->t->grow_mutex);
 }
+
+/* Records copied out under one lock hold: a bucket's chain, usually 0-3. */
+#define SPILL	32
+
+/**
+ * slabtrace_table_for_each - call a function on a copy of every record
+ * @t: the table
+ * @fn: called with no spinlock held (it may sleep); a non-zero return
+ *	stops the walk
+ * @arg: passed to @fn
+ *
+ * Every record present throughout is seen exactly once.  May sleep.
+ *
+ * Return: 0, @fn's non-zero return, or -ENOMEM.
+ */
+int slabtrace_table_for_each(struct slabtrace_table *t,
+			     int (*fn)(const struct slabtrace_record *rec,
+				       void *arg),
+			     void *arg)
+{
+	struct slabtrace_record *spill, *bigger;
+	struct slabtrace_table_iter it;
+	unsigned int room = SPILL;
+	int i, n, ret = 0;
+
+	spill = kmalloc_array(room, sizeof(*spill), GFP_KERNEL);
+	if (!spill)
+		return -ENOMEM;
+	slabtrace_table_iter_start(&it, t);
+	while (!ret && (n = slabtrace_table_iter_next(&it, spill, room)) !=
+		       -ENOENT) {
+		if (n == -ENOSPC) {
+			/* A long chain: the table has not grown yet. */
+			room = it.need + SPILL;
+			bigger = krealloc_array(spill, room, sizeof(*spill),
+						GFP_KERNEL);
+			if (!bigger)
+				ret = -ENOMEM;
+			else
+				spill = bigger;
+			continue;
+		}
+		for (i = 0; i < n && !ret; i++)
+			ret = fn(&spill[i], arg);
+		if (!(it.bucket % 1024))
+			cond_resched();
+	}
+	slabtrace_table_iter_stop(&it);
+	kfree(spill);
+	return ret;
+}

@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -150,24 +151,30 @@ static int lookup(const char *cmd, const char *name,
 
 /**
  * slabtrace_traced_find - the traced cache a name stands for
+ * @cmd: the command asking, for the log
  * @name: a cache name, maybe an alias of a merged cache
  *
  * Called with slabtrace_mutex held.
  *
- * Return: the traced cache, NULL if that cache is not traced, or an
- * ERR_PTR() if there is no such cache.
+ * Return: the traced cache; ERR_PTR(-ENODATA) if that cache is not traced,
+ * or the error of looking it up (-ENOENT: no such cache), said in the log.
  */
-struct slabtrace_traced *slabtrace_traced_find(const char *name)
+struct slabtrace_traced *slabtrace_traced_find(const char *cmd,
+					       const char *name)
 {
 	struct slabtrace_cache_ref ref;
 	struct slabtrace_traced *tr;
 	int ret;
 
-	ret = lookup("print", name, &ref);
+	ret = lookup(cmd, name, &ref);
 	if (ret)
 		return ERR_PTR(ret);
 	tr = find_cache(ref.cache);
 	slabtrace_cache_put(&ref);
+	if (!tr) {
+		pr_warn("%s: %s is not traced\n", cmd, name);
+		return ERR_PTR(-ENODATA);
+	}
 	return tr;
 }
 
@@ -329,6 +336,33 @@ int slabtrace_reset(const char *name)
 		return ret;
 	}
 	traced_free_all(&tr, 1);
+	return 0;
+}
+
+/**
+ * slabtrace_mark - set the epoch "print CACHE since-mark" counts from
+ * @name: the cache
+ *
+ * Records made after the command are after the mark, those made before it
+ * are not: the mark is the next millisecond of the records' clock, and the
+ * command returns once that millisecond has begun.  Called with
+ * slabtrace_mutex held.
+ *
+ * Return: 0, -ENOENT for an unknown cache, -ENODATA for one not traced.
+ */
+int slabtrace_mark(const char *name)
+{
+	struct slabtrace_traced *tr;
+	u32 mark;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	tr = slabtrace_traced_find("mark", name);
+	if (IS_ERR(tr))
+		return PTR_ERR(tr);
+	mark = slabtrace_stamp(tr, ktime_get_ns()) + 1;
+	while (slabtrace_stamp(tr, ktime_get_ns()) < mark)
+		usleep_range(USEC_PER_MSEC / 4, USEC_PER_MSEC / 2);
+	tr->mark = mark;
 	return 0;
 }
 

@@ -3,7 +3,8 @@
 #
 # make check: every test of the project, in order: the builds for Debian
 # 6.1 and 6.12 (W=1, a warning fails), sparse, checkpatch, the docs, the
-# KUnit suites on UML, and the VM suites on 6.1 and 6.12.  A step that prints
+# KUnit suites on UML, the VM suites on 6.1 and 6.12, and the userspace
+# tools (with what the VM runs saved).  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
@@ -50,8 +51,12 @@ step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
 tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | sed 's/\.sh$//' | paste -sd, -)
+rm -rf build/6.1/vm-out build/6.12/vm-out
 step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
 step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
+# The userspace tools, also against what the VMs just saved.
+step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
+	build/6.1/vm-out build/6.12/vm-out
 
 echo
 echo "=== summary"

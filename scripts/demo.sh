@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make demo: build slabtrace and the leaky demo module for Debian's 6.12
-# kernel, boot it in a VM, hunt leaky's leak, and show the transcript.
+# kernel, boot it in a VM, hunt leaky's leaks among normal activity, show
+# the top stacks, and leave the raw dump and a flame graph in build/demo/.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -16,8 +17,16 @@ if ! scripts/vm-run.sh -o "$out" 6.12 demo > "$out.log" 2>&1; then
 	echo "demo: the VM run failed" >&2
 	exit 1
 fi
+scripts/flamegraph.py --title "slabtrace demo: outstanding kmalloc-64 objects" \
+	"$out/leaks.folded" > "$out/leaks.svg"
 echo
 cat "$out/demo.txt"
 echo
-echo "demo: transcript in $out/demo.txt; the same commands work on a real"
-echo "machine after 'make && sudo insmod slabtrace.ko' (see README.md)."
+echo "demo: in $out:"
+echo "  demo.txt      this transcript"
+echo "  dump.txt      the raw dump, every outstanding object"
+echo "  leaks.folded  the folded stacks; leaks.svg, their flame graph"
+echo "                (scripts/flamegraph.py leaks.folded > leaks.svg)"
+echo "  scripts/slabtrace_report.py $out/dump.txt   summarises the dump"
+echo "The same commands work on a real machine after"
+echo "'make && sudo insmod slabtrace.ko' (README.md)."

@@ -8,6 +8,7 @@
 #define _SLABTRACE_SLABTRACE_H
 
 #include <linux/atomic.h>
+#include <linux/kallsyms.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -59,6 +60,8 @@ struct slabtrace_record;
 void slabtrace_ctx_fill(struct slabtrace_record *rec);
 const struct slabtrace_ctx *slabtrace_ctx_get(u16 id);
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
+void slabtrace_syscall_show(struct seq_file *m,
+			    const struct slabtrace_record *rec);
 void slabtrace_ctx_exit(void);
 
 /*
@@ -124,6 +127,10 @@ void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
 int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
 			      struct slabtrace_record *buf, unsigned int room);
 void slabtrace_table_iter_stop(struct slabtrace_table_iter *it);
+int slabtrace_table_for_each(struct slabtrace_table *t,
+			     int (*fn)(const struct slabtrace_record *rec,
+				       void *arg),
+			     void *arg);
 
 /* caches.c: cache names to caches. */
 struct slabtrace_cache_ref {
@@ -150,6 +157,7 @@ struct slabtrace_traced {
 	u64 traced_ns;		/* tracing time before @started */
 	atomic_long_t dropped;	/* allocations not recorded: no memory */
 	atomic_long_t replaced;	/* records of objects freed untraced */
+	u32 mark;		/* "mark": records stamped >= mark; 0: none */
 	struct slabtrace_table table;
 };
 
@@ -165,15 +173,22 @@ extern struct slabtrace_set __rcu *slabtrace_active;
 int slabtrace_start(const char *name);
 int slabtrace_stop(const char *name);
 int slabtrace_reset(const char *name);
-struct slabtrace_traced *slabtrace_traced_find(const char *name);
+int slabtrace_mark(const char *name);
+struct slabtrace_traced *slabtrace_traced_find(const char *cmd,
+					       const char *name);
 u64 slabtrace_traced_time(const struct slabtrace_traced *tr, u64 now);
 u32 slabtrace_stamp(const struct slabtrace_traced *tr, u64 now);
 void slabtrace_traced_sweep(void);
 void slabtrace_traced_exit(void);
 
 /* stacks.c */
+#define SLABTRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */
 unsigned int slabtrace_stack_trim(const unsigned long *entries,
 				  unsigned int nr, unsigned long call_site);
+void slabtrace_frame_strip(char *buf, size_t size, const char *name);
+void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
+			  bool offset);
+void slabtrace_frame_folded(char *buf, size_t size, const char *name);
 depot_stack_handle_t slabtrace_stack_store(unsigned long *entries,
 					   unsigned int nr,
 					   unsigned long call_site);
@@ -193,10 +208,42 @@ void slabtrace_probes_exit(void);
 #define SLABTRACE_SNAP_PER_CHUNK \
 	(PAGE_SIZE / sizeof(struct slabtrace_record))
 
+/* What "print" was asked for (ctl.c parses it). */
+struct slabtrace_print_opts {
+	bool stacks;			/* the aggregated view */
+	bool since_mark;		/* only records made after "mark" */
+	u32 top;			/* stacks shown; 0: all */
+	u32 older_than;			/* ms; 0: any age */
+};
+
+/* aggregate.c: the records of a snapshot grouped by backtrace. */
+#define SLABTRACE_GROUP_WHO	4	/* contexts listed per group */
+
+struct slabtrace_group {
+	depot_stack_handle_t stack;
+	s16 syscall;			/* as slabtrace_record.syscall */
+	u8 nwho;
+	u32 count;
+	u32 more_who;			/* contexts beyond who[] */
+	u64 bytes;
+	u64 requested;
+	u32 age_min;			/* ms */
+	u32 age_max;
+	u64 age_sum;
+	struct {
+		pid_t pid;
+		u16 ctx;
+	} who[SLABTRACE_GROUP_WHO];
+};
+
 struct slabtrace_snapshot {
 	struct kref kref;
 	char name[SLABTRACE_NAME_MAX + 1];
 	char aliases[256];		/* "" unless the cache is shared */
+	struct slabtrace_print_opts opts;
+	u32 mark;			/* the mark since-mark used */
+	struct slabtrace_group **groups; /* most bytes first */
+	unsigned long nr_groups;
 	u64 taken;			/* ns */
 	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;
@@ -209,15 +256,35 @@ struct slabtrace_snapshot {
 	struct xarray chunks;		/* index -> page of records */
 };
 
-int slabtrace_print(const char *name);
+int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts);
+struct slabtrace_snapshot *slabtrace_snapshot_alloc(void);
+int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
+			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);
+struct slabtrace_snapshot *slabtrace_snapshot_current(void);
+u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
+			   const struct slabtrace_record *rec);
+struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,
+						  loff_t pos);
 void slabtrace_snapshot_put(struct slabtrace_snapshot *snap);
 struct slabtrace_record *
 slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i);
 void slabtrace_snapshot_exit(void);
 
-/* dump.c: the text of a snapshot. */
+int slabtrace_aggregate(struct slabtrace_snapshot *snap);
+void slabtrace_groups_free(struct slabtrace_snapshot *snap);
+
+/* dump.c: the text of a snapshot; folded.c: its folded stacks. */
 extern const struct seq_operations slabtrace_dump_seq_ops;
+extern const struct seq_operations slabtrace_stacks_seq_ops;
+int slabtrace_folded_init(void);
+void slabtrace_folded_show(struct seq_file *m,
+			   const struct slabtrace_snapshot *snap, bool bytes);
+
+/* modsyms.c: names of frames in modules that went away. */
+int slabtrace_modsyms_init(void);
+const char *slabtrace_modsym(unsigned long ip);
+void slabtrace_modsyms_exit(void);
 
 /* ctl.c */
 int slabtrace_ctl_command(char *buf, size_t len);

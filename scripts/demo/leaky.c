@@ -7,7 +7,7 @@
  *   widgets N   allocate N objects from the cache "leaky_widget" and keep
  *               them (in leaky_alloc_widget())
  *   bufs N      kmalloc(50) N times and keep them (in leaky_alloc_buf())
- *   orphans N   kmalloc(50) N times and forget them: a real leak, still
+ *   orphans N   kmalloc(40) N times and forget them: a real leak, still
  *               there after rmmod (in leaky_orphan_buf())
  *   churn N     allocate and free N widgets and N buffers: no leak
  *   free        free everything kept
@@ -72,9 +72,10 @@ static noinline struct leaky_buf *leaky_alloc_buf(void)
 	return b;
 }
 
+/* Not kmalloc(50): the compiler would fold it into leaky_alloc_buf(). */
 static noinline void *leaky_orphan_buf(void)
 {
-	void *p = kmalloc(50, GFP_KERNEL);
+	void *p = kmalloc(40, GFP_KERNEL);
 
 	OPTIMIZER_HIDE_VAR(p);
 	return p;

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# The demo (make demo): the README's leak hunt, recorded as a transcript in
-# /out/demo.txt.  As a test, it checks that the hunt finds the leak.
+# The demo (make demo): a leak hunt among normal activity, recorded as a
+# transcript in /out/demo.txt, with the snapshot's raw dump and folded
+# stacks in /out for the host to turn into leaks.svg.  As a test, it
+# checks that the hunt puts the leak on top.
 . /tests/lib.sh
 
 out=/out/demo.txt
@@ -14,14 +16,24 @@ say "# Booted Debian's $(uname -r) kernel, $(nproc) CPUs."
 run insmod $MODDIR/slabtrace.ko
 run insmod $MODDIR/leaky.ko
 run "echo start kmalloc-64 > /sys/kernel/debug/slabtrace/ctl"
-say "# The workload: leaky keeps 3 kmalloc(50) buffers, and churns 100 more."
-run "echo bufs 3 > /sys/kernel/debug/leaky/ctl"
-run "echo churn 100 > /sys/kernel/debug/leaky/ctl"
+say "# The workload: normal activity, and leaky keeping 20 kmalloc(50)"
+say "# buffers and forgetting 5 kmalloc(40) ones among 300 it frees."
+run "ls -R /sys/kernel /proc/sys > /dev/null; cat /proc/slabinfo > /dev/null"
+run "echo churn 300 > /sys/kernel/debug/leaky/ctl"
+run "echo bufs 20 > /sys/kernel/debug/leaky/ctl"
+run "echo orphans 5 > /sys/kernel/debug/leaky/ctl"
+run "ls -R /sys/devices > /dev/null"
 run "echo stop kmalloc-64 > /sys/kernel/debug/slabtrace/ctl"
-run "echo print kmalloc-64 > /sys/kernel/debug/slabtrace/ctl"
-run "cat /sys/kernel/debug/slabtrace/ctl"
-cat $ST/ctl > /tmp/dump
-check_eq "the demo's dump shows leaky's 3 buffers" 3 "$(objs_from /tmp/dump leaky_alloc_buf | wc -l)"
+say "# Give short-lived objects time to go, then look at what stayed."
+run "sleep 1"
+run "echo print kmalloc-64 top 5 > /sys/kernel/debug/slabtrace/ctl"
+run "cat /sys/kernel/debug/slabtrace/stacks"
+run "cat /sys/kernel/debug/slabtrace/folded > /out/leaks.folded"
+run "cat /sys/kernel/debug/slabtrace/ctl > /out/dump.txt"
+cat $ST/stacks > /tmp/stacks
+check "the demo's top stack is leaky's 20 buffers" \
+	sh -c "sed -n '4p;6p' /tmp/stacks | tr '\n' ' ' | grep -q '^Stack 1: 20 objects, 1280 bytes (1000 requested), .* #01 .* in leaky_alloc_buf+'"
+check_eq "the demo's dump lists the 5 orphans" 5 "$(objs_from /out/dump.txt leaky_orphan_buf | wc -l)"
 run rmmod leaky
 run rmmod slabtrace
 finish

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_aggregate" suite proves the leak views on snapshots built
+ * by hand, where every age, size and backtrace is known: the groups'
+ * counts, bytes, requested bytes, ages (min, avg, max) and contexts; their
+ * order (most bytes, then most objects, then oldest, then handle and
+ * system call, so ties come out the same in every view); "top"; and the
+ * folded stacks: root first, the system call as a pseudo-frame, weights by
+ * objects or by bytes, names escaped, offsets and module suffixes handled.
+ */
+#include <kunit/test.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/stackdepot.h>
+#include <linux/string.h>
+
+#include "st_kunit.h"
+
+/* Functions whose addresses make up the synthetic backtraces. */
+static noinline void frame_a(void)
+{
+}
+
+static noinline void frame_b(void)
+{
+}
+
+static noinline void frame_root(void)
+{
+}
+
+#define IP(fn)	((unsigned long)(fn) + 1)
+
+static depot_stack_handle_t stack(unsigned long leaf, unsigned long root)
+{
+	unsigned long e[] = { leaf, root };
+
+	return stack_depot_save(e, ARRAY_SIZE(e), GFP_KERNEL);
+}
+
+/* A snapshot taken 1000 ms after its epoch, of 64-byte objects. */
+static struct slabtrace_snapshot *new_snap(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap = slabtrace_snapshot_alloc();
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	snap->object_size = 64;
+	snap->epoch = 5 * NSEC_PER_SEC;
+	snap->taken = snap->epoch + 1000 * NSEC_PER_MSEC;
+	strscpy(snap->name, "kunit", sizeof(snap->name));
+	return snap;
+}
+
+/* An object @age ms old at the snapshot, from @stack. */
+static void add(struct kunit *test, struct slabtrace_snapshot *snap,
+		depot_stack_handle_t stack, u32 age, u32 req, pid_t pid,
+		s16 syscall)
+{
+	struct slabtrace_record rec = {
+		.obj = (void *)(0x1000UL + snap->nr * 64),
+		.stamp = 1000 - age,
+		.stack = stack,
+		.pid = pid,
+		.bytes_req = req,
+		.syscall = syscall,
+	};
+
+	KUNIT_ASSERT_EQ(test, slabtrace_snapshot_add(snap, &rec), 0);
+}
+
+static void slabtrace_aggregate_groups(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap = new_snap(test);
+	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
+	depot_stack_handle_t b = stack(IP(frame_b), IP(frame_root));
+	struct slabtrace_group *g;
+	unsigned int i;
+
+	KUNIT_ASSERT_NE(test, a, 0);
+	add(test, snap, a, 100, 10, 7, -1);
+	add(test, snap, a, 600, 30, 8, -1);
+	add(test, snap, a, 200, 20, 7, -1);
+	add(test, snap, b, 50, 64, 9, -1);
+	/* Five more contexts than a group lists. */
+	for (i = 0; i < 5; i++)
+		add(test, snap, b, 50, 64, 100 + i, -1);
+	KUNIT_ASSERT_EQ(test, slabtrace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_groups, 2);
+
+	/* b: 6 objects, 384 bytes: first. */
+	g = snap->groups[0];
+	KUNIT_EXPECT_EQ(test, g->stack, b);
+	KUNIT_EXPECT_EQ(test, g->count, 6);
+	KUNIT_EXPECT_EQ(test, g->bytes, 384);
+	KUNIT_EXPECT_EQ(test, g->requested, 384);
+	KUNIT_EXPECT_EQ(test, g->nwho, SLABTRACE_GROUP_WHO);
+	KUNIT_EXPECT_EQ(test, g->nwho + g->more_who, 6);
+
+	g = snap->groups[1];
+	KUNIT_EXPECT_EQ(test, g->stack, a);
+	KUNIT_EXPECT_EQ(test, g->count, 3);
+	KUNIT_EXPECT_EQ(test, g->bytes, 192);
+	KUNIT_EXPECT_EQ(test, g->requested, 60);
+	KUNIT_EXPECT_EQ(test, g->age_min, 100);
+	KUNIT_EXPECT_EQ(test, g->age_max, 600);
+	KUNIT_EXPECT_EQ(test, div_u64(g->age_sum, g->count), 300);
+	/* Two contexts: pid 7 twice, pid 8. */
+	KUNIT_EXPECT_EQ(test, g->nwho, 2);
+	KUNIT_EXPECT_EQ(test, g->more_who, 0);
+	slabtrace_snapshot_put(snap);
+}
+
+/* Equal bytes: more objects first; then older; then handle, syscall. */
+static void slabtrace_aggregate_ties(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap = new_snap(test);
+	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
+	depot_stack_handle_t b = stack(IP(frame_b), IP(frame_root));
+	depot_stack_handle_t lo = min(a, b), hi = max(a, b);
+
+	add(test, snap, hi, 10, 1, 1, -1);	/* 1 object, young */
+	add(test, snap, hi, 10, 1, 1, 3);	/* same stack, other syscall */
+	add(test, snap, lo, 10, 1, 1, -1);	/* same as the first */
+	add(test, snap, a, 900, 1, 1, 5);	/* older */
+	add(test, snap, b, 10, 1, 1, 9);
+	add(test, snap, b, 10, 1, 1, 9);	/* two objects */
+	KUNIT_ASSERT_EQ(test, slabtrace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_groups, 5);
+	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, 2);
+	KUNIT_EXPECT_EQ(test, snap->groups[1]->age_max, 900);
+	KUNIT_EXPECT_EQ(test, snap->groups[2]->stack, lo);
+	KUNIT_EXPECT_EQ(test, snap->groups[2]->syscall, -1);
+	KUNIT_EXPECT_EQ(test, snap->groups[3]->stack, hi);
+	KUNIT_EXPECT_EQ(test, snap->groups[3]->syscall, -1);
+	KUNIT_EXPECT_EQ(test, snap->groups[4]->stack, hi);
+	KUNIT_EXPECT_EQ(test, snap->groups[4]->syscall, 3);
+	slabtrace_snapshot_put(snap);
+}
+
+/* Render @snap through @fn into a test-managed buffer. */
+static char *render(struct kunit *test, struct slabtrace_snapshot *snap,
+		    bool folded, bool bytes)
+{
+	const struct seq_operations *ops = &slabtrace_dump_seq_ops;
+	struct seq_file m = { };
+	loff_t pos = 1;
+	void *v;
+
+	m.size = 16384;
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	if (folded) {
+		slabtrace_folded_show(&m, snap, bytes);
+	} else {
+		/* The items after the header, as reading ctl shows them. */
+		m.private = snap;
+		for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos)) {
+			m.index = pos;
+			ops->show(&m, v);
+		}
+		ops->stop(&m, v);
+	}
+	KUNIT_ASSERT_LT(test, m.count, m.size);
+	return m.buf;
+}
+
+static unsigned int count_lines(const char *s, const char *prefix)
+{
+	unsigned int n = 0;
+	const char *l;
+
+	for (l = s; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		n += str_has_prefix(l, prefix) ? 1 : 0;
+	return n;
+}
+
+#define FIRST	"Stack 1: 1 object, 64 bytes (1 requested), " \
+		"age min/avg/max 0.010s/0.010s/0.010s, from PID 1 ?:\n----\n #01 [<"
+
+static void slabtrace_aggregate_top(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap = new_snap(test);
+	char *text;
+
+	add(test, snap, stack(IP(frame_a), IP(frame_root)), 10, 1, 1, -1);
+	add(test, snap, stack(IP(frame_b), IP(frame_root)), 10, 1, 1, -1);
+	add(test, snap, stack(IP(frame_b), IP(frame_a)), 10, 1, 1, -1);
+	KUNIT_ASSERT_EQ(test, slabtrace_aggregate(snap), 0);
+	snap->opts.stacks = true;
+	text = render(test, snap, false, false);
+	KUNIT_EXPECT_EQ(test, count_lines(text, "Stack "), 3);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(text, FIRST));
+	snap->opts.top = 2;
+	text = render(test, snap, false, false);
+	KUNIT_EXPECT_EQ(test, count_lines(text, "Stack "), 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "\nStack 2: "));
+	/* Folded stacks list every group, whatever top says. */
+	KUNIT_EXPECT_EQ(test, count_lines(render(test, snap, true, false), "frame_"),
+			3);
+	slabtrace_snapshot_put(snap);
+}
+
+static void slabtrace_aggregate_folded(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap = new_snap(test);
+	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
+	char *text;
+
+	add(test, snap, a, 10, 1, 1, 1);	/* write() */
+	add(test, snap, a, 10, 1, 1, 1);
+	add(test, snap, a, 10, 1, 1, 1);
+	add(test, snap, a, 10, 1, 1, -1);
+	KUNIT_ASSERT_EQ(test, slabtrace_aggregate(snap), 0);
+	text = render(test, snap, true, false);
+	KUNIT_EXPECT_STREQ(test, text,
+			   "syscall:write;frame_root;frame_a 3\nframe_root;frame_a 1\n");
+	text = render(test, snap, true, true);
+	KUNIT_EXPECT_STREQ(test, text,
+			   "syscall:write;frame_root;frame_a 192\nframe_root;frame_a 64\n");
+	slabtrace_snapshot_put(snap);
+}
+
+static void slabtrace_aggregate_frame_names(struct kunit *test)
+{
+	char buf[64];
+
+	slabtrace_frame_strip(buf, sizeof(buf), "leaky_alloc_buf+0x1b/0x20 [leaky]");
+	KUNIT_EXPECT_STREQ(test, buf, "leaky_alloc_buf [leaky]");
+	slabtrace_frame_strip(buf, sizeof(buf), "vfs_write+0xf8/0x450");
+	KUNIT_EXPECT_STREQ(test, buf, "vfs_write");
+	slabtrace_frame_strip(buf, sizeof(buf), "0xffffffffc0001234");
+	KUNIT_EXPECT_STREQ(test, buf, "0xffffffffc0001234");
+	slabtrace_frame_strip(buf, sizeof(buf), "f [mod+x]");
+	KUNIT_EXPECT_STREQ(test, buf, "f [mod+x]");
+
+	slabtrace_frame_folded(buf, sizeof(buf), "leaky_alloc_buf [leaky]");
+	KUNIT_EXPECT_STREQ(test, buf, "leaky_alloc_buf [leaky]");
+	slabtrace_frame_folded(buf, sizeof(buf), "a;b\nc\t\xff.cold");
+	KUNIT_EXPECT_STREQ(test, buf, "a:b?c??.cold");
+	slabtrace_frame_folded(buf, 4, "abcdef");
+	KUNIT_EXPECT_STREQ(test, buf, "abc");
+}
+
+static void slabtrace_aggregate_exit(struct kunit *test)
+{
+	st_expect_lockdep_clean(test);
+}
+
+static struct kunit_case slabtrace_aggregate_cases[] = {
+	KUNIT_CASE(slabtrace_aggregate_groups),
+	KUNIT_CASE(slabtrace_aggregate_ties),
+	KUNIT_CASE(slabtrace_aggregate_top),
+	KUNIT_CASE(slabtrace_aggregate_folded),
+	KUNIT_CASE(slabtrace_aggregate_frame_names),
+	{}
+};
+
+static struct kunit_suite slabtrace_aggregate_suite = {
+	.name = "slabtrace_aggregate",
+	.exit = slabtrace_aggregate_exit,
+	.test_cases = slabtrace_aggregate_cases,
+};
+
+kunit_test_suite(slabtrace_aggregate_suite);
+
+MODULE_LICENSE("GPL");

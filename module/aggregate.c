@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: the records of a snapshot grouped by where they were made,
+ * one group per (backtrace, system call), with the objects' count, bytes,
+ * ages and who made them; most bytes first.  The "stacks" view and the
+ * folded stacks (folded.c) show these groups.
+ *
+ * The stack depot stores each distinct trace once, so a trace's handle is
+ * the key.  Groups are found through an xarray while they are built, then
+ * kept in an array sorted with sort(): a group costs 96 bytes, whatever
+ * the number of objects in it.
+ *
+ * No locks: it works on a snapshot nobody else sees yet.
+ */
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/xarray.h>
+
+#include <slabtrace/slabtrace.h>
+
+static unsigned long group_key(const struct slabtrace_record *rec)
+{
+	return ((unsigned long)rec->stack << 16) | (u16)rec->syscall;
+}
+
+static void add_who(struct slabtrace_group *g,
+		    const struct slabtrace_record *rec)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nwho; i++)
+		if (g->who[i].pid == rec->pid && g->who[i].ctx == rec->ctx)
+			return;
+	if (g->nwho == SLABTRACE_GROUP_WHO) {
+		g->more_who++;	/* an estimate: repeats are not told apart */
+		return;
+	}
+	g->who[g->nwho].pid = rec->pid;
+	g->who[g->nwho].ctx = rec->ctx;
+	g->nwho++;
+}
+
+static void add(struct slabtrace_group *g, const struct slabtrace_record *rec,
+		u32 age, unsigned int object_size)
+{
+	if (!g->count || age < g->age_min)
+		g->age_min = age;
+	g->age_max = max(g->age_max, age);
+	g->age_sum += age;
+	g->count++;
+	g->bytes += object_size;
+	g->requested += rec->bytes_req;
+	add_who(g, rec);
+}
+
+/*
+ * Most bytes first; then most objects, oldest object, and the handle and
+ * the system call, so that the order of equals is the same in every view
+ * of the snapshot.
+ */
+static int cmp_groups(const void *a, const void *b)
+{
+	const struct slabtrace_group *x = *(const struct slabtrace_group **)a;
+	const struct slabtrace_group *y = *(const struct slabtrace_group **)b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->age_max != y->age_max)
+		return x->age_max > y->age_max ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->syscall - y->syscall;
+}
+
+/**
+ * slabtrace_aggregate - group a snapshot's records
+ * @snap: the snapshot, filled but not published
+ *
+ * Return: 0, or -ENOMEM (no group is left behind).
+ */
+int slabtrace_aggregate(struct slabtrace_snapshot *snap)
+{
+	struct slabtrace_record *rec;
+	struct slabtrace_group *g;
+	unsigned long i, key;
+	struct xarray xa;
+	int ret = 0;
+
+	xa_init(&xa);
+	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++) {
+		key = group_key(rec);
+		g = xa_load(&xa, key);
+		if (!g) {
+			g = kzalloc(sizeof(*g), GFP_KERNEL);
+			if (!g) {
+				ret = -ENOMEM;
+				break;
+			}
+			g->stack = rec->stack;
+			g->syscall = rec->syscall;
+			ret = xa_err(xa_store(&xa, key, g, GFP_KERNEL));
+			if (ret) {
+				kfree(g);
+				break;
+			}
+			snap->nr_groups++;
+		}
+		add(g, rec, slabtrace_snapshot_age(snap, rec), snap->object_size);
+		if (!(i % 4096))
+			cond_resched();
+	}
+
+	if (!ret) {
+		snap->groups = kvmalloc_array(snap->nr_groups,
+					      sizeof(*snap->groups), GFP_KERNEL);
+		if (!snap->groups)
+			ret = -ENOMEM;
+	}
+	i = 0;
+	xa_for_each(&xa, key, g) {
+		if (ret)
+			kfree(g);
+		else
+			snap->groups[i++] = g;
+	}
+	xa_destroy(&xa);
+	if (ret) {
+		kvfree(snap->groups);
+		snap->groups = NULL;
+		snap->nr_groups = 0;
+		return ret;
+	}
+	sort(snap->groups, snap->nr_groups, sizeof(*snap->groups), cmp_groups,
+	     NULL);
+	return 0;
+}
+
+void slabtrace_groups_free(struct slabtrace_snapshot *snap)
+{
+	unsigned long i;
+
+	for (i = 0; i < snap->nr_groups; i++)
+		kfree(snap->groups[i]);
+	kvfree(snap->groups);
+	snap->groups = NULL;
+	snap->nr_groups = 0;
+}

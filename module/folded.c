@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: the read-only views of the last snapshot: stacks (the groups,
+ * as dump.c shows them), and folded and folded_bytes, below.
+ *
+ * The last snapshot as folded stacks, the input of flame graph
+ * tools (FlameGraph's flamegraph.pl, speedscope, scripts/flamegraph.py):
+ * one line per group of objects (aggregate.c), root frame first,
+ *
+ *   syscall:write;entry_SYSCALL_64_after_hwframe;...;leaky_alloc_buf [leaky] 3
+ *
+ * weighed by objects in /sys/kernel/debug/slabtrace/folded and by bytes in
+ * folded_bytes.  A group made in a system call starts with the pseudo-frame
+ * "syscall:NAME".  Every group is listed, whatever "top" said.
+ *
+ * No locks: a snapshot is immutable; the reader holds a reference.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include <slabtrace/kptrace.h>
+#include <slabtrace/slabtrace.h>
+
+static void show_frame(struct seq_file *m, unsigned long ip)
+{
+	char name[SLABTRACE_FRAME_MAX], folded[SLABTRACE_FRAME_MAX];
+
+	slabtrace_frame_name(name, sizeof(name), ip, false);
+	slabtrace_frame_folded(folded, sizeof(folded), name);
+	seq_puts(m, folded);
+}
+
+/* One group's line. */
+static void show_group(struct seq_file *m, const struct slabtrace_group *g,
+		       bool bytes)
+{
+	bool compat = g->syscall & SLABTRACE_SYSCALL_COMPAT;
+	int nr = g->syscall & ~SLABTRACE_SYSCALL_COMPAT;
+	unsigned long *entries;
+	unsigned int i, n = 0;
+	const char *name;
+
+	if (g->syscall >= 0) {
+		name = slabtrace_syscall_name(nr, compat);
+		if (name)
+			seq_printf(m, "syscall:%s%s;", compat ? "compat_" : "",
+				   name);
+		else
+			seq_printf(m, "syscall:%d;", nr);
+	}
+	if (g->stack)
+		n = stack_depot_fetch(g->stack, &entries);
+	if (!n)
+		seq_puts(m, "[unknown]");
+	for (i = n; i-- > 0;) {
+		show_frame(m, entries[i]);
+		if (i)
+			seq_putc(m, ';');
+	}
+	seq_printf(m, " %llu\n", bytes ? g->bytes : (u64)g->count);
+}
+
+/**
+ * slabtrace_folded_show - a snapshot's folded stacks
+ * @m: where
+ * @snap: the snapshot
+ * @bytes: weigh by bytes, not by objects
+ */
+void slabtrace_folded_show(struct seq_file *m,
+			   const struct slabtrace_snapshot *snap, bool bytes)
+{
+	unsigned long i;
+
+	for (i = 0; i < snap->nr_groups; i++)
+		show_group(m, snap->groups[i], bytes);
+}
+
+static void *folded_start(struct seq_file *m, loff_t *pos)
+{
+	struct slabtrace_snapshot *snap = slabtrace_snapshot_seq(m, *pos);
+
+	return snap && *pos < snap->nr_groups ? snap->groups[*pos] : NULL;
+}
+
+static void *folded_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return folded_start(m, pos);
+}
+
+static void folded_stop(struct seq_file *m, void *v)
+{
+}
+
+static int folded_show(struct seq_file *m, void *v)
+{
+	show_group(m, v, false);
+	return 0;
+}
+
+static int folded_bytes_show(struct seq_file *m, void *v)
+{
+	show_group(m, v, true);
+	return 0;
+}
+
+static const struct seq_operations folded_seq_ops = {
+	.start = folded_start,
+	.next = folded_next,
+	.stop = folded_stop,
+	.show = folded_show,
+};
+
+static const struct seq_operations folded_bytes_seq_ops = {
+	.start = folded_start,
+	.next = folded_next,
+	.stop = folded_stop,
+	.show = folded_bytes_show,
+};
+
+static int folded_open(struct inode *inode, struct file *file)
+{
+	return seq_open(file, inode->i_private);
+}
+
+static int folded_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	if (m->private)
+		slabtrace_snapshot_put(m->private);
+	return seq_release(inode, file);
+}
+
+static const struct file_operations folded_fops = {
+	.owner = THIS_MODULE,
+	.open = folded_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = folded_release,
+};
+
+int slabtrace_folded_init(void)
+{
+	debugfs_create_file("stacks", 0400, slabtrace_debugfs,
+			    (void *)&slabtrace_stacks_seq_ops, &folded_fops);
+	debugfs_create_file("folded", 0400, slabtrace_debugfs,
+			    (void *)&folded_seq_ops, &folded_fops);
+	debugfs_create_file("folded_bytes", 0400, slabtrace_debugfs,
+			    (void *)&folded_bytes_seq_ops, &folded_fops);
+	return 0;
+}

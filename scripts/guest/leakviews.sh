@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+# Leak views: the stacks view and "top", the folded stacks agreeing with it
+# on the same snapshot, older-than and since-mark picking exactly leaky's
+# objects, and the backtrace of a leak outliving its module's unload.
+. /tests/lib.sh
+
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+check "stacks is 0400" test "$(stat -c %a $ST/stacks)" = 400
+check "folded is 0400" test "$(stat -c %a $ST/folded)" = 400
+check "folded_bytes is 0400" test "$(stat -c %a $ST/folded_bytes)" = 400
+check_eq "folded reads empty before any print" "" "$(cat $ST/folded)"
+
+st start kmalloc-64
+st start leaky_widget
+# 5 old buffers, then the mark, then 3 young ones, 2 orphans (another
+# backtrace, also in kmalloc-64) and 2 widgets.
+echo bufs 5 > $LEAKY
+sleep 1.5
+check "mark kmalloc-64" st mark kmalloc-64
+echo bufs 3 > $LEAKY
+echo orphans 2 > $LEAKY
+echo widgets 2 > $LEAKY
+ls -R /sys/kernel/slab > /dev/null
+
+# --- filters on the objects view.
+dump "kmalloc-64 since-mark" /tmp/since
+check "since-mark: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (since mark)$' /tmp/since
+check_eq "since-mark: exactly the 3 young buffers" 3 "$(objs_from /tmp/since leaky_alloc_buf | wc -l)"
+check_eq "since-mark: and the 2 orphans" 2 "$(objs_from /tmp/since leaky_orphan_buf | wc -l)"
+dump "kmalloc-64 older-than 1000" /tmp/older
+check "older-than: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (older than 1000 ms)$' /tmp/older
+check_eq "older-than 1000: exactly the 5 old buffers" 5 "$(objs_from /tmp/older leaky_alloc_buf | wc -l)"
+check_eq "older-than: every object is 1.000s old or more" 0 \
+	"$(sed -n 's/.*, age \([0-9]*\)\.[0-9]*s, .*/\1/p' /tmp/older | awk '$1 < 1 { n++ } END { print n + 0 }')"
+dump "kmalloc-64 older-than 1000 since-mark" /tmp/both
+check_eq "both filters: none of leaky's buffers" 0 "$(objs_from /tmp/both leaky_alloc_buf | wc -l)"
+check_eq "older-than 1000: none of the orphans" 0 "$(objs_from /tmp/older leaky_orphan_buf | wc -l)"
+check_eq "since-mark on a cache without a mark" "Invalid argument" "$(ctl_errno 'print leaky_widget since-mark')"
+
+# --- one snapshot, every view: objects, stacks, folded (for the host's
+# test of the userspace report and flame graph, scripts/tests/).
+dump kmalloc-64 /tmp/objects
+cat $ST/stacks > /tmp/stacks
+check "stacks file: the same snapshot, by stack" \
+	grep -q '^Dumping outstanding allocs from kmalloc-64 (by stack)$' /tmp/stacks
+check_eq "stacks file: the same objects as ctl" "$(outstanding /tmp/objects)" \
+	"$(sed -n 's/^traced [0-9.]*s, \([0-9]*\) outstanding .*/\1/p' /tmp/stacks)"
+cp /tmp/objects /out/objects.txt
+cp /tmp/stacks /out/stacks-file.txt
+cat $ST/folded > /out/objects.folded
+
+# --- the stacks view, and the folded stacks of the same snapshot.
+dump "kmalloc-64 stacks" /tmp/agg
+cat $ST/folded > /tmp/folded
+cat $ST/folded_bytes > /tmp/folded_bytes
+cp /tmp/agg /out/stacks.txt
+cp /tmp/folded /out/leaks.folded
+check "stacks: the header counts stacks" grep -q '^traced [0-9.]*s, [0-9]* outstanding ([0-9]* bytes) in [0-9]* stacks, 0 records dropped$' /tmp/agg
+nstacks=$(sed -n 's/^traced .* in \([0-9]*\) stacks, .*/\1/p' /tmp/agg)
+check_eq "stacks: one group per stack in the header" "$nstacks" "$(grep -c '^Stack ' /tmp/agg)"
+check_eq "stacks: leaky's buffers are one group of 8" 1 \
+	"$(awk '/^Stack /{ h = $0 } / #01 .* in leaky_alloc_buf\+/{ print h }' /tmp/agg | grep -c ': 8 objects, 512 bytes (400 requested), age min/avg/max ')"
+check "stacks: ... made in write() by this shell" sh -c \
+	"awk '/^Stack /{ h = \$0 } / #01 .* in leaky_alloc_buf\+/{ print h }' /tmp/agg | grep -q 'from PID $$ sh in syscall write:\$'"
+check_eq "stacks: sorted by bytes, most first" 0 \
+	"$(sed -n 's/^Stack [0-9]*: [0-9]* objects\{0,1\}, \([0-9]*\) bytes .*/\1/p' /tmp/agg | awk 'NR > 1 && $1 > last { n++ } { last = $1 } END { print n + 0 }')"
+check_eq "folded: one line per stack" "$nstacks" "$(wc -l < /tmp/folded)"
+check_eq "folded: the same counts, in the same order" \
+	"$(sed -n 's/^Stack [0-9]*: \([0-9]*\) objects\{0,1\}, .*/\1/p' /tmp/agg | tr '\n' ' ')" \
+	"$(awk '{ print $NF }' /tmp/folded | tr '\n' ' ')"
+check_eq "folded_bytes: the same bytes, in the same order" \
+	"$(sed -n 's/^Stack [0-9]*: [0-9]* objects\{0,1\}, \([0-9]*\) bytes .*/\1/p' /tmp/agg | tr '\n' ' ')" \
+	"$(awk '{ print $NF }' /tmp/folded_bytes | tr '\n' ' ')"
+# The leaf of each folded line is frame #01 of the same group, unoffset.
+awk '/^ #01 /{ sub(/^ #01 \[<[^>]*>\] in /, ""); sub(/\+0x[0-9a-f]*\/0x[0-9a-f]*/, ""); print }' /tmp/agg > /tmp/leaves.agg
+awk '{ $NF = ""; sub(/ $/, ""); n = split($0, f, ";"); print f[n] }' /tmp/folded > /tmp/leaves.folded
+check "folded: leaf frames are the groups' frame #01" cmp -s /tmp/leaves.agg /tmp/leaves.folded
+check "folded: the orphans' line" grep -q ';leaky_orphan_buf \[leaky\] 2$' /tmp/folded
+check "folded: leaky's line, root first, syscall pseudo-frame" \
+	grep -q '^syscall:write;entry_SYSCALL_64_after_hwframe;.*;leaky_alloc_buf \[leaky\] 8$' /tmp/folded
+
+dump "kmalloc-64 stacks top 2" /tmp/top
+check_eq "top 2: two groups" 2 "$(grep -c '^Stack ' /tmp/top)"
+check "top 2: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (by stack, top 2)$' /tmp/top
+check_eq "top 2: still every stack in folded" "$nstacks" "$(wc -l < $ST/folded)"
+for bad in "print kmalloc-64 top" "print kmalloc-64 top 0" "print kmalloc-64 older-than soon" \
+	"print kmalloc-64 backwards"; do
+	check_eq "'$bad' is refused" "Invalid argument" "$(ctl_errno "$bad")"
+done
+
+# --- a leak outlives its module: its backtrace keeps its names.
+echo free > $LEAKY
+echo orphans 4 > $LEAKY
+check "rmmod leaky, leaving 4 buffers behind" rmmod leaky
+dump kmalloc-64 /tmp/after
+cp /tmp/after /out/after-rmmod.txt
+check_eq "after rmmod: 6 buffers from leaky_orphan_buf" 6 "$(objs_from /tmp/after leaky_orphan_buf | wc -l)"
+check "after rmmod: slabtrace's own allocations are not listed" sh -c "! grep -q '^ #01 .*\[slabtrace\]\$' /tmp/after"
+check "after rmmod: frame #01 keeps offset and module" \
+	grep -q '^ #01 \[<[0-9a-f]*>\] in leaky_orphan_buf+0x[0-9a-f]*/0x[0-9a-f]* \[leaky\]$' /tmp/after
+# run() is static: the compiler may have inlined it in ctl_write().
+check "after rmmod: so does frame #02" \
+	grep -Eq '^ #02 \[<[0-9a-f]*>\] in (run|ctl_write)\+0x[0-9a-f]*/0x[0-9a-f]* \[leaky\]$' /tmp/after
+dump "kmalloc-64 stacks" /tmp/after-agg
+check "after rmmod: the folded leaf too" grep -q ';leaky_orphan_buf \[leaky\] 6$' $ST/folded
+check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
+dump kmalloc-64 /tmp/again
+check_eq "reloaded: the old leak still shows" 6 "$(objs_from /tmp/again leaky_orphan_buf | wc -l)"
+check "rmmod leaky" rmmod leaky
+check "rmmod slabtrace" rmmod slabtrace
+finish

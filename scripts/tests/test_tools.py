@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the userspace tools, scripts/flamegraph.py and
+scripts/slabtrace_report.py.
+
+    scripts/tests/test_tools.py [VM_OUT_DIR...]
+
+On made-up input: the flame graph is well-formed XML, has one rectangle
+per merged frame, each as wide as its share of the total, and escapes odd
+names; the report groups, counts, ages and sorts as the kernel does.  On
+what a VM run saved (build/KVER/vm-out, from the leakviews guest test: one
+snapshot as objects, as stacks and as folded stacks): the report's groups
+of the objects dump are the kernel's groups, its folded stacks the
+kernel's, and the kernel's folded stacks render.  With
+SLABTRACE_REQUIRE_VM_OUT=1 (make check) a missing VM output fails rather
+than skips.  The last line is "tools: N passed, N failed".
+"""
+
+import io
+import os
+import re
+import sys
+import unittest
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import flamegraph  # noqa: E402
+import slabtrace_report as report  # noqa: E402
+
+SVG = "{http://www.w3.org/2000/svg}"
+VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
+
+
+def frames_of(svg_text):
+    """(name, count, width) of each rectangle, from its tooltip."""
+    root = ET.fromstring(svg_text)
+    out = []
+    for g in root.iter(SVG + "g"):
+        rect, title = g.find(SVG + "rect"), g.find(SVG + "title")
+        m = re.match(r"^(.*) \((\d+) \S+, [0-9.]+%\)$", title.text)
+        out.append((m.group(1), int(m.group(2)), float(rect.get("width"))))
+    assert len(out) == len(list(root.iter(SVG + "rect")))
+    return out
+
+
+def prefixes(folded_lines):
+    """The distinct frames of a merged tree: distinct stack prefixes."""
+    seen = set()
+    for line in folded_lines:
+        stack = line.rsplit(" ", 1)[0].split(";")
+        for i in range(1, len(stack) + 1):
+            seen.add(tuple(stack[:i]))
+    return seen
+
+
+class FlameGraph(unittest.TestCase):
+    LINES = ["a;b;c 3", "a;b;d 1", "a;e 4", "f 2", "a;b;c 1"]
+
+    def test_well_formed_and_one_rect_per_frame(self):
+        svg = flamegraph.render(flamegraph.parse(self.LINES), "t", "objects")
+        frames = frames_of(svg)
+        # "all", then a, a;b, a;b;c, a;b;d, a;e, f.
+        self.assertEqual(len(frames), len(prefixes(self.LINES)) + 1)
+        self.assertEqual(len(frames), 7)
+
+    def test_widths_proportional(self):
+        width = 1000
+        svg = flamegraph.render(flamegraph.parse(self.LINES), "t", "objects", width)
+        frames = frames_of(svg)
+        total = 11
+        for name, count, w in frames:
+            self.assertAlmostEqual(w, count * (width - 2 * flamegraph.MARGIN) / total,
+                                   places=2, msg=name)
+        counts = {name: count for name, count, _ in frames}
+        self.assertEqual(counts["all"], 11)
+        self.assertEqual(counts["a"], 9)
+        self.assertEqual(counts["c"], 4)
+
+    def test_odd_names_escaped(self):
+        lines = ['x<y>&"z;q\'r [mod] 2', "plain 1"]
+        svg = flamegraph.render(flamegraph.parse(lines), "<title>", "bytes")
+        names = [n for n, _, _ in frames_of(svg)]
+        self.assertIn('x<y>&"z', names)
+        self.assertIn("q'r [mod]", names)
+
+    def test_bad_input(self):
+        with self.assertRaises(ValueError):
+            flamegraph.parse(["a;b"])
+        with self.assertRaises(ValueError):
+            flamegraph.parse(["a;b x"])
+        self.assertEqual(flamegraph.parse([]).count, 0)
+
+
+DUMP = """Dumping outstanding allocs from kmalloc-64
+traced 3.000s, 4 outstanding (256 bytes), 0 records dropped
+-------------------------
+Obj 01, 64 bytes (50 requested), age 0.100s, cpu 0, from PID 5 sh in syscall write:
+----
+ #01 [<a1>] in leak+0x1b/0x20 [m]
+ #02 [<a2>] in caller+0x5/0x10
+
+Obj 02, 64 bytes (40 requested), age 0.600s, cpu 1, from PID 6 sh in syscall write:
+----
+ #01 [<a1>] in leak+0x1b/0x20 [m]
+ #02 [<a2>] in caller+0x5/0x10
+
+Obj 03, 64 bytes (64 requested), age 0.201s, cpu 0, from softirq:
+----
+ #01 [<b1>] in other+0x2/0x8
+
+Obj 04, 64 bytes (50 requested), age 2.000s, cpu 0, from PID 5 sh in syscall write:
+----
+ #01 [<a1>] in leak+0x1b/0x20 [m]
+ #02 [<a2>] in caller+0x5/0x10
+
+"""
+
+
+class Report(unittest.TestCase):
+    def groups(self):
+        info = report.parse_dump(io.StringIO(DUMP))
+        self.assertEqual(info["cache"], "kmalloc-64")
+        self.assertEqual(len(info["objects"]), 4)
+        return report.aggregate(info["objects"])
+
+    def test_groups(self):
+        g = self.groups()
+        self.assertEqual([x["count"] for x in g], [3, 1])
+        self.assertEqual(g[0]["bytes"], 192)
+        self.assertEqual(g[0]["requested"], 140)
+        self.assertEqual((g[0]["age_min"], g[0]["age_avg"], g[0]["age_max"]),
+                         (100, 900, 2000))
+        self.assertEqual(g[0]["who"], ["PID 5 sh", "PID 6 sh"])
+        self.assertEqual(g[0]["syscall"], "write")
+        self.assertIsNone(g[1]["syscall"])
+
+    def test_folded(self):
+        self.assertEqual(report.folded(self.groups()),
+                         ["syscall:write;caller;leak [m] 3", "other 1"])
+        self.assertEqual(report.folded(self.groups(), "bytes"),
+                         ["syscall:write;caller;leak [m] 192", "other 64"])
+
+    def test_text(self):
+        out = io.StringIO()
+        report.report({"cache": "kmalloc-64", "traced": "3.000"}, self.groups(), 1, out)
+        text = out.getvalue()
+        self.assertIn("kmalloc-64: 4 outstanding objects (256 bytes) in 2 stacks", text)
+        self.assertIn("  1        3        192        140   0.100s   0.900s   2.000s  "
+                      "leak [m] < caller", text)
+        self.assertIn("... 1 more stacks", text)
+        self.assertNotIn("Stack 2:", text)
+
+    def test_cli(self):
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "st-report-test.txt")
+        with open(path, "w") as f:
+            f.write(DUMP)
+        old = sys.stdout
+        sys.stdout = io.StringIO()
+        try:
+            self.assertEqual(report.main(["--older-than", "500", "--folded", path]), 0)
+            out = sys.stdout.getvalue()
+        finally:
+            sys.stdout = old
+            os.unlink(path)
+        self.assertEqual(out, "syscall:write;caller;leak [m] 2\n")
+
+
+def vm_file(name):
+    found = [os.path.join(d, name) for d in VM_OUT if os.path.exists(os.path.join(d, name))]
+    if not found:
+        if os.environ.get("SLABTRACE_REQUIRE_VM_OUT") == "1":
+            raise AssertionError("no %s in %s" % (name, VM_OUT or "(no VM output given)"))
+        raise unittest.SkipTest("no VM output")
+    return found
+
+
+class AgainstTheKernel(unittest.TestCase):
+    def test_report_groups_are_the_kernels(self):
+        for path in vm_file("objects.txt"):
+            d = os.path.dirname(path)
+            with open(path) as f:
+                mine = report.aggregate(report.parse_dump(f)["objects"])
+            with open(os.path.join(d, "stacks-file.txt")) as f:
+                kernel = report.parse_stacks(f)
+            self.assertGreaterEqual(len(kernel), 2, d)
+            keys = ("count", "bytes", "requested", "age_min", "age_avg", "age_max",
+                    "syscall", "frames")
+            self.assertEqual(sorted(repr([g[k] for k in keys]) for g in mine),
+                             sorted(repr([g[k] for k in keys]) for g in kernel), d)
+            self.assertEqual([g["bytes"] for g in kernel],
+                             sorted((g["bytes"] for g in kernel), reverse=True))
+
+    def test_report_folded_is_the_kernels(self):
+        for path in vm_file("objects.txt"):
+            with open(path) as f:
+                mine = report.folded(report.aggregate(report.parse_dump(f)["objects"]))
+            with open(os.path.join(os.path.dirname(path), "objects.folded")) as f:
+                kernel = f.read().splitlines()
+            self.assertEqual(sorted(mine), sorted(kernel))
+
+    def test_kernel_folded_renders(self):
+        for path in vm_file("leaks.folded"):
+            with open(path) as f:
+                lines = f.read().splitlines()
+            self.assertTrue(lines)
+            svg = flamegraph.render(flamegraph.parse(lines), "t", "objects")
+            frames = frames_of(svg)
+            self.assertEqual(len(frames), len(prefixes(lines)) + 1)
+            total = sum(int(l.rsplit(" ", 1)[1]) for l in lines)
+            self.assertEqual(frames[0], ("all", total, flamegraph.WIDTH - 2 * flamegraph.MARGIN))
+
+
+if __name__ == "__main__":
+    result = unittest.main(argv=[sys.argv[0], "-v"], exit=False).result
+    failed = len(result.failures) + len(result.errors)
+    passed = result.testsRun - failed - len(result.skipped)
+    print("tools: %d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
