@@ -165,7 +165,7 @@ static void slabtrace_bench_steps(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, slabtrace_table_init(t), 0);
 	TIME_N(test, "step_clock", sink += ktime_get_ns());
-	TIME_N(test, "step_context", slabtrace_ctx_fill(&rec));
+	TIME_N(test, "step_context", slabtrace_ctx_fill(&rec, GFP_NOWAIT));
 	TIME_N(test, "step_record_alloc_free",
 	       r = kmem_cache_alloc(slabtrace_record_cache, GFP_NOWAIT);
 	       kmem_cache_free(slabtrace_record_cache, r));
@@ -195,7 +195,7 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
 	set = rcu_dereference_protected(slabtrace_active, true);
 	t = &set->traced[0]->table;
-	flush_work(&t->grow_work);
+	slabtrace_table_flush(t);
 	buckets = t->buckets->mask + 1;
 	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), KEPT);
 	report(test, "record_object", kmem_cache_size(slabtrace_record_cache),

@@ -98,6 +98,31 @@ static void slabtrace_dump_stopped_counts(struct kunit *test)
 	kmem_cache_free(dump_cache, a);
 }
 
+/* The optional header lines, on a snapshot made by hand. */
+static void slabtrace_dump_header_lines(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap = slabtrace_snapshot_alloc();
+	char *text;
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	strscpy(snap->name, "st_kunit_dump", sizeof(snap->name));
+	snap->replaced = 3;
+	snap->dropped = 2;
+	strscpy(snap->aliases, "a, b", sizeof(snap->aliases));
+	snap->opts.older_than = 250;
+	snap->opts.since_mark = true;
+	mutex_lock(&slabtrace_mutex);
+	slabtrace_snapshot_publish(snap);
+	mutex_unlock(&slabtrace_mutex);
+	text = st_read_ctl(test);
+	KUNIT_EXPECT_STREQ(test, text,
+			   "Dumping outstanding allocs from st_kunit_dump (older than 250 ms, since mark)\n"
+			   "traced 0.000s, 0 outstanding (0 bytes), 2 records dropped\n"
+			   "shared with: a, b (merged caches: their objects are traced too)\n"
+			   "3 records replaced: their objects were freed through paths with no tracepoint\n"
+			   "-------------------------\n");
+}
+
 static int slabtrace_dump_suite_init(struct kunit_suite *suite)
 {
 	dump_cache = kmem_cache_create("st_kunit_dump", 120, 0, 0, dump_ctor);
@@ -119,6 +144,7 @@ static void slabtrace_dump_exit(struct kunit *test)
 static struct kunit_case slabtrace_dump_cases[] = {
 	KUNIT_CASE(slabtrace_dump_text),
 	KUNIT_CASE(slabtrace_dump_stopped_counts),
+	KUNIT_CASE(slabtrace_dump_header_lines),
 	{}
 };
 

@@ -62,6 +62,11 @@ static void slabtrace_stacks_untrimmed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabtrace_stack_trim(deep, 16, 1), 0);
 }
 
+static void slabtrace_stacks_exit(struct kunit *test)
+{
+	st_expect_lockdep_clean(test);
+}
+
 static struct kunit_case slabtrace_stacks_cases[] = {
 	KUNIT_CASE(slabtrace_stacks_at_call_site),
 	KUNIT_CASE(slabtrace_stacks_by_symbol),
@@ -71,6 +76,7 @@ static struct kunit_case slabtrace_stacks_cases[] = {
 
 static struct kunit_suite slabtrace_stacks_suite = {
 	.name = "slabtrace_stacks",
+	.exit = slabtrace_stacks_exit,
 	.test_cases = slabtrace_stacks_cases,
 };
 

@@ -96,7 +96,7 @@ static void slabtrace_table_grow_iterate(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, seen);
 	for (i = 0; i < NR; i++)
 		slabtrace_table_insert(t, new_rec(test, i));
-	flush_work(&t->grow_work);
+	slabtrace_table_flush(t);
 	KUNIT_EXPECT_GT(test, t->buckets->mask + 1, first_size);
 	KUNIT_EXPECT_GE(test, t->buckets->mask + 1, NR / 2);
 
@@ -133,13 +133,12 @@ static void slabtrace_table_iter_small_buffer(struct kunit *test)
 	unsigned int i, room = 1, total = 0, retries = 0;
 	int n;
 
-	/* Far more records than buckets, before the table can grow. */
-	for (i = 0; i < 8000; i++)
-		slabtrace_table_insert(t, new_rec(test, i));
-	cancel_work_sync(&t->grow_work);
 	buf = kunit_kcalloc(test, 64, sizeof(*buf), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
+	/* Far more records than buckets: the table may not grow meanwhile. */
 	mutex_lock(&t->grow_mutex);
+	for (i = 0; i < 8000; i++)
+		slabtrace_table_insert(t, new_rec(test, i));
 	it.t = t;
 	it.bucket = 0;
 	while ((n = slabtrace_table_iter_next(&it, buf, room)) != -ENOENT) {

@@ -15,6 +15,7 @@
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -340,7 +341,7 @@ static void slabtrace_trace_filters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE " since-mark\n"),
 			-EINVAL);
 	alloc_objs(old, ARRAY_SIZE(old));
-	msleep(100);
+	msleep(1000);
 	KUNIT_ASSERT_EQ(test, st_cmd("mark " OBJ_CACHE "\n"), 0);
 	alloc_objs(young, ARRAY_SIZE(young));
 
@@ -352,7 +353,7 @@ static void slabtrace_trace_filters(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, snap->opts.since_mark);
 	slabtrace_snapshot_put(snap);
 
-	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " older-than 90\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " older-than 500\n"), 0);
 	snap = slabtrace_snapshot_get();
 	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(old));
 	for (i = 0; i < ARRAY_SIZE(old); i++)
@@ -367,10 +368,98 @@ static void slabtrace_trace_filters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, ARRAY_SIZE(young));
 	slabtrace_snapshot_put(snap);
 
+	/* reset forgets the mark with the records. */
+	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE " since-mark\n"),
+			-EINVAL);
 	for (i = 0; i < ARRAY_SIZE(old); i++)
 		kmem_cache_free(obj_cache, old[i]);
 	for (i = 0; i < ARRAY_SIZE(young); i++)
 		kmem_cache_free(obj_cache, young[i]);
+}
+
+/*
+ * An allocation with a command name never seen before, under a lock that
+ * hardirqs take too: the context table's lock must be irq-safe, or lockdep
+ * reports an irq-safe -> irq-unsafe inversion (a real deadlock: an irq
+ * waiting for the caller's lock while the caller waits for the table's).
+ */
+static DEFINE_SPINLOCK(irq_safe_lock);
+
+static enum hrtimer_restart take_irq_safe_lock(struct hrtimer *t)
+{
+	spin_lock(&irq_safe_lock);
+	spin_unlock(&irq_safe_lock);
+	complete(&container_of(t, struct irq_alloc, hrtimer)->done);
+	return HRTIMER_NORESTART;
+}
+
+static void slabtrace_trace_under_irq_safe_lock(struct kunit *test)
+{
+	struct irq_alloc *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	char comm[TASK_COMM_LEN], saved[TASK_COMM_LEN];
+	unsigned long flags;
+	void *obj, *obj2;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	init_completion(&a->done);
+	hrtimer_init(&a->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	a->hrtimer.function = take_irq_safe_lock;
+	hrtimer_start(&a->hrtimer, ns_to_ktime(100000), HRTIMER_MODE_REL_HARD);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&a->done, 10 * HZ));
+	hrtimer_cancel(&a->hrtimer);
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	/* Interned with irqs on, then under the irq-safe lock. */
+	get_task_comm(saved, current);
+	snprintf(comm, sizeof(comm), "st_irq_%u", (unsigned int)get_random_u32());
+	set_task_comm(current, comm);
+	obj = alloc_obj(GFP_KERNEL);
+	snprintf(comm, sizeof(comm), "st_lck_%u", (unsigned int)get_random_u32());
+	set_task_comm(current, comm);
+	spin_lock_irqsave(&irq_safe_lock, flags);
+	obj2 = alloc_obj(GFP_ATOMIC);
+	spin_unlock_irqrestore(&irq_safe_lock, flags);
+	set_task_comm(current, saved);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 2);
+	kmem_cache_free(obj_cache, obj);
+	kmem_cache_free(obj_cache, obj2);
+	KUNIT_EXPECT_TRUE(test, debug_locks);
+}
+
+/*
+ * An address allocated in one traced cache while another holds a stale
+ * record of it (freed with no tracepoint, its page gone to the new cache)
+ * takes the record away from the other, counted as replaced.
+ */
+static void slabtrace_trace_evict_elsewhere(struct kunit *test)
+{
+	struct slabtrace_set *set;
+	struct slabtrace_traced *a, *b;
+	struct slabtrace_record *rec;
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
+	obj = alloc_obj(GFP_KERNEL);
+	set = rcu_dereference_protected(slabtrace_active, true);
+	KUNIT_ASSERT_EQ(test, set->nr, 2);
+	a = set->traced[0]->ref.cache == obj_cache ? set->traced[0] : set->traced[1];
+	b = a == set->traced[0] ? set->traced[1] : set->traced[0];
+	/* A record of the same address in kmalloc-128's table. */
+	rec = kmem_cache_zalloc(slabtrace_record_cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	rec->obj = obj;
+	KUNIT_ASSERT_NULL(test, slabtrace_table_insert(&b->table, rec));
+	slabtrace_evict_elsewhere(set, a, obj);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&b->table), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&b->replaced), 1);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&a->replaced), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&a->table), 1);
+	kmem_cache_free(obj_cache, obj);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&a->table), 0);
+	st_cmd("stop kmalloc-128\n");
+	st_cmd("reset kmalloc-128\n");
 }
 
 /* Alloc probes only while tracing; free probes while records remain. */
@@ -468,6 +557,8 @@ static void slabtrace_trace_exit(struct kunit *test)
 	st_cmd("reset " OBJ_CACHE "\n");
 	st_cmd("stop kmalloc-64\n");
 	st_cmd("reset kmalloc-64\n");
+	st_cmd("stop kmalloc-128\n");
+	st_cmd("reset kmalloc-128\n");
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
 	st_expect_lockdep_clean(test);
 }
@@ -481,6 +572,8 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),
 	KUNIT_CASE(slabtrace_trace_filters),
+	KUNIT_CASE(slabtrace_trace_under_irq_safe_lock),
+	KUNIT_CASE(slabtrace_trace_evict_elsewhere),
 	KUNIT_CASE(slabtrace_trace_many),
 	KUNIT_CASE(slabtrace_trace_alloc_failure),
 	KUNIT_CASE(slabtrace_trace_probes_detach),

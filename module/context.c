@@ -11,9 +11,9 @@
  *
  * Notes on locking
  * ----------------
- * - ctx_lock (spinlock): adding to ctx_hash, ctx_by_id[] and ctx_count.
- *   Taken only in task context (by a probe: preemption off, maybe irqs
- *   off too).
+ * - ctx_lock (spinlock, irq-safe): adding to ctx_hash, ctx_by_id[] and
+ *   ctx_count.  Only taken in task context, by a probe, but a probe may
+ *   run inside any irq-safe lock of its caller: held with irqs off.
  * - ctx_hash and ctx_by_id[] are read locklessly: the probes under RCU
  *   (they run with preemption disabled), the dump at any time.  An entry
  *   is complete before it is published (hash_add_rcu(),
@@ -81,23 +81,24 @@ static struct slabtrace_ctx *ctx_find(u32 key, u8 kind, const char *comm)
 	return NULL;
 }
 
-static u16 ctx_intern(u8 kind, const char *comm)
+static u16 ctx_intern(u8 kind, const char *comm, gfp_t gfp)
 {
 	struct slabtrace_ctx *c, *found;
 	u32 key = ctx_key(kind, comm);
+	unsigned long flags;
 
 	found = ctx_find(key, kind, comm);
 	if (likely(found))
 		return found->id;
 
 	/* Allocated before taking the lock: the probes' guard stops recursion. */
-	c = kmalloc(sizeof(*c), GFP_NOWAIT | __GFP_NOWARN);
+	c = kmalloc(sizeof(*c), gfp);
 	if (!c)
 		return CTX_ID_UNKNOWN;
 	c->kind = kind;
 	memcpy(c->comm, comm, TASK_COMM_LEN);
 
-	spin_lock(&ctx_lock);
+	spin_lock_irqsave(&ctx_lock, flags);
 	found = ctx_find(key, kind, comm);
 	if (!found && ctx_count < CTX_MAX) {
 		c->id = ctx_count;
@@ -108,7 +109,7 @@ static u16 ctx_intern(u8 kind, const char *comm)
 		found = c;
 		c = NULL;
 	}
-	spin_unlock(&ctx_lock);
+	spin_unlock_irqrestore(&ctx_lock, flags);
 	kfree(c);
 	return found ? found->id : CTX_ID_UNKNOWN;
 }
@@ -129,10 +130,11 @@ static s16 current_syscall(void)
 /**
  * slabtrace_ctx_fill - record where an allocation happens
  * @rec: the record being filled in
+ * @gfp: what it may allocate with (a new command name needs 40 bytes)
  *
  * Called from the probes: any context but NMI, preemption disabled.
  */
-void slabtrace_ctx_fill(struct slabtrace_record *rec)
+void slabtrace_ctx_fill(struct slabtrace_record *rec, gfp_t gfp)
 {
 	char comm[TASK_COMM_LEN];
 	u8 kind;
@@ -157,7 +159,7 @@ void slabtrace_ctx_fill(struct slabtrace_record *rec)
 	strscpy_pad(comm, current->comm, sizeof(comm));
 	rec->pid = task_pid_nr(current);
 	rec->syscall = current_syscall();
-	rec->ctx = ctx_intern(kind, comm);
+	rec->ctx = ctx_intern(kind, comm, gfp);
 }
 
 /**

@@ -48,12 +48,38 @@
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
-module_param(kptrace_size, ulong, 0444);
-MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
-
 #define KPT_SIZE_MIN	PAGE_SIZE
 #define KPT_SIZE_MAX	(256UL << 20)
+
+static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
+
+/* "4096".."268435456", K and M allowed; also for "syscall size". */
+static int parse_size(const char *arg, unsigned long *size)
+{
+	char *end;
+
+	*size = memparse(arg, &end);
+	if (end == arg || (*end && *end != '\n') || (*end && end[1]) ||
+	    *size < KPT_SIZE_MIN || *size > KPT_SIZE_MAX) {
+		pr_warn("syscall: size: '%.16s' is not a size from %lu to %lu bytes (K, M allowed)\n",
+			arg, KPT_SIZE_MIN, KPT_SIZE_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_size_param(const char *val, const struct kernel_param *kp)
+{
+	return parse_size(val, kp->arg);
+}
+
+static const struct kernel_param_ops size_param_ops = {
+	.set = set_size_param,
+	.get = param_get_ulong,
+};
+
+module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0444);
+MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
 #define KPT_MAX_READERS	8
 
 struct kpt_task {
@@ -107,10 +133,13 @@ static bool is_reader(pid_t tgid)
 	return false;
 }
 
-/* The current process opened (@add) or closed a kptrace file. */
-void slabtrace_kptrace_reader(bool add)
+/*
+ * Process @tgid opened (@add) or closed a kptrace file.  The closing may
+ * happen in another process (the last fput() of a shared file): the
+ * caller passes the tgid it opened with.
+ */
+void slabtrace_kptrace_reader(pid_t tgid, bool add)
 {
-	pid_t tgid = task_tgid_nr(current);
 	unsigned int i, free = KPT_MAX_READERS;
 
 	spin_lock(&readers_lock);
@@ -211,7 +240,7 @@ static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
 	arg = slabtrace_syscall_path_arg(id, t->flags & KPTRACE_COMPAT);
 	if (arg >= 0 && copy_path(t, t->args[arg]))
 		t->flags |= KPTRACE_DATA;
-	t->start_ns = ktime_get_ns();
+	t->start_ns = ktime_get_mono_fast_ns();
 	t->active = true;
 out:
 	rcu_read_unlock();
@@ -228,7 +257,7 @@ static void finish(struct kpt_task *t, long ret, u8 flags)
 
 	t->active = false;
 	r.rec.start_ns = t->start_ns;
-	r.rec.end_ns = ktime_get_ns();
+	r.rec.end_ns = ktime_get_mono_fast_ns();
 	for (i = 0; i < ARRAY_SIZE(t->args); i++)
 		r.rec.args[i] = t->args[i];
 	r.rec.ret = ret;
@@ -250,8 +279,12 @@ static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 	rcu_read_lock();
 	t = task_entry(current, false);
-	if (t && t->active && !is_reader(current->tgid))
-		finish(t, ret, 0);
+	if (t && t->active) {
+		if (is_reader(current->tgid))
+			t->active = false;
+		else
+			finish(t, ret, 0);
+	}
 	rcu_read_unlock();
 }
 
@@ -301,7 +334,7 @@ static void kpt_detach(void)
 				    NULL);
 	tracepoint_synchronize_unregister();
 	rhashtable_free_and_destroy(&kpt_tasks, free_entry, NULL);
-	tracing = false;
+	WRITE_ONCE(tracing, false);
 }
 
 static int kpt_attach(void)
@@ -321,7 +354,7 @@ static int kpt_attach(void)
 	ret = rhashtable_init(&kpt_tasks, &kpt_params);
 	if (ret)
 		return ret;
-	tracing = true;
+	WRITE_ONCE(tracing, true);
 	/* Exit before enter, so that no call starts whose end goes unseen. */
 	ret = tracepoint_probe_register(tp_process_exit,
 					(void *)kpt_process_exit, NULL);
@@ -421,15 +454,11 @@ static int kpt_stop(void)
 static int set_size(const char *arg)
 {
 	unsigned long size;
-	char *end;
 	int ret;
 
-	size = memparse(arg, &end);
-	if (end == arg || *end || size < KPT_SIZE_MIN || size > KPT_SIZE_MAX) {
-		pr_warn("syscall: size: '%.16s' is not a size from %lu to %lu bytes (K, M allowed)\n",
-			arg, KPT_SIZE_MIN, KPT_SIZE_MAX);
-		return -EINVAL;
-	}
+	ret = parse_size(arg, &size);
+	if (ret)
+		return ret;
 	if (tracing) {
 		pr_warn("syscall: size: stop tracing first\n");
 		return -EBUSY;
@@ -449,7 +478,7 @@ static int set_size(const char *arg)
  *   syscall start comm NAME        trace the tasks with this command name
  *   syscall stop                   stop; queued records stay readable
  *   syscall clear                  empty the queue, zero the counters and
- *                                  the summary
+ *                                  the summary; not while tracing
  *   syscall size BYTES             queue size per CPU (K and M suffixes);
  *                                  empties the queue; not while tracing
  *
@@ -490,6 +519,11 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	case K_SIZE:
 		return set_size(argv[1]);
 	default:
+		if (tracing) {
+			/* The counters are the hooks' own while they run. */
+			pr_warn("syscall: clear: stop tracing first\n");
+			return -EBUSY;
+		}
 		kptrace_queue_reset();
 		kptrace_summary_reset();
 		kptrace_files_update_size();

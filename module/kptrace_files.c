@@ -38,6 +38,7 @@
 
 struct kpt_reader {
 	struct mutex lock;		/* the pending line */
+	pid_t tgid;			/* the process that opened the file */
 	size_t len;			/* of line */
 	size_t off;			/* already read */
 	char line[KPTRACE_LINE_MAX];
@@ -79,8 +80,9 @@ static int reader_open(struct inode *inode, struct file *file)
 	if (!r)
 		return -ENOMEM;
 	mutex_init(&r->lock);
+	r->tgid = task_tgid_nr(current);
 	file->private_data = r;
-	slabtrace_kptrace_reader(true);
+	slabtrace_kptrace_reader(r->tgid, true);
 	return nonseekable_open(inode, file);
 }
 
@@ -88,7 +90,7 @@ static int reader_release(struct inode *inode, struct file *file)
 {
 	struct kpt_reader *r = file->private_data;
 
-	slabtrace_kptrace_reader(false);
+	slabtrace_kptrace_reader(r->tgid, false);
 	mutex_destroy(&r->lock);
 	kfree(r);
 	return 0;

@@ -26,6 +26,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -43,6 +44,27 @@ static bool alloc_on, free_on, exiting;
 
 static void idle_work_fn(struct work_struct *work);
 static DECLARE_WORK(idle_work, idle_work_fn);
+
+/* A probe may hold any lock, the workqueue's too: it kicks an irq_work. */
+static void idle_kick_fn(struct irq_work *work)
+{
+	schedule_work(&idle_work);
+}
+
+static struct irq_work idle_kick = IRQ_WORK_INIT(idle_kick_fn);
+
+/*
+ * What the probes may allocate with, given the traced allocation's flags:
+ * never sleep (a probe runs with preemption disabled), never dip into the
+ * reserves, and wake kswapd only if the caller would have (callers that
+ * hold the scheduler's locks clear __GFP_KSWAPD_RECLAIM), like kmemleak's
+ * gfp_nested_mask().
+ */
+static __always_inline gfp_t probe_gfp(gfp_t gfp)
+{
+	return (gfp & (__GFP_KSWAPD_RECLAIM | __GFP_NOLOCKDEP)) |
+	       __GFP_NOWARN | __GFP_NOMEMALLOC;
+}
 
 /* Enter the probe at this context level, unless already in it. */
 static __always_inline bool guard_enter(unsigned int *bit)
@@ -75,15 +97,36 @@ static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
 bool slabtrace_fail_record_alloc;
 #endif
 
-static struct slabtrace_record *record_new(void)
+static struct slabtrace_record *record_new(gfp_t gfp)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (READ_ONCE(slabtrace_fail_record_alloc))
 		return NULL;
 #endif
-	/* Any context: no sleeping, no emergency reserves, no warning. */
-	return kmem_cache_alloc(slabtrace_record_cache,
-				GFP_NOWAIT | __GFP_NOWARN);
+	return kmem_cache_alloc(slabtrace_record_cache, gfp);
+}
+
+/*
+ * A new object at @obj: a record other caches hold for that address is
+ * stale, its object freed through a path with no tracepoint (a bulk or
+ * kfree_rcu() batch free) before the slab page went to another cache.
+ */
+void slabtrace_evict_elsewhere(struct slabtrace_set *set,
+			       struct slabtrace_traced *tr, const void *obj)
+{
+	struct slabtrace_record *stale;
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++) {
+		if (set->traced[i] == tr ||
+		    !slabtrace_table_count(&set->traced[i]->table))
+			continue;
+		stale = slabtrace_table_remove(&set->traced[i]->table, obj);
+		if (stale) {
+			atomic_long_inc(&set->traced[i]->replaced);
+			kmem_cache_free(slabtrace_record_cache, stale);
+		}
+	}
 }
 
 /* An allocation slabtrace's own code made (built in, there is no telling). */
@@ -103,7 +146,7 @@ static __always_inline bool own_alloc(unsigned long call_site)
  */
 static __always_inline void record_alloc(struct kmem_cache *s,
 					 const void *obj, size_t bytes_req,
-					 unsigned long call_site)
+					 unsigned long call_site, gfp_t gfp)
 {
 	struct slabtrace_set *set = rcu_dereference_sched(slabtrace_active);
 	unsigned long entries[SLABTRACE_STACK_DEPTH];
@@ -118,17 +161,20 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	    !guard_enter(&bit))
 		return;
 
-	rec = record_new();
+	gfp = probe_gfp(gfp);
+	rec = record_new(gfp);
 	if (unlikely(!rec)) {
 		atomic_long_inc(&tr->dropped);
 		goto out;
 	}
 	rec->obj = obj;
-	rec->stamp = slabtrace_stamp(tr, ktime_get_ns());
+	rec->stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	rec->stack = slabtrace_stack_store(entries, nr, call_site);
-	slabtrace_ctx_fill(rec);
+	rec->stack = slabtrace_stack_store(entries, nr, call_site, gfp);
+	slabtrace_ctx_fill(rec, gfp);
+	if (set->nr > 1)
+		slabtrace_evict_elsewhere(set, tr, obj);
 	stale = slabtrace_table_insert(&tr->table, rec);
 	if (stale) {
 		atomic_long_inc(&tr->replaced);
@@ -160,7 +206,7 @@ static void record_free(const struct kmem_cache *s, const void *obj)
 		/* A stopped cache's last record: maybe detach the probes. */
 		if (!READ_ONCE(tr->tracing) &&
 		    !slabtrace_table_count(&tr->table))
-			schedule_work(&idle_work);
+			irq_work_queue(&idle_kick);
 		break;
 	}
 	guard_exit(bit);
@@ -172,7 +218,7 @@ static void slabtrace_probe_kmem_cache_alloc(void *data,
 					     struct kmem_cache *s,
 					     gfp_t gfp_flags, int node)
 {
-	record_alloc(s, ptr, 0, call_site);
+	record_alloc(s, ptr, 0, call_site, gfp_flags);
 }
 
 static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
@@ -184,7 +230,7 @@ static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
 
 	s = slabtrace_kmalloc_cache(bytes_req, gfp_flags, call_site);
 	if (s)
-		record_alloc(s, ptr, bytes_req, call_site);
+		record_alloc(s, ptr, bytes_req, call_site, gfp_flags);
 }
 
 static void slabtrace_probe_kfree(void *data, unsigned long call_site,
@@ -312,6 +358,7 @@ void slabtrace_probes_state(bool *alloc, bool *free)
 /* Wait for the work that detaches idle probes (for the tests). */
 void slabtrace_probes_idle(void)
 {
+	irq_work_sync(&idle_kick);
 	flush_work(&idle_work);
 }
 
@@ -332,5 +379,6 @@ void slabtrace_probes_exit(void)
 	free_on = false;
 	mutex_unlock(&slabtrace_mutex);
 	tracepoint_synchronize_unregister();
+	irq_work_sync(&idle_kick);
 	cancel_work_sync(&idle_work);
 }

@@ -8,7 +8,7 @@
  *
  * The copy is made of page-sized chunks found through an xarray, so a
  * cache with millions of records needs no large contiguous allocation;
- * a record is copied whole, 48 bytes.  The snapshot belongs to the file,
+ * a record is copied whole, 40 bytes.  The snapshot belongs to the file,
  * not to an open file descriptor: "print" replaces the current one, and
  * readers hold a reference on the one they started on.
  *
@@ -198,7 +198,7 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	strscpy(snap->name, name, sizeof(snap->name));
 	snap->opts = *opts;
 	snap->mark = tr->mark;
-	snap->taken = ktime_get_ns();
+	snap->taken = ktime_get_mono_fast_ns();
 	snap->epoch = tr->epoch;
 	snap->traced_ns = slabtrace_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
@@ -223,10 +223,17 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 		slabtrace_snapshot_put(snap);
 		return ret;
 	}
+	slabtrace_snapshot_publish(snap);
+	return 0;
+}
+
+/* Make @snap what the files show, taking over its reference. */
+void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap)
+{
+	lockdep_assert_held(&slabtrace_mutex);
 	if (current_snap)
 		slabtrace_snapshot_put(current_snap);
 	current_snap = snap;
-	return 0;
 }
 
 /* At module exit: no reader is left, the module is pinned while open. */

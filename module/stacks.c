@@ -83,6 +83,7 @@ unsigned int slabtrace_stack_trim(const unsigned long *entries,
  *	     frame walked costs, so the walk starts as shallow as it can)
  * @nr: its length
  * @call_site: the allocator's return address, as the tracepoint gives it
+ * @gfp: what the depot may allocate with, if it needs memory
  *
  * Called from the probes, in any context but NMI.
  *
@@ -90,15 +91,14 @@ unsigned int slabtrace_stack_trim(const unsigned long *entries,
  */
 depot_stack_handle_t slabtrace_stack_store(unsigned long *entries,
 					   unsigned int nr,
-					   unsigned long call_site)
+					   unsigned long call_site, gfp_t gfp)
 {
 	unsigned int skip;
 
 	skip = slabtrace_stack_trim(entries, nr, call_site);
 	if (skip >= nr)
 		return 0;
-	return stack_depot_save(entries + skip, nr - skip,
-				GFP_NOWAIT | __GFP_NOWARN);
+	return stack_depot_save(entries + skip, nr - skip, gfp);
 }
 
 /**

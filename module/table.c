@@ -15,10 +15,11 @@
  *
  * Notes on locking
  * ----------------
- * - t->lock[i] (spinlock, irq-safe): stripe i, that is the chains of every
- *   bucket b with b % SLABTRACE_TABLE_LOCKS == i, t->stripe[i], and the
- *   lifetime of the records on those chains.  Taken from any context.
- *   Never two at once.
+ * - t->stripe[i].lock (spinlock, irq-safe): stripe i, that is the chains
+ *   of every bucket b with b % SLABTRACE_TABLE_LOCKS == i,
+ *   t->stripe[i].buckets, and the lifetime of the records on those
+ *   chains.  Taken from any context.  Never two at once.  Each stripe has
+ *   a cacheline, so CPUs working on different stripes do not share one.
  * - t->grow_mutex: t->buckets, and the right to move records between
  *   bucket arrays.  Held by the grow work and by iterators, so an iterator
  *   never sees a record twice.  Taken before a stripe lock.
@@ -26,8 +27,10 @@
  *
  * Stripe i's buckets in a table of any size (a power of two, at least
  * SLABTRACE_TABLE_LOCKS) are the hashes with the same low bits, so a stripe
- * can move to a bigger array on its own: t->stripe[i] says which array
- * stripe i is in while a grow is half done.
+ * can move to a bigger array on its own: t->stripe[i].buckets says which
+ * array stripe i is in while a grow is half done.  A probe that finds the
+ * table too full queues the grow through an irq_work: it may run under
+ * any lock, the workqueue's and the scheduler's included.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -70,10 +73,10 @@ static struct slabtrace_buckets *buckets_alloc(unsigned long n)
 /* The chain @hash belongs to.  Called with its stripe lock held. */
 static struct slabtrace_record **chain(struct slabtrace_table *t, u32 hash)
 {
-	struct slabtrace_buckets *b = t->stripe[stripe_of(hash)];
+	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
 
-	lockdep_assert_held(&t->lock[stripe_of(hash)]);
-	return &b->head[hash & b->mask];
+	lockdep_assert_held(&st->lock);
+	return &st->buckets->head[hash & st->buckets->mask];
 }
 
 /* Move stripe @i from @old to @new.  Called with t->grow_mutex held. */
@@ -85,7 +88,7 @@ static void grow_stripe(struct slabtrace_table *t, unsigned int i,
 	unsigned long flags, b;
 
 	lockdep_assert_held(&t->grow_mutex);
-	spin_lock_irqsave(&t->lock[i], flags);
+	spin_lock_irqsave(&t->stripe[i].lock, flags);
 	for (b = i; b <= old->mask; b += SLABTRACE_TABLE_LOCKS) {
 		while ((rec = old->head[b])) {
 			unsigned long nb = obj_hash(rec->obj) & new->mask;
@@ -95,8 +98,8 @@ static void grow_stripe(struct slabtrace_table *t, unsigned int i,
 			new->head[nb] = rec;
 		}
 	}
-	t->stripe[i] = new;
-	spin_unlock_irqrestore(&t->lock[i], flags);
+	t->stripe[i].buckets = new;
+	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 }
 
 static void grow_work(struct work_struct *work)
@@ -130,6 +133,15 @@ out:
 	mutex_unlock(&t->grow_mutex);
 }
 
+/* A probe cannot queue work itself (it may hold any lock): an irq_work can. */
+static void grow_kick(struct irq_work *work)
+{
+	struct slabtrace_table *t = container_of(work, struct slabtrace_table,
+						 grow_kick);
+
+	schedule_work(&t->grow_work);
+}
+
 int slabtrace_table_init(struct slabtrace_table *t)
 {
 	unsigned int i;
@@ -138,12 +150,13 @@ int slabtrace_table_init(struct slabtrace_table *t)
 	if (!t->buckets)
 		return -ENOMEM;
 	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
-		spin_lock_init(&t->lock[i]);
-		t->stripe[i] = t->buckets;
+		spin_lock_init(&t->stripe[i].lock);
+		t->stripe[i].buckets = t->buckets;
 	}
 	atomic_long_set(&t->nr, 0);
 	mutex_init(&t->grow_mutex);
 	INIT_WORK(&t->grow_work, grow_work);
+	init_irq_work(&t->grow_kick, grow_kick);
 	return 0;
 }
 
@@ -155,13 +168,16 @@ int slabtrace_table_init(struct slabtrace_table *t)
  */
 void slabtrace_table_destroy(struct slabtrace_table *t)
 {
-	struct slabtrace_buckets *b = t->buckets;
+	struct slabtrace_buckets *b;
 	struct slabtrace_record *rec;
 	unsigned long i;
 
-	if (!b)
+	if (!t->buckets)
 		return;
+	/* A grow may be under way: it replaces the buckets. */
+	irq_work_sync(&t->grow_kick);
 	cancel_work_sync(&t->grow_work);
+	b = t->buckets;
 	for (i = 0; i <= b->mask; i++) {
 		while ((rec = b->head[i])) {
 			b->head[i] = rec->next;
@@ -195,7 +211,7 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 	unsigned long flags, size;
 	long nr = 0;
 
-	spin_lock_irqsave(&t->lock[i], flags);
+	spin_lock_irqsave(&t->stripe[i].lock, flags);
 	for (pp = chain(t, hash); *pp; pp = &(*pp)->next) {
 		if ((*pp)->obj == rec->obj) {
 			old = *pp;
@@ -210,11 +226,11 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 		*pp = rec;
 		nr = atomic_long_inc_return(&t->nr);
 	}
-	size = t->stripe[i]->mask + 1;
-	spin_unlock_irqrestore(&t->lock[i], flags);
+	size = t->stripe[i].buckets->mask + 1;
+	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 
 	if (nr > 2 * size && size < TABLE_MAX_BUCKETS)
-		schedule_work(&t->grow_work);
+		irq_work_queue(&t->grow_kick);
 	return old;
 }
 
@@ -233,7 +249,7 @@ struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 	struct slabtrace_record **pp, *rec = NULL;
 	unsigned long flags;
 
-	spin_lock_irqsave(&t->lock[i], flags);
+	spin_lock_irqsave(&t->stripe[i].lock, flags);
 	for (pp = chain(t, hash); *pp; pp = &(*pp)->next) {
 		if ((*pp)->obj == obj) {
 			rec = *pp;
@@ -242,8 +258,15 @@ struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 			break;
 		}
 	}
-	spin_unlock_irqrestore(&t->lock[i], flags);
+	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 	return rec;
+}
+
+/* Let a grow that was asked for finish.  May sleep. */
+void slabtrace_table_flush(struct slabtrace_table *t)
+{
+	irq_work_sync(&t->grow_kick);
+	flush_work(&t->grow_work);
 }
 
 /**
@@ -258,7 +281,7 @@ struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
 				struct slabtrace_table *t)
 {
-	flush_work(&t->grow_work);
+	slabtrace_table_flush(t);
 	mutex_lock(&t->grow_mutex);
 	it->t = t;
 	it->bucket = 0;
@@ -287,7 +310,7 @@ int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
 	if (it->bucket > t->buckets->mask)
 		return -ENOENT;
 	i = stripe_of(it->bucket);
-	spin_lock_irqsave(&t->lock[i], flags);
+	spin_lock_irqsave(&t->stripe[i].lock, flags);
 	for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next)
 		n++;
 	if (n <= room) {
@@ -295,7 +318,7 @@ int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
 		for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next)
 			buf[n++] = *rec;
 	}
-	spin_unlock_irqrestore(&t->lock[i], flags);
+	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 	if (n > room) {
 		it->need = n;
 		return -ENOSPC;

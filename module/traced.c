@@ -27,6 +27,7 @@
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
+#include <slabtrace/compat.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -98,7 +99,7 @@ static void traced_free(struct slabtrace_traced *tr)
 	slabtrace_table_destroy(&tr->table);
 	if (tr->ref.kobj)
 		slabtrace_cache_put(&tr->ref);
-	kfree(tr);
+	kvfree(tr);
 }
 
 /* Takes over the reference in @ref. */
@@ -107,17 +108,18 @@ static struct slabtrace_traced *traced_new(struct slabtrace_cache_ref *ref,
 {
 	struct slabtrace_traced *tr;
 
-	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
+	/* 8 KiB of stripes: possibly more than a few pages in a row. */
+	tr = kvzalloc(sizeof(*tr), GFP_KERNEL);
 	if (!tr)
 		return NULL;
 	if (slabtrace_table_init(&tr->table)) {
-		kfree(tr);
+		kvfree(tr);
 		return NULL;
 	}
 	tr->ref = *ref;
 	strscpy(tr->name, name, sizeof(tr->name));
 	tr->object_size = kmem_cache_size(ref->cache);
-	tr->started = ktime_get_ns();
+	tr->started = ktime_get_mono_fast_ns();
 	tr->epoch = tr->started;
 	tr->tracing = true;
 	return tr;
@@ -214,13 +216,19 @@ int slabtrace_start(const char *name)
 		ret = -EPERM;
 		goto put;
 	}
+	if (slabtrace_bucket_cache(name)) {
+		pr_warn("start: %s is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
+			name);
+		ret = -EOPNOTSUPP;
+		goto put;
+	}
 	tr = find_cache(ref.cache);
 	if (tr) {
 		if (tr->tracing) {
 			pr_info("start: %s is already traced (as %s)\n", name,
 				tr->name);
 		} else {
-			tr->started = ktime_get_ns();
+			tr->started = ktime_get_mono_fast_ns();
 			WRITE_ONCE(tr->tracing, true);
 			ret = slabtrace_probes_update();
 			if (ret)
@@ -246,7 +254,7 @@ int slabtrace_start(const char *name)
 	if (ret) {
 		pr_warn("start: cannot attach to the kmem tracepoints (%d)\n",
 			ret);
-		tr->tracing = false;
+		WRITE_ONCE(tr->tracing, false);
 		if (set_replace(NULL, tr))
 			return ret;	/* stays as a stopped, empty cache */
 		traced_free_all(&tr, 1);
@@ -291,7 +299,7 @@ int slabtrace_stop(const char *name)
 		return 0;
 	}
 	WRITE_ONCE(tr->tracing, false);
-	tr->traced_ns += ktime_get_ns() - tr->started;
+	tr->traced_ns += ktime_get_mono_fast_ns() - tr->started;
 	return slabtrace_probes_update();
 }
 
@@ -359,8 +367,10 @@ int slabtrace_mark(const char *name)
 	tr = slabtrace_traced_find("mark", name);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
-	mark = slabtrace_stamp(tr, ktime_get_ns()) + 1;
-	while (slabtrace_stamp(tr, ktime_get_ns()) < mark)
+	/* Saturated stamps (a trace of 49 days) all count as after. */
+	mark = min_t(u64, slabtrace_stamp(tr, ktime_get_mono_fast_ns()) + 1ULL,
+		     U32_MAX);
+	while (slabtrace_stamp(tr, ktime_get_mono_fast_ns()) < mark)
 		usleep_range(USEC_PER_MSEC / 4, USEC_PER_MSEC / 2);
 	tr->mark = mark;
 	return 0;
@@ -390,7 +400,7 @@ void slabtrace_traced_sweep(void)
 	for (i = 0; i < n; i++) {
 		if (set_replace(NULL, gone[i])) {
 			/* Kept, stopped, until the next sweep. */
-			gone[i]->tracing = false;
+			WRITE_ONCE(gone[i]->tracing, false);
 			gone[i--] = gone[--n];
 		}
 	}

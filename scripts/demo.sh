@@ -8,7 +8,12 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/deps.sh
-make --no-print-directory KVER=6.12 test-modules > /dev/null
+mkdir -p build
+if ! make --no-print-directory KVER=6.12 test-modules > "$top/build/demo-build.log" 2>&1; then
+	cat "$top/build/demo-build.log"
+	echo "demo: the build failed" >&2
+	exit 1
+fi
 out=$top/build/demo
 rm -rf "$out"
 echo "demo: booting Debian's 6.12 kernel under QEMU (TCG): about 15 seconds"

@@ -22,6 +22,9 @@ case $kver in
 *)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1 or 6.12)" >&2; exit 1 ;;
 esac
 
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+
 depends() {
 	apt-cache depends "$1" 2>/dev/null |
 		sed -n "s/^ *|\{0,1\}Depends: \($2\)\$/\1/p" | head -n 1
@@ -31,7 +34,7 @@ depends() {
 # fresh machine, so refresh it once if the metapackage is unknown.
 img=$(depends "$meta" 'linux-image-[0-9].*')
 if [ -z "$img" ]; then
-	apt-get update -qq >&2
+	$sudo apt-get update -qq >&2
 	img=$(depends "$meta" 'linux-image-[0-9].*')
 fi
 [ -n "$img" ] || { echo "fetch-kernel: cannot resolve $meta" >&2; exit 1; }
@@ -52,7 +55,15 @@ kbuild=$(depends "$hdr" 'linux-kbuild-.*')
 rm -rf "$dir"
 mkdir -p "$dir/debs" "$dir/root"
 echo "fetch-kernel: downloading $img-unsigned $hdr $common $kbuild" >&2
-(cd "$dir/debs" && apt-get download -q "$img-unsigned" "$hdr" "$common" "$kbuild" >&2)
+download() {
+	(cd "$dir/debs" && apt-get download -q "$img-unsigned" "$hdr" "$common" \
+		"$kbuild" >&2)
+}
+# A stale index names versions the mirror no longer has: refresh, retry.
+if ! download; then
+	$sudo apt-get update -qq >&2
+	download
+fi
 for deb in "$dir"/debs/*.deb; do
 	dpkg-deb -x "$deb" "$dir/root"
 done

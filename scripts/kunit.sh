@@ -21,6 +21,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
 src=$("$top/scripts/linux-source.sh")
 
+# The tree and its build directories are shared by every checkout using
+# this cache: one run at a time, each with its own overlay.
+mkdir -p "$cache"
+exec 9> "$cache/kunit.lock"
+flock 9
+
 # Overlay this checkout.
 d=$src/drivers/misc/slabtrace
 mkdir -p "$d"

@@ -59,7 +59,9 @@ done
 if [ -d "$bdir/bin" ]; then
 	cp -r "$bdir/bin/." "$root/bin/"
 fi
-(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 > "$work/initrd"
+(cd "$root" && find . | cpio -o -H newc --quiet) > "$work/initrd.cpio"
+gzip -1 "$work/initrd.cpio"
+mv "$work/initrd.cpio.gz" "$work/initrd"
 
 console=$work/console.log
 : > "$work/out.tar"
@@ -72,11 +74,11 @@ timeout --foreground "$tmo" qemu-system-x86_64 \
 	-serial "file:$console" -serial "file:$work/out.tar" \
 	< /dev/null > "$work/qemu.log" 2>&1 || rc=$?
 
+unpacked=1
 if [ -n "$out" ]; then
 	mkdir -p "$out"
-	if [ -s "$work/out.tar" ]; then
-		tar -C "$out" -xf "$work/out.tar" 2>/dev/null ||
-			echo "vm-run: could not unpack the guest's /out" >&2
+	if [ -s "$work/out.tar" ] && ! tar -C "$out" -xf "$work/out.tar"; then
+		unpacked=0
 	fi
 fi
 
@@ -106,6 +108,10 @@ judge() {
 		   fi ;;
 		esac
 	done
+	if [ "$unpacked" -eq 0 ]; then
+		echo "FAIL: vm: could not unpack the guest's /out"
+		nfail=$((nfail + 1))
+	fi
 	if ! grep -q '^ST-VM: DONE' "$c"; then
 		echo "FAIL: vm: guest did not reach DONE"
 		nfail=$((nfail + 1))

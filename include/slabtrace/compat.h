@@ -12,6 +12,7 @@
 
 #include <linux/slab.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 
 /**
  * slabtrace_kmalloc_cache - the cache a kmalloc() of @size lands in
@@ -41,6 +42,23 @@ slabtrace_kmalloc_cache(size_t size, gfp_t flags, unsigned long caller)
 	type = kmalloc_type(flags);
 #endif
 	return kmalloc_caches[type][__kmalloc_index(size, false)];
+}
+
+/**
+ * slabtrace_bucket_cache - whether a cache is one of a kmem_buckets set
+ * @name: the cache's name
+ *
+ * v6.11 added kmem_buckets (CONFIG_SLAB_BUCKETS, on in Debian 6.12): sets
+ * of kmalloc-sized caches, "memdup_user-64", "msg_msg-64", ..., whose
+ * allocations the kmalloc tracepoint reports without a cache pointer, so
+ * slabtrace counts them in the kmalloc-N cache of their size.  Tracing
+ * one by its own name would record nothing.  These are the sets 6.12
+ * creates (mm/util.c, ipc/msgutil.c).
+ */
+static inline bool slabtrace_bucket_cache(const char *name)
+{
+	return str_has_prefix(name, "memdup_user-") ||
+	       str_has_prefix(name, "msg_msg-");
 }
 
 #endif /* _SLABTRACE_COMPAT_H */

@@ -8,6 +8,8 @@
 #define _SLABTRACE_SLABTRACE_H
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -57,7 +59,7 @@ struct slabtrace_ctx {
 };
 
 struct slabtrace_record;
-void slabtrace_ctx_fill(struct slabtrace_record *rec);
+void slabtrace_ctx_fill(struct slabtrace_record *rec, gfp_t gfp);
 const struct slabtrace_ctx *slabtrace_ctx_get(u16 id);
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
 void slabtrace_syscall_show(struct seq_file *m,
@@ -92,20 +94,27 @@ struct slabtrace_buckets {
 	struct slabtrace_record *head[];
 };
 
+/* One stripe of a table, on a cacheline of its own. */
+struct slabtrace_stripe {
+	/* Chains of the buckets b with b % SLABTRACE_TABLE_LOCKS == i, and: */
+	spinlock_t lock;
+	/* the bucket array those chains are in (see grow). */
+	struct slabtrace_buckets *buckets;
+} ____cacheline_aligned_in_smp;
+
 struct slabtrace_table {
-	/* Stripe i: chains of buckets i mod SLABTRACE_TABLE_LOCKS, stripe[i]. */
-	spinlock_t lock[SLABTRACE_TABLE_LOCKS];
-	/* Per stripe: the bucket array its chains are in (see grow). */
-	struct slabtrace_buckets *stripe[SLABTRACE_TABLE_LOCKS];
+	struct slabtrace_stripe stripe[SLABTRACE_TABLE_LOCKS];
 	struct slabtrace_buckets *buckets;	/* under grow_mutex */
 	atomic_long_t nr;
 	/* Moving records between arrays; iterating.  Before a stripe lock. */
 	struct mutex grow_mutex;
 	struct work_struct grow_work;
+	struct irq_work grow_kick;	/* queues grow_work from a probe */
 };
 
 int slabtrace_table_init(struct slabtrace_table *t);
 void slabtrace_table_destroy(struct slabtrace_table *t);
+void slabtrace_table_flush(struct slabtrace_table *t);
 struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 						struct slabtrace_record *rec);
 struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
@@ -191,7 +200,7 @@ void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
 void slabtrace_frame_folded(char *buf, size_t size, const char *name);
 depot_stack_handle_t slabtrace_stack_store(unsigned long *entries,
 					   unsigned int nr,
-					   unsigned long call_site);
+					   unsigned long call_site, gfp_t gfp);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 
@@ -199,6 +208,8 @@ int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 extern bool slabtrace_fail_record_alloc;
 #endif
+void slabtrace_evict_elsewhere(struct slabtrace_set *set,
+			       struct slabtrace_traced *tr, const void *obj);
 int slabtrace_probes_update(void);
 void slabtrace_probes_state(bool *alloc, bool *free);
 void slabtrace_probes_idle(void);
@@ -258,6 +269,7 @@ struct slabtrace_snapshot {
 
 int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts);
 struct slabtrace_snapshot *slabtrace_snapshot_alloc(void);
+void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap);
 int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);

@@ -31,8 +31,9 @@ run "cat /sys/kernel/debug/slabtrace/stacks"
 run "cat /sys/kernel/debug/slabtrace/folded > /out/leaks.folded"
 run "cat /sys/kernel/debug/slabtrace/ctl > /out/dump.txt"
 cat $ST/stacks > /tmp/stacks
-check "the demo's top stack is leaky's 20 buffers" \
-	sh -c "sed -n '4p;6p' /tmp/stacks | tr '\n' ' ' | grep -q '^Stack 1: 20 objects, 1280 bytes (1000 requested), .* #01 .* in leaky_alloc_buf+'"
+check_eq "the demo's top stack is leaky's 20 buffers" \
+	"Stack 1: 20 objects, 1280 bytes (1000 requested) leaky_alloc_buf" \
+	"$(awk '/^Stack 1: /{ split($0, h, ", age"); s = h[1] } s && / #01 /{ sub(/.* in /, ""); sub(/\+.*/, ""); print s, $0; exit }' /tmp/stacks)"
 check_eq "the demo's dump lists the 5 orphans" 5 "$(objs_from /out/dump.txt leaky_orphan_buf | wc -l)"
 run rmmod leaky
 run rmmod slabtrace

@@ -4,6 +4,8 @@
  * static with the host's gcc (make test-modules) and run in the guest.
  *
  *   kpt_probe [-n NAME] [-w FIFO] [-g N] [-f PATH] [-l LEN] [-b]
+ *   kpt_probe -P FILE   poll FILE for input for 2 s: "poll=RET revents=0xR"
+ *   kpt_probe -N FILE   read FILE with O_NONBLOCK: "nonblock=RET errno=E"
  *
  *   -n NAME  rename itself first (prctl PR_SET_NAME)
  *   -w FIFO  print "pid=PID", then wait for a line on FIFO
@@ -17,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,33 @@ static long getpid_raw(void)
 	return syscall(SYS_getpid);
 }
 
+static int poll_file(const char *path)
+{
+	struct pollfd p = { .events = POLLIN };
+	int ret;
+
+	p.fd = open(path, O_RDONLY);
+	if (p.fd < 0)
+		return 1;
+	ret = poll(&p, 1, 2000);
+	printf("poll=%d revents=0x%x\n", ret, p.revents);
+	return 0;
+}
+
+static int read_nonblock(const char *path)
+{
+	char buf[64];
+	long ret;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return 1;
+	ret = read(fd, buf, sizeof(buf));
+	printf("nonblock=%ld errno=%d\n", ret, ret < 0 ? errno : 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *fifo = NULL, *path = NULL;
@@ -38,8 +68,12 @@ int main(int argc, char **argv)
 	int opt, fd, busy = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:w:g:f:l:b")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:g:f:l:bP:N:")) != -1) {
 		switch (opt) {
+		case 'P':
+			return poll_file(optarg);
+		case 'N':
+			return read_nonblock(optarg);
 		case 'n':
 			prctl(PR_SET_NAME, optarg);
 			break;

@@ -25,8 +25,9 @@ check_eq "kptrace reads empty before any trace" "" "$(cat $K)"
 check "syscall start comm kpt_probe" st syscall start comm kpt_probe
 kpt_probe -g 10 -f /kpt/no/such/file -l 37 > /tmp/p.out
 check "syscall stop" st syscall stop
-sleep 0.3
-check "kptrace's size is the bytes queued" test "$(stat -c %s $K)" -gt 0
+queued=$(sed -n 's/^queued: \([0-9]*\) bytes$/\1/p' $ST/kptrace_stats)
+check "kptrace: bytes are queued" test "$queued" -gt 0
+check_eq "kptrace's size is the bytes queued" "$queued" "$(stat -c %s $K)"
 cat $K > /tmp/k.txt
 cp /tmp/k.txt /out/kptrace.txt
 check_eq "kptrace is empty once read" 0 "$(stat -c %s $K)"
@@ -90,11 +91,10 @@ check_eq "clear empties the summary" "total 0 0" "$(awk '$1 == "total" { print $
 rm -f /tmp/go
 mkfifo /tmp/go
 kpt_probe -w /tmp/go -g 7 > /tmp/p2.out &
-sleep 0.5
-pid2=$(sed -n 's/^pid=//p' /tmp/p2.out)
+pid2=$!
 check "syscall start pid $pid2" st syscall start pid 99999 $pid2
 echo go > /tmp/go
-wait
+wait $pid2
 st syscall stop
 cat $K > /tmp/k2.txt
 check_eq "pid filter: 7 getpid" 7 "$(grep -c "Syscall $NR_GETPID (getpid):.* ret: $pid2 pid: $pid2 " /tmp/k2.txt)"
@@ -118,8 +118,12 @@ check "tiny queue: the summary counts all 3000 getpid" grep -q '^getpid  *3000 '
 check_eq "tiny queue: written + dropped = calls" "$(awk '$1 == "total" { print $2 }' $ST/kptrace_summary)" "$((written + dropped))"
 st syscall size 2M
 
-# --- kptrace_pipe blocks until records come.
+# --- kptrace_pipe blocks until records come; poll() and O_NONBLOCK.
 st syscall clear
+check_eq "kptrace_pipe: O_NONBLOCK on an empty queue: EAGAIN" "nonblock=-1 errno=11" \
+	"$(kpt_probe -N $ST/kptrace_pipe)"
+check_eq "kptrace_pipe: poll() on an empty queue times out" "poll=0 revents=0x0" \
+	"$(kpt_probe -P $ST/kptrace_pipe)"
 cat $ST/kptrace_pipe > /tmp/pipe.txt &
 reader=$!
 sleep 0.5
@@ -127,12 +131,34 @@ check "kptrace_pipe: the reader waits" kill -0 $reader
 check_eq "kptrace_pipe: nothing yet" 0 "$(wc -c < /tmp/pipe.txt)"
 st syscall start comm kpt_probe
 kpt_probe -g 5 > /dev/null
-sleep 1
-check_eq "kptrace_pipe: the reader got the 5 getpid" 5 "$(grep -c "Syscall $NR_GETPID (getpid)" /tmp/pipe.txt)"
+got5() { [ "$(grep -c "Syscall $NR_GETPID (getpid)" /tmp/pipe.txt)" = 5 ]; }
+check "kptrace_pipe: the reader got the 5 getpid" until_true 10 got5
 check "kptrace_pipe: the reader still waits" kill -0 $reader
 kill $reader
 wait 2>/dev/null
+kpt_probe -g 1 > /dev/null
+check_eq "kptrace_pipe: poll() says a record is there" "poll=1 revents=0x1" \
+	"$(kpt_probe -P $ST/kptrace_pipe)"
+check "kptrace: its size follows while tracing" \
+	until_true 5 sh -c "test \"\$(stat -c %s $K)\" -gt 0"
+
+# --- a new filter while tracing applies at once.
+check "syscall start comm nobody, while tracing" st syscall start comm nobody
+cat $K > /dev/null
+kpt_probe -g 3 > /dev/null
+check_eq "the new filter: nothing of kpt_probe" 0 "$(cat $K | grep -c 'comm: kpt_probe ')"
+check_eq "clear while tracing" "Device or resource busy" "$(ctl_errno 'syscall clear')"
 st syscall stop
+
+# --- a reader's file closed by another process: the reader is traced again.
+exec 4< $K
+(sleep 0.3) &
+exec 4<&-
+wait
+st syscall start pid $$
+echo hello > /dev/null
+st syscall stop
+check "after its file went, the shell is traced" sh -c "cat $K | grep -q ' pid: $$ tid: $$ '"
 
 # --- bad commands.
 for cmd in "syscall" "syscall begin" "syscall start pid" "syscall start pid abc" \
@@ -146,9 +172,11 @@ st syscall start comm nobody
 check_eq "size while tracing" "Device or resource busy" "$(ctl_errno 'syscall size 8K')"
 st syscall stop
 check "stop when stopped is harmless" st syscall stop
-dmesg > /tmp/dmesg
-check "the log names a bad pid" grep -q "slabtrace: syscall: start: bad pid 'abc'" /tmp/dmesg
-check "the log names a bad size" grep -q "slabtrace: syscall: size: '10X' is not a size" /tmp/dmesg
+logged "syscall: start: bad pid 'abc'" "syscall: size: '10X' is not a size" \
+	"syscall: expected start, stop, clear or size" "syscall: stop takes no argument" \
+	"syscall: size takes one size in bytes" "syscall: start: a command name has at most 15 bytes" \
+	"syscall: start takes nothing, 'pid PID...'" "syscall: size: stop tracing first" \
+	"syscall: clear: stop tracing first" "syscall: stop: not tracing"
 
 # --- rmmod while a busy process is traced.
 st syscall start comm kpt_probe
@@ -158,11 +186,13 @@ sleep 1
 check "rmmod slabtrace while tracing a busy process" rmmod slabtrace
 kill $busy
 wait 2>/dev/null
+check "insmod with a bad kptrace_size fails" sh -c "! insmod $MODDIR/slabtrace.ko kptrace_size=100G 2>/dev/null"
+logged "syscall: size: '100G' is not a size"
 check "insmod slabtrace.ko kptrace_size=8192" insmod $MODDIR/slabtrace.ko kptrace_size=8192
 check_eq "the parameter is visible" 8192 "$(cat /sys/module/slabtrace/parameters/kptrace_size)"
 check "trace everything for a moment" st syscall start
 check "the queue has the parameter's size" grep -q "^queue size: 8192 bytes per CPU" $ST/kptrace_stats
 sleep 0.5
-check "cat kptrace ends" sh -c "cat $K > /dev/null"
+check "cat kptrace ends" sh -c "timeout 10 cat $K > /dev/null"
 check "rmmod slabtrace while tracing everything" rmmod slabtrace
 finish

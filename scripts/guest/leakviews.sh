@@ -14,12 +14,14 @@ check_eq "folded reads empty before any print" "" "$(cat $ST/folded)"
 st start kmalloc-64
 st start leaky_widget
 # 5 old buffers, then the mark, then 3 young ones, 2 orphans (another
-# backtrace, also in kmalloc-64) and 2 widgets.
+# backtrace, also in kmalloc-64) and 2 widgets.  The old ones are 3 s old
+# or more, the young ones far less than 1.5 s (older-than is asked first).
 echo bufs 5 > $LEAKY
-sleep 1.5
+sleep 3
 check "mark kmalloc-64" st mark kmalloc-64
 echo bufs 3 > $LEAKY
 echo orphans 2 > $LEAKY
+dump "kmalloc-64 older-than 1500" /tmp/older
 echo widgets 2 > $LEAKY
 ls -R /sys/kernel/slab > /dev/null
 
@@ -28,14 +30,14 @@ dump "kmalloc-64 since-mark" /tmp/since
 check "since-mark: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (since mark)$' /tmp/since
 check_eq "since-mark: exactly the 3 young buffers" 3 "$(objs_from /tmp/since leaky_alloc_buf | wc -l)"
 check_eq "since-mark: and the 2 orphans" 2 "$(objs_from /tmp/since leaky_orphan_buf | wc -l)"
-dump "kmalloc-64 older-than 1000" /tmp/older
-check "older-than: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (older than 1000 ms)$' /tmp/older
-check_eq "older-than 1000: exactly the 5 old buffers" 5 "$(objs_from /tmp/older leaky_alloc_buf | wc -l)"
-check_eq "older-than: every object is 1.000s old or more" 0 \
-	"$(sed -n 's/.*, age \([0-9]*\)\.[0-9]*s, .*/\1/p' /tmp/older | awk '$1 < 1 { n++ } END { print n + 0 }')"
-dump "kmalloc-64 older-than 1000 since-mark" /tmp/both
+check "older-than: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (older than 1500 ms)$' /tmp/older
+check_eq "older-than 1500: exactly the 5 old buffers" 5 "$(objs_from /tmp/older leaky_alloc_buf | wc -l)"
+check_eq "older-than: every object is 1.500s old or more" 0 \
+	"$(sed -n 's/.*, age \([0-9]*\)\.\([0-9]*\)s, .*/\1\2/p' /tmp/older | awk '$1 < 1500 { n++ } END { print n + 0 }')"
+dump "kmalloc-64 older-than 1500 since-mark" /tmp/both
+check "both filters: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (older than 1500 ms, since mark)$' /tmp/both
 check_eq "both filters: none of leaky's buffers" 0 "$(objs_from /tmp/both leaky_alloc_buf | wc -l)"
-check_eq "older-than 1000: none of the orphans" 0 "$(objs_from /tmp/older leaky_orphan_buf | wc -l)"
+check_eq "older-than 1500: none of the orphans" 0 "$(objs_from /tmp/older leaky_orphan_buf | wc -l)"
 check_eq "since-mark on a cache without a mark" "Invalid argument" "$(ctl_errno 'print leaky_widget since-mark')"
 
 # --- one snapshot, every view: objects, stacks, folded (for the host's
@@ -49,13 +51,24 @@ check_eq "stacks file: the same objects as ctl" "$(outstanding /tmp/objects)" \
 cp /tmp/objects /out/objects.txt
 cp /tmp/stacks /out/stacks-file.txt
 cat $ST/folded > /out/objects.folded
+# A reader keeps the snapshot it started with; one starting anew gets the
+# newest; an open file keeps the module loaded.
+exec 3< $ST/ctl
+read -r first <&3
+st print leaky_widget
+rest=$(cat <&3)
+check "a reader keeps its snapshot" test "$first" = "Dumping outstanding allocs from kmalloc-64"
+check "... to the end" sh -c "echo '$rest' | grep -q 'leaky_alloc_buf' && ! echo '$rest' | grep -q 'from leaky_widget'"
+check "a new reader gets the newest" grep -q '^Dumping outstanding allocs from leaky_widget$' $ST/ctl
+check "an open ctl keeps slabtrace loaded" sh -c "! rmmod slabtrace 2>/dev/null"
+exec 3<&-
 
 # --- the stacks view, and the folded stacks of the same snapshot.
 dump "kmalloc-64 stacks" /tmp/agg
 cat $ST/folded > /tmp/folded
 cat $ST/folded_bytes > /tmp/folded_bytes
 cp /tmp/agg /out/stacks.txt
-cp /tmp/folded /out/leaks.folded
+cp /tmp/folded /out/stacks.folded
 check "stacks: the header counts stacks" grep -q '^traced [0-9.]*s, [0-9]* outstanding ([0-9]* bytes) in [0-9]* stacks, 0 records dropped$' /tmp/agg
 nstacks=$(sed -n 's/^traced .* in \([0-9]*\) stacks, .*/\1/p' /tmp/agg)
 check_eq "stacks: one group per stack in the header" "$nstacks" "$(grep -c '^Stack ' /tmp/agg)"
@@ -81,13 +94,24 @@ check "folded: leaky's line, root first, syscall pseudo-frame" \
 	grep -q '^syscall:write;entry_SYSCALL_64_after_hwframe;.*;leaky_alloc_buf \[leaky\] 8$' /tmp/folded
 
 dump "kmalloc-64 stacks top 2" /tmp/top
+cat $ST/folded > /tmp/top.folded
 check_eq "top 2: two groups" 2 "$(grep -c '^Stack ' /tmp/top)"
 check "top 2: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (by stack, top 2)$' /tmp/top
-check_eq "top 2: still every stack in folded" "$nstacks" "$(wc -l < $ST/folded)"
+check_eq "top 2: still every stack in folded" \
+	"$(sed -n 's/^traced .* in \([0-9]*\) stacks, .*/\1/p' /tmp/top)" "$(wc -l < /tmp/top.folded)"
 for bad in "print kmalloc-64 top" "print kmalloc-64 top 0" "print kmalloc-64 older-than soon" \
-	"print kmalloc-64 backwards"; do
+	"print kmalloc-64 backwards" "mark" "mark kmalloc-64 now"; do
 	check_eq "'$bad' is refused" "Invalid argument" "$(ctl_errno "$bad")"
 done
+check_eq "mark of an untraced cache" "No data available" "$(ctl_errno 'mark kmalloc-128')"
+if [ -e /sys/kernel/slab/memdup_user-64 ]; then
+	check_eq "a kmem_buckets cache is refused" "Operation not supported" \
+		"$(ctl_errno 'start memdup_user-64')"
+	logged "start: memdup_user-64 is a kmem_buckets cache"
+fi
+logged "ctl: print: unknown option 'backwards'" "ctl: print: top takes a number above 0" \
+	"ctl: print: older-than takes a number" "print: since-mark: leaky_widget has no mark" \
+	"mark: kmalloc-128 is not traced" "ctl: 'mark' takes one cache name, not 2 words"
 
 # --- a leak outlives its module: its backtrace keeps its names.
 echo free > $LEAKY

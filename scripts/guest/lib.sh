@@ -44,8 +44,36 @@ LEAKY=/sys/kernel/debug/leaky/ctl
 # st COMMAND...: one command to slabtrace's ctl.
 st() { printf '%s\n' "$*" > "$ST/ctl"; }
 
-# dump CACHE FILE: "print CACHE", and what reading ctl returns, into FILE.
-dump() { st print "$1" && cat "$ST/ctl" > "$2"; }
+# dump "CACHE [OPTION...]" FILE: "print ...", and what reading ctl returns,
+# into FILE; a failed print is a FAIL, and leaves no FILE to count in.
+dump() {
+	rm -f "$2"
+	if st print "$1"; then
+		cat "$ST/ctl" > "$2"
+	else
+		fail "print $1"
+	fi
+}
+
+# until_true SECONDS COMMAND...: retry COMMAND every 0.1 s until it
+# succeeds or SECONDS pass (the guest may run slowly under TCG).
+until_true() {
+	n=$(($1 * 10))
+	shift
+	while ! "$@"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# logged "MESSAGE"...: each message is a line of slabtrace's in dmesg.
+logged() {
+	dmesg > /tmp/.dmesg
+	for msg in "$@"; do
+		check "log says: $msg" grep -qF "slabtrace: $msg" /tmp/.dmesg
+	done
+}
 
 # objs_from FILE FUNC: the "Obj" lines of the objects whose frame #01 is FUNC.
 objs_from() {

@@ -17,6 +17,7 @@ than skips.  The last line is "tools: N passed, N failed".
 """
 
 import io
+import json
 import os
 import re
 import sys
@@ -29,6 +30,25 @@ import slabtrace_report as report  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
+
+
+def tmp(name, text):
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run(main, argv):
+    """(exit code, stdout, stderr) of a tool's main()."""
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = main(argv)
+    finally:
+        sys.stdout, sys.stderr = old
+    return code, out.getvalue(), err.getvalue()
 
 
 def frames_of(svg_text):
@@ -88,7 +108,28 @@ class FlameGraph(unittest.TestCase):
             flamegraph.parse(["a;b"])
         with self.assertRaises(ValueError):
             flamegraph.parse(["a;b x"])
+        with self.assertRaises(ValueError):
+            flamegraph.parse(["a;b -3"])
         self.assertEqual(flamegraph.parse([]).count, 0)
+
+    def test_cli(self):
+        path = tmp("st-flame-test.folded", "a;b 2\nc 1\n")
+        try:
+            code, out, err = run(flamegraph.main, ["--title", "T&", "--unit", "bytes",
+                                                   "--width", "500", path])
+            self.assertEqual(code, 0)
+            frames = frames_of(out)
+            self.assertEqual(frames[0], ("all", 3, 500 - 2 * flamegraph.MARGIN))
+            self.assertIn("T&amp;", out)
+            self.assertIn("(2 bytes,", out)
+            tmp("st-flame-test.folded", "a;b\n")
+            code, out, err = run(flamegraph.main, [path])
+            self.assertEqual((code, out), (1, ""))
+            self.assertIn("line 1: no count", err)
+            code, out, err = run(flamegraph.main, [path + ".missing"])
+            self.assertEqual(code, 1)
+        finally:
+            os.unlink(path)
 
 
 DUMP = """Dumping outstanding allocs from kmalloc-64
@@ -151,27 +192,43 @@ class Report(unittest.TestCase):
         self.assertNotIn("Stack 2:", text)
 
     def test_cli(self):
-        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "st-report-test.txt")
-        with open(path, "w") as f:
-            f.write(DUMP)
-        old = sys.stdout
-        sys.stdout = io.StringIO()
+        path = tmp("st-report-test.txt", DUMP)
         try:
-            self.assertEqual(report.main(["--older-than", "500", "--folded", path]), 0)
-            out = sys.stdout.getvalue()
+            code, out, _ = run(report.main, ["--older-than", "500", "--folded", path])
+            self.assertEqual((code, out), (0, "syscall:write;caller;leak [m] 2\n"))
+            code, out, _ = run(report.main, ["--folded", "--bytes", path])
+            self.assertEqual(out, "syscall:write;caller;leak [m] 192\nother 64\n")
+            code, out, _ = run(report.main, ["--json", path])
+            data = json.loads(out)
+            self.assertEqual(data["cache"], "kmalloc-64")
+            self.assertEqual([(g["count"], g["bytes"], g["age_max"]) for g in data["groups"]],
+                             [(3, 192, 2000), (1, 64, 201)])
+            code, out, _ = run(report.main, ["--top", "1", path])
+            self.assertIn("... 1 more stacks", out)
+            with self.assertRaises(SystemExit):
+                run(report.main, ["--top", "0", path])
+            tmp("st-report-test.txt", "not a dump\n")
+            code, out, err = run(report.main, [path])
+            self.assertEqual(code, 1)
+            self.assertIn("not a slabtrace dump", err)
         finally:
-            sys.stdout = old
             os.unlink(path)
-        self.assertEqual(out, "syscall:write;caller;leak [m] 2\n")
 
 
 def vm_file(name):
-    found = [os.path.join(d, name) for d in VM_OUT if os.path.exists(os.path.join(d, name))]
-    if not found:
-        if os.environ.get("SLABTRACE_REQUIRE_VM_OUT") == "1":
-            raise AssertionError("no %s in %s" % (name, VM_OUT or "(no VM output given)"))
+    """@name in every VM output directory given; all of them, or none."""
+    required = os.environ.get("SLABTRACE_REQUIRE_VM_OUT") == "1"
+    if not VM_OUT:
+        if required:
+            raise AssertionError("no VM output directory given")
         raise unittest.SkipTest("no VM output")
-    return found
+    paths = [os.path.join(d, name) for d in VM_OUT]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        if required:
+            raise AssertionError("missing: %s" % ", ".join(missing))
+        raise unittest.SkipTest("missing: %s" % ", ".join(missing))
+    return paths
 
 
 class AgainstTheKernel(unittest.TestCase):
@@ -199,7 +256,7 @@ class AgainstTheKernel(unittest.TestCase):
             self.assertEqual(sorted(mine), sorted(kernel))
 
     def test_kernel_folded_renders(self):
-        for path in vm_file("leaks.folded"):
+        for path in vm_file("stacks.folded") + vm_file("leaks.folded"):
             with open(path) as f:
                 lines = f.read().splitlines()
             self.assertTrue(lines)
