@@ -12,10 +12,15 @@
  * slabtrace's own allocations are not recorded: kmemleak hides its
  * metadata too, and the user would see slabtrace's names and tables among
  * the leaks.  A probe can recurse: it allocates a record, and the context
- * table and the stack depot may allocate.  A per-CPU mask with one bit per context level
- * (task, softirq, hardirq, NMI), as ftrace's recursion protection has, lets
- * each level in once: an interrupt that arrives inside a probe is still
- * traced, a probe's own allocations are not.
+ * table and the stack depot may allocate.  A per-CPU mask with one bit per
+ * context level (task, softirq, hardirq, NMI), as ftrace's recursion
+ * protection has, lets each level in once: an interrupt that arrives
+ * inside a probe is still traced, a probe's own allocations are not.
+ *
+ * A probe runs inside whatever allocation or free it traces, under the
+ * caller's locks: it never sleeps, allocates with flags derived from the
+ * caller's (probe_gfp()), and asks for work (growing a table, detaching
+ * idle probes) through an irq_work, never queue_work() itself.
  *
  * Notes on locking
  * ----------------

@@ -30,7 +30,7 @@ struct seq_file;
 
 /*
  * One finished system call, as queued: 104 bytes and the path, if any.
- * Timestamps are ktime_get_ns(), CLOCK_MONOTONIC.
+ * Timestamps are CLOCK_MONOTONIC ns, ktime_get_mono_fast_ns().
  */
 struct kptrace_rec {
 	u64 start_ns;
