@@ -164,49 +164,53 @@ static void slabtrace_bench_steps(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, slabtrace_table_init(t), 0);
+	KUNIT_ASSERT_EQ(test, slabtrace_pool_fill(&slabtrace_pool), 0);
 	TIME_N(test, "step_clock", sink += ktime_get_ns());
-	TIME_N(test, "step_context", slabtrace_ctx_fill(&rec, GFP_NOWAIT));
-	TIME_N(test, "step_record_alloc_free",
-	       r = kmem_cache_alloc(slabtrace_record_cache, GFP_NOWAIT);
-	       kmem_cache_free(slabtrace_record_cache, r));
+	TIME_N(test, "step_context", slabtrace_ctx_fill(&rec));
+	TIME_N(test, "step_record_pool_get_put",
+	       r = slabtrace_pool_get(&slabtrace_pool);
+	       slabtrace_pool_put(&slabtrace_pool, r));
 	r = kmem_cache_zalloc(slabtrace_record_cache, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->obj = &rec;
 	TIME_N(test, "step_table_insert_remove",
 	       slabtrace_table_insert(t, r);
 	       slabtrace_table_remove(t, &rec));
+	preempt_disable();
+	TIME_N(test, "step_table_maybe", sink += slabtrace_table_maybe(t, &rec));
+	preempt_enable();
 	kmem_cache_free(slabtrace_record_cache, r);
-	slabtrace_table_destroy(t);
+	slabtrace_table_destroy(t, slabtrace_record_free);
 	KUNIT_EXPECT_NE(test, sink, 0);
 }
 
 /* Memory per outstanding record: the record, and its share of buckets. */
 static void slabtrace_bench_record_bytes(struct kunit *test)
 {
-	struct slabtrace_set *set;
-	struct slabtrace_table *t;
-	void **objs;
+	struct slabtrace_table *t = &slabtrace_records;
 	unsigned long i, buckets;
+	void **objs;
 
 	objs = vmalloc(KEPT * sizeof(*objs));
 	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("pool %lu\n", KEPT), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
 	for (i = 0; i < KEPT; i++)
 		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
-	set = rcu_dereference_protected(slabtrace_active, true);
-	t = &set->traced[0]->table;
 	slabtrace_table_flush(t);
-	buckets = t->buckets->mask + 1;
+	buckets = slabtrace_table_buckets(t);
 	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), KEPT);
 	report(test, "record_object", kmem_cache_size(slabtrace_record_cache),
 	       "bytes");
-	report(test, "record_buckets_x100", div_u64(100 * buckets * sizeof(void *), KEPT),
+	report(test, "record_buckets_x100",
+	       div_u64(100 * buckets * (sizeof(void *) + sizeof(u16)), KEPT),
 	       "bytes");
 	for (i = 0; i < KEPT; i++)
 		kmem_cache_free(bench_cache, objs[i]);
 	vfree(objs);
 	st_cmd("stop st_kunit_bench\n");
 	st_cmd("reset st_kunit_bench\n");
+	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
 }
 
 static int slabtrace_bench_suite_init(struct kunit_suite *suite)

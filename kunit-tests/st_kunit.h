@@ -103,6 +103,13 @@ static inline char *st_read_ctl(struct kunit *test)
 	return m.buf;
 }
 
+/* "print CACHE", then what reading ctl returns. */
+static inline char *st_read_ctl_of(struct kunit *test, const char *cache)
+{
+	KUNIT_EXPECT_EQ(test, st_cmd("print %s\n", cache), 0);
+	return st_read_ctl(test);
+}
+
 /* A suite's exit: lockdep must not have found anything. */
 static inline void st_expect_lockdep_clean(struct kunit *test)
 {

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "slabtrace_table" suite proves the record table on its own, with no
- * tracepoint: one record per key, a second insert of a key replaces (and
- * returns) the stale record, removal finds exactly what was inserted, the
- * table grows past its first size, and an iteration sees every record once.
+ * tracepoint: one record per key whatever its owner, a second insert of a
+ * key replaces (and returns) the stale record and moves the owner counts,
+ * removal finds exactly what was inserted, the lockless check never misses
+ * a record (also while the table grows under concurrent inserts and
+ * removes) and rules out most absent keys, a purge drops exactly one
+ * owner's records, and an iteration sees every record once.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -19,7 +22,8 @@ static void *key(unsigned int i)
 	return (void *)(0xffff888000100000UL + i * 64UL);
 }
 
-static struct slabtrace_record *new_rec(struct kunit *test, unsigned int i)
+static struct slabtrace_record *new_rec(struct kunit *test, unsigned int i,
+					u8 owner)
 {
 	struct slabtrace_record *rec;
 
@@ -27,7 +31,13 @@ static struct slabtrace_record *new_rec(struct kunit *test, unsigned int i)
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	rec->obj = key(i);
 	rec->bytes_req = i;
+	rec->owner = owner;
 	return rec;
+}
+
+static void free_rec(struct slabtrace_record *rec)
+{
+	kmem_cache_free(slabtrace_record_cache, rec);
 }
 
 static struct slabtrace_table *new_table(struct kunit *test)
@@ -39,53 +49,101 @@ static struct slabtrace_table *new_table(struct kunit *test)
 	return t;
 }
 
+static bool maybe(struct slabtrace_table *t, unsigned int i)
+{
+	bool ret;
+
+	rcu_read_lock_sched();
+	ret = slabtrace_table_maybe(t, key(i));
+	rcu_read_unlock_sched();
+	return ret;
+}
+
 static void slabtrace_table_insert_remove(struct kunit *test)
 {
 	struct slabtrace_table *t = new_table(test);
 	struct slabtrace_record *rec;
 	unsigned int i;
 
+	KUNIT_EXPECT_FALSE(test, maybe(t, 0));
 	for (i = 0; i < NR; i++)
-		KUNIT_ASSERT_NULL(test, slabtrace_table_insert(t, new_rec(test, i)));
+		KUNIT_ASSERT_NULL(test, slabtrace_table_insert(t, new_rec(test, i, 3)));
 	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), NR);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_owned(t, 3), NR);
 
 	for (i = 0; i < NR; i += 2) {
 		rec = slabtrace_table_remove(t, key(i));
 		KUNIT_ASSERT_NOT_NULL(test, rec);
 		KUNIT_EXPECT_PTR_EQ(test, rec->obj, key(i));
 		KUNIT_EXPECT_EQ(test, rec->bytes_req, i);
-		kmem_cache_free(slabtrace_record_cache, rec);
+		free_rec(rec);
 	}
 	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), NR / 2);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_owned(t, 3), NR / 2);
 	KUNIT_EXPECT_NULL(test, slabtrace_table_remove(t, key(0)));
 	KUNIT_EXPECT_NULL(test, slabtrace_table_remove(t, key(NR)));
-	slabtrace_table_destroy(t);
+	slabtrace_table_destroy(t, free_rec);
 }
 
+/* A record of another owner at the same address is stale: replaced. */
 static void slabtrace_table_replace(struct kunit *test)
 {
 	struct slabtrace_table *t = new_table(test);
-	struct slabtrace_record *first = new_rec(test, 7), *second, *stale;
+	struct slabtrace_record *first = new_rec(test, 7, 1), *second, *stale;
 
 	KUNIT_ASSERT_NULL(test, slabtrace_table_insert(t, first));
-	second = new_rec(test, 7);
+	second = new_rec(test, 7, 2);
 	second->bytes_req = 1234;
 	stale = slabtrace_table_insert(t, second);
 	KUNIT_EXPECT_PTR_EQ(test, stale, first);
 	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), 1);
-	kmem_cache_free(slabtrace_record_cache, stale);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_owned(t, 1), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_owned(t, 2), 1);
+	free_rec(stale);
 	stale = slabtrace_table_remove(t, key(7));
 	KUNIT_EXPECT_PTR_EQ(test, stale, second);
-	kmem_cache_free(slabtrace_record_cache, stale);
+	free_rec(stale);
 	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), 0);
-	slabtrace_table_destroy(t);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_owned(t, 2), 0);
+	slabtrace_table_destroy(t, free_rec);
+}
+
+/*
+ * Every key present passes the lockless check; of NR keys never inserted,
+ * most are ruled out (the 16-bit signatures at 1-2 records a bucket).
+ */
+static void slabtrace_table_maybe_check(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned int i, missed = 0, passed = 0;
+	struct slabtrace_record *rec;
+
+	for (i = 0; i < NR; i++)
+		slabtrace_table_insert(t, new_rec(test, i, 0));
+	slabtrace_table_flush(t);
+	for (i = 0; i < NR; i++) {
+		missed += !maybe(t, i);
+		passed += maybe(t, NR + i);
+	}
+	KUNIT_EXPECT_EQ(test, missed, 0);
+	KUNIT_EXPECT_LT(test, passed, NR / 4);
+	/* A removal clears its bit, unless another record shares it. */
+	rec = new_rec(test, 3 * NR, 0);
+	slabtrace_table_insert(t, rec);
+	for (i = 0; i < NR; i++)
+		free_rec(slabtrace_table_remove(t, key(i)));
+	for (i = 0, passed = 0; i < NR; i++)
+		passed += maybe(t, i);
+	KUNIT_EXPECT_LT(test, passed, 5);
+	KUNIT_EXPECT_TRUE(test, maybe(t, 3 * NR));
+	slabtrace_table_destroy(t, free_rec);
 }
 
 /* Grown to hold NR records, and an iteration sees each exactly once. */
 static void slabtrace_table_grow_iterate(struct kunit *test)
 {
 	struct slabtrace_table *t = new_table(test);
-	unsigned long first_size = t->buckets->mask + 1, *seen;
+	unsigned long first_size = slabtrace_table_buckets(t), *seen;
 	struct slabtrace_table_iter it;
 	struct slabtrace_record buf[32];
 	unsigned int i, total = 0;
@@ -95,10 +153,10 @@ static void slabtrace_table_grow_iterate(struct kunit *test)
 			     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, seen);
 	for (i = 0; i < NR; i++)
-		slabtrace_table_insert(t, new_rec(test, i));
+		slabtrace_table_insert(t, new_rec(test, i, 0));
 	slabtrace_table_flush(t);
-	KUNIT_EXPECT_GT(test, t->buckets->mask + 1, first_size);
-	KUNIT_EXPECT_GE(test, t->buckets->mask + 1, NR / 2);
+	KUNIT_EXPECT_GT(test, slabtrace_table_buckets(t), first_size);
+	KUNIT_EXPECT_GE(test, slabtrace_table_buckets(t), NR / 2);
 
 	slabtrace_table_iter_start(&it, t);
 	while ((n = slabtrace_table_iter_next(&it, buf, ARRAY_SIZE(buf))) >= 0) {
@@ -119,9 +177,118 @@ static void slabtrace_table_grow_iterate(struct kunit *test)
 		struct slabtrace_record *rec = slabtrace_table_remove(t, key(i));
 
 		KUNIT_EXPECT_NOT_NULL(test, rec);
-		kmem_cache_free(slabtrace_record_cache, rec);
+		free_rec(rec);
 	}
-	slabtrace_table_destroy(t);
+	slabtrace_table_destroy(t, free_rec);
+}
+
+/* Keys from GROW_BASE on come and go between the rows of a grow. */
+#define GROW_BASE	100000
+#define GROW_KEYS	256
+#define GROW_BATCH	32
+
+static struct grow_state {
+	struct slabtrace_record *recs[GROW_KEYS];
+	bool present[GROW_KEYS];
+	unsigned int next;	/* the next batch to insert */
+	unsigned long steps;	/* calls from the middle of a grow */
+	unsigned int missed;	/* present keys the check ruled out */
+	unsigned int lost;	/* present keys removal did not find */
+} grow;
+
+/*
+ * Called by the grow between two rows of moves: some stripes' buckets are
+ * in the new array, the rest in the old.  Inserts a batch, checks every
+ * key present, removes the batch inserted longest ago.
+ */
+static void grow_step(struct slabtrace_table *t)
+{
+	unsigned int i, b = grow.next, gone = (b + 1) % (GROW_KEYS / GROW_BATCH);
+	struct slabtrace_record *rec;
+
+	grow.steps++;
+	for (i = b * GROW_BATCH; i < (b + 1) * GROW_BATCH; i++) {
+		if (grow.present[i])
+			continue;
+		slabtrace_table_insert(t, grow.recs[i]);
+		grow.present[i] = true;
+	}
+	for (i = 0; i < GROW_KEYS; i++)
+		if (grow.present[i] && !maybe(t, GROW_BASE + i))
+			grow.missed++;
+	for (i = gone * GROW_BATCH; i < (gone + 1) * GROW_BATCH; i++) {
+		if (!grow.present[i])
+			continue;
+		rec = slabtrace_table_remove(t, key(GROW_BASE + i));
+		if (rec != grow.recs[i])
+			grow.lost++;
+		grow.present[i] = false;
+	}
+	grow.next = (b + 1) % (GROW_KEYS / GROW_BATCH);
+}
+
+/*
+ * Inserts, removals and lockless checks between the steps of several
+ * grows: no record is missed by the check or by a removal at any point.
+ */
+static void slabtrace_table_grow_concurrent(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned int i, missed = 0;
+
+	memset(&grow, 0, sizeof(grow));
+	for (i = 0; i < GROW_KEYS; i++)
+		grow.recs[i] = new_rec(test, GROW_BASE + i, 1);
+	t->grow_step = grow_step;
+	for (i = 0; i < 8 * NR; i++) {
+		slabtrace_table_insert(t, new_rec(test, i, 0));
+		if (!(i % 1024))
+			slabtrace_table_flush(t);
+	}
+	slabtrace_table_flush(t);
+	t->grow_step = NULL;
+	KUNIT_EXPECT_GT(test, grow.steps, 0);
+	KUNIT_EXPECT_EQ(test, grow.missed, 0);
+	KUNIT_EXPECT_EQ(test, grow.lost, 0);
+	KUNIT_EXPECT_GE(test, slabtrace_table_buckets(t), 4 * NR);
+	for (i = 0; i < 8 * NR; i++)
+		missed += !maybe(t, i);
+	KUNIT_EXPECT_EQ(test, missed, 0);
+	for (i = 0; i < GROW_KEYS; i++) {
+		if (grow.present[i]) {
+			KUNIT_EXPECT_PTR_EQ(test,
+					    slabtrace_table_remove(t, key(GROW_BASE + i)),
+					    grow.recs[i]);
+		}
+		free_rec(grow.recs[i]);
+	}
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), 8 * NR);
+	slabtrace_table_destroy(t, free_rec);
+}
+
+/* A purge drops one owner's records, and only those. */
+static void slabtrace_table_purge_owner(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned int i;
+
+	for (i = 0; i < NR; i++)
+		slabtrace_table_insert(t, new_rec(test, i, i % 3));
+	KUNIT_EXPECT_EQ(test, slabtrace_table_purge(t, 1, free_rec),
+			(NR + 1) / 3);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_owned(t, 1), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), NR - (NR + 1) / 3);
+	for (i = 0; i < NR; i++) {
+		struct slabtrace_record *rec = slabtrace_table_remove(t, key(i));
+
+		if (i % 3 == 1) {
+			KUNIT_EXPECT_NULL(test, rec);
+		} else {
+			KUNIT_EXPECT_NOT_NULL(test, rec);
+			free_rec(rec);
+		}
+	}
+	slabtrace_table_destroy(t, free_rec);
 }
 
 /* A buffer smaller than a chain: told how much room, nothing is lost. */
@@ -138,7 +305,7 @@ static void slabtrace_table_iter_small_buffer(struct kunit *test)
 	/* Far more records than buckets: the table may not grow meanwhile. */
 	mutex_lock(&t->grow_mutex);
 	for (i = 0; i < 8000; i++)
-		slabtrace_table_insert(t, new_rec(test, i));
+		slabtrace_table_insert(t, new_rec(test, i, 0));
 	it.t = t;
 	it.bucket = 0;
 	while ((n = slabtrace_table_iter_next(&it, buf, room)) != -ENOENT) {
@@ -154,7 +321,7 @@ static void slabtrace_table_iter_small_buffer(struct kunit *test)
 	mutex_unlock(&t->grow_mutex);
 	KUNIT_EXPECT_EQ(test, total, 8000);
 	KUNIT_EXPECT_GT(test, retries, 0);
-	slabtrace_table_destroy(t);
+	slabtrace_table_destroy(t, free_rec);
 }
 
 static void slabtrace_table_exit(struct kunit *test)
@@ -165,7 +332,10 @@ static void slabtrace_table_exit(struct kunit *test)
 static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_insert_remove),
 	KUNIT_CASE(slabtrace_table_replace),
+	KUNIT_CASE(slabtrace_table_maybe_check),
 	KUNIT_CASE(slabtrace_table_grow_iterate),
+	KUNIT_CASE_SLOW(slabtrace_table_grow_concurrent),
+	KUNIT_CASE(slabtrace_table_purge_owner),
 	KUNIT_CASE(slabtrace_table_iter_small_buffer),
 	{}
 };

@@ -32,6 +32,8 @@ enum {
 	CMD_RESET,
 	CMD_MARK,
 	CMD_SYSCALL,
+	CMD_POOL,
+	CMD_LIMIT,
 	CMD_ERR,
 };
 
@@ -49,7 +51,11 @@ enum {
  *                   since-mark       only objects made after "mark"
  *   mark CACHE    set the epoch of since-mark to now
  *   reset CACHE   drop all of CACHE's records (a traced cache stays traced)
- *   syscall ...   kptrace, the system call trace: see kptrace.c
+ *   pool N        keep N records ready per CPU (16 to 1048576)
+ *   limit N       keep at most N records, all caches together (N >= 1)
+ *   syscall ...   kptrace, the system call trace: see kptrace/kptrace.c
+ *
+ * Numbers are decimal; one that does not fit is refused (-ERANGE).
  */
 static const match_table_t commands = {
 	{ CMD_START, "start" },
@@ -58,6 +64,8 @@ static const match_table_t commands = {
 	{ CMD_MARK, "mark" },
 	{ CMD_RESET, "reset" },
 	{ CMD_SYSCALL, "syscall" },
+	{ CMD_POOL, "pool" },
+	{ CMD_LIMIT, "limit" },
 	{ CMD_ERR, NULL },
 };
 
@@ -106,6 +114,36 @@ static int parse_print(int argc, char **argv, struct slabtrace_print_opts *o)
 		}
 	}
 	return 0;
+}
+
+/* "pool N" and "limit N". */
+static int set_number(int cmd, const char *arg)
+{
+	unsigned long n;
+	int ret;
+
+	ret = kstrtoul(arg, 10, &n);
+	if (ret) {
+		pr_warn_ratelimited("ctl: %s takes a decimal number, not '%*pE'%s\n",
+				    cmd == CMD_POOL ? "pool" : "limit",
+				    (int)min_t(size_t, strlen(arg), 24), arg,
+				    ret == -ERANGE ? " (too big)" : "");
+		return ret;
+	}
+	if (cmd == CMD_LIMIT) {
+		if (!n) {
+			pr_warn_ratelimited("ctl: limit: 0 would record nothing\n");
+			return -EINVAL;
+		}
+		WRITE_ONCE(slabtrace_record_limit, n);
+		return 0;
+	}
+	if (n < SLABTRACE_POOL_MIN || n > SLABTRACE_POOL_MAX) {
+		pr_warn_ratelimited("ctl: pool: %lu is not in %u..%u\n", n,
+				    SLABTRACE_POOL_MIN, SLABTRACE_POOL_MAX);
+		return -ERANGE;
+	}
+	return slabtrace_pool_resize(&slabtrace_pool, n);
 }
 
 static int run(int cmd, const char *name,
@@ -167,6 +205,14 @@ int slabtrace_ctl_command(char *buf, size_t len)
 		mutex_lock(&slabtrace_mutex);
 		ret = slabtrace_kptrace_command(argc - 1, argv + 1);
 		mutex_unlock(&slabtrace_mutex);
+		goto out;
+	}
+	if (cmd == CMD_POOL || cmd == CMD_LIMIT) {
+		if (argc != 2) {
+			pr_warn("ctl: '%s' takes one number\n", argv[0]);
+			goto out;
+		}
+		ret = set_number(cmd, argv[1]);
 		goto out;
 	}
 	if (cmd == CMD_PRINT && argc > 2) {

@@ -18,6 +18,7 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/init.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
@@ -29,11 +30,33 @@
 DEFINE_MUTEX(slabtrace_mutex);
 struct kmem_cache *slabtrace_record_cache;
 struct dentry *slabtrace_debugfs;
+unsigned long slabtrace_record_limit;
+
+static unsigned int pool_size = SLABTRACE_POOL_DEFAULT;
+module_param(pool_size, uint, 0400);
+MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
+
+static unsigned long record_limit;
+module_param(record_limit, ulong, 0400);
+MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 of RAM's worth (\"limit N\" on ctl changes it)");
+
+/* The default limit: records worth 1/64 of RAM, table included. */
+static unsigned long default_limit(void)
+{
+	return (totalram_pages() << PAGE_SHIFT) / 64 /
+	       SLABTRACE_RECORD_BYTES;
+}
 
 static int __init slabtrace_init(void)
 {
 	int ret;
 
+	if (pool_size < SLABTRACE_POOL_MIN || pool_size > SLABTRACE_POOL_MAX) {
+		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
+			SLABTRACE_POOL_MIN, SLABTRACE_POOL_MAX);
+		return -EINVAL;
+	}
+	slabtrace_record_limit = record_limit ?: default_limit();
 	ret = stack_depot_init();
 	if (ret)
 		return ret;
@@ -41,30 +64,52 @@ static int __init slabtrace_init(void)
 	slabtrace_record_cache = KMEM_CACHE(slabtrace_record, SLAB_NOLEAKTRACE);
 	if (!slabtrace_record_cache)
 		return -ENOMEM;
+	ret = slabtrace_ctx_init();
+	if (ret)
+		goto err_cache;
+	ret = slabtrace_table_init(&slabtrace_records);
+	if (ret)
+		goto err_ctx;
+	ret = slabtrace_pool_init(&slabtrace_pool, slabtrace_record_cache,
+				  pool_size);
+	if (ret)
+		goto err_table;
+	ret = slabtrace_modsyms_init();
+	if (ret)
+		goto err_pool;
 	slabtrace_debugfs = debugfs_create_dir("slabtrace", NULL);
 	if (IS_ERR(slabtrace_debugfs)) {
 		ret = PTR_ERR(slabtrace_debugfs);
 		pr_err("cannot create debugfs directory (%d)\n", ret);
-		goto err_cache;
+		goto err_modsyms;
 	}
-	ret = slabtrace_ctl_init();
-	if (ret)
-		goto err_debugfs;
 	ret = slabtrace_folded_init();
 	if (ret)
 		goto err_debugfs;
-	ret = slabtrace_modsyms_init();
+	ret = slabtrace_stats_init();
 	if (ret)
 		goto err_debugfs;
 	ret = slabtrace_kptrace_init();
 	if (ret)
-		goto err_modsyms;
+		goto err_debugfs;
+	/* Last: no command can start before everything is in place. */
+	ret = slabtrace_ctl_init();
+	if (ret)
+		goto err_kptrace;
 	return 0;
 
-err_modsyms:
-	slabtrace_modsyms_exit();
+err_kptrace:
+	slabtrace_kptrace_exit();
 err_debugfs:
 	debugfs_remove(slabtrace_debugfs);
+err_modsyms:
+	slabtrace_modsyms_exit();
+err_pool:
+	slabtrace_pool_destroy(&slabtrace_pool);
+err_table:
+	slabtrace_table_destroy(&slabtrace_records, slabtrace_record_free);
+err_ctx:
+	slabtrace_ctx_exit();
 err_cache:
 	kmem_cache_destroy(slabtrace_record_cache);
 	return ret;
@@ -85,6 +130,9 @@ static void __exit slabtrace_exit(void)
 	slabtrace_snapshot_exit();
 	slabtrace_caches_exit();
 	mutex_unlock(&slabtrace_mutex);
+	slabtrace_stack_store_exit();
+	slabtrace_table_destroy(&slabtrace_records, slabtrace_record_free);
+	slabtrace_pool_destroy(&slabtrace_pool);
 	slabtrace_ctx_exit();
 	kmem_cache_destroy(slabtrace_record_cache);
 }

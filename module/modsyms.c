@@ -6,10 +6,11 @@
  * When a module goes, its addresses lose their names; the objects it
  * leaked do not go with it, and their backtraces are what the user wants
  * to read.  So when a module is about to be unloaded (MODULE_STATE_GOING,
- * its symbols still there), every frame in it of every record kept, and
- * of the current snapshot, is named now ("func+0x1b/0x20 [mod]") and the
- * name kept, by address.  When a module is loaded where one was, the names
- * kept for those addresses are dropped: they are the new module's now.
+ * its symbols still there), every frame in it of every distinct stack of
+ * the records kept, and of the current snapshot, is named now
+ * ("func+0x1b/0x20 [mod]") and the name kept, by address.  When a module
+ * is loaded where one was, the names kept for those addresses are
+ * dropped: they are the new module's now.
  * Recording costs nothing more: the work is done at unload.
  *
  * Notes on locking
@@ -71,9 +72,22 @@ static void keep_stack(struct module *mod, depot_stack_handle_t handle)
 	}
 }
 
-static int keep_record(const struct slabtrace_record *rec, void *mod)
+/* The distinct stacks of the records, each named once. */
+struct keep_walk {
+	struct module *mod;
+	struct xarray seen;
+};
+
+static int keep_record(const struct slabtrace_record *rec, void *arg)
 {
-	keep_stack(mod, rec->stack);
+	struct keep_walk *w = arg;
+
+	if (!rec->stack || xa_load(&w->seen, rec->stack))
+		return 0;
+	/* Out of memory, the stack is only named more than once. */
+	xa_store(&w->seen, rec->stack, xa_mk_value(0),
+		 GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	keep_stack(w->mod, rec->stack);
 	return 0;
 }
 
@@ -81,19 +95,17 @@ static int keep_record(const struct slabtrace_record *rec, void *mod)
 static void keep_module(struct module *mod)
 {
 	struct slabtrace_snapshot *snap;
-	struct slabtrace_set *set;
+	struct keep_walk w = { .mod = mod };
 	unsigned long i;
 
+	xa_init(&w.seen);
 	mutex_lock(&slabtrace_mutex);
-	set = rcu_dereference_protected(slabtrace_active,
-					lockdep_is_held(&slabtrace_mutex));
-	for (i = 0; set && i < set->nr; i++)
-		slabtrace_table_for_each(&set->traced[i]->table, keep_record,
-					 mod);
+	slabtrace_table_for_each(&slabtrace_records, keep_record, &w);
 	snap = slabtrace_snapshot_current();
 	for (i = 0; snap && i < snap->nr_groups; i++)
 		keep_stack(mod, snap->groups[i]->stack);
 	mutex_unlock(&slabtrace_mutex);
+	xa_destroy(&w.seen);
 }
 
 /* @mod is coming: the names kept for its addresses are stale. */

@@ -15,18 +15,39 @@
  * A frame is named by kallsyms when it is shown, or, if its module was
  * unloaded meanwhile, by the name modsyms.c kept before it went.
  *
- * No locks: the stack depot has its own; the names of unloaded modules'
- * frames are read under RCU.
+ * The probes save traces without letting the depot allocate (compat.h).
+ * When its pools are full the trace is deferred: kept in one of a few
+ * slots with the identity of its record, and a work item saves it from
+ * process context, where the depot may allocate (which also gives the
+ * depot a new pool for the next traces), then gives the handle to the
+ * record.  Only a trace that finds every slot taken is lost, counted
+ * (SLABTRACE_DROP_STACK); the depot is shared with KASAN and page_owner
+ * and capped, so it may also refuse for good.  No reference is taken
+ * on the saved traces (6.12's STACK_DEPOT_FLAG_GET and stack_depot_put()):
+ * it would cost an atomic operation on a shared counter at every traced
+ * allocation and free, for traces that are few (one per code path, not per
+ * object) and that 6.1's depot could never free anyway.
+ *
+ * Notes on locking
+ * ----------------
+ * - defer_lock (raw spinlock, irq-safe): defer_slot[] and defer_nr.  A
+ *   probe only trylocks it: busy, the trace is lost and counted.  Taken
+ *   before nothing; the work drops it before it touches the table.
+ * - The stack depot has its own locks; the names of unloaded modules'
+ *   frames are read under RCU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
+#include <slabtrace/compat.h>
 #include <slabtrace/slabtrace.h>
 
 /* Functions whose frames come before the allocator's caller. */
@@ -77,28 +98,141 @@ unsigned int slabtrace_stack_trim(const unsigned long *entries,
 	return 0;
 }
 
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* The tests set it to see the depot full. */
+bool slabtrace_fail_depot;
+#endif
+
+/* A trace the depot had no room for, and the record waiting for it. */
+struct deferred {
+	const void *obj;
+	u32 stamp;
+	u8 owner;
+	unsigned int nr;
+	unsigned long entries[SLABTRACE_STACK_DEPTH];
+};
+
+static DEFINE_RAW_SPINLOCK(defer_lock);
+static struct deferred defer_slot[SLABTRACE_STACK_DEFER];
+static unsigned int defer_nr;
+static atomic_long_t defer_count;
+
+/* Save the deferred traces, letting the depot allocate; give them out. */
+static void defer_work_fn(struct work_struct *work)
+{
+	struct deferred *d;
+	depot_stack_handle_t handle;
+	unsigned long flags;
+
+	d = kmalloc(sizeof(*d), GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!d)
+		return;
+	for (;;) {
+		raw_spin_lock_irqsave(&defer_lock, flags);
+		if (defer_nr)
+			*d = defer_slot[--defer_nr];
+		else
+			d->nr = 0;
+		raw_spin_unlock_irqrestore(&defer_lock, flags);
+		if (!d->nr)
+			break;
+		handle = stack_depot_save(d->entries, d->nr,
+					  GFP_KERNEL | __GFP_NORETRY |
+					  __GFP_NOWARN);
+		if (handle)
+			slabtrace_table_set_stack(&slabtrace_records, d->obj,
+						  d->owner, d->stamp, handle);
+		cond_resched();
+	}
+	kfree(d);
+}
+
+static DECLARE_WORK(defer_work, defer_work_fn);
+
+static void defer_kick_fn(struct irq_work *work)
+{
+	schedule_work(&defer_work);
+}
+
+static struct irq_work defer_kick = IRQ_WORK_INIT(defer_kick_fn);
+
+/* Keep a trace for later, if a slot is free. */
+static bool defer(const struct slabtrace_record *rec,
+		  const unsigned long *entries, unsigned int nr)
+{
+	struct deferred *d;
+	unsigned long flags;
+	bool kept = false;
+
+	if (!raw_spin_trylock_irqsave(&defer_lock, flags))
+		return false;
+	if (defer_nr < SLABTRACE_STACK_DEFER) {
+		d = &defer_slot[defer_nr++];
+		d->obj = rec->obj;
+		d->stamp = rec->stamp;
+		d->owner = rec->owner;
+		d->nr = nr;
+		memcpy(d->entries, entries, nr * sizeof(entries[0]));
+		kept = true;
+	}
+	raw_spin_unlock_irqrestore(&defer_lock, flags);
+	if (kept)
+		atomic_long_inc(&defer_count);
+	irq_work_queue(&defer_kick);
+	return kept;
+}
+
 /**
  * slabtrace_stack_store - save a backtrace from the allocator's caller on
+ * @rec: the record it is for, with ->obj, ->owner and ->stamp set; its
+ *	 ->stack is set here, or later by the deferred save
  * @entries: the walk, from stack_trace_save() in the probe itself (each
  *	     frame walked costs, so the walk starts as shallow as it can)
- * @nr: its length
+ * @nr: its length, at most SLABTRACE_STACK_DEPTH
  * @call_site: the allocator's return address, as the tracepoint gives it
- * @gfp: what the depot may allocate with, if it needs memory
  *
- * Called from the probes, in any context but NMI.
+ * Called from the probes, in any context but NMI.  Never allocates.
  *
- * Return: the stack depot handle, or 0 if the depot could not store it.
+ * Return: 0 when saved, -EAGAIN when deferred (the record gets its
+ * backtrace once the work has run), -ENOSPC when lost.
  */
-depot_stack_handle_t slabtrace_stack_store(unsigned long *entries,
-					   unsigned int nr,
-					   unsigned long call_site, gfp_t gfp)
+int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
+			  unsigned int nr, unsigned long call_site)
 {
 	unsigned int skip;
 
+	rec->stack = 0;
 	skip = slabtrace_stack_trim(entries, nr, call_site);
 	if (skip >= nr)
+		return -ENOSPC;
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (!READ_ONCE(slabtrace_fail_depot))
+#endif
+		rec->stack = slabtrace_depot_save_noalloc(entries + skip,
+							  nr - skip);
+	if (likely(rec->stack))
 		return 0;
-	return stack_depot_save(entries + skip, nr - skip, gfp);
+	return defer(rec, entries + skip, nr - skip) ? -EAGAIN : -ENOSPC;
+}
+
+/* Let the deferred saves finish (before a print).  May sleep. */
+void slabtrace_stack_flush(void)
+{
+	irq_work_sync(&defer_kick);
+	flush_work(&defer_work);
+}
+
+/* Traces saved later than their allocation, since load (for the stats). */
+long slabtrace_stack_deferred(void)
+{
+	return atomic_long_read(&defer_count);
+}
+
+/* At module exit, after the probes are gone. */
+void slabtrace_stack_store_exit(void)
+{
+	irq_work_sync(&defer_kick);
+	cancel_work_sync(&defer_work);
 }
 
 /**

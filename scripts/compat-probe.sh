@@ -10,4 +10,9 @@ slab=$src/include/linux/slab.h
 # v6.6 added the caller argument (CONFIG_RANDOM_KMALLOC_CACHES).
 grep -q 'kmalloc_type(gfp_t flags, unsigned long caller)' "$slab" 2>/dev/null &&
 	printf ' %s' -DSLABTRACE_KMALLOC_TYPE_CALLER
+
+# v6.8 replaced __stack_depot_save(..., can_alloc) by
+# stack_depot_save_flags(..., depot_flags).
+grep -q 'stack_depot_save_flags' "$src/include/linux/stackdepot.h" 2>/dev/null &&
+	printf ' %s' -DSLABTRACE_DEPOT_SAVE_FLAGS
 echo

@@ -11,6 +11,7 @@
 #define _SLABTRACE_COMPAT_H
 
 #include <linux/slab.h>
+#include <linux/stackdepot.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 
@@ -59,6 +60,30 @@ static inline bool slabtrace_bucket_cache(const char *name)
 {
 	return str_has_prefix(name, "memdup_user-") ||
 	       str_has_prefix(name, "msg_msg-");
+}
+
+/**
+ * slabtrace_depot_save_noalloc - save a stack trace without allocating
+ * @entries: the trace
+ * @nr: its length
+ *
+ * The stack depot allocates a new pool only for callers that allow it;
+ * without that it uses the pool it has, or one another caller
+ * preallocated, and fails when there is none.  v6.8 replaced
+ * __stack_depot_save(entries, nr, extra_bits, gfp, can_alloc) by
+ * stack_depot_save_flags(entries, nr, gfp, depot_flags), where the flag
+ * is STACK_DEPOT_FLAG_CAN_ALLOC; both are exported.  Any context.
+ *
+ * Return: the handle, or 0 if the depot had no room.
+ */
+static inline depot_stack_handle_t
+slabtrace_depot_save_noalloc(unsigned long *entries, unsigned int nr)
+{
+#ifdef SLABTRACE_DEPOT_SAVE_FLAGS
+	return stack_depot_save_flags(entries, nr, GFP_NOWAIT, 0);
+#else
+	return __stack_depot_save(entries, nr, 0, GFP_NOWAIT, false);
+#endif
 }
 
 #endif /* _SLABTRACE_COMPAT_H */

@@ -27,16 +27,23 @@ struct seq_file;
 
 /* Longest cache name accepted on ctl (sysfs names of caches are shorter). */
 #define SLABTRACE_NAME_MAX	64
+/*
+ * Memory a command asks for in proportion to the records: it fails rather
+ * than wake the OOM killer, and is charged to the caller's memory cgroup.
+ */
+#define SLABTRACE_GFP_BIG	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
+
 /* Longest command accepted in one write to ctl. */
 #define SLABTRACE_CMD_MAX	255
 /* Caches traced, or stopped but still holding records, at once. */
 #define SLABTRACE_MAX_CACHES	16
+/* Record owners: one more, for the fresh table of a cache being reset. */
+#define SLABTRACE_MAX_OWNERS	(SLABTRACE_MAX_CACHES + 1)
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLABTRACE_STACK_DEPTH	32
 
 /* main.c */
 extern struct mutex slabtrace_mutex;
-extern struct kmem_cache *slabtrace_record_cache;
 extern struct dentry *slabtrace_debugfs;
 
 /* context.c: who made an allocation. */
@@ -49,7 +56,7 @@ enum slabtrace_ctx_kind {
 
 /*
  * A context is interned: one per (kind, comm) seen, shared by all records
- * through its id, never freed before module exit.
+ * through its id, in a table allocated once, never freed before module exit.
  */
 struct slabtrace_ctx {
 	struct hlist_node node;
@@ -59,21 +66,24 @@ struct slabtrace_ctx {
 };
 
 struct slabtrace_record;
-void slabtrace_ctx_fill(struct slabtrace_record *rec, gfp_t gfp);
+bool slabtrace_ctx_fill(struct slabtrace_record *rec);
 const struct slabtrace_ctx *slabtrace_ctx_get(u16 id);
+unsigned int slabtrace_ctx_count(void);
+unsigned int slabtrace_ctx_capacity(void);
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
 void slabtrace_syscall_show(struct seq_file *m,
 			    const struct slabtrace_record *rec);
+int slabtrace_ctx_init(void);
 void slabtrace_ctx_exit(void);
 
 /*
- * table.c: the outstanding objects of one cache.  40 bytes: the stack and
- * the context are stored once each, elsewhere, and named by 32- and 16-bit
+ * The record of one outstanding object.  40 bytes: the stack and the
+ * context are stored once each, elsewhere, and named by 32- and 16-bit
  * handles; the time is in milliseconds since the cache's trace began
  * (slabtrace_traced.epoch), which lasts 49 days.
  */
 struct slabtrace_record {
-	struct slabtrace_record *next;	/* hash chain, under its stripe lock */
+	struct slabtrace_record *next;	/* hash chain, or pool free list */
 	const void *obj;		/* the object: the key */
 	u32 stamp;			/* allocated at epoch + stamp ms */
 	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
@@ -82,47 +92,79 @@ struct slabtrace_record {
 	u16 ctx;			/* slabtrace_ctx_get() */
 	u16 cpu;
 	s16 syscall;			/* -1: none; | SLABTRACE_SYSCALL_COMPAT */
+	u8 owner;			/* slabtrace_traced.id */
 };
 
 /* slabtrace_record.syscall of a 32-bit system call. */
 #define SLABTRACE_SYSCALL_COMPAT	0x4000
 
+/*
+ * table.c: the records of every traced cache in one table, by object
+ * address.  An address belongs to one live object at a time, so one lookup
+ * answers a free whatever cache it is in, and finds the stale record of a
+ * reused address whatever cache held it.
+ */
 #define SLABTRACE_TABLE_LOCKS	128
 
 struct slabtrace_buckets {
 	unsigned long mask;		/* number of buckets - 1 */
+	u16 *sig;			/* per bucket: see table.c */
 	struct slabtrace_record *head[];
 };
 
-/* One stripe of a table, on a cacheline of its own. */
+/* One stripe of the table, on a cacheline of its own. */
 struct slabtrace_stripe {
-	/* Chains of the buckets b with b % SLABTRACE_TABLE_LOCKS == i, and: */
-	spinlock_t lock;
-	/* the bucket array those chains are in (see grow). */
-	struct slabtrace_buckets *buckets;
+	/* The chains of the buckets b with b % SLABTRACE_TABLE_LOCKS == i. */
+	raw_spinlock_t lock;
+	struct slabtrace_buckets *old;	/* where the stripe's records are */
+	struct slabtrace_buckets *new;	/* during a grow: where they go */
+	unsigned long moved;		/* buckets of old moved to new */
 } ____cacheline_aligned_in_smp;
 
 struct slabtrace_table {
 	struct slabtrace_stripe stripe[SLABTRACE_TABLE_LOCKS];
-	struct slabtrace_buckets *buckets;	/* under grow_mutex */
+	struct slabtrace_buckets __rcu *cur;	/* for the lockless check */
 	atomic_long_t nr;
+	atomic_long_t owned[SLABTRACE_MAX_OWNERS];	/* by record owner */
+	atomic_long_t grow_failed;
+	u64 grow_longest_ns;		/* longest irqs-off step of a grow */
 	/* Moving records between arrays; iterating.  Before a stripe lock. */
 	struct mutex grow_mutex;
 	struct work_struct grow_work;
 	struct irq_work grow_kick;	/* queues grow_work from a probe */
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	/* Called by a grow between rows of moves, with no lock held. */
+	void (*grow_step)(struct slabtrace_table *t);
+#endif
 };
 
+extern struct slabtrace_table slabtrace_records;
+
 int slabtrace_table_init(struct slabtrace_table *t);
-void slabtrace_table_destroy(struct slabtrace_table *t);
+void slabtrace_table_destroy(struct slabtrace_table *t,
+			     void (*free_rec)(struct slabtrace_record *rec));
 void slabtrace_table_flush(struct slabtrace_table *t);
+bool slabtrace_table_maybe(struct slabtrace_table *t, const void *obj);
 struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 						struct slabtrace_record *rec);
 struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 						const void *obj);
+unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
+				    void (*free_rec)(struct slabtrace_record *rec));
+unsigned long slabtrace_table_buckets(struct slabtrace_table *t);
+raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
+					const void *obj);
+bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
+			       u8 owner, u32 stamp, depot_stack_handle_t stack);
 
 static inline long slabtrace_table_count(struct slabtrace_table *t)
 {
 	return atomic_long_read(&t->nr);
+}
+
+static inline long slabtrace_table_owned(struct slabtrace_table *t, u8 owner)
+{
+	return atomic_long_read(&t->owned[owner]);
 }
 
 struct slabtrace_table_iter {
@@ -140,6 +182,66 @@ int slabtrace_table_for_each(struct slabtrace_table *t,
 			     int (*fn)(const struct slabtrace_record *rec,
 				       void *arg),
 			     void *arg);
+
+/*
+ * pool.c: records, preallocated.  The probes take and give back records
+ * per CPU and never call the slab allocator; a work item refills.
+ */
+struct slabtrace_pool_cpu {
+	raw_spinlock_t lock;
+	struct slabtrace_record *head;
+	unsigned int nr;
+};
+
+struct slabtrace_pool {
+	struct kmem_cache *cache;
+	struct slabtrace_pool_cpu __percpu *cpu;
+	unsigned int size;		/* records per CPU, refilled to */
+	atomic_long_t allocated;	/* from the cache, not yet freed */
+	bool draining;			/* refill nothing */
+	struct mutex refill_mutex;	/* size, draining, refills */
+	struct work_struct refill_work;
+	struct irq_work refill_kick;
+};
+
+/* Records per CPU: the default, and what "pool N" accepts. */
+#define SLABTRACE_POOL_DEFAULT	4096U
+#define SLABTRACE_POOL_MIN	16U
+#define SLABTRACE_POOL_MAX	1048576U	/* 2^20 */
+/* What a record costs, table included (the default limit's unit). */
+#define SLABTRACE_RECORD_BYTES	48
+
+extern struct slabtrace_pool slabtrace_pool;
+extern struct kmem_cache *slabtrace_record_cache;
+
+int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
+			unsigned int size);
+void slabtrace_pool_destroy(struct slabtrace_pool *p);
+struct slabtrace_record *slabtrace_pool_get(struct slabtrace_pool *p);
+void slabtrace_pool_put(struct slabtrace_pool *p, struct slabtrace_record *rec);
+int slabtrace_pool_fill(struct slabtrace_pool *p);
+int slabtrace_pool_resize(struct slabtrace_pool *p, unsigned int size);
+void slabtrace_pool_drain(struct slabtrace_pool *p);
+unsigned long slabtrace_pool_free_count(struct slabtrace_pool *p);
+void slabtrace_record_free(struct slabtrace_record *rec);
+
+/* Why an allocation of a traced cache has no record, or an incomplete one. */
+enum slabtrace_drop {
+	SLABTRACE_DROP_POOL,		/* the pool was empty */
+	SLABTRACE_DROP_LIMIT,		/* the record limit was reached */
+	SLABTRACE_DROP_NMI,		/* allocated in NMI context */
+	SLABTRACE_DROP_STACK,		/* kept, no backtrace: depot full */
+	SLABTRACE_DROP_CTX,		/* kept, context "?": table full */
+	SLABTRACE_DROP_MAX,
+};
+
+/* Drops that mean no record at all; the others only lose a detail. */
+#define SLABTRACE_DROP_LOST_MAX	(SLABTRACE_DROP_NMI + 1)
+
+extern const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX];
+
+/* The record limit, all caches together; changed by "limit". */
+extern unsigned long slabtrace_record_limit;
 
 /* caches.c: cache names to caches. */
 struct slabtrace_cache_ref {
@@ -160,15 +262,22 @@ struct slabtrace_traced {
 	struct slabtrace_cache_ref ref;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;
+	u8 id;			/* its records' owner in slabtrace_records */
 	bool tracing;		/* written under slabtrace_mutex */
 	u64 epoch;		/* ns: record stamps count from here */
 	u64 started;		/* when tracing last started, ns */
 	u64 traced_ns;		/* tracing time before @started */
-	atomic_long_t dropped;	/* allocations not recorded: no memory */
+	atomic_long_t drops[SLABTRACE_DROP_MAX];
 	atomic_long_t replaced;	/* records of objects freed untraced */
 	u32 mark;		/* "mark": records stamped >= mark; 0: none */
-	struct slabtrace_table table;
 };
+
+static inline long slabtrace_traced_count(const struct slabtrace_traced *tr)
+{
+	return slabtrace_table_owned(&slabtrace_records, tr->id);
+}
+
+long slabtrace_traced_dropped(const struct slabtrace_traced *tr);
 
 /* The published set, read by the probes under RCU. */
 struct slabtrace_set {
@@ -188,6 +297,8 @@ struct slabtrace_traced *slabtrace_traced_find(const char *cmd,
 u64 slabtrace_traced_time(const struct slabtrace_traced *tr, u64 now);
 u32 slabtrace_stamp(const struct slabtrace_traced *tr, u64 now);
 void slabtrace_traced_sweep(void);
+struct slabtrace_traced *slabtrace_traced_of_id(struct slabtrace_set *set,
+						u8 id);
 void slabtrace_traced_exit(void);
 
 /* stacks.c */
@@ -198,22 +309,31 @@ void slabtrace_frame_strip(char *buf, size_t size, const char *name);
 void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
 			  bool offset);
 void slabtrace_frame_folded(char *buf, size_t size, const char *name);
-depot_stack_handle_t slabtrace_stack_store(unsigned long *entries,
-					   unsigned int nr,
-					   unsigned long call_site, gfp_t gfp);
+/* Traces waiting for room in the stack depot, at most. */
+#define SLABTRACE_STACK_DEFER	16
+int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
+			  unsigned int nr, unsigned long call_site);
+void slabtrace_stack_flush(void);
+long slabtrace_stack_deferred(void);
+void slabtrace_stack_store_exit(void);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 
-/* probes.c */
+/* Failure hooks of the KUnit suites: pool.c, stacks.c, probes.c. */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-extern bool slabtrace_fail_record_alloc;
+extern bool slabtrace_fail_refill;
+extern bool slabtrace_fail_depot;
+extern bool slabtrace_fake_nmi;
 #endif
-void slabtrace_evict_elsewhere(struct slabtrace_set *set,
-			       struct slabtrace_traced *tr, const void *obj);
+
+/* probes.c */
 int slabtrace_probes_update(void);
 void slabtrace_probes_state(bool *alloc, bool *free);
 void slabtrace_probes_idle(void);
 void slabtrace_probes_exit(void);
+
+/* stats.c: the stats file. */
+int slabtrace_stats_init(void);
 
 /* snapshot.c: what "print" takes and reading ctl shows. */
 #define SLABTRACE_SNAP_PER_CHUNK \
@@ -260,7 +380,8 @@ struct slabtrace_snapshot {
 	u64 traced_ns;
 	bool tracing;
 	unsigned int object_size;
-	long dropped;
+	u8 owner;			/* the records copied */
+	long drops[SLABTRACE_DROP_MAX];
 	long replaced;
 	unsigned long nr;
 	unsigned long bytes;
@@ -274,6 +395,7 @@ int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);
 struct slabtrace_snapshot *slabtrace_snapshot_current(void);
+long slabtrace_snapshot_dropped(const struct slabtrace_snapshot *snap);
 u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,

@@ -7,13 +7,16 @@
  * interned (kind, comm) pair: a program's name is stored once, not once
  * per object, and the id costs a record 2 bytes where a pointer would cost
  * 8.  Interrupt contexts have fixed ids and intern nothing, so the intern
- * table is only written from task context.
+ * table is only written from task context.  Its entries are allocated
+ * once, at init: a probe never allocates.  When it is full, new names show
+ * as "?" and are counted (SLABTRACE_DROP_CTX).
  *
  * Notes on locking
  * ----------------
- * - ctx_lock (spinlock, irq-safe): adding to ctx_hash, ctx_by_id[] and
+ * - ctx_lock (raw spinlock, irq-safe): adding to ctx_hash, ctx_by_id[] and
  *   ctx_count.  Only taken in task context, by a probe, but a probe may
- *   run inside any irq-safe lock of its caller: held with irqs off.
+ *   run inside any irq-safe lock of its caller, and on PREEMPT_RT with
+ *   preemption disabled: a raw spinlock, held with irqs off.
  * - ctx_hash and ctx_by_id[] are read locklessly: the probes under RCU
  *   (they run with preemption disabled), the dump at any time.  An entry
  *   is complete before it is published (hash_add_rcu(),
@@ -55,7 +58,9 @@ static struct slabtrace_ctx ctx_fixed[CTX_ID_FIRST] = {
 };
 
 static DEFINE_HASHTABLE(ctx_hash, 8);
-static DEFINE_SPINLOCK(ctx_lock);
+static DEFINE_RAW_SPINLOCK(ctx_lock);
+/* The entries ctx_by_id[CTX_ID_FIRST...] are taken from, in order. */
+static struct slabtrace_ctx *ctx_store;
 static struct slabtrace_ctx *ctx_by_id[CTX_MAX] = {
 	&ctx_fixed[CTX_ID_UNKNOWN],
 	&ctx_fixed[CTX_ID_SOFTIRQ],
@@ -81,7 +86,8 @@ static struct slabtrace_ctx *ctx_find(u32 key, u8 kind, const char *comm)
 	return NULL;
 }
 
-static u16 ctx_intern(u8 kind, const char *comm, gfp_t gfp)
+/* The id of (@kind, @comm), or CTX_ID_UNKNOWN if the table is full. */
+static u16 ctx_intern(u8 kind, const char *comm)
 {
 	struct slabtrace_ctx *c, *found;
 	u32 key = ctx_key(kind, comm);
@@ -91,26 +97,20 @@ static u16 ctx_intern(u8 kind, const char *comm, gfp_t gfp)
 	if (likely(found))
 		return found->id;
 
-	/* Allocated before taking the lock: the probes' guard stops recursion. */
-	c = kmalloc(sizeof(*c), gfp);
-	if (!c)
-		return CTX_ID_UNKNOWN;
-	c->kind = kind;
-	memcpy(c->comm, comm, TASK_COMM_LEN);
-
-	spin_lock_irqsave(&ctx_lock, flags);
+	raw_spin_lock_irqsave(&ctx_lock, flags);
 	found = ctx_find(key, kind, comm);
 	if (!found && ctx_count < CTX_MAX) {
+		c = &ctx_store[ctx_count - CTX_ID_FIRST];
 		c->id = ctx_count;
+		c->kind = kind;
+		memcpy(c->comm, comm, TASK_COMM_LEN);
 		/* Pairs with slabtrace_ctx_get(): *c is complete before. */
 		smp_store_release(&ctx_by_id[ctx_count], c);
 		ctx_count++;
 		hash_add_rcu(ctx_hash, &c->node, key);
 		found = c;
-		c = NULL;
 	}
-	spin_unlock_irqrestore(&ctx_lock, flags);
-	kfree(c);
+	raw_spin_unlock_irqrestore(&ctx_lock, flags);
 	return found ? found->id : CTX_ID_UNKNOWN;
 }
 
@@ -130,11 +130,12 @@ static s16 current_syscall(void)
 /**
  * slabtrace_ctx_fill - record where an allocation happens
  * @rec: the record being filled in
- * @gfp: what it may allocate with (a new command name needs 40 bytes)
  *
  * Called from the probes: any context but NMI, preemption disabled.
+ *
+ * Return: false if the context could not be interned (shown as "?").
  */
-void slabtrace_ctx_fill(struct slabtrace_record *rec, gfp_t gfp)
+bool slabtrace_ctx_fill(struct slabtrace_record *rec)
 {
 	char comm[TASK_COMM_LEN];
 	u8 kind;
@@ -144,11 +145,11 @@ void slabtrace_ctx_fill(struct slabtrace_record *rec, gfp_t gfp)
 	rec->pid = 0;
 	if (in_hardirq()) {
 		rec->ctx = CTX_ID_HARDIRQ;
-		return;
+		return true;
 	}
 	if (in_serving_softirq()) {
 		rec->ctx = CTX_ID_SOFTIRQ;
-		return;
+		return true;
 	}
 	kind = current->flags & PF_KTHREAD ? SLABTRACE_CTX_KTHREAD :
 					     SLABTRACE_CTX_TASK;
@@ -159,7 +160,19 @@ void slabtrace_ctx_fill(struct slabtrace_record *rec, gfp_t gfp)
 	strscpy_pad(comm, current->comm, sizeof(comm));
 	rec->pid = task_pid_nr(current);
 	rec->syscall = current_syscall();
-	rec->ctx = ctx_intern(kind, comm, gfp);
+	rec->ctx = ctx_intern(kind, comm);
+	return rec->ctx != CTX_ID_UNKNOWN;
+}
+
+/* Contexts interned, and how many fit (for the stats). */
+unsigned int slabtrace_ctx_count(void)
+{
+	return READ_ONCE(ctx_count) - CTX_ID_FIRST;
+}
+
+unsigned int slabtrace_ctx_capacity(void)
+{
+	return CTX_MAX - CTX_ID_FIRST;
 }
 
 /**
@@ -227,15 +240,23 @@ void slabtrace_syscall_show(struct seq_file *m,
 		seq_printf(m, " in syscall %d%s", nr, compat ? " (compat)" : "");
 }
 
+/* The table's entries, allocated once: the probes never allocate. */
+int slabtrace_ctx_init(void)
+{
+	ctx_store = kvcalloc(CTX_MAX - CTX_ID_FIRST, sizeof(*ctx_store),
+			     GFP_KERNEL);
+	return ctx_store ? 0 : -ENOMEM;
+}
+
 /* Called after the probes are unregistered and synchronised. */
 void slabtrace_ctx_exit(void)
 {
 	unsigned int i;
 
-	for (i = CTX_ID_FIRST; i < ctx_count; i++) {
-		kfree(ctx_by_id[i]);
+	for (i = CTX_ID_FIRST; i < ctx_count; i++)
 		ctx_by_id[i] = NULL;
-	}
 	hash_init(ctx_hash);
 	ctx_count = CTX_ID_FIRST;
+	kvfree(ctx_store);
+	ctx_store = NULL;
 }

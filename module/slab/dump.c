@@ -4,6 +4,7 @@
  *
  *   Dumping outstanding allocs from kmalloc-64
  *   traced 12.345s, 1024 outstanding (65536 bytes), 0 records dropped
+ *   drops: stack store full 2              (only if something was lost)
  *   -------------------------
  *   Obj 000000009d2f1c3a, 64 bytes (50 requested), age 3.210s, cpu 1, from PID 212 cat:
  *   ----
@@ -69,6 +70,23 @@ static void show_opts(struct seq_file *m, const struct slabtrace_print_opts *o,
 		seq_putc(m, ')');
 }
 
+/* "drops: pool empty 3, stack store full 1", the kinds that happened. */
+static void show_drops(struct seq_file *m, struct slabtrace_snapshot *snap)
+{
+	const char *sep = "drops: ";
+	int i;
+
+	for (i = 0; i < SLABTRACE_DROP_MAX; i++) {
+		if (!snap->drops[i])
+			continue;
+		seq_printf(m, "%s%s %ld", sep, slabtrace_drop_names[i],
+			   snap->drops[i]);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		seq_putc(m, '\n');
+}
+
 static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
 {
 	seq_printf(m, "Dumping outstanding allocs from %s", snap->name);
@@ -78,7 +96,8 @@ static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
 	seq_printf(m, ", %lu outstanding (%lu bytes)", snap->nr, snap->bytes);
 	if (by_stack(m, snap))
 		seq_printf(m, " in %lu stacks", snap->nr_groups);
-	seq_printf(m, ", %ld records dropped\n", snap->dropped);
+	seq_printf(m, ", %ld records dropped\n", slabtrace_snapshot_dropped(snap));
+	show_drops(m, snap);
 	if (snap->aliases[0])
 		seq_printf(m, "shared with: %s (merged caches: their objects are traced too)\n",
 			   snap->aliases);

@@ -4,37 +4,40 @@
  *
  * An allocation from a traced cache (tracepoints kmem_cache_alloc and
  * kmalloc) gets a record; a free (kmem_cache_free, kfree) drops its object's
- * record from whichever cache of the set holds it, traced or stopped.  The
- * alloc probes are attached while some cache is traced, the free probes
- * while some cache is traced or holds records: with nothing to do, no probe
- * is attached at all.
+ * record, whichever cache holds it, traced or stopped.  An allocation of an
+ * address that still has a record drops that record too, whatever cache it
+ * is in: its object was freed through a path with no tracepoint (bulk
+ * frees, kfree_rcu() batches).  So both kinds of probe stay attached while
+ * some cache is traced or some record is kept, and with nothing to do no
+ * probe is attached at all.
  *
- * slabtrace's own allocations are not recorded: kmemleak hides its
- * metadata too, and the user would see slabtrace's names and tables among
- * the leaks.  A probe can recurse: it allocates a record, and the context
- * table and the stack depot may allocate.  A per-CPU mask with one bit per
- * context level (task, softirq, hardirq, NMI), as ftrace's recursion
- * protection has, lets each level in once: an interrupt that arrives
- * inside a probe is still traced, a probe's own allocations are not.
+ * A probe runs inside the allocation or free it traces, under the caller's
+ * locks, with preemption disabled, in any context: it takes its record from
+ * the per-CPU pool (pool.c), saves its stack in the depot without letting
+ * it allocate (stacks.c), interns its context in a preallocated table
+ * (context.c), and takes no lock but raw spinlocks; it never allocates and
+ * never waits.  What it cannot do it counts (enum slabtrace_drop) and asks
+ * for work (refills, growing the table, detaching idle probes) through an
+ * irq_work.  In NMI it does nothing but count.
  *
- * A probe runs inside whatever allocation or free it traces, under the
- * caller's locks: it never sleeps, allocates with flags derived from the
- * caller's (probe_gfp()), and asks for work (growing a table, detaching
- * idle probes) through an irq_work, never queue_work() itself.
+ * A free of an object no cache holds costs one lock-free check of the
+ * table (slabtrace_table_maybe()); a free of a traced object takes one
+ * stripe lock.  slabtrace's own allocations are not recorded: kmemleak
+ * hides its metadata too.
  *
  * Notes on locking
  * ----------------
  * - slabtrace_mutex: attaching and detaching (alloc_on, free_on, exiting).
  * - The probes run with preemption disabled, the tracepoints' contract, and
- *   read slabtrace_active under RCU; they take no lock but the tables'
- *   stripe locks (table.c) and the context table's (context.c).
+ *   read slabtrace_active under RCU; they take the raw spinlocks of the
+ *   table (table.c), the pool (pool.c), the context table (context.c) and
+ *   the stack slot (stacks.c), one at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hardirq.h>
 #include <linux/irq_work.h>
 #include <linux/module.h>
-#include <linux/percpu.h>
-#include <linux/preempt.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/timekeeping.h>
@@ -44,7 +47,6 @@
 #include <slabtrace/compat.h>
 #include <slabtrace/slabtrace.h>
 
-static DEFINE_PER_CPU(unsigned int, probe_busy);
 static bool alloc_on, free_on, exiting;
 
 static void idle_work_fn(struct work_struct *work);
@@ -58,34 +60,6 @@ static void idle_kick_fn(struct irq_work *work)
 
 static struct irq_work idle_kick = IRQ_WORK_INIT(idle_kick_fn);
 
-/*
- * What the probes may allocate with, given the traced allocation's flags:
- * never sleep (a probe runs with preemption disabled), never dip into the
- * reserves, and wake kswapd only if the caller would have (callers that
- * hold the scheduler's locks clear __GFP_KSWAPD_RECLAIM), like kmemleak's
- * gfp_nested_mask().
- */
-static __always_inline gfp_t probe_gfp(gfp_t gfp)
-{
-	return (gfp & (__GFP_KSWAPD_RECLAIM | __GFP_NOLOCKDEP)) |
-	       __GFP_NOWARN | __GFP_NOMEMALLOC;
-}
-
-/* Enter the probe at this context level, unless already in it. */
-static __always_inline bool guard_enter(unsigned int *bit)
-{
-	*bit = BIT(interrupt_context_level());
-	if (this_cpu_read(probe_busy) & *bit)
-		return false;
-	this_cpu_or(probe_busy, *bit);
-	return true;
-}
-
-static __always_inline void guard_exit(unsigned int bit)
-{
-	this_cpu_and(probe_busy, ~bit);
-}
-
 static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
 					  const struct kmem_cache *s)
 {
@@ -98,40 +72,52 @@ static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
 }
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-/* The tests set it to see allocation failures handled. */
-bool slabtrace_fail_record_alloc;
+/* The tests set it to see what a probe does in NMI. */
+bool slabtrace_fake_nmi;
 #endif
 
-static struct slabtrace_record *record_new(gfp_t gfp)
+static __always_inline bool probe_in_nmi(void)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slabtrace_fail_record_alloc))
-		return NULL;
+	if (READ_ONCE(slabtrace_fake_nmi))
+		return true;
 #endif
-	return kmem_cache_alloc(slabtrace_record_cache, gfp);
+	return in_nmi();
 }
 
-/*
- * A new object at @obj: a record other caches hold for that address is
- * stale, its object freed through a path with no tracepoint (a bulk or
- * kfree_rcu() batch free) before the slab page went to another cache.
- */
-void slabtrace_evict_elsewhere(struct slabtrace_set *set,
-			       struct slabtrace_traced *tr, const void *obj)
+static __always_inline void drop(struct slabtrace_traced *tr,
+				 enum slabtrace_drop why)
+{
+	atomic_long_inc(&tr->drops[why]);
+}
+
+/* A record leaves the table: give it back, and maybe let the probes go. */
+static void record_gone(struct slabtrace_set *set,
+			struct slabtrace_record *rec, bool stale)
+{
+	struct slabtrace_traced *tr = NULL;
+
+	if (set)
+		tr = slabtrace_traced_of_id(set, rec->owner);
+	if (tr && stale)
+		atomic_long_inc(&tr->replaced);
+	/* A stopped cache's last record: maybe detach the probes. */
+	if (tr && !READ_ONCE(tr->tracing) && !slabtrace_traced_count(tr))
+		irq_work_queue(&idle_kick);
+	slabtrace_pool_put(&slabtrace_pool, rec);
+}
+
+/* A new object at @obj: a record any cache holds for that address is stale. */
+static __always_inline void evict(struct slabtrace_set *set, const void *obj)
 {
 	struct slabtrace_record *stale;
-	unsigned int i;
 
-	for (i = 0; i < set->nr; i++) {
-		if (set->traced[i] == tr ||
-		    !slabtrace_table_count(&set->traced[i]->table))
-			continue;
-		stale = slabtrace_table_remove(&set->traced[i]->table, obj);
-		if (stale) {
-			atomic_long_inc(&set->traced[i]->replaced);
-			kmem_cache_free(slabtrace_record_cache, stale);
-		}
-	}
+	if (likely(!slabtrace_table_maybe(&slabtrace_records, obj)) ||
+	    probe_in_nmi())
+		return;
+	stale = slabtrace_table_remove(&slabtrace_records, obj);
+	if (stale)
+		record_gone(set, stale, true);
 }
 
 /* An allocation slabtrace's own code made (built in, there is no telling). */
@@ -151,70 +137,66 @@ static __always_inline bool own_alloc(unsigned long call_site)
  */
 static __always_inline void record_alloc(struct kmem_cache *s,
 					 const void *obj, size_t bytes_req,
-					 unsigned long call_site, gfp_t gfp)
+					 unsigned long call_site)
 {
 	struct slabtrace_set *set = rcu_dereference_sched(slabtrace_active);
 	unsigned long entries[SLABTRACE_STACK_DEPTH];
 	struct slabtrace_record *rec, *stale;
 	struct slabtrace_traced *tr;
-	unsigned int bit, nr;
+	unsigned int nr;
 
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
 	tr = traced_of(set, s);
-	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site) ||
-	    !guard_enter(&bit))
+	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site))
+		goto evict;
+	if (unlikely(probe_in_nmi())) {
+		drop(tr, SLABTRACE_DROP_NMI);
 		return;
-
-	gfp = probe_gfp(gfp);
-	rec = record_new(gfp);
+	}
+	if (unlikely(slabtrace_table_count(&slabtrace_records) >=
+		     READ_ONCE(slabtrace_record_limit))) {
+		drop(tr, SLABTRACE_DROP_LIMIT);
+		goto evict;
+	}
+	rec = slabtrace_pool_get(&slabtrace_pool);
 	if (unlikely(!rec)) {
-		atomic_long_inc(&tr->dropped);
-		goto out;
+		drop(tr, SLABTRACE_DROP_POOL);
+		goto evict;
 	}
 	rec->obj = obj;
+	rec->owner = tr->id;
 	rec->stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	rec->stack = slabtrace_stack_store(entries, nr, call_site, gfp);
-	slabtrace_ctx_fill(rec, gfp);
-	if (set->nr > 1)
-		slabtrace_evict_elsewhere(set, tr, obj);
-	stale = slabtrace_table_insert(&tr->table, rec);
-	if (stale) {
-		atomic_long_inc(&tr->replaced);
-		kmem_cache_free(slabtrace_record_cache, stale);
-	}
-out:
-	guard_exit(bit);
+	if (unlikely(slabtrace_stack_store(rec, entries, nr, call_site) ==
+		     -ENOSPC))
+		drop(tr, SLABTRACE_DROP_STACK);
+	if (unlikely(!slabtrace_ctx_fill(rec)))
+		drop(tr, SLABTRACE_DROP_CTX);
+	stale = slabtrace_table_insert(&slabtrace_records, rec);
+	if (stale)
+		record_gone(set, stale, true);
+	return;
+evict:
+	evict(set, obj);
 }
 
-/* @s is NULL for kfree(): look in every cache. */
-static void record_free(const struct kmem_cache *s, const void *obj)
+/* Any cache's record of @obj goes: @obj is free. */
+static __always_inline void record_free(const void *obj)
 {
-	struct slabtrace_set *set = rcu_dereference_sched(slabtrace_active);
 	struct slabtrace_record *rec;
-	struct slabtrace_traced *tr;
-	unsigned int i, bit;
 
-	if (!set || ZERO_OR_NULL_PTR(obj) || !guard_enter(&bit))
+	if (ZERO_OR_NULL_PTR(obj) ||
+	    likely(!slabtrace_table_maybe(&slabtrace_records, obj)))
 		return;
-	for (i = 0; i < set->nr; i++) {
-		tr = set->traced[i];
-		if ((s && tr->ref.cache != s) ||
-		    !slabtrace_table_count(&tr->table))
-			continue;
-		rec = slabtrace_table_remove(&tr->table, obj);
-		if (!rec)
-			continue;
-		kmem_cache_free(slabtrace_record_cache, rec);
-		/* A stopped cache's last record: maybe detach the probes. */
-		if (!READ_ONCE(tr->tracing) &&
-		    !slabtrace_table_count(&tr->table))
-			irq_work_queue(&idle_kick);
-		break;
-	}
-	guard_exit(bit);
+	/* Locks cannot be taken in NMI: replaced at the address's reuse. */
+	if (unlikely(probe_in_nmi()))
+		return;
+	rec = slabtrace_table_remove(&slabtrace_records, obj);
+	if (rec)
+		record_gone(rcu_dereference_sched(slabtrace_active), rec,
+			    false);
 }
 
 static void slabtrace_probe_kmem_cache_alloc(void *data,
@@ -223,7 +205,7 @@ static void slabtrace_probe_kmem_cache_alloc(void *data,
 					     struct kmem_cache *s,
 					     gfp_t gfp_flags, int node)
 {
-	record_alloc(s, ptr, 0, call_site, gfp_flags);
+	record_alloc(s, ptr, 0, call_site);
 }
 
 static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
@@ -235,13 +217,15 @@ static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
 
 	s = slabtrace_kmalloc_cache(bytes_req, gfp_flags, call_site);
 	if (s)
-		record_alloc(s, ptr, bytes_req, call_site, gfp_flags);
+		record_alloc(s, ptr, bytes_req, call_site);
+	else
+		evict(rcu_dereference_sched(slabtrace_active), ptr);
 }
 
 static void slabtrace_probe_kfree(void *data, unsigned long call_site,
 				  const void *ptr)
 {
-	record_free(NULL, ptr);
+	record_free(ptr);
 }
 
 static void slabtrace_probe_kmem_cache_free(void *data,
@@ -249,7 +233,7 @@ static void slabtrace_probe_kmem_cache_free(void *data,
 					    const void *ptr,
 					    const struct kmem_cache *s)
 {
-	record_free(s, ptr);
+	record_free(ptr);
 }
 
 static int alloc_probes(bool on)
@@ -296,15 +280,18 @@ static int free_probes(bool on)
 /**
  * slabtrace_probes_update - attach exactly the probes the set needs
  *
- * Free probes go on before alloc probes and off after them, so no record is
- * made whose free could go unseen.  Called with slabtrace_mutex held.
+ * Both kinds while some cache is traced or some record is kept (the alloc
+ * probes evict stale records); none otherwise, and then the pool goes back
+ * to the slab.  Free probes go on before alloc probes and off after them,
+ * so no record is made whose free could go unseen.  Called with
+ * slabtrace_mutex held.
  *
  * Return: 0, or the error of a tracepoint registration.
  */
 int slabtrace_probes_update(void)
 {
 	struct slabtrace_set *set;
-	bool want_alloc = false, want_free = false;
+	bool want = false;
 	unsigned int i;
 	int ret;
 
@@ -314,32 +301,31 @@ int slabtrace_probes_update(void)
 	set = rcu_dereference_protected(slabtrace_active,
 					lockdep_is_held(&slabtrace_mutex));
 	for (i = 0; set && i < set->nr; i++)
-		want_alloc |= set->traced[i]->tracing;
-	if (alloc_on && !want_alloc) {
-		alloc_probes(false);
-		alloc_on = false;
-		/* Now no alloc probe can add a record behind our back. */
-		tracepoint_synchronize_unregister();
-	}
-	for (i = 0; set && i < set->nr; i++)
-		want_free |= set->traced[i]->tracing ||
-			     slabtrace_table_count(&set->traced[i]->table);
+		want |= set->traced[i]->tracing;
+	want |= slabtrace_table_count(&slabtrace_records) > 0;
 
-	if (want_free && !free_on) {
+	if (want && !free_on) {
 		ret = free_probes(true);
 		if (ret)
 			return ret;
 		free_on = true;
 	}
-	if (want_alloc && !alloc_on) {
+	if (want && !alloc_on) {
 		ret = alloc_probes(true);
 		if (ret)
 			return ret;
 		alloc_on = true;
 	}
-	if (!want_free && free_on) {
+	if (!want && alloc_on) {
+		alloc_probes(false);
+		alloc_on = false;
+	}
+	if (!want && free_on) {
 		free_probes(false);
 		free_on = false;
+		/* No probe uses the pool's lists any more. */
+		tracepoint_synchronize_unregister();
+		slabtrace_pool_drain(&slabtrace_pool);
 	}
 	return 0;
 }

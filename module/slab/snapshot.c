@@ -119,6 +119,17 @@ slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i)
 	return &chunk[i % SLABTRACE_SNAP_PER_CHUNK];
 }
 
+/* Allocations of the snapshot's cache not recorded at all. */
+long slabtrace_snapshot_dropped(const struct slabtrace_snapshot *snap)
+{
+	long n = 0;
+	int i;
+
+	for (i = 0; i < SLABTRACE_DROP_LOST_MAX; i++)
+		n += snap->drops[i];
+	return n;
+}
+
 /* How old @rec was when @snap was taken, in ms. */
 u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec)
@@ -131,6 +142,8 @@ u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
 static bool wanted(const struct slabtrace_snapshot *snap,
 		   const struct slabtrace_record *rec)
 {
+	if (rec->owner != snap->owner)
+		return false;
 	if (snap->opts.since_mark && rec->stamp < snap->mark)
 		return false;
 	return slabtrace_snapshot_age(snap, rec) >= snap->opts.older_than;
@@ -147,10 +160,11 @@ int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 	if (snap->nr % SLABTRACE_SNAP_PER_CHUNK) {
 		chunk = xa_load(&snap->chunks, c);
 	} else {
-		chunk = (void *)__get_free_page(GFP_KERNEL);
+		chunk = (void *)__get_free_page(SLABTRACE_GFP_BIG);
 		if (!chunk)
 			return -ENOMEM;
-		ret = xa_err(xa_store(&snap->chunks, c, chunk, GFP_KERNEL));
+		ret = xa_err(xa_store(&snap->chunks, c, chunk,
+				      SLABTRACE_GFP_BIG));
 		if (ret) {
 			free_page((unsigned long)chunk);
 			return ret;
@@ -176,13 +190,15 @@ static int fill_one(const struct slabtrace_record *rec, void *snap)
  * Called with slabtrace_mutex held.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
- * not traced, -EINVAL for since-mark without a mark, -ENOMEM.
+ * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
+ * made with __GFP_NORETRY: it fails rather than wake the OOM killer),
+ * -EINTR if the caller was killed.
  */
 int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 {
 	struct slabtrace_snapshot *snap;
 	struct slabtrace_traced *tr;
-	int ret;
+	int i, ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
 	tr = slabtrace_traced_find("print", name);
@@ -192,6 +208,8 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 		pr_warn("print: since-mark: %s has no mark\n", name);
 		return -EINVAL;
 	}
+	/* Backtraces the depot had no room for when they were taken. */
+	slabtrace_stack_flush();
 	snap = slabtrace_snapshot_alloc();
 	if (!snap)
 		return -ENOMEM;
@@ -203,7 +221,9 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	snap->traced_ns = slabtrace_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
 	snap->object_size = tr->object_size;
-	snap->dropped = atomic_long_read(&tr->dropped);
+	for (i = 0; i < SLABTRACE_DROP_MAX; i++)
+		snap->drops[i] = atomic_long_read(&tr->drops[i]);
+	snap->owner = tr->id;
 	snap->replaced = atomic_long_read(&tr->replaced);
 	if (slabtrace_cache_merged(&tr->ref)) {
 		ret = slabtrace_cache_aliases(&tr->ref, name, snap->aliases,
@@ -216,10 +236,13 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 				  sizeof(snap->aliases) - strlen(snap->aliases),
 				  " and %d more", ret);
 	}
-	ret = slabtrace_table_for_each(&tr->table, fill_one, snap);
+	ret = slabtrace_table_for_each(&slabtrace_records, fill_one, snap);
 	if (!ret)
 		ret = slabtrace_aggregate(snap);
 	if (ret) {
+		if (ret == -ENOMEM)
+			pr_warn_ratelimited("print: no memory for a copy of %lu records of %s\n",
+					    slabtrace_traced_count(tr), tr->name);
 		slabtrace_snapshot_put(snap);
 		return ret;
 	}

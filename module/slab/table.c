@@ -1,36 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the table of outstanding objects of one traced cache.
+ * slabtrace: the table of outstanding objects, every traced cache's, by
+ * object address.
  *
- * A hash table keyed by object address, written from every context an
- * allocation or a free can happen in, hardirq included.  It is not an
- * rhashtable because rhashtable's bucket locks only disable bottom halves
- * on v6.1 (rht_lock(); v6.12 made them irq-safe): a kfree() from a hardirq
- * that interrupts its deferred rehash on the same CPU would spin forever on
- * the bucket lock the rehash holds.  So: chains of records under striped,
- * irq-safe spinlocks, the layout rhashtable used before bit locks, and a
- * grow step in process context that moves one stripe at a time.  Records
- * are only reached under their stripe's lock, so they are freed at once,
- * with no RCU grace period and no rcu_head: a record is 40 bytes.
+ * One table, not one per cache: an address belongs to one live object at
+ * a time, so a free finds its record with one lookup whatever cache holds
+ * it, and an allocation finds the stale record of a reused address (its
+ * object freed through a path with no tracepoint) whatever cache it was
+ * in.  Each record says which traced cache owns it (rec->owner), and the
+ * table counts records by owner.
+ *
+ * It is written from every context an allocation or a free can happen in,
+ * hardirq included, with preemption disabled, on PREEMPT_RT too: chains of
+ * records under striped raw spinlocks, never a sleeping lock.  It is not an
+ * rhashtable: rhashtable's bucket locks only disable bottom halves on v6.1
+ * and are not raw, and its inserts allocate.
+ *
+ * A free of an object nobody traces must cost as little as possible: every
+ * bucket has a 16-bit signature, the OR of one bit per record in its chain
+ * (picked by hash bits no bucket index uses), read with no lock:
+ * slabtrace_table_maybe() is false for most untraced objects after one
+ * load.  A signature may have bits too many, never one too few for an
+ * object inserted before the check (see the grow, below).
+ *
+ * Growing moves one bucket per lock hold, so interrupts are never off for
+ * more than one chain.  Stripe i's buckets, in an array of any size (a
+ * power of two, at least SLABTRACE_TABLE_LOCKS), are the hashes with the
+ * same low bits, so each stripe moves on its own: while a grow runs, a
+ * stripe's first @moved buckets are in @new, the rest in @old.  The lockless
+ * check reads t->cur, the old array until every bucket has moved, so a
+ * record inserted into the new array meanwhile sets its bit in the old
+ * array's signature too, and no signature of the old array is cleared
+ * during a grow.  Only then is t->cur the new array; the old one is freed
+ * after an RCU grace period (the probes run with preemption disabled).
  *
  * Notes on locking
  * ----------------
- * - t->stripe[i].lock (spinlock, irq-safe): stripe i, that is the chains
- *   of every bucket b with b % SLABTRACE_TABLE_LOCKS == i,
- *   t->stripe[i].buckets, and the lifetime of the records on those
- *   chains.  Taken from any context.  Never two at once.  Each stripe has
- *   a cacheline, so CPUs working on different stripes do not share one.
- * - t->grow_mutex: t->buckets, and the right to move records between
- *   bucket arrays.  Held by the grow work and by iterators, so an iterator
- *   never sees a record twice.  Taken before a stripe lock.
- * - t->nr is atomic and only approximate between the two locks.
- *
- * Stripe i's buckets in a table of any size (a power of two, at least
- * SLABTRACE_TABLE_LOCKS) are the hashes with the same low bits, so a stripe
- * can move to a bigger array on its own: t->stripe[i].buckets says which
- * array stripe i is in while a grow is half done.  A probe that finds the
- * table too full queues the grow through an irq_work: it may run under
- * any lock, the workqueue's and the scheduler's included.
+ * - t->stripe[i].lock (raw spinlock, irq-safe): stripe i, that is the
+ *   chains and signatures of every bucket b with b % SLABTRACE_TABLE_LOCKS
+ *   == i, the stripe's @old, @new and @moved, and the records on those
+ *   chains.  Taken from any context but NMI.  Never two at once.
+ * - t->grow_mutex: t->cur, and the right to move records between arrays.
+ *   Held by the grow work, by iterators (so an iterator never sees a
+ *   record twice) and by purges.  Taken before a stripe lock.
+ * - t->cur is read under RCU (sched) by slabtrace_table_maybe().
+ * - t->nr and t->owned[] are atomic; only approximate between locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -38,21 +52,35 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 
 #include <slabtrace/slabtrace.h>
 
 #define TABLE_MIN_BUCKETS	1024UL
 #define TABLE_MAX_BUCKETS	BIT(24)
+/* Hash bits 28-31 pick a record's signature bit: no bucket index uses them. */
+#define SIG_SHIFT		28
 
 static_assert(TABLE_MIN_BUCKETS >= SLABTRACE_TABLE_LOCKS);
+static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
 static_assert(sizeof(struct slabtrace_record) == 40);
 static_assert(!(SLABTRACE_TABLE_LOCKS & (SLABTRACE_TABLE_LOCKS - 1)));
+static_assert(SLABTRACE_MAX_OWNERS <= U8_MAX);
+
+/* The records of every traced cache. */
+struct slabtrace_table slabtrace_records;
 
 static inline u32 obj_hash(const void *obj)
 {
 	return hash_ptr(obj, 32);
+}
+
+static inline u16 sig_bit(u32 hash)
+{
+	return BIT(hash >> SIG_SHIFT);
 }
 
 static inline unsigned int stripe_of(u32 hash)
@@ -60,46 +88,69 @@ static inline unsigned int stripe_of(u32 hash)
 	return hash & (SLABTRACE_TABLE_LOCKS - 1);
 }
 
+/* Never the OOM killer: a table that cannot grow works, only slower. */
 static struct slabtrace_buckets *buckets_alloc(unsigned long n)
 {
 	struct slabtrace_buckets *b;
+	size_t size;
 
-	b = kvzalloc(struct_size(b, head, n), GFP_KERNEL);
-	if (b)
+	size = size_add(struct_size(b, head, n), array_size(n, sizeof(u16)));
+	b = kvzalloc(size, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	if (b) {
 		b->mask = n - 1;
+		b->sig = (u16 *)&b->head[n];
+	}
 	return b;
 }
 
-/* The chain @hash belongs to.  Called with its stripe lock held. */
-static struct slabtrace_record **chain(struct slabtrace_table *t, u32 hash)
+/* The array the chain of @hash is in.  Called with its stripe lock held. */
+static struct slabtrace_buckets *home(struct slabtrace_stripe *st, u32 hash)
 {
-	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
-
 	lockdep_assert_held(&st->lock);
-	return &st->buckets->head[hash & st->buckets->mask];
+	if (st->new &&
+	    (hash & st->old->mask) / SLABTRACE_TABLE_LOCKS < st->moved)
+		return st->new;
+	return st->old;
 }
 
-/* Move stripe @i from @old to @new.  Called with t->grow_mutex held. */
-static void grow_stripe(struct slabtrace_table *t, unsigned int i,
-			struct slabtrace_buckets *old,
-			struct slabtrace_buckets *new)
+static void sig_set(struct slabtrace_buckets *b, u32 hash)
+{
+	unsigned long i = hash & b->mask;
+
+	WRITE_ONCE(b->sig[i], b->sig[i] | sig_bit(hash));
+}
+
+/* The signature of bucket @i: its chain's bits, no more. */
+static void sig_update(struct slabtrace_buckets *b, unsigned long i)
 {
 	struct slabtrace_record *rec;
-	unsigned long flags, b;
+	u16 sig = 0;
 
-	lockdep_assert_held(&t->grow_mutex);
-	spin_lock_irqsave(&t->stripe[i].lock, flags);
-	for (b = i; b <= old->mask; b += SLABTRACE_TABLE_LOCKS) {
-		while ((rec = old->head[b])) {
-			unsigned long nb = obj_hash(rec->obj) & new->mask;
+	for (rec = b->head[i]; rec; rec = rec->next)
+		sig |= sig_bit(obj_hash(rec->obj));
+	WRITE_ONCE(b->sig[i], sig);
+}
 
-			old->head[b] = rec->next;
-			rec->next = new->head[nb];
-			new->head[nb] = rec;
-		}
+/*
+ * Move the next bucket of stripe @i to the new array.  Called with its
+ * stripe lock held, by the grow work holding t->grow_mutex.
+ */
+static void move_bucket(struct slabtrace_stripe *st, unsigned int i)
+{
+	unsigned long ob = i + st->moved * SLABTRACE_TABLE_LOCKS;
+	struct slabtrace_record *rec;
+
+	lockdep_assert_held(&st->lock);
+	while ((rec = st->old->head[ob])) {
+		u32 hash = obj_hash(rec->obj);
+		unsigned long nb = hash & st->new->mask;
+
+		st->old->head[ob] = rec->next;
+		rec->next = st->new->head[nb];
+		st->new->head[nb] = rec;
+		sig_set(st->new, hash);
 	}
-	t->stripe[i].buckets = new;
-	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+	st->moved++;
 }
 
 static void grow_work(struct work_struct *work)
@@ -107,27 +158,58 @@ static void grow_work(struct work_struct *work)
 	struct slabtrace_table *t = container_of(work, struct slabtrace_table,
 						 grow_work);
 	struct slabtrace_buckets *old, *new;
-	unsigned long nr, size;
+	unsigned long nr, size, k, per_stripe, flags;
 	unsigned int i;
+	u64 t0, dt;
 
 	mutex_lock(&t->grow_mutex);
-	old = t->buckets;
+	old = rcu_dereference_protected(t->cur,
+					lockdep_is_held(&t->grow_mutex));
 	nr = atomic_long_read(&t->nr);
 	if (nr <= 2 * (old->mask + 1) || old->mask + 1 >= TABLE_MAX_BUCKETS)
 		goto out;
-	/* Between one and two records a bucket: 4 to 8 bytes a record. */
+	/* Between one and two records a bucket: 5 to 10 bytes a record. */
 	size = min(roundup_pow_of_two(nr) / 2, TABLE_MAX_BUCKETS);
 	new = buckets_alloc(size);
 	if (!new) {
-		pr_warn_ratelimited("no memory to grow a table to %lu buckets\n",
+		atomic_long_inc(&t->grow_failed);
+		pr_warn_ratelimited("no memory to grow the table to %lu buckets\n",
 				    size);
 		goto out;
 	}
 	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
-		grow_stripe(t, i, old, new);
+		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
+		t->stripe[i].new = new;
+		t->stripe[i].moved = 0;
+		raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+	}
+	per_stripe = (old->mask + 1) / SLABTRACE_TABLE_LOCKS;
+	for (k = 0; k < per_stripe; k++) {
+		for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+			raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
+			t0 = local_clock();
+			move_bucket(&t->stripe[i], i);
+			dt = local_clock() - t0;
+			raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+			if (dt > t->grow_longest_ns)
+				t->grow_longest_ns = dt;
+		}
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+		if (t->grow_step)
+			t->grow_step(t);
+#endif
 		cond_resched();
 	}
-	t->buckets = new;
+	/* Every record is in @new, with its bit: the lockless check may use it. */
+	rcu_assign_pointer(t->cur, new);
+	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
+		t->stripe[i].old = new;
+		t->stripe[i].new = NULL;
+		t->stripe[i].moved = 0;
+		raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+	}
+	synchronize_rcu();
 	kvfree(old);
 out:
 	mutex_unlock(&t->grow_mutex);
@@ -142,63 +224,102 @@ static void grow_kick(struct irq_work *work)
 	schedule_work(&t->grow_work);
 }
 
+/**
+ * slabtrace_table_init - make an empty table
+ * @t: the table, zeroed
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int slabtrace_table_init(struct slabtrace_table *t)
 {
+	struct slabtrace_buckets *b;
 	unsigned int i;
 
-	t->buckets = buckets_alloc(TABLE_MIN_BUCKETS);
-	if (!t->buckets)
+	b = buckets_alloc(TABLE_MIN_BUCKETS);
+	if (!b)
 		return -ENOMEM;
 	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
-		spin_lock_init(&t->stripe[i].lock);
-		t->stripe[i].buckets = t->buckets;
+		raw_spin_lock_init(&t->stripe[i].lock);
+		t->stripe[i].old = b;
+		t->stripe[i].new = NULL;
+		t->stripe[i].moved = 0;
 	}
+	RCU_INIT_POINTER(t->cur, b);
 	atomic_long_set(&t->nr, 0);
+	for (i = 0; i < SLABTRACE_MAX_OWNERS; i++)
+		atomic_long_set(&t->owned[i], 0);
+	atomic_long_set(&t->grow_failed, 0);
+	t->grow_longest_ns = 0;
 	mutex_init(&t->grow_mutex);
 	INIT_WORK(&t->grow_work, grow_work);
 	init_irq_work(&t->grow_kick, grow_kick);
 	return 0;
 }
 
-/*
+/**
  * slabtrace_table_destroy - free a table and every record in it
+ * @t: the table
+ * @free_rec: frees a record
  *
- * Nothing may use @t any more: its cache was unpublished and the probes
- * synchronised.  Tolerates a table whose init failed.
+ * Nothing may use @t any more: the probes are unregistered and synchronised.
+ * Tolerates a table whose init failed.
  */
-void slabtrace_table_destroy(struct slabtrace_table *t)
+void slabtrace_table_destroy(struct slabtrace_table *t,
+			     void (*free_rec)(struct slabtrace_record *rec))
 {
-	struct slabtrace_buckets *b;
+	struct slabtrace_buckets *b = rcu_dereference_protected(t->cur, 1);
 	struct slabtrace_record *rec;
 	unsigned long i;
 
-	if (!t->buckets)
+	if (!b)
 		return;
 	/* A grow may be under way: it replaces the buckets. */
 	irq_work_sync(&t->grow_kick);
 	cancel_work_sync(&t->grow_work);
-	b = t->buckets;
+	b = rcu_dereference_protected(t->cur, 1);
 	for (i = 0; i <= b->mask; i++) {
 		while ((rec = b->head[i])) {
 			b->head[i] = rec->next;
-			kmem_cache_free(slabtrace_record_cache, rec);
+			free_rec(rec);
 		}
 		if (!(i % 4096))
 			cond_resched();
 	}
 	kvfree(b);
-	t->buckets = NULL;
+	RCU_INIT_POINTER(t->cur, NULL);
 	mutex_destroy(&t->grow_mutex);
+}
+
+/**
+ * slabtrace_table_maybe - whether the table may hold a record of @obj
+ * @t: the table
+ * @obj: the object
+ *
+ * No lock; called with preemption disabled (a probe) or under
+ * rcu_read_lock_sched().  False means no record of @obj was inserted
+ * before the call and is still there; true means take the lock and look.
+ */
+bool slabtrace_table_maybe(struct slabtrace_table *t, const void *obj)
+{
+	struct slabtrace_buckets *b;
+	u32 hash;
+
+	if (!atomic_long_read(&t->nr))
+		return false;
+	hash = obj_hash(obj);
+	b = rcu_dereference_sched(t->cur);
+	return READ_ONCE(b->sig[hash & b->mask]) & sig_bit(hash);
 }
 
 /**
  * slabtrace_table_insert - add the record of a new object
  * @t: the table
- * @rec: the record, with ->obj set
+ * @rec: the record, with ->obj and ->owner set
  *
  * An object can only be allocated again once freed, so a record already
- * there for the same address is stale: its free took a path with no
- * tracepoint (kmem_cache_free_bulk(), kfree_rcu() batches).  It is replaced.
+ * there for the same address, whatever its owner, is stale: its free took
+ * a path with no tracepoint (kmem_cache_free_bulk(), kfree_rcu() batches).
+ * It is replaced.  Any context but NMI.
  *
  * Return: the stale record, unlinked, for the caller to free; or NULL.
  */
@@ -206,13 +327,15 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 						struct slabtrace_record *rec)
 {
 	u32 hash = obj_hash(rec->obj);
-	unsigned int i = stripe_of(hash);
+	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
 	struct slabtrace_record **pp, *old = NULL;
+	struct slabtrace_buckets *b;
 	unsigned long flags, size;
 	long nr = 0;
 
-	spin_lock_irqsave(&t->stripe[i].lock, flags);
-	for (pp = chain(t, hash); *pp; pp = &(*pp)->next) {
+	raw_spin_lock_irqsave(&st->lock, flags);
+	b = home(st, hash);
+	for (pp = &b->head[hash & b->mask]; *pp; pp = &(*pp)->next) {
 		if ((*pp)->obj == rec->obj) {
 			old = *pp;
 			rec->next = old->next;
@@ -221,13 +344,20 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 		}
 	}
 	if (!old) {
-		pp = chain(t, hash);
+		pp = &b->head[hash & b->mask];
 		rec->next = *pp;
 		*pp = rec;
 		nr = atomic_long_inc_return(&t->nr);
+	} else {
+		atomic_long_dec(&t->owned[old->owner]);
 	}
-	size = t->stripe[i].buckets->mask + 1;
-	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+	atomic_long_inc(&t->owned[rec->owner]);
+	sig_set(b, hash);
+	/* The lockless check reads the old array until the grow is done. */
+	if (b == st->new)
+		sig_set(st->old, hash);
+	size = b->mask + 1;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
 
 	if (nr > 2 * size && size < TABLE_MAX_BUCKETS)
 		irq_work_queue(&t->grow_kick);
@@ -239,26 +369,34 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
  * @t: the table
  * @obj: the object
  *
+ * Any context but NMI.
+ *
  * Return: the record, now the caller's to free; NULL if @obj has none.
  */
 struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 						const void *obj)
 {
 	u32 hash = obj_hash(obj);
-	unsigned int i = stripe_of(hash);
+	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
 	struct slabtrace_record **pp, *rec = NULL;
+	struct slabtrace_buckets *b;
 	unsigned long flags;
 
-	spin_lock_irqsave(&t->stripe[i].lock, flags);
-	for (pp = chain(t, hash); *pp; pp = &(*pp)->next) {
+	raw_spin_lock_irqsave(&st->lock, flags);
+	b = home(st, hash);
+	for (pp = &b->head[hash & b->mask]; *pp; pp = &(*pp)->next) {
 		if ((*pp)->obj == obj) {
 			rec = *pp;
 			*pp = rec->next;
 			atomic_long_dec(&t->nr);
+			atomic_long_dec(&t->owned[rec->owner]);
 			break;
 		}
 	}
-	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+	/* The old array's signatures only gain bits while a grow runs. */
+	if (rec && (!st->new || b == st->new))
+		sig_update(b, hash & b->mask);
+	raw_spin_unlock_irqrestore(&st->lock, flags);
 	return rec;
 }
 
@@ -267,6 +405,112 @@ void slabtrace_table_flush(struct slabtrace_table *t)
 {
 	irq_work_sync(&t->grow_kick);
 	flush_work(&t->grow_work);
+}
+
+/* The number of buckets now (for the stats and the tests). */
+unsigned long slabtrace_table_buckets(struct slabtrace_table *t)
+{
+	unsigned long n;
+
+	mutex_lock(&t->grow_mutex);
+	n = rcu_dereference_protected(t->cur,
+				      lockdep_is_held(&t->grow_mutex))->mask + 1;
+	mutex_unlock(&t->grow_mutex);
+	return n;
+}
+
+/**
+ * slabtrace_table_set_stack - give a record the backtrace saved for it late
+ * @t: the table
+ * @obj: the record's object
+ * @owner: its owner
+ * @stamp: its stamp
+ * @stack: the backtrace
+ *
+ * Only a record still without one, and with the same owner and stamp: the
+ * object may have been freed and its address allocated again meanwhile.
+ *
+ * Return: whether the record was found.
+ */
+bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
+			       u8 owner, u32 stamp, depot_stack_handle_t stack)
+{
+	u32 hash = obj_hash(obj);
+	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
+	struct slabtrace_record *rec;
+	struct slabtrace_buckets *b;
+	unsigned long flags;
+	bool found = false;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	b = home(st, hash);
+	for (rec = b->head[hash & b->mask]; rec; rec = rec->next) {
+		if (rec->obj == obj && rec->owner == owner &&
+		    rec->stamp == stamp && !rec->stack) {
+			rec->stack = stack;
+			found = true;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return found;
+}
+
+/* The stripe lock a record of @obj would be under (for the tests). */
+raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
+					const void *obj)
+{
+	return &t->stripe[stripe_of(obj_hash(obj))].lock;
+}
+
+/**
+ * slabtrace_table_purge - drop every record of one owner
+ * @t: the table
+ * @owner: the owner
+ * @free_rec: frees a record, called with no lock held
+ *
+ * One bucket per lock hold.  May sleep.
+ *
+ * Return: the number of records dropped.
+ */
+unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
+				    void (*free_rec)(struct slabtrace_record *rec))
+{
+	struct slabtrace_record **pp, *rec, *gone;
+	struct slabtrace_buckets *b;
+	unsigned long i, flags, n = 0;
+	unsigned int s;
+
+	mutex_lock(&t->grow_mutex);
+	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
+	for (i = 0; i <= b->mask && atomic_long_read(&t->owned[owner]); i++) {
+		s = i & (SLABTRACE_TABLE_LOCKS - 1);
+		gone = NULL;
+		raw_spin_lock_irqsave(&t->stripe[s].lock, flags);
+		for (pp = &b->head[i]; (rec = *pp);) {
+			if (rec->owner != owner) {
+				pp = &rec->next;
+				continue;
+			}
+			*pp = rec->next;
+			rec->next = gone;
+			gone = rec;
+			atomic_long_dec(&t->nr);
+			atomic_long_dec(&t->owned[owner]);
+		}
+		if (gone)
+			sig_update(b, i);
+		raw_spin_unlock_irqrestore(&t->stripe[s].lock, flags);
+		while ((rec = gone)) {
+			gone = rec->next;
+			free_rec(rec);
+			n++;
+		}
+		if (!(i % 1024))
+			cond_resched();
+	}
+	mutex_unlock(&t->grow_mutex);
+	return n;
 }
 
 /**
@@ -303,22 +547,23 @@ int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
 {
 	struct slabtrace_table *t = it->t;
 	struct slabtrace_record *rec;
+	struct slabtrace_buckets *b;
 	unsigned long flags;
 	unsigned int i, n = 0;
 
-	lockdep_assert_held(&t->grow_mutex);
-	if (it->bucket > t->buckets->mask)
+	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
+	if (it->bucket > b->mask)
 		return -ENOENT;
-	i = stripe_of(it->bucket);
-	spin_lock_irqsave(&t->stripe[i].lock, flags);
-	for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next)
+	i = it->bucket & (SLABTRACE_TABLE_LOCKS - 1);
+	raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
+	for (rec = b->head[it->bucket]; rec; rec = rec->next)
 		n++;
 	if (n <= room) {
 		n = 0;
-		for (rec = t->buckets->head[it->bucket]; rec; rec = rec->next)
+		for (rec = b->head[it->bucket]; rec; rec = rec->next)
 			buf[n++] = *rec;
 	}
-	spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+	raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 	if (n > room) {
 		it->need = n;
 		return -ENOSPC;
@@ -342,21 +587,23 @@ void slabtrace_table_iter_stop(struct slabtrace_table_iter *it)
  *	stops the walk
  * @arg: passed to @fn
  *
- * Every record present throughout is seen exactly once.  May sleep.
+ * Every record present throughout is seen exactly once.  May sleep; stops
+ * with -EINTR when the caller is killed.
  *
- * Return: 0, @fn's non-zero return, or -ENOMEM.
+ * Return: 0, @fn's non-zero return, -EINTR or -ENOMEM.
  */
 int slabtrace_table_for_each(struct slabtrace_table *t,
 			     int (*fn)(const struct slabtrace_record *rec,
 				       void *arg),
 			     void *arg)
 {
+	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;
 	struct slabtrace_record *spill, *bigger;
 	struct slabtrace_table_iter it;
 	unsigned int room = SPILL;
 	int i, n, ret = 0;
 
-	spill = kmalloc_array(room, sizeof(*spill), GFP_KERNEL);
+	spill = kmalloc_array(room, sizeof(*spill), gfp);
 	if (!spill)
 		return -ENOMEM;
 	slabtrace_table_iter_start(&it, t);
@@ -365,8 +612,7 @@ int slabtrace_table_for_each(struct slabtrace_table *t,
 		if (n == -ENOSPC) {
 			/* A long chain: the table has not grown yet. */
 			room = it.need + SPILL;
-			bigger = krealloc_array(spill, room, sizeof(*spill),
-						GFP_KERNEL);
+			bigger = krealloc_array(spill, room, sizeof(*spill), gfp);
 			if (!bigger)
 				ret = -ENOMEM;
 			else
@@ -375,8 +621,11 @@ int slabtrace_table_for_each(struct slabtrace_table *t,
 		}
 		for (i = 0; i < n && !ret; i++)
 			ret = fn(&spill[i], arg);
-		if (!(it.bucket % 1024))
+		if (!(it.bucket % 1024)) {
 			cond_resched();
+			if (!ret && fatal_signal_pending(current))
+				ret = -EINTR;
+		}
 	}
 	slabtrace_table_iter_stop(&it);
 	kfree(spill);

@@ -8,14 +8,19 @@
  * stays in it after "stop", so frees keep dropping its records, until
  * "reset" or until the cache is destroyed.
  *
+ * The records of every cache are in one table (table.c); each names its
+ * cache by a small id, its owner, given out here and taken back once the
+ * cache's records are purged.
+ *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: the set and every field of a traced cache but its
- *   table and counters.  The probes read the set under RCU (they run with
+ * - slabtrace_mutex: the set, owner_ids, and every field of a traced cache
+ *   but its counters.  The probes read the set under RCU (they run with
  *   preemption disabled) and tr->tracing with READ_ONCE().
  * - A traced cache is freed only after it left the set and
  *   tracepoint_synchronize_unregister() waited for every probe that could
- *   still hold it.
+ *   still hold it; then no probe can make a record with its id, and its
+ *   records are purged before the id is given out again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +37,44 @@
 #include <slabtrace/slabtrace.h>
 
 struct slabtrace_set __rcu *slabtrace_active;
+static DECLARE_BITMAP(owner_ids, SLABTRACE_MAX_OWNERS);
+
+const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX] = {
+	[SLABTRACE_DROP_POOL] = "pool empty",
+	[SLABTRACE_DROP_LIMIT] = "limit reached",
+	[SLABTRACE_DROP_NMI] = "in NMI",
+	[SLABTRACE_DROP_STACK] = "stack store full",
+	[SLABTRACE_DROP_CTX] = "context store full",
+};
+
+/* Allocations of @tr not recorded at all. */
+long slabtrace_traced_dropped(const struct slabtrace_traced *tr)
+{
+	long n = 0;
+	int i;
+
+	for (i = 0; i < SLABTRACE_DROP_LOST_MAX; i++)
+		n += atomic_long_read(&tr->drops[i]);
+	return n;
+}
+
+/**
+ * slabtrace_traced_of_id - the traced cache whose records have owner @id
+ * @set: the set, read under RCU or slabtrace_mutex
+ * @id: the owner
+ *
+ * Return: the cache, or NULL if it left the set (its records are going).
+ */
+struct slabtrace_traced *slabtrace_traced_of_id(struct slabtrace_set *set,
+						u8 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++)
+		if (set->traced[i]->id == id)
+			return set->traced[i];
+	return NULL;
+}
 
 static struct slabtrace_set *set_locked(void)
 {
@@ -93,13 +136,15 @@ static int set_replace(struct slabtrace_traced *add,
 	return 0;
 }
 
-/* Tolerates a half-built one. */
+/* Out of the set, no probe holding it: its records go, then its id. */
 static void traced_free(struct slabtrace_traced *tr)
 {
-	slabtrace_table_destroy(&tr->table);
-	if (tr->ref.kobj)
-		slabtrace_cache_put(&tr->ref);
-	kvfree(tr);
+	lockdep_assert_held(&slabtrace_mutex);
+	slabtrace_table_purge(&slabtrace_records, tr->id,
+			      slabtrace_record_free);
+	clear_bit(tr->id, owner_ids);
+	slabtrace_cache_put(&tr->ref);
+	kfree(tr);
 }
 
 /* Takes over the reference in @ref. */
@@ -107,15 +152,17 @@ static struct slabtrace_traced *traced_new(struct slabtrace_cache_ref *ref,
 					   const char *name)
 {
 	struct slabtrace_traced *tr;
+	unsigned long id;
 
-	/* 8 KiB of stripes: possibly more than a few pages in a row. */
-	tr = kvzalloc(sizeof(*tr), GFP_KERNEL);
+	lockdep_assert_held(&slabtrace_mutex);
+	id = find_first_zero_bit(owner_ids, SLABTRACE_MAX_OWNERS);
+	if (id >= SLABTRACE_MAX_OWNERS)
+		return NULL;
+	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
 	if (!tr)
 		return NULL;
-	if (slabtrace_table_init(&tr->table)) {
-		kvfree(tr);
-		return NULL;
-	}
+	set_bit(id, owner_ids);
+	tr->id = id;
 	tr->ref = *ref;
 	strscpy(tr->name, name, sizeof(tr->name));
 	tr->object_size = kmem_cache_size(ref->cache);
@@ -132,10 +179,10 @@ static void traced_free_all(struct slabtrace_traced **gone, unsigned int n)
 
 	if (!n)
 		return;
-	slabtrace_probes_update();
 	tracepoint_synchronize_unregister();
 	for (i = 0; i < n; i++)
 		traced_free(gone[i]);
+	slabtrace_probes_update();
 }
 
 static int lookup(const char *cmd, const char *name,
@@ -228,6 +275,8 @@ int slabtrace_start(const char *name)
 			pr_info("start: %s is already traced (as %s)\n", name,
 				tr->name);
 		} else {
+			if (slabtrace_pool_fill(&slabtrace_pool))
+				pr_warn_ratelimited("start: the record pool is not full (no memory)\n");
 			tr->started = ktime_get_mono_fast_ns();
 			WRITE_ONCE(tr->tracing, true);
 			ret = slabtrace_probes_update();
@@ -250,6 +299,8 @@ int slabtrace_start(const char *name)
 	ret = set_replace(tr, NULL);
 	if (ret)
 		goto free;
+	if (slabtrace_pool_fill(&slabtrace_pool))
+		pr_warn_ratelimited("start: the record pool is not full (no memory): allocations may go unrecorded\n");
 	ret = slabtrace_probes_update();
 	if (ret) {
 		pr_warn("start: cannot attach to the kmem tracepoints (%d)\n",
@@ -394,7 +445,7 @@ void slabtrace_traced_sweep(void)
 		if (!slabtrace_cache_destroyed(&tr->ref))
 			continue;
 		pr_warn("%s was destroyed while traced: dropping its %ld records\n",
-			tr->name, slabtrace_table_count(&tr->table));
+			tr->name, slabtrace_traced_count(tr));
 		gone[n++] = tr;
 	}
 	for (i = 0; i < n; i++) {

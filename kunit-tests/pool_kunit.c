@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_probe_path" suite proves what a probe does when it cannot
+ * do its job, through the real tracepoints: an empty record pool is a
+ * counted drop (never a wait, never an allocation) and the refill work
+ * fills it again; the record limit is a counted drop; in NMI (simulated)
+ * the probes only count; a full stack depot defers the backtrace to a work
+ * item, and past its slots keeps the record without one, counted; a
+ * kfree() of an object no cache holds takes no lock (it would deadlock
+ * here if it did); and "pool" and "limit" refuse bad numbers.
+ */
+#include <kunit/test.h>
+#include <linux/preempt.h>
+#include <linux/slab.h>
+
+#include "st_kunit.h"
+
+#define POOL_CACHE	"st_kunit_pool"
+
+static struct kmem_cache *pool_cache;
+
+static void pool_ctor(void *obj)
+{
+}
+
+static struct slabtrace_traced *traced(struct kunit *test)
+{
+	struct slabtrace_set *set;
+
+	set = rcu_dereference_protected(slabtrace_active, true);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	KUNIT_ASSERT_EQ(test, set->nr, 1);
+	return set->traced[0];
+}
+
+/* Wait for the pool's refill work, as if the CPU had gone idle. */
+static void pool_settle(void)
+{
+	irq_work_sync(&slabtrace_pool.refill_kick);
+	flush_work(&slabtrace_pool.refill_work);
+}
+
+/*
+ * @n allocations with preemption disabled: the refill work cannot run
+ * before the last one, whatever the scheduler does.
+ */
+static noinline void alloc_atomic(void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	preempt_disable();
+	for (i = 0; i < n; i++)
+		objs[i] = kmem_cache_alloc(pool_cache, GFP_ATOMIC);
+	preempt_enable();
+}
+
+static void free_all(void **objs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		kmem_cache_free(pool_cache, objs[i]);
+}
+
+/* An empty pool drops, counted; the refill work fills it again. */
+static void slabtrace_probe_path_pool_empty(struct kunit *test)
+{
+	struct slabtrace_traced *tr;
+	void *objs[100];
+	long rec, dropped;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	alloc_atomic(objs, ARRAY_SIZE(objs));
+	rec = slabtrace_traced_count(tr);
+	dropped = atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]);
+	KUNIT_EXPECT_EQ(test, rec + dropped, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_GE(test, rec, 16);
+	KUNIT_EXPECT_GT(test, dropped, 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
+					   "drops: pool empty "));
+	free_all(objs, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 0);
+
+	/* Refilled: the next 16 all have records. */
+	pool_settle();
+	KUNIT_EXPECT_GE(test, slabtrace_pool_free_count(&slabtrace_pool), 16);
+	alloc_atomic(objs, 16);
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 16);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]),
+			dropped);
+	free_all(objs, 16);
+}
+
+/* A refill that finds no memory fails the command, and nothing breaks. */
+static void slabtrace_probe_path_refill_fails(struct kunit *test)
+{
+	struct slabtrace_traced *tr;
+	void *objs[40];
+
+	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	WRITE_ONCE(slabtrace_fail_refill, true);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), -ENOMEM);
+	alloc_atomic(objs, ARRAY_SIZE(objs));
+	pool_settle();
+	WRITE_ONCE(slabtrace_fail_refill, false);
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr) +
+			atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]),
+			ARRAY_SIZE(objs));
+	KUNIT_EXPECT_GT(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]),
+			0);
+	free_all(objs, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), 0);
+}
+
+/* The record limit: what is past it is dropped, counted. */
+static void slabtrace_probe_path_limit(struct kunit *test)
+{
+	struct slabtrace_traced *tr;
+	void *objs[10];
+
+	KUNIT_ASSERT_EQ(test, st_cmd("limit 4\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	alloc_atomic(objs, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_LIMIT]),
+			6);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
+					   ", 4 outstanding (800 bytes), 6 records dropped\n"
+					   "drops: limit reached 6\n"));
+	free_all(objs, ARRAY_SIZE(objs));
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 0);
+}
+
+/* In NMI a probe takes no lock: allocations are counted, frees wait. */
+static void slabtrace_probe_path_nmi(struct kunit *test)
+{
+	struct slabtrace_traced *tr;
+	void *objs[3], *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	obj = kmem_cache_alloc(pool_cache, GFP_KERNEL);
+	WRITE_ONCE(slabtrace_fake_nmi, true);
+	alloc_atomic(objs, ARRAY_SIZE(objs));
+	/* Its free is not seen: the record stays until the address is reused. */
+	kmem_cache_free(pool_cache, obj);
+	WRITE_ONCE(slabtrace_fake_nmi, false);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_NMI]),
+			3);
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 1);
+	free_all(objs, ARRAY_SIZE(objs));
+}
+
+/*
+ * A full depot: the backtrace is saved later, from process context, and
+ * given to its record; past the deferred slots it is lost, counted, and
+ * the record is kept without it.
+ */
+static void slabtrace_probe_path_depot_full(struct kunit *test)
+{
+	const unsigned int n = SLABTRACE_STACK_DEFER + 4;
+	struct slabtrace_snapshot *snap;
+	struct slabtrace_record *rec;
+	unsigned int i, with = 0;
+	struct slabtrace_traced *tr;
+	void *objs[SLABTRACE_STACK_DEFER + 4];
+	long deferred = slabtrace_stack_deferred();
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	WRITE_ONCE(slabtrace_fail_depot, true);
+	alloc_atomic(objs, n);
+	WRITE_ONCE(slabtrace_fail_depot, false);
+	KUNIT_EXPECT_EQ(test, slabtrace_stack_deferred() - deferred,
+			SLABTRACE_STACK_DEFER);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_STACK]),
+			n - SLABTRACE_STACK_DEFER);
+	/* print waits for the deferred saves. */
+	snap = st_print(test, POOL_CACHE);
+	KUNIT_EXPECT_EQ(test, snap->nr, n);
+	KUNIT_EXPECT_EQ(test, slabtrace_snapshot_dropped(snap), 0);
+	for (i = 0; i < n; i++) {
+		rec = st_find(snap, objs[i]);
+		KUNIT_ASSERT_NOT_NULL(test, rec);
+		if (rec->stack) {
+			with++;
+			KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_atomic));
+		}
+	}
+	KUNIT_EXPECT_EQ(test, with, SLABTRACE_STACK_DEFER);
+	slabtrace_snapshot_put(snap);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
+					   "(backtrace not saved: stack depot full)"));
+	free_all(objs, n);
+}
+
+/*
+ * The free of an object no cache holds checks the table without a lock:
+ * with the lock its record would be under held here, kfree() returns.
+ * (Were it to take the lock, this CPU would spin on it forever.)
+ */
+static void slabtrace_probe_path_free_untraced_no_lock(struct kunit *test)
+{
+	void *objs[64], *kept[16], *victim = NULL;
+	unsigned long flags;
+	raw_spinlock_t *lock;
+	unsigned int i;
+	bool maybe;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	alloc_atomic(kept, ARRAY_SIZE(kept));
+	KUNIT_ASSERT_EQ(test, st_cmd("stop " POOL_CACHE "\n"), 0);
+	/* kmalloc-64 objects, untraced, that the lockless check rules out. */
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = kmalloc(64, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		rcu_read_lock_sched();
+		maybe = slabtrace_table_maybe(&slabtrace_records, objs[i]);
+		rcu_read_unlock_sched();
+		if (!victim && !maybe)
+			victim = objs[i];
+	}
+	KUNIT_ASSERT_NOT_NULL(test, victim);
+	lock = slabtrace_table_lock_of(&slabtrace_records, victim);
+	raw_spin_lock_irqsave(lock, flags);
+	kfree(victim);
+	raw_spin_unlock_irqrestore(lock, flags);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		if (objs[i] != victim)
+			kfree(objs[i]);
+	free_all(kept, ARRAY_SIZE(kept));
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&slabtrace_records), 0);
+}
+
+/* "pool N" and "limit N" refuse what they cannot do, with an errno. */
+static void slabtrace_probe_path_bad_numbers(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 0\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 15\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 1048577\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 18446744073709551616\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 12k\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool -5\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 16 32\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("limit 0\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("limit 0x10\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("limit 99999999999999999999\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, slabtrace_pool.size, SLABTRACE_POOL_DEFAULT);
+}
+
+static unsigned long saved_limit;
+
+static int slabtrace_probe_path_init(struct kunit *test)
+{
+	saved_limit = slabtrace_record_limit;
+	return 0;
+}
+
+/* Leave nothing traced, and the defaults, for the next case. */
+static void slabtrace_probe_path_exit(struct kunit *test)
+{
+	WRITE_ONCE(slabtrace_fail_refill, false);
+	WRITE_ONCE(slabtrace_fail_depot, false);
+	WRITE_ONCE(slabtrace_fake_nmi, false);
+	st_cmd("stop " POOL_CACHE "\n");
+	st_cmd("reset " POOL_CACHE "\n");
+	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
+	st_cmd("limit %lu\n", saved_limit);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	st_expect_lockdep_clean(test);
+}
+
+static int slabtrace_probe_path_suite_init(struct kunit_suite *suite)
+{
+	pool_cache = kmem_cache_create(POOL_CACHE, 200, 0, 0, pool_ctor);
+	return pool_cache ? 0 : -ENOMEM;
+}
+
+static void slabtrace_probe_path_suite_exit(struct kunit_suite *suite)
+{
+	kmem_cache_destroy(pool_cache);
+}
+
+static struct kunit_case slabtrace_probe_path_cases[] = {
+	KUNIT_CASE(slabtrace_probe_path_pool_empty),
+	KUNIT_CASE(slabtrace_probe_path_refill_fails),
+	KUNIT_CASE(slabtrace_probe_path_limit),
+	KUNIT_CASE(slabtrace_probe_path_nmi),
+	KUNIT_CASE(slabtrace_probe_path_depot_full),
+	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),
+	KUNIT_CASE(slabtrace_probe_path_bad_numbers),
+	{}
+};
+
+static struct kunit_suite slabtrace_probe_path_suite = {
+	.name = "slabtrace_probe_path",
+	.init = slabtrace_probe_path_init,
+	.exit = slabtrace_probe_path_exit,
+	.suite_init = slabtrace_probe_path_suite_init,
+	.suite_exit = slabtrace_probe_path_suite_exit,
+	.test_cases = slabtrace_probe_path_cases,
+};
+
+kunit_test_suite(slabtrace_probe_path_suite);
+
+MODULE_LICENSE("GPL");

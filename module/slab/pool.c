@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: the pool of records.
+ *
+ * A probe needs a record at every traced allocation, inside someone else's
+ * allocation and in any context, so it must not call the slab allocator:
+ * on PREEMPT_RT its locks sleep, and everywhere it would recurse into the
+ * probe.  Records come from per-CPU free lists, filled beforehand, and a
+ * freed record goes back to the list of the CPU that frees it.  When a
+ * list runs low (or, fed by frees, too long), the probe kicks an irq_work,
+ * which queues the refill work; in process context that evens the lists
+ * out (CPUs that free more than they allocate give to the others) and
+ * allocates what is still missing, with __GFP_NORETRY: a refill fails
+ * rather than wake the OOM killer.  An empty list is a counted drop, never
+ * a wait.  kmemleak's mem_pool does the same for its metadata.
+ *
+ * Notes on locking
+ * ----------------
+ * - slabtrace_pool_cpu.lock (raw spinlock, irq-safe): that CPU's list and
+ *   count.  Taken by the probes on their own CPU, and by the refill work
+ *   for every CPU in turn; never two at once.  Taken inside the table's
+ *   stripe locks by nobody: records are unlinked first, then put.
+ * - p->refill_mutex: p->size, p->draining, and one refill at a time.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include <slabtrace/slabtrace.h>
+
+struct slabtrace_pool slabtrace_pool;
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* The tests set it to see a refill fail. */
+bool slabtrace_fail_refill;
+#endif
+
+/* Called with c->lock held. */
+static struct slabtrace_record *list_pop(struct slabtrace_pool_cpu *c)
+{
+	struct slabtrace_record *rec = c->head;
+
+	lockdep_assert_held(&c->lock);
+	if (rec) {
+		c->head = rec->next;
+		c->nr--;
+	}
+	return rec;
+}
+
+static void list_push(struct slabtrace_pool_cpu *c,
+		      struct slabtrace_record *rec)
+{
+	lockdep_assert_held(&c->lock);
+	rec->next = c->head;
+	c->head = rec;
+	c->nr++;
+}
+
+static void refill_kick_fn(struct irq_work *work)
+{
+	struct slabtrace_pool *p = container_of(work, struct slabtrace_pool,
+						refill_kick);
+
+	schedule_work(&p->refill_work);
+}
+
+/**
+ * slabtrace_pool_get - take a record
+ * @p: the pool
+ *
+ * Any context but NMI.  Asks for a refill when the CPU's list runs low.
+ *
+ * Return: a record (not zeroed), or NULL if this CPU's list is empty.
+ */
+struct slabtrace_record *slabtrace_pool_get(struct slabtrace_pool *p)
+{
+	struct slabtrace_pool_cpu *c;
+	struct slabtrace_record *rec;
+	unsigned long flags;
+	bool low;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(p->cpu);
+	raw_spin_lock(&c->lock);
+	rec = list_pop(c);
+	low = c->nr < p->size / 2;
+	raw_spin_unlock(&c->lock);
+	local_irq_restore(flags);
+	if (low)
+		irq_work_queue(&p->refill_kick);
+	return rec;
+}
+
+/**
+ * slabtrace_pool_put - give a record back
+ * @p: the pool
+ * @rec: the record, unlinked from everything
+ *
+ * Any context but NMI.
+ */
+void slabtrace_pool_put(struct slabtrace_pool *p, struct slabtrace_record *rec)
+{
+	struct slabtrace_pool_cpu *c;
+	unsigned long flags;
+	bool high;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(p->cpu);
+	raw_spin_lock(&c->lock);
+	list_push(c, rec);
+	high = c->nr > 2 * p->size;
+	raw_spin_unlock(&c->lock);
+	local_irq_restore(flags);
+	if (high)
+		irq_work_queue(&p->refill_kick);
+}
+
+/* Free a record of the global pool (the tables' free_rec). */
+void slabtrace_record_free(struct slabtrace_record *rec)
+{
+	slabtrace_pool_put(&slabtrace_pool, rec);
+}
+
+static struct slabtrace_record *rec_alloc(struct slabtrace_pool *p)
+{
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (READ_ONCE(slabtrace_fail_refill))
+		return NULL;
+#endif
+	return kmem_cache_alloc(p->cache,
+				GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+}
+
+static void rec_free(struct slabtrace_pool *p, struct slabtrace_record *rec)
+{
+	kmem_cache_free(p->cache, rec);
+	atomic_long_dec(&p->allocated);
+}
+
+/*
+ * Bring every CPU's list to p->size: surplus first, then new records.
+ * Called with p->refill_mutex held.
+ *
+ * Return: 0, or -ENOMEM if some list could not be filled.
+ */
+static int refill(struct slabtrace_pool *p)
+{
+	struct slabtrace_record *spare = NULL, *fresh, *rec;
+	unsigned int want = p->draining ? 0 : p->size, need;
+	struct slabtrace_pool_cpu *c;
+	unsigned long flags;
+	int cpu, ret = 0;
+
+	lockdep_assert_held(&p->refill_mutex);
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(p->cpu, cpu);
+		raw_spin_lock_irqsave(&c->lock, flags);
+		while (c->nr > want) {
+			rec = list_pop(c);
+			rec->next = spare;
+			spare = rec;
+		}
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+	}
+	for_each_possible_cpu(cpu) {
+		c = per_cpu_ptr(p->cpu, cpu);
+		raw_spin_lock_irqsave(&c->lock, flags);
+		while (c->nr < want && spare) {
+			rec = spare;
+			spare = rec->next;
+			list_push(c, rec);
+		}
+		need = want > c->nr ? want - c->nr : 0;
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+
+		/* Allocated with no lock held, then handed over. */
+		fresh = NULL;
+		while (need) {
+			rec = rec_alloc(p);
+			if (!rec) {
+				ret = -ENOMEM;
+				break;
+			}
+			atomic_long_inc(&p->allocated);
+			rec->next = fresh;
+			fresh = rec;
+			need--;
+		}
+		raw_spin_lock_irqsave(&c->lock, flags);
+		while ((rec = fresh)) {
+			fresh = rec->next;
+			list_push(c, rec);
+		}
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+		cond_resched();
+	}
+	while ((rec = spare)) {
+		spare = rec->next;
+		rec_free(p, rec);
+	}
+	return ret;
+}
+
+static void refill_work_fn(struct work_struct *work)
+{
+	struct slabtrace_pool *p = container_of(work, struct slabtrace_pool,
+						refill_work);
+
+	mutex_lock(&p->refill_mutex);
+	refill(p);
+	mutex_unlock(&p->refill_mutex);
+}
+
+/**
+ * slabtrace_pool_init - set up an empty pool
+ * @p: the pool, zeroed
+ * @cache: where its records come from
+ * @size: records per CPU, once filled
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
+			unsigned int size)
+{
+	int cpu;
+
+	p->cpu = alloc_percpu(struct slabtrace_pool_cpu);
+	if (!p->cpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		raw_spin_lock_init(&per_cpu_ptr(p->cpu, cpu)->lock);
+	p->cache = cache;
+	p->size = size;
+	p->draining = true;
+	atomic_long_set(&p->allocated, 0);
+	mutex_init(&p->refill_mutex);
+	INIT_WORK(&p->refill_work, refill_work_fn);
+	init_irq_work(&p->refill_kick, refill_kick_fn);
+	return 0;
+}
+
+/**
+ * slabtrace_pool_fill - fill every CPU's list now, and keep them filled
+ * @p: the pool
+ *
+ * May sleep.
+ *
+ * Return: 0, or -ENOMEM if some list could not be filled (what could be
+ * is kept).
+ */
+int slabtrace_pool_fill(struct slabtrace_pool *p)
+{
+	int ret;
+
+	mutex_lock(&p->refill_mutex);
+	p->draining = false;
+	ret = refill(p);
+	mutex_unlock(&p->refill_mutex);
+	return ret;
+}
+
+/**
+ * slabtrace_pool_resize - change the number of records kept per CPU
+ * @p: the pool
+ * @size: the new number
+ *
+ * Refills or trims at once if the pool is in use.  May sleep.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int slabtrace_pool_resize(struct slabtrace_pool *p, unsigned int size)
+{
+	int ret;
+
+	mutex_lock(&p->refill_mutex);
+	p->size = size;
+	ret = refill(p);
+	mutex_unlock(&p->refill_mutex);
+	return ret;
+}
+
+/**
+ * slabtrace_pool_drain - give every record of the lists back to the slab
+ * @p: the pool
+ *
+ * For when nothing is traced.  Records put back later stay until the next
+ * refill or drain.  May sleep.
+ */
+void slabtrace_pool_drain(struct slabtrace_pool *p)
+{
+	mutex_lock(&p->refill_mutex);
+	p->draining = true;
+	refill(p);
+	mutex_unlock(&p->refill_mutex);
+}
+
+/* Records in the lists now, all CPUs (approximate, for the stats). */
+unsigned long slabtrace_pool_free_count(struct slabtrace_pool *p)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(p->cpu, cpu)->nr);
+	return n;
+}
+
+/*
+ * slabtrace_pool_destroy - free the pool and the records in its lists
+ *
+ * No probe may use @p any more.  Tolerates a pool whose init failed.
+ */
+void slabtrace_pool_destroy(struct slabtrace_pool *p)
+{
+	if (!p->cpu)
+		return;
+	irq_work_sync(&p->refill_kick);
+	cancel_work_sync(&p->refill_work);
+	slabtrace_pool_drain(p);
+	WARN_ON_ONCE(atomic_long_read(&p->allocated));
+	free_percpu(p->cpu);
+	p->cpu = NULL;
+	mutex_destroy(&p->refill_mutex);
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: /sys/kernel/debug/slabtrace/stats, the state of the tracer:
+ * records against the limit, the table, the pool, the context table, the
+ * probes, and for each cache in the set its records and every kind of
+ * drop (enum slabtrace_drop).
+ *
+ *   records 1024 limit 349525
+ *   table buckets 1024 grow_failed 0 longest_step_ns 812
+ *   pool free 8190 per_cpu 4096 allocated 9214
+ *   contexts 12 of 4093
+ *   stacks deferred 3
+ *   probes alloc on free on
+ *   cache kmalloc-64 tracing records 1024 replaced 0 pool_empty 0 ...
+ *
+ * One line per subject, "key value" pairs: made to be read by scripts.
+ *
+ * Notes on locking
+ * ----------------
+ * - slabtrace_mutex, held while the set is walked; the counters are
+ *   atomic and read without lock.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+#include <slabtrace/slabtrace.h>
+
+/* "pool empty" as "pool_empty": one word a key. */
+static void show_key(struct seq_file *m, const char *name)
+{
+	for (; *name; name++)
+		seq_putc(m, *name == ' ' ? '_' : *name);
+}
+
+static void show_cache(struct seq_file *m, struct slabtrace_traced *tr)
+{
+	int i;
+
+	seq_puts(m, "cache ");
+	seq_escape(m, tr->name, " \t\n\\");
+	seq_printf(m, " %s records %ld replaced %ld",
+		   tr->tracing ? "tracing" : "stopped",
+		   slabtrace_traced_count(tr), atomic_long_read(&tr->replaced));
+	for (i = 0; i < SLABTRACE_DROP_MAX; i++) {
+		seq_putc(m, ' ');
+		show_key(m, slabtrace_drop_names[i]);
+		seq_printf(m, " %ld", atomic_long_read(&tr->drops[i]));
+	}
+	seq_putc(m, '\n');
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct slabtrace_table *t = &slabtrace_records;
+	struct slabtrace_set *set;
+	bool alloc, free;
+	unsigned int i;
+
+	seq_printf(m, "records %ld limit %lu\n", slabtrace_table_count(t),
+		   READ_ONCE(slabtrace_record_limit));
+	seq_printf(m, "table buckets %lu grow_failed %ld longest_step_ns %llu\n",
+		   slabtrace_table_buckets(t), atomic_long_read(&t->grow_failed),
+		   READ_ONCE(t->grow_longest_ns));
+	seq_printf(m, "pool free %lu per_cpu %u allocated %ld\n",
+		   slabtrace_pool_free_count(&slabtrace_pool),
+		   READ_ONCE(slabtrace_pool.size),
+		   atomic_long_read(&slabtrace_pool.allocated));
+	seq_printf(m, "contexts %u of %u\n", slabtrace_ctx_count(),
+		   slabtrace_ctx_capacity());
+	seq_printf(m, "stacks deferred %ld\n", slabtrace_stack_deferred());
+	slabtrace_probes_state(&alloc, &free);
+	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",
+		   free ? "on" : "off");
+
+	mutex_lock(&slabtrace_mutex);
+	set = rcu_dereference_protected(slabtrace_active,
+					lockdep_is_held(&slabtrace_mutex));
+	for (i = 0; set && i < set->nr; i++)
+		show_cache(m, set->traced[i]);
+	mutex_unlock(&slabtrace_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+int slabtrace_stats_init(void)
+{
+	struct dentry *d;
+
+	d = debugfs_create_file("stats", 0400, slabtrace_debugfs, NULL,
+				&stats_fops);
+	return PTR_ERR_OR_ZERO(d);
+}
