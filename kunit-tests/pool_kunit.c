@@ -158,17 +158,17 @@ static void slabtrace_probe_path_nmi(struct kunit *test)
 
 /*
  * A full depot: the backtrace is saved later, from process context, and
- * given to its record; past the deferred slots it is lost, counted, and
- * the record is kept without it.
+ * given to the records waiting for it; past its slot's room it is lost,
+ * counted, and the record is kept without it.
  */
 static void slabtrace_probe_path_depot_full(struct kunit *test)
 {
-	const unsigned int n = SLABTRACE_STACK_DEFER + 4;
+	const unsigned int n = SLABTRACE_STACK_WAITERS + 4;
 	struct slabtrace_snapshot *snap;
 	struct slabtrace_record *rec;
 	unsigned int i, with = 0;
 	struct slabtrace_traced *tr;
-	void *objs[SLABTRACE_STACK_DEFER + 4];
+	void *objs[SLABTRACE_STACK_WAITERS + 4];
 	long deferred = slabtrace_stack_deferred();
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
@@ -176,10 +176,11 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
 	WRITE_ONCE(slabtrace_fail_depot, true);
 	alloc_atomic(objs, n);
 	WRITE_ONCE(slabtrace_fail_depot, false);
+	/* One trace, one slot: its waiters, then losses. */
 	KUNIT_EXPECT_EQ(test, slabtrace_stack_deferred() - deferred,
-			SLABTRACE_STACK_DEFER);
+			SLABTRACE_STACK_WAITERS);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_STACK]),
-			n - SLABTRACE_STACK_DEFER);
+			n - SLABTRACE_STACK_WAITERS);
 	/* print waits for the deferred saves. */
 	snap = st_print(test, POOL_CACHE);
 	KUNIT_EXPECT_EQ(test, snap->nr, n);
@@ -192,7 +193,7 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_atomic));
 		}
 	}
-	KUNIT_EXPECT_EQ(test, with, SLABTRACE_STACK_DEFER);
+	KUNIT_EXPECT_EQ(test, with, SLABTRACE_STACK_WAITERS);
 	slabtrace_snapshot_put(snap);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
 					   "(backtrace not saved: stack depot full)"));

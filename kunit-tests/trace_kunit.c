@@ -132,8 +132,10 @@ static void slabtrace_trace_reset(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		objs[i] = alloc_obj(GFP_KERNEL);
-	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 3);
+	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
+	/* The reset took the snapshot's memory with the records. */
+	KUNIT_EXPECT_NULL(test, slabtrace_snapshot_get());
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	after = alloc_obj(GFP_KERNEL);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);

@@ -91,19 +91,23 @@ static int keep_record(const struct slabtrace_record *rec, void *arg)
 	return 0;
 }
 
-/* @mod is going: name its frames in every record and in the snapshot. */
+static void keep_snapshot(struct slabtrace_snapshot *snap, void *mod)
+{
+	unsigned long i;
+
+	for (i = 0; i < snap->nr_groups; i++)
+		keep_stack(mod, snap->groups[i]->stack);
+}
+
+/* @mod is going: name its frames in every record and in the snapshots. */
 static void keep_module(struct module *mod)
 {
-	struct slabtrace_snapshot *snap;
 	struct keep_walk w = { .mod = mod };
-	unsigned long i;
 
 	xa_init(&w.seen);
 	mutex_lock(&slabtrace_mutex);
 	slabtrace_table_for_each(&slabtrace_records, keep_record, &w);
-	snap = slabtrace_snapshot_current();
-	for (i = 0; snap && i < snap->nr_groups; i++)
-		keep_stack(mod, snap->groups[i]->stack);
+	slabtrace_snapshot_for_each(keep_snapshot, mod);
 	mutex_unlock(&slabtrace_mutex);
 	xa_destroy(&w.seen);
 }

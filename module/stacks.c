@@ -17,12 +17,14 @@
  *
  * The probes save traces without letting the depot allocate (compat.h).
  * When its pools are full the trace is deferred: kept in one of a few
- * slots with the identity of its record, and a work item saves it from
- * process context, where the depot may allocate (which also gives the
- * depot a new pool for the next traces), then gives the handle to the
- * record.  Only a trace that finds every slot taken is lost, counted
- * (SLABTRACE_DROP_STACK); the depot is shared with KASAN and page_owner
- * and capped, so it may also refuse for good.  No reference is taken
+ * slots with the identities of the records waiting for it, and a work
+ * item saves it from process context, where the depot may allocate (which
+ * also gives the depot a new pool for the next traces), then gives the
+ * handle to those records.  Only a trace that finds no room (every slot
+ * taken, or its slot's waiters) is lost, counted (SLABTRACE_DROP_STACK);
+ * the depot is shared with KASAN and page_owner and capped, so it may
+ * also refuse for good.  "start" primes the depot (a depot that nobody
+ * let allocate has no pool at all).  No reference is taken
  * on the saved traces (6.12's STACK_DEPOT_FLAG_GET and stack_depot_put()):
  * it would cost an atomic operation on a shared counter at every traced
  * allocation and free, for traces that are few (one per code path, not per
@@ -39,6 +41,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/irq_work.h>
+#include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
@@ -103,13 +106,20 @@ unsigned int slabtrace_stack_trim(const unsigned long *entries,
 bool slabtrace_fail_depot;
 #endif
 
-/* A trace the depot had no room for, and the record waiting for it. */
-struct deferred {
+/* A record waiting for a deferred trace. */
+struct waiter {
 	const void *obj;
 	u32 stamp;
 	u8 owner;
+};
+
+/* A trace the depot had no room for, and the records waiting for it. */
+struct deferred {
+	u32 hash;
 	unsigned int nr;
+	unsigned int nr_waiters;
 	unsigned long entries[SLABTRACE_STACK_DEPTH];
+	struct waiter waiters[SLABTRACE_STACK_WAITERS];
 };
 
 static DEFINE_RAW_SPINLOCK(defer_lock);
@@ -120,9 +130,10 @@ static atomic_long_t defer_count;
 /* Save the deferred traces, letting the depot allocate; give them out. */
 static void defer_work_fn(struct work_struct *work)
 {
-	struct deferred *d;
 	depot_stack_handle_t handle;
+	struct deferred *d;
 	unsigned long flags;
+	unsigned int i;
 
 	d = kmalloc(sizeof(*d), GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (!d)
@@ -139,9 +150,11 @@ static void defer_work_fn(struct work_struct *work)
 		handle = stack_depot_save(d->entries, d->nr,
 					  GFP_KERNEL | __GFP_NORETRY |
 					  __GFP_NOWARN);
-		if (handle)
-			slabtrace_table_set_stack(&slabtrace_records, d->obj,
-						  d->owner, d->stamp, handle);
+		for (i = 0; handle && i < d->nr_waiters; i++)
+			slabtrace_table_set_stack(&slabtrace_records,
+						  d->waiters[i].obj,
+						  d->waiters[i].owner,
+						  d->waiters[i].stamp, handle);
 		cond_resched();
 	}
 	kfree(d);
@@ -156,23 +169,47 @@ static void defer_kick_fn(struct irq_work *work)
 
 static struct irq_work defer_kick = IRQ_WORK_INIT(defer_kick_fn);
 
-/* Keep a trace for later, if a slot is free. */
+/* The slot holding this trace, or a new one; NULL if none is free. */
+static struct deferred *defer_find(u32 hash, const unsigned long *entries,
+				   unsigned int nr)
+{
+	struct deferred *d;
+	unsigned int i;
+
+	lockdep_assert_held(&defer_lock);
+	for (i = 0; i < defer_nr; i++) {
+		d = &defer_slot[i];
+		if (d->hash == hash && d->nr == nr &&
+		    !memcmp(d->entries, entries, nr * sizeof(entries[0])))
+			return d;
+	}
+	if (defer_nr == SLABTRACE_STACK_DEFER)
+		return NULL;
+	d = &defer_slot[defer_nr++];
+	d->hash = hash;
+	d->nr = nr;
+	d->nr_waiters = 0;
+	memcpy(d->entries, entries, nr * sizeof(entries[0]));
+	return d;
+}
+
+/* Keep a trace for later, if there is room, with its record's identity. */
 static bool defer(const struct slabtrace_record *rec,
 		  const unsigned long *entries, unsigned int nr)
 {
+	u32 hash = jhash(entries, nr * sizeof(entries[0]), 0);
 	struct deferred *d;
 	unsigned long flags;
 	bool kept = false;
 
 	if (!raw_spin_trylock_irqsave(&defer_lock, flags))
 		return false;
-	if (defer_nr < SLABTRACE_STACK_DEFER) {
-		d = &defer_slot[defer_nr++];
-		d->obj = rec->obj;
-		d->stamp = rec->stamp;
-		d->owner = rec->owner;
-		d->nr = nr;
-		memcpy(d->entries, entries, nr * sizeof(entries[0]));
+	d = defer_find(hash, entries, nr);
+	if (d && d->nr_waiters < SLABTRACE_STACK_WAITERS) {
+		d->waiters[d->nr_waiters].obj = rec->obj;
+		d->waiters[d->nr_waiters].stamp = rec->stamp;
+		d->waiters[d->nr_waiters].owner = rec->owner;
+		d->nr_waiters++;
 		kept = true;
 	}
 	raw_spin_unlock_irqrestore(&defer_lock, flags);
@@ -180,6 +217,23 @@ static bool defer(const struct slabtrace_record *rec,
 		atomic_long_inc(&defer_count);
 	irq_work_queue(&defer_kick);
 	return kept;
+}
+
+/**
+ * slabtrace_stack_prime - let the depot allocate before tracing starts
+ *
+ * A depot nobody saved to with allocation allowed has no pool at all: the
+ * probes' first traces would all be deferred.  Saving the caller's own
+ * trace from process context gives it one.  May sleep.
+ */
+void slabtrace_stack_prime(void)
+{
+	unsigned long entries[SLABTRACE_STACK_DEPTH];
+	unsigned int nr;
+
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	stack_depot_save(entries, nr, GFP_KERNEL | __GFP_NORETRY |
+				      __GFP_NOWARN);
 }
 
 /**

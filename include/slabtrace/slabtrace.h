@@ -14,6 +14,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/stackdepot.h>
@@ -44,6 +45,8 @@ struct seq_file;
 
 /* main.c */
 extern struct mutex slabtrace_mutex;
+/* snapshot.c: copies of records in progress (see its Notes on locking). */
+extern struct rw_semaphore slabtrace_print_sem;
 extern struct dentry *slabtrace_debugfs;
 
 /* context.c: who made an allocation. */
@@ -309,11 +312,13 @@ void slabtrace_frame_strip(char *buf, size_t size, const char *name);
 void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
 			  bool offset);
 void slabtrace_frame_folded(char *buf, size_t size, const char *name);
-/* Traces waiting for room in the stack depot, at most. */
+/* Traces waiting for room in the stack depot, and records for each. */
 #define SLABTRACE_STACK_DEFER	16
+#define SLABTRACE_STACK_WAITERS	32
 int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 			  unsigned int nr, unsigned long call_site);
 void slabtrace_stack_flush(void);
+void slabtrace_stack_prime(void);
 long slabtrace_stack_deferred(void);
 void slabtrace_stack_store_exit(void);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
@@ -394,7 +399,9 @@ void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap);
 int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);
-struct slabtrace_snapshot *slabtrace_snapshot_current(void);
+void slabtrace_snapshot_for_each(void (*fn)(struct slabtrace_snapshot *snap,
+					    void *arg), void *arg);
+void slabtrace_snapshot_drop_owner(u8 owner);
 long slabtrace_snapshot_dropped(const struct slabtrace_snapshot *snap);
 u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);

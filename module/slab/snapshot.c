@@ -8,14 +8,26 @@
  *
  * The copy is made of page-sized chunks found through an xarray, so a
  * cache with millions of records needs no large contiguous allocation;
- * a record is copied whole, 40 bytes.  The snapshot belongs to the file,
- * not to an open file descriptor: "print" replaces the current one, and
- * readers hold a reference on the one they started on.
+ * a record is copied whole, 40 bytes, with __GFP_NORETRY: a print that
+ * does not fit fails with -ENOMEM rather than wake the OOM killer, and a
+ * print whose caller is killed stops.
+ *
+ * Each session (the shell and what it runs) has its own snapshot: "echo
+ * print X > ctl; cat ctl" in one terminal shows X whatever another
+ * terminal prints meanwhile.  A snapshot goes when its session prints
+ * again, when its cache is reset, when its session has ended and another
+ * prints, or at rmmod; at most SNAP_SESSIONS are kept (the oldest goes
+ * first), and readers hold a reference on the one they started on.
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: current.  A snapshot never changes once published;
- *   its kref says when it can go.
+ * - slabtrace_mutex: sessions[].  A snapshot never changes once
+ *   published; its kref says when it can go.
+ * - slabtrace_print_sem: held for reading while records are copied, with
+ *   slabtrace_mutex dropped so that other commands go on; held for
+ *   writing (traced.c) while a cache's records are purged, so that a copy
+ *   never sees a record of an owner id given out again.  Taken after
+ *   slabtrace_mutex, never before it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,7 +42,15 @@
 
 #include <slabtrace/slabtrace.h>
 
-static struct slabtrace_snapshot *current_snap;
+DECLARE_RWSEM(slabtrace_print_sem);
+
+/* Sessions whose snapshot is kept, at most. */
+#define SNAP_SESSIONS	8
+
+static struct {
+	struct pid *sid;
+	struct slabtrace_snapshot *snap;
+} sessions[SNAP_SESSIONS];
 
 static void snapshot_free(struct kref *kref)
 {
@@ -88,24 +108,76 @@ struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,
 	return m->private;
 }
 
-/* The current snapshot, not referenced.  Called with slabtrace_mutex. */
-struct slabtrace_snapshot *slabtrace_snapshot_current(void)
+/* The slot of the session of current, or -1.  Called with slabtrace_mutex. */
+static int session_slot(void)
 {
+	struct pid *sid = task_session(current);
+	int i;
+
 	lockdep_assert_held(&slabtrace_mutex);
-	return current_snap;
+	for (i = 0; i < SNAP_SESSIONS; i++)
+		if (sessions[i].snap && sessions[i].sid == sid)
+			return i;
+	return -1;
 }
 
-/* The current snapshot, referenced; NULL before the first print. */
+static void slot_free(int i)
+{
+	slabtrace_snapshot_put(sessions[i].snap);
+	put_pid(sessions[i].sid);
+	sessions[i].snap = NULL;
+	sessions[i].sid = NULL;
+}
+
+/**
+ * slabtrace_snapshot_for_each - call @fn on every snapshot kept
+ * @fn: the function
+ * @arg: passed to @fn
+ *
+ * Called with slabtrace_mutex held.
+ */
+void slabtrace_snapshot_for_each(void (*fn)(struct slabtrace_snapshot *snap,
+					    void *arg), void *arg)
+{
+	int i;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	for (i = 0; i < SNAP_SESSIONS; i++)
+		if (sessions[i].snap)
+			fn(sessions[i].snap, arg);
+}
+
+/* The snapshot of current's session, referenced; NULL if there is none. */
 struct slabtrace_snapshot *slabtrace_snapshot_get(void)
 {
-	struct slabtrace_snapshot *snap;
+	struct slabtrace_snapshot *snap = NULL;
+	int i;
 
 	mutex_lock(&slabtrace_mutex);
-	snap = current_snap;
-	if (snap)
+	i = session_slot();
+	if (i >= 0) {
+		snap = sessions[i].snap;
 		kref_get(&snap->kref);
+	}
 	mutex_unlock(&slabtrace_mutex);
 	return snap;
+}
+
+/**
+ * slabtrace_snapshot_drop_owner - forget the snapshots of a cache
+ * @owner: its records' owner id
+ *
+ * For "reset": the memory goes now (readers keep theirs until they close).
+ * Called with slabtrace_mutex held.
+ */
+void slabtrace_snapshot_drop_owner(u8 owner)
+{
+	int i;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	for (i = 0; i < SNAP_SESSIONS; i++)
+		if (sessions[i].snap && sessions[i].snap->owner == owner)
+			slot_free(i);
 }
 
 struct slabtrace_record *
@@ -187,7 +259,7 @@ static int fill_one(const struct slabtrace_record *rec, void *snap)
  * @name: the cache, as the user names it
  * @opts: the view and the filters
  *
- * Called with slabtrace_mutex held.
+ * Called with slabtrace_mutex held; drops it while it copies the records.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
  * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
@@ -236,13 +308,23 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 				  sizeof(snap->aliases) - strlen(snap->aliases),
 				  " and %d more", ret);
 	}
+	/*
+	 * The copy, with the mutex dropped: other commands go on, and a reset
+	 * of this cache waits for it (slabtrace_print_sem).  Taken again
+	 * after the rwsem is released, in the order the others take them.
+	 */
+	down_read(&slabtrace_print_sem);
+	mutex_unlock(&slabtrace_mutex);
 	ret = slabtrace_table_for_each(&slabtrace_records, fill_one, snap);
 	if (!ret)
 		ret = slabtrace_aggregate(snap);
+	up_read(&slabtrace_print_sem);
+	mutex_lock(&slabtrace_mutex);
 	if (ret) {
 		if (ret == -ENOMEM)
-			pr_warn_ratelimited("print: no memory for a copy of %lu records of %s\n",
-					    slabtrace_traced_count(tr), tr->name);
+			pr_warn_ratelimited("print: no memory for a copy of %lu records of %*pE\n",
+					    snap->nr, (int)strlen(snap->name),
+					    snap->name);
 		slabtrace_snapshot_put(snap);
 		return ret;
 	}
@@ -250,20 +332,58 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	return 0;
 }
 
-/* Make @snap what the files show, taking over its reference. */
+/* Whether any task is left in the session of slot @i. */
+static bool session_alive(int i)
+{
+	bool alive;
+
+	rcu_read_lock();
+	alive = pid_task(sessions[i].sid, PIDTYPE_SID);
+	rcu_read_unlock();
+	return alive;
+}
+
+/*
+ * Make @snap what the files show to current's session, taking over its
+ * reference.  Called with slabtrace_mutex held.
+ */
 void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap)
 {
+	int i, slot = -1, oldest = -1;
+
 	lockdep_assert_held(&slabtrace_mutex);
-	if (current_snap)
-		slabtrace_snapshot_put(current_snap);
-	current_snap = snap;
+	for (i = 0; i < SNAP_SESSIONS; i++) {
+		if (sessions[i].snap && !session_alive(i))
+			slot_free(i);
+		if (!sessions[i].snap) {
+			if (slot < 0)
+				slot = i;
+			continue;
+		}
+		if (sessions[i].sid == task_session(current)) {
+			slot_free(i);
+			slot = i;
+			break;
+		}
+		if (oldest < 0 ||
+		    sessions[i].snap->taken < sessions[oldest].snap->taken)
+			oldest = i;
+	}
+	if (slot < 0) {
+		slot = oldest;
+		slot_free(slot);
+	}
+	sessions[slot].sid = get_pid(task_session(current));
+	sessions[slot].snap = snap;
 }
 
 /* At module exit: no reader is left, the module is pinned while open. */
 void slabtrace_snapshot_exit(void)
 {
+	int i;
+
 	lockdep_assert_held(&slabtrace_mutex);
-	if (current_snap)
-		slabtrace_snapshot_put(current_snap);
-	current_snap = NULL;
+	for (i = 0; i < SNAP_SESSIONS; i++)
+		if (sessions[i].snap)
+			slot_free(i);
 }

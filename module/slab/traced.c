@@ -136,12 +136,18 @@ static int set_replace(struct slabtrace_traced *add,
 	return 0;
 }
 
-/* Out of the set, no probe holding it: its records go, then its id. */
+/*
+ * Out of the set, no probe holding it: its snapshots and records go, then
+ * its id (no print is copying them: slabtrace_print_sem).
+ */
 static void traced_free(struct slabtrace_traced *tr)
 {
 	lockdep_assert_held(&slabtrace_mutex);
+	slabtrace_snapshot_drop_owner(tr->id);
+	down_write(&slabtrace_print_sem);
 	slabtrace_table_purge(&slabtrace_records, tr->id,
 			      slabtrace_record_free);
+	up_write(&slabtrace_print_sem);
 	clear_bit(tr->id, owner_ids);
 	slabtrace_cache_put(&tr->ref);
 	kfree(tr);
@@ -257,6 +263,7 @@ int slabtrace_start(const char *name)
 	ret = lookup("start", name, &ref);
 	if (ret)
 		return ret;
+	slabtrace_stack_prime();
 	if (ref.cache == slabtrace_record_cache ||
 	    slabtrace_kptrace_own_cache(ref.cache)) {
 		pr_warn("start: %s is slabtrace's own cache\n", name);

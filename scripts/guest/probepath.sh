@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+# The probe path: a record of an object freed with no tracepoint, in a
+# stopped cache, goes when another cache reuses its address; the record
+# limit and the pool are commands, and their drops are counted; the stats
+# file; each session reads the snapshot it printed, and a reset frees it.
+. /tests/lib.sh
+
+SF=/sys/kernel/debug/stalefree/ctl
+
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+check "insmod stalefree.ko" insmod $MODDIR/stalefree.ko
+
+# --- Stale records: freed by kfree_bulk() (kfree_rcu()'s batches), stopped.
+st start stalefree_a
+echo "alloc 2000" > $SF
+st stop stalefree_a
+echo free_bulk > $SF
+dump stalefree_a /tmp/sa; cp /tmp/sa /out/sa.txt
+check_eq "objects freed with no tracepoint keep their records" 2000 "$(outstanding /tmp/sa)"
+check_eq "... made in stalefree_alloc()" 2000 "$(objs_from /tmp/sa stalefree_alloc | wc -l)"
+check "stopped with records: both probes stay attached" grep -q '^probes alloc on free on$' $ST/stats
+echo shrink > $SF
+echo "reuse 8000" > $SF
+reused=$(sed -n 's/.* reused \([0-9]*\)$/\1/p' $SF)
+check "stalefree_b got some of stalefree_a's old addresses" test "${reused:-0}" -gt 0
+dump stalefree_a /tmp/sa2
+cp /tmp/sa2 /out/stale.txt
+replaced=$(sed -n 's/^\([0-9]*\) records replaced: .*/\1/p' /tmp/sa2)
+# Other caches may take old addresses too: at least the ones stalefree_b did.
+check "every address stalefree_b reused lost its stale record" test "${replaced:-0}" -ge "$reused"
+check_eq "records left + replaced = the 2000 freed" 2000 "$(($(outstanding /tmp/sa2) + ${replaced:-0}))"
+check "the stats line agrees" grep -q "^cache stalefree_a stopped records $(outstanding /tmp/sa2) replaced ${replaced:-0} " $ST/stats
+st reset stalefree_a
+
+# --- The record limit: what is past it is dropped, counted by kind.
+check_eq "limit 0 is refused" "Invalid argument" "$(ctl_errno 'limit 0')"
+check_eq "limit 18446744073709551616 is refused" "Numerical result out of range" "$(ctl_errno 'limit 18446744073709551616')"
+check_eq "limit 10" ok "$(ctl_errno 'limit 10')"
+check "stats show the limit" grep -q '^records 0 limit 10$' $ST/stats
+st start stalefree_a
+echo "alloc 100" > $SF
+dump stalefree_a /tmp/lim
+check_eq "limit 10: 10 records" 10 "$(outstanding /tmp/lim)"
+check "limit 10: 90 records dropped" grep -q '^traced .*, 10 outstanding (2480 bytes), 90 records dropped$' /tmp/lim
+check_eq "limit 10: counted as limit reached" "drops: limit reached 90" "$(sed -n '/^drops:/p' /tmp/lim)"
+st stop stalefree_a
+st reset stalefree_a
+check_eq "limit 1000000" ok "$(ctl_errno 'limit 1000000')"
+
+# --- The pool.
+check_eq "pool 15 is refused" "Numerical result out of range" "$(ctl_errno 'pool 15')"
+check_eq "pool 12k is refused" "Invalid argument" "$(ctl_errno 'pool 12k')"
+check_eq "pool 64" ok "$(ctl_errno 'pool 64')"
+check "stats show the pool size" grep -q '^pool free [0-9]* per_cpu 64 allocated [0-9]*$' $ST/stats
+check_eq "pool 4096" ok "$(ctl_errno 'pool 4096')"
+
+# --- Each session reads its own snapshot.
+st start kmalloc-64
+st start kmalloc-128
+rm -f /tmp/p1 /tmp/p2
+mkfifo /tmp/p1 /tmp/p2
+setsid sh -c "echo print kmalloc-64 > $ST/ctl && echo printed > /tmp/p1; read go < /tmp/p2; head -n 1 $ST/ctl > /tmp/s1" &
+read printed < /tmp/p1
+setsid sh -c "echo print kmalloc-128 > $ST/ctl && head -n 1 $ST/ctl > /tmp/s2"
+echo go > /tmp/p2
+wait
+check_eq "session 1 reads its print, not session 2's" "Dumping outstanding allocs from kmalloc-64" "$(cat /tmp/s1)"
+check_eq "session 2 reads its print" "Dumping outstanding allocs from kmalloc-128" "$(cat /tmp/s2)"
+st print kmalloc-64
+check "this session's print shows" grep -q '^Dumping outstanding allocs from kmalloc-64$' $ST/ctl
+st reset kmalloc-64
+check_eq "reset frees the snapshot: nothing to read" 0 "$(cat $ST/ctl | wc -c)"
+st stop kmalloc-64
+st stop kmalloc-128
+st reset kmalloc-64
+st reset kmalloc-128
+
+check "rmmod stalefree" rmmod stalefree
+check "rmmod slabtrace" rmmod slabtrace
+finish
