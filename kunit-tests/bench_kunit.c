@@ -5,8 +5,11 @@
  * attached for another cache, and traced; the floor a traced allocation
  * cannot go under, measured the same way: a probe of our own on the same
  * tracepoint that only walks the stack (and one that also saves it in the
- * stack depot); and the memory an outstanding record takes.  Each result
- * is one line, "bench: NAME VALUE UNIT", for scripts/bench.sh.
+ * stack depot); the memory an outstanding record takes, pool included;
+ * what a free of an untraced object costs while 16 caches hold 1,000,000
+ * records, against none; and the longest step with interrupts off while
+ * the table grows to 10,000,000 records.  Each result is one line,
+ * "bench: NAME VALUE UNIT", for scripts/bench.sh.
  */
 #include <kunit/test.h>
 #include <linux/ktime.h>
@@ -22,8 +25,12 @@
 
 #define N	1000000UL
 #define KEPT	100000UL
+#define CACHES	16
+#define HELD	1000000UL
+#define GROWN	10000000UL
 
 static struct kmem_cache *bench_cache;
+static struct kmem_cache *held_cache[CACHES];
 
 static void bench_ctor(void *obj)
 {
@@ -205,6 +212,14 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 	report(test, "record_buckets_x100",
 	       div_u64(100 * buckets * (sizeof(void *) + sizeof(u16)), KEPT),
 	       "bytes");
+	/* Every record the pool took from the slab, for KEPT outstanding. */
+	report(test, "record_all_x100",
+	       div_u64(100 * (atomic_long_read(&slabtrace_pool.allocated) *
+			      kmem_cache_size(slabtrace_record_cache) +
+			      buckets * (sizeof(void *) + sizeof(u16))), KEPT),
+	       "bytes");
+	report(test, "pool_per_cpu", SLABTRACE_POOL_DEFAULT *
+	       kmem_cache_size(slabtrace_record_cache), "bytes");
 	for (i = 0; i < KEPT; i++)
 		kmem_cache_free(bench_cache, objs[i]);
 	vfree(objs);
@@ -213,15 +228,112 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
 }
 
+/*
+ * A free of an object nobody traces, while 16 caches hold a million
+ * records between them, against the same with no record at all (the
+ * probes detached): the pair of an untraced cache, both probes' checks.
+ */
+static void slabtrace_bench_free_untraced(struct kunit *test)
+{
+	unsigned long per = HELD / CACHES, i, j;
+	u64 none[ROUNDS], held[ROUNDS];
+	void **objs;
+	unsigned int r;
+
+	objs = vmalloc(HELD * sizeof(*objs));
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	for (r = 0; r < ROUNDS; r++)
+		none[r] = time_pairs();
+	KUNIT_ASSERT_EQ(test, st_cmd("limit %lu\n", 2 * HELD), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("pool %lu\n", per), 0);
+	for (i = 0; i < CACHES; i++) {
+		KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_held%lu\n", i), 0);
+		for (j = 0; j < per; j++)
+			objs[i * per + j] = kmem_cache_alloc(held_cache[i],
+							     GFP_KERNEL);
+		/* Let the refill work fill the pool for the next cache. */
+		irq_work_sync(&slabtrace_pool.refill_kick);
+		flush_work(&slabtrace_pool.refill_work);
+	}
+	slabtrace_table_flush(&slabtrace_records);
+	report(test, "records_held", slabtrace_table_count(&slabtrace_records),
+	       "records");
+	for (r = 0; r < ROUNDS; r++)
+		held[r] = time_pairs();
+	sort(none, ROUNDS, sizeof(u64), cmp_u64, NULL);
+	sort(held, ROUNDS, sizeof(u64), cmp_u64, NULL);
+	report(test, "pair_untraced_no_records", none[ROUNDS / 2], "ns");
+	report(test, "pair_untraced_16_caches_1M_records", held[ROUNDS / 2], "ns");
+	report(test, "pair_untraced_ratio_x100",
+	       div64_u64(100 * held[ROUNDS / 2], none[ROUNDS / 2]), "%");
+	for (i = 0; i < CACHES; i++) {
+		for (j = 0; j < per; j++)
+			kmem_cache_free(held_cache[i], objs[i * per + j]);
+		st_cmd("stop st_kunit_held%lu\n", i);
+		st_cmd("reset st_kunit_held%lu\n", i);
+	}
+	vfree(objs);
+	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
+	st_cmd("limit %lu\n", 2 * HELD);
+}
+
+static void free_rec(struct slabtrace_record *rec)
+{
+	kmem_cache_free(slabtrace_record_cache, rec);
+}
+
+/* The longest step a grow makes with interrupts off, up to 10 M records. */
+static void slabtrace_bench_grow(struct kunit *test)
+{
+	struct slabtrace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct slabtrace_record *rec;
+	unsigned long i;
+	u64 start;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, slabtrace_table_init(t), 0);
+	start = ktime_get_ns();
+	for (i = 0; i < GROWN; i++) {
+		rec = kmem_cache_zalloc(slabtrace_record_cache, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, rec);
+		rec->obj = (void *)(0xffff888000000000UL + i * 64);
+		slabtrace_table_insert(t, rec);
+		if (!(i % 100000))
+			slabtrace_table_flush(t);
+	}
+	slabtrace_table_flush(t);
+	report(test, "grow_records", slabtrace_table_count(t), "records");
+	report(test, "grow_buckets", slabtrace_table_buckets(t), "buckets");
+	report(test, "grow_longest_irqs_off_step", t->grow_longest_ns, "ns");
+	report(test, "grow_insert_avg", div_u64(ktime_get_ns() - start, GROWN),
+	       "ns");
+	slabtrace_table_destroy(t, free_rec);
+}
+
 static int slabtrace_bench_suite_init(struct kunit_suite *suite)
 {
+	char name[32];
+	int i;
+
 	bench_cache = kmem_cache_create("st_kunit_bench", 64, 0, 0,
 					bench_ctor);
-	return bench_cache ? 0 : -ENOMEM;
+	if (!bench_cache)
+		return -ENOMEM;
+	for (i = 0; i < CACHES; i++) {
+		snprintf(name, sizeof(name), "st_kunit_held%d", i);
+		held_cache[i] = kmem_cache_create(name, 64, 0, 0, bench_ctor);
+		if (!held_cache[i])
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static void slabtrace_bench_suite_exit(struct kunit_suite *suite)
 {
+	int i;
+
+	for (i = 0; i < CACHES; i++)
+		kmem_cache_destroy(held_cache[i]);
 	kmem_cache_destroy(bench_cache);
 }
 
@@ -229,6 +341,8 @@ static struct kunit_case slabtrace_bench_cases[] = {
 	KUNIT_CASE_SLOW(slabtrace_bench_pairs),
 	KUNIT_CASE_SLOW(slabtrace_bench_steps),
 	KUNIT_CASE_SLOW(slabtrace_bench_record_bytes),
+	KUNIT_CASE_SLOW(slabtrace_bench_free_untraced),
+	KUNIT_CASE_SLOW(slabtrace_bench_grow),
 	{}
 };
 
