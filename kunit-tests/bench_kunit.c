@@ -212,7 +212,8 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 	report(test, "record_buckets_x100",
 	       div_u64(100 * buckets * (sizeof(void *) + sizeof(u16)), KEPT),
 	       "bytes");
-	/* Every record the pool took from the slab, for KEPT outstanding. */
+	/* Every record taken from the slab, the default pool's included. */
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT), 0);
 	report(test, "record_all_x100",
 	       div_u64(100 * (atomic_long_read(&slabtrace_pool.allocated) *
 			      kmem_cache_size(slabtrace_record_cache) +
@@ -228,6 +229,36 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
 }
 
+#define FREES	100000UL
+
+/*
+ * kfree() of FREES kmalloc(64) objects, allocated beforehand (not timed):
+ * many addresses, not one hot one, as a real workload frees.  The median
+ * of ROUNDS, per free.
+ */
+static u64 time_frees(void)
+{
+	u64 t[ROUNDS], start;
+	unsigned long i;
+	unsigned int r;
+	void **objs;
+
+	objs = vmalloc(FREES * sizeof(*objs));
+	if (!objs)
+		return 0;
+	for (r = 0; r < ROUNDS; r++) {
+		for (i = 0; i < FREES; i++)
+			objs[i] = kmalloc(64, GFP_KERNEL);
+		start = ktime_get_ns();
+		for (i = 0; i < FREES; i++)
+			kfree(objs[i]);
+		t[r] = div_u64(ktime_get_ns() - start, FREES);
+	}
+	vfree(objs);
+	sort(t, ROUNDS, sizeof(u64), cmp_u64, NULL);
+	return t[ROUNDS / 2];
+}
+
 /*
  * A free of an object nobody traces, while 16 caches hold a million
  * records between them, against the same with no record at all (the
@@ -236,7 +267,7 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 static void slabtrace_bench_free_untraced(struct kunit *test)
 {
 	unsigned long per = HELD / CACHES, i, j;
-	u64 none[ROUNDS], held[ROUNDS];
+	u64 none[ROUNDS], held[ROUNDS], free_none, free_held;
 	void **objs;
 	unsigned int r;
 
@@ -244,6 +275,7 @@ static void slabtrace_bench_free_untraced(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, objs);
 	for (r = 0; r < ROUNDS; r++)
 		none[r] = time_pairs();
+	free_none = time_frees();
 	KUNIT_ASSERT_EQ(test, st_cmd("limit %lu\n", 2 * HELD), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("pool %lu\n", per), 0);
 	for (i = 0; i < CACHES; i++) {
@@ -260,12 +292,17 @@ static void slabtrace_bench_free_untraced(struct kunit *test)
 	       "records");
 	for (r = 0; r < ROUNDS; r++)
 		held[r] = time_pairs();
+	free_held = time_frees();
 	sort(none, ROUNDS, sizeof(u64), cmp_u64, NULL);
 	sort(held, ROUNDS, sizeof(u64), cmp_u64, NULL);
 	report(test, "pair_untraced_no_records", none[ROUNDS / 2], "ns");
 	report(test, "pair_untraced_16_caches_1M_records", held[ROUNDS / 2], "ns");
 	report(test, "pair_untraced_ratio_x100",
 	       div64_u64(100 * held[ROUNDS / 2], none[ROUNDS / 2]), "%");
+	report(test, "kfree_untraced_no_records", free_none, "ns");
+	report(test, "kfree_untraced_16_caches_1M_records", free_held, "ns");
+	report(test, "kfree_untraced_ratio_x100",
+	       div64_u64(100 * free_held, free_none), "%");
 	for (i = 0; i < CACHES; i++) {
 		for (j = 0; j < per; j++)
 			kmem_cache_free(held_cache[i], objs[i * per + j]);
@@ -298,13 +335,19 @@ static void slabtrace_bench_grow(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, rec);
 		rec->obj = (void *)(0xffff888000000000UL + i * 64);
 		slabtrace_table_insert(t, rec);
-		if (!(i % 100000))
+		/* The grow work runs when it can: here, every 1024 inserts. */
+		if (!(i % 1024))
 			slabtrace_table_flush(t);
 	}
 	slabtrace_table_flush(t);
 	report(test, "grow_records", slabtrace_table_count(t), "records");
 	report(test, "grow_buckets", slabtrace_table_buckets(t), "buckets");
-	report(test, "grow_longest_irqs_off_step", t->grow_longest_ns, "ns");
+	/* One bucket a lock hold: how long such a hold is, and its worst. */
+	report(test, "grow_steps", t->grow_steps, "steps");
+	report(test, "grow_hold_avg", div64_u64(t->grow_hold_ns, t->grow_steps),
+	       "ns");
+	report(test, "grow_most_records_moved_in_one_hold", t->grow_most_moved,
+	       "records");
 	report(test, "grow_insert_avg", div_u64(ktime_get_ns() - start, GROWN),
 	       "ns");
 	slabtrace_table_destroy(t, free_rec);

@@ -130,7 +130,10 @@ struct slabtrace_table {
 	atomic_long_t nr;
 	atomic_long_t owned[SLABTRACE_MAX_OWNERS];	/* by record owner */
 	atomic_long_t grow_failed;
-	u64 grow_longest_ns;		/* longest irqs-off step of a grow */
+	/* Grow steps (one bucket each, under its lock): count, time, most moved. */
+	unsigned long grow_steps;
+	u64 grow_hold_ns;
+	unsigned int grow_most_moved;
 	/* Moving records between arrays; iterating.  Before a stripe lock. */
 	struct mutex grow_mutex;
 	struct work_struct grow_work;

@@ -12,6 +12,7 @@
  *
  * No locks: it works on a snapshot nobody else sees yet.
  */
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/xarray.h>
@@ -93,14 +94,14 @@ int slabtrace_aggregate(struct slabtrace_snapshot *snap)
 		key = group_key(rec);
 		g = xa_load(&xa, key);
 		if (!g) {
-			g = kzalloc(sizeof(*g), GFP_KERNEL);
+			g = kzalloc(sizeof(*g), SLABTRACE_GFP_BIG);
 			if (!g) {
 				ret = -ENOMEM;
 				break;
 			}
 			g->stack = rec->stack;
 			g->syscall = rec->syscall;
-			ret = xa_err(xa_store(&xa, key, g, GFP_KERNEL));
+			ret = xa_err(xa_store(&xa, key, g, SLABTRACE_GFP_BIG));
 			if (ret) {
 				kfree(g);
 				break;
@@ -108,13 +109,21 @@ int slabtrace_aggregate(struct slabtrace_snapshot *snap)
 			snap->nr_groups++;
 		}
 		add(g, rec, slabtrace_snapshot_age(snap, rec), snap->object_size);
-		if (!(i % 4096))
+		if (!(i % 4096)) {
 			cond_resched();
+			if (fatal_signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+		}
 	}
 
 	if (!ret) {
 		snap->groups = kvmalloc_array(snap->nr_groups,
-					      sizeof(*snap->groups), GFP_KERNEL);
+					      sizeof(*snap->groups),
+					      GFP_KERNEL_ACCOUNT |
+					      __GFP_RETRY_MAYFAIL |
+					      __GFP_NOWARN);
 		if (!snap->groups)
 			ret = -ENOMEM;
 	}
