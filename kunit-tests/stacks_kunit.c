@@ -3,7 +3,8 @@
  * The "slabtrace_stacks" suite proves how a backtrace is trimmed to start
  * at the allocator's caller: at the tracepoint's call site when the walk
  * saw it, else after the last frame that is the tracer's or the
- * allocator's by name (among the first few), else not at all.
+ * allocator's by name (among the first few), else not at all; and that a
+ * frame with no symbol never shows its raw address.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -67,10 +68,28 @@ static void slabtrace_stacks_exit(struct kunit *test)
 	st_expect_lockdep_clean(test);
 }
 
+/* A frame with no symbol is "?", never its raw address; others are named. */
+static void slabtrace_stacks_no_raw_address(struct kunit *test)
+{
+	char name[SLABTRACE_FRAME_MAX];
+	void *heap = kunit_kzalloc(test, 64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, heap);
+	slabtrace_frame_name(name, sizeof(name), (unsigned long)heap, true);
+	KUNIT_EXPECT_STREQ(test, name, "?");
+	slabtrace_frame_name(name, sizeof(name), (unsigned long)heap, false);
+	KUNIT_EXPECT_STREQ(test, name, "?");
+	slabtrace_frame_name(name, sizeof(name), IP(caller_frame), false);
+	KUNIT_EXPECT_STREQ(test, name, "caller_frame");
+	slabtrace_frame_name(name, sizeof(name), IP(caller_frame), true);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(name, "caller_frame+0x1/"));
+}
+
 static struct kunit_case slabtrace_stacks_cases[] = {
 	KUNIT_CASE(slabtrace_stacks_at_call_site),
 	KUNIT_CASE(slabtrace_stacks_by_symbol),
 	KUNIT_CASE(slabtrace_stacks_untrimmed),
+	KUNIT_CASE(slabtrace_stacks_no_raw_address),
 	{}
 };
 

@@ -151,11 +151,6 @@ void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
 	ref->cache = NULL;
 }
 
-/* The cache is a merge of several names (its directory is a unique id). */
-bool slabtrace_cache_merged(const struct slabtrace_cache_ref *ref)
-{
-	return kobject_name(ref->kobj)[0] == ':';
-}
 
 /* kmem_cache_destroy() took the cache out of sysfs. */
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref)
@@ -171,6 +166,7 @@ struct aliases {
 	size_t size;
 	size_t len;
 	unsigned int more;
+	unsigned int names;	/* every name of the cache, @skip's too */
 };
 
 static bool alias_actor(struct dir_context *ctx, const char *name, int len,
@@ -185,8 +181,6 @@ static bool alias_actor(struct dir_context *ctx, const char *name, int len,
 		return true;
 	memcpy(n, name, len);
 	n[len] = '\0';
-	if (!strcmp(n, a->skip))
-		return true;
 	kn = kernfs_find_and_get(slab_kset->kobj.sd, n);
 	if (!kn)
 		return true;
@@ -195,12 +189,54 @@ static bool alias_actor(struct dir_context *ctx, const char *name, int len,
 	kernfs_put(kn);
 	if (!match)
 		return true;
+	a->names++;
+	if (a->skip && !strcmp(n, a->skip))
+		return true;
 	if (a->len + len + 3 < a->size)
 		a->len += scnprintf(a->buf + a->len, a->size - a->len, "%s%s",
 				    a->len ? ", " : "", n);
 	else
 		a->more++;
 	return true;
+}
+
+static int walk_aliases(struct aliases *a)
+{
+	struct file *dir;
+	int ret;
+
+	if (!a->target)
+		return -ENOENT;
+	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	ret = iterate_dir(dir, &a->ctx);
+	fput(dir);
+	return ret;
+}
+
+/**
+ * slabtrace_cache_merged - whether several names share the cache
+ * @ref: the cache
+ *
+ * A mergeable cache has a directory with a unique id (":A-0000176") and a
+ * symlink for each name merged into it, one if nothing was: merged means
+ * two names or more.
+ *
+ * Return: 1 if merged, 0 if not, or -errno.
+ */
+int slabtrace_cache_merged(const struct slabtrace_cache_ref *ref)
+{
+	struct aliases a = {
+		.ctx.actor = alias_actor,
+		.target = ref->kobj->sd,
+	};
+	int ret;
+
+	if (kobject_name(ref->kobj)[0] != ':')
+		return 0;
+	ret = walk_aliases(&a);
+	return ret < 0 ? ret : a.names >= 2;
 }
 
 /**
@@ -225,17 +261,10 @@ int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
 		.buf = buf,
 		.size = size,
 	};
-	struct file *dir;
 	int ret;
 
 	buf[0] = '\0';
-	if (!a.target)
-		return -ENOENT;
-	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
-	if (IS_ERR(dir))
-		return PTR_ERR(dir);
-	ret = iterate_dir(dir, &a.ctx);
-	fput(dir);
+	ret = walk_aliases(&a);
 	return ret < 0 ? ret : a.more;
 }
 

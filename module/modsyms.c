@@ -61,8 +61,10 @@ static void keep_stack(struct module *mod, depot_stack_handle_t handle)
 		if (!within_module(entries[i], mod) ||
 		    xa_load(&modsyms, entries[i]))
 			continue;
-		len = snprintf(name, sizeof(name), "%pS", (void *)entries[i]);
-		len = min(len + 1, sizeof(name));
+		if (!slabtrace_frame_symbol(name, sizeof(name), entries[i],
+					    true))
+			continue;
+		len = strlen(name) + 1;
 		s = kmalloc(struct_size(s, name, len), GFP_KERNEL);
 		if (!s)
 			return;

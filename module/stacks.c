@@ -332,7 +332,9 @@ void slabtrace_frame_strip(char *buf, size_t size, const char *name)
  * @ip: the frame's address
  * @offset: "func+0x1b/0x20 [mod]" if true, "func [mod]" if false
  *
- * A frame in a module that was unloaded keeps the name it had.
+ * A frame in a module that was unloaded keeps the name it had.  An
+ * address with no symbol is "?": %pS would print it raw, and the only
+ * address a reader sees is the one %pK hashes.
  */
 void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
 			  bool offset)
@@ -346,8 +348,30 @@ void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
 	else if (kept)
 		slabtrace_frame_strip(buf, size, kept);
 	rcu_read_unlock();
-	if (!kept)
-		snprintf(buf, size, offset ? "%pS" : "%ps", (void *)ip);
+	if (!kept && !slabtrace_frame_symbol(buf, size, ip, offset))
+		strscpy(buf, "?", size);
+}
+
+/**
+ * slabtrace_frame_symbol - what kallsyms calls a frame
+ * @buf: where to write it
+ * @size: its size
+ * @ip: the frame's address
+ * @offset: with "+0x1b/0x20" or not
+ *
+ * Return: false, with @buf holding nothing a user may see, if @ip has no
+ * symbol.
+ */
+bool slabtrace_frame_symbol(char *buf, size_t size, unsigned long ip,
+			    bool offset)
+{
+	snprintf(buf, size, offset ? "%pS" : "%ps", (void *)ip);
+	/* No symbol: vsprintf printed the raw address. */
+	if (str_has_prefix(buf, "0x")) {
+		buf[0] = '\0';
+		return false;
+	}
+	return true;
 }
 
 /**

@@ -257,7 +257,7 @@ struct slabtrace_cache_ref {
 
 int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref);
 void slabtrace_cache_put(struct slabtrace_cache_ref *ref);
-bool slabtrace_cache_merged(const struct slabtrace_cache_ref *ref);
+int slabtrace_cache_merged(const struct slabtrace_cache_ref *ref);
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref);
 int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
 			    const char *name, char *buf, size_t size);
@@ -314,6 +314,8 @@ unsigned int slabtrace_stack_trim(const unsigned long *entries,
 void slabtrace_frame_strip(char *buf, size_t size, const char *name);
 void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
 			  bool offset);
+bool slabtrace_frame_symbol(char *buf, size_t size, unsigned long ip,
+			    bool offset);
 void slabtrace_frame_folded(char *buf, size_t size, const char *name);
 /* Traces waiting for room in the stack depot, and records for each. */
 #define SLABTRACE_STACK_DEFER	16

@@ -297,7 +297,7 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
 	snap->replaced = atomic_long_read(&tr->replaced);
-	if (slabtrace_cache_merged(&tr->ref)) {
+	if (slabtrace_cache_merged(&tr->ref) > 0) {
 		ret = slabtrace_cache_aliases(&tr->ref, name, snap->aliases,
 					      sizeof(snap->aliases));
 		if (ret < 0)

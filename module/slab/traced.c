@@ -318,7 +318,7 @@ int slabtrace_start(const char *name)
 		traced_free_all(&tr, 1);
 		return ret;
 	}
-	if (slabtrace_cache_merged(&tr->ref))
+	if (slabtrace_cache_merged(&tr->ref) > 0)
 		pr_info("start: %s is merged with other caches: tracing all of them\n",
 			name);
 	return 0;

@@ -78,6 +78,25 @@ st stop kmalloc-128
 st reset kmalloc-64
 st reset kmalloc-128
 
+# --- "merged" only when two names share a cache.  A lonely mergeable cache:
+# a symlink to a unique-id directory that no other name points to.
+lonely=
+for l in /sys/kernel/slab/*; do
+	[ -L "$l" ] || continue
+	t=$(readlink "$l")
+	[ "$(for o in /sys/kernel/slab/*; do [ -L "$o" ] && [ "$(readlink "$o")" = "$t" ] && echo x; done | wc -l)" = 1 ] || continue
+	lonely=${l##*/}
+	break
+done
+check "a lonely mergeable cache exists (${lonely:-none})" test -n "$lonely"
+dmesg -c > /dev/null
+st start "$lonely"
+check "start: a lonely cache is not called merged" sh -c "! dmesg | grep -q 'merged with other caches'"
+dump "$lonely" /tmp/lonely
+check "its dump shares it with nobody" sh -c "! grep -q '^shared with' /tmp/lonely"
+st stop "$lonely"
+st reset "$lonely"
+
 check "rmmod stalefree" rmmod stalefree
 check "rmmod slabtrace" rmmod slabtrace
 finish
