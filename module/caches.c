@@ -151,7 +151,6 @@ void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
 	ref->cache = NULL;
 }
 
-
 /* kmem_cache_destroy() took the cache out of sysfs. */
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref)
 {
