@@ -3,9 +3,11 @@
  * The "slabtrace_dump" suite proves the text that reading ctl returns: the
  * header's counts, each object's line and numbered backtrace starting at
  * the allocating function, that a reader sees the newest snapshot, and
- * that a cache is called merged only when it has two names or more.
+ * that a cache is called merged only when it has two names or more, and
+ * that no command name can forge a line of the dump.
  */
 #include <kunit/test.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -127,6 +129,26 @@ static void slabtrace_dump_header_lines(struct kunit *test)
 }
 
 /*
+ * A command name cannot forge a line: "X\nObj 0000dead" shows escaped, on
+ * the context's own line.
+ */
+static void slabtrace_dump_no_forged_lines(struct kunit *test)
+{
+	char saved[TASK_COMM_LEN], *text;
+	void *a;
+
+	get_task_comm(saved, current);
+	set_task_comm(current, "X\nObj 0000dead");
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_dump\n"), 0);
+	a = dump_alloc();
+	set_task_comm(current, saved);
+	text = st_read_ctl_of(test, "st_kunit_dump");
+	KUNIT_EXPECT_NULL(test, strstr(text, "\nObj 0000dead"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kthread X\\nObj\\x200000dead (PID "));
+	kmem_cache_free(dump_cache, a);
+}
+
+/*
  * "shared with" only when two names or more share the cache: a mergeable
  * cache nothing was merged into has a unique-id directory and one name,
  * and is not called merged.
@@ -182,6 +204,7 @@ static struct kunit_case slabtrace_dump_cases[] = {
 	KUNIT_CASE(slabtrace_dump_stopped_counts),
 	KUNIT_CASE(slabtrace_dump_header_lines),
 	KUNIT_CASE(slabtrace_dump_merged_only_when_shared),
+	KUNIT_CASE(slabtrace_dump_no_forged_lines),
 	{}
 };
 

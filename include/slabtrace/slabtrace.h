@@ -16,7 +16,10 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/stackdepot.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -24,7 +27,24 @@
 
 struct kmem_cache;
 struct kobject;
-struct seq_file;
+
+/*
+ * How every name a user may have chosen (a command name, a cache name) is
+ * shown: bytes that are not printable ASCII, spaces and backslashes as
+ * escapes ("\n", "\x20"), so that no name can make a line of its own or
+ * look like two fields.  kptrace's records use the same rule.
+ */
+#define SLABTRACE_ESCAPE	(ESCAPE_NAP | ESCAPE_APPEND | ESCAPE_SPACE | \
+				 ESCAPE_SPECIAL | ESCAPE_HEX)
+#define SLABTRACE_ESCAPE_ALSO	" \\"
+
+/* @s, at most @max bytes of it, escaped. */
+static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
+				      size_t max)
+{
+	seq_escape_mem(m, s, strnlen(s, max), SLABTRACE_ESCAPE,
+		       SLABTRACE_ESCAPE_ALSO);
+}
 
 /* Longest cache name accepted on ctl (sysfs names of caches are shorter). */
 #define SLABTRACE_NAME_MAX	64

@@ -18,13 +18,12 @@
 #include <linux/string_helpers.h>
 
 #include <slabtrace/kptrace.h>
+#include <slabtrace/slabtrace.h>
 
 static int escape(char *buf, size_t size, const char *s, size_t len,
 		  const char *also)
 {
-	return string_escape_mem(s, len, buf, size,
-				 ESCAPE_NAP | ESCAPE_APPEND | ESCAPE_SPACE |
-				 ESCAPE_SPECIAL | ESCAPE_HEX, also);
+	return string_escape_mem(s, len, buf, size, SLABTRACE_ESCAPE, also);
 }
 
 /**
@@ -44,7 +43,7 @@ int kptrace_format(const struct kptrace_rec *rec, char *buf, size_t size)
 	int n, len;
 
 	n = escape(comm, sizeof(comm) - 1, rec->comm,
-		   strnlen(rec->comm, TASK_COMM_LEN), " \\");
+		   strnlen(rec->comm, TASK_COMM_LEN), SLABTRACE_ESCAPE_ALSO);
 	comm[min_t(int, n, sizeof(comm) - 1)] = '\0';
 
 	len = scnprintf(buf, size, "[%llu] [%llu] Syscall %d (%s%s):",

@@ -195,7 +195,8 @@ const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
  * @m: where
  * @rec: the record
  *
- * "PID 212 cat", "kthread kworker/0:1 (PID 8)", "softirq", "hardirq".
+ * "PID 212 cat", "kthread kworker/0:1 (PID 8)", "softirq", "hardirq";
+ * the name escaped (SLABTRACE_ESCAPE): "PID 9 X\nObj" is one line.
  */
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 {
@@ -209,10 +210,13 @@ void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 		seq_puts(m, "softirq");
 		break;
 	case SLABTRACE_CTX_KTHREAD:
-		seq_printf(m, "kthread %s (PID %d)", c->comm, rec->pid);
+		seq_puts(m, "kthread ");
+		slabtrace_seq_name(m, c->comm, sizeof(c->comm));
+		seq_printf(m, " (PID %d)", rec->pid);
 		break;
 	default:
-		seq_printf(m, "PID %d %s", rec->pid, c->comm);
+		seq_printf(m, "PID %d ", rec->pid);
+		slabtrace_seq_name(m, c->comm, sizeof(c->comm));
 		break;
 	}
 }

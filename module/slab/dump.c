@@ -89,7 +89,8 @@ static void show_drops(struct seq_file *m, struct slabtrace_snapshot *snap)
 
 static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
 {
-	seq_printf(m, "Dumping outstanding allocs from %s", snap->name);
+	seq_puts(m, "Dumping outstanding allocs from ");
+	slabtrace_seq_name(m, snap->name, sizeof(snap->name));
 	show_opts(m, &snap->opts, by_stack(m, snap));
 	seq_puts(m, "\ntraced ");
 	show_secs(m, snap->traced_ns);
@@ -98,9 +99,14 @@ static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
 		seq_printf(m, " in %lu stacks", snap->nr_groups);
 	seq_printf(m, ", %ld records dropped\n", slabtrace_snapshot_dropped(snap));
 	show_drops(m, snap);
-	if (snap->aliases[0])
-		seq_printf(m, "shared with: %s (merged caches: their objects are traced too)\n",
-			   snap->aliases);
+	if (snap->aliases[0]) {
+		/* A list of names: its ", " separators stay as they are. */
+		seq_puts(m, "shared with: ");
+		seq_escape_mem(m, snap->aliases, strlen(snap->aliases),
+			       ESCAPE_NAP | ESCAPE_APPEND | ESCAPE_SPECIAL |
+			       ESCAPE_HEX, "\\");
+		seq_puts(m, " (merged caches: their objects are traced too)\n");
+	}
 	if (snap->replaced)
 		seq_printf(m, "%ld records replaced: their objects were freed through paths with no tracepoint\n",
 			   snap->replaced);
