@@ -57,6 +57,7 @@ static int __init slabtrace_init(void)
 		return -EINVAL;
 	}
 	slabtrace_record_limit = record_limit ?: default_limit();
+	slabtrace_stacks_init();
 	ret = stack_depot_init();
 	if (ret)
 		return ret;

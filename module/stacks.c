@@ -236,6 +236,27 @@ void slabtrace_stack_prime(void)
 				      __GFP_NOWARN);
 }
 
+/* slabtrace's own code: an allocation made through it is not recorded. */
+static unsigned long own_start, own_end;
+
+/* Called at load, before any probe. */
+void slabtrace_stacks_init(void)
+{
+#ifdef MODULE
+	slabtrace_module_text(THIS_MODULE, &own_start, &own_end);
+#endif
+}
+
+static bool own_frame(const unsigned long *entries, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (entries[i] >= own_start && entries[i] < own_end)
+			return true;
+	return false;
+}
+
 /**
  * slabtrace_stack_store - save a backtrace from the allocator's caller on
  * @rec: the record it is for, with ->obj, ->owner and ->stamp set; its
@@ -248,7 +269,10 @@ void slabtrace_stack_prime(void)
  * Called from the probes, in any context but NMI.  Never allocates.
  *
  * Return: 0 when saved, -EAGAIN when deferred (the record gets its
- * backtrace once the work has run), -ENOSPC when lost.
+ * backtrace once the work has run), -ENOSPC when lost, -EPERM when the
+ * trace passes through slabtrace's own code: slabtrace's allocations,
+ * made directly or through a kernel helper (argv_split(), seq_open(), an
+ * xarray's nodes), are not recorded.
  */
 int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 			  unsigned int nr, unsigned long call_site)
@@ -259,6 +283,8 @@ int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 	skip = slabtrace_stack_trim(entries, nr, call_site);
 	if (skip >= nr)
 		return -ENOSPC;
+	if (own_frame(entries + skip, nr - skip))
+		return -EPERM;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (!READ_ONCE(slabtrace_fail_depot))
 #endif

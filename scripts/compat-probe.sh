@@ -11,6 +11,10 @@ slab=$src/include/linux/slab.h
 grep -q 'kmalloc_type(gfp_t flags, unsigned long caller)' "$slab" 2>/dev/null &&
 	printf ' %s' -DSLABTRACE_KMALLOC_TYPE_CALLER
 
+# v6.4 replaced struct module's core_layout by mem[MOD_*].
+grep -q 'struct module_memory' "$src/include/linux/module.h" 2>/dev/null &&
+	printf ' %s' -DSLABTRACE_MODULE_MEMORY
+
 # v6.8 replaced __stack_depot_save(..., can_alloc) by
 # stack_depot_save_flags(..., depot_flags).
 grep -q 'stack_depot_save_flags' "$src/include/linux/stackdepot.h" 2>/dev/null &&

@@ -10,6 +10,7 @@
 #ifndef _SLABTRACE_COMPAT_H
 #define _SLABTRACE_COMPAT_H
 
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
 #include <linux/stddef.h>
@@ -83,6 +84,28 @@ slabtrace_depot_save_noalloc(unsigned long *entries, unsigned int nr)
 	return stack_depot_save_flags(entries, nr, GFP_NOWAIT, 0);
 #else
 	return __stack_depot_save(entries, nr, 0, GFP_NOWAIT, false);
+#endif
+}
+
+/**
+ * slabtrace_module_text - where a module's code is
+ * @mod: the module
+ * @start: its first byte of text
+ * @end: the byte after its last
+ *
+ * v6.4 replaced the module's core_layout (base, text_size) by an array
+ * of memory regions, mem[MOD_TEXT] the text.
+ */
+static inline void slabtrace_module_text(const struct module *mod,
+					 unsigned long *start,
+					 unsigned long *end)
+{
+#ifdef SLABTRACE_MODULE_MEMORY
+	*start = (unsigned long)mod->mem[MOD_TEXT].base;
+	*end = *start + mod->mem[MOD_TEXT].size;
+#else
+	*start = (unsigned long)mod->core_layout.base;
+	*end = *start + mod->core_layout.text_size;
 #endif
 }
 

@@ -344,6 +344,7 @@ int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 			  unsigned int nr, unsigned long call_site);
 void slabtrace_stack_flush(void);
 void slabtrace_stack_prime(void);
+void slabtrace_stacks_init(void);
 long slabtrace_stack_deferred(void);
 void slabtrace_stack_store_exit(void);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);

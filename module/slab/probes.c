@@ -169,9 +169,15 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	rec->stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
-	if (unlikely(slabtrace_stack_store(rec, entries, nr, call_site) ==
-		     -ENOSPC))
+	switch (slabtrace_stack_store(rec, entries, nr, call_site)) {
+	case -EPERM:
+		/* Made through slabtrace's own code: not recorded. */
+		slabtrace_pool_put(&slabtrace_pool, rec);
+		goto evict;
+	case -ENOSPC:
 		drop(tr, SLABTRACE_DROP_STACK);
+		break;
+	}
 	if (unlikely(!slabtrace_ctx_fill(rec)))
 		drop(tr, SLABTRACE_DROP_CTX);
 	stale = slabtrace_table_insert(&slabtrace_records, rec);

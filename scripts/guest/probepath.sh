@@ -78,6 +78,24 @@ st stop kmalloc-128
 st reset kmalloc-64
 st reset kmalloc-128
 
+# --- slabtrace's own allocations are not recorded, even through kernel
+# helpers: the command's buffers (memdup_user_nul(), argv_split()) exist
+# while "print" runs, and the ctl file held open has its debugfs state.
+st start kmalloc-32
+st start kmalloc-64
+st start kmalloc-512
+exec 3< $ST/ctl
+for c in kmalloc-32 kmalloc-64 kmalloc-512; do
+	dump $c /tmp/own-$c
+	check_eq "$c: no record made through slabtrace" 0 "$(grep -c '\[slabtrace\]' /tmp/own-$c)"
+	check_eq "$c: no debugfs proxy of ctl" 0 "$(grep -c 'full_proxy_open' /tmp/own-$c)"
+done
+exec 3<&-
+for c in kmalloc-32 kmalloc-64 kmalloc-512; do
+	st stop $c
+	st reset $c
+done
+
 # --- "merged" only when two names share a cache.  A lonely mergeable cache:
 # a symlink to a unique-id directory that no other name points to.
 lonely=
