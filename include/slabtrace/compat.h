@@ -87,6 +87,7 @@ slabtrace_depot_save_noalloc(unsigned long *entries, unsigned int nr)
 #endif
 }
 
+#ifdef MODULE
 /**
  * slabtrace_module_text - where a module's code is
  * @mod: the module
@@ -108,5 +109,6 @@ static inline void slabtrace_module_text(const struct module *mod,
 	*end = *start + mod->core_layout.text_size;
 #endif
 }
+#endif /* MODULE */
 
 #endif /* _SLABTRACE_COMPAT_H */
