@@ -68,6 +68,38 @@ static void add(struct kunit *test, struct slabtrace_snapshot *snap,
 	KUNIT_ASSERT_EQ(test, slabtrace_snapshot_add(snap, &rec), 0);
 }
 
+/*
+ * One group per (stack, system call): the same stack in three calls is
+ * three groups, and handles that differ only in their high bits (which a
+ * key of handle << 16 in an unsigned long loses on 32-bit) are not merged.
+ */
+static void slabtrace_aggregate_key(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap = new_snap(test);
+	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
+	unsigned int i;
+
+	KUNIT_ASSERT_NE(test, a, 0);
+	add(test, snap, a, 100, 10, 7, -1);
+	add(test, snap, a, 100, 10, 7, 1);
+	add(test, snap, a, 100, 10, 7, 1);
+	add(test, snap, a, 100, 10, 7, 2 | SLABTRACE_SYSCALL_COMPAT);
+	/* Made-up handles, never fetched: only the key is looked at. */
+	add(test, snap, 0x00010001, 100, 10, 7, -1);
+	add(test, snap, 0x00020001, 100, 10, 7, -1);
+	KUNIT_ASSERT_EQ(test, slabtrace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_groups, 5);
+	for (i = 0; i < snap->nr_groups; i++) {
+		KUNIT_EXPECT_NULL(test, snap->groups[i]->next);
+		if (snap->groups[i]->stack == a && snap->groups[i]->syscall == 1)
+			KUNIT_EXPECT_EQ(test, snap->groups[i]->count, 2);
+		else
+			KUNIT_EXPECT_EQ(test, snap->groups[i]->count, 1);
+	}
+	/* Free the made-up handles' groups before anything fetches them. */
+	slabtrace_snapshot_put(snap);
+}
+
 static void slabtrace_aggregate_groups(struct kunit *test)
 {
 	struct slabtrace_snapshot *snap = new_snap(test);
@@ -248,6 +280,7 @@ static void slabtrace_aggregate_exit(struct kunit *test)
 
 static struct kunit_case slabtrace_aggregate_cases[] = {
 	KUNIT_CASE(slabtrace_aggregate_groups),
+	KUNIT_CASE(slabtrace_aggregate_key),
 	KUNIT_CASE(slabtrace_aggregate_ties),
 	KUNIT_CASE(slabtrace_aggregate_top),
 	KUNIT_CASE(slabtrace_aggregate_folded),

@@ -51,6 +51,16 @@ static int __init slabtrace_init(void)
 {
 	int ret;
 
+	/*
+	 * kmalloc() spreads its objects over copies of each kmalloc-N cache
+	 * by a hash of the call site (v6.6); the kmalloc tracepoint's call
+	 * site is not always the one hashed, so objects would be counted in
+	 * the wrong copy.
+	 */
+	if (IS_ENABLED(CONFIG_RANDOM_KMALLOC_CACHES)) {
+		pr_err("not supported on kernels with CONFIG_RANDOM_KMALLOC_CACHES: a kmalloc() object's cache cannot be known\n");
+		return -EOPNOTSUPP;
+	}
 	if (pool_size < SLABTRACE_POOL_MIN || pool_size > SLABTRACE_POOL_MAX) {
 		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
 			SLABTRACE_POOL_MIN, SLABTRACE_POOL_MAX);

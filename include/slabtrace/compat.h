@@ -26,8 +26,8 @@
  * choice (kmalloc_slab()) computed from what the tracepoint reports, with the
  * kernel's public inlines.  v6.6 added the @caller argument of kmalloc_type()
  * for CONFIG_RANDOM_KMALLOC_CACHES; with that option on (not on Debian) the
- * tracepoint's call site is not the value the allocator hashed, and kmalloc
- * objects may be attributed to the wrong copy of a cache.
+ * tracepoint's call site is not always the value the allocator hashed, so
+ * the module refuses to load there (main.c).
  *
  * Return: the cache, or NULL for sizes the page allocator serves.
  */

@@ -382,6 +382,7 @@ struct slabtrace_print_opts {
 #define SLABTRACE_GROUP_WHO	4	/* contexts listed per group */
 
 struct slabtrace_group {
+	struct slabtrace_group *next;	/* same stack, while grouping */
 	depot_stack_handle_t stack;
 	s16 syscall;			/* as slabtrace_record.syscall */
 	u8 nwho;

@@ -6,9 +6,10 @@
  * folded stacks (folded.c) show these groups.
  *
  * The stack depot stores each distinct trace once, so a trace's handle is
- * the key.  Groups are found through an xarray while they are built, then
- * kept in an array sorted with sort(): a group costs 96 bytes, whatever
- * the number of objects in it.
+ * the key.  Groups are found through an xarray indexed by handle (32 bits:
+ * an index on every architecture), the groups of one handle chained by
+ * system call, while they are built; then kept in an array sorted with
+ * sort(): a group costs 104 bytes, whatever the number of objects in it.
  *
  * No locks: it works on a snapshot nobody else sees yet.
  */
@@ -19,9 +20,16 @@
 
 #include <slabtrace/slabtrace.h>
 
-static unsigned long group_key(const struct slabtrace_record *rec)
+/* The group of @rec's (stack, system call) in the chain @first, or NULL. */
+static struct slabtrace_group *group_find(struct slabtrace_group *first,
+					  const struct slabtrace_record *rec)
 {
-	return ((unsigned long)rec->stack << 16) | (u16)rec->syscall;
+	struct slabtrace_group *g;
+
+	for (g = first; g; g = g->next)
+		if (g->syscall == rec->syscall)
+			return g;
+	return NULL;
 }
 
 static void add_who(struct slabtrace_group *g,
@@ -83,16 +91,16 @@ static int cmp_groups(const void *a, const void *b)
  */
 int slabtrace_aggregate(struct slabtrace_snapshot *snap)
 {
+	struct slabtrace_group *g, *first;
 	struct slabtrace_record *rec;
-	struct slabtrace_group *g;
 	unsigned long i, key;
 	struct xarray xa;
 	int ret = 0;
 
 	xa_init(&xa);
 	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++) {
-		key = group_key(rec);
-		g = xa_load(&xa, key);
+		first = xa_load(&xa, rec->stack);
+		g = group_find(first, rec);
 		if (!g) {
 			g = kzalloc(sizeof(*g), SLABTRACE_GFP_BIG);
 			if (!g) {
@@ -101,7 +109,9 @@ int slabtrace_aggregate(struct slabtrace_snapshot *snap)
 			}
 			g->stack = rec->stack;
 			g->syscall = rec->syscall;
-			ret = xa_err(xa_store(&xa, key, g, SLABTRACE_GFP_BIG));
+			g->next = first;
+			ret = xa_err(xa_store(&xa, rec->stack, g,
+					      SLABTRACE_GFP_BIG));
 			if (ret) {
 				kfree(g);
 				break;
@@ -128,11 +138,15 @@ int slabtrace_aggregate(struct slabtrace_snapshot *snap)
 			ret = -ENOMEM;
 	}
 	i = 0;
-	xa_for_each(&xa, key, g) {
-		if (ret)
-			kfree(g);
-		else
-			snap->groups[i++] = g;
+	xa_for_each(&xa, key, first) {
+		while ((g = first)) {
+			first = g->next;
+			g->next = NULL;
+			if (ret)
+				kfree(g);
+			else
+				snap->groups[i++] = g;
+		}
 	}
 	xa_destroy(&xa);
 	if (ret) {
