@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <slabtrace/kmemtrace.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -32,6 +33,7 @@ enum {
 	CMD_RESET,
 	CMD_MARK,
 	CMD_SYSCALL,
+	CMD_KMEMTRACE,
 	CMD_ERR,
 };
 
@@ -50,6 +52,8 @@ enum {
  *   mark CACHE    set the epoch of since-mark to now
  *   reset CACHE   drop all of CACHE's records (a traced cache stays traced)
  *   syscall ...   kptrace, the system call trace: see kptrace.c
+ *   kmemtrace start [CACHE...] | kmemtrace stop
+ *                 kmemtrace, the binary alloc/free trace: see kmemtrace.c
  */
 static const match_table_t commands = {
 	{ CMD_START, "start" },
@@ -58,6 +62,7 @@ static const match_table_t commands = {
 	{ CMD_MARK, "mark" },
 	{ CMD_RESET, "reset" },
 	{ CMD_SYSCALL, "syscall" },
+	{ CMD_KMEMTRACE, "kmemtrace" },
 	{ CMD_ERR, NULL },
 };
 
@@ -167,6 +172,10 @@ int slabtrace_ctl_command(char *buf, size_t len)
 		mutex_lock(&slabtrace_mutex);
 		ret = slabtrace_kptrace_command(argc - 1, argv + 1);
 		mutex_unlock(&slabtrace_mutex);
+		goto out;
+	}
+	if (cmd == CMD_KMEMTRACE) {
+		ret = slabtrace_kmemtrace_command(argc - 1, argv + 1);
 		goto out;
 	}
 	if (cmd == CMD_PRINT && argc > 2) {

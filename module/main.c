@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
 
+#include <slabtrace/kmemtrace.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -59,8 +60,13 @@ static int __init slabtrace_init(void)
 	ret = slabtrace_kptrace_init();
 	if (ret)
 		goto err_modsyms;
+	ret = slabtrace_kmemtrace_init();
+	if (ret)
+		goto err_kptrace;
 	return 0;
 
+err_kptrace:
+	slabtrace_kptrace_exit();
 err_modsyms:
 	slabtrace_modsyms_exit();
 err_debugfs:
@@ -72,6 +78,8 @@ err_cache:
 
 static void __exit slabtrace_exit(void)
 {
+	/* Its relay files go before the directory holding them. */
+	slabtrace_kmemtrace_exit();
 	/* No new command can start; running ones have finished. */
 	debugfs_remove(slabtrace_debugfs);
 	slabtrace_kptrace_exit();
