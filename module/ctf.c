@@ -138,7 +138,7 @@ static const struct rchan_callbacks relay_callbacks = {
 /**
  * slabtrace_ctf_open - create the per-CPU buffers and their files
  * @c: zeroed, or closed
- * @dir: the debugfs directory of the files cpu0, cpu1, ...; NULL: no files
+ * @dir: the debugfs directory of the files cpu0, cpu1, ...
  * @subbuf_size: bytes of a sub-buffer (a packet)
  * @n_subbufs: sub-buffers per CPU
  *
@@ -153,7 +153,7 @@ int slabtrace_ctf_open(struct slabtrace_ctf *c, struct dentry *dir,
 	uuid_gen(&c->uuid);
 	c->clock_offset = ktime_get_real_ns() - slabtrace_ctf_clock();
 	atomic_long_set(&c->lost_nmi, 0);
-	c->chan = relay_open(dir ? "cpu" : NULL, dir, subbuf_size, n_subbufs,
+	c->chan = relay_open("cpu", dir, subbuf_size, n_subbufs,
 			     &relay_callbacks, c);
 	if (!c->chan) {
 		free_percpu(c->cpu);
