@@ -31,6 +31,8 @@
 
 /* The word of struct slab that is slab_cache, or 0 if it was not found. */
 static unsigned int slab_cache_word;
+/* Words of struct slab searched (it overlays struct page: 8 words). */
+#define SLAB_CACHE_WORDS	8
 
 /**
  * kmt_slab_cache - the cache an object belongs to
@@ -50,9 +52,10 @@ struct kmem_cache *kmt_slab_cache(const void *obj, bool *known)
 }
 
 /*
- * struct slab is mm/slab.h's, private: find its slab_cache pointer, the
- * word after the page flags on 6.1 and 6.12, and believe it only if
- * objects of three kmalloc caches agree.  Process context.
+ * struct slab is mm/slab.h's, private: find its slab_cache pointer (the
+ * word after the page flags on 6.12, after a two-word union on 6.1), and
+ * believe a word only if objects of three kmalloc caches agree on it.
+ * Process context.
  */
 void kmt_slab_calibrate(void)
 {
@@ -60,25 +63,30 @@ void kmt_slab_calibrate(void)
 	const unsigned int index[] = {
 		kmalloc_index(64), kmalloc_index(256), kmalloc_index(1024),
 	};
-	unsigned int i, word = 1;
-	void *obj;
+	void *obj[ARRAY_SIZE(sizes)] = { };
+	struct kmem_cache **slab;
+	unsigned int i, word;
 
 	slab_cache_word = 0;
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		obj = kmalloc(sizes[i], GFP_KERNEL);
-		if (!obj)
-			return;
-		if (!folio_test_slab(virt_to_folio(obj)) ||
-		    ((struct kmem_cache **)virt_to_folio(obj))[word] !=
-		    kmalloc_caches[KMALLOC_NORMAL][index[i]])
-			word = 0;
-		kfree(obj);
-		if (!word) {
-			pr_warn("kmemtrace: cannot find an object's cache: kfree events carry none\n");
-			return;
-		}
+		obj[i] = kmalloc(sizes[i], GFP_KERNEL);
+		if (!obj[i] || !folio_test_slab(virt_to_folio(obj[i])))
+			goto out;
 	}
-	slab_cache_word = word;
+	for (word = 1; word < SLAB_CACHE_WORDS && !slab_cache_word; word++) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			slab = (struct kmem_cache **)virt_to_folio(obj[i]);
+			if (slab[word] != kmalloc_caches[KMALLOC_NORMAL][index[i]])
+				break;
+		}
+		if (i == ARRAY_SIZE(sizes))
+			slab_cache_word = word;
+	}
+out:
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		kfree(obj[i]);
+	if (!slab_cache_word)
+		pr_warn("kmemtrace: cannot find an object's cache: kfree events carry none\n");
 }
 
 static u32 offset32(unsigned long v, unsigned long base)

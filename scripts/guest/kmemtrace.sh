@@ -64,6 +64,8 @@ check "the trace has metadata" grep -q '^/\* CTF 1.8 \*/' $OUT/all/ctf/metadata
 check "the trace has kallsyms" grep -q ' leaky_alloc_buf' $OUT/all/kallsyms
 check "the cache table names leaky_widget" grep -q " $size leaky_widget\$" $OUT/all/caches
 check "a stream per CPU" test -s $OUT/all/ctf/cpu0
+check "kfree events can name their cache (struct slab calibrated)" \
+	sh -c "! dmesg | grep -q 'kmemtrace: cannot find an object'"
 
 # --- Filtered: only leaky_widget.
 check "record leaky_widget only" \

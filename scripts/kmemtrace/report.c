@@ -516,6 +516,19 @@ static int site_cmp(const void *a, const void *b)
 	return x->call_site < y->call_site ? -1 : x->call_site > y->call_site;
 }
 
+/* Most bytes allocated first, then most frees, then by name. */
+static int cache_cmp(const void *a, const void *b)
+{
+	const struct cache *x = *(struct cache * const *)a;
+	const struct cache *y = *(struct cache * const *)b;
+
+	if (x->alloc != y->alloc)
+		return x->alloc < y->alloc ? 1 : -1;
+	if (x->frees != y->frees)
+		return x->frees < y->frees ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
 static void list_bad(const char *what, __u64 n, const struct bad *b,
 		     unsigned int max)
 {
@@ -555,6 +568,7 @@ int main(int argc, char **argv)
 	char path[4200], ctfdir[4100], name[300];
 	unsigned int top = 20, list = 10, i;
 	struct site *sorted;
+	struct cache **bycache;
 	struct timespec t0, t1;
 	__u64 lost, overruns;
 	size_t j, k;
@@ -634,11 +648,14 @@ int main(int argc, char **argv)
 
 	printf("\n%-40s %10s %10s %14s %14s %7s\n", "Cache", "Allocs", "Frees",
 	       "Bytes req", "Bytes alloc", "Frag%");
-	for (i = 0; i <= KMT_CACHE_UNKNOWN; i++) {
-		struct cache *c = &st.caches[i];
+	bycache = xcalloc(KMT_CACHE_UNKNOWN + 1, sizeof(*bycache));
+	for (i = 0, k = 0; i <= KMT_CACHE_UNKNOWN; i++)
+		if (st.caches[i].allocs || st.caches[i].frees)
+			bycache[k++] = &st.caches[i];
+	qsort(bycache, k, sizeof(*bycache), cache_cmp);
+	for (j = 0; j < k; j++) {
+		struct cache *c = bycache[j];
 
-		if (!c->allocs && !c->frees)
-			continue;
 		printf("%-40.40s %10llu %10llu %14llu %14llu %6.2f%%\n",
 		       c->name[0] ? c->name : "?", c->allocs, c->frees, c->req,
 		       c->alloc, frag(c->req, c->alloc));
