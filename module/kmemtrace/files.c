@@ -222,19 +222,32 @@ static const struct file_operations enable_fops = {
 	.release = single_release,
 };
 
-static int buffer_kb_get(void *data, u64 *val)
+static int buffer_kb_show(struct seq_file *m, void *v)
 {
-	*val = READ_ONCE(kmt_buffer_kb);
+	seq_printf(m, "%u\n", READ_ONCE(kmt_buffer_kb));
 	return 0;
 }
 
-static int buffer_kb_set(void *data, u64 val)
+static int buffer_kb_open(struct inode *inode, struct file *file)
 {
-	int ret = 0;
+	return single_open(file, buffer_kb_show, NULL);
+}
 
-	if (val < KMT_BUFFER_KB_MIN || val > KMT_BUFFER_KB_MAX || val % 8) {
-		pr_warn("kmemtrace: buffer_kb: %llu is not a multiple of 8 in %d..%d\n",
-			val, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
+/* A number of KiB: a multiple of 8 in KMT_BUFFER_KB_MIN..MAX. */
+static ssize_t buffer_kb_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	unsigned int kb;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, len, 10, &kb);
+	if (ret) {
+		pr_warn("kmemtrace: buffer_kb: not a number\n");
+		return ret;
+	}
+	if (kb < KMT_BUFFER_KB_MIN || kb > KMT_BUFFER_KB_MAX || kb % 8) {
+		pr_warn("kmemtrace: buffer_kb: %u is not a multiple of 8 in %d..%d\n",
+			kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
 		return -EINVAL;
 	}
 	mutex_lock(&slabtrace_mutex);
@@ -242,14 +255,20 @@ static int buffer_kb_set(void *data, u64 val)
 		pr_warn("kmemtrace: buffer_kb: cannot change while tracing\n");
 		ret = -EBUSY;
 	} else {
-		WRITE_ONCE(kmt_buffer_kb, val);
+		WRITE_ONCE(kmt_buffer_kb, kb);
 	}
 	mutex_unlock(&slabtrace_mutex);
-	return ret;
+	return ret ?: len;
 }
 
-DEFINE_DEBUGFS_ATTRIBUTE(buffer_kb_fops, buffer_kb_get, buffer_kb_set,
-			 "%llu\n");
+static const struct file_operations buffer_kb_fops = {
+	.owner = THIS_MODULE,
+	.open = buffer_kb_open,
+	.read = seq_read,
+	.write = buffer_kb_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 static int abi_show(struct seq_file *m, void *v)
 {
@@ -261,8 +280,7 @@ DEFINE_SHOW_ATTRIBUTE(abi);
 int kmt_files_init(void)
 {
 	debugfs_create_file("enable", 0600, kmt_dir, NULL, &enable_fops);
-	debugfs_create_file_unsafe("buffer_kb", 0600, kmt_dir, NULL,
-				   &buffer_kb_fops);
+	debugfs_create_file("buffer_kb", 0600, kmt_dir, NULL, &buffer_kb_fops);
 	debugfs_create_file("metadata", 0400, kmt_dir, NULL, &metadata_fops);
 	debugfs_create_file("caches", 0400, kmt_dir, NULL, &caches_fops);
 	debugfs_create_file("abi_version", 0400, kmt_dir, NULL, &abi_fops);

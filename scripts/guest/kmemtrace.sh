@@ -33,6 +33,9 @@ check_eq "buffer_kb: too small" "Invalid argument" "$(kerr buffer_kb 8)"
 check_eq "buffer_kb: not a multiple of 8" "Invalid argument" "$(kerr buffer_kb 100)"
 check_eq "enable: unknown cache" "No such file or directory" "$(kerr enable no_such_cache)"
 check_eq "enable: empty" "Invalid argument" "$(kerr enable '')"
+check_eq "enable: overlong cache name" "File name too long" "$(kerr enable "$(printf '%070d' 0)")"
+check_eq "enable: more than 16 caches" "Argument list too long" \
+	"$(kerr enable "$(for i in $(seq 17); do printf 'kmalloc-64 '; done)")"
 check_eq "ctl: kmemtrace with a bad verb" "Invalid argument" "$(ctl_errno 'kmemtrace go')"
 check_eq "ctl: kmemtrace stop with an argument" "Invalid argument" "$(ctl_errno 'kmemtrace stop now')"
 check_eq "still not enabled" 0 "$(cat $K/enable)"
@@ -42,9 +45,13 @@ check_eq "a second start is refused" "Device or resource busy" "$(kerr enable 1)
 check_eq "buffer_kb cannot change while tracing" "Device or resource busy" "$(kerr buffer_kb 64)"
 check "ctl: kmemtrace stop" st kmemtrace stop
 check_eq "stopped" 0 "$(cat $K/enable)"
-logged "kmemtrace: buffer_kb: 8 is not a multiple of 8 in 16..65536" \
+logged "kmemtrace: buffer_kb: not a number" \
+	"kmemtrace: buffer_kb: 8 is not a multiple of 8 in 16..65536" \
+	"kmemtrace: buffer_kb: 100 is not a multiple of 8 in 16..65536" \
 	"kmemtrace: no slab cache named 'no_such_cache'" \
 	"kmemtrace: enable: empty input" \
+	"kmemtrace: cache name longer than 64 bytes" \
+	"kmemtrace: at most 16 caches, not 17" \
 	"ctl: kmemtrace takes start [CACHE...] or stop" \
 	"kmemtrace: already started" \
 	"kmemtrace: buffer_kb: cannot change while tracing"
