@@ -571,7 +571,7 @@ int main(int argc, char **argv)
 	struct cache **bycache;
 	struct timespec t0, t1;
 	__u64 lost, overruns;
-	size_t j, k;
+	size_t j, k, ncaches;
 	struct stat sb;
 	double secs;
 	int opt;
@@ -649,11 +649,11 @@ int main(int argc, char **argv)
 	printf("\n%-40s %10s %10s %14s %14s %7s\n", "Cache", "Allocs", "Frees",
 	       "Bytes req", "Bytes alloc", "Frag%");
 	bycache = xcalloc(KMT_CACHE_UNKNOWN + 1, sizeof(*bycache));
-	for (i = 0, k = 0; i <= KMT_CACHE_UNKNOWN; i++)
+	for (i = 0, ncaches = 0; i <= KMT_CACHE_UNKNOWN; i++)
 		if (st.caches[i].allocs || st.caches[i].frees)
-			bycache[k++] = &st.caches[i];
-	qsort(bycache, k, sizeof(*bycache), cache_cmp);
-	for (j = 0; j < k; j++) {
+			bycache[ncaches++] = &st.caches[i];
+	qsort(bycache, ncaches, sizeof(*bycache), cache_cmp);
+	for (j = 0; j < ncaches; j++) {
 		struct cache *c = bycache[j];
 
 		printf("%-40.40s %10llu %10llu %14llu %14llu %6.2f%%\n",

@@ -179,6 +179,8 @@ def synthetic():
                  rows.get("fake_alloc_b+0x8 [fakemod]"))
         check("synthetic: the warning line", re.search(
             r"^WARNING: the trace is incomplete: 7 events lost", out, re.M), out)
+        check("synthetic: the totals",
+              "Total: 30 events, 15 allocations, 15 frees, 2 call sites\n" in out, out)
         check("synthetic: 3 frees of unseen pointers",
               "Frees of pointers never seen allocated: 3\n" in out, out)
         check("synthetic: 2 double frees", "Double frees: 2\n" in out, out)
