@@ -74,6 +74,22 @@ check "a stream per CPU" test -s $OUT/all/ctf/cpu0
 check "kfree events can name their cache (struct slab calibrated)" \
 	sh -c "! dmesg | grep -q 'kmemtrace: cannot find an object'"
 
+# --- Both CPUs allocating at once, with the default buffer: a reader that
+# keeps up loses nothing.
+cat > /tmp/par.sh <<PAR
+(for i in 1 2 3; do echo churn 5000 > $LEAKY; done) &
+(for i in 1 2 3; do echo churn 5000 > $LEAKY; done) &
+(for i in \$(seq 20); do cat /proc/slabinfo > /dev/null; done) &
+wait
+PAR
+check "record two writers and a reader of slabinfo" \
+	sh -c "kmemtrace-record -o /tmp/par -- sh /tmp/par.sh > /tmp/rec5.txt"
+cat /tmp/rec5.txt
+check "more than 60000 events, none lost" \
+	awk '/events written/ { exit !($2 > 60000 && $5 == 0) }' /tmp/rec5.txt
+check "both CPUs wrote" sh -c "awk 'NR > 1 && \$2 == 0 { exit 1 }' $K/events"
+rm -rf /tmp/par
+
 # --- Filtered: only leaky_widget.
 check "record leaky_widget only" \
 	sh -c "kmemtrace-record -o $OUT/widget -c leaky_widget -- sh -c 'echo churn $N > $LEAKY; echo bufs 3 > $LEAKY; echo free > $LEAKY' > /tmp/rec2.txt"
