@@ -5,7 +5,8 @@
  * payloads' sizes and fields; CTF packets in relay sub-buffers, their
  * header, the switch to the next one with the padding left out of the
  * closed packet's size; events lost to a full buffer, counted, and carried
- * by the next packet that closes; and the cache table's ids.
+ * by the next packet that closes; the cache table's ids; and a real
+ * trace of kmalloc-64 holding the events of one kmalloc(50) and kfree().
  */
 #include <kunit/test.h>
 #include <linux/debugfs.h>
@@ -246,12 +247,106 @@ static void cache_ids(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmt_cachetab_full(), 0UL);
 }
 
+/* The allocation and free the "probes" case looks for. */
+static noinline void *kmt_kunit_alloc(void)
+{
+	void *p = kmalloc(50, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+struct found {
+	unsigned int allocs, frees;
+	u64 req, alloc;
+	u16 cache_alloc, cache_free;
+};
+
+/* Decode the closed packets of @cpu's buffer, looking for @ptr. */
+static void scan(struct kunit *test, struct slabtrace_ctf *c, int cpu,
+		 const void *ptr, struct found *f)
+{
+	struct rchan_buf *buf = *per_cpu_ptr(c->chan->buf, cpu);
+	size_t sub = c->chan->subbuf_size, off, end, len;
+	u64 want = (unsigned long)ptr - kmt_trace.ptr_base;
+	unsigned int i, id;
+	const u8 *pkt, *e;
+
+	for (i = 0; i < KMT_SUBBUFS; i++) {
+		pkt = buf->start + i * sub;
+		if (PKT32(pkt, magic) != KMT_MAGIC || !PKT(pkt, content_size))
+			continue;
+		end = PKT(pkt, content_size) / 8;
+		KUNIT_ASSERT_LE(test, end, sub);
+		for (off = KMT_PACKET_SIZE; off < end; off += len) {
+			e = pkt + off;
+			id = e[0] & 7;
+			len = KMT_HDR_COMPACT;
+			if (id == KMT_EXTENDED) {
+				id = le(e + 1, 4);
+				len = KMT_HDR_EXTENDED;
+			}
+			KUNIT_ASSERT_LT(test, id, (unsigned int)KMT_NR_EVENTS);
+			e += len;
+			if (id <= KMT_KMEM_CACHE_ALLOC) {
+				len += KMT_ALLOC_PAYLOAD;
+				if (le(e + 4, 6) != want)
+					continue;
+				f->allocs++;
+				f->req += le(e + 10, 4);
+				f->alloc += le(e + 14, 4);
+				f->cache_alloc = le(e + 22, 2);
+			} else {
+				len += KMT_FREE_PAYLOAD;
+				if (le(e + 4, 6) != want)
+					continue;
+				f->frees++;
+				f->cache_free = le(e + 10, 2);
+			}
+		}
+	}
+}
+
+/* A real trace of kmalloc-64: the events of one kmalloc(50) and kfree. */
+static void probes(struct kunit *test)
+{
+	char name[] = "kmalloc-64", *names[] = { name };
+	struct found f = { };
+	void *p;
+	int cpu;
+
+	mutex_lock(&slabtrace_mutex);
+	KUNIT_ASSERT_EQ(test, kmt_start(names, 1), 0);
+	mutex_unlock(&slabtrace_mutex);
+	p = kmt_kunit_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kfree(p);
+	mutex_lock(&slabtrace_mutex);
+	kmt_stop();
+	mutex_unlock(&slabtrace_mutex);
+
+	for_each_online_cpu(cpu)
+		scan(test, &kmt_trace.ctf, cpu, p, &f);
+	KUNIT_EXPECT_EQ(test, f.allocs, 1U);
+	KUNIT_EXPECT_EQ(test, f.req, 50ULL);
+	/* The tracepoint's: the slab size, 128 with KASAN's metadata. */
+	KUNIT_EXPECT_GE(test, f.alloc, 64ULL);
+	KUNIT_EXPECT_EQ(test, f.frees, 1U);
+	/* kfree() found the object's cache: the allocation's. */
+	KUNIT_EXPECT_GE(test, f.cache_alloc, KMT_CACHE_FIRST);
+	KUNIT_EXPECT_EQ(test, f.cache_free, f.cache_alloc);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_lost(&kmt_trace.ctf,
+						 raw_smp_processor_id()), 0UL);
+	st_expect_lockdep_clean(test);
+}
+
 static struct kunit_case kmemtrace_cases[] = {
 	KUNIT_CASE(header_forms),
 	KUNIT_CASE(payloads),
 	KUNIT_CASE(packets),
 	KUNIT_CASE(overruns),
 	KUNIT_CASE(cache_ids),
+	KUNIT_CASE(probes),
 	{}
 };
 
