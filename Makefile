@@ -11,6 +11,7 @@
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
+#   make tools            kmemtrace-record and kmemtrace-report in build/tools/
 #   make clean
 
 KVER ?=
@@ -26,7 +27,7 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all modules test-modules modules_install clean check demo kunit \
-	vm-test checkpatch sparse shadow bench
+	vm-test checkpatch sparse shadow bench tools
 
 all: modules
 
@@ -47,12 +48,23 @@ test-modules: shadow
 	@scripts/kbuild.sh $(KDIR) $(BUILD) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
+	@$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
+		scripts/kmemtrace/record.c
 	@for p in $(GUEST_PROGS); do \
 		$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
 			scripts/guest/$$p.c || exit 1; \
 		$(CC) -m32 -static -O2 -Wall -Wextra -Werror \
 			-o $(BUILD)/bin/$${p}32 scripts/guest/$$p.c || exit 1; \
 	done
+
+# kmemtrace's userspace: the recorder (static, as in the guest) and the
+# report (libbabeltrace2).
+tools:
+	@mkdir -p build/tools
+	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-record \
+		scripts/kmemtrace/record.c
+	$(CC) -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-report \
+		scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2)
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) modules_install

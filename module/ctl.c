@@ -22,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <slabtrace/kmemtrace.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -34,6 +35,7 @@ enum {
 	CMD_SYSCALL,
 	CMD_POOL,
 	CMD_LIMIT,
+	CMD_KMEMTRACE,
 	CMD_ERR,
 };
 
@@ -54,6 +56,9 @@ enum {
  *   pool N        keep N records ready per CPU (16 to 1048576)
  *   limit N       keep at most N records, all caches together (N >= 1)
  *   syscall ...   kptrace, the system call trace: see kptrace/kptrace.c
+ *   kmemtrace start [CACHE...] | kmemtrace stop
+ *                 kmemtrace, the binary alloc/free trace: see
+ *                 kmemtrace/kmemtrace.c
  *
  * Numbers are decimal; one that does not fit is refused (-ERANGE).
  */
@@ -66,6 +71,7 @@ static const match_table_t commands = {
 	{ CMD_SYSCALL, "syscall" },
 	{ CMD_POOL, "pool" },
 	{ CMD_LIMIT, "limit" },
+	{ CMD_KMEMTRACE, "kmemtrace" },
 	{ CMD_ERR, NULL },
 };
 
@@ -213,6 +219,10 @@ int slabtrace_ctl_command(char *buf, size_t len)
 			goto out;
 		}
 		ret = set_number(cmd, argv[1]);
+		goto out;
+	}
+	if (cmd == CMD_KMEMTRACE) {
+		ret = slabtrace_kmemtrace_command(argc - 1, argv + 1);
 		goto out;
 	}
 	if (cmd == CMD_PRINT && argc > 2) {

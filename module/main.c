@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
 
+#include <slabtrace/kmemtrace.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -103,12 +104,17 @@ static int __init slabtrace_init(void)
 	ret = slabtrace_kptrace_init();
 	if (ret)
 		goto err_debugfs;
+	ret = slabtrace_kmemtrace_init();
+	if (ret)
+		goto err_kptrace;
 	/* Last: no command can start before everything is in place. */
 	ret = slabtrace_ctl_init();
 	if (ret)
-		goto err_kptrace;
+		goto err_kmemtrace;
 	return 0;
 
+err_kmemtrace:
+	slabtrace_kmemtrace_exit();
 err_kptrace:
 	slabtrace_kptrace_exit();
 err_debugfs:
@@ -128,6 +134,8 @@ err_cache:
 
 static void __exit slabtrace_exit(void)
 {
+	/* Its relay files go before the directory holding them. */
+	slabtrace_kmemtrace_exit();
 	/* No new command can start; running ones have finished. */
 	debugfs_remove(slabtrace_debugfs);
 	slabtrace_kptrace_exit();

@@ -57,6 +57,10 @@ step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out
+# kmemtrace: babeltrace2 and kmemtrace-report on made-up, checked-in and
+# just-recorded traces.
+step "kmemtrace" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kmemtrace.py \
+	build/6.1/vm-out build/6.12/vm-out
 
 echo
 echo "=== summary"

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmemtrace internals shared by module/kmemtrace/ and its KUnit suite.
+ * The format is in <uapi/slabtrace/kmemtrace.h>.
+ */
+#ifndef _SLABTRACE_KMEMTRACE_H
+#define _SLABTRACE_KMEMTRACE_H
+
+#include <linux/types.h>
+
+#include <slabtrace/ctf.h>
+#include <slabtrace/slabtrace.h>
+
+struct kmem_cache;
+struct seq_file;
+
+/* Cache ids of the table: KMT_CACHE_FIRST + slot. */
+#define KMT_CACHE_SLOTS		1024
+#define KMT_CACHE_PROBES	16	/* slots tried per lookup */
+
+/* One trace: the streams and what selects the events. */
+struct kmt_trace {
+	struct slabtrace_ctf ctf;
+	unsigned int nr_filter;			/* 0: every cache */
+	struct slabtrace_cache_ref filter[SLABTRACE_MAX_CACHES];
+	char filter_names[SLABTRACE_CMD_MAX + 1];
+	unsigned long call_site_base;		/* call_site field: offset */
+	unsigned long ptr_base;			/* ptr field: offset */
+};
+
+/* probes.c: the events. */
+int kmt_probes_register(struct kmt_trace *t);
+void kmt_probes_unregister(struct kmt_trace *t);
+void kmt_encode_alloc(u8 *p, const struct kmt_trace *t,
+		      unsigned long call_site, const void *ptr, size_t req,
+		      size_t alloc, gfp_t gfp, u16 cache, int node);
+void kmt_encode_free(u8 *p, const struct kmt_trace *t,
+		     unsigned long call_site, const void *ptr, u16 cache);
+void kmt_slab_calibrate(void);
+struct kmem_cache *kmt_slab_cache(const void *obj, bool *known);
+
+/* cachetab.c: cache pointers to the small ids the events carry. */
+u16 kmt_cache_id(const struct kmem_cache *s);
+void kmt_cachetab_reset(void);
+unsigned long kmt_cachetab_full(void);
+int kmt_caches_show(struct seq_file *m, bool tsdl);
+
+/* kmemtrace.c: control; files.c: the debugfs files. */
+extern struct kmt_trace kmt_trace;
+extern bool kmt_running;
+extern unsigned int kmt_buffer_kb;
+extern struct dentry *kmt_dir;
+int kmt_start(char **names, int nr);
+int kmt_stop(void);
+int kmt_files_init(void);
+int slabtrace_kmemtrace_init(void);
+void slabtrace_kmemtrace_exit(void);
+int slabtrace_kmemtrace_command(int argc, char **argv);
+
+#endif /* _SLABTRACE_KMEMTRACE_H */

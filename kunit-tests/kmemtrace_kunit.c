@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_kmemtrace" suite proves kmemtrace's encoder and buffers
+ * without tracepoints: the event header's two forms, bit by bit; the
+ * payloads' sizes and fields; CTF packets in relay sub-buffers, their
+ * header, the switch to the next one with the padding left out of the
+ * closed packet's size; events lost to a full buffer, counted, and carried
+ * by the next packet that closes; the cache table's ids; and a real
+ * trace of kmalloc-64 holding the events of one kmalloc(50) and kfree().
+ */
+#include <kunit/test.h>
+#include <linux/debugfs.h>
+#include <linux/irqflags.h>
+#include <linux/relay.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <uapi/slabtrace/kmemtrace.h>
+
+#include <slabtrace/kmemtrace.h>
+#include "st_kunit.h"
+
+#define SUBBUF	2048
+
+static u64 le(const u8 *p, unsigned int n)
+{
+	u64 v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* A field of a packet's header: 32 bits for magic and cpu_id, else 64. */
+#define PKT32(p, f) le((p) + offsetof(struct kmt_packet, f), 4)
+#define PKT(p, f) le((p) + offsetof(struct kmt_packet, f), 8)
+
+static void header_forms(struct kunit *test)
+{
+	u8 b[16];
+	u64 ts = 0x123456789ULL;
+
+	KUNIT_EXPECT_EQ(test, sizeof(struct kmt_packet), KMT_PACKET_SIZE);
+	/* Compact: 3 bits of id, the low 29 bits of the time. */
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 2, ts, ts - 5), 4U);
+	KUNIT_EXPECT_EQ(test, le(b, 4) & 7, 2ULL);
+	KUNIT_EXPECT_EQ(test, le(b, 4) >> 3, ts & (BIT_ULL(29) - 1));
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 0, ts,
+							 ts - BIT_ULL(29) + 1), 4U);
+	/* Extended: 2^29 ns or more since the last, time backwards, id 7+. */
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 3, ts,
+							 ts - BIT_ULL(29)), 13U);
+	KUNIT_EXPECT_EQ(test, b[0], KMT_EXTENDED);
+	KUNIT_EXPECT_EQ(test, le(b + 1, 4), 3ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 5, 8), ts);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 1, ts, ts + 1), 13U);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 9, ts, ts), 13U);
+	KUNIT_EXPECT_EQ(test, le(b + 1, 4), 9ULL);
+}
+
+static void payloads(struct kunit *test)
+{
+	struct kmt_trace t = {
+		.call_site_base = 0x1000000,
+		.ptr_base = 0x40000000,
+	};
+	u8 b[KMT_ALLOC_PAYLOAD + 1];
+
+	memset(b, 0xaa, sizeof(b));
+	kmt_encode_alloc(b, &t, 0x1000000 + 0x1234, (void *)0x40000000 + 0xabcdef0,
+			 50, 64, (__force gfp_t)0xcc0, 0x2b, NUMA_NO_NODE);
+	KUNIT_EXPECT_EQ(test, le(b, 4), 0x1234ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 4, 6), 0xabcdef0ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 10, 4), 50ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 14, 4), 64ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 18, 4), 0xcc0ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 22, 2), 0x2bULL);
+	KUNIT_EXPECT_EQ(test, le(b + 24, 2), 0xffffULL);	/* node -1 */
+	KUNIT_EXPECT_EQ(test, b[KMT_ALLOC_PAYLOAD], 0xaa);	/* no more */
+
+	memset(b, 0xaa, sizeof(b));
+	kmt_encode_free(b, &t, 0x1000000 + 0x10, (void *)0x40000000 + 0x88, 7);
+	KUNIT_EXPECT_EQ(test, le(b, 4), 0x10ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 4, 6), 0x88ULL);
+	KUNIT_EXPECT_EQ(test, le(b + 10, 2), 7ULL);
+	KUNIT_EXPECT_EQ(test, b[KMT_FREE_PAYLOAD], 0xaa);
+
+	/* A call site out of the 4 GiB window is all ones, not wrapped. */
+	kmt_encode_free(b, &t, 0x10, (void *)0x40000000, 0);
+	KUNIT_EXPECT_EQ(test, le(b, 4), 0xffffffffULL);
+	/* The average of an alloc/free pair with compact headers. */
+	KUNIT_EXPECT_LE(test, (KMT_HDR_COMPACT * 2 + KMT_ALLOC_PAYLOAD +
+			       KMT_FREE_PAYLOAD) / 2, 24);
+}
+
+/* Write @n free events on this CPU; return how many got room. */
+static unsigned int write_events(struct slabtrace_ctf *c, unsigned int n,
+				 unsigned int *cpu)
+{
+	unsigned long flags;
+	unsigned int i, ok = 0;
+	u8 *p;
+
+	local_irq_save(flags);
+	*cpu = smp_processor_id();
+	for (i = 0; i < n; i++) {
+		p = slabtrace_ctf_reserve(c, KMT_KFREE, KMT_FREE_PAYLOAD);
+		if (p) {
+			memset(p, 0x5a, KMT_FREE_PAYLOAD);
+			ok++;
+		}
+	}
+	local_irq_restore(flags);
+	return ok;
+}
+
+/* Streams with their files in a debugfs directory of the test's. */
+static struct slabtrace_ctf *new_ctf(struct kunit *test, struct dentry **dir)
+{
+	struct slabtrace_ctf *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	*dir = debugfs_create_dir("slabtrace_kmemtrace_kunit", NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(*dir));
+	KUNIT_ASSERT_EQ(test, slabtrace_ctf_open(c, *dir, SUBBUF, KMT_SUBBUFS), 0);
+	return c;
+}
+
+static void del_ctf(struct slabtrace_ctf *c, struct dentry *dir)
+{
+	slabtrace_ctf_close(c);
+	debugfs_remove(dir);
+}
+
+static void packets(struct kunit *test)
+{
+	struct dentry *dir;
+	struct slabtrace_ctf *c = new_ctf(test, &dir);
+	const unsigned int ev = KMT_HDR_COMPACT + KMT_FREE_PAYLOAD;
+	unsigned int cpu, per_packet, cpu2;
+	struct rchan_buf *buf;
+	const u8 *p0, *p1;
+	size_t used;
+
+	/* Fill packet 0 exactly, then one more event: a switch. */
+	per_packet = (SUBBUF - KMT_PACKET_SIZE) / ev;
+	KUNIT_ASSERT_EQ(test, write_events(c, per_packet, &cpu), per_packet);
+	buf = *per_cpu_ptr(c->chan->buf, cpu);
+	p0 = buf->start;
+	KUNIT_EXPECT_EQ(test, PKT32(p0, magic), (u64)KMT_MAGIC);
+	KUNIT_EXPECT_EQ(test, memcmp(p0 + offsetof(struct kmt_packet, uuid),
+				     &c->uuid, 16), 0);
+	KUNIT_EXPECT_EQ(test, PKT(p0, packet_seq_num), 0ULL);
+	KUNIT_EXPECT_EQ(test, PKT32(p0, cpu_id), (u64)cpu);
+	KUNIT_EXPECT_EQ(test, PKT(p0, content_size), 0ULL);	/* open */
+	used = KMT_PACKET_SIZE + per_packet * ev;
+	KUNIT_EXPECT_EQ(test, buf->offset, used);
+	/* The first event's header is right after the packet's. */
+	KUNIT_EXPECT_EQ(test, p0[KMT_PACKET_SIZE] & 7, KMT_KFREE);
+
+	KUNIT_ASSERT_EQ(test, write_events(c, 1, &cpu2), 1U);
+	KUNIT_ASSERT_EQ(test, cpu2, cpu);	/* the suite runs on one CPU */
+	p1 = buf->start + SUBBUF;
+	/* Packet 0 closed: its size leaves the padding out. */
+	KUNIT_EXPECT_EQ(test, PKT(p0, content_size), (u64)used * 8);
+	KUNIT_EXPECT_EQ(test, PKT(p0, packet_size), (u64)used * 8);
+	KUNIT_EXPECT_EQ(test, buf->padding[0], SUBBUF - used);
+	KUNIT_EXPECT_LT(test, buf->padding[0], (size_t)ev);
+	KUNIT_EXPECT_GE(test, PKT(p0, timestamp_end), PKT(p0, timestamp_begin));
+	KUNIT_EXPECT_EQ(test, PKT(p0, events_discarded), 0ULL);
+	/* Packet 1: open, numbered 1, holding the event. */
+	KUNIT_EXPECT_EQ(test, PKT32(p1, magic), (u64)KMT_MAGIC);
+	KUNIT_EXPECT_EQ(test, PKT(p1, packet_seq_num), 1ULL);
+	KUNIT_EXPECT_EQ(test, PKT(p1, content_size), 0ULL);
+	KUNIT_EXPECT_GE(test, PKT(p1, timestamp_begin), PKT(p0, timestamp_end));
+	KUNIT_EXPECT_EQ(test, buf->offset, (size_t)KMT_PACKET_SIZE + ev);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_written(c, cpu),
+			(unsigned long)per_packet + 1);
+
+	/* A flush closes packet 1 with its one event. */
+	slabtrace_ctf_flush(c);
+	KUNIT_EXPECT_EQ(test, PKT(p1, content_size),
+			(u64)(KMT_PACKET_SIZE + ev) * 8);
+	del_ctf(c, dir);
+}
+
+static void overruns(struct kunit *test)
+{
+	struct dentry *dir;
+	struct slabtrace_ctf *c = new_ctf(test, &dir);
+	const unsigned int ev = KMT_HDR_COMPACT + KMT_FREE_PAYLOAD;
+	unsigned int per_packet = (SUBBUF - KMT_PACKET_SIZE) / ev;
+	unsigned int cpu, ok, n = per_packet * KMT_SUBBUFS + 100;
+	struct rchan_buf *buf;
+	const u8 *last;
+
+	/* Nobody reads: KMT_SUBBUFS packets' worth, the rest lost. */
+	ok = write_events(c, n, &cpu);
+	KUNIT_EXPECT_EQ(test, ok, per_packet * KMT_SUBBUFS);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_lost(c, cpu), (unsigned long)(n - ok));
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_written(c, cpu), (unsigned long)ok);
+	buf = *per_cpu_ptr(c->chan->buf, cpu);
+	last = buf->start + (KMT_SUBBUFS - 1) * SUBBUF;
+	KUNIT_EXPECT_EQ(test, PKT(last, packet_seq_num), (u64)KMT_SUBBUFS - 1);
+	/* Closed by the first loss, so it carries none. */
+	KUNIT_EXPECT_EQ(test, PKT(last, events_discarded), 0ULL);
+	/* A flush of a full buffer changes nothing. */
+	slabtrace_ctf_flush(c);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_lost(c, cpu), (unsigned long)(n - ok));
+	/* The reader frees one; two flushes: a packet that counts the loss. */
+	relay_subbufs_consumed(c->chan, cpu, 1);
+	slabtrace_ctf_flush(c);
+	slabtrace_ctf_flush(c);
+	KUNIT_EXPECT_EQ(test, PKT(buf->start, packet_seq_num), (u64)KMT_SUBBUFS);
+	KUNIT_EXPECT_EQ(test, PKT(buf->start, events_discarded), (u64)(n - ok));
+	KUNIT_EXPECT_EQ(test, PKT(buf->start, content_size),
+			(u64)KMT_PACKET_SIZE * 8);
+	del_ctf(c, dir);
+}
+
+static void cache_ids(struct kunit *test)
+{
+	static char fake[3000];
+	unsigned int i, unknown = 0;
+	u16 a, b, id;
+
+	kmt_cachetab_reset();
+	a = kmt_cache_id((void *)&fake[0]);
+	b = kmt_cache_id((void *)&fake[8]);
+	KUNIT_EXPECT_GE(test, a, KMT_CACHE_FIRST);
+	KUNIT_EXPECT_LT(test, a, KMT_CACHE_FIRST + KMT_CACHE_SLOTS);
+	KUNIT_EXPECT_NE(test, a, b);
+	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[0]), a);
+	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[8]), b);
+	/* More caches than slots: the rest are KMT_CACHE_UNKNOWN, counted. */
+	for (i = 2; i < ARRAY_SIZE(fake); i++) {
+		id = kmt_cache_id((void *)&fake[i]);
+		if (id == KMT_CACHE_UNKNOWN)
+			unknown++;
+	}
+	/* ARRAY_SIZE(fake) - 1 caches: fake[8] came twice. */
+	KUNIT_EXPECT_GE(test, unknown,
+			(unsigned int)(ARRAY_SIZE(fake) - 1 - KMT_CACHE_SLOTS));
+	KUNIT_EXPECT_EQ(test, kmt_cachetab_full(), (unsigned long)unknown);
+	/* Known ones keep their ids. */
+	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[0]), a);
+	kmt_cachetab_reset();
+	KUNIT_EXPECT_EQ(test, kmt_cachetab_full(), 0UL);
+}
+
+/* The allocation and free the "probes" case looks for. */
+static noinline void *kmt_kunit_alloc(void)
+{
+	void *p = kmalloc(50, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+struct found {
+	unsigned int allocs, frees;
+	u64 req, alloc;
+	u16 cache_alloc, cache_free;
+};
+
+/* Decode the closed packets of @cpu's buffer, looking for @ptr. */
+static void scan(struct kunit *test, struct slabtrace_ctf *c, int cpu,
+		 const void *ptr, struct found *f)
+{
+	struct rchan_buf *buf = *per_cpu_ptr(c->chan->buf, cpu);
+	size_t sub = c->chan->subbuf_size, off, end, len;
+	u64 want = (unsigned long)ptr - kmt_trace.ptr_base;
+	unsigned int i, id;
+	const u8 *pkt, *e;
+
+	for (i = 0; i < KMT_SUBBUFS; i++) {
+		pkt = buf->start + i * sub;
+		if (PKT32(pkt, magic) != KMT_MAGIC || !PKT(pkt, content_size))
+			continue;
+		end = PKT(pkt, content_size) / 8;
+		KUNIT_ASSERT_LE(test, end, sub);
+		for (off = KMT_PACKET_SIZE; off < end; off += len) {
+			e = pkt + off;
+			id = e[0] & 7;
+			len = KMT_HDR_COMPACT;
+			if (id == KMT_EXTENDED) {
+				id = le(e + 1, 4);
+				len = KMT_HDR_EXTENDED;
+			}
+			KUNIT_ASSERT_LT(test, id, (unsigned int)KMT_NR_EVENTS);
+			e += len;
+			if (id <= KMT_KMEM_CACHE_ALLOC) {
+				len += KMT_ALLOC_PAYLOAD;
+				if (le(e + 4, 6) != want)
+					continue;
+				f->allocs++;
+				f->req += le(e + 10, 4);
+				f->alloc += le(e + 14, 4);
+				f->cache_alloc = le(e + 22, 2);
+			} else {
+				len += KMT_FREE_PAYLOAD;
+				if (le(e + 4, 6) != want)
+					continue;
+				f->frees++;
+				f->cache_free = le(e + 10, 2);
+			}
+		}
+	}
+}
+
+/* A real trace of kmalloc-64: the events of one kmalloc(50) and kfree. */
+static void probes(struct kunit *test)
+{
+	char name[] = "kmalloc-64", *names[] = { name };
+	struct found f = { };
+	void *p;
+	int cpu;
+
+	mutex_lock(&slabtrace_mutex);
+	KUNIT_ASSERT_EQ(test, kmt_start(names, 1), 0);
+	mutex_unlock(&slabtrace_mutex);
+	p = kmt_kunit_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	kfree(p);
+	mutex_lock(&slabtrace_mutex);
+	kmt_stop();
+	mutex_unlock(&slabtrace_mutex);
+
+	for_each_online_cpu(cpu)
+		scan(test, &kmt_trace.ctf, cpu, p, &f);
+	KUNIT_EXPECT_EQ(test, f.allocs, 1U);
+	KUNIT_EXPECT_EQ(test, f.req, 50ULL);
+	/* The tracepoint's: the slab size, 128 with KASAN's metadata. */
+	KUNIT_EXPECT_GE(test, f.alloc, 64ULL);
+	KUNIT_EXPECT_EQ(test, f.frees, 1U);
+	/* kfree() found the object's cache: the allocation's. */
+	KUNIT_EXPECT_GE(test, f.cache_alloc, KMT_CACHE_FIRST);
+	KUNIT_EXPECT_EQ(test, f.cache_free, f.cache_alloc);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctf_lost(&kmt_trace.ctf,
+						 raw_smp_processor_id()), 0UL);
+	st_expect_lockdep_clean(test);
+}
+
+static struct kunit_case kmemtrace_cases[] = {
+	KUNIT_CASE(header_forms),
+	KUNIT_CASE(payloads),
+	KUNIT_CASE(packets),
+	KUNIT_CASE(overruns),
+	KUNIT_CASE(cache_ids),
+	KUNIT_CASE(probes),
+	{}
+};
+
+static struct kunit_suite kmemtrace_suite = {
+	.name = "slabtrace_kmemtrace",
+	.test_cases = kmemtrace_cases,
+};
+
+kunit_test_suite(kmemtrace_suite);

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace: the cache table, cache pointers to the 16-bit ids events
+ * carry, and its listing with the caches' names and object sizes (the
+ * "caches" file, and the cache enumeration of the metadata).
+ *
+ * A probe finds or claims a slot by open addressing, at most
+ * KMT_CACHE_PROBES slots from the pointer's hash, claiming an empty one
+ * with cmpxchg(); a full neighbourhood gives KMT_CACHE_UNKNOWN, counted.
+ * Slots are cleared only when no probe is registered (a new trace).
+ * Names are looked up when the table is listed, by walking
+ * /sys/kernel/slab: a cache destroyed meanwhile is listed as "?".
+ *
+ * Notes on locking
+ * ----------------
+ * - No lock on the slots: they go from NULL to a pointer once per trace.
+ * - Listing takes slabtrace_mutex (caches.c's lookups need it).
+ */
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <uapi/slabtrace/kmemtrace.h>
+
+#include <slabtrace/kmemtrace.h>
+
+static const struct kmem_cache *slots[KMT_CACHE_SLOTS];
+static atomic_long_t table_full;
+
+/**
+ * kmt_cache_id - the id of a cache in this trace
+ * @s: the cache
+ *
+ * Safe in any context but NMI.
+ *
+ * Return: KMT_CACHE_FIRST + its slot, or KMT_CACHE_UNKNOWN.
+ */
+u16 kmt_cache_id(const struct kmem_cache *s)
+{
+	unsigned int h = hash_ptr((void *)s, ilog2(KMT_CACHE_SLOTS));
+	const struct kmem_cache *cur;
+	unsigned int i, slot;
+
+	for (i = 0; i < KMT_CACHE_PROBES; i++) {
+		slot = (h + i) & (KMT_CACHE_SLOTS - 1);
+		cur = READ_ONCE(slots[slot]);
+		if (!cur)
+			cur = cmpxchg(&slots[slot], NULL, s) ?: s;
+		if (cur == s)
+			return KMT_CACHE_FIRST + slot;
+	}
+	atomic_long_inc(&table_full);
+	return KMT_CACHE_UNKNOWN;
+}
+
+/* A new trace.  No probe may run. */
+void kmt_cachetab_reset(void)
+{
+	memset(slots, 0, sizeof(slots));
+	atomic_long_set(&table_full, 0);
+}
+
+/* Events that got KMT_CACHE_UNKNOWN. */
+unsigned long kmt_cachetab_full(void)
+{
+	return atomic_long_read(&table_full);
+}
+
+#define NAMES_MAX	96
+
+struct listing {
+	struct dir_context ctx;
+	char (*names)[NAMES_MAX];	/* per slot: "name,alias,..." */
+	unsigned int *size;		/* per slot: object size */
+};
+
+/* Add @name to the slot of its cache, if the trace saw the cache. */
+static bool list_actor(struct dir_context *ctx, const char *name, int len,
+		       loff_t pos, u64 ino, unsigned int type)
+{
+	struct listing *l = container_of(ctx, struct listing, ctx);
+	char n[SLABTRACE_NAME_MAX + 1];
+	struct slabtrace_cache_ref ref;
+	unsigned int i;
+	size_t used;
+
+	if (len > SLABTRACE_NAME_MAX || name[0] == '.')
+		return true;
+	memcpy(n, name, len);
+	n[len] = '\0';
+	if (slabtrace_cache_get(n, &ref))
+		return true;
+	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
+		if (READ_ONCE(slots[i]) != ref.cache)
+			continue;
+		l->size[i] = kmem_cache_size(ref.cache);
+		used = strlen(l->names[i]);
+		/* A merged cache's own directory, ":0000064", goes last. */
+		if (n[0] == ':' && used)
+			break;
+		if (used && l->names[i][0] == ':')
+			used = 0;
+		if (used + len + 2 < NAMES_MAX)
+			scnprintf(l->names[i] + used, NAMES_MAX - used, "%s%s",
+				  used ? "," : "", n);
+		break;
+	}
+	slabtrace_cache_put(&ref);
+	return true;
+}
+
+/* Fill @l from /sys/kernel/slab.  Called with slabtrace_mutex held. */
+static void list_names(struct listing *l)
+{
+	struct file *dir;
+
+	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(dir))
+		return;
+	iterate_dir(dir, &l->ctx);
+	fput(dir);
+}
+
+/**
+ * kmt_caches_show - list the caches the trace saw
+ * @m: where
+ * @tsdl: as a TSDL enumeration, the metadata's "cache_t"; else as the
+ *        "caches" file: "ID OBJECT_SIZE NAME[,ALIAS...]" lines
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int kmt_caches_show(struct seq_file *m, bool tsdl)
+{
+	struct listing l = { .ctx.actor = list_actor };
+	unsigned int i;
+
+	l.names = kvcalloc(KMT_CACHE_SLOTS, NAMES_MAX, GFP_KERNEL);
+	l.size = kvcalloc(KMT_CACHE_SLOTS, sizeof(*l.size), GFP_KERNEL);
+	if (!l.names || !l.size) {
+		kvfree(l.names);
+		kvfree(l.size);
+		return -ENOMEM;
+	}
+	mutex_lock(&slabtrace_mutex);
+	list_names(&l);
+	mutex_unlock(&slabtrace_mutex);
+
+	if (tsdl)
+		seq_printf(m, "typealias enum : uint16_t {\n\t\"-\" = %d,\n\t\"(pages)\" = %d,\n\t\"?\" = %d,\n",
+			   KMT_CACHE_NONE, KMT_CACHE_PAGES, KMT_CACHE_UNKNOWN);
+	else
+		seq_printf(m, "%d 0 -\n%d 0 (pages)\n", KMT_CACHE_NONE,
+			   KMT_CACHE_PAGES);
+	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
+		if (!READ_ONCE(slots[i]))
+			continue;
+		if (tsdl)
+			seq_printf(m, "\t\"%s\" = %u,\n",
+				   l.names[i][0] ? l.names[i] : "?",
+				   KMT_CACHE_FIRST + i);
+		else
+			seq_printf(m, "%u %u %s\n", KMT_CACHE_FIRST + i,
+				   l.size[i], l.names[i][0] ? l.names[i] : "?");
+	}
+	if (tsdl)
+		seq_puts(m, "} := cache_t;\n\n");
+	kvfree(l.names);
+	kvfree(l.size);
+	return 0;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace: every slab allocation and free as a binary event, in per-CPU
+ * CTF streams (module/ctf.c) under /sys/kernel/debug/slabtrace/kmemtrace/.
+ *
+ * A trace starts with "1" (every cache) or cache names written to enable
+ * ("kmemtrace start [CACHE...]" on ctl, or the module parameter
+ * kmemtrace=1), and stops with "0" ("kmemtrace stop").  Starting makes new
+ * buffers, with a new trace UUID, so the files of the previous trace go;
+ * stopping closes every CPU's open packet so a reader can drain them.
+ * Documentation/kmemtrace.rst describes the files and the format.
+ *
+ * Notes on locking
+ * ----------------
+ * - slabtrace_mutex: kmt_trace, kmt_running and kmt_buffer_kb; held
+ *   across start, stop and the files that read the trace's state.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <uapi/slabtrace/kmemtrace.h>
+
+#include <slabtrace/kmemtrace.h>
+
+struct kmt_trace kmt_trace;
+bool kmt_running;
+struct dentry *kmt_dir;
+
+static bool kmt_param_on;
+module_param_named(kmemtrace, kmt_param_on, bool, 0400);
+MODULE_PARM_DESC(kmemtrace, "Start kmemtrace of every cache at load");
+unsigned int kmt_buffer_kb = KMT_BUFFER_KB_DEFAULT;
+module_param_named(kmemtrace_buffer_kb, kmt_buffer_kb, uint, 0400);
+MODULE_PARM_DESC(kmemtrace_buffer_kb, "kmemtrace buffer per CPU, KiB (16..65536, a multiple of 8)");
+
+static void filter_put(struct kmt_trace *t)
+{
+	while (t->nr_filter)
+		slabtrace_cache_put(&t->filter[--t->nr_filter]);
+	t->filter_names[0] = '\0';
+}
+
+/* Resolve the cache names of a filtered trace. */
+static int filter_get(struct kmt_trace *t, char **names, int nr)
+{
+	size_t len = 0;
+	int i, ret;
+
+	if (nr > SLABTRACE_MAX_CACHES) {
+		pr_warn("kmemtrace: at most %d caches, not %d\n",
+			SLABTRACE_MAX_CACHES, nr);
+		return -E2BIG;
+	}
+	for (i = 0; i < nr; i++) {
+		if (strlen(names[i]) > SLABTRACE_NAME_MAX) {
+			pr_warn("kmemtrace: cache name longer than %d bytes\n",
+				SLABTRACE_NAME_MAX);
+			ret = -ENAMETOOLONG;
+			goto err;
+		}
+		ret = slabtrace_cache_get(names[i], &t->filter[i]);
+		if (ret) {
+			pr_warn("kmemtrace: no slab cache named '%*pE'\n",
+				(int)strlen(names[i]), names[i]);
+			goto err;
+		}
+		t->nr_filter++;
+		len += scnprintf(t->filter_names + len,
+				 sizeof(t->filter_names) - len, " %s",
+				 names[i]);
+	}
+	return 0;
+err:
+	filter_put(t);
+	return ret;
+}
+
+/**
+ * kmt_start - start a trace
+ * @names: the caches to trace; every cache if @nr is 0
+ * @nr: their number
+ *
+ * Called with slabtrace_mutex held.
+ *
+ * Return: 0; -EBUSY if a trace runs; -ENOENT for an unknown cache;
+ * -ENOMEM.
+ */
+int kmt_start(char **names, int nr)
+{
+	struct kmt_trace *t = &kmt_trace;
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	if (kmt_running) {
+		pr_warn("kmemtrace: already started\n");
+		return -EBUSY;
+	}
+	filter_put(t);
+	ret = filter_get(t, names, nr);
+	if (ret)
+		return ret;
+	slabtrace_ctf_close(&t->ctf);
+	kmt_cachetab_reset();
+	kmt_slab_calibrate();
+	t->call_site_base = (unsigned long)kfree >= SZ_2G ?
+			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
+	t->ptr_base = PAGE_OFFSET;
+	ret = slabtrace_ctf_open(&t->ctf, kmt_dir,
+				 (size_t)kmt_buffer_kb * 1024 / KMT_SUBBUFS,
+				 KMT_SUBBUFS);
+	if (ret)
+		goto err_filter;
+	ret = kmt_probes_register(t);
+	if (ret)
+		goto err_ctf;
+	kmt_running = true;
+	pr_info("kmemtrace: started (%s), %u KiB per CPU\n",
+		t->nr_filter ? t->filter_names + 1 : "every cache",
+		kmt_buffer_kb);
+	return 0;
+
+err_ctf:
+	slabtrace_ctf_close(&t->ctf);
+err_filter:
+	filter_put(t);
+	return ret;
+}
+
+/**
+ * kmt_stop - stop the trace, if any, and close its open packets
+ *
+ * The buffers stay for the reader.  Stopping a stopped trace closes the
+ * packets again: one opened where the reader made room since carries the
+ * count of the events lost while the buffer was full (the recorder's
+ * last step).  Called with slabtrace_mutex held.
+ *
+ * Return: 0.
+ */
+int kmt_stop(void)
+{
+	lockdep_assert_held(&slabtrace_mutex);
+	if (kmt_running) {
+		kmt_probes_unregister(&kmt_trace);
+		kmt_running = false;
+		pr_info("kmemtrace: stopped\n");
+	}
+	slabtrace_ctf_flush(&kmt_trace.ctf);
+	return 0;
+}
+
+/*
+ * The commands on ctl (ctl.c passes what follows "kmemtrace"):
+ *   kmemtrace start [CACHE...]   trace every cache, or those named
+ *   kmemtrace stop               stop, and close the open packets
+ */
+int slabtrace_kmemtrace_command(int argc, char **argv)
+{
+	int ret;
+
+	if (!argc || (strcmp(argv[0], "start") && strcmp(argv[0], "stop"))) {
+		pr_warn("ctl: kmemtrace takes start [CACHE...] or stop\n");
+		return -EINVAL;
+	}
+	if (!strcmp(argv[0], "stop") && argc > 1) {
+		pr_warn("ctl: kmemtrace stop takes no argument\n");
+		return -EINVAL;
+	}
+	mutex_lock(&slabtrace_mutex);
+	if (!strcmp(argv[0], "start"))
+		ret = kmt_start(argv + 1, argc - 1);
+	else
+		ret = kmt_stop();
+	mutex_unlock(&slabtrace_mutex);
+	return ret;
+}
+
+int slabtrace_kmemtrace_init(void)
+{
+	int ret;
+
+	if (kmt_buffer_kb < KMT_BUFFER_KB_MIN ||
+	    kmt_buffer_kb > KMT_BUFFER_KB_MAX || kmt_buffer_kb % 8) {
+		pr_warn("kmemtrace_buffer_kb=%u: not a multiple of 8 in %d..%d\n",
+			kmt_buffer_kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
+		return -EINVAL;
+	}
+	kmt_dir = debugfs_create_dir("kmemtrace", slabtrace_debugfs);
+	if (IS_ERR(kmt_dir))
+		return PTR_ERR(kmt_dir);
+	ret = kmt_files_init();
+	if (ret)
+		goto err_dir;
+	if (kmt_param_on) {
+		mutex_lock(&slabtrace_mutex);
+		ret = kmt_start(NULL, 0);
+		mutex_unlock(&slabtrace_mutex);
+		if (ret)
+			goto err_dir;
+	}
+	return 0;
+
+err_dir:
+	debugfs_remove(kmt_dir);
+	kmt_dir = NULL;
+	return ret;
+}
+
+/* Before slabtrace's debugfs directory goes: relay removes its files. */
+void slabtrace_kmemtrace_exit(void)
+{
+	mutex_lock(&slabtrace_mutex);
+	kmt_stop();
+	slabtrace_ctf_close(&kmt_trace.ctf);
+	filter_put(&kmt_trace);
+	mutex_unlock(&slabtrace_mutex);
+	debugfs_remove(kmt_dir);
+	kmt_dir = NULL;
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace: the kmem tracepoint probes, and the encoding of their events.
+ *
+ * Each probe finds the object's cache, drops it if a cache filter is set
+ * and does not name it, and writes one event into this CPU's CTF stream
+ * (module/ctf.c) with interrupts disabled: no allocation, no lock, no
+ * loop but the bounded ones of the cache table and the filter.  kfree()
+ * has no cache argument: the cache is read from the object's slab, at the
+ * offset calibrated at start against known kmalloc caches; without that
+ * calibration kfree() events carry no cache, and a filtered trace has none.
+ *
+ * Notes on locking
+ * ----------------
+ * - The probes run with preemption disabled (the tracepoints' contract);
+ *   struct kmt_trace is not changed while they are registered, and is
+ *   freed only after kmt_probes_unregister(), which waits for them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <trace/events/kmem.h>
+#include <uapi/slabtrace/kmemtrace.h>
+
+#include <slabtrace/compat.h>
+#include <slabtrace/kmemtrace.h>
+
+/* The word of struct slab that is slab_cache, or 0 if it was not found. */
+static unsigned int slab_cache_word;
+/* Words of struct slab searched (it overlays struct page: 8 words). */
+#define SLAB_CACHE_WORDS	8
+
+/**
+ * kmt_slab_cache - the cache an object belongs to
+ * @obj: a slab object, or a page-allocator kmalloc() block
+ * @known: set to whether the answer can be trusted
+ *
+ * Return: the cache, or NULL for memory that is not a slab's.
+ */
+struct kmem_cache *kmt_slab_cache(const void *obj, bool *known)
+{
+	struct folio *folio = virt_to_folio(obj);
+
+	*known = slab_cache_word != 0;
+	if (!*known || !folio_test_slab(folio))
+		return NULL;
+	return ((struct kmem_cache **)folio)[slab_cache_word];
+}
+
+/*
+ * struct slab is mm/slab.h's, private: find its slab_cache pointer (the
+ * word after the page flags on 6.12, after a two-word union on 6.1), and
+ * believe a word only if objects of three kmalloc caches agree on it.
+ * Process context.
+ */
+void kmt_slab_calibrate(void)
+{
+	static const size_t sizes[] = { 64, 256, 1024 };
+	const unsigned int index[] = {
+		kmalloc_index(64), kmalloc_index(256), kmalloc_index(1024),
+	};
+	void *obj[ARRAY_SIZE(sizes)] = { };
+	struct kmem_cache **slab;
+	unsigned int i, word;
+
+	slab_cache_word = 0;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		obj[i] = kmalloc(sizes[i], GFP_KERNEL);
+		if (!obj[i] || !folio_test_slab(virt_to_folio(obj[i])))
+			goto out;
+	}
+	for (word = 1; word < SLAB_CACHE_WORDS && !slab_cache_word; word++) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			slab = (struct kmem_cache **)virt_to_folio(obj[i]);
+			if (slab[word] != kmalloc_caches[KMALLOC_NORMAL][index[i]])
+				break;
+		}
+		if (i == ARRAY_SIZE(sizes))
+			slab_cache_word = word;
+	}
+out:
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		kfree(obj[i]);
+	if (!slab_cache_word)
+		pr_warn("kmemtrace: cannot find an object's cache: kfree events carry none\n");
+}
+
+static u32 offset32(unsigned long v, unsigned long base)
+{
+	return v - base > U32_MAX ? U32_MAX : v - base;
+}
+
+/**
+ * kmt_encode_alloc - the fields of an allocation event
+ * @p: KMT_ALLOC_PAYLOAD bytes
+ * @t: the trace (its bases)
+ * @call_site: the caller
+ * @ptr: the object
+ * @req: bytes requested
+ * @alloc: bytes allocated
+ * @gfp: flags
+ * @cache: cache id
+ * @node: NUMA node asked for, or NUMA_NO_NODE
+ */
+void kmt_encode_alloc(u8 *p, const struct kmt_trace *t,
+		      unsigned long call_site, const void *ptr, size_t req,
+		      size_t alloc, gfp_t gfp, u16 cache, int node)
+{
+	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
+	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);
+	slabtrace_put_le32(p + 10, min_t(size_t, req, U32_MAX));
+	slabtrace_put_le32(p + 14, min_t(size_t, alloc, U32_MAX));
+	slabtrace_put_le32(p + 18, (__force u32)gfp);
+	slabtrace_put_le16(p + 22, cache);
+	slabtrace_put_le16(p + 24, (u16)(s16)node);
+}
+
+/**
+ * kmt_encode_free - the fields of a free event
+ * @p: KMT_FREE_PAYLOAD bytes
+ * @t: the trace
+ * @call_site: the caller
+ * @ptr: the object
+ * @cache: cache id
+ */
+void kmt_encode_free(u8 *p, const struct kmt_trace *t,
+		     unsigned long call_site, const void *ptr, u16 cache)
+{
+	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
+	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);
+	slabtrace_put_le16(p + 10, cache);
+}
+
+/* Whether events of @s are wanted.  NULL: not a slab cache. */
+static bool wanted(const struct kmt_trace *t, const struct kmem_cache *s)
+{
+	unsigned int i;
+
+	if (!t->nr_filter)
+		return true;
+	for (i = 0; i < t->nr_filter; i++)
+		if (t->filter[i].cache == s)
+			return true;
+	return false;
+}
+
+static u16 cache_id(const struct kmem_cache *s, bool known)
+{
+	if (s)
+		return kmt_cache_id(s);
+	return known ? KMT_CACHE_PAGES : KMT_CACHE_NONE;
+}
+
+static void emit_alloc(struct kmt_trace *t, unsigned int id,
+		       unsigned long call_site, const void *ptr, size_t req,
+		       size_t alloc, gfp_t gfp, int node,
+		       const struct kmem_cache *s, bool known)
+{
+	unsigned long flags;
+	u8 *p;
+
+	if (!wanted(t, s))
+		return;
+	if (unlikely(in_nmi())) {
+		atomic_long_inc(&t->ctf.lost_nmi);
+		return;
+	}
+	local_irq_save(flags);
+	p = slabtrace_ctf_reserve(&t->ctf, id, KMT_ALLOC_PAYLOAD);
+	if (p)
+		kmt_encode_alloc(p, t, call_site, ptr, req, alloc, gfp,
+				 cache_id(s, known), node);
+	local_irq_restore(flags);
+}
+
+static void emit_free(struct kmt_trace *t, unsigned int id,
+		      unsigned long call_site, const void *ptr,
+		      const struct kmem_cache *s, bool known)
+{
+	unsigned long flags;
+	u8 *p;
+
+	if (t->nr_filter && (!known || !wanted(t, s)))
+		return;
+	if (unlikely(in_nmi())) {
+		atomic_long_inc(&t->ctf.lost_nmi);
+		return;
+	}
+	local_irq_save(flags);
+	p = slabtrace_ctf_reserve(&t->ctf, id, KMT_FREE_PAYLOAD);
+	if (p)
+		kmt_encode_free(p, t, call_site, ptr, cache_id(s, known));
+	local_irq_restore(flags);
+}
+
+/* Failed allocations (NULL) and kfree(NULL) are not events. */
+static void probe_kmalloc(void *data, unsigned long call_site,
+			  const void *ptr, size_t bytes_req,
+			  size_t bytes_alloc, gfp_t gfp, int node)
+{
+	struct kmem_cache *s;
+	bool known;
+
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	s = kmt_slab_cache(ptr, &known);
+	if (!known) {
+		s = slabtrace_kmalloc_cache(bytes_req, gfp, call_site);
+		known = true;
+	}
+	emit_alloc(data, KMT_KMALLOC, call_site, ptr, bytes_req, bytes_alloc,
+		   gfp, node, s, known);
+}
+
+static void probe_kmem_cache_alloc(void *data, unsigned long call_site,
+				   const void *ptr, struct kmem_cache *s,
+				   gfp_t gfp, int node)
+{
+	unsigned int size;
+
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	size = kmem_cache_size(s);
+	emit_alloc(data, KMT_KMEM_CACHE_ALLOC, call_site, ptr, size, size,
+		   gfp, node, s, true);
+}
+
+static void probe_kfree(void *data, unsigned long call_site, const void *ptr)
+{
+	struct kmem_cache *s;
+	bool known;
+
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	s = kmt_slab_cache(ptr, &known);
+	emit_free(data, KMT_KFREE, call_site, ptr, s, known);
+}
+
+static void probe_kmem_cache_free(void *data, unsigned long call_site,
+				  const void *ptr, const struct kmem_cache *s)
+{
+	if (ZERO_OR_NULL_PTR(ptr))
+		return;
+	emit_free(data, KMT_KMEM_CACHE_FREE, call_site, ptr, s, true);
+}
+
+/* Called with slabtrace_mutex held. */
+int kmt_probes_register(struct kmt_trace *t)
+{
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	ret = register_trace_kmalloc(probe_kmalloc, t);
+	if (ret)
+		return ret;
+	ret = register_trace_kmem_cache_alloc(probe_kmem_cache_alloc, t);
+	if (ret)
+		goto err_kmalloc;
+	ret = register_trace_kfree(probe_kfree, t);
+	if (ret)
+		goto err_cache_alloc;
+	ret = register_trace_kmem_cache_free(probe_kmem_cache_free, t);
+	if (ret)
+		goto err_kfree;
+	return 0;
+
+err_kfree:
+	unregister_trace_kfree(probe_kfree, t);
+err_cache_alloc:
+	unregister_trace_kmem_cache_alloc(probe_kmem_cache_alloc, t);
+err_kmalloc:
+	unregister_trace_kmalloc(probe_kmalloc, t);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+
+/* Called with slabtrace_mutex held; returns when no probe runs. */
+void kmt_probes_unregister(struct kmt_trace *t)
+{
+	lockdep_assert_held(&slabtrace_mutex);
+	unregister_trace_kmem_cache_free(probe_kmem_cache_free, t);
+	unregister_trace_kfree(probe_kfree, t);
+	unregister_trace_kmem_cache_alloc(probe_kmem_cache_alloc, t);
+	unregister_trace_kmalloc(probe_kmalloc, t);
+	tracepoint_synchronize_unregister();
+}

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+# kmemtrace: the files and their bad input; a recording of leaky's known
+# allocations, saved in /out/kmemtrace/ for the host to read with
+# babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.sh); a tiny
+# buffer with no reader; rmmod while recording.
+. /tests/lib.sh
+
+K=$ST/kmemtrace
+N=1000
+OUT=/out/kmemtrace
+mkdir -p $OUT
+
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+for f in enable buffer_kb; do
+	check "$f is 0600" test "$(stat -c %a $K/$f)" = 600
+done
+for f in metadata caches abi_version total_overruns events; do
+	check "$f is 0400" test "$(stat -c %a $K/$f)" = 400
+done
+check_eq "abi_version" 1 "$(cat $K/abi_version)"
+check_eq "not enabled at load" 0 "$(cat $K/enable)"
+
+# errno of a write of $2 to file $1 ("ok" when it succeeded).
+kerr() {
+	out=$( (echo "$2" > "$K/$1") 2>&1 ) && { echo ok; return; }
+	echo "${out##*: }"
+}
+
+# --- Bad input.
+check_eq "buffer_kb: not a number" "Invalid argument" "$(kerr buffer_kb abc)"
+check_eq "buffer_kb: too small" "Invalid argument" "$(kerr buffer_kb 8)"
+check_eq "buffer_kb: not a multiple of 8" "Invalid argument" "$(kerr buffer_kb 100)"
+check_eq "enable: unknown cache" "No such file or directory" "$(kerr enable no_such_cache)"
+check_eq "enable: empty" "Invalid argument" "$(kerr enable '')"
+check_eq "enable: overlong cache name" "File name too long" "$(kerr enable "$(printf '%070d' 0)")"
+check_eq "enable: more than 16 caches" "Argument list too long" \
+	"$(kerr enable "$(for i in $(seq 17); do printf 'kmalloc-64 '; done)")"
+check_eq "ctl: kmemtrace with a bad verb" "Invalid argument" "$(ctl_errno 'kmemtrace go')"
+check_eq "ctl: kmemtrace stop with an argument" "Invalid argument" "$(ctl_errno 'kmemtrace stop now')"
+check_eq "still not enabled" 0 "$(cat $K/enable)"
+check "ctl: kmemtrace start kmalloc-64" st kmemtrace start kmalloc-64
+check_eq "enable shows the filter" "1 kmalloc-64" "$(cat $K/enable)"
+check_eq "a second start is refused" "Device or resource busy" "$(kerr enable 1)"
+check_eq "buffer_kb cannot change while tracing" "Device or resource busy" "$(kerr buffer_kb 64)"
+check "ctl: kmemtrace stop" st kmemtrace stop
+check_eq "stopped" 0 "$(cat $K/enable)"
+logged "kmemtrace: buffer_kb: not a number" \
+	"kmemtrace: buffer_kb: 8 is not a multiple of 8 in 16..65536" \
+	"kmemtrace: buffer_kb: 100 is not a multiple of 8 in 16..65536" \
+	"kmemtrace: no slab cache named 'no_such_cache'" \
+	"kmemtrace: enable: empty input" \
+	"kmemtrace: cache name longer than 64 bytes" \
+	"kmemtrace: at most 16 caches, not 17" \
+	"ctl: kmemtrace takes start [CACHE...] or stop" \
+	"kmemtrace: already started" \
+	"kmemtrace: buffer_kb: cannot change while tracing"
+
+# --- A recording of every cache while leaky churns: N widgets from
+# leaky_alloc_widget(), N kmalloc(50) from leaky_alloc_buf(), all freed.
+size=$(cat /sys/kernel/slab/leaky_widget/object_size)
+echo "$N $size" > $OUT/expected
+check "record every cache during churn $N" \
+	sh -c "kmemtrace-record -o $OUT/all -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec.txt"
+cat /tmp/rec.txt
+cp /tmp/rec.txt $OUT/all.record.txt
+check "the recorder says how many events" grep -q '^kmemtrace-record: [0-9]* events written, 0 lost' /tmp/rec.txt
+check_eq "nothing lost with a reader" 0 "$(cat $K/total_overruns | head -n 1)"
+cat $K/events > $OUT/all.events
+check "the trace has metadata" grep -q '^/\* CTF 1.8 \*/' $OUT/all/ctf/metadata
+check "the trace has kallsyms" grep -q ' leaky_alloc_buf' $OUT/all/kallsyms
+check "the cache table names leaky_widget" grep -q " $size leaky_widget\$" $OUT/all/caches
+check "a stream per CPU" test -s $OUT/all/ctf/cpu0
+check "kfree events can name their cache (struct slab calibrated)" \
+	sh -c "! dmesg | grep -q 'kmemtrace: cannot find an object'"
+
+# --- Both CPUs allocating at once, with the default buffer: a reader that
+# keeps up loses nothing.
+cat > /tmp/par.sh <<PAR
+(for i in 1 2 3; do echo churn 5000 > $LEAKY; done) &
+(for i in 1 2 3; do echo churn 5000 > $LEAKY; done) &
+(for i in \$(seq 20); do cat /proc/slabinfo > /dev/null; done) &
+wait
+PAR
+check "record two writers and a reader of slabinfo" \
+	sh -c "kmemtrace-record -o /tmp/par -- sh /tmp/par.sh > /tmp/rec5.txt"
+cat /tmp/rec5.txt
+check "more than 60000 events, none lost" \
+	awk '/events written/ { exit !($2 > 60000 && $5 == 0) }' /tmp/rec5.txt
+check "both CPUs wrote" sh -c "awk 'NR > 1 && \$2 == 0 { exit 1 }' $K/events"
+rm -rf /tmp/par
+
+# --- Filtered: only leaky_widget.
+check "record leaky_widget only" \
+	sh -c "kmemtrace-record -o $OUT/widget -c leaky_widget -- sh -c 'echo churn $N > $LEAKY; echo bufs 3 > $LEAKY; echo free > $LEAKY' > /tmp/rec2.txt"
+cp /tmp/rec2.txt $OUT/widget.record.txt
+check_eq "filtered: exactly the widget allocations and frees" \
+	"kmemtrace-record: $((2 * N)) events written, 0 lost, into $OUT/widget" "$(cat /tmp/rec2.txt)"
+
+# --- A tiny buffer with a reader that does not read: overruns.
+echo 16 > $K/buffer_kb
+check "record with a 16 KiB buffer, reading late" \
+	sh -c "kmemtrace-record -l -o $OUT/tiny -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec3.txt"
+cat /tmp/rec3.txt
+cp /tmp/rec3.txt $OUT/tiny.record.txt
+lost=$(head -n 1 $K/total_overruns)
+check "total_overruns is not 0 ($lost)" test "$lost" -gt 0
+check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/rec3.txt
+check "and per CPU" grep -q "^kmemtrace-record: cpu[0-9]* lost [0-9]* events" /tmp/rec3.txt
+echo 1024 > $K/buffer_kb
+
+# --- Start at load, and rmmod while recording.
+check "rmmod leaky" rmmod leaky
+check "rmmod slabtrace" rmmod slabtrace
+check "insmod slabtrace.ko kmemtrace=1 kmemtrace_buffer_kb=64" \
+	insmod $MODDIR/slabtrace.ko kmemtrace=1 kmemtrace_buffer_kb=64
+check_eq "enabled at load" 1 "$(cat $K/enable)"
+check_eq "buffer_kb from the parameter" 64 "$(cat $K/buffer_kb)"
+echo 0 > $K/enable
+(while :; do cat /proc/slabinfo > /dev/null; done) 2>/dev/null &
+storm=$!
+kmemtrace-record -o /tmp/rm > /tmp/rec4.txt 2>&1 &
+rec=$!
+sleep 2
+check "rmmod slabtrace while recording" rmmod slabtrace
+sleep 1
+kill $storm $rec 2>/dev/null
+wait 2>/dev/null
+check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
+check "rmmod slabtrace" rmmod slabtrace
+check "a bad kmemtrace_buffer_kb fails the load" sh -c "! insmod $MODDIR/slabtrace.ko kmemtrace_buffer_kb=7"
+logged "kmemtrace_buffer_kb=7: not a multiple of 8 in 16..65536"
+finish

@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmemtrace-report: a recorded kmemtrace trace, per allocation call site.
+ *
+ *   kmemtrace-report [--sort KEY] [--top N] [--list N] DIR
+ *
+ * DIR is what kmemtrace-record wrote (DIR/ctf is the CTF trace; DIR/caches
+ * and DIR/kallsyms name caches and call sites).  The events are decoded by
+ * libbabeltrace2 (src.ctf.fs, utils.muxer: one time-ordered stream of all
+ * CPUs) into a simple sink.  Per call site (symbol+offset [module]): hits,
+ * bytes requested and allocated, internal fragmentation, frees on another
+ * CPU than the allocation's; per cache; totals; frees of pointers never seen
+ * allocated and double frees, counted and the first N listed; a warning
+ * when the trace lost events.  --sort: bytes (default), hits, req, frag,
+ * cross, site.  --top N: that many call sites (default 20, 0: all).
+ */
+#define _GNU_SOURCE
+#include <babeltrace2/babeltrace.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../../include/uapi/slabtrace/kmemtrace.h"
+
+/* The library's uint64_t, the type of its counts. */
+#define bt_u64 __typeof__(bt_value_integer_unsigned_get(NULL))
+
+struct site {
+	__u32 call_site;	/* 0: empty slot */
+	__u64 hits, req, alloc, frees, cross;
+};
+
+struct cache {
+	__u64 allocs, frees, req, alloc;
+	char name[96];
+	unsigned int size;
+};
+
+/* An object: its pointer (field value), allocating site, CPU, state. */
+struct obj {
+	__u64 ptr;		/* + 1; 0: empty slot */
+	__u32 site;
+	__u16 cpu;
+	__u8 live;
+};
+
+struct bad {
+	__u64 ptr;
+	__u32 call_site;
+	__u32 cpu;
+};
+
+#define LIST_MAX 1000
+
+static struct {
+	struct site *sites;
+	size_t nsites, sites_cap;
+	struct obj *objs;
+	size_t nobjs, objs_cap;
+	struct cache caches[KMT_CACHE_UNKNOWN + 1];
+	__u64 events, allocs, frees, req, alloc, cross, discarded;
+	__u64 unseen, doubles;
+	struct bad unseen_list[LIST_MAX], double_list[LIST_MAX];
+	const bt_packet *packet;
+	__u32 cpu;
+	int error;
+} st;
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p) {
+		fprintf(stderr, "kmemtrace-report: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static inline __u64 mix(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct site *site_get(__u32 cs)
+{
+	size_t i, j;
+
+	if (st.nsites * 2 >= st.sites_cap) {
+		struct site *old = st.sites;
+		size_t oldcap = st.sites_cap;
+
+		st.sites_cap = oldcap ? oldcap * 2 : 1024;
+		st.sites = xcalloc(st.sites_cap, sizeof(*st.sites));
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i].hits && !old[i].frees)
+				continue;
+			for (j = mix(old[i].call_site); st.sites[j & (st.sites_cap - 1)].hits ||
+			     st.sites[j & (st.sites_cap - 1)].frees; j++)
+				;
+			st.sites[j & (st.sites_cap - 1)] = old[i];
+		}
+		free(old);
+	}
+	for (i = mix(cs);; i++) {
+		struct site *s = &st.sites[i & (st.sites_cap - 1)];
+
+		if (!s->hits && !s->frees) {
+			s->call_site = cs;
+			st.nsites++;
+			return s;
+		}
+		if (s->call_site == cs)
+			return s;
+	}
+}
+
+/* The slot of @ptr, claimed if @create. */
+static struct obj *obj_get(__u64 ptr, int create)
+{
+	size_t i, j;
+
+	if (create && st.nobjs * 2 >= st.objs_cap) {
+		struct obj *old = st.objs;
+		size_t oldcap = st.objs_cap;
+
+		st.objs_cap = oldcap ? oldcap * 2 : 65536;
+		st.objs = xcalloc(st.objs_cap, sizeof(*st.objs));
+		for (i = 0; i < oldcap; i++) {
+			if (!old[i].ptr)
+				continue;
+			for (j = mix(old[i].ptr); st.objs[j & (st.objs_cap - 1)].ptr; j++)
+				;
+			st.objs[j & (st.objs_cap - 1)] = old[i];
+		}
+		free(old);
+	}
+	if (!st.objs_cap)
+		return NULL;
+	for (i = mix(ptr + 1);; i++) {
+		struct obj *o = &st.objs[i & (st.objs_cap - 1)];
+
+		if (o->ptr == ptr + 1)
+			return o;
+		if (!o->ptr) {
+			if (!create)
+				return NULL;
+			o->ptr = ptr + 1;
+			st.nobjs++;
+			return o;
+		}
+	}
+}
+
+static __u64 ufield(const bt_field *s, __u64 i)
+{
+	const bt_field *f;
+
+	f = bt_field_structure_borrow_member_field_by_index_const(s, i);
+	return bt_field_integer_unsigned_get_value(f);
+}
+
+static void on_event(const bt_message *msg)
+{
+	const bt_event *ev = bt_message_event_borrow_event_const(msg);
+	const bt_field *f = bt_event_borrow_payload_field_const(ev);
+	__u64 id = bt_event_class_get_id(bt_event_borrow_class_const(ev));
+	const bt_packet *pkt = bt_event_borrow_packet_const(ev);
+	__u32 cs = ufield(f, 0);
+	__u64 ptr = ufield(f, 1);
+	struct cache *c;
+	struct obj *o;
+
+	if (pkt != st.packet) {
+		const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
+
+		st.packet = pkt;
+		ctx = bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id");
+		st.cpu = bt_field_integer_unsigned_get_value(ctx);
+	}
+	st.events++;
+	if (id == KMT_KMALLOC || id == KMT_KMEM_CACHE_ALLOC) {
+		struct site *s = site_get(cs);
+		__u64 req = ufield(f, 2), alloc = ufield(f, 3);
+
+		s->hits++;
+		s->req += req;
+		s->alloc += alloc;
+		c = &st.caches[ufield(f, 5)];
+		c->allocs++;
+		c->req += req;
+		c->alloc += alloc;
+		st.allocs++;
+		st.req += req;
+		st.alloc += alloc;
+		o = obj_get(ptr, 1);
+		o->site = cs;
+		o->cpu = st.cpu;
+		o->live = 1;
+		return;
+	}
+	st.frees++;
+	c = &st.caches[ufield(f, 2)];
+	c->frees++;
+	o = obj_get(ptr, 0);
+	if (!o || !o->live) {
+		struct bad *b = NULL;
+
+		if (!o) {
+			if (st.unseen < LIST_MAX)
+				b = &st.unseen_list[st.unseen];
+			st.unseen++;
+		} else {
+			if (st.doubles < LIST_MAX)
+				b = &st.double_list[st.doubles];
+			st.doubles++;
+		}
+		if (b) {
+			b->ptr = ptr;
+			b->call_site = cs;
+			b->cpu = st.cpu;
+		}
+		return;
+	}
+	o->live = 0;
+	if (o->cpu != st.cpu) {
+		site_get(o->site)->cross++;
+		st.cross++;
+	}
+}
+
+static bt_graph_simple_sink_component_consume_func_status
+consume(bt_message_iterator *it, void *data)
+{
+	bt_message_array_const msgs;
+	bt_u64 n, count;
+	__u64 i;
+
+	(void)data;
+
+	switch (bt_message_iterator_next(it, &msgs, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	default:
+		st.error = 1;
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	for (i = 0; i < n; i++) {
+		switch (bt_message_get_type(msgs[i])) {
+		case BT_MESSAGE_TYPE_EVENT:
+			on_event(msgs[i]);
+			break;
+		case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+			if (bt_message_discarded_events_get_count(msgs[i], &count) ==
+			    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+				st.discarded += count;
+			break;
+		default:
+			break;
+		}
+		bt_message_put_ref(msgs[i]);
+	}
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+static const bt_component_class_source *
+source_class(const char *plugin, const char *name, const bt_plugin **p)
+{
+	if (bt_plugin_find(plugin, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, p) !=
+	    BT_PLUGIN_FIND_STATUS_OK) {
+		fprintf(stderr, "kmemtrace-report: no babeltrace2 plugin '%s'\n", plugin);
+		exit(1);
+	}
+	return bt_plugin_borrow_source_component_class_by_name_const(*p, name);
+}
+
+/* Decode @ctfdir into st. */
+static void decode(const char *ctfdir)
+{
+	const bt_component_class_filter *mux_cls;
+	const bt_component_class_source *src_cls;
+	const bt_component_source *src;
+	const bt_component_filter *mux;
+	const bt_component_sink *sink;
+	const bt_port_output *out;
+	const bt_port_input *in;
+	const bt_plugin *ctf, *utils;
+	bt_value *params, *inputs;
+	bt_graph_run_status rs;
+	bt_graph *graph;
+	__u64 i, n;
+
+	graph = bt_graph_create(0);
+	src_cls = source_class("ctf", "fs", &ctf);
+	if (bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils) !=
+	    BT_PLUGIN_FIND_STATUS_OK) {
+		fprintf(stderr, "kmemtrace-report: no babeltrace2 plugin 'utils'\n");
+		exit(1);
+	}
+	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	params = bt_value_map_create();
+	inputs = bt_value_array_create();
+	bt_value_array_append_string_element(inputs, ctfdir);
+	bt_value_map_insert_entry(params, "inputs", inputs);
+	if (bt_graph_add_source_component(graph, src_cls, "src", params,
+					  BT_LOGGING_LEVEL_ERROR, &src) ||
+	    bt_graph_add_filter_component(graph, mux_cls, "mux", NULL,
+					  BT_LOGGING_LEVEL_ERROR, &mux) ||
+	    bt_graph_add_simple_sink_component(graph, "sink", NULL, consume,
+					       NULL, NULL, &sink)) {
+		fprintf(stderr, "kmemtrace-report: %s: not a CTF trace babeltrace2 can read\n",
+			ctfdir);
+		exit(1);
+	}
+	n = bt_component_source_get_output_port_count(src);
+	for (i = 0; i < n; i++) {
+		out = bt_component_source_borrow_output_port_by_index_const(src, i);
+		in = bt_component_filter_borrow_input_port_by_index_const(mux, i);
+		if (bt_graph_connect_ports(graph, out, in, NULL)) {
+			fprintf(stderr, "kmemtrace-report: cannot connect the streams\n");
+			exit(1);
+		}
+	}
+	out = bt_component_filter_borrow_output_port_by_index_const(mux, 0);
+	in = bt_component_sink_borrow_input_port_by_index_const(sink, 0);
+	if (bt_graph_connect_ports(graph, out, in, NULL)) {
+		fprintf(stderr, "kmemtrace-report: cannot connect the sink\n");
+		exit(1);
+	}
+	do {
+		rs = bt_graph_run(graph);
+	} while (rs == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (rs != BT_GRAPH_RUN_STATUS_OK || st.error) {
+		fprintf(stderr, "kmemtrace-report: %s: decoding failed\n", ctfdir);
+		exit(1);
+	}
+	bt_value_put_ref(inputs);
+	bt_value_put_ref(params);
+	bt_graph_put_ref(graph);
+	bt_plugin_put_ref(ctf);
+	bt_plugin_put_ref(utils);
+}
+
+/* Symbols, from DIR/kallsyms: text symbols sorted by address. */
+struct sym {
+	__u64 addr;
+	char *name;		/* "name" or "name [module]" */
+};
+
+static struct sym *syms;
+static size_t nsyms;
+static __u64 call_site_base;
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void load_kallsyms(const char *path)
+{
+	char line[512], name[256], mod[256], type;
+	size_t cap = 0;
+	__u64 addr;
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = '\0';
+		n = sscanf(line, "%llx %c %255s %255s", &addr, &type, name, mod);
+		if (n < 3 || (type != 't' && type != 'T') || !addr)
+			continue;
+		if (nsyms == cap) {
+			cap = cap ? cap * 2 : 65536;
+			syms = realloc(syms, cap * sizeof(*syms));
+			if (!syms)
+				exit(1);
+		}
+		syms[nsyms].addr = addr;
+		if (asprintf(&syms[nsyms].name, "%s%s%s", name, mod[0] ? " " : "",
+			     mod) < 0)
+			exit(1);
+		nsyms++;
+	}
+	fclose(f);
+	qsort(syms, nsyms, sizeof(*syms), sym_cmp);
+}
+
+/* "symbol+0xoff [module]", or the address. */
+static void sym_name(__u32 cs, char *buf, size_t size)
+{
+	__u64 addr = call_site_base + cs;
+	size_t lo = 0, hi = nsyms;
+	const char *sp;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - syms[lo - 1].addr > 0x100000) {
+		snprintf(buf, size, "0x%llx", addr);
+		return;
+	}
+	sp = strchr(syms[lo - 1].name, ' ');
+	if (sp)
+		snprintf(buf, size, "%.*s+0x%llx%s",
+			 (int)(sp - syms[lo - 1].name), syms[lo - 1].name,
+			 addr - syms[lo - 1].addr, sp);
+	else
+		snprintf(buf, size, "%s+0x%llx", syms[lo - 1].name,
+			 addr - syms[lo - 1].addr);
+}
+
+static void load_caches(const char *path)
+{
+	char line[256], name[96];
+	unsigned int id, size;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %95s", &id, &size, name) == 3 &&
+		    id <= KMT_CACHE_UNKNOWN) {
+			snprintf(st.caches[id].name, sizeof(st.caches[id].name),
+				 "%s", name);
+			st.caches[id].size = size;
+		}
+	fclose(f);
+}
+
+/* call_site_base from the metadata's env. */
+static void load_base(const char *path)
+{
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " call_site_base = \"0x%llx\";",
+			   &call_site_base) == 1)
+			break;
+	fclose(f);
+}
+
+static long file_number(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long n = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &n) != 1)
+		n = 0;
+	fclose(f);
+	return n;
+}
+
+static double frag(__u64 req, __u64 alloc)
+{
+	return alloc ? 100.0 * (double)(alloc - req) / (double)alloc : 0;
+}
+
+static enum { BY_BYTES, BY_HITS, BY_REQ, BY_FRAG, BY_CROSS, BY_SITE, NKEYS } sort_key;
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	double fx, fy;
+
+	switch (sort_key) {
+	case BY_HITS:
+		if (x->hits != y->hits)
+			return x->hits < y->hits ? 1 : -1;
+		break;
+	case BY_REQ:
+		if (x->req != y->req)
+			return x->req < y->req ? 1 : -1;
+		break;
+	case BY_FRAG:
+		fx = frag(x->req, x->alloc);
+		fy = frag(y->req, y->alloc);
+		if (fx != fy)
+			return fx < fy ? 1 : -1;
+		break;
+	case BY_CROSS:
+		if (x->cross != y->cross)
+			return x->cross < y->cross ? 1 : -1;
+		break;
+	case BY_SITE:
+		break;
+	default:
+		if (x->alloc != y->alloc)
+			return x->alloc < y->alloc ? 1 : -1;
+	}
+	return x->call_site < y->call_site ? -1 : x->call_site > y->call_site;
+}
+
+/* Most bytes allocated first, then most frees, then by name. */
+static int cache_cmp(const void *a, const void *b)
+{
+	const struct cache *x = *(struct cache * const *)a;
+	const struct cache *y = *(struct cache * const *)b;
+
+	if (x->alloc != y->alloc)
+		return x->alloc < y->alloc ? 1 : -1;
+	if (x->frees != y->frees)
+		return x->frees < y->frees ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void list_bad(const char *what, __u64 n, const struct bad *b,
+		     unsigned int max)
+{
+	char name[300];
+	__u64 i;
+
+	if (!n)
+		return;
+	printf("\n%s (the first %llu):\n", what,
+	       n < max ? n : max);
+	for (i = 0; i < n && i < max && i < LIST_MAX; i++) {
+		sym_name(b[i].call_site, name, sizeof(name));
+		printf("  ptr+0x%012llx  cpu %-3u  %s\n", b[i].ptr,
+		       b[i].cpu, name);
+	}
+}
+
+static void bad_usage(void)
+{
+	fputs("usage: kmemtrace-report [--sort bytes|hits|req|frag|cross|site]", stderr);
+	fputs(" [--top N] [--list N] DIR\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 't' },
+		{ "list", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const keys[NKEYS] = {
+		"bytes", "hits", "req", "frag", "cross", "site",
+	};
+	char path[4200], ctfdir[4100], name[300];
+	unsigned int top = 20, list = 10, i;
+	struct site *sorted;
+	struct cache **bycache;
+	struct timespec t0, t1;
+	__u64 lost, overruns;
+	size_t j, k, ncaches;
+	struct stat sb;
+	double secs;
+	int opt;
+	char *end;
+
+	while ((opt = getopt_long(argc, argv, "s:t:l:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			for (i = 0; i < NKEYS; i++)
+				if (!strcmp(optarg, keys[i]))
+					break;
+			if (i == NKEYS)
+				bad_usage();
+			sort_key = i;
+			break;
+		case 't':
+			top = strtoul(optarg, &end, 10);
+			if (*end || !*optarg)
+				bad_usage();
+			break;
+		case 'l':
+			list = strtoul(optarg, &end, 10);
+			if (*end || !*optarg)
+				bad_usage();
+			break;
+		default:
+			bad_usage();
+		}
+	}
+	if (optind != argc - 1 || strlen(argv[optind]) > 4000)
+		bad_usage();
+	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", argv[optind]);
+	if (stat(ctfdir, &sb))
+		snprintf(ctfdir, sizeof(ctfdir), "%s", argv[optind]);
+	snprintf(path, sizeof(path), "%s/metadata", ctfdir);
+	if (stat(path, &sb)) {
+		fprintf(stderr, "kmemtrace-report: %s: no CTF metadata\n", argv[optind]);
+		return 1;
+	}
+	load_base(path);
+	snprintf(path, sizeof(path), "%s/kallsyms", argv[optind]);
+	load_kallsyms(path);
+	snprintf(path, sizeof(path), "%s/caches", argv[optind]);
+	load_caches(path);
+	snprintf(path, sizeof(path), "%s/overruns", argv[optind]);
+	overruns = file_number(path);
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	decode(ctfdir);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	printf("kmemtrace report: %s\n", argv[optind]);
+	lost = st.discarded > overruns ? st.discarded : overruns;
+	if (lost)
+		printf("WARNING: the trace is incomplete: %llu events lost %s%llu%s\n",
+		       lost, "(", st.discarded, " reported in its packets)");
+
+	sorted = xcalloc(st.nsites + 1, sizeof(*sorted));
+	for (j = 0, k = 0; j < st.sites_cap; j++)
+		if (st.sites[j].hits)
+			sorted[k++] = st.sites[j];
+	qsort(sorted, k, sizeof(*sorted), site_cmp);
+	printf("\n%-48s %10s %14s %14s %7s %10s\n", "Call site", "Hits",
+	       "Bytes req", "Bytes alloc", "Frag%", "Cross-CPU");
+	for (j = 0; j < k && (!top || j < top); j++) {
+		sym_name(sorted[j].call_site, name, sizeof(name));
+		printf("%-48s %10llu %14llu %14llu %6.2f%% %10llu\n",
+		       name, sorted[j].hits, sorted[j].req, sorted[j].alloc,
+		       frag(sorted[j].req, sorted[j].alloc), sorted[j].cross);
+	}
+	if (j < k)
+		printf("... %zu more call sites (--top 0: all)\n", k - j);
+
+	printf("\n%-40s %10s %10s %14s %14s %7s\n", "Cache", "Allocs", "Frees",
+	       "Bytes req", "Bytes alloc", "Frag%");
+	bycache = xcalloc(KMT_CACHE_UNKNOWN + 1, sizeof(*bycache));
+	for (i = 0, ncaches = 0; i <= KMT_CACHE_UNKNOWN; i++)
+		if (st.caches[i].allocs || st.caches[i].frees)
+			bycache[ncaches++] = &st.caches[i];
+	qsort(bycache, ncaches, sizeof(*bycache), cache_cmp);
+	for (j = 0; j < ncaches; j++) {
+		struct cache *c = bycache[j];
+
+		printf("%-40.40s %10llu %10llu %14llu %14llu %6.2f%%\n",
+		       c->name[0] ? c->name : "?", c->allocs, c->frees, c->req,
+		       c->alloc, frag(c->req, c->alloc));
+	}
+
+	printf("\nTotal: %llu events, %llu allocations, %llu frees, %zu call sites\n",
+	       st.events, st.allocs, st.frees, k);
+	printf("Bytes requested %llu, allocated %llu, fragmentation %.2f%%\n",
+	       st.req, st.alloc, frag(st.req, st.alloc));
+	printf("Cross-CPU frees: %llu\n", st.cross);
+	printf("Frees of pointers never seen allocated: %llu\n", st.unseen);
+	printf("Double frees: %llu\n", st.doubles);
+	if (list) {
+		list_bad("Frees of pointers never seen allocated", st.unseen,
+			 st.unseen_list, list);
+		list_bad("Double frees", st.doubles, st.double_list, list);
+	}
+	fprintf(stderr, "kmemtrace-report: %llu events decoded in %.3f s (%.0f events/s)\n",
+		st.events, secs, secs > 0 ? st.events / secs : 0);
+	return 0;
+}
