@@ -37,9 +37,25 @@ static unsigned int pool_size = SLABTRACE_POOL_DEFAULT;
 module_param(pool_size, uint, 0400);
 MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
 
+static unsigned int fail_init;
+module_param(fail_init, uint, 0400);
+MODULE_PARM_DESC(fail_init, "for slabtrace's tests: fail step N of loading (1-12) with ENOMEM");
+
 static unsigned long record_limit;
 module_param(record_limit, ulong, 0400);
 MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 of RAM's worth (\"limit N\" on ctl changes it)");
+
+/*
+ * Step @n of loading may go ahead: -ENOMEM instead if fail_init says so,
+ * before the step, so that the tests see every unwinding path.
+ */
+static int injected(unsigned int n)
+{
+	if (n != fail_init)
+		return 0;
+	pr_info("fail_init=%u: failing that step of loading\n", n);
+	return -ENOMEM;
+}
 
 /* The default limit: records worth 1/64 of RAM, table included. */
 static unsigned long default_limit(void)
@@ -69,46 +85,50 @@ static int __init slabtrace_init(void)
 	}
 	slabtrace_record_limit = record_limit ?: default_limit();
 	slabtrace_stacks_init();
-	ret = stack_depot_init();
+	ret = injected(1) ?: stack_depot_init();
 	if (ret)
 		return ret;
 	/* Not merged with any other cache, so never traced with one. */
-	slabtrace_record_cache = KMEM_CACHE(slabtrace_record, SLAB_NOLEAKTRACE);
+	if (!injected(2))
+		slabtrace_record_cache = KMEM_CACHE(slabtrace_record,
+						    SLAB_NOLEAKTRACE);
 	if (!slabtrace_record_cache)
 		return -ENOMEM;
-	ret = slabtrace_ctx_init();
+	ret = injected(3) ?: slabtrace_ctx_init();
 	if (ret)
 		goto err_cache;
-	ret = slabtrace_table_init(&slabtrace_records);
+	ret = injected(4) ?: slabtrace_table_init(&slabtrace_records);
 	if (ret)
 		goto err_ctx;
-	ret = slabtrace_pool_init(&slabtrace_pool, slabtrace_record_cache,
-				  pool_size);
+	ret = injected(5) ?: slabtrace_pool_init(&slabtrace_pool,
+						 slabtrace_record_cache,
+						 pool_size);
 	if (ret)
 		goto err_table;
-	ret = slabtrace_modsyms_init();
+	ret = injected(6) ?: slabtrace_modsyms_init();
 	if (ret)
 		goto err_pool;
-	slabtrace_debugfs = debugfs_create_dir("slabtrace", NULL);
+	slabtrace_debugfs = injected(7) ? ERR_PTR(-ENOMEM) :
+			    debugfs_create_dir("slabtrace", NULL);
 	if (IS_ERR(slabtrace_debugfs)) {
 		ret = PTR_ERR(slabtrace_debugfs);
 		pr_err("cannot create debugfs directory (%d)\n", ret);
 		goto err_modsyms;
 	}
-	ret = slabtrace_folded_init();
+	ret = injected(8) ?: slabtrace_folded_init();
 	if (ret)
 		goto err_debugfs;
-	ret = slabtrace_stats_init();
+	ret = injected(9) ?: slabtrace_stats_init();
 	if (ret)
 		goto err_debugfs;
-	ret = slabtrace_kptrace_init();
+	ret = injected(10) ?: slabtrace_kptrace_init();
 	if (ret)
 		goto err_debugfs;
-	ret = slabtrace_kmemtrace_init();
+	ret = injected(11) ?: slabtrace_kmemtrace_init();
 	if (ret)
 		goto err_kptrace;
 	/* Last: no command can start before everything is in place. */
-	ret = slabtrace_ctl_init();
+	ret = injected(12) ?: slabtrace_ctl_init();
 	if (ret)
 		goto err_kmemtrace;
 	return 0;
