@@ -11,6 +11,7 @@
 #define _SLABTRACE_COMPAT_H
 
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
 #include <linux/stddef.h>
@@ -86,6 +87,18 @@ slabtrace_depot_save_noalloc(unsigned long *entries, unsigned int nr)
 	return __stack_depot_save(entries, nr, 0, GFP_NOWAIT, false);
 #endif
 }
+
+/*
+ * Threads the kernel runs for a process (io_uring's iou-wrk-N, vhost's
+ * vhost-N): they are not in the system call of the task that made them,
+ * though copy_thread() gave them its registers.  v5.12 added PF_IO_WORKER,
+ * v6.4 PF_USER_WORKER (both kinds).
+ */
+#ifdef PF_USER_WORKER
+#define SLABTRACE_PF_WORKER	(PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define SLABTRACE_PF_WORKER	PF_IO_WORKER
+#endif
 
 #ifdef MODULE
 /**

@@ -73,6 +73,7 @@ extern struct dentry *slabtrace_debugfs;
 enum slabtrace_ctx_kind {
 	SLABTRACE_CTX_TASK,
 	SLABTRACE_CTX_KTHREAD,
+	SLABTRACE_CTX_WORKER,		/* a process's io_uring or vhost thread */
 	SLABTRACE_CTX_SOFTIRQ,
 	SLABTRACE_CTX_HARDIRQ,
 };

@@ -38,6 +38,7 @@
 #include <linux/string.h>
 #include <asm/syscall.h>
 
+#include <slabtrace/compat.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -119,7 +120,7 @@ static s16 current_syscall(void)
 {
 	int nr;
 
-	if (!in_task() || (current->flags & PF_KTHREAD))
+	if (!in_task() || (current->flags & (PF_KTHREAD | SLABTRACE_PF_WORKER)))
 		return -1;
 	nr = syscall_get_nr(current, task_pt_regs(current));
 	if (nr < 0 || nr >= SLABTRACE_SYSCALL_COMPAT)
@@ -151,8 +152,12 @@ bool slabtrace_ctx_fill(struct slabtrace_record *rec)
 		rec->ctx = CTX_ID_SOFTIRQ;
 		return true;
 	}
-	kind = current->flags & PF_KTHREAD ? SLABTRACE_CTX_KTHREAD :
-					     SLABTRACE_CTX_TASK;
+	if (current->flags & PF_KTHREAD)
+		kind = SLABTRACE_CTX_KTHREAD;
+	else if (current->flags & SLABTRACE_PF_WORKER)
+		kind = SLABTRACE_CTX_WORKER;
+	else
+		kind = SLABTRACE_CTX_TASK;
 	/*
 	 * Unlocked, like printk's %s of current->comm: a concurrent rename may
 	 * tear it, never overrun it.  Padded, since the whole array is the key.
@@ -195,7 +200,9 @@ const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
  * @m: where
  * @rec: the record
  *
- * "PID 212 cat", "kthread kworker/0:1 (PID 8)", "softirq", "hardirq";
+ * "PID 212 cat", "kthread kworker/0:1 (PID 8)", "worker iou-wrk-212 (PID
+ * 213)" (a process's io_uring or vhost thread: in no system call of its
+ * own), "softirq", "hardirq";
  * the name escaped (SLABTRACE_ESCAPE): "PID 9 X\nObj" is one line.
  */
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
@@ -208,6 +215,11 @@ void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 		break;
 	case SLABTRACE_CTX_SOFTIRQ:
 		seq_puts(m, "softirq");
+		break;
+	case SLABTRACE_CTX_WORKER:
+		seq_puts(m, "worker ");
+		slabtrace_seq_name(m, c->comm, sizeof(c->comm));
+		seq_printf(m, " (PID %d)", rec->pid);
 		break;
 	case SLABTRACE_CTX_KTHREAD:
 		seq_puts(m, "kthread ");

@@ -96,6 +96,27 @@ for c in kmalloc-32 kmalloc-64 kmalloc-512; do
 	st reset $c
 done
 
+# --- io_uring's worker threads: not in the system call of their process.
+st start filp
+rm -f /tmp/iou /tmp/iou.out
+mkfifo /tmp/iou
+iou_open /tests/lib.sh 5 /tmp/iou > /tmp/iou.out 2>&1 &
+iou=$!
+check "io_uring: 5 files opened through io_uring" until_true 20 grep -q '^opened 5$' /tmp/iou.out
+dump filp /tmp/filp
+cp /tmp/filp /out/filp-iouring.txt
+check "io_uring: the 5 opens were made by a worker, named as such" \
+	test "$(grep -c '^Obj .*, from worker iou-wrk-[0-9]* (PID [0-9]*):$' /tmp/filp)" -ge 5
+check "io_uring: no worker's object is put in a system call" \
+	sh -c "! grep '^Obj .*from worker iou-wrk-' /tmp/filp | grep -q 'in syscall'"
+# The FIFO has a reader only while iou_open lives: never block on it.
+echo done > /tmp/iou &
+echo_pid=$!
+wait $iou
+kill $echo_pid 2>/dev/null
+st stop filp
+st reset filp
+
 # --- "merged" only when two names share a cache.  A lonely mergeable cache:
 # a symlink to a unique-id directory that no other name points to.
 lonely=
