@@ -92,7 +92,7 @@ boot() {
 		-accel "$accel" -smp 2 -m 1024 -nodefaults -display none \
 		-no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$work/initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=7 no_timer_check debug_boot_weak_hash st_tests=$tests${1:+ $1}" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=7 no_timer_check noirqdebug debug_boot_weak_hash st_tests=$tests${1:+ $1}" \
 		-serial "file:$console" -serial "file:$work/out.tar" \
 		< /dev/null > "$work/qemu.log" 2>&1 &
 	qpid=$!
