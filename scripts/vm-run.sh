@@ -19,9 +19,9 @@
 # kernel" line within SLABTRACE_BOOT_TIMEOUT seconds, default 180) is
 # retried once; if the second boot fails too, the run is one failure,
 # "FAIL: vm: boot failed twice, no test ran (...)", not test failures.
-# A booted guest whose console is silent for SLABTRACE_IDLE_TIMEOUT seconds
-# (default 180) is stopped and fails the run ("guest hung"); so does an
-# oops, at once (oops=panic, and -no-reboot ends QEMU).
+# A booted guest whose tests print nothing (kernel messages aside) for
+# SLABTRACE_IDLE_TIMEOUT seconds (default 180) is stopped and fails the
+# run ("guest hung"); an oops ends it at once (oops=panic, -no-reboot).
 #
 # The guest's crng is not ready when the tests run (TCG, no entropy
 # device), and %p would print "(____ptrval____)" until it is: the kernel
@@ -76,9 +76,11 @@ console=$work/console.log
 # boot: one QEMU run; rc is QEMU's exit status (124: the timeout).  A
 # boot that does not reach /init's first line ("ST-VM: kernel") within
 # $boot_tmo seconds is stopped there: it is a boot failure, not a test's.
-# A booted guest whose console stays silent for $idle_tmo seconds is hung
-# (a dead kernel after an oops, a deadlock): it is stopped too, rather
-# than left to the overall timeout.
+# A booted guest whose tests print nothing for $idle_tmo seconds is hung
+# (a dead kernel after an oops, a deadlock, a guest that only prints RCU
+# stall reports): it is stopped too, rather than left to the overall
+# timeout.  Progress is a console line that is not a kernel message
+# (kernel messages start with "[ seconds]").
 boot_tmo=${SLABTRACE_BOOT_TIMEOUT:-180}
 idle_tmo=${SLABTRACE_IDLE_TIMEOUT:-180}
 booted=0
@@ -112,7 +114,7 @@ boot() {
 			fi
 			continue
 		fi
-		now=$(stat -c %s "$console")
+		now=$(grep -vc '^\[' "$console" || true)
 		if [ "$now" = "$size" ]; then
 			idle=$((idle + 1))
 		else
@@ -187,7 +189,7 @@ judge() {
 	npass=$(grep -c '^PASS: ' "$c" || true)
 	nfail=$(grep -c '^FAIL: ' "$c" || true)
 	if [ "$hung" -eq 1 ]; then
-		echo "FAIL: vm: guest hung: console silent for ${idle_tmo}s, stopped"
+		echo "FAIL: vm: guest hung: no test output for ${idle_tmo}s, stopped"
 		nfail=$((nfail + 1))
 	elif [ "$rc" -eq 124 ]; then
 		echo "FAIL: vm: guest timed out after ${tmo}s"
