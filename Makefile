@@ -3,7 +3,7 @@
 # slabtrace: out-of-tree build and the project's commands.
 #
 #   make                  build slabtrace.ko here, for the running kernel
-#   make KVER=6.1|6.12    build in build/KVER/ against Debian's headers
+#   make KVER=6.1|6.12|6.1-rt|6.12-rt   build in build/KVER/ against Debian's headers
 #                         (fetched into ~/.cache/slabtrace, never installed)
 #   make modules_install  install for KDIR's kernel (then depmod)
 #   make demo             boot a VM, load slabtrace and a leaky module

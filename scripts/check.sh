@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test of the project, in order: the builds for Debian
-# 6.1 and 6.12 (W=1, a warning fails), sparse, checkpatch, the docs, the
-# KUnit suites on UML, the VM suites on 6.1 and 6.12, and the userspace
-# tools (with what the VM runs saved).  A step that prints
+# 6.1, 6.12 and their PREEMPT_RT flavours 6.1-rt and 6.12-rt (W=1, a
+# warning fails), sparse (6.1, 6.12), checkpatch, the docs, the KUnit
+# suites on UML, the VM suites (every guest test) on 6.1, 6.12, 6.12-rt
+# and 6.1-rt, and the userspace tools (with what the VM runs saved).  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
@@ -45,15 +46,19 @@ step() {
 
 step "build 6.1" make --no-print-directory KVER=6.1 test-modules
 step "build 6.12" make --no-print-directory KVER=6.12 test-modules
+step "build 6.1-rt" make --no-print-directory KVER=6.1-rt test-modules
+step "build 6.12-rt" make --no-print-directory KVER=6.12-rt test-modules
 step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
 step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
 tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | sed 's/\.sh$//' | paste -sd, -)
-rm -rf build/6.1/vm-out build/6.12/vm-out
+rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out
 step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
 step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
+step "vm 6.12-rt" scripts/vm-run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
+step "vm 6.1-rt" scripts/vm-run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out

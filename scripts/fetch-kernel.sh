@@ -4,7 +4,13 @@
 # Fetch a Debian kernel image and its headers into the cache, never
 # installing them: apt-get download + dpkg-deb -x.  Prints the directory.
 #
-#   scripts/fetch-kernel.sh 6.1|6.12
+#   scripts/fetch-kernel.sh 6.1|6.12|6.1-rt|6.12-rt
+#
+# The -rt flavours are Debian's PREEMPT_RT kernels.  Each KVER is resolved
+# at run time from its metapackage (the current ABI, e.g. 6.1.0-56-rt-amd64):
+#   6.1 linux-image-amd64, 6.12 linux-image-6.12-amd64,
+#   6.1-rt linux-image-rt-amd64, 6.12-rt linux-image-6.12-rt-amd64.
+# An rt kernel's headers depend on linux-headers-<ver>-common-rt.
 #
 # Layout of the result ($SLABTRACE_CACHE/kernels/<abi>/):
 #   vmlinuz           the kernel to boot
@@ -13,13 +19,16 @@
 #   abi               the ABI string, e.g. 6.1.0-56-amd64
 set -eu
 
-kver=${1:?usage: $0 6.1|6.12}
+kver=${1:?usage: $0 6.1|6.12|6.1-rt|6.12-rt}
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
 
 case $kver in
 6.1)	meta=linux-image-amd64 ;;
 6.12)	meta=linux-image-6.12-amd64 ;;
-*)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1 or 6.12)" >&2; exit 1 ;;
+6.1-rt)	meta=linux-image-rt-amd64 ;;
+6.12-rt) meta=linux-image-6.12-rt-amd64 ;;
+*)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1, 6.12, 6.1-rt or 6.12-rt)" >&2
+	exit 1 ;;
 esac
 
 sudo=
@@ -46,8 +55,18 @@ if [ -f "$dir/.done" ]; then
 	exit 0
 fi
 
+# Worktrees and parallel builds share the cache: one fetch per ABI at a
+# time, and a second one finds the first's result.
+mkdir -p "$cache/kernels"
+exec 9> "$cache/kernels/$abi.lock"
+flock 9
+if [ -f "$dir/.done" ]; then
+	echo "$dir"
+	exit 0
+fi
+
 hdr=linux-headers-$abi
-common=$(depends "$hdr" 'linux-headers-.*-common')
+common=$(depends "$hdr" 'linux-headers-.*-common\(-rt\)\{0,1\}')
 kbuild=$(depends "$hdr" 'linux-kbuild-.*')
 [ -n "$common" ] && [ -n "$kbuild" ] ||
 	{ echo "fetch-kernel: cannot resolve dependencies of $hdr" >&2; exit 1; }

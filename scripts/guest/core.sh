@@ -114,14 +114,21 @@ check_eq "nothing traced after the bad commands" "No data available" "$(ctl_errn
 # --- rmmod at any moment: while tracing, with records, during a storm.
 st start kmalloc-64
 st start leaky_widget
-(while :; do echo churn 100 > $LEAKY; done) 2>/dev/null &
+# Each loop appends a line per round: the test waits for rounds, not time.
+rm -f /tmp/storm1 /tmp/storm2
+(while :; do echo churn 100 > $LEAKY; echo >> /tmp/storm1; done) 2>/dev/null &
 storm1=$!
-(while :; do cat /proc/slabinfo /proc/self/status > /dev/null; done) 2>/dev/null &
+(while :; do cat /proc/slabinfo /proc/self/status > /dev/null; echo >> /tmp/storm2; done) 2>/dev/null &
 storm2=$!
-sleep 2
+rounds() { cat "$1" 2>/dev/null | wc -l; }
+check "the storm is under way (2 rounds each)" until_true 60 \
+	sh -c "[ \$(cat /tmp/storm1 2>/dev/null | wc -l) -ge 2 ] && [ \$(cat /tmp/storm2 2>/dev/null | wc -l) -ge 2 ]"
 st print kmalloc-64
 check "rmmod slabtrace during an allocation storm" rmmod slabtrace
-sleep 1
+r1=$(rounds /tmp/storm1)
+r2=$(rounds /tmp/storm2)
+check "the storm goes on after rmmod (2 more rounds each)" until_true 60 \
+	sh -c "[ \$(cat /tmp/storm1 2>/dev/null | wc -l) -ge $((r1 + 2)) ] && [ \$(cat /tmp/storm2 2>/dev/null | wc -l) -ge $((r2 + 2)) ]"
 kill $storm1 $storm2
 wait 2>/dev/null
 check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko

@@ -3,19 +3,26 @@
  * kpt_probe: makes known system calls, for the kptrace VM test.  Built
  * static with the host's gcc (make test-modules) and run in the guest.
  *
- *   kpt_probe [-n NAME] [-w FIFO] [-g N] [-f PATH] [-l LEN] [-b]
+ *   kpt_probe [-n NAME] [-w FIFO] [-m PATH] [-g N] [-f PATH] [-l LEN] [-b]
  *   kpt_probe -P FILE   poll FILE for input for 2 s: "poll=RET revents=0xR"
  *   kpt_probe -N FILE   read FILE with O_NONBLOCK: "nonblock=RET errno=E"
  *
  *   -n NAME  rename itself first (prctl PR_SET_NAME)
- *   -w FIFO  print "pid=PID", then wait for a line on FIFO
+ *   -w FIFO  print "pid=PID" (one getpid() system call), then wait for a
+ *            line on FIFO
+ *   -m PATH  then openat(AT_FDCWD, PATH, O_RDONLY) once: a marker, after
+ *            which a test counts the calls (whatever it traced before it
+ *            -- startup, the "pid=" line, the FIFO -- does not matter)
  *   -g N     getpid() N times
  *   -f PATH  openat(AT_FDCWD, PATH, O_RDONLY) once
  *   -l LEN   open /dev/null and write LEN bytes to it once
- *   -b       then getpid() forever
+ *   -b       then print "busy" and getpid() forever
  *
- * It prints what it did ("pid=", "getpid=", "openat=", "write=") and ends
- * with exit_group(0).
+ * It prints what it did, in order, one line per step: "pid=PID",
+ * "mark=PATH openat=RET", "getpid=RET calls=N" (the last call's return,
+ * and how many it made), "openat=RET errno=E", "write=RET", "busy"; and
+ * ends with exit_group(0).  stdout is flushed before a wait and before the
+ * busy loop, so a test can wait for those lines.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,13 +69,13 @@ static int read_nonblock(const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *fifo = NULL, *path = NULL;
+	const char *fifo = NULL, *path = NULL, *mark = NULL;
 	long n = 0, len = -1, i, ret = 0;
 	char buf[4096], line[16];
 	int opt, fd, busy = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:w:g:f:l:bP:N:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:")) != -1) {
 		switch (opt) {
 		case 'P':
 			return poll_file(optarg);
@@ -79,6 +86,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			fifo = optarg;
+			break;
+		case 'm':
+			mark = optarg;
 			break;
 		case 'g':
 			n = atol(optarg);
@@ -97,17 +107,21 @@ int main(int argc, char **argv)
 		}
 	}
 	if (fifo) {
-		printf("pid=%d\n", getpid());
+		printf("pid=%ld\n", getpid_raw());
 		fflush(stdout);
 		f = fopen(fifo, "r");
 		if (!f || !fgets(line, sizeof(line), f))
 			return 1;
 		fclose(f);
 	}
+	if (mark) {
+		ret = syscall(SYS_openat, AT_FDCWD, mark, O_RDONLY);
+		printf("mark=%s openat=%ld\n", mark, ret);
+	}
 	for (i = 0; i < n; i++)
 		ret = getpid_raw();
 	if (n)
-		printf("getpid=%ld\n", ret);
+		printf("getpid=%ld calls=%ld\n", ret, n);
 	if (path) {
 		ret = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 		printf("openat=%ld errno=%d\n", ret, ret < 0 ? errno : 0);
@@ -118,6 +132,8 @@ int main(int argc, char **argv)
 		printf("write=%ld\n", (long)write(fd, buf, len));
 		close(fd);
 	}
+	if (busy)
+		printf("busy\n");
 	fflush(stdout);
 	while (busy)
 		getpid_raw();

@@ -32,7 +32,8 @@ cat $K > /tmp/k.txt
 cp /tmp/k.txt /out/kptrace.txt
 check_eq "kptrace is empty once read" 0 "$(stat -c %s $K)"
 check_eq "a second read returns nothing" "" "$(cat $K)"
-pid=$(sed -n 's/^pid=//p;s/^getpid=//p' /tmp/p.out)
+pid=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/p.out)
+check_eq "kpt_probe says it made 10 getpid" "getpid=$pid calls=10" "$(grep '^getpid=' /tmp/p.out)"
 check "kpt_probe ran" test -n "$pid"
 ids="pid: $pid tid: $pid comm: kpt_probe cpu: [0-9]*"
 check_eq "10 getpid records, returning the pid" 10 \
@@ -77,7 +78,8 @@ kpt_probe32 -g 4 -f /kpt/compat > /tmp/p32.out
 st syscall stop
 cat $K > /tmp/k32.txt
 cp /tmp/k32.txt /out/kptrace32.txt
-pid32=$(sed -n 's/^getpid=//p' /tmp/p32.out)
+pid32=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/p32.out)
+check_eq "compat: kpt_probe32 says it made 4 getpid" "getpid=$pid32 calls=4" "$(grep '^getpid=' /tmp/p32.out)"
 # ia32 numbers: getpid 20, openat 295.
 check_eq "compat: 4 getpid, labelled compat" 4 \
 	"$(grep -c "Syscall 20 (compat getpid):(.*) ret: $pid32 pid: $pid32 " /tmp/k32.txt)"
@@ -85,19 +87,31 @@ check_eq "compat: openat with its path" 1 \
 	"$(grep -c "Syscall 295 (compat openat):(0xffffff9c, .*) ret: -2 .* data: \"/kpt/compat\"\$" /tmp/k32.txt)"
 check "compat: the summary has a compat getpid row" grep -q '^compat getpid  *4  *0 ' $ST/kptrace_summary
 
-# --- pid filter: only the named process.
+# --- pid filter: only the named process.  The filter is armed while
+# kpt_probe waits on the FIFO; what it did before (exec, startup, its
+# "pid=" getpid, opening the FIFO) may or may not be traced, depending on
+# how far it got: only the calls after its marker, an openat of
+# /kpt/mark made once it has read the FIFO, are counted.
 check "syscall clear" st syscall clear
 check_eq "clear empties the summary" "total 0 0" "$(awk '$1 == "total" { print $1, $2, $3 }' $ST/kptrace_summary)"
 rm -f /tmp/go
 mkfifo /tmp/go
-kpt_probe -w /tmp/go -g 7 > /tmp/p2.out &
+kpt_probe -w /tmp/go -m /kpt/mark -g 7 > /tmp/p2.out &
 pid2=$!
 check "syscall start pid $pid2" st syscall start pid 99999 $pid2
 echo go > /tmp/go
 wait $pid2
 st syscall stop
 cat $K > /tmp/k2.txt
-check_eq "pid filter: 7 getpid" 7 "$(grep -c "Syscall $NR_GETPID (getpid):.* ret: $pid2 pid: $pid2 " /tmp/k2.txt)"
+cp /tmp/k2.txt /out/kptrace_pid.txt
+check_eq "kpt_probe says: marker, then 7 getpid" "mark=/kpt/mark openat=-1 getpid=$pid2 calls=7" \
+	"$(grep -e '^mark=' -e '^getpid=' /tmp/p2.out | tr '\n' ' ' | sed 's/ $//')"
+check_eq "pid filter: the marker is traced once" 1 \
+	"$(grep -c "Syscall $NR_OPENAT (openat):.* ret: -2 pid: $pid2 .* data: \"/kpt/mark\"\$" /tmp/k2.txt)"
+check_eq "pid filter: 7 getpid after the marker" 7 \
+	"$(awk -v p="$pid2" -v nr="$NR_GETPID" 'index($0, "data: \"/kpt/mark\"") { m = 1; next }
+		m && index($0, " Syscall " nr " (getpid):(") && index($0, " ret: " p " pid: " p " ") { n++ }
+		END { print n + 0 }' /tmp/k2.txt)"
 check_eq "pid filter: no other process" 0 "$(grep -vc " pid: $pid2 tid: " /tmp/k2.txt)"
 
 # --- a tiny queue drops, and loses nothing else.
@@ -126,8 +140,12 @@ check_eq "kptrace_pipe: poll() on an empty queue times out" "poll=0 revents=0x0"
 	"$(kpt_probe -P $ST/kptrace_pipe)"
 cat $ST/kptrace_pipe > /tmp/pipe.txt &
 reader=$!
-sleep 0.5
-check "kptrace_pipe: the reader waits" kill -0 $reader
+# Waiting: it has kptrace_pipe open and sleeps (in read()).
+reader_waits() {
+	ls -l /proc/$reader/fd 2>/dev/null | grep -q 'kptrace_pipe$' &&
+		grep -q '^State:.*S (sleeping)' /proc/$reader/status
+}
+check "kptrace_pipe: the reader waits" until_true 30 reader_waits
 check_eq "kptrace_pipe: nothing yet" 0 "$(wc -c < /tmp/pipe.txt)"
 st syscall start comm kpt_probe
 kpt_probe -g 5 > /dev/null
@@ -151,10 +169,16 @@ check_eq "clear while tracing" "Device or resource busy" "$(ctl_errno 'syscall c
 st syscall stop
 
 # --- a reader's file closed by another process: the reader is traced again.
+# The child holds its copy of fd 4 until the shell, having closed its own,
+# writes to the FIFO: the last close is the child's.
+rm -f /tmp/hold
+mkfifo /tmp/hold
 exec 4< $K
-(sleep 0.3) &
+(read -r x < /tmp/hold) &
+holder=$!
 exec 4<&-
-wait
+echo done > /tmp/hold
+wait $holder
 st syscall start pid $$
 echo hello > /dev/null
 st syscall stop
@@ -180,9 +204,9 @@ logged "syscall: start: bad pid 'abc'" "syscall: size: '10X' is not a size" \
 
 # --- rmmod while a busy process is traced.
 st syscall start comm kpt_probe
-kpt_probe -b &
+kpt_probe -b > /tmp/busy.out &
 busy=$!
-sleep 1
+check "kpt_probe is in its busy loop" until_true 30 grep -q '^busy$' /tmp/busy.out
 check "rmmod slabtrace while tracing a busy process" rmmod slabtrace
 kill $busy
 wait 2>/dev/null
@@ -192,7 +216,7 @@ check "insmod slabtrace.ko kptrace_size=8192" insmod $MODDIR/slabtrace.ko kptrac
 check_eq "the parameter is visible" 8192 "$(cat /sys/module/slabtrace/parameters/kptrace_size)"
 check "trace everything for a moment" st syscall start
 check "the queue has the parameter's size" grep -q "^queue size: 8192 bytes per CPU" $ST/kptrace_stats
-sleep 0.5
+kpt_probe -g 100 > /dev/null
 check "cat kptrace ends" sh -c "timeout 10 cat $K > /dev/null"
 check "rmmod slabtrace while tracing everything" rmmod slabtrace
 finish

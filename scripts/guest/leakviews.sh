@@ -14,14 +14,66 @@ check_eq "folded reads empty before any print" "" "$(cat $ST/folded)"
 st start kmalloc-64
 st start leaky_widget
 # 5 old buffers, then the mark, then 3 young ones, 2 orphans (another
-# backtrace, also in kmalloc-64) and 2 widgets.  The old ones are 3 s old
-# or more, the young ones far less than 1.5 s (older-than is asked first).
+# backtrace, also in kmalloc-64) and 2 widgets.  Every age this part
+# expects comes from the module's own clock, never from a sleep: the old
+# buffers are left to age until a print shows them 3 s old, and the
+# older-than threshold is read off a print (see below).
 echo bufs 5 > $LEAKY
-sleep 3
+# ages FILE FUNC: the ages, in ms, of the objects whose frame #01 is FUNC.
+ages() {
+	objs_from "$1" "$2" | sed -n 's/.*, age \([0-9]*\)\.\([0-9]*\)s, .*/\1 \2/p' |
+		awk '{ print $1 * 1000 + $2 }'
+}
+# traced_ms FILE: the "traced S.MMMs" of the header, in ms: the clock the
+# ages are counted in (kmalloc-64 is traced without a break).
+traced_ms() {
+	awk '/^traced [0-9]*\.[0-9]*s, /{ split($2, t, "[.s]"); print t[1] * 1000 + t[2]; exit }' "$1"
+}
+old_enough() {
+	dump kmalloc-64 /tmp/age
+	[ "$(ages /tmp/age leaky_alloc_buf | awk '$1 >= 3000 { n++ } END { print n + 0 }')" = 5 ]
+}
+tries=0
+until old_enough; do
+	tries=$((tries + 1))
+	[ "$tries" -lt 240 ] || break
+	sleep 0.5
+done
+check "leaky's 5 buffers reach 3 s of age (the module's clock)" old_enough
 check "mark kmalloc-64" st mark kmalloc-64
 echo bufs 3 > $LEAKY
 echo orphans 2 > $LEAKY
-dump "kmalloc-64 older-than 1500" /tmp/older
+# One unfiltered print gives every object's age at one moment: the
+# threshold T (thr) is the age of the youngest old buffer then.  The old ones
+# only get older, so they pass any later older-than T; a young one passes
+# only once the clock has moved on by the gap between the youngest old
+# buffer and the oldest young object, and the prints' own "traced" times
+# say whether it did (ages and "traced" are whole ms of one clock; one ms
+# of slack for the rounding).  If the prints came too slowly (a loaded
+# host), the three are taken again: a measurement that cannot decide is
+# not a verdict.
+tries=0
+while :; do
+	tries=$((tries + 1))
+	dump kmalloc-64 /tmp/ages
+	t1=$(traced_ms /tmp/ages)
+	old=$(ages /tmp/ages leaky_alloc_buf | sort -rn | head -n 5 | tail -n 1)
+	young=$( (ages /tmp/ages leaky_alloc_buf | sort -rn | tail -n +6
+		ages /tmp/ages leaky_orphan_buf) | sort -rn | head -n 1)
+	thr=${old:-0}
+	gap=$((thr - ${young:-0}))
+	dump "kmalloc-64 older-than $thr" /tmp/older
+	dump "kmalloc-64 older-than $thr since-mark" /tmp/both
+	t3=$(traced_ms /tmp/both)
+	[ $((${t3:-0} - ${t1:-0} + 1)) -ge "$gap" ] || break
+	[ "$tries" -lt 5 ] || break
+done
+check "the old buffers are 3 s older than the young objects (the module's clock)" \
+	test "$gap" -ge 3000
+echo "leakviews: older-than T: T $thr ms, gap $gap ms, 3 prints in $((${t3:-0} - ${t1:-0})) ms, $tries tries"
+decided=0
+[ $((${t3:-0} - ${t1:-0} + 1)) -lt "$gap" ] && decided=1
+check "older-than T: 3 prints within the gap (of 5 tries)" test "$decided" = 1
 echo widgets 2 > $LEAKY
 ls -R /sys/kernel/slab > /dev/null
 
@@ -30,14 +82,17 @@ dump "kmalloc-64 since-mark" /tmp/since
 check "since-mark: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (since mark)$' /tmp/since
 check_eq "since-mark: exactly the 3 young buffers" 3 "$(objs_from /tmp/since leaky_alloc_buf | wc -l)"
 check_eq "since-mark: and the 2 orphans" 2 "$(objs_from /tmp/since leaky_orphan_buf | wc -l)"
-check "older-than: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (older than 1500 ms)$' /tmp/older
-check_eq "older-than 1500: exactly the 5 old buffers" 5 "$(objs_from /tmp/older leaky_alloc_buf | wc -l)"
-check_eq "older-than: every object is 1.500s old or more" 0 \
-	"$(sed -n 's/.*, age \([0-9]*\)\.\([0-9]*\)s, .*/\1\2/p' /tmp/older | awk '$1 < 1500 { n++ } END { print n + 0 }')"
-dump "kmalloc-64 older-than 1500 since-mark" /tmp/both
-check "both filters: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (older than 1500 ms, since mark)$' /tmp/both
-check_eq "both filters: none of leaky's buffers" 0 "$(objs_from /tmp/both leaky_alloc_buf | wc -l)"
-check_eq "older-than 1500: none of the orphans" 0 "$(objs_from /tmp/older leaky_orphan_buf | wc -l)"
+check "older-than: the header says so" grep -q "^Dumping outstanding allocs from kmalloc-64 (older than $thr ms)\$" /tmp/older
+check "both filters: the header says so" grep -q "^Dumping outstanding allocs from kmalloc-64 (older than $thr ms, since mark)\$" /tmp/both
+check_eq "older-than: every object is T ms old or more" 0 \
+	"$(sed -n 's/.*, age \([0-9]*\)\.\([0-9]*\)s, .*/\1 \2/p' /tmp/older | awk -v t="$thr" '$1 * 1000 + $2 < t { n++ } END { print n + 0 }')"
+# Only when the prints said the young objects were younger than T:
+# otherwise the counts below would not mean anything (one FAIL above).
+if [ "$decided" = 1 ]; then
+	check_eq "older-than T: exactly the 5 old buffers" 5 "$(objs_from /tmp/older leaky_alloc_buf | wc -l)"
+	check_eq "older-than T: none of the orphans" 0 "$(objs_from /tmp/older leaky_orphan_buf | wc -l)"
+	check_eq "both filters: none of leaky's buffers" 0 "$(objs_from /tmp/both leaky_alloc_buf | wc -l)"
+fi
 check_eq "since-mark on a cache without a mark" "Invalid argument" "$(ctl_errno 'print leaky_widget since-mark')"
 
 # --- one snapshot, every view: objects, stacks, folded (for the host's
