@@ -22,9 +22,11 @@ static void stress_ctor(void *obj)
 {
 }
 
+/* @arg: the worker's count of finished rounds. */
 static int worker(void *arg)
 {
 	void *objs[OBJS], *small[OBJS / 4];
+	atomic_t *done = arg;
 	unsigned int i, round = 0;
 
 	while (!kthread_should_stop()) {
@@ -39,6 +41,7 @@ static int worker(void *arg)
 		for (i = 0; i < ARRAY_SIZE(small); i++)
 			kfree(small[i]);
 		round++;
+		atomic_inc(done);
 		cond_resched();
 	}
 	return 0;
@@ -55,25 +58,35 @@ static void slabtrace_stress_commands_vs_probes(struct kunit *test)
 		"print st_kunit_stress", "reset kmalloc-64",
 		"reset st_kunit_stress",
 	};
+	static atomic_t done[2];
 	struct task_struct *w[2];
 	unsigned long end;
-	unsigned int i, rounds = 0;
+	unsigned int i, rounds = 0, target[2];
 
 	for (i = 0; i < ARRAY_SIZE(w); i++) {
-		w[i] = kthread_run(worker, NULL, "st_stress/%u", i);
+		atomic_set(&done[i], 0);
+		w[i] = kthread_run(worker, &done[i], "st_stress/%u", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(w[i]));
 	}
+	/* At least one round of commands, however slowly the machine runs. */
 	end = jiffies + 2 * HZ;
-	while (time_before(jiffies, end)) {
+	do {
 		for (i = 0; i < ARRAY_SIZE(script); i++)
 			KUNIT_EXPECT_EQ_MSG(test, st_cmd("%s\n", script[i]), 0,
 					    "%s", script[i]);
 		rounds++;
-	}
-	/* Traced throughout the workers' last rounds, then they finish. */
+	} while (time_before(jiffies, end));
+	/*
+	 * Traced throughout two whole rounds of each worker (counted, not
+	 * timed), then they finish: every object they made was freed.
+	 */
 	KUNIT_EXPECT_EQ(test, st_cmd("reset st_kunit_stress\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("start st_kunit_stress\n"), 0);
-	msleep(200);
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		target[i] = atomic_read(&done[i]) + 2;
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		while (atomic_read(&done[i]) < target[i])
+			msleep(1);
 	for (i = 0; i < ARRAY_SIZE(w); i++)
 		kthread_stop(w[i]);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, "st_kunit_stress"), 0);
