@@ -86,7 +86,7 @@ static void slabtrace_stress_commands_vs_probes(struct kunit *test)
 		target[i] = atomic_read(&done[i]) + 2;
 	for (i = 0; i < ARRAY_SIZE(w); i++)
 		while (atomic_read(&done[i]) < target[i])
-			msleep(1);
+			usleep_range(1000, 2000);
 	for (i = 0; i < ARRAY_SIZE(w); i++)
 		kthread_stop(w[i]);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, "st_kunit_stress"), 0);
