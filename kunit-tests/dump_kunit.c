@@ -112,6 +112,7 @@ static void slabtrace_dump_header_lines(struct kunit *test)
 	snap->replaced = 3;
 	snap->drops[SLABTRACE_DROP_POOL] = 2;
 	snap->drops[SLABTRACE_DROP_STACK] = 1;
+	snap->grow_failed = 4;
 	strscpy(snap->aliases, "a, b", sizeof(snap->aliases));
 	snap->opts.older_than = 250;
 	snap->opts.since_mark = true;
@@ -122,7 +123,7 @@ static void slabtrace_dump_header_lines(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, text,
 			   "Dumping outstanding allocs from st_kunit_dump (older than 250 ms, since mark)\n"
 			   "traced 0.000s, 0 outstanding (0 bytes), 2 records dropped\n"
-			   "drops: pool empty 2, stack store full 1\n"
+			   "drops: pool empty 2, stack store full 1, table growth failed 4\n"
 			   "shared with: a, b (merged caches: their objects are traced too)\n"
 			   "3 records replaced: their objects were freed through paths with no tracepoint\n"
 			   "-------------------------\n");

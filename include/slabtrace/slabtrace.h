@@ -415,6 +415,7 @@ struct slabtrace_snapshot {
 	unsigned int object_size;
 	u8 owner;			/* the records copied */
 	long drops[SLABTRACE_DROP_MAX];
+	long grow_failed;		/* the table's, all caches' */
 	long replaced;
 	unsigned long nr;
 	unsigned long bytes;

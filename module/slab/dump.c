@@ -70,7 +70,10 @@ static void show_opts(struct seq_file *m, const struct slabtrace_print_opts *o,
 		seq_putc(m, ')');
 }
 
-/* "drops: pool empty 3, stack store full 1", the kinds that happened. */
+/*
+ * "drops: pool empty 3, stack store full 1", the kinds that happened, and
+ * the table's failures to grow.
+ */
 static void show_drops(struct seq_file *m, struct slabtrace_snapshot *snap)
 {
 	const char *sep = "drops: ";
@@ -81,6 +84,12 @@ static void show_drops(struct seq_file *m, struct slabtrace_snapshot *snap)
 			continue;
 		seq_printf(m, "%s%s %ld", sep, slabtrace_drop_names[i],
 			   snap->drops[i]);
+		sep = ", ";
+	}
+	/* Not a drop: records are kept, in longer chains. */
+	if (snap->grow_failed) {
+		seq_printf(m, "%stable growth failed %ld", sep,
+			   snap->grow_failed);
 		sep = ", ";
 	}
 	if (sep[0] == ',')

@@ -297,6 +297,7 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	for (i = 0; i < SLABTRACE_DROP_MAX; i++)
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
+	snap->grow_failed = atomic_long_read(&slabtrace_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
 	if (slabtrace_cache_merged(&tr->ref) > 0) {
 		ret = slabtrace_cache_aliases(&tr->ref, name, snap->aliases,
