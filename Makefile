@@ -11,7 +11,8 @@
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
-#   make tools            kmemtrace-record and kmemtrace-report in build/tools/
+#   make tools            slabtrace, kmemtrace-record and kmemtrace-report in build/tools/
+#   make install-tools    the slabtrace command and slabtrace(8) into PREFIX (/usr/local)
 #   make clean
 
 KVER ?=
@@ -27,7 +28,7 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all modules test-modules modules_install clean check demo kunit \
-	vm-test checkpatch sparse shadow bench tools
+	vm-test checkpatch sparse shadow bench tools install-tools
 
 all: modules
 
@@ -50,6 +51,8 @@ test-modules: shadow
 	@mkdir -p $(BUILD)/bin
 	@$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
 		scripts/kmemtrace/record.c
+	@$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/slabtrace \
+		scripts/slabtrace.c
 	@for p in $(GUEST_PROGS); do \
 		$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
 			scripts/guest/$$p.c || exit 1; \
@@ -58,13 +61,25 @@ test-modules: shadow
 	done
 
 # kmemtrace's userspace: the recorder (static, as in the guest) and the
-# report (libbabeltrace2).
+# report (libbabeltrace2); the slabtrace command (static).
 tools:
 	@mkdir -p build/tools
+	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/slabtrace \
+		scripts/slabtrace.c
 	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-record \
 		scripts/kmemtrace/record.c
 	$(CC) -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-report \
 		scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2)
+
+# The slabtrace command alone (no libbabeltrace2 needed) and its man page.
+PREFIX ?= /usr/local
+install-tools:
+	@mkdir -p build/tools
+	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/slabtrace \
+		scripts/slabtrace.c
+	install -D -m 0755 build/tools/slabtrace $(DESTDIR)$(PREFIX)/sbin/slabtrace
+	install -D -m 0644 Documentation/slabtrace.8 \
+		$(DESTDIR)$(PREFIX)/share/man/man8/slabtrace.8
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) modules_install
