@@ -36,6 +36,7 @@ enum {
 	CMD_POOL,
 	CMD_LIMIT,
 	CMD_KMEMTRACE,
+	CMD_HELP,
 	CMD_ERR,
 };
 
@@ -59,6 +60,7 @@ enum {
  *   kmemtrace start [CACHE...] | kmemtrace stop
  *                 kmemtrace, the binary alloc/free trace: see
  *                 kmemtrace/kmemtrace.c
+ *   help          log the commands (status.c)
  *
  * Numbers are decimal; one that does not fit is refused (-ERANGE).
  */
@@ -72,6 +74,7 @@ static const match_table_t commands = {
 	{ CMD_POOL, "pool" },
 	{ CMD_LIMIT, "limit" },
 	{ CMD_KMEMTRACE, "kmemtrace" },
+	{ CMD_HELP, "help" },
 	{ CMD_ERR, NULL },
 };
 
@@ -223,6 +226,13 @@ int slabtrace_ctl_command(char *buf, size_t len)
 	}
 	if (cmd == CMD_KMEMTRACE) {
 		ret = slabtrace_kmemtrace_command(argc - 1, argv + 1);
+		goto out;
+	}
+	if (cmd == CMD_HELP) {
+		if (argc == 1)
+			ret = slabtrace_help();
+		else
+			pr_warn("ctl: 'help' takes no arguments\n");
 		goto out;
 	}
 	if (cmd == CMD_PRINT && argc > 2) {

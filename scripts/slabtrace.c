@@ -117,6 +117,17 @@ static void put_escaped(FILE *f, const char *s)
 	}
 }
 
+/* @s with bytes that are not printable ASCII as "?", in place. */
+static char *escaped(char *s)
+{
+	char *p;
+
+	for (p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	return s;
+}
+
 static void put_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -545,14 +556,46 @@ static const char *stats_line(const char *text, const char *head)
 	return "";
 }
 
+/*
+ * The caches as the stats file has them (a module without the status
+ * file).
+ */
+static void status_of_stats(struct stats *s)
+{
+	int i, j;
+
+	if (!s->n)
+		printf("caches: none traced\n");
+	for (i = 0; i < s->n; i++) {
+		struct traced *t = &s->caches[i];
+		bool any = false;
+
+		printf("cache ");
+		put_escaped(stdout, t->name);
+		printf(": %s, %s records", t->tracing ? "tracing" : "stopped",
+		       kv_get(t, "records") ?: "?");
+		printf(", %s replaced; drops:", kv_get(t, "replaced") ?: "?");
+		for (j = 0; j < t->nkv; j++) {
+			const char *k = t->kv[j].key;
+
+			if (!strcmp(k, "records") || !strcmp(k, "replaced"))
+				continue;
+			if (!strcmp(t->kv[j].val, "0"))
+				continue;
+			printf("%s %s %s", any ? "," : "", k, t->kv[j].val);
+			any = true;
+		}
+		printf("%s\n", any ? "" : " none");
+	}
+}
+
 static int cmd_status(int argc)
 {
 	unsigned long records = 0, limit = 0, pfree = 0, per_cpu = 0;
 	unsigned int ctx = 0, ctx_max = 0;
 	char path[PATH_MAX], alloc[8] = "?", freep[8] = "?";
+	char *kpt, *text, *line, *save = NULL, kstate[64] = "";
 	struct stats s;
-	char *kpt;
-	int i, j;
 
 	if (argc > 1)
 		die("status takes no arguments");
@@ -566,50 +609,47 @@ static int cmd_status(int argc)
 	    sscanf(stats_line(s.text, "probes"), "probes alloc %7s free %7s",
 		   alloc, freep) != 2)
 		die("%s/stats: not the stats of this version of slabtrace", stdir);
-	printf("probes: alloc %s, free %s\n", alloc, freep);
-	printf("records: %lu (limit %lu); pool: %lu free, %lu per CPU; contexts: %u of %u\n",
-	       records, limit, pfree, per_cpu, ctx, ctx_max);
-	if (!s.n)
-		printf("caches: none traced (%s, or %s)\n",
-		       "slabtrace record -c CACHE -- COMMAND",
-		       "slabtrace growth to find one");
-	for (i = 0; i < s.n; i++) {
-		struct traced *t = &s.caches[i];
-		const char *since = kv_get(t, "traced_ms");
-		bool any = false;
-
-		printf("cache ");
-		put_escaped(stdout, t->name);
-		printf(": %s, %s records", t->tracing ? "tracing" : "stopped",
-		       kv_get(t, "records") ?: "?");
-		if (since)
-			printf(", traced %.3fs", atof(since) / 1000);
-		printf(", %s replaced; drops:", kv_get(t, "replaced") ?: "?");
-		for (j = 0; j < t->nkv; j++) {
-			const char *k = t->kv[j].key;
-
-			if (!strcmp(k, "records") || !strcmp(k, "replaced") ||
-			    !strcmp(k, "traced_ms"))
-				continue;
-			if (!strcmp(t->kv[j].val, "0"))
-				continue;
-			printf("%s %s %s", any ? "," : "", k, t->kv[j].val);
-			any = true;
+	/*
+	 * The module's status file says it for people (traced since when,
+	 * drops by kind): shown as it is, but for its hint and kptrace line,
+	 * which are said below with more.
+	 */
+	path_of(path, "status");
+	text = read_all(path);
+	if (text) {
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (!strncmp(line, "kptrace: ", 9))
+				snprintf(kstate, sizeof(kstate), "%s, ", line + 9);
+			else if (strncmp(line, "next: ", 6))
+				printf("%s\n", escaped(line));
 		}
-		printf("%s\n", any ? "" : " none");
+		free(text);
+	} else {
+		printf("probes: alloc %s, free %s; records: %lu (limit %lu)\n",
+		       alloc, freep, records, limit);
+		status_of_stats(&s);
 	}
+	printf("pool: %lu free, %lu per CPU; contexts: %u of %u\n", pfree,
+	       per_cpu, ctx, ctx_max);
 	path_of(path, "kptrace_stats");
 	kpt = read_all(path);
 	if (kpt) {
 		char *w = strstr(kpt, "written: "), *dr = strstr(kpt, "dropped: ");
 		char *q = strstr(kpt, "queued: ");
 
-		printf("kptrace: %lu calls written, %lu dropped, %lu bytes queued\n",
-		       w ? strtoul(w + 9, NULL, 10) : 0,
+		printf("kptrace: %s%lu calls written, %lu dropped, %lu bytes queued\n",
+		       kstate, w ? strtoul(w + 9, NULL, 10) : 0,
 		       dr ? strtoul(dr + 9, NULL, 10) : 0,
 		       q ? strtoul(q + 8, NULL, 10) : 0);
 		free(kpt);
 	}
+	if (s.n)
+		printf("next: %s, %s\n", "slabtrace top (the stacks holding most)",
+		       "slabtrace leaks (all of them)");
+	else
+		printf("next: %s; %s\n", "slabtrace growth finds a growing cache",
+		       "slabtrace record -c CACHE -- COMMAND traces it");
 	free(s.text);
 	free(s.caches);
 	return 0;

@@ -367,6 +367,11 @@ void slabtrace_probes_exit(void);
 /* stats.c: the stats file. */
 int slabtrace_stats_init(void);
 
+/* status.c: the status file, ctl before a print, the "help" command. */
+int slabtrace_status_init(void);
+void slabtrace_status_show(struct seq_file *m);
+int slabtrace_help(void);
+
 /* snapshot.c: what "print" takes and reading ctl shows. */
 #define SLABTRACE_SNAP_PER_CHUNK \
 	(PAGE_SIZE / sizeof(struct slabtrace_record))

@@ -18,6 +18,8 @@
  *   ----
  *    #01 [<ffffffffc0a1b2c3>] in leaky_write+0x2c/0x90 [leaky]
  *
+ * Before the session's first print, ctl shows the state instead (status.c).
+ *
  * Formatted at read time, so %pK follows the reader's kptr_restrict rights.
  * The snapshot a reader shows is picked when it reads from offset 0: the
  * newest one (slabtrace_snapshot_seq()).
@@ -135,10 +137,15 @@ static void *item(struct seq_file *m, struct slabtrace_snapshot *snap,
 	return i < n ? snap->groups[i] : NULL;
 }
 
+/* What ctl shows before the session's first print: the state (status.c). */
+#define NO_SNAPSHOT ((void *)2)
+
 static void *dump_start(struct seq_file *m, loff_t *pos)
 {
 	struct slabtrace_snapshot *snap = slabtrace_snapshot_seq(m, *pos);
 
+	if (!snap && !*pos && m->op != &slabtrace_stacks_seq_ops)
+		return NO_SNAPSHOT;
 	if (!snap)
 		return NULL;
 	return *pos ? item(m, snap, *pos - 1) : SEQ_START_TOKEN;
@@ -189,6 +196,11 @@ static int dump_show(struct seq_file *m, void *v)
 	struct slabtrace_snapshot *snap = m->private;
 	const struct slabtrace_record *rec = v;
 
+	if (v == NO_SNAPSHOT) {
+		seq_puts(m, "No snapshot in this session yet: print takes one.\n");
+		slabtrace_status_show(m);
+		return 0;
+	}
 	if (v == SEQ_START_TOKEN) {
 		show_header(m, snap);
 		return 0;

@@ -89,5 +89,8 @@ int slabtrace_stats_init(void)
 
 	d = debugfs_create_file("stats", 0400, slabtrace_debugfs, NULL,
 				&stats_fops);
-	return PTR_ERR_OR_ZERO(d);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	/* Its companion for people (status.c). */
+	return slabtrace_status_init();
 }

@@ -10,10 +10,19 @@
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 check "insmod leaky.ko" insmod $MODDIR/leaky.ko
 
+# What reading ctl shows before any print (the module's state), saved for
+# the docs.
+cat $ST/ctl > /out/ctl-before-print.txt
+check "ctl before any print shows the state" \
+	grep -q '^No snapshot in this session yet: print takes one.$' /out/ctl-before-print.txt
+
 # --- status with nothing traced.
 slabtrace status > /out/cli-status-idle.txt 2>&1
-check "status with nothing traced says so" grep -q '^caches: none traced' /out/cli-status-idle.txt
-check "status: no probe attached" grep -q '^probes: alloc off, free off$' /out/cli-status-idle.txt
+check "status with nothing traced says so" \
+	grep -q '^slabtrace: 0 caches traced or holding records, 0 records (limit [0-9]*), probes detached$' \
+	/out/cli-status-idle.txt
+check "status with nothing traced: what to do" \
+	grep -q '^next: slabtrace growth finds a growing cache' /out/cli-status-idle.txt
 
 # --- record around a command that leaks 20 buffers and 5 orphans.
 slabtrace record -c kmalloc-64 -o /tmp/rec -s 1 -- \
@@ -30,14 +39,18 @@ done
 check_eq "the saved dump holds the 20 buffers" 20 "$(objs_from /tmp/rec/kmalloc-64.dump leaky_alloc_buf | wc -l)"
 check "the saved folded stacks name leaky_alloc_buf" grep -q 'leaky_alloc_buf \[leaky\] 20$' /tmp/rec/kmalloc-64.folded
 check "record reset the cache: nothing traced after" \
-	sh -c "slabtrace status | grep -q '^caches: none traced'"
+	sh -c "slabtrace status | grep -q '^slabtrace: 0 caches traced'"
 
 # --- status while tracing, top and --json on what is kept.
 slabtrace start kmalloc-64
 echo bufs 7 > $LEAKY
 slabtrace status > /out/cli-status.txt 2>&1
-check "status shows kmalloc-64 traced" grep -q '^cache kmalloc-64: tracing, [0-9]* records' /out/cli-status.txt
-check "status: probes attached" grep -q '^probes: alloc on, free on$' /out/cli-status.txt
+cat $ST/status > /out/status.txt
+check "status shows kmalloc-64 traced, since when, its drops" \
+	grep -q '^cache kmalloc-64: tracing, traced [0-9]*\.[0-9]*s, 7 records, drops: none$' /out/cli-status.txt
+check "status: probes attached" \
+	grep -q '^slabtrace: 1 cache traced or holding records, 7 records (limit [0-9]*), probes attached$' \
+	/out/cli-status.txt
 slabtrace stop kmalloc-64
 slabtrace top --module leaky > /out/cli-top.txt 2>&1
 check "top --module leaky: the 7 buffers first" \

@@ -132,7 +132,18 @@ check "the storm goes on after rmmod (2 more rounds each)" until_true 60 \
 kill $storm1 $storm2
 wait 2>/dev/null
 check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
-check "ctl reads empty before any print" test -z "$(cat $ST/ctl)"
+cat $ST/ctl > /tmp/ctl0
+check_eq "ctl before any print: no snapshot, the state" \
+	"No snapshot in this session yet: print takes one.
+slabtrace: 0 caches traced or holding records, 0 records (limit $(sed -n 's/^records 0 limit //p' $ST/stats)), probes detached" \
+	"$(head -n 2 /tmp/ctl0)"
+check "ctl before any print: what to do next" \
+	grep -qx 'next: echo start CACHE > ctl (a name from /proc/slabinfo); echo help > ctl: the commands, in dmesg' /tmp/ctl0
+check_eq "status reads as ctl did" "$(tail -n +2 /tmp/ctl0)" "$(cat $ST/status)"
+check "help" st help
+logged "commands (echo COMMAND > /sys/kernel/debug/slabtrace/ctl):" \
+	"  help               these lines"
+check_eq "help takes no arguments" "Invalid argument" "$(ctl_errno "help me")"
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
 finish

@@ -41,6 +41,12 @@ probes alloc on free on
 cache kmalloc-64 stopped records 26 replaced 0 pool_empty 3 limit_reached 0 in_NMI 0 stack_store_full 1 context_store_full 0
 """
 
+STATUS = """slabtrace: 1 cache traced or holding records, 26 records (limit 330170), probes attached
+cache kmalloc-64: stopped, traced 0.773s, 26 records, drops: pool empty 3, stack store full 1
+kptrace: off
+next: echo print kmalloc-64 > ctl; cat ctl (its outstanding objects); echo help > ctl: the commands, in dmesg
+"""
+
 SLABINFO = """slabinfo - version: 2.1
 # name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>
 leaky_widget         {w}     200    208   19    1 : tunables    0    0    0 : slabdata      1      1      0
@@ -136,18 +142,36 @@ class Cli(unittest.TestCase):
     def test_status(self):
         rc, out, err = self.fake.run("status")
         self.assertEqual(rc, 0, err)
-        self.assertIn("probes: alloc on, free on", out)
-        self.assertIn("records: 26 (limit 330170); pool: 8166 free, 4096 per CPU; "
-                      "contexts: 5 of 4093", out)
-        self.assertIn("cache kmalloc-64: stopped, 26 records, 0 replaced; drops: "
-                      "pool_empty 3, stack_store_full 1", out)
-        self.assertIn("kptrace: 30 calls written, 2 dropped, 0 bytes queued", out)
+        self.assertEqual(out.splitlines(), [
+            "probes: alloc on, free on; records: 26 (limit 330170)",
+            "cache kmalloc-64: stopped, 26 records, 0 replaced; drops: "
+            "pool_empty 3, stack_store_full 1",
+            "pool: 8166 free, 4096 per CPU; contexts: 5 of 4093",
+            "kptrace: 30 calls written, 2 dropped, 0 bytes queued",
+            "next: slabtrace top (the stacks holding most), slabtrace leaks (all of them)"])
+
+    def test_status_from_the_status_file(self):
+        # The module's own lines (from a 6.12 VM), but for its hint.
+        self.fake.write("status", STATUS)
+        rc, out, err = self.fake.run("status")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines(), STATUS.splitlines()[:2] + [
+            "pool: 8166 free, 4096 per CPU; contexts: 5 of 4093",
+            "kptrace: off, 30 calls written, 2 dropped, 0 bytes queued",
+            "next: slabtrace top (the stacks holding most), slabtrace leaks (all of them)"])
 
     def test_status_nothing_traced(self):
         self.fake.write("stats", STATS.split("cache ")[0])
         rc, out, err = self.fake.run("status")
         self.assertEqual(rc, 0, err)
         self.assertIn("caches: none traced", out)
+        self.assertIn("next: slabtrace growth finds a growing cache", out)
+
+    def test_status_rejects_other_stats(self):
+        self.fake.write("stats", "hello\n")
+        rc, out, err = self.fake.run("status")
+        self.assertEqual(rc, 1)
+        self.assertIn("stats: not the stats of this version of slabtrace", err)
 
     def test_top_ranks_the_leak_first(self):
         rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
