@@ -16,6 +16,12 @@
 #   make clean
 
 KVER ?=
+KVERS := 6.1 6.12 6.1-rt 6.12-rt
+ifneq ($(KVER),)
+ifeq ($(filter $(KVER),$(KVERS)),)
+$(error unknown KVER '$(KVER)': Debian's kernels are $(KVERS); without KVER, the running kernel)
+endif
+endif
 ifeq ($(KVER),)
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD := $(CURDIR)
@@ -27,18 +33,34 @@ endif
 VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
-.PHONY: all modules test-modules modules_install clean check demo kunit \
+.PHONY: all headers modules test-modules modules_install clean check demo kunit \
 	vm-test checkpatch sparse shadow bench tools install-tools
 
 all: modules
 
-shadow:
+# Headers first: a newcomer's make says what to install, not make's own
+# "No such file or directory".
+headers:
+ifeq ($(KVER),)
+	@[ -d "$(KDIR)" ] || { \
+		echo "make: no kernel headers in $(KDIR)"; \
+		echo "  for the running kernel: sudo apt install linux-headers-$$(uname -r)"; \
+		echo "  or build for a Debian kernel fetched into ~/.cache/slabtrace:"; \
+		echo "  make KVER=6.1 (or $(filter-out 6.1,$(KVERS)))"; \
+		exit 1; }
+else
+	@[ -d "$(KDIR)" ] || { \
+		echo "make: could not fetch Debian's $(KVER) headers (the lines above say why)"; \
+		exit 1; }
+endif
+
+shadow: headers
 ifneq ($(BUILD),$(CURDIR))
 	@scripts/shadow-tree.sh $(BUILD)
 endif
 
 modules: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) modules
 
 # slabtrace.ko plus what only the VM tests and the demo use: the leaky
 # module, and the guest's test programs (static, any kernel), each also
@@ -46,7 +68,7 @@ modules: shadow
 GUEST_PROGS := $(patsubst scripts/guest/%.c,%,$(wildcard scripts/guest/*.c))
 
 test-modules: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) SLABTRACE_TEST_MODULES=m modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
 	@$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
@@ -85,7 +107,7 @@ modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) modules_install
 
 sparse: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) C=2 modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) C=2 modules
 
 vm-test: test-modules
 	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)

@@ -7,8 +7,18 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+# Say what each step does before it starts: the first run downloads a
+# kernel and may install packages, and would otherwise be silent for minutes.
+echo "demo: checking the Debian packages it needs (scripts/deps.sh)"
 scripts/deps.sh
 mkdir -p build
+echo "demo: fetching Debian's 6.12 kernel and headers into ~/.cache/slabtrace" \
+	"(a download the first time only; apt-get's progress follows)"
+if ! scripts/fetch-kernel.sh 6.12 > /dev/null; then
+	echo "demo: could not fetch the kernel (the lines above say why)" >&2
+	exit 1
+fi
+echo "demo: building slabtrace, the leaky module and the guest programs"
 if ! make --no-print-directory KVER=6.12 test-modules > "$top/build/demo-build.log" 2>&1; then
 	cat "$top/build/demo-build.log"
 	echo "demo: the build failed" >&2
@@ -22,6 +32,7 @@ if ! scripts/vm-run.sh -o "$out" 6.12 demo > "$out.log" 2>&1; then
 	echo "demo: the VM run failed" >&2
 	exit 1
 fi
+echo "demo: drawing the flame graph"
 scripts/flamegraph.py --title "slabtrace demo: outstanding kmalloc-64 objects" \
 	"$out/leaks.folded" > "$out/leaks.svg"
 echo

@@ -29,6 +29,13 @@ FRAME = re.compile(r"^ #\d+ \[<[^>]*>\] in (.*)$")
 HEADER = re.compile(r"^Dumping outstanding allocs from (\S+)")
 TRACED = re.compile(r"^traced (\d+\.\d{3})s, (\d+) outstanding \((\d+) bytes\)")
 OFFSET = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
+# The other lines a per-object dump has (dump.c); any line else is refused.
+KNOWN = re.compile(r"^(drops: .*|shared with: .*|\d+ records replaced: .*|-+|"
+                   r" \(backtrace not saved: stack depot full\)|)$")
+
+
+class NotADump(ValueError):
+    """The input is not a per-object dump; the message says why."""
 
 
 def ms(secs, millis):
@@ -42,15 +49,24 @@ def split_syscall(who):
 
 
 def parse_dump(lines):
-    """The header and the objects of a per-object dump."""
+    """The header and the objects of a per-object dump.  Raises NotADump
+    on anything else: a stacks view, folded stacks, a line it does not
+    know (rather than report 0 objects)."""
     info = {"cache": None, "traced": None, "objects": []}
     obj = None
-    for line in lines:
+    for n, line in enumerate(lines, 1):
         line = line.rstrip("\n")
         m = HEADER.match(line)
         if m:
+            if n != 1:
+                raise NotADump("line %d: a second dump header" % n)
+            if "(by stack" in line:
+                raise NotADump("a stacks view (print ... stacks), not a per-object dump: "
+                               "save 'cat ctl' after a plain print")
             info["cache"] = m.group(1)
             continue
+        if info["cache"] is None:
+            raise NotADump("not a slabtrace dump (no 'Dumping outstanding allocs' line)")
         m = TRACED.match(line)
         if m:
             info["traced"] = m.group(1)
@@ -66,8 +82,16 @@ def parse_dump(lines):
         m = FRAME.match(line)
         if m and obj is not None:
             obj["frames"].append(m.group(1))
+        elif STACK.match(line):
+            raise NotADump("line %d: a stacks view's group, not a per-object dump" % n)
+        elif not KNOWN.match(line) and not (line == "----" and obj is not None):
+            raise NotADump("line %d: not a line of a per-object dump: %r" % (n, line[:60]))
         elif not line:
             obj = None
+    if info["cache"] is None:
+        raise NotADump("not a slabtrace dump (empty)")
+    if info["traced"] is None:
+        raise NotADump("no 'traced ...' line after the header: a cut dump?")
     return info
 
 
@@ -183,9 +207,8 @@ def main(argv=None):
     except OSError as e:
         print("slabtrace_report: %s" % e, file=sys.stderr)
         return 1
-    if info["cache"] is None:
-        print("slabtrace_report: not a slabtrace dump (no 'Dumping outstanding allocs' line)",
-              file=sys.stderr)
+    except NotADump as e:
+        print("slabtrace_report: %s: %s" % (args.dump or "stdin", e), file=sys.stderr)
         return 1
     objects = [o for o in info["objects"] if o["age"] >= args.older_than]
     groups = aggregate(objects)

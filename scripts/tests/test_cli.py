@@ -18,6 +18,7 @@ same program against the real module.
 """
 
 import json
+import re  # noqa: F401
 import os
 import shutil
 import subprocess
@@ -394,6 +395,50 @@ class Causes(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("needs root:", err)
         self.assertIn("(run it with sudo)", err)
+
+
+MAN = os.path.join(TOP, "Documentation", "slabtrace.8")
+
+
+class ManPage(unittest.TestCase):
+    @unittest.skipUnless(shutil.which("man") and shutil.which("groff"), "needs man-db and groff")
+    def test_renders_without_warnings(self):
+        p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", MAN],
+                           capture_output=True, text=True)
+        self.assertEqual((p.returncode, p.stderr), (0, ""))
+        p = subprocess.run(["man", "-l", MAN], capture_output=True, text=True,
+                           env=dict(os.environ, MANWIDTH="80", MANPAGER="cat", LC_ALL="C.UTF-8"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"slabtrace\s+-\s+find\s+the\s+growing\s+slab\s+cache")
+        self.assertIn("\nJSON OUTPUT\n", p.stdout)
+        self.assertRegex(p.stdout, r"\(see\s+DEFERRED\s+FREES\)")
+
+    def test_every_command_and_option_documented(self):
+        _, usage, _ = Fake.run(Fake(module=False), "--help")
+        with open(MAN) as f:
+            man = f.read().replace("\\-", "-")
+        words = set(w for line in usage.splitlines()[1:] for w in line.split()
+                    if w[0].isalpha() or w.startswith("-"))
+        for w in sorted(words):
+            w = w.strip("[].").split("|")[0]
+            if w.startswith("-") or w in ("status", "growth", "record", "top", "leaks",
+                                          "report", "start"):
+                self.assertIn(w, man, "slabtrace(8) does not mention %s" % w)
+
+    def test_install_tools(self):
+        dest = tempfile.mkdtemp(prefix="slabtrace-install.")
+        try:
+            p = subprocess.run(["make", "--no-print-directory", "-C", TOP, "install-tools",
+                                "DESTDIR=" + dest], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            prog = os.path.join(dest, "usr/local/sbin/slabtrace")
+            self.assertEqual(subprocess.run([prog, "--version"], capture_output=True,
+                                            text=True).stdout, "slabtrace 0.1\n")
+            with open(os.path.join(dest, "usr/local/share/man/man8/slabtrace.8")) as f, \
+                    open(MAN) as g:
+                self.assertEqual(f.read(), g.read())
+        finally:
+            shutil.rmtree(dest)
 
 
 class VmOutput(unittest.TestCase):

@@ -211,6 +211,23 @@ class Report(unittest.TestCase):
             code, out, err = run(report.main, [path])
             self.assertEqual(code, 1)
             self.assertIn("not a slabtrace dump", err)
+            # Input it does not understand is refused, never "0 objects".
+            header = DUMP.split("\n", 1)[0]
+            for text, why in (
+                    ("", "not a slabtrace dump (empty)"),
+                    ("a;b 3\n", "not a slabtrace dump"),
+                    (header + " (by stack)\ntraced 1.000s, 0 outstanding (0 bytes) in 0 "
+                     "stacks, 0 records dropped\n", "a stacks view"),
+                    (header + "\n", "no 'traced ...' line"),
+                    (DUMP.replace("-\nObj ", "-\nStack 1: 3 objects, 192 bytes (150 "
+                                  "requested), age min/avg/max 0.100s/0.100s/0.100s, from "
+                                  "PID 1 sh:\nObj ", 1), "a stacks view's group"),
+                    (DUMP + "garbage\n", "not a line of a per-object dump: 'garbage'"),
+                    (DUMP + DUMP, "a second dump header")):
+                tmp("st-report-test.txt", text)
+                code, out, err = run(report.main, [path])
+                self.assertEqual((code, out), (1, ""), text)
+                self.assertIn(why, err)
         finally:
             os.unlink(path)
 
