@@ -62,6 +62,9 @@ step "vm 6.1-rt" scripts/vm-run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out
+# The flame graph's script in headless Chromium (Debian's python3-selenium).
+step "flame" env SLABTRACE_REQUIRE_BROWSER=1 /usr/bin/python3 \
+	scripts/tests/test_flamegraph_browser.py
 # The slabtrace command on a fake tree, and the JSON the VMs' cli test saved.
 step "cli" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_cli.py \
 	build/6.1/vm-out build/6.12/vm-out

@@ -7,7 +7,8 @@
 set -eu
 pkgs="make gcc libc6-dev bc flex bison python3 perl xz-utils gzip cpio kmod
 busybox-static qemu-system-x86 dwarves sparse linux-source-6.12 python3-docutils
-gcc-multilib babeltrace2 libbabeltrace2-dev pkg-config"
+gcc-multilib babeltrace2 libbabeltrace2-dev pkg-config
+chromium chromium-driver python3-selenium man-db groff-base"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

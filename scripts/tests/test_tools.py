@@ -52,14 +52,19 @@ def run(main, argv):
 
 
 def frames_of(svg_text):
-    """(name, count, width) of each rectangle, from its tooltip."""
+    """(name, count, width) of each frame, from its tooltip; each frame has
+    one rectangle, and the legend's are the only others."""
     root = ET.fromstring(svg_text)
     out = []
     for g in root.iter(SVG + "g"):
+        if g.get("class") != "frame":
+            continue
         rect, title = g.find(SVG + "rect"), g.find(SVG + "title")
         m = re.match(r"^(.*) \((\d+) \S+, [0-9.]+%\)$", title.text)
+        assert g.get("data-name") == m.group(1)
         out.append((m.group(1), int(m.group(2)), float(rect.get("width"))))
-    assert len(out) == len(list(root.iter(SVG + "rect")))
+    legend = [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+    assert len(out) + len(legend) == len(list(root.iter(SVG + "rect")))
     return out
 
 
@@ -103,6 +108,36 @@ class FlameGraph(unittest.TestCase):
         self.assertIn('x<y>&"z', names)
         self.assertIn("q'r [mod]", names)
 
+    def test_title_total_legend_script(self):
+        svg = flamegraph.render(flamegraph.parse(self.LINES), "t&", "bytes")
+        root = ET.fromstring(svg)
+        title = [t for t in root.iter(SVG + "text") if t.get("id") == "title"][0]
+        self.assertEqual(title.text, "t& (11 bytes)")
+        self.assertEqual([t.text for g in root.iter(SVG + "g") if g.get("class") == "legend"
+                          for t in g.iter(SVG + "text")],
+                         ["kernel function", "module function", "system call"])
+        script = root.find(SVG + "script").text
+        for fn in ("function fg_zoom_to", "function fg_search_for", "function fg_show"):
+            self.assertIn(fn, script)
+        self.assertEqual(root.get("onload"), "fg_init()")
+
+    def test_minwidth_prunes_into_the_parent(self):
+        # At 1180 pixels for 100001, the stack of 1 is 0.012 px wide.
+        lines = ["a;b 100000", "a;tiny;deeper 1"]
+        names = [n for n, _, _ in frames_of(flamegraph.render(flamegraph.parse(lines), "t",
+                                                              "bytes"))]
+        self.assertEqual(names, ["all", "a", "b"])
+        frames = frames_of(flamegraph.render(flamegraph.parse(lines), "t", "bytes",
+                                             minwidth=0))
+        self.assertEqual([n for n, _, _ in frames], ["all", "a", "b", "tiny", "deeper"])
+        # "a" keeps the pruned count in its width either way.
+        self.assertEqual(frames[1][1], 100001)
+        code, out, _ = run(flamegraph.main, ["--minwidth", "0", tmp("st-mw.folded",
+                                                                  "\n".join(lines))])
+        self.assertIn('data-name="tiny"', out)
+        code, out, _ = run(flamegraph.main, [tmp("st-mw.folded", "\n".join(lines))])
+        self.assertNotIn('data-name="tiny"', out)
+
     def test_bad_input(self):
         with self.assertRaises(ValueError):
             flamegraph.parse(["a;b"])
@@ -115,7 +150,7 @@ class FlameGraph(unittest.TestCase):
     def test_cli(self):
         path = tmp("st-flame-test.folded", "a;b 2\nc 1\n")
         try:
-            code, out, err = run(flamegraph.main, ["--title", "T&", "--unit", "bytes",
+            code, out, err = run(flamegraph.main, ["--title", "T&", "--weight", "bytes",
                                                    "--width", "500", path])
             self.assertEqual(code, 0)
             frames = frames_of(out)
