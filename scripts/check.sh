@@ -5,7 +5,8 @@
 # 6.1, 6.12 and their PREEMPT_RT flavours 6.1-rt and 6.12-rt (W=1, a
 # warning fails), sparse (6.1, 6.12), checkpatch, the docs, the KUnit
 # suites on UML, the VM suites (every guest test) on 6.1, 6.12, 6.12-rt
-# and 6.1-rt, and the userspace tools (with what the VM runs saved).  A step that prints
+# and 6.1-rt, the userspace tools (with what the VM runs saved), the flame
+# graph in headless Chromium and the slabtrace command.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
@@ -45,7 +46,8 @@ step() {
 }
 
 step "build 6.1" make --no-print-directory KVER=6.1 test-modules
-step "build 6.12" make --no-print-directory KVER=6.12 test-modules
+# -j: a parallel make must pass kbuild its jobserver (the Makefile's "+").
+step "build 6.12" make -j"$(nproc)" --no-print-directory KVER=6.12 test-modules
 step "build 6.1-rt" make --no-print-directory KVER=6.1-rt test-modules
 step "build 6.12-rt" make --no-print-directory KVER=6.12-rt test-modules
 step "sparse 6.1" make --no-print-directory KVER=6.1 sparse

@@ -441,6 +441,28 @@ class ManPage(unittest.TestCase):
             shutil.rmtree(dest)
 
 
+class Build(unittest.TestCase):
+    """What make says to a newcomer (the Makefile, not the program)."""
+
+    def make(self, *args):
+        p = subprocess.run(["make", "--no-print-directory", "-C", TOP] + list(args),
+                           capture_output=True, text=True, timeout=120)
+        return p.returncode, p.stdout + p.stderr
+
+    def test_unknown_kver_stops_at_once(self):
+        rc, out = self.make("KVER=6.99")
+        self.assertEqual(rc, 2)
+        self.assertIn("unknown KVER '6.99': Debian's kernels are 6.1 6.12 6.1-rt 6.12-rt", out)
+        self.assertNotIn("fetch-kernel", out)
+
+    def test_no_headers_names_the_package(self):
+        rc, out = self.make("KDIR=/nonexistent-headers")
+        self.assertEqual(rc, 2)
+        self.assertIn("make: no kernel headers in /nonexistent-headers", out)
+        self.assertIn("sudo apt install linux-headers-%s" % os.uname().release, out)
+        self.assertIn("make KVER=6.1 (or 6.12 6.1-rt 6.12-rt)", out)
+
+
 class VmOutput(unittest.TestCase):
     def test_json_from_the_vm_parses(self):
         runs = [os.path.join(d, "cli-top.json") for d in VM_OUT
