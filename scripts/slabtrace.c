@@ -53,29 +53,32 @@ static const char *procfs = "/proc";
 static const char *sysfs = "/sys";
 static const char *kmsg_path = "/dev/kmsg";
 
-static noreturn void die(const char *fmt, ...)
+/* "slabtrace: MESSAGE" on standard error, after what stdout holds. */
+static void vnote(const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	fflush(stdout);
 	fputs("slabtrace: ", stderr);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
-	exit(1);
 }
 
 static void note(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("slabtrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vnote(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+static noreturn void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(fmt, ap);
+	va_end(ap);
+	exit(1);
 }
 
 static void *xmalloc(size_t n)
