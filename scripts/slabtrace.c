@@ -1434,6 +1434,8 @@ struct view_args {
 	bool json, autosel, keep;
 	const char *out;
 	double settle;
+	double interval;	/* top -i: seconds between reports */
+	int rounds;		/* top -r: how many (0: until killed) */
 	const char *input;	/* --input FILE: a saved dump, no module */
 };
 
@@ -1459,7 +1461,7 @@ static int parse_view(int argc, char **argv, struct view_args *a,
 	a->top = 10;
 	a->settle = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:n:o:s:h", view_opts,
+	while ((opt = getopt_long(argc, argv, "+c:n:o:s:i:r:h", view_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -1477,6 +1479,14 @@ static int parse_view(int argc, char **argv, struct view_args *a,
 			break;
 		case 's':
 			a->settle = atof(optarg);
+			break;
+		case 'i':
+			a->interval = atof(optarg);
+			if (a->interval <= 0)
+				die("-i takes seconds above 0, not '%s'", optarg);
+			break;
+		case 'r':
+			a->rounds = num_arg("-r", optarg);
 			break;
 		case OPT_BYTES:
 			a->f.by_bytes = true;
@@ -1534,14 +1544,14 @@ static void show_dump(char *text, const struct view_args *a, bool full,
 
 static const char usage_top[] =
 	"usage: slabtrace top|leaks [-c CACHE]... [--bytes] [--module M] [--comm C]\n"
-	"                 [--pid P] [--older MS] [-n N] [--json]\n";
+	"                 [--pid P] [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]\n";
 
 static int cmd_view(int argc, char **argv, bool full)
 {
 	struct view_args a;
-	bool first = true;
+	int i, round;
 	struct stats s;
-	int i;
+	bool first;
 
 	if (parse_view(argc, argv, &a, usage_top) != argc) {
 		fputs(usage_top, stderr);
@@ -1549,6 +1559,8 @@ static int cmd_view(int argc, char **argv, bool full)
 	}
 	if (a.autosel || a.keep || a.out)
 		die("%s: --auto, --keep and -o are for record", argv[0]);
+	if (a.interval && full)
+		die("leaks: -i is for top");
 	if (!a.ncaches) {
 		read_stats(&s);
 		for (i = 0; i < s.n && i < 16; i++)
@@ -1558,18 +1570,36 @@ static int cmd_view(int argc, char **argv, bool full)
 			    "slabtrace status",
 			    "slabtrace record -c CACHE -- COMMAND");
 	}
-	if (a.json)
-		printf("{\"version\": %d, \"caches\": [", JSON_VERSION);
-	for (i = 0; i < a.ncaches; i++) {
-		char *text;
+	if (a.rounds && !a.interval)
+		die("%s: -r goes with -i", argv[0]);
+	for (round = 1;; round++) {
+		if (a.interval) {
+			time_t t = time(NULL);
+			char when[32];
 
-		need_cache(a.caches[i]);
-		text = print_cache(a.caches[i], a.older);
-		show_dump(text, &a, full, "ctl", &first);
-		free(text);
+			strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+			if (!a.json)
+				printf("%s--- %s, report %d\n", round > 1 ? "\n" : "",
+				       when, round);
+		}
+		first = true;
+		if (a.json)
+			printf("{\"version\": %d, \"caches\": [", JSON_VERSION);
+		for (i = 0; i < a.ncaches; i++) {
+			char *text;
+
+			need_cache(a.caches[i]);
+			text = print_cache(a.caches[i], a.older);
+			show_dump(text, &a, full, "ctl", &first);
+			free(text);
+		}
+		if (a.json)
+			printf("\n]}\n");
+		if (!a.interval || round == a.rounds)
+			break;
+		fflush(stdout);
+		sleep_secs(a.interval);
 	}
-	if (a.json)
-		printf("\n]}\n");
 	return 0;
 }
 
@@ -1619,6 +1649,8 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (a.json || a.f.module || a.f.comm || a.f.pid >= 0 || a.older)
 		die("record: the filters are for top and leaks, on what record keeps (--keep)");
+	if (a.interval || a.rounds)
+		die("record: -i and -r are for top");
 	if (a.ncaches && a.autosel)
 		die("record: -c or --auto, not both");
 	if (!a.ncaches && !a.autosel)
@@ -1720,6 +1752,8 @@ static int cmd_report(int argc, char **argv)
 		fputs(usage_report, stderr);
 		return 2;
 	}
+	if (a.interval || a.rounds || a.older || a.ncaches)
+		die("report: -i, -r, --older and -c are for top");
 	text = read_all(argv[i]);
 	if (!text)
 		die("%s: %s", argv[i], strerror(errno));
@@ -1740,7 +1774,8 @@ static const char usage[] =
 	"  record [-c CACHE]... [--auto] [-o DIR] [-s SECS] [-n N] [--keep] -- COMMAND...\n"
 	"                              trace caches around COMMAND, save and show the top stacks\n"
 	"  top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P] [--older MS] [-n N] [--json]\n"
-	"                              the stacks holding the most outstanding objects\n"
+	"      [-i SECS [-r ROUNDS]]   the stacks holding the most outstanding objects,\n"
+	"                              every SECS seconds with -i\n"
 	"  leaks [same options]        every stack, with full backtraces\n"
 	"  report [same options] DUMP  top on a saved dump (record's CACHE.dump)\n"
 	"  start|stop|reset|mark CACHE the module's commands, with errors explained\n"

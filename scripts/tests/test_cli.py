@@ -203,6 +203,23 @@ class Cli(unittest.TestCase):
         rc, out, _ = self.fake.run("top", "-c", "kmalloc-64", "--older", "1500")
         self.assertEqual(self.fake.commands()[-1], "print kmalloc-64 older-than 1500")
 
+    def test_top_periodic(self):
+        rc, out, err = self.fake.run("top", "-i", "0.1", "-r", "3", "-n", "1")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["print kmalloc-64"] * 3)
+        heads = [line for line in out.splitlines() if line.startswith("--- ")]
+        self.assertEqual(len(heads), 3)
+        self.assertRegex(heads[2], r"^--- \d\d:\d\d:\d\d, report 3$")
+        self.assertEqual(out.count("leaky_alloc_buf [leaky]"), 3)
+        rc, out, err = self.fake.run("top", "-i", "0.1", "-r", "2", "--json")
+        docs = [json.loads(d) for d in out.split("\n]}\n") if d.strip()
+                for d in [d + "\n]}"]]
+        self.assertEqual(len(docs), 2)
+        rc, _, err = self.fake.run("top", "-r", "2")
+        self.assertEqual((rc, err), (1, "slabtrace: top: -r goes with -i\n"))
+        rc, _, err = self.fake.run("leaks", "-i", "1")
+        self.assertEqual((rc, err), (1, "slabtrace: leaks: -i is for top\n"))
+
     def test_json(self):
         rc, out, err = self.fake.run("top", "-c", "kmalloc-64", "--json", "-n", "2")
         self.assertEqual(rc, 0, err)
