@@ -57,10 +57,20 @@ check "top --module leaky: the 7 buffers first" \
 	grep -Eq '^ +1 +7 +448 +350 .* leaky_alloc_buf \[leaky\]' /out/cli-top.txt
 check_eq "top --module leaky: only leaky's stacks" 1 \
 	"$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+s ' /out/cli-top.txt)"
+slabtrace leaks -c kmalloc-64 > /out/cli-leaks.txt 2>&1
+check "leaks: the full backtrace of the 7 buffers" \
+	grep -q '^       #02 keep+0x[0-9a-f]*/0x[0-9a-f]* \[leaky\]$' /out/cli-leaks.txt
 slabtrace top -c kmalloc-64 --json > /out/cli-top.json
 check "top --json exits 0" test $? -eq 0
 check "top --json names leaky_alloc_buf" grep -q '"function": "leaky_alloc_buf", "module": "leaky"' /out/cli-top.json
 slabtrace reset kmalloc-64
+
+# --- report on what record saved, without the module's help.
+check "report on record's saved dump" \
+	sh -c "slabtrace report /tmp/rec/kmalloc-64.dump | grep -Eq '^ +1 +20 +1280 .* leaky_alloc_buf'"
+check_eq "report refuses the saved stacks view" \
+	"slabtrace: /tmp/rec/kmalloc-64.stacks: a stacks view, not a per-object dump" \
+	"$(slabtrace report /tmp/rec/kmalloc-64.stacks 2>&1 | head -n 1)"
 
 # --- growth: the cache leaky leaks 3000 buffers into comes first.
 slabtrace growth -- sh -c "echo bufs 3000 > $LEAKY" > /out/cli-growth.txt 2>&1
@@ -95,6 +105,12 @@ check_eq "mark of an untraced cache: the module's reason" \
 err=$(slabtrace top 2>&1)
 check_eq "top with nothing traced says what to do" \
 	"slabtrace: no cache is traced or holds records (slabtrace status; slabtrace record -c CACHE -- COMMAND)" "$err"
+mkdir -p /etc
+grep -q '^nobody:' /etc/passwd 2>/dev/null ||
+	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
+err=$(su nobody -c 'slabtrace status' 2>&1)
+check_eq "needs root" \
+	"slabtrace: needs root: /sys/kernel/debug is root's only (run it with sudo)" "$err"
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
 err=$(slabtrace status 2>&1)
