@@ -5,7 +5,8 @@
  * records and drops, says whether the probes are attached and what to do
  * next; reading ctl before the session has a snapshot shows that state
  * rather than nothing, and a print replaces it with the dump; "help" is a
- * command and takes no arguments.
+ * command and takes no arguments; an unknown kmalloc name in bytes gets
+ * the name in KiB it meant.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -105,6 +106,26 @@ static void slabtrace_status_ctl_before_print(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, strstr(text, "No snapshot"));
 }
 
+/* kmalloc caches of 1 KiB and more are named in KiB: the name meant. */
+static void slabtrace_status_name_hint(struct kunit *test)
+{
+	char buf[SLABTRACE_NAME_MAX + 1];
+
+	mutex_lock(&slabtrace_mutex);
+	KUNIT_EXPECT_TRUE(test, slabtrace_name_hint("kmalloc-8192", buf, sizeof(buf)));
+	KUNIT_EXPECT_STREQ(test, buf, "kmalloc-8k");
+	KUNIT_EXPECT_TRUE(test, slabtrace_name_hint("kmalloc-1024", buf, sizeof(buf)));
+	KUNIT_EXPECT_STREQ(test, buf, "kmalloc-1k");
+	/* Not a multiple of 1024, no such cache, no number, too small. */
+	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("kmalloc-1000", buf, sizeof(buf)));
+	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("st_kunit_none-2048", buf, sizeof(buf)));
+	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("kmalloc-", buf, sizeof(buf)));
+	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("kmalloc-512", buf, sizeof(buf)));
+	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("kmalloc-8192", buf, 8));
+	mutex_unlock(&slabtrace_mutex);
+	KUNIT_EXPECT_EQ(test, st_cmd("start kmalloc-8192\n"), -ENOENT);
+}
+
 static void slabtrace_status_help(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, st_cmd("help\n"), 0);
@@ -141,6 +162,7 @@ static struct kunit_case slabtrace_status_cases[] = {
 	KUNIT_CASE(slabtrace_status_text),
 	KUNIT_CASE(slabtrace_status_drops),
 	KUNIT_CASE(slabtrace_status_ctl_before_print),
+	KUNIT_CASE(slabtrace_status_name_hint),
 	KUNIT_CASE(slabtrace_status_help),
 	{}
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the state for people, and the "help" command.
+ * slabtrace: the state for people, the "help" command, and the name meant
+ * when a cache name is unknown.
  *
  * /sys/kernel/debug/slabtrace/status (0400) says what is traced, for how
  * long, its records and drops, whether the probes and kptrace are on, and
@@ -17,12 +18,13 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex, held while the set is walked; the counters are
- *   atomic and read without lock.
+ * - slabtrace_mutex, held while the set is walked, and by the callers of
+ *   slabtrace_name_hint(); the counters are atomic and read without lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
@@ -58,6 +60,37 @@ int slabtrace_help(void)
 	for (i = 0; i < ARRAY_SIZE(help_lines); i++)
 		pr_info("%s\n", help_lines[i]);
 	return 0;
+}
+
+/**
+ * slabtrace_name_hint - the name meant by an unknown cache name
+ * @name: the name that is no cache
+ * @buf: where the name meant goes
+ * @size: its size
+ *
+ * kmalloc caches of 1024 bytes and more are named in kilobytes:
+ * "kmalloc-8192" is "kmalloc-8k" (also "kmalloc-cg-8192", "dma-kmalloc-...").
+ *
+ * Called with slabtrace_mutex held (slabtrace_cache_get()).
+ *
+ * Return: whether a cache of the name meant exists, in @buf.
+ */
+bool slabtrace_name_hint(const char *name, char *buf, size_t size)
+{
+	struct slabtrace_cache_ref ref;
+	const char *dash = strrchr(name, '-');
+	unsigned int n;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	if (!dash || kstrtouint(dash + 1, 10, &n) || n < 1024 || n % 1024)
+		return false;
+	if (snprintf(buf, size, "%.*s-%uk", (int)(dash - name), name,
+		     n / 1024) >= size)
+		return false;
+	if (slabtrace_cache_get(buf, &ref))
+		return false;
+	slabtrace_cache_put(&ref);
+	return true;
 }
 
 static void show_secs(struct seq_file *m, u64 ns)

@@ -371,6 +371,7 @@ int slabtrace_stats_init(void);
 int slabtrace_status_init(void);
 void slabtrace_status_show(struct seq_file *m);
 int slabtrace_help(void);
+bool slabtrace_name_hint(const char *name, char *buf, size_t size);
 
 /* snapshot.c: what "print" takes and reading ctl shows. */
 #define SLABTRACE_SNAP_PER_CHUNK \

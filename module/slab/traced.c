@@ -194,9 +194,13 @@ static void traced_free_all(struct slabtrace_traced **gone, unsigned int n)
 static int lookup(const char *cmd, const char *name,
 		  struct slabtrace_cache_ref *ref)
 {
+	char meant[SLABTRACE_NAME_MAX + 1];
 	int ret = slabtrace_cache_get(name, ref);
 
-	if (ret == -ENOENT)
+	if (ret == -ENOENT && slabtrace_name_hint(name, meant, sizeof(meant)))
+		pr_warn("%s: no slab cache named '%*pE' (did you mean %s?)\n",
+			cmd, (int)strlen(name), name, meant);
+	else if (ret == -ENOENT)
 		pr_warn("%s: no slab cache named '%*pE'\n", cmd,
 			(int)strlen(name), name);
 	else if (ret)
