@@ -805,7 +805,6 @@ static int slab_grown(struct slabs *s)
 {
 	int i, n = 0;
 
-	qsort(s->v, s->n, sizeof(*s->v), slab_cmp);
 	for (i = 0; i < s->n; i++)
 		if (s->v[i].active[1] > s->v[i].active[0])
 			s->v[n++] = s->v[i];
@@ -932,10 +931,6 @@ static int cmd_growth(int argc, char **argv)
 }
 
 /* --- dumps: parse what reading ctl returns --- */
-
-struct frame {
-	char *text;		/* "leaky_alloc_buf+0x1b/0x20 [leaky]" */
-};
 
 struct group {
 	char *key;		/* frames and syscall, for grouping */
