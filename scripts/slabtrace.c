@@ -1102,7 +1102,7 @@ static bool dump_parse(char *text, struct dump *d, const struct filter *f,
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned int nr;
-		int off;
+		int off = 0;
 
 		if (!strncmp(line, "Dumping outstanding allocs from ", 32)) {
 			char *p = line + 32;
