@@ -36,6 +36,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/parser.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
@@ -53,18 +54,48 @@
 
 static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
 
-/* "4096".."268435456", K and M allowed; also for "syscall size". */
+/**
+ * parse_size - a queue size, for "syscall size" and kptrace_size=
+ * @arg: decimal bytes with an optional K or M suffix (KiB, MiB): "4096",
+ *	 "64K", "2M"; no sign, no hex, a trailing newline allowed
+ * @size: the bytes
+ *
+ * Not memparse(), which wraps on overflow: "17592186044417M" would be 1M.
+ *
+ * Return: 0; -EINVAL if @arg is not such a size; -ERANGE if it overflows
+ * or is outside KPT_SIZE_MIN..KPT_SIZE_MAX.
+ */
 static int parse_size(const char *arg, unsigned long *size)
 {
-	char *end;
+	size_t len = strcspn(arg, "\n"), digits = strspn(arg, "0123456789");
+	unsigned int shift = 0;
+	char num[24];
+	u64 n;
+	int ret;
 
-	*size = memparse(arg, &end);
-	if (end == arg || (*end && *end != '\n') || (*end && end[1]) ||
-	    *size < KPT_SIZE_MIN || *size > KPT_SIZE_MAX) {
-		pr_warn("syscall: size: '%.16s' is not a size from %lu to %lu bytes (K, M allowed)\n",
-			arg, KPT_SIZE_MIN, KPT_SIZE_MAX);
-		return -EINVAL;
+	if (digits && digits + 1 == len && (arg[digits] == 'K' ||
+					    arg[digits] == 'M'))
+		shift = arg[digits] == 'K' ? 10 : 20;
+	if (!digits || (digits != len && !shift) || strlen(arg + len) > 1) {
+		ret = -EINVAL;
+	} else if (digits >= sizeof(num)) {
+		ret = -ERANGE;
+	} else {
+		memcpy(num, arg, digits);
+		num[digits] = '\0';
+		ret = kstrtou64(num, 10, &n);
+		if (!ret && (check_shl_overflow(n, shift, &n) ||
+			     n < KPT_SIZE_MIN || n > KPT_SIZE_MAX))
+			ret = -ERANGE;
 	}
+	if (ret) {
+		pr_warn_ratelimited("syscall: size: '%*pE' is not a size from %lu to %lu bytes (decimal, K or M)%s\n",
+				    (int)min_t(size_t, strlen(arg), 32), arg,
+				    KPT_SIZE_MIN, KPT_SIZE_MAX,
+				    ret == -ERANGE ? ": out of range" : "");
+		return ret;
+	}
+	*size = n;
 	return 0;
 }
 
@@ -133,14 +164,24 @@ static bool is_reader(pid_t tgid)
 	return false;
 }
 
-/*
- * Process @tgid opened (@add) or closed a kptrace file.  The closing may
- * happen in another process (the last fput() of a shared file): the
- * caller passes the tgid it opened with.
+/**
+ * slabtrace_kptrace_reader - a process opened or closed a kptrace file
+ * @tgid: the process; the closing may happen in another process (the last
+ *	  fput() of a shared file): the caller passes the tgid it opened with
+ * @add: opened (true) or closed
+ *
+ * A process that reads kptrace is never traced: its own read() calls
+ * would fill the queue it drains.  At most KPT_MAX_READERS processes
+ * have kptrace open at once; the next one's open fails rather than see
+ * its own calls.
+ *
+ * Return: 0, or -EUSERS if @add and KPT_MAX_READERS other processes are
+ * readers already.
  */
-void slabtrace_kptrace_reader(pid_t tgid, bool add)
+int slabtrace_kptrace_reader(pid_t tgid, bool add)
 {
 	unsigned int i, free = KPT_MAX_READERS;
+	int ret = 0;
 
 	spin_lock(&readers_lock);
 	for (i = 0; i < KPT_MAX_READERS; i++) {
@@ -156,10 +197,16 @@ void slabtrace_kptrace_reader(pid_t tgid, bool add)
 		}
 		if (i < KPT_MAX_READERS)
 			reader_refs[i]++;
+		else
+			ret = -EUSERS;
 	} else if (i < KPT_MAX_READERS && !--reader_refs[i]) {
 		WRITE_ONCE(readers[i], 0);
 	}
 	spin_unlock(&readers_lock);
+	if (ret)
+		pr_warn_ratelimited("kptrace: %u processes have it open already: no more readers\n",
+				    KPT_MAX_READERS);
+	return ret;
 }
 
 static bool wanted(struct task_struct *task)
@@ -345,7 +392,7 @@ static int kpt_attach(void)
 	if (!tp_sys_enter)
 		for_each_kernel_tracepoint(find_tracepoint, NULL);
 	if (!tp_sys_enter || !tp_sys_exit || !tp_process_exit) {
-		pr_warn("syscall: this kernel has no sys_enter, sys_exit or sched_process_exit tracepoint\n");
+		pr_warn_ratelimited("syscall: this kernel has no sys_enter, sys_exit or sched_process_exit tracepoint\n");
 		return -ENODEV;
 	}
 	ret = kptrace_queue_init(kptrace_size);
@@ -365,8 +412,8 @@ static int kpt_attach(void)
 		ret = tracepoint_probe_register(tp_sys_enter,
 						(void *)kpt_sys_enter, NULL);
 	if (ret) {
-		pr_warn("syscall: cannot attach to the syscall tracepoints (%d)\n",
-			ret);
+		pr_warn_ratelimited("syscall: cannot attach to the syscall tracepoints (%d)\n",
+				    ret);
 		kpt_detach();
 	}
 	return ret;
@@ -408,27 +455,29 @@ static int kpt_start(int argc, char **argv)
 		for (i = 2; i < argc; i++) {
 			if (kstrtoint(argv[i], 10, &f->pids[f->npids]) ||
 			    f->pids[f->npids] <= 0) {
-				pr_warn("syscall: start: bad pid '%.16s'\n",
-					argv[i]);
+				pr_warn_ratelimited("syscall: start: bad pid '%*pE'\n",
+						    (int)min_t(size_t,
+							       strlen(argv[i]),
+							       16), argv[i]);
 				goto bad;
 			}
 			f->npids++;
 		}
 	} else if (!strcmp(argv[1], "comm") && argc == 3) {
 		if (strlen(argv[2]) >= TASK_COMM_LEN) {
-			pr_warn("syscall: start: a command name has at most %d bytes\n",
-				TASK_COMM_LEN - 1);
+			pr_warn_ratelimited("syscall: start: a command name has at most %d bytes\n",
+					    TASK_COMM_LEN - 1);
 			goto bad;
 		}
 		f->mode = FILTER_COMM;
 		strscpy_pad(f->comm, argv[2], sizeof(f->comm));
 	} else {
-		pr_warn("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME'\n",
-			KPTRACE_MAX_PIDS);
+		pr_warn_ratelimited("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME'\n",
+				    KPTRACE_MAX_PIDS);
 		goto bad;
 	}
 	if (tracing)
-		pr_info("syscall: start: new filter\n");
+		pr_info_ratelimited("syscall: start: new filter\n");
 	return set_filter(f);
 bad:
 	kfree(f);
@@ -440,7 +489,7 @@ static int kpt_stop(void)
 	struct kpt_filter *old;
 
 	if (!tracing) {
-		pr_info("syscall: stop: not tracing\n");
+		pr_info_ratelimited("syscall: stop: not tracing\n");
 		return 0;
 	}
 	kpt_detach();
@@ -460,7 +509,7 @@ static int set_size(const char *arg)
 	if (ret)
 		return ret;
 	if (tracing) {
-		pr_warn("syscall: size: stop tracing first\n");
+		pr_warn_ratelimited("syscall: size: stop tracing first\n");
 		return -EBUSY;
 	}
 	ret = kptrace_queue_resize(size);
@@ -500,15 +549,15 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	lockdep_assert_held(&slabtrace_mutex);
 	verb = argc ? match_token(argv[0], verbs, args) : K_ERR;
 	if (verb == K_ERR) {
-		pr_warn("syscall: expected start, stop, clear or size\n");
+		pr_warn_ratelimited("syscall: expected start, stop, clear or size\n");
 		return -EINVAL;
 	}
 	if ((verb == K_STOP || verb == K_CLEAR) && argc != 1) {
-		pr_warn("syscall: %s takes no argument\n", argv[0]);
+		pr_warn_ratelimited("syscall: %s takes no argument\n", argv[0]);
 		return -EINVAL;
 	}
 	if (verb == K_SIZE && argc != 2) {
-		pr_warn("syscall: size takes one size in bytes\n");
+		pr_warn_ratelimited("syscall: size takes one size in bytes\n");
 		return -EINVAL;
 	}
 	switch (verb) {
@@ -521,7 +570,7 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	default:
 		if (tracing) {
 			/* The counters are the hooks' own while they run. */
-			pr_warn("syscall: clear: stop tracing first\n");
+			pr_warn_ratelimited("syscall: clear: stop tracing first\n");
 			return -EBUSY;
 		}
 		kptrace_queue_reset();

@@ -5,8 +5,12 @@
  * The kernel's ring_buffer, one per CPU, in its non-overwriting mode: the
  * hooks write a binary record on the CPU they run on, and a full queue
  * refuses it, which is counted as dropped; nothing is allocated and nothing
- * waits.  A reader takes the oldest record of all CPUs, by start time, and
- * consumes it.
+ * waits.  A record is written when its call ends, on the CPU it ends on,
+ * so each CPU's queue is in the order its calls ended; a reader takes the
+ * record that ended first of all the CPUs' oldest, and consumes it: the
+ * records come out in the order the calls ended, whichever CPU they ran on
+ * (a merge of sorted queues).  Not by start time: that would need the
+ * records of calls still running, a long call holding back every other.
  *
  * Notes on locking
  * ----------------
@@ -102,12 +106,12 @@ void kptrace_queue_write(const struct kptrace_rec *rec)
 		wake_up_interruptible(&kptrace_wait);
 }
 
-/* The CPU whose oldest record started first, or -1.  Called with queue_lock. */
+/* The CPU whose oldest record ended first, or -1.  Called with queue_lock. */
 static int oldest_cpu(void)
 {
 	struct ring_buffer_event *ev;
 	const struct kptrace_rec *r;
-	u64 start = U64_MAX;
+	u64 end = U64_MAX;
 	int cpu, best = -1;
 
 	lockdep_assert_held(&queue_lock);
@@ -116,8 +120,8 @@ static int oldest_cpu(void)
 		if (!ev)
 			continue;
 		r = ring_buffer_event_data(ev);
-		if (r->start_ns < start) {
-			start = r->start_ns;
+		if (r->end_ns < end) {
+			end = r->end_ns;
 			best = cpu;
 		}
 	}

@@ -277,8 +277,8 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
 	if (opts->since_mark && !tr->mark) {
-		pr_warn("print: since-mark: %*pE has no mark\n", (int)strlen(name),
-			name);
+		pr_warn_ratelimited("print: since-mark: %*pE has no mark\n", (int)strlen(name),
+				    name);
 		return -EINVAL;
 	}
 	/* Backtraces the depot had no room for when they were taken. */

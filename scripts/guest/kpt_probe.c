@@ -6,6 +6,11 @@
  *   kpt_probe [-n NAME] [-w FIFO] [-m PATH] [-g N] [-f PATH] [-l LEN] [-b]
  *   kpt_probe -P FILE   poll FILE for input for 2 s: "poll=RET revents=0xR"
  *   kpt_probe -N FILE   read FILE with O_NONBLOCK: "nonblock=RET errno=E"
+ *   kpt_probe -o        overlap a long call and short ones on two CPUs: a
+ *                       child on CPU 0 sleeps 400 ms in nanosleep(); the
+ *                       parent, on CPU 1, waits until the child is about
+ *                       to sleep, 100 ms more (poll()), then calls getpid() 10
+ *                       times, and waits for the child: "overlap=STATUS"
  *
  *   -n NAME  rename itself first (prctl PR_SET_NAME)
  *   -w FIFO  print "pid=PID" (one getpid() system call), then wait for a
@@ -24,6 +29,7 @@
  * ends with exit_group(0).  stdout is flushed before a wait and before the
  * busy loop, so a test can wait for those lines.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,7 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static long getpid_raw(void)
@@ -67,6 +76,51 @@ static int read_nonblock(const char *path)
 	return 0;
 }
 
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	syscall(SYS_nanosleep, &ts, NULL);
+}
+
+static int long_and_short(void)
+{
+	int p[2], i, status = -1;
+	pid_t child;
+	char c = 0;
+
+	if (pipe(p))
+		return 1;
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (!child) {
+		pin(0);
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		sleep_ms(400);
+		_exit(0);
+	}
+	pin(1);
+	if (read(p[0], &c, 1) != 1)
+		return 1;
+	poll(NULL, 0, 100);	/* not a nanosleep(): one only in the trace */
+	for (i = 0; i < 10; i++)
+		getpid_raw();
+	waitpid(child, &status, 0);
+	printf("overlap=%d\n", status);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *fifo = NULL, *path = NULL, *mark = NULL;
@@ -75,12 +129,14 @@ int main(int argc, char **argv)
 	int opt, fd, busy = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:o")) != -1) {
 		switch (opt) {
 		case 'P':
 			return poll_file(optarg);
 		case 'N':
 			return read_nonblock(optarg);
+		case 'o':
+			return long_and_short();
 		case 'n':
 			prctl(PR_SET_NAME, optarg);
 			break;
