@@ -273,7 +273,7 @@ int slabtrace_start(const char *name)
 		ret = -EPERM;
 		goto put;
 	}
-	if (slabtrace_bucket_cache(name)) {
+	if (slabtrace_cache_bucket(name)) {
 		pr_warn_ratelimited("start: %*pE is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
 				    (int)strlen(name), name);
 		ret = -EOPNOTSUPP;
