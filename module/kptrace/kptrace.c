@@ -11,11 +11,14 @@
  * for_each_kernel_tracepoint(): sys_enter and sys_exit are not exported.
  *
  * The in-flight entries are an rhashtable keyed by task_struct pointer,
- * one entry per traced task, allocated at its first traced call (never
- * again: GFP_NOWAIT, and a failure counts as a dropped call), kept from
- * call to call and freed at the task's exit: the hooks run in task context only, where rhashtable's
- * bucket locks are safe on every kernel.  Processes reading kptrace are
- * never traced: each read would queue a record for the next read.
+ * one entry per traced task, taken at its first traced call from
+ * kptrace_tasks entries allocated at the first "syscall start" (a hook
+ * never allocates: on PREEMPT_RT even a GFP_NOWAIT allocation may take a
+ * sleeping lock), kept from call to call and given back at the task's
+ * exit.  A task that finds none left has its calls counted as dropped.
+ * The hooks run in task context only, where rhashtable's bucket locks
+ * are safe on every kernel.  Processes reading kptrace are never traced:
+ * each read would queue a record for the next read.
  *
  * Notes on locking
  * ----------------
@@ -26,6 +29,8 @@
  *   and look up in the table under rcu_read_lock().  An in-flight entry is
  *   only touched by its own task's hooks, or freed after a grace period
  *   (call_rcu(), and rcu_barrier() before the module goes).
+ * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
+ *   by the hooks and by the RCU callback that gives an entry back.
  * - readers_lock (spinlock): readers[], the processes reading kptrace;
  *   the hooks read it without the lock (a reader that just opened may see
  *   one more of its calls traced).
@@ -40,6 +45,7 @@
 #include <linux/parser.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -113,10 +119,41 @@ module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0444);
 MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
 #define KPT_MAX_READERS	8
 
+/* In-flight entries: traced tasks alive at once. */
+#define KPT_TASKS_MIN	4U
+#define KPT_TASKS_MAX	SZ_1M
+static unsigned int kptrace_tasks = 4096;
+
+static int set_tasks_param(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 10, &n);
+
+	if (!ret && (n < KPT_TASKS_MIN || n > KPT_TASKS_MAX))
+		ret = -ERANGE;
+	if (ret) {
+		pr_warn("kptrace_tasks=%*pE: not a number in %u..%u\n",
+			(int)min_t(size_t, strlen(val), 24), val,
+			KPT_TASKS_MIN, KPT_TASKS_MAX);
+		return ret;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops tasks_param_ops = {
+	.set = set_tasks_param,
+	.get = param_get_uint,
+};
+
+module_param_cb(kptrace_tasks, &tasks_param_ops, &kptrace_tasks, 0444);
+MODULE_PARM_DESC(kptrace_tasks, "kptrace: traced tasks alive at once, 4..1048576 (default 4096)");
+
 struct kpt_task {
 	struct rhash_head node;
 	struct task_struct *task;	/* the key */
 	struct rcu_head rcu;
+	struct kpt_task *next_free;	/* on entries_free */
 	u64 start_ns;
 	unsigned long args[6];
 	int nr;
@@ -143,7 +180,9 @@ struct kpt_filter {
 	char comm[TASK_COMM_LEN];
 };
 
-static struct kmem_cache *kpt_task_cache;
+static struct kpt_task *entries;	/* kptrace_tasks of them */
+static struct kpt_task *entries_free;
+static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct rhashtable kpt_tasks;
 static struct kpt_filter __rcu *filter;
 static bool tracing;
@@ -246,6 +285,49 @@ static bool copy_path(struct kpt_task *t, unsigned long uaddr)
 	return true;
 }
 
+/* A free entry, zeroed, or NULL.  Any context. */
+static struct kpt_task *entry_get(void)
+{
+	struct kpt_task *t;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&entries_lock, flags);
+	t = entries_free;
+	if (t)
+		entries_free = t->next_free;
+	raw_spin_unlock_irqrestore(&entries_lock, flags);
+	if (t)
+		memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void entry_put(struct kpt_task *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&entries_lock, flags);
+	t->next_free = entries_free;
+	entries_free = t;
+	raw_spin_unlock_irqrestore(&entries_lock, flags);
+}
+
+/* The entries, at the first start.  Called with slabtrace_mutex. */
+static int entries_init(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	if (entries)
+		return 0;
+	entries = kvcalloc(kptrace_tasks, sizeof(*entries),
+			   GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!entries)
+		return -ENOMEM;
+	for (i = 0; i < kptrace_tasks; i++)
+		entry_put(&entries[i]);
+	return 0;
+}
+
 static struct kpt_task *task_entry(struct task_struct *task, bool create)
 {
 	struct kpt_task *t, *old;
@@ -253,14 +335,14 @@ static struct kpt_task *task_entry(struct task_struct *task, bool create)
 	t = rhashtable_lookup(&kpt_tasks, &task, kpt_params);
 	if (t || !create)
 		return t;
-	t = kmem_cache_zalloc(kpt_task_cache, GFP_NOWAIT | __GFP_NOWARN);
+	t = entry_get();
 	if (!t)
 		return NULL;
 	t->task = task;
 	old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
 						kpt_params);
 	if (old) {
-		kmem_cache_free(kpt_task_cache, t);
+		entry_put(t);
 		return IS_ERR(old) ? NULL : old;
 	}
 	return t;
@@ -337,7 +419,7 @@ static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 static void kpt_free_rcu(struct rcu_head *head)
 {
-	kmem_cache_free(kpt_task_cache, container_of(head, struct kpt_task, rcu));
+	entry_put(container_of(head, struct kpt_task, rcu));
 }
 
 /* The task exits: a call still in flight will not return. */
@@ -368,7 +450,7 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 
 static void free_entry(void *ptr, void *arg)
 {
-	kmem_cache_free(kpt_task_cache, ptr);
+	entry_put(ptr);
 }
 
 /* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
@@ -396,6 +478,9 @@ static int kpt_attach(void)
 		return -ENODEV;
 	}
 	ret = kptrace_queue_init(kptrace_size);
+	if (ret)
+		return ret;
+	ret = entries_init();
 	if (ret)
 		return ret;
 	ret = rhashtable_init(&kpt_tasks, &kpt_params);
@@ -589,22 +674,12 @@ int slabtrace_kptrace_init(void)
 {
 	int ret;
 
-	/* data[] receives user memory: hardened usercopy must allow it. */
-	kpt_task_cache = KMEM_CACHE_USERCOPY(kpt_task, SLAB_NOLEAKTRACE, data);
-	if (!kpt_task_cache)
-		return -ENOMEM;
 	ret = kptrace_summary_init();
 	if (ret)
-		goto err_cache;
+		return ret;
 	ret = kptrace_files_init();
 	if (ret)
-		goto err_summary;
-	return 0;
-
-err_summary:
-	kptrace_summary_exit();
-err_cache:
-	kmem_cache_destroy(kpt_task_cache);
+		kptrace_summary_exit();
 	return ret;
 }
 
@@ -616,15 +691,11 @@ void slabtrace_kptrace_exit(void)
 		kpt_stop();
 	mutex_unlock(&slabtrace_mutex);
 	kptrace_files_exit();
-	/* The entries of exited tasks, freed after a grace period. */
+	/* The entries of exited tasks, given back after a grace period. */
 	rcu_barrier();
 	kptrace_queue_exit();
 	kptrace_summary_exit();
-	kmem_cache_destroy(kpt_task_cache);
-}
-
-/* Whether @s is one of kptrace's own caches. */
-bool slabtrace_kptrace_own_cache(const struct kmem_cache *s)
-{
-	return s == kpt_task_cache;
+	kvfree(entries);
+	entries = NULL;
+	entries_free = NULL;
 }

@@ -21,9 +21,14 @@
  * - kptrace_buffer is set once, under queue_lock, before any hook can
  *   run, and freed at module exit after they are gone.
  * - n_written and n_dropped are per CPU, written only by their CPU's hooks.
+ * - A hook never wakes a reader itself: the wait queue's lock is a
+ *   sleeping lock on PREEMPT_RT.  It queues an irq_work, which wakes the
+ *   readers (in a kernel thread on PREEMPT_RT, in hardirq otherwise); a
+ *   burst of calls costs one wakeup, not one each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/ring_buffer.h>
@@ -33,6 +38,13 @@
 #include <slabtrace/kptrace.h>
 
 DECLARE_WAIT_QUEUE_HEAD(kptrace_wait);
+
+static void wake_fn(struct irq_work *work)
+{
+	wake_up_interruptible(&kptrace_wait);
+}
+
+static struct irq_work wake_work = IRQ_WORK_INIT(wake_fn);
 
 static struct trace_buffer *kptrace_buffer;
 static DEFINE_MUTEX(queue_lock);
@@ -103,7 +115,7 @@ void kptrace_queue_write(const struct kptrace_rec *rec)
 	}
 	this_cpu_inc(n_written);
 	if (wq_has_sleeper(&kptrace_wait))
-		wake_up_interruptible(&kptrace_wait);
+		irq_work_queue(&wake_work);
 }
 
 /* The CPU whose oldest record ended first, or -1.  Called with queue_lock. */
@@ -232,6 +244,7 @@ void kptrace_queue_show_stats(struct seq_file *m)
 /* At module exit, after the hooks are gone. */
 void kptrace_queue_exit(void)
 {
+	irq_work_sync(&wake_work);
 	if (kptrace_buffer)
 		ring_buffer_free(kptrace_buffer);
 	kptrace_buffer = NULL;

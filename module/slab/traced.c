@@ -266,8 +266,7 @@ int slabtrace_start(const char *name)
 	if (ret)
 		return ret;
 	slabtrace_stack_prime();
-	if (ref.cache == slabtrace_record_cache ||
-	    slabtrace_kptrace_own_cache(ref.cache)) {
+	if (ref.cache == slabtrace_record_cache) {
 		pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
 				    (int)strlen(name), name);
 		ret = -EPERM;

@@ -272,4 +272,48 @@ check "the queue has the parameter's size" grep -q "^queue size: 8192 bytes per 
 kpt_probe -g 100 > /dev/null
 check "cat kptrace ends" sh -c "timeout 10 cat $K > /dev/null"
 check "rmmod slabtrace while tracing everything" rmmod slabtrace
+
+# --- kptrace_tasks: in-flight entries are preallocated.  With 4, four
+# processes asleep hold them all; two more, started and gone meanwhile,
+# have their calls dropped; once the four exit, a new process is traced.
+for n in 3 99999999999 abc; do
+	check "insmod with kptrace_tasks=$n fails" \
+		sh -c "! insmod $MODDIR/slabtrace.ko kptrace_tasks=$n 2>/dev/null"
+done
+check "insmod slabtrace.ko kptrace_tasks=4" insmod $MODDIR/slabtrace.ko kptrace_tasks=4
+st syscall start comm sleep
+# asleep N: at least N sleep processes sleeping.
+asleep() {
+	n=0
+	for f in /proc/[0-9]*/status; do
+		grep -q '^Name:.sleep$' "$f" 2>/dev/null &&
+			grep -q '^State:.*S (sleeping)' "$f" 2>/dev/null && n=$((n + 1))
+	done
+	[ "$n" -ge "$1" ]
+}
+holders=
+for i in 1 2 3 4; do
+	sleep 12 &
+	holders="$holders $!"
+done
+check "four sleep processes asleep" until_true 30 asleep 4
+sleep 1 &
+s5=$!
+sleep 1 &
+s6=$!
+wait $s5 $s6
+wait $holders
+st syscall stop
+cat $K > /tmp/tasks.txt
+cp /tmp/tasks.txt /out/kptrace_tasks.txt
+check_eq "4 of the 6 traced" 4 "$(sed -n 's/.* pid: \([0-9]*\) tid: .*/\1/p' /tmp/tasks.txt | sort -u | wc -l)"
+check "the others' calls were dropped" \
+	test "$(sed -n 's/^dropped: //p' $ST/kptrace_stats)" -gt 0
+st syscall clear
+st syscall start comm sleep
+sleep 0
+st syscall stop
+check_eq "after they exit, a new process is traced" 1 \
+	"$(cat $K | sed -n 's/.* pid: \([0-9]*\) tid: .*/\1/p' | sort -u | wc -l)"
+check "rmmod slabtrace" rmmod slabtrace
 finish
