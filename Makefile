@@ -30,7 +30,7 @@ KDIR ?= $(shell $(CURDIR)/scripts/fetch-kernel.sh $(KVER))/build
 BUILD := $(CURDIR)/build/$(KVER)
 endif
 
-VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v '^lowmem.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \

@@ -143,6 +143,55 @@ static void slabtrace_ctl_too_many(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
 }
 
+static void bucket_ctor(void *p)
+{
+}
+
+/*
+ * A kmem_buckets set is refused by what it is: one cache of its own per
+ * kmalloc cache, of its size, named PREFIX-SUFFIX after it.  Made here
+ * with kmem_cache_create() (the UML kernel has no CONFIG_SLAB_BUCKETS),
+ * under a prefix no table of names knows.  One cache short, it is not a
+ * set, and tracing it is allowed.
+ */
+static void slabtrace_ctl_bucket_set(struct kunit *test)
+{
+	struct kmem_cache *set[ARRAY_SIZE(kmalloc_caches[KMALLOC_NORMAL])] = {};
+	unsigned int i, bytes, n = 0, hole = 0;
+	char name[32];
+
+	for (i = 0; i < ARRAY_SIZE(set); i++) {
+		if (!kmalloc_caches[KMALLOC_NORMAL][i])
+			continue;
+		bytes = kmem_cache_size(kmalloc_caches[KMALLOC_NORMAL][i]);
+		if (bytes >= 1024)
+			snprintf(name, sizeof(name), "stkb-%uk", bytes / 1024);
+		else
+			snprintf(name, sizeof(name), "stkb-%u", bytes);
+		/* A constructor: never merged, like SLAB_NO_MERGE. */
+		set[i] = kmem_cache_create(name, bytes, 0, 0, bucket_ctor);
+		KUNIT_ASSERT_NOT_NULL(test, set[i]);
+		if (bytes == 96)
+			hole = i;
+		n++;
+	}
+	KUNIT_ASSERT_GT(test, n, 8);
+	KUNIT_ASSERT_GT(test, hole, 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("start stkb-64\n"), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st_cmd("start stkb-8k\n"), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st_cmd("start kmalloc-64\n"), 0);
+	st_cmd("stop kmalloc-64\n");
+	st_cmd("reset kmalloc-64\n");
+
+	kmem_cache_destroy(set[hole]);
+	set[hole] = NULL;
+	KUNIT_EXPECT_EQ(test, st_cmd("start stkb-64\n"), 0);
+	st_cmd("stop stkb-64\n");
+	st_cmd("reset stkb-64\n");
+	for (i = 0; i < ARRAY_SIZE(set); i++)
+		kmem_cache_destroy(set[i]);
+}
+
 static void slabtrace_ctl_exit(struct kunit *test)
 {
 	st_expect_lockdep_clean(test);
@@ -153,6 +202,7 @@ static struct kunit_case slabtrace_ctl_cases[] = {
 	KUNIT_CASE(slabtrace_ctl_harmless_repeats),
 	KUNIT_CASE(slabtrace_ctl_blanks),
 	KUNIT_CASE(slabtrace_ctl_too_many),
+	KUNIT_CASE(slabtrace_ctl_bucket_set),
 	{}
 };
 

@@ -179,6 +179,7 @@ static void slabtrace_kptrace_queue_drops(struct kunit *test)
 	kptrace_queue_reset();
 	for (i = 1; i <= 1000; i++) {
 		r->rec.start_ns = i;
+		r->rec.end_ns = i + 1;
 		kptrace_queue_write(&r->rec);
 	}
 	kptrace_queue_counts(&written, &read, &dropped);
@@ -309,6 +310,35 @@ static void slabtrace_kptrace_summary(struct kunit *test)
 	kptrace_summary_reset();
 }
 
+/*
+ * Processes reading kptrace are not traced; there is room for 8 of them,
+ * and a 9th reader is refused rather than traced.  Opening again from a
+ * reader process costs no room.
+ */
+static void slabtrace_kptrace_readers(struct kunit *test)
+{
+	pid_t tgid;
+
+	for (tgid = 1001; tgid <= 1008; tgid++)
+		KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(tgid, true), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1009, true), -EUSERS);
+	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1003, true), 0);
+	/* 1003 has two opens: one close keeps its place. */
+	slabtrace_kptrace_reader(1003, false);
+	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1009, true), -EUSERS);
+	slabtrace_kptrace_reader(1003, false);
+	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1009, true), 0);
+	slabtrace_kptrace_reader(1009, false);
+	for (tgid = 1001; tgid <= 1008; tgid++)
+		if (tgid != 1003)
+			slabtrace_kptrace_reader(tgid, false);
+	/* All gone: the table is empty again. */
+	for (tgid = 2001; tgid <= 2008; tgid++)
+		KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(tgid, true), 0);
+	for (tgid = 2001; tgid <= 2008; tgid++)
+		slabtrace_kptrace_reader(tgid, false);
+}
+
 static void kptrace_case_exit(struct kunit *test)
 {
 	st_expect_lockdep_clean(test);
@@ -323,6 +353,7 @@ static struct kunit_case slabtrace_kptrace_cases[] = {
 	KUNIT_CASE(slabtrace_kptrace_format_longest),
 	KUNIT_CASE(slabtrace_kptrace_queue_drops),
 	KUNIT_CASE(slabtrace_kptrace_summary),
+	KUNIT_CASE(slabtrace_kptrace_readers),
 	{}
 };
 

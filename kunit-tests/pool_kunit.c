@@ -246,6 +246,7 @@ static void slabtrace_probe_path_bad_numbers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 1048577\n"), -ERANGE);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 18446744073709551616\n"), -ERANGE);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 12k\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 0x100\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool -5\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 16 32\n"), -EINVAL);
@@ -253,6 +254,88 @@ static void slabtrace_probe_path_bad_numbers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 0x10\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 99999999999999999999\n"), -ERANGE);
 	KUNIT_EXPECT_EQ(test, slabtrace_pool.size, SLABTRACE_POOL_DEFAULT);
+}
+
+/* Allocate from the pool's cache as a task called "@prefix@i". */
+static void *alloc_as(const char *prefix, unsigned int i)
+{
+	char name[TASK_COMM_LEN];
+
+	/* The pool is refilled in time: every allocation has its record. */
+	if (!(i % 512))
+		pool_settle();
+	snprintf(name, sizeof(name), "%s%u", prefix, i);
+	set_task_comm(current, name);
+	return kmem_cache_alloc(pool_cache, GFP_KERNEL);
+}
+
+/* Whether a record of @snap was made by a task called @comm. */
+static bool snap_has_comm(struct slabtrace_snapshot *snap, const char *comm)
+{
+	const struct slabtrace_record *rec;
+	unsigned long i;
+
+	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++)
+		if (!strcmp(slabtrace_ctx_get(rec->ctx)->comm, comm))
+			return true;
+	return false;
+}
+
+/*
+ * Any user can make new names: the context table reclaims the names no
+ * record uses, keeps those in use, and grows when most are in use.
+ */
+static void slabtrace_probe_path_contexts_reclaimed(struct kunit *test)
+{
+	long reclaimed = slabtrace_ctx_reclaimed(), drops;
+	unsigned int i, cap = slabtrace_ctx_capacity();
+	struct slabtrace_snapshot *snap;
+	char saved[TASK_COMM_LEN];
+	struct slabtrace_traced *tr;
+	void *obj, **kept;
+	char *text;
+
+	kept = kunit_kcalloc(test, cap + 1, sizeof(*kept), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kept);
+	get_task_comm(saved, current);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	kept[0] = alloc_as("st_keep", 0);
+
+	/* More names than fit, none kept: the table fills, then a sweep. */
+	for (i = 1; i <= cap; i++) {
+		obj = alloc_as("st_gone", i);
+		kmem_cache_free(pool_cache, obj);
+	}
+	drops = atomic_long_read(&tr->drops[SLABTRACE_DROP_CTX]);
+	KUNIT_EXPECT_GT(test, drops, 0);
+	KUNIT_EXPECT_GE(test, slabtrace_ctx_sweep(), 0);
+	KUNIT_EXPECT_GE(test, slabtrace_ctx_reclaimed() - reclaimed, cap - 100);
+	KUNIT_EXPECT_LT(test, slabtrace_ctx_count(), 100);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctx_capacity(), cap);
+	/* The name in use is kept; a new one is interned again. */
+	kept[1] = alloc_as("st_after", 1);
+	text = st_read_ctl_of(test, POOL_CACHE);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kthread st_keep0 (PID "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kthread st_after1 (PID "));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_CTX]),
+			drops);
+
+	/* Every name in use: the sweep frees nothing, the table grows. */
+	for (i = 2; i <= cap; i++)
+		kept[i] = alloc_as("st_kept", i);
+	KUNIT_EXPECT_GE(test, slabtrace_ctx_sweep(), 0);
+	KUNIT_EXPECT_GT(test, slabtrace_ctx_capacity(), cap);
+	obj = alloc_as("st_grown", 0);
+	set_task_comm(current, saved);
+	/* Too many records for the text: their contexts, from a snapshot. */
+	snap = st_print(test, POOL_CACHE);
+	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_grown0"));
+	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_keep0"));
+	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_kept100"));
+	slabtrace_snapshot_put(snap);
+	kmem_cache_free(pool_cache, obj);
+	free_all(kept, cap + 1);
 }
 
 static unsigned long saved_limit;
@@ -296,6 +379,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_depot_full),
 	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),
 	KUNIT_CASE(slabtrace_probe_path_bad_numbers),
+	KUNIT_CASE(slabtrace_probe_path_contexts_reclaimed),
 	{}
 };
 

@@ -75,13 +75,13 @@ static void slabtrace_stacks_no_raw_address(struct kunit *test)
 	void *heap = kunit_kzalloc(test, 64, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, heap);
-	slabtrace_frame_name(name, sizeof(name), (unsigned long)heap, true);
+	slabtrace_frame_name(name, sizeof(name), 0, (unsigned long)heap, true);
 	KUNIT_EXPECT_STREQ(test, name, "?");
-	slabtrace_frame_name(name, sizeof(name), (unsigned long)heap, false);
+	slabtrace_frame_name(name, sizeof(name), 0, (unsigned long)heap, false);
 	KUNIT_EXPECT_STREQ(test, name, "?");
-	slabtrace_frame_name(name, sizeof(name), IP(caller_frame), false);
+	slabtrace_frame_name(name, sizeof(name), 0, IP(caller_frame), false);
 	KUNIT_EXPECT_STREQ(test, name, "caller_frame");
-	slabtrace_frame_name(name, sizeof(name), IP(caller_frame), true);
+	slabtrace_frame_name(name, sizeof(name), 0, IP(caller_frame), true);
 	KUNIT_EXPECT_TRUE(test, str_has_prefix(name, "caller_frame+0x1/"));
 }
 

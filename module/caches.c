@@ -31,6 +31,7 @@
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -39,6 +40,11 @@
 
 static struct kset *slab_kset;
 static unsigned long kobj_offset;
+
+static struct kmem_cache *kobj_to_cache(struct kobject *kobj)
+{
+	return (struct kmem_cache *)((char *)kobj - kobj_offset);
+}
 
 /* The kobject of the cache called @name, referenced; NULL if none. */
 static struct kobject *name_to_kobj(const char *name)
@@ -140,7 +146,7 @@ int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref)
 	if (!kobj)
 		return -ENOENT;
 	ref->kobj = kobj;
-	ref->cache = (struct kmem_cache *)((char *)kobj - kobj_offset);
+	ref->cache = kobj_to_cache(kobj);
 	return 0;
 }
 
@@ -265,6 +271,113 @@ int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
 	buf[0] = '\0';
 	ret = walk_aliases(&a);
 	return ret < 0 ? ret : a.more;
+}
+
+/* "64", "8k", "2M": how a kmalloc cache's name gives its size. */
+static void size_suffix(char *buf, size_t size, unsigned int bytes)
+{
+	if (bytes >= SZ_1M && !(bytes % SZ_1M))
+		snprintf(buf, size, "%uM", bytes / SZ_1M);
+	else if (bytes >= SZ_1K && !(bytes % SZ_1K))
+		snprintf(buf, size, "%uk", bytes / SZ_1K);
+	else
+		snprintf(buf, size, "%u", bytes);
+}
+
+/*
+ * Whether "@prefix-SUFFIX" is a cache of its own, of the size of @kmalloc
+ * ("kmalloc-SUFFIX"); and whether @suffix (if not NULL) is SUFFIX.
+ */
+static bool bucket_of(const char *prefix, struct kmem_cache *kmalloc,
+		      const char *suffix, bool *is_suffix)
+{
+	char sfx[16], name[SLABTRACE_NAME_MAX + 1];
+	struct kobject *kobj, *kkobj;
+	unsigned int bytes = kmem_cache_size(kmalloc);
+	bool ok;
+
+	size_suffix(sfx, sizeof(sfx), bytes);
+	/* The suffix must be kmalloc's own: "kmalloc-SUFFIX" is @kmalloc. */
+	snprintf(name, sizeof(name), "kmalloc-%s", sfx);
+	kkobj = name_to_kobj(name);
+	ok = kkobj && kobj_to_cache(kkobj) == kmalloc;
+	kobject_put(kkobj);
+	if (!ok || snprintf(name, sizeof(name), "%s-%s", prefix, sfx) >=
+		   sizeof(name))
+		return false;
+	kobj = name_to_kobj(name);
+	ok = kobj && kobj != kkobj && kmem_cache_size(kobj_to_cache(kobj)) == bytes;
+	kobject_put(kobj);
+	if (ok && suffix && !strcmp(suffix, sfx))
+		*is_suffix = true;
+	return ok;
+}
+
+/* Whether @name is one of kmalloc's own caches, of any type. */
+static bool is_kmalloc_cache(const char *name)
+{
+	struct kobject *kobj = name_to_kobj(name);
+	struct kmem_cache *s;
+	unsigned int t, i;
+	bool found = false;
+
+	if (!kobj)
+		return false;
+	s = kobj_to_cache(kobj);
+	for (t = 0; t < NR_KMALLOC_TYPES && !found; t++)
+		for (i = 0; i < ARRAY_SIZE(kmalloc_caches[t]) && !found; i++)
+			found = kmalloc_caches[t][i] == s;
+	kobject_put(kobj);
+	return found;
+}
+
+/**
+ * slabtrace_cache_bucket - whether a cache is one of a kmem_buckets set
+ * @name: the cache's name, which slabtrace_cache_get() found
+ *
+ * kmem_buckets_create(PREFIX, ...) (v6.11) makes one cache for each
+ * kmalloc cache, "PREFIX-8" ... "PREFIX-8k", of its size and never
+ * merged: "memdup_user-64", "msg_msg-64" on Debian's 6.12.  Their
+ * allocations go through kmalloc, whose tracepoint carries no cache
+ * pointer, so slabtrace counts them in the kmalloc-N cache of their size:
+ * tracing one by its own name would record nothing.  A cache is taken for
+ * one by what it is, not by its name: @name is PREFIX-SUFFIX, and
+ * PREFIX-S exists, a cache of its own with kmalloc-S's object size, for
+ * every kmalloc cache kmalloc-S, SUFFIX among them, and it is not one of
+ * kmalloc's own (kmalloc-rcl-N, kmalloc-cg-N, dma-kmalloc-N are sets
+ * too).  (A module that made such a set with kmem_cache_create() would be
+ * refused too.)
+ *
+ * Called with slabtrace_mutex held.
+ *
+ * Return: true if it is; always false before v6.11.
+ */
+bool slabtrace_cache_bucket(const char *name)
+{
+	char prefix[SLABTRACE_NAME_MAX + 1];
+	const char *dash = strrchr(name, '-');
+	bool is_suffix = false;
+	struct kmem_cache *s;
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	if (!SLABTRACE_HAS_KMEM_BUCKETS || !dash || dash == name ||
+	    dash - name > SLABTRACE_NAME_MAX || caches_init())
+		return false;
+	memcpy(prefix, name, dash - name);
+	prefix[dash - name] = '\0';
+	/* kmalloc-rcl-N, kmalloc-cg-N, dma-kmalloc-N: complete sets too. */
+	if (is_kmalloc_cache(name))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(kmalloc_caches[KMALLOC_NORMAL]); i++) {
+		s = kmalloc_caches[KMALLOC_NORMAL][i];
+		if (!s)
+			continue;
+		if (!bucket_of(prefix, s, dash + 1, &is_suffix))
+			return false;
+		n++;
+	}
+	return n && is_suffix;
 }
 
 void slabtrace_caches_exit(void)

@@ -111,14 +111,14 @@ static int parse_print(int argc, char **argv, struct slabtrace_print_opts *o)
 			num = &o->older_than;
 			break;
 		default:
-			pr_warn("ctl: print: unknown option '%*pE'\n",
-				(int)min_t(size_t, strlen(argv[i]), 16), argv[i]);
+			pr_warn_ratelimited("ctl: print: unknown option '%*pE'\n",
+					    (int)min_t(size_t, strlen(argv[i]), 16), argv[i]);
 			return -EINVAL;
 		}
 		if (++i == argc || kstrtou32(argv[i], 10, num) ||
 		    (num == &o->top && !*num)) {
-			pr_warn("ctl: print: %s takes a number%s\n", argv[i - 1],
-				num == &o->top ? " above 0" : "");
+			pr_warn_ratelimited("ctl: print: %s takes a number%s\n", argv[i - 1],
+					    num == &o->top ? " above 0" : "");
 			return -EINVAL;
 		}
 	}
@@ -189,11 +189,11 @@ int slabtrace_ctl_command(char *buf, size_t len)
 	int argc, cmd, ret;
 
 	if (len > SLABTRACE_CMD_MAX) {
-		pr_warn("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
+		pr_warn_ratelimited("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
 		return -E2BIG;
 	}
 	if (strlen(buf) != len) {
-		pr_warn("ctl: NUL byte in command\n");
+		pr_warn_ratelimited("ctl: NUL byte in command\n");
 		return -EINVAL;
 	}
 	argv = argv_split(GFP_KERNEL, buf, &argc);
@@ -201,13 +201,13 @@ int slabtrace_ctl_command(char *buf, size_t len)
 		return -ENOMEM;
 	ret = -EINVAL;
 	if (!argc) {
-		pr_warn("ctl: empty command\n");
+		pr_warn_ratelimited("ctl: empty command\n");
 		goto out;
 	}
 	cmd = match_token(argv[0], commands, args);
 	if (cmd == CMD_ERR) {
-		pr_warn("ctl: unknown command '%*pE'\n",
-			(int)min_t(size_t, strlen(argv[0]), 16), argv[0]);
+		pr_warn_ratelimited("ctl: unknown command '%*pE'\n",
+				    (int)min_t(size_t, strlen(argv[0]), 16), argv[0]);
 		goto out;
 	}
 	if (cmd == CMD_SYSCALL) {
@@ -218,7 +218,7 @@ int slabtrace_ctl_command(char *buf, size_t len)
 	}
 	if (cmd == CMD_POOL || cmd == CMD_LIMIT) {
 		if (argc != 2) {
-			pr_warn("ctl: '%s' takes one number\n", argv[0]);
+			pr_warn_ratelimited("ctl: '%s' takes one number\n", argv[0]);
 			goto out;
 		}
 		ret = set_number(cmd, argv[1]);
@@ -240,13 +240,13 @@ int slabtrace_ctl_command(char *buf, size_t len)
 		if (ret)
 			goto out;
 	} else if (argc != 2) {
-		pr_warn("ctl: '%s' takes one cache name, not %d words\n",
-			argv[0], argc - 1);
+		pr_warn_ratelimited("ctl: '%s' takes one cache name, not %d words\n",
+				    argv[0], argc - 1);
 		goto out;
 	}
 	if (strlen(argv[1]) > SLABTRACE_NAME_MAX) {
-		pr_warn("ctl: cache name longer than %d bytes\n",
-			SLABTRACE_NAME_MAX);
+		pr_warn_ratelimited("ctl: cache name longer than %d bytes\n",
+				    SLABTRACE_NAME_MAX);
 		ret = -ENAMETOOLONG;
 		goto out;
 	}
@@ -267,7 +267,7 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	int ret;
 
 	if (len > SLABTRACE_CMD_MAX) {
-		pr_warn("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
+		pr_warn_ratelimited("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
 		return -E2BIG;
 	}
 	buf = memdup_user_nul(ubuf, len);

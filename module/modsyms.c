@@ -1,142 +1,182 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the names of frames in modules that were unloaded.
+ * slabtrace: the names of frames in module code that went away.
  *
  * A backtrace is a list of addresses, named by kallsyms when it is shown.
- * When a module goes, its addresses lose their names; the objects it
- * leaked do not go with it, and their backtraces are what the user wants
- * to read.  So when a module is about to be unloaded (MODULE_STATE_GOING,
- * its symbols still there), every frame in it of every distinct stack of
- * the records kept, and of the current snapshot, is named now
- * ("func+0x1b/0x20 [mod]") and the name kept, by address.  When a module
- * is loaded where one was, the names kept for those addresses are
- * dropped: they are the new module's now.
- * Recording costs nothing more: the work is done at unload.
+ * Module code can go while the objects it allocated stay, and their
+ * backtraces are what the user wants to read:
+ * - a module's __init text is freed once its init function has returned
+ *   (MODULE_STATE_LIVE); a frame in it has no name after that;
+ * - a module's text goes when it is unloaded (MODULE_STATE_GOING);
+ * - and a module loaded later (MODULE_STATE_COMING) may land at the same
+ *   addresses: kallsyms would name the old frames after the new module.
+ * So at LIVE, every frame in the module's init text, and at GOING, every
+ * frame in the module, of every distinct stack of the records kept and of
+ * the snapshots, is named while its symbols are still there
+ * ("func+0x1b/0x20 [mod]"), and the name kept.  At COMING, a frame in the
+ * new module's range that has no name kept (it was saved after its code
+ * went, say) is kept as "?": no frame is ever named after a module loaded
+ * after its allocation.  Names are kept by (stack, address), not by
+ * address: the same address in a stack saved after the new module came
+ * is the new module's, and kallsyms names it.  Recording costs nothing
+ * more: the work is done at module load and unload.
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: walking the records and the snapshot, and every
+ * - slabtrace_mutex: walking the records and the snapshots, and every
  *   change to the table of names (the module notifier takes it).
- * - The table (an xarray by address) is read under RCU; a name is freed
- *   with kfree_rcu().
+ * - The table (an rhashtable by stack and address) is read under RCU; an
+ *   entry is never removed before module exit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/rcupdate.h>
+#include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
 #include <slabtrace/slabtrace.h>
 
+struct modsym_key {
+	unsigned long ip;
+	depot_stack_handle_t handle;
+};
+
 struct modsym {
-	struct rcu_head rcu;
+	struct rhash_head node;
+	struct modsym_key key;
 	char name[];
 };
 
-static DEFINE_XARRAY(modsyms);
+static const struct rhashtable_params modsym_params = {
+	.head_offset = offsetof(struct modsym, node),
+	.key_offset = offsetof(struct modsym, key),
+	/* Not the padding after the handle. */
+	.key_len = offsetofend(struct modsym_key, handle),
+	.automatic_shrinking = true,
+};
 
-/* The name kept for @ip, or NULL.  Called under rcu_read_lock(). */
-const char *slabtrace_modsym(unsigned long ip)
+static struct rhashtable modsyms;
+
+/**
+ * slabtrace_modsym - the name kept for a frame of a stack
+ * @handle: the stack
+ * @ip: the frame's address
+ *
+ * Called under rcu_read_lock().
+ *
+ * Return: the name, or NULL if kallsyms is to name the frame.
+ */
+const char *slabtrace_modsym(depot_stack_handle_t handle, unsigned long ip)
 {
-	struct modsym *s = xa_load(&modsyms, ip);
+	struct modsym_key key = { .ip = ip, .handle = handle };
+	struct modsym *s;
 
+	s = rhashtable_lookup(&modsyms, &key, modsym_params);
 	return s ? s->name : NULL;
 }
 
 #ifdef CONFIG_MODULES
-/* Name the frames of @handle that are in @mod.  Called with the mutex. */
-static void keep_stack(struct module *mod, depot_stack_handle_t handle)
+/* What to keep, for which frames. */
+struct keep_walk {
+	struct module *mod;
+	unsigned long action;		/* MODULE_STATE_* */
+	struct xarray seen;		/* stacks done */
+};
+
+static bool frame_in_walk(const struct keep_walk *w, unsigned long ip)
+{
+	if (w->action == MODULE_STATE_LIVE)
+		return within_module_init(ip, w->mod);
+	return within_module(ip, w->mod);
+}
+
+/* Keep @name for frame @ip of stack @handle. */
+static int keep_name(depot_stack_handle_t handle, unsigned long ip,
+		     const char *name)
+{
+	size_t len = strlen(name) + 1;
+	struct modsym *s;
+	int ret;
+
+	s = kzalloc(struct_size(s, name, len),
+		    GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!s)
+		return -ENOMEM;
+	s->key.ip = ip;
+	s->key.handle = handle;
+	memcpy(s->name, name, len);
+	ret = rhashtable_lookup_insert_fast(&modsyms, &s->node, modsym_params);
+	if (ret)
+		kfree(s);
+	return ret == -EEXIST ? 0 : ret;
+}
+
+/* Name the frames of @handle in the walk's range.  Called with the mutex. */
+static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 {
 	char name[SLABTRACE_FRAME_MAX];
 	unsigned long *entries;
 	unsigned int i, nr;
-	struct modsym *s;
-	size_t len;
+	bool kept;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	nr = handle ? stack_depot_fetch(handle, &entries) : 0;
+	if (!handle || xa_load(&w->seen, handle))
+		return;
+	/* Out of memory, the stack is only looked at more than once. */
+	xa_store(&w->seen, handle, xa_mk_value(0),
+		 GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	nr = stack_depot_fetch(handle, &entries);
 	for (i = 0; i < nr; i++) {
-		if (!within_module(entries[i], mod) ||
-		    xa_load(&modsyms, entries[i]))
+		if (!frame_in_walk(w, entries[i]))
 			continue;
-		if (!slabtrace_frame_symbol(name, sizeof(name), entries[i],
+		rcu_read_lock();
+		kept = slabtrace_modsym(handle, entries[i]);
+		rcu_read_unlock();
+		if (kept)
+			continue;
+		/* Coming: what is there now is not what was. */
+		if (w->action == MODULE_STATE_COMING ||
+		    !slabtrace_frame_symbol(name, sizeof(name), entries[i],
 					    true))
-			continue;
-		len = strlen(name) + 1;
-		s = kmalloc(struct_size(s, name, len), GFP_KERNEL);
-		if (!s)
+			strscpy(name, "?", sizeof(name));
+		if (keep_name(handle, entries[i], name))
 			return;
-		strscpy(s->name, name, len);
-		if (xa_err(xa_store(&modsyms, entries[i], s, GFP_KERNEL)))
-			kfree(s);
 	}
 }
 
-/* The distinct stacks of the records, each named once. */
-struct keep_walk {
-	struct module *mod;
-	struct xarray seen;
-};
-
 static int keep_record(const struct slabtrace_record *rec, void *arg)
 {
-	struct keep_walk *w = arg;
-
-	if (!rec->stack || xa_load(&w->seen, rec->stack))
-		return 0;
-	/* Out of memory, the stack is only named more than once. */
-	xa_store(&w->seen, rec->stack, xa_mk_value(0),
-		 GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
-	keep_stack(w->mod, rec->stack);
+	keep_stack(arg, rec->stack);
 	return 0;
 }
 
-static void keep_snapshot(struct slabtrace_snapshot *snap, void *mod)
+static void keep_snapshot(struct slabtrace_snapshot *snap, void *arg)
 {
 	unsigned long i;
 
 	for (i = 0; i < snap->nr_groups; i++)
-		keep_stack(mod, snap->groups[i]->stack);
-}
-
-/* @mod is going: name its frames in every record and in the snapshots. */
-static void keep_module(struct module *mod)
-{
-	struct keep_walk w = { .mod = mod };
-
-	xa_init(&w.seen);
-	mutex_lock(&slabtrace_mutex);
-	slabtrace_table_for_each(&slabtrace_records, keep_record, &w);
-	slabtrace_snapshot_for_each(keep_snapshot, mod);
-	mutex_unlock(&slabtrace_mutex);
-	xa_destroy(&w.seen);
-}
-
-/* @mod is coming: the names kept for its addresses are stale. */
-static void forget_module(struct module *mod)
-{
-	struct modsym *s;
-	unsigned long ip;
-
-	mutex_lock(&slabtrace_mutex);
-	xa_for_each(&modsyms, ip, s) {
-		if (within_module(ip, mod)) {
-			xa_erase(&modsyms, ip);
-			kfree_rcu(s, rcu);
-		}
-	}
-	mutex_unlock(&slabtrace_mutex);
+		keep_stack(arg, snap->groups[i]->stack);
 }
 
 static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 			  void *data)
 {
-	if (action == MODULE_STATE_GOING)
-		keep_module(data);
-	else if (action == MODULE_STATE_COMING)
-		forget_module(data);
+	struct keep_walk w = { .mod = data, .action = action };
+
+	if (action != MODULE_STATE_LIVE && action != MODULE_STATE_GOING &&
+	    action != MODULE_STATE_COMING)
+		return NOTIFY_DONE;
+	/* The traces still to be saved are records' stacks too. */
+	slabtrace_stack_flush();
+	xa_init(&w.seen);
+	mutex_lock(&slabtrace_mutex);
+	slabtrace_table_for_each(&slabtrace_records, keep_record, &w);
+	slabtrace_snapshot_for_each(keep_snapshot, &w);
+	mutex_unlock(&slabtrace_mutex);
+	xa_destroy(&w.seen);
 	return NOTIFY_OK;
 }
 
@@ -144,7 +184,7 @@ static struct notifier_block modsyms_nb = {
 	.notifier_call = modsyms_notify,
 };
 
-int slabtrace_modsyms_init(void)
+static int modsyms_register(void)
 {
 	return register_module_notifier(&modsyms_nb);
 }
@@ -153,8 +193,8 @@ static void modsyms_unregister(void)
 {
 	unregister_module_notifier(&modsyms_nb);
 }
-#else /* !CONFIG_MODULES: no module ever goes */
-int slabtrace_modsyms_init(void)
+#else /* !CONFIG_MODULES: no module ever comes or goes */
+static int modsyms_register(void)
 {
 	return 0;
 }
@@ -164,14 +204,26 @@ static void modsyms_unregister(void)
 }
 #endif
 
+int slabtrace_modsyms_init(void)
+{
+	int ret = rhashtable_init(&modsyms, &modsym_params);
+
+	if (ret)
+		return ret;
+	ret = modsyms_register();
+	if (ret)
+		rhashtable_destroy(&modsyms);
+	return ret;
+}
+
+static void modsym_free(void *ptr, void *arg)
+{
+	kfree(ptr);
+}
+
 /* At module exit: nothing shows a backtrace any more. */
 void slabtrace_modsyms_exit(void)
 {
-	struct modsym *s;
-	unsigned long ip;
-
 	modsyms_unregister();
-	xa_for_each(&modsyms, ip, s)
-		kfree(s);
-	xa_destroy(&modsyms);
+	rhashtable_free_and_destroy(&modsyms, modsym_free, NULL);
 }

@@ -12,8 +12,9 @@
  * after the last one that belongs to the tracer or the allocator, the way
  * mm/kfence/report.c finds the start of its reports.
  *
- * A frame is named by kallsyms when it is shown, or, if its module was
- * unloaded meanwhile, by the name modsyms.c kept before it went.
+ * A frame is named by kallsyms when it is shown, or, if its code went
+ * meanwhile (a module unloaded, a module's __init text freed), by the
+ * name modsyms.c kept before it went.
  *
  * The probes save traces without letting the depot allocate (compat.h).
  * When its pools are full the trace is deferred: kept in one of a few
@@ -355,20 +356,22 @@ void slabtrace_frame_strip(char *buf, size_t size, const char *name)
  * slabtrace_frame_name - the name of a frame, as a backtrace shows it
  * @buf: where to write it
  * @size: its size
+ * @handle: the stack the frame is in
  * @ip: the frame's address
  * @offset: "func+0x1b/0x20 [mod]" if true, "func [mod]" if false
  *
- * A frame in a module that was unloaded keeps the name it had.  An
- * address with no symbol is "?": %pS would print it raw, and the only
- * address a reader sees is the one %pK hashes.
+ * A frame in module code that went (an unloaded module, a module's freed
+ * __init text) keeps the name it had (modsyms.c).  An address with no
+ * symbol is "?": %pS would print it raw, and the only address a reader
+ * sees is the one %pK hashes.
  */
-void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
-			  bool offset)
+void slabtrace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+			  unsigned long ip, bool offset)
 {
 	const char *kept;
 
 	rcu_read_lock();
-	kept = slabtrace_modsym(ip);
+	kept = slabtrace_modsym(handle, ip);
 	if (kept && offset)
 		strscpy(buf, kept, size);
 	else if (kept)
@@ -447,7 +450,8 @@ void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		slabtrace_frame_name(name, sizeof(name), entries[i], true);
+		slabtrace_frame_name(name, sizeof(name), handle, entries[i],
+				     true);
 		seq_printf(m, " #%02u [<%pK>] in %s\n", i + 1,
 			   (void *)entries[i], name);
 	}

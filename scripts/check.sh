@@ -55,12 +55,17 @@ step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
-tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | sed 's/\.sh$//' | paste -sd, -)
+tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | grep -v '^lowmem.sh$' |
+	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out
 step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
 step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
 step "vm 6.12-rt" scripts/vm-run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
 step "vm 6.1-rt" scripts/vm-run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
+# print in a 256 MiB guest: ENOMEM, never the OOM killer.
+rm -rf build/6.12/vm-lowmem
+step "vm lowmem" env SLABTRACE_VM_MEM=256 \
+	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out

@@ -19,4 +19,8 @@ grep -q 'struct module_memory' "$src/include/linux/module.h" 2>/dev/null &&
 # stack_depot_save_flags(..., depot_flags).
 grep -q 'stack_depot_save_flags' "$src/include/linux/stackdepot.h" 2>/dev/null &&
 	printf ' %s' -DSLABTRACE_DEPOT_SAVE_FLAGS
+
+# v6.11 added kmem_buckets (kmem_buckets_create()).
+grep -q 'kmem_buckets_create' "$slab" 2>/dev/null &&
+	printf ' %s' -DSLABTRACE_KMEM_BUCKETS
 echo

@@ -29,6 +29,8 @@
 #
 # SLABTRACE_ACCEL overrides the accelerator (default tcg,thread=single; KVM
 # cannot boot these kernels on this project's machines).
+# SLABTRACE_VM_MEM is the guest's memory in MiB (default 1024; the lowmem
+# test wants 256).
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,7 +93,7 @@ boot() {
 	rc=0
 	stopped=
 	timeout --foreground "$tmo" qemu-system-x86_64 \
-		-accel "$accel" -smp 2 -m 1024 -nodefaults -display none \
+		-accel "$accel" -smp 2 -m "${SLABTRACE_VM_MEM:-1024}" -nodefaults -display none \
 		-no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$work/initrd" \
 		-append "console=ttyS0 panic=-1 oops=panic loglevel=7 no_timer_check noirqdebug debug_boot_weak_hash st_tests=$tests${1:+ $1}" \

@@ -47,22 +47,16 @@ slabtrace_kmalloc_cache(size_t size, gfp_t flags, unsigned long caller)
 	return kmalloc_caches[type][__kmalloc_index(size, false)];
 }
 
-/**
- * slabtrace_bucket_cache - whether a cache is one of a kmem_buckets set
- * @name: the cache's name
- *
+/*
  * v6.11 added kmem_buckets (CONFIG_SLAB_BUCKETS, on in Debian 6.12): sets
- * of kmalloc-sized caches, "memdup_user-64", "msg_msg-64", ..., whose
- * allocations the kmalloc tracepoint reports without a cache pointer, so
- * slabtrace counts them in the kmalloc-N cache of their size.  Tracing
- * one by its own name would record nothing.  These are the sets 6.12
- * creates (mm/util.c, ipc/msgutil.c).
+ * of kmalloc-sized caches whose allocations the kmalloc tracepoint
+ * reports without a cache pointer (caches.c: slabtrace_cache_bucket()).
  */
-static inline bool slabtrace_bucket_cache(const char *name)
-{
-	return str_has_prefix(name, "memdup_user-") ||
-	       str_has_prefix(name, "msg_msg-");
-}
+#ifdef SLABTRACE_KMEM_BUCKETS
+#define SLABTRACE_HAS_KMEM_BUCKETS	true
+#else
+#define SLABTRACE_HAS_KMEM_BUCKETS	false
+#endif
 
 /**
  * slabtrace_depot_save_noalloc - save a stack trace without allocating

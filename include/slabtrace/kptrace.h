@@ -54,10 +54,9 @@ int slabtrace_syscall_max(bool compat);
 
 /* kptrace.c: the hooks and the "syscall" commands. */
 int slabtrace_kptrace_init(void);
-bool slabtrace_kptrace_own_cache(const struct kmem_cache *s);
 int slabtrace_kptrace_command(int argc, char **argv);
 bool slabtrace_kptrace_tracing(void);
-void slabtrace_kptrace_reader(pid_t tgid, bool add);
+int slabtrace_kptrace_reader(pid_t tgid, bool add);
 void slabtrace_kptrace_exit(void);
 
 /* kptrace_queue.c: per-CPU binary records, drained in start order. */

@@ -94,6 +94,10 @@ bool slabtrace_ctx_fill(struct slabtrace_record *rec);
 const struct slabtrace_ctx *slabtrace_ctx_get(u16 id);
 unsigned int slabtrace_ctx_count(void);
 unsigned int slabtrace_ctx_capacity(void);
+unsigned int slabtrace_ctx_max(void);
+long slabtrace_ctx_reclaimed(void);
+long slabtrace_ctx_sweeps(void);
+long slabtrace_ctx_sweep(void);
 void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
 void slabtrace_syscall_show(struct seq_file *m,
 			    const struct slabtrace_record *rec);
@@ -278,6 +282,7 @@ struct slabtrace_cache_ref {
 
 int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref);
 void slabtrace_cache_put(struct slabtrace_cache_ref *ref);
+bool slabtrace_cache_bucket(const char *name);
 int slabtrace_cache_merged(const struct slabtrace_cache_ref *ref);
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref);
 int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
@@ -333,8 +338,8 @@ void slabtrace_traced_exit(void);
 unsigned int slabtrace_stack_trim(const unsigned long *entries,
 				  unsigned int nr, unsigned long call_site);
 void slabtrace_frame_strip(char *buf, size_t size, const char *name);
-void slabtrace_frame_name(char *buf, size_t size, unsigned long ip,
-			  bool offset);
+void slabtrace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+			  unsigned long ip, bool offset);
 bool slabtrace_frame_symbol(char *buf, size_t size, unsigned long ip,
 			    bool offset);
 void slabtrace_frame_folded(char *buf, size_t size, const char *name);
@@ -408,6 +413,7 @@ struct slabtrace_group {
 
 struct slabtrace_snapshot {
 	struct kref kref;
+	struct list_head alive;		/* snapshot.c's list of them all */
 	char name[SLABTRACE_NAME_MAX + 1];
 	char aliases[256];		/* "" unless the cache is shared */
 	struct slabtrace_print_opts opts;
@@ -436,6 +442,8 @@ int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);
 void slabtrace_snapshot_for_each(void (*fn)(struct slabtrace_snapshot *snap,
 					    void *arg), void *arg);
+void slabtrace_snapshots_alive(void (*fn)(struct slabtrace_snapshot *snap,
+					  void *arg), void *arg);
 void slabtrace_snapshot_drop_owner(u8 owner);
 long slabtrace_snapshot_dropped(const struct slabtrace_snapshot *snap);
 u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
@@ -457,9 +465,9 @@ int slabtrace_folded_init(void);
 void slabtrace_folded_show(struct seq_file *m,
 			   const struct slabtrace_snapshot *snap, bool bytes);
 
-/* modsyms.c: names of frames in modules that went away. */
+/* modsyms.c: names of frames in module code that went away. */
 int slabtrace_modsyms_init(void);
-const char *slabtrace_modsym(unsigned long ip);
+const char *slabtrace_modsym(depot_stack_handle_t handle, unsigned long ip);
 void slabtrace_modsyms_exit(void);
 
 /* ctl.c */

@@ -177,8 +177,8 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 	int argc, ret;
 
 	if (len > SLABTRACE_CMD_MAX) {
-		pr_warn("kmemtrace: enable: longer than %d bytes\n",
-			SLABTRACE_CMD_MAX);
+		pr_warn_ratelimited("kmemtrace: enable: longer than %d bytes\n",
+				    SLABTRACE_CMD_MAX);
 		return -E2BIG;
 	}
 	buf = memdup_user_nul(ubuf, len);
@@ -186,7 +186,7 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 		return PTR_ERR(buf);
 	ret = -EINVAL;
 	if (strlen(buf) != len) {
-		pr_warn("kmemtrace: enable: NUL byte in input\n");
+		pr_warn_ratelimited("kmemtrace: enable: NUL byte in input\n");
 		goto out_buf;
 	}
 	argv = argv_split(GFP_KERNEL, buf, &argc);
@@ -195,7 +195,7 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 		goto out_buf;
 	ret = -EINVAL;
 	if (!argc) {
-		pr_warn("kmemtrace: enable: empty input\n");
+		pr_warn_ratelimited("kmemtrace: enable: empty input\n");
 		goto out;
 	}
 	mutex_lock(&slabtrace_mutex);
@@ -242,17 +242,17 @@ static ssize_t buffer_kb_write(struct file *file, const char __user *ubuf,
 
 	ret = kstrtouint_from_user(ubuf, len, 10, &kb);
 	if (ret) {
-		pr_warn("kmemtrace: buffer_kb: not a number\n");
+		pr_warn_ratelimited("kmemtrace: buffer_kb: not a number\n");
 		return ret;
 	}
 	if (kb < KMT_BUFFER_KB_MIN || kb > KMT_BUFFER_KB_MAX || kb % 8) {
-		pr_warn("kmemtrace: buffer_kb: %u is not a multiple of 8 in %d..%d\n",
-			kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
+		pr_warn_ratelimited("kmemtrace: buffer_kb: %u is not a multiple of 8 in %d..%d\n",
+				    kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
 		return -EINVAL;
 	}
 	mutex_lock(&slabtrace_mutex);
 	if (kmt_running) {
-		pr_warn("kmemtrace: buffer_kb: cannot change while tracing\n");
+		pr_warn_ratelimited("kmemtrace: buffer_kb: cannot change while tracing\n");
 		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(kmt_buffer_kb, kb);

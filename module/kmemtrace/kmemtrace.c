@@ -53,21 +53,21 @@ static int filter_get(struct kmt_trace *t, char **names, int nr)
 	int i, ret;
 
 	if (nr > SLABTRACE_MAX_CACHES) {
-		pr_warn("kmemtrace: at most %d caches, not %d\n",
-			SLABTRACE_MAX_CACHES, nr);
+		pr_warn_ratelimited("kmemtrace: at most %d caches, not %d\n",
+				    SLABTRACE_MAX_CACHES, nr);
 		return -E2BIG;
 	}
 	for (i = 0; i < nr; i++) {
 		if (strlen(names[i]) > SLABTRACE_NAME_MAX) {
-			pr_warn("kmemtrace: cache name longer than %d bytes\n",
-				SLABTRACE_NAME_MAX);
+			pr_warn_ratelimited("kmemtrace: cache name longer than %d bytes\n",
+					    SLABTRACE_NAME_MAX);
 			ret = -ENAMETOOLONG;
 			goto err;
 		}
 		ret = slabtrace_cache_get(names[i], &t->filter[i]);
 		if (ret) {
-			pr_warn("kmemtrace: no slab cache named '%*pE'\n",
-				(int)strlen(names[i]), names[i]);
+			pr_warn_ratelimited("kmemtrace: no slab cache named '%*pE'\n",
+					    (int)strlen(names[i]), names[i]);
 			goto err;
 		}
 		t->nr_filter++;
@@ -98,7 +98,7 @@ int kmt_start(char **names, int nr)
 
 	lockdep_assert_held(&slabtrace_mutex);
 	if (kmt_running) {
-		pr_warn("kmemtrace: already started\n");
+		pr_warn_ratelimited("kmemtrace: already started\n");
 		return -EBUSY;
 	}
 	filter_put(t);
@@ -120,9 +120,9 @@ int kmt_start(char **names, int nr)
 	if (ret)
 		goto err_ctf;
 	kmt_running = true;
-	pr_info("kmemtrace: started (%s), %u KiB per CPU\n",
-		t->nr_filter ? t->filter_names + 1 : "every cache",
-		kmt_buffer_kb);
+	pr_info_ratelimited("kmemtrace: started (%s), %u KiB per CPU\n",
+			    t->nr_filter ? t->filter_names + 1 : "every cache",
+			    kmt_buffer_kb);
 	return 0;
 
 err_ctf:
@@ -148,7 +148,7 @@ int kmt_stop(void)
 	if (kmt_running) {
 		kmt_probes_unregister(&kmt_trace);
 		kmt_running = false;
-		pr_info("kmemtrace: stopped\n");
+		pr_info_ratelimited("kmemtrace: stopped\n");
 	}
 	slabtrace_ctf_flush(&kmt_trace.ctf);
 	return 0;
@@ -164,11 +164,11 @@ int slabtrace_kmemtrace_command(int argc, char **argv)
 	int ret;
 
 	if (!argc || (strcmp(argv[0], "start") && strcmp(argv[0], "stop"))) {
-		pr_warn("ctl: kmemtrace takes start [CACHE...] or stop\n");
+		pr_warn_ratelimited("ctl: kmemtrace takes start [CACHE...] or stop\n");
 		return -EINVAL;
 	}
 	if (!strcmp(argv[0], "stop") && argc > 1) {
-		pr_warn("ctl: kmemtrace stop takes no argument\n");
+		pr_warn_ratelimited("ctl: kmemtrace stop takes no argument\n");
 		return -EINVAL;
 	}
 	mutex_lock(&slabtrace_mutex);

@@ -86,7 +86,7 @@ out:
 	for (i = 0; i < ARRAY_SIZE(sizes); i++)
 		kfree(obj[i]);
 	if (!slab_cache_word)
-		pr_warn("kmemtrace: cannot find an object's cache: kfree events carry none\n");
+		pr_warn_ratelimited("kmemtrace: cannot find an object's cache: kfree events carry none\n");
 }
 
 static u32 offset32(unsigned long v, unsigned long base)

@@ -2,9 +2,9 @@
 /*
  * kptrace: its files in /sys/kernel/debug/slabtrace/.
  *
- * kptrace (0400)         reading drains the queue, oldest call first, one
- *                        line a call; returns 0 once it is empty.  Its size
- *                        is the bytes queued.
+ * kptrace (0400)         reading drains the queue, in the order the calls
+ *                        ended, one line a call; returns 0 once it is
+ *                        empty.  Its size is the bytes queued.
  * kptrace_pipe (0400)    the same, but a read waits for calls to come, like
  *                        ftrace's trace_pipe; poll() and O_NONBLOCK work.
  * kptrace_stats (0400)   records written, read, dropped; bytes queued; the
@@ -76,13 +76,18 @@ static void size_work_fn(struct work_struct *work)
 static int reader_open(struct inode *inode, struct file *file)
 {
 	struct kpt_reader *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	int ret;
 
 	if (!r)
 		return -ENOMEM;
 	mutex_init(&r->lock);
 	r->tgid = task_tgid_nr(current);
+	ret = slabtrace_kptrace_reader(r->tgid, true);
+	if (ret) {
+		kfree(r);
+		return ret;
+	}
 	file->private_data = r;
-	slabtrace_kptrace_reader(r->tgid, true);
 	return nonseekable_open(inode, file);
 }
 

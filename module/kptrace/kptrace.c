@@ -11,11 +11,14 @@
  * for_each_kernel_tracepoint(): sys_enter and sys_exit are not exported.
  *
  * The in-flight entries are an rhashtable keyed by task_struct pointer,
- * one entry per traced task, allocated at its first traced call (never
- * again: GFP_NOWAIT, and a failure counts as a dropped call), kept from
- * call to call and freed at the task's exit: the hooks run in task context only, where rhashtable's
- * bucket locks are safe on every kernel.  Processes reading kptrace are
- * never traced: each read would queue a record for the next read.
+ * one entry per traced task, taken at its first traced call from
+ * kptrace_tasks entries allocated at the first "syscall start" (a hook
+ * never allocates: on PREEMPT_RT even a GFP_NOWAIT allocation may take a
+ * sleeping lock), kept from call to call and given back at the task's
+ * exit.  A task that finds none left has its calls counted as dropped.
+ * The hooks run in task context only, where rhashtable's bucket locks
+ * are safe on every kernel.  Processes reading kptrace are never traced:
+ * each read would queue a record for the next read.
  *
  * Notes on locking
  * ----------------
@@ -26,6 +29,8 @@
  *   and look up in the table under rcu_read_lock().  An in-flight entry is
  *   only touched by its own task's hooks, or freed after a grace period
  *   (call_rcu(), and rcu_barrier() before the module goes).
+ * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
+ *   by the hooks and by the RCU callback that gives an entry back.
  * - readers_lock (spinlock): readers[], the processes reading kptrace;
  *   the hooks read it without the lock (a reader that just opened may see
  *   one more of its calls traced).
@@ -36,9 +41,11 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/parser.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -53,18 +60,48 @@
 
 static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
 
-/* "4096".."268435456", K and M allowed; also for "syscall size". */
+/**
+ * parse_size - a queue size, for "syscall size" and kptrace_size=
+ * @arg: decimal bytes with an optional K or M suffix (KiB, MiB): "4096",
+ *	 "64K", "2M"; no sign, no hex, a trailing newline allowed
+ * @size: the bytes
+ *
+ * Not memparse(), which wraps on overflow: "17592186044417M" would be 1M.
+ *
+ * Return: 0; -EINVAL if @arg is not such a size; -ERANGE if it overflows
+ * or is outside KPT_SIZE_MIN..KPT_SIZE_MAX.
+ */
 static int parse_size(const char *arg, unsigned long *size)
 {
-	char *end;
+	size_t len = strcspn(arg, "\n"), digits = strspn(arg, "0123456789");
+	unsigned int shift = 0;
+	char num[24];
+	u64 n;
+	int ret;
 
-	*size = memparse(arg, &end);
-	if (end == arg || (*end && *end != '\n') || (*end && end[1]) ||
-	    *size < KPT_SIZE_MIN || *size > KPT_SIZE_MAX) {
-		pr_warn("syscall: size: '%.16s' is not a size from %lu to %lu bytes (K, M allowed)\n",
-			arg, KPT_SIZE_MIN, KPT_SIZE_MAX);
-		return -EINVAL;
+	if (digits && digits + 1 == len && (arg[digits] == 'K' ||
+					    arg[digits] == 'M'))
+		shift = arg[digits] == 'K' ? 10 : 20;
+	if (!digits || (digits != len && !shift) || strlen(arg + len) > 1) {
+		ret = -EINVAL;
+	} else if (digits >= sizeof(num)) {
+		ret = -ERANGE;
+	} else {
+		memcpy(num, arg, digits);
+		num[digits] = '\0';
+		ret = kstrtou64(num, 10, &n);
+		if (!ret && (check_shl_overflow(n, shift, &n) ||
+			     n < KPT_SIZE_MIN || n > KPT_SIZE_MAX))
+			ret = -ERANGE;
 	}
+	if (ret) {
+		pr_warn_ratelimited("syscall: size: '%*pE' is not a size from %lu to %lu bytes (decimal, K or M)%s\n",
+				    (int)min_t(size_t, strlen(arg), 32), arg,
+				    KPT_SIZE_MIN, KPT_SIZE_MAX,
+				    ret == -ERANGE ? ": out of range" : "");
+		return ret;
+	}
+	*size = n;
 	return 0;
 }
 
@@ -82,10 +119,41 @@ module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0444);
 MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
 #define KPT_MAX_READERS	8
 
+/* In-flight entries: traced tasks alive at once. */
+#define KPT_TASKS_MIN	4U
+#define KPT_TASKS_MAX	SZ_1M
+static unsigned int kptrace_tasks = 4096;
+
+static int set_tasks_param(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 10, &n);
+
+	if (!ret && (n < KPT_TASKS_MIN || n > KPT_TASKS_MAX))
+		ret = -ERANGE;
+	if (ret) {
+		pr_warn("kptrace_tasks=%*pE: not a number in %u..%u\n",
+			(int)min_t(size_t, strlen(val), 24), val,
+			KPT_TASKS_MIN, KPT_TASKS_MAX);
+		return ret;
+	}
+	*(unsigned int *)kp->arg = n;
+	return 0;
+}
+
+static const struct kernel_param_ops tasks_param_ops = {
+	.set = set_tasks_param,
+	.get = param_get_uint,
+};
+
+module_param_cb(kptrace_tasks, &tasks_param_ops, &kptrace_tasks, 0444);
+MODULE_PARM_DESC(kptrace_tasks, "kptrace: traced tasks alive at once, 4..1048576 (default 4096)");
+
 struct kpt_task {
 	struct rhash_head node;
 	struct task_struct *task;	/* the key */
 	struct rcu_head rcu;
+	struct kpt_task *next_free;	/* on entries_free */
 	u64 start_ns;
 	unsigned long args[6];
 	int nr;
@@ -112,7 +180,9 @@ struct kpt_filter {
 	char comm[TASK_COMM_LEN];
 };
 
-static struct kmem_cache *kpt_task_cache;
+static struct kpt_task *entries;	/* kptrace_tasks of them */
+static struct kpt_task *entries_free;
+static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct rhashtable kpt_tasks;
 static struct kpt_filter __rcu *filter;
 static bool tracing;
@@ -133,14 +203,24 @@ static bool is_reader(pid_t tgid)
 	return false;
 }
 
-/*
- * Process @tgid opened (@add) or closed a kptrace file.  The closing may
- * happen in another process (the last fput() of a shared file): the
- * caller passes the tgid it opened with.
+/**
+ * slabtrace_kptrace_reader - a process opened or closed a kptrace file
+ * @tgid: the process; the closing may happen in another process (the last
+ *	  fput() of a shared file): the caller passes the tgid it opened with
+ * @add: opened (true) or closed
+ *
+ * A process that reads kptrace is never traced: its own read() calls
+ * would fill the queue it drains.  At most KPT_MAX_READERS processes
+ * have kptrace open at once; the next one's open fails rather than see
+ * its own calls.
+ *
+ * Return: 0, or -EUSERS if @add and KPT_MAX_READERS other processes are
+ * readers already.
  */
-void slabtrace_kptrace_reader(pid_t tgid, bool add)
+int slabtrace_kptrace_reader(pid_t tgid, bool add)
 {
 	unsigned int i, free = KPT_MAX_READERS;
+	int ret = 0;
 
 	spin_lock(&readers_lock);
 	for (i = 0; i < KPT_MAX_READERS; i++) {
@@ -156,10 +236,16 @@ void slabtrace_kptrace_reader(pid_t tgid, bool add)
 		}
 		if (i < KPT_MAX_READERS)
 			reader_refs[i]++;
+		else
+			ret = -EUSERS;
 	} else if (i < KPT_MAX_READERS && !--reader_refs[i]) {
 		WRITE_ONCE(readers[i], 0);
 	}
 	spin_unlock(&readers_lock);
+	if (ret)
+		pr_warn_ratelimited("kptrace: %u processes have it open already: no more readers\n",
+				    KPT_MAX_READERS);
+	return ret;
 }
 
 static bool wanted(struct task_struct *task)
@@ -199,6 +285,49 @@ static bool copy_path(struct kpt_task *t, unsigned long uaddr)
 	return true;
 }
 
+/* A free entry, zeroed, or NULL.  Any context. */
+static struct kpt_task *entry_get(void)
+{
+	struct kpt_task *t;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&entries_lock, flags);
+	t = entries_free;
+	if (t)
+		entries_free = t->next_free;
+	raw_spin_unlock_irqrestore(&entries_lock, flags);
+	if (t)
+		memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static void entry_put(struct kpt_task *t)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&entries_lock, flags);
+	t->next_free = entries_free;
+	entries_free = t;
+	raw_spin_unlock_irqrestore(&entries_lock, flags);
+}
+
+/* The entries, at the first start.  Called with slabtrace_mutex. */
+static int entries_init(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	if (entries)
+		return 0;
+	entries = kvcalloc(kptrace_tasks, sizeof(*entries),
+			   GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!entries)
+		return -ENOMEM;
+	for (i = 0; i < kptrace_tasks; i++)
+		entry_put(&entries[i]);
+	return 0;
+}
+
 static struct kpt_task *task_entry(struct task_struct *task, bool create)
 {
 	struct kpt_task *t, *old;
@@ -206,14 +335,14 @@ static struct kpt_task *task_entry(struct task_struct *task, bool create)
 	t = rhashtable_lookup(&kpt_tasks, &task, kpt_params);
 	if (t || !create)
 		return t;
-	t = kmem_cache_zalloc(kpt_task_cache, GFP_NOWAIT | __GFP_NOWARN);
+	t = entry_get();
 	if (!t)
 		return NULL;
 	t->task = task;
 	old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
 						kpt_params);
 	if (old) {
-		kmem_cache_free(kpt_task_cache, t);
+		entry_put(t);
 		return IS_ERR(old) ? NULL : old;
 	}
 	return t;
@@ -290,7 +419,7 @@ static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 static void kpt_free_rcu(struct rcu_head *head)
 {
-	kmem_cache_free(kpt_task_cache, container_of(head, struct kpt_task, rcu));
+	entry_put(container_of(head, struct kpt_task, rcu));
 }
 
 /* The task exits: a call still in flight will not return. */
@@ -321,7 +450,7 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 
 static void free_entry(void *ptr, void *arg)
 {
-	kmem_cache_free(kpt_task_cache, ptr);
+	entry_put(ptr);
 }
 
 /* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
@@ -345,10 +474,13 @@ static int kpt_attach(void)
 	if (!tp_sys_enter)
 		for_each_kernel_tracepoint(find_tracepoint, NULL);
 	if (!tp_sys_enter || !tp_sys_exit || !tp_process_exit) {
-		pr_warn("syscall: this kernel has no sys_enter, sys_exit or sched_process_exit tracepoint\n");
+		pr_warn_ratelimited("syscall: this kernel has no sys_enter, sys_exit or sched_process_exit tracepoint\n");
 		return -ENODEV;
 	}
 	ret = kptrace_queue_init(kptrace_size);
+	if (ret)
+		return ret;
+	ret = entries_init();
 	if (ret)
 		return ret;
 	ret = rhashtable_init(&kpt_tasks, &kpt_params);
@@ -365,8 +497,8 @@ static int kpt_attach(void)
 		ret = tracepoint_probe_register(tp_sys_enter,
 						(void *)kpt_sys_enter, NULL);
 	if (ret) {
-		pr_warn("syscall: cannot attach to the syscall tracepoints (%d)\n",
-			ret);
+		pr_warn_ratelimited("syscall: cannot attach to the syscall tracepoints (%d)\n",
+				    ret);
 		kpt_detach();
 	}
 	return ret;
@@ -408,27 +540,29 @@ static int kpt_start(int argc, char **argv)
 		for (i = 2; i < argc; i++) {
 			if (kstrtoint(argv[i], 10, &f->pids[f->npids]) ||
 			    f->pids[f->npids] <= 0) {
-				pr_warn("syscall: start: bad pid '%.16s'\n",
-					argv[i]);
+				pr_warn_ratelimited("syscall: start: bad pid '%*pE'\n",
+						    (int)min_t(size_t,
+							       strlen(argv[i]),
+							       16), argv[i]);
 				goto bad;
 			}
 			f->npids++;
 		}
 	} else if (!strcmp(argv[1], "comm") && argc == 3) {
 		if (strlen(argv[2]) >= TASK_COMM_LEN) {
-			pr_warn("syscall: start: a command name has at most %d bytes\n",
-				TASK_COMM_LEN - 1);
+			pr_warn_ratelimited("syscall: start: a command name has at most %d bytes\n",
+					    TASK_COMM_LEN - 1);
 			goto bad;
 		}
 		f->mode = FILTER_COMM;
 		strscpy_pad(f->comm, argv[2], sizeof(f->comm));
 	} else {
-		pr_warn("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME'\n",
-			KPTRACE_MAX_PIDS);
+		pr_warn_ratelimited("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME'\n",
+				    KPTRACE_MAX_PIDS);
 		goto bad;
 	}
 	if (tracing)
-		pr_info("syscall: start: new filter\n");
+		pr_info_ratelimited("syscall: start: new filter\n");
 	return set_filter(f);
 bad:
 	kfree(f);
@@ -440,7 +574,7 @@ static int kpt_stop(void)
 	struct kpt_filter *old;
 
 	if (!tracing) {
-		pr_info("syscall: stop: not tracing\n");
+		pr_info_ratelimited("syscall: stop: not tracing\n");
 		return 0;
 	}
 	kpt_detach();
@@ -460,7 +594,7 @@ static int set_size(const char *arg)
 	if (ret)
 		return ret;
 	if (tracing) {
-		pr_warn("syscall: size: stop tracing first\n");
+		pr_warn_ratelimited("syscall: size: stop tracing first\n");
 		return -EBUSY;
 	}
 	ret = kptrace_queue_resize(size);
@@ -500,15 +634,15 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	lockdep_assert_held(&slabtrace_mutex);
 	verb = argc ? match_token(argv[0], verbs, args) : K_ERR;
 	if (verb == K_ERR) {
-		pr_warn("syscall: expected start, stop, clear or size\n");
+		pr_warn_ratelimited("syscall: expected start, stop, clear or size\n");
 		return -EINVAL;
 	}
 	if ((verb == K_STOP || verb == K_CLEAR) && argc != 1) {
-		pr_warn("syscall: %s takes no argument\n", argv[0]);
+		pr_warn_ratelimited("syscall: %s takes no argument\n", argv[0]);
 		return -EINVAL;
 	}
 	if (verb == K_SIZE && argc != 2) {
-		pr_warn("syscall: size takes one size in bytes\n");
+		pr_warn_ratelimited("syscall: size takes one size in bytes\n");
 		return -EINVAL;
 	}
 	switch (verb) {
@@ -521,7 +655,7 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	default:
 		if (tracing) {
 			/* The counters are the hooks' own while they run. */
-			pr_warn("syscall: clear: stop tracing first\n");
+			pr_warn_ratelimited("syscall: clear: stop tracing first\n");
 			return -EBUSY;
 		}
 		kptrace_queue_reset();
@@ -540,22 +674,12 @@ int slabtrace_kptrace_init(void)
 {
 	int ret;
 
-	/* data[] receives user memory: hardened usercopy must allow it. */
-	kpt_task_cache = KMEM_CACHE_USERCOPY(kpt_task, SLAB_NOLEAKTRACE, data);
-	if (!kpt_task_cache)
-		return -ENOMEM;
 	ret = kptrace_summary_init();
 	if (ret)
-		goto err_cache;
+		return ret;
 	ret = kptrace_files_init();
 	if (ret)
-		goto err_summary;
-	return 0;
-
-err_summary:
-	kptrace_summary_exit();
-err_cache:
-	kmem_cache_destroy(kpt_task_cache);
+		kptrace_summary_exit();
 	return ret;
 }
 
@@ -567,15 +691,11 @@ void slabtrace_kptrace_exit(void)
 		kpt_stop();
 	mutex_unlock(&slabtrace_mutex);
 	kptrace_files_exit();
-	/* The entries of exited tasks, freed after a grace period. */
+	/* The entries of exited tasks, given back after a grace period. */
 	rcu_barrier();
 	kptrace_queue_exit();
 	kptrace_summary_exit();
-	kmem_cache_destroy(kpt_task_cache);
-}
-
-/* Whether @s is one of kptrace's own caches. */
-bool slabtrace_kptrace_own_cache(const struct kmem_cache *s)
-{
-	return s == kpt_task_cache;
+	kvfree(entries);
+	entries = NULL;
+	entries_free = NULL;
 }

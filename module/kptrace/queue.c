@@ -5,8 +5,12 @@
  * The kernel's ring_buffer, one per CPU, in its non-overwriting mode: the
  * hooks write a binary record on the CPU they run on, and a full queue
  * refuses it, which is counted as dropped; nothing is allocated and nothing
- * waits.  A reader takes the oldest record of all CPUs, by start time, and
- * consumes it.
+ * waits.  A record is written when its call ends, on the CPU it ends on,
+ * so each CPU's queue is in the order its calls ended; a reader takes the
+ * record that ended first of all the CPUs' oldest, and consumes it: the
+ * records come out in the order the calls ended, whichever CPU they ran on
+ * (a merge of sorted queues).  Not by start time: that would need the
+ * records of calls still running, a long call holding back every other.
  *
  * Notes on locking
  * ----------------
@@ -17,9 +21,14 @@
  * - kptrace_buffer is set once, under queue_lock, before any hook can
  *   run, and freed at module exit after they are gone.
  * - n_written and n_dropped are per CPU, written only by their CPU's hooks.
+ * - A hook never wakes a reader itself: the wait queue's lock is a
+ *   sleeping lock on PREEMPT_RT.  It queues an irq_work, which wakes the
+ *   readers (in a kernel thread on PREEMPT_RT, in hardirq otherwise); a
+ *   burst of calls costs one wakeup, not one each.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/ring_buffer.h>
@@ -29,6 +38,13 @@
 #include <slabtrace/kptrace.h>
 
 DECLARE_WAIT_QUEUE_HEAD(kptrace_wait);
+
+static void wake_fn(struct irq_work *work)
+{
+	wake_up_interruptible(&kptrace_wait);
+}
+
+static struct irq_work wake_work = IRQ_WORK_INIT(wake_fn);
 
 static struct trace_buffer *kptrace_buffer;
 static DEFINE_MUTEX(queue_lock);
@@ -99,15 +115,15 @@ void kptrace_queue_write(const struct kptrace_rec *rec)
 	}
 	this_cpu_inc(n_written);
 	if (wq_has_sleeper(&kptrace_wait))
-		wake_up_interruptible(&kptrace_wait);
+		irq_work_queue(&wake_work);
 }
 
-/* The CPU whose oldest record started first, or -1.  Called with queue_lock. */
+/* The CPU whose oldest record ended first, or -1.  Called with queue_lock. */
 static int oldest_cpu(void)
 {
 	struct ring_buffer_event *ev;
 	const struct kptrace_rec *r;
-	u64 start = U64_MAX;
+	u64 end = U64_MAX;
 	int cpu, best = -1;
 
 	lockdep_assert_held(&queue_lock);
@@ -116,8 +132,8 @@ static int oldest_cpu(void)
 		if (!ev)
 			continue;
 		r = ring_buffer_event_data(ev);
-		if (r->start_ns < start) {
-			start = r->start_ns;
+		if (r->end_ns < end) {
+			end = r->end_ns;
 			best = cpu;
 		}
 	}
@@ -228,6 +244,7 @@ void kptrace_queue_show_stats(struct seq_file *m)
 /* At module exit, after the hooks are gone. */
 void kptrace_queue_exit(void)
 {
+	irq_work_sync(&wake_work);
 	if (kptrace_buffer)
 		ring_buffer_free(kptrace_buffer);
 	kptrace_buffer = NULL;

@@ -6,44 +6,63 @@
  * Records keep the pid and the cpu themselves and a 16-bit id of an
  * interned (kind, comm) pair: a program's name is stored once, not once
  * per object, and the id costs a record 2 bytes where a pointer would cost
- * 8.  Interrupt contexts have fixed ids and intern nothing, so the intern
- * table is only written from task context.  Its entries are allocated
- * once, at init: a probe never allocates.  When it is full, new names show
- * as "?" and are counted (SLABTRACE_DROP_CTX).
+ * 8.  Interrupt contexts have fixed ids and intern nothing, so the table
+ * is only written from task context.  Its entries come in chunks of
+ * CTX_CHUNK, allocated outside the probes: a probe never allocates.
+ *
+ * Any user can make new names (prctl(PR_SET_NAME)), so entries are
+ * reclaimed.  When a probe finds no free entry, the name shows as "?"
+ * (with its pid), is counted (SLABTRACE_DROP_CTX), and a sweep is kicked
+ * (irq_work, then a work item, at most one a second): it marks the ids
+ * that records and snapshots use, takes the others out of the hash,
+ * waits for the probes that may have found one (synchronize_rcu()),
+ * looks at the records again for those, and frees the entries nobody
+ * uses.  If less than a quarter of the table is free then, it grows by a
+ * chunk, up to CTX_MAX: names still in use (objects outstanding) are
+ * never lost, only new ones wait for the next sweep.
  *
  * Notes on locking
  * ----------------
- * - ctx_lock (raw spinlock, irq-safe): adding to ctx_hash, ctx_by_id[] and
- *   ctx_count.  Only taken in task context, by a probe, but a probe may
- *   run inside any irq-safe lock of its caller, and on PREEMPT_RT with
- *   preemption disabled: a raw spinlock, held with irqs off.
- * - ctx_hash and ctx_by_id[] are read locklessly: the probes under RCU
+ * - ctx_lock (raw spinlock, irq-safe): adding to and removing from
+ *   ctx_hash, ctx_free, ctx_used, ctx_capacity, ctx_chunks[].  Taken by
+ *   probes in task context, which may run inside any irq-safe lock of
+ *   their caller, and on PREEMPT_RT with preemption disabled: a raw
+ *   spinlock, held with irqs off, for a bounded bitmap search.
+ * - ctx_hash and the entries are read locklessly: the probes under RCU
  *   (they run with preemption disabled), the dump at any time.  An entry
- *   is complete before it is published (hash_add_rcu(),
- *   smp_store_release()) and never removed before module exit, when the
- *   probes are unregistered and synchronised and no dump can be read.
+ *   is complete before it is published (hash_add_rcu()); it is reused
+ *   only after a grace period and only when no record or snapshot holds
+ *   its id.
+ * - The sweep takes slabtrace_mutex, then slabtrace_print_sem for writing
+ *   (no print is copying records), then the snapshots' list lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/compat.h>
 #include <linux/hardirq.h>
 #include <linux/hashtable.h>
+#include <linux/irq_work.h>
 #include <linux/jhash.h>
 #include <linux/ptrace.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <asm/syscall.h>
 
 #include <slabtrace/compat.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-/* Distinct (kind, comm) pairs kept; past this, new ones show as "?". */
-#define CTX_MAX		4096
+/* Entries are allocated CTX_CHUNK at a time, up to CTX_MAX: ids are u16. */
+#define CTX_CHUNK	4096
+#define CTX_CHUNKS	16
+#define CTX_MAX		(CTX_CHUNK * CTX_CHUNKS)
 
 enum {
 	CTX_ID_UNKNOWN,
@@ -60,21 +79,30 @@ static struct slabtrace_ctx ctx_fixed[CTX_ID_FIRST] = {
 
 static DEFINE_HASHTABLE(ctx_hash, 8);
 static DEFINE_RAW_SPINLOCK(ctx_lock);
-/* The entries ctx_by_id[CTX_ID_FIRST...] are taken from, in order. */
-static struct slabtrace_ctx *ctx_store;
-static struct slabtrace_ctx *ctx_by_id[CTX_MAX] = {
-	&ctx_fixed[CTX_ID_UNKNOWN],
-	&ctx_fixed[CTX_ID_SOFTIRQ],
-	&ctx_fixed[CTX_ID_HARDIRQ],
-};
-
-static unsigned int ctx_count = CTX_ID_FIRST;
+static struct slabtrace_ctx *ctx_chunks[CTX_CHUNKS];
+static unsigned long *ctx_free;		/* CTX_MAX bits: 1 = a free entry */
+static unsigned int ctx_capacity;	/* ids below it have entries */
+static unsigned int ctx_used;		/* interned, the fixed ones too */
+static unsigned int ctx_hint;		/* where to look for a free one */
+static atomic_long_t ctx_reclaimed;
+static atomic_long_t ctx_sweeps;
+static unsigned long ctx_last_sweep;	/* jiffies */
 
 static_assert(U16_MAX + 1 >= CTX_MAX);
 
 static u32 ctx_key(u8 kind, const char *comm)
 {
 	return jhash(comm, TASK_COMM_LEN, kind);
+}
+
+/* The entry of a given-out id; fixed ones are not in the chunks. */
+static struct slabtrace_ctx *ctx_entry(unsigned int id)
+{
+	struct slabtrace_ctx *chunk;
+
+	/* Pairs with the release in ctx_grow(). */
+	chunk = smp_load_acquire(&ctx_chunks[id / CTX_CHUNK]);
+	return chunk ? &chunk[id % CTX_CHUNK] : NULL;
 }
 
 static struct slabtrace_ctx *ctx_find(u32 key, u8 kind, const char *comm)
@@ -87,12 +115,16 @@ static struct slabtrace_ctx *ctx_find(u32 key, u8 kind, const char *comm)
 	return NULL;
 }
 
+static void ctx_sweep_kick_fn(struct irq_work *work);
+static struct irq_work ctx_sweep_kick = IRQ_WORK_INIT(ctx_sweep_kick_fn);
+
 /* The id of (@kind, @comm), or CTX_ID_UNKNOWN if the table is full. */
 static u16 ctx_intern(u8 kind, const char *comm)
 {
 	struct slabtrace_ctx *c, *found;
 	u32 key = ctx_key(kind, comm);
 	unsigned long flags;
+	unsigned int id;
 
 	found = ctx_find(key, kind, comm);
 	if (likely(found))
@@ -100,18 +132,26 @@ static u16 ctx_intern(u8 kind, const char *comm)
 
 	raw_spin_lock_irqsave(&ctx_lock, flags);
 	found = ctx_find(key, kind, comm);
-	if (!found && ctx_count < CTX_MAX) {
-		c = &ctx_store[ctx_count - CTX_ID_FIRST];
-		c->id = ctx_count;
-		c->kind = kind;
-		memcpy(c->comm, comm, TASK_COMM_LEN);
-		/* Pairs with slabtrace_ctx_get(): *c is complete before. */
-		smp_store_release(&ctx_by_id[ctx_count], c);
-		ctx_count++;
-		hash_add_rcu(ctx_hash, &c->node, key);
-		found = c;
+	if (!found) {
+		id = find_next_bit(ctx_free, ctx_capacity, ctx_hint);
+		if (id >= ctx_capacity)
+			id = find_first_bit(ctx_free, ctx_capacity);
+		if (id < ctx_capacity) {
+			__clear_bit(id, ctx_free);
+			c = ctx_entry(id);
+			c->id = id;
+			c->kind = kind;
+			memcpy(c->comm, comm, TASK_COMM_LEN);
+			/* *c is complete before readers can find it. */
+			hash_add_rcu(ctx_hash, &c->node, key);
+			ctx_used++;
+			ctx_hint = id + 1;
+			found = c;
+		}
 	}
 	raw_spin_unlock_irqrestore(&ctx_lock, flags);
+	if (!found)
+		irq_work_queue(&ctx_sweep_kick);
 	return found ? found->id : CTX_ID_UNKNOWN;
 }
 
@@ -169,15 +209,31 @@ bool slabtrace_ctx_fill(struct slabtrace_record *rec)
 	return rec->ctx != CTX_ID_UNKNOWN;
 }
 
-/* Contexts interned, and how many fit (for the stats). */
+/* Contexts interned, how many fit now, and at most (for the stats). */
 unsigned int slabtrace_ctx_count(void)
 {
-	return READ_ONCE(ctx_count) - CTX_ID_FIRST;
+	return READ_ONCE(ctx_used) - CTX_ID_FIRST;
 }
 
 unsigned int slabtrace_ctx_capacity(void)
 {
+	return READ_ONCE(ctx_capacity) - CTX_ID_FIRST;
+}
+
+unsigned int slabtrace_ctx_max(void)
+{
 	return CTX_MAX - CTX_ID_FIRST;
+}
+
+/* Entries reclaimed, and sweeps made, since load. */
+long slabtrace_ctx_reclaimed(void)
+{
+	return atomic_long_read(&ctx_reclaimed);
+}
+
+long slabtrace_ctx_sweeps(void)
+{
+	return atomic_long_read(&ctx_sweeps);
 }
 
 /**
@@ -188,10 +244,11 @@ unsigned int slabtrace_ctx_capacity(void)
  */
 const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
 {
-	const struct slabtrace_ctx *c = NULL;
+	const struct slabtrace_ctx *c;
 
-	if (id < CTX_MAX)	/* pairs with ctx_intern()'s release */
-		c = smp_load_acquire(&ctx_by_id[id]);
+	if (id < CTX_ID_FIRST)
+		return &ctx_fixed[id];
+	c = ctx_entry(id);
 	return c ?: &ctx_fixed[CTX_ID_UNKNOWN];
 }
 
@@ -256,12 +313,147 @@ void slabtrace_syscall_show(struct seq_file *m,
 		seq_printf(m, " in syscall %d%s", nr, compat ? " (compat)" : "");
 }
 
-/* The table's entries, allocated once: the probes never allocate. */
+/* Add a chunk of entries.  Called from the sweep or at init. */
+static int ctx_grow(void)
+{
+	struct slabtrace_ctx *chunk;
+	unsigned long flags;
+	unsigned int n = READ_ONCE(ctx_capacity) / CTX_CHUNK;
+
+	if (n >= CTX_CHUNKS)
+		return -ENOSPC;
+	chunk = kvcalloc(CTX_CHUNK, sizeof(*chunk),
+			 GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!chunk)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&ctx_lock, flags);
+	/* Pairs with ctx_entry(): the chunk's zeroes are seen before it. */
+	smp_store_release(&ctx_chunks[n], chunk);
+	/* Chunk 0's first ids are the fixed ones: never given out. */
+	bitmap_set(ctx_free, n ? n * CTX_CHUNK : CTX_ID_FIRST,
+		   n ? CTX_CHUNK : CTX_CHUNK - CTX_ID_FIRST);
+	WRITE_ONCE(ctx_capacity, (n + 1) * CTX_CHUNK);
+	raw_spin_unlock_irqrestore(&ctx_lock, flags);
+	return 0;
+}
+
+static int mark_record(const struct slabtrace_record *rec, void *used)
+{
+	__set_bit(rec->ctx, used);
+	return 0;
+}
+
+static void mark_snapshot(struct slabtrace_snapshot *snap, void *used)
+{
+	unsigned long i;
+
+	for (i = 0; i < snap->nr; i++)
+		__set_bit(slabtrace_snapshot_entry(snap, i)->ctx, used);
+}
+
+/**
+ * slabtrace_ctx_sweep - free the entries no record or snapshot uses
+ *
+ * Grows the table when less than a quarter of it is free after.  May sleep;
+ * the work item calls it, and the unit tests.
+ *
+ * Return: the number of entries freed, or -ENOMEM.
+ */
+long slabtrace_ctx_sweep(void)
+{
+	unsigned long *used, *cand, flags;
+	unsigned int id, capacity;
+	struct slabtrace_ctx *c;
+	long freed = 0;
+
+	used = bitmap_zalloc(CTX_MAX, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	cand = bitmap_zalloc(CTX_MAX, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!used || !cand) {
+		bitmap_free(used);
+		bitmap_free(cand);
+		return -ENOMEM;
+	}
+	mutex_lock(&slabtrace_mutex);
+	down_write(&slabtrace_print_sem);
+	slabtrace_table_for_each(&slabtrace_records, mark_record, used);
+	slabtrace_snapshots_alive(mark_snapshot, used);
+
+	/* Out of the hash: no probe finds them any more ... */
+	raw_spin_lock_irqsave(&ctx_lock, flags);
+	capacity = ctx_capacity;
+	for (id = CTX_ID_FIRST; id < capacity; id++) {
+		if (test_bit(id, ctx_free) || test_bit(id, used))
+			continue;
+		hash_del_rcu(&ctx_entry(id)->node);
+		__set_bit(id, cand);
+	}
+	raw_spin_unlock_irqrestore(&ctx_lock, flags);
+	/* ... once those that found one have put their records in. */
+	synchronize_rcu();
+	bitmap_zero(used, CTX_MAX);
+	slabtrace_table_for_each(&slabtrace_records, mark_record, used);
+
+	raw_spin_lock_irqsave(&ctx_lock, flags);
+	for_each_set_bit(id, cand, capacity) {
+		c = ctx_entry(id);
+		if (test_bit(id, used)) {
+			hash_add_rcu(ctx_hash, &c->node,
+				     ctx_key(c->kind, c->comm));
+			continue;
+		}
+		__set_bit(id, ctx_free);
+		ctx_used--;
+		freed++;
+	}
+	raw_spin_unlock_irqrestore(&ctx_lock, flags);
+	up_write(&slabtrace_print_sem);
+	mutex_unlock(&slabtrace_mutex);
+	bitmap_free(used);
+	bitmap_free(cand);
+
+	atomic_long_inc(&ctx_sweeps);
+	atomic_long_add(freed, &ctx_reclaimed);
+	/* Still mostly full: the names are in use. */
+	if (capacity - READ_ONCE(ctx_used) < capacity / 4 &&
+	    ctx_grow() == -ENOMEM)
+		pr_warn_ratelimited("context table: no memory to grow past %u entries\n",
+				    capacity);
+	WRITE_ONCE(ctx_last_sweep, jiffies);
+	return freed;
+}
+
+static void ctx_sweep_fn(struct work_struct *work)
+{
+	slabtrace_ctx_sweep();
+}
+
+static DECLARE_DELAYED_WORK(ctx_sweep_work, ctx_sweep_fn);
+
+/* A probe found the table full: sweep, at most once a second. */
+static void ctx_sweep_kick_fn(struct irq_work *work)
+{
+	unsigned long next = READ_ONCE(ctx_last_sweep) + HZ;
+
+	queue_delayed_work(system_wq, &ctx_sweep_work,
+			   time_after(next, jiffies) ? next - jiffies : 0);
+}
+
+/* The first chunk of entries; the probes never allocate. */
 int slabtrace_ctx_init(void)
 {
-	ctx_store = kvcalloc(CTX_MAX - CTX_ID_FIRST, sizeof(*ctx_store),
-			     GFP_KERNEL);
-	return ctx_store ? 0 : -ENOMEM;
+	int ret;
+
+	ctx_free = bitmap_zalloc(CTX_MAX, GFP_KERNEL);
+	if (!ctx_free)
+		return -ENOMEM;
+	ctx_used = CTX_ID_FIRST;
+	ctx_last_sweep = jiffies - HZ;
+	ret = ctx_grow();
+	if (ret) {
+		bitmap_free(ctx_free);
+		ctx_free = NULL;
+	}
+	return ret;
 }
 
 /* Called after the probes are unregistered and synchronised. */
@@ -269,10 +461,16 @@ void slabtrace_ctx_exit(void)
 {
 	unsigned int i;
 
-	for (i = CTX_ID_FIRST; i < ctx_count; i++)
-		ctx_by_id[i] = NULL;
+	irq_work_sync(&ctx_sweep_kick);
+	cancel_delayed_work_sync(&ctx_sweep_work);
 	hash_init(ctx_hash);
-	ctx_count = CTX_ID_FIRST;
-	kvfree(ctx_store);
-	ctx_store = NULL;
+	for (i = 0; i < CTX_CHUNKS; i++) {
+		kvfree(ctx_chunks[i]);
+		ctx_chunks[i] = NULL;
+	}
+	ctx_capacity = 0;
+	ctx_used = CTX_ID_FIRST;
+	ctx_hint = 0;
+	bitmap_free(ctx_free);
+	ctx_free = NULL;
 }

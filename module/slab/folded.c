@@ -22,11 +22,12 @@
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-static void show_frame(struct seq_file *m, unsigned long ip)
+static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
+		       unsigned long ip)
 {
 	char name[SLABTRACE_FRAME_MAX], folded[SLABTRACE_FRAME_MAX];
 
-	slabtrace_frame_name(name, sizeof(name), ip, false);
+	slabtrace_frame_name(name, sizeof(name), handle, ip, false);
 	slabtrace_frame_folded(folded, sizeof(folded), name);
 	seq_puts(m, folded);
 }
@@ -54,7 +55,7 @@ static void show_group(struct seq_file *m, const struct slabtrace_group *g,
 	if (!n)
 		seq_puts(m, "[unknown]");
 	for (i = n; i-- > 0;) {
-		show_frame(m, entries[i]);
+		show_frame(m, g->stack, entries[i]);
 		if (i)
 			seq_putc(m, ';');
 	}

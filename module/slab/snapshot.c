@@ -28,6 +28,9 @@
  *   writing (traced.c) while a cache's records are purged, so that a copy
  *   never sees a record of an owner id given out again.  Taken after
  *   slabtrace_mutex, never before it.
+ * - snapshots_lock (mutex): snapshots_alive, every snapshot not yet freed,
+ *   the ones readers still hold too (the context sweep needs them all).
+ *   Taken after slabtrace_mutex and slabtrace_print_sem.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,6 +46,8 @@
 #include <slabtrace/slabtrace.h>
 
 DECLARE_RWSEM(slabtrace_print_sem);
+static DEFINE_MUTEX(snapshots_lock);
+static LIST_HEAD(snapshots_alive);
 
 /* Sessions whose snapshot is kept, at most. */
 #define SNAP_SESSIONS	8
@@ -59,6 +64,9 @@ static void snapshot_free(struct kref *kref)
 	unsigned long i;
 	void *chunk;
 
+	mutex_lock(&snapshots_lock);
+	list_del(&snap->alive);
+	mutex_unlock(&snapshots_lock);
 	slabtrace_groups_free(snap);
 	xa_for_each(&snap->chunks, i, chunk)
 		free_page((unsigned long)chunk);
@@ -74,6 +82,9 @@ struct slabtrace_snapshot *slabtrace_snapshot_alloc(void)
 	if (snap) {
 		kref_init(&snap->kref);
 		xa_init(&snap->chunks);
+		mutex_lock(&snapshots_lock);
+		list_add(&snap->alive, &snapshots_alive);
+		mutex_unlock(&snapshots_lock);
 	}
 	return snap;
 }
@@ -145,6 +156,26 @@ void slabtrace_snapshot_for_each(void (*fn)(struct slabtrace_snapshot *snap,
 	for (i = 0; i < SNAP_SESSIONS; i++)
 		if (sessions[i].snap)
 			fn(sessions[i].snap, arg);
+}
+
+/**
+ * slabtrace_snapshots_alive - call @fn on every snapshot not freed
+ * @fn: the function; it may not put a snapshot
+ * @arg: passed to @fn
+ *
+ * The kept ones, and those only readers still hold.  Called with
+ * slabtrace_print_sem held for writing: none is being filled.
+ */
+void slabtrace_snapshots_alive(void (*fn)(struct slabtrace_snapshot *snap,
+					  void *arg), void *arg)
+{
+	struct slabtrace_snapshot *snap;
+
+	lockdep_assert_held_write(&slabtrace_print_sem);
+	mutex_lock(&snapshots_lock);
+	list_for_each_entry(snap, &snapshots_alive, alive)
+		fn(snap, arg);
+	mutex_unlock(&snapshots_lock);
 }
 
 /* The snapshot of current's session, referenced; NULL if there is none. */
@@ -277,8 +308,8 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
 	if (opts->since_mark && !tr->mark) {
-		pr_warn("print: since-mark: %*pE has no mark\n", (int)strlen(name),
-			name);
+		pr_warn_ratelimited("print: since-mark: %*pE has no mark\n", (int)strlen(name),
+				    name);
 		return -EINVAL;
 	}
 	/* Backtraces the depot had no room for when they were taken. */

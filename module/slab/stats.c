@@ -8,7 +8,7 @@
  *   records 1024 limit 349525
  *   table buckets 2048 grow_failed 0 grow_steps 1024 most_moved_in_a_step 5
  *   pool free 8190 per_cpu 4096 allocated 9214
- *   contexts 12 of 4093
+ *   contexts 12 of 4093 (at most 65533) reclaimed 0 sweeps 0
  *   stacks deferred 3
  *   probes alloc on free on
  *   cache kmalloc-64 tracing records 1024 replaced 0 pool_empty 0 ...
@@ -66,8 +66,10 @@ static int stats_show(struct seq_file *m, void *v)
 		   slabtrace_pool_free_count(&slabtrace_pool),
 		   READ_ONCE(slabtrace_pool.size),
 		   atomic_long_read(&slabtrace_pool.allocated));
-	seq_printf(m, "contexts %u of %u\n", slabtrace_ctx_count(),
-		   slabtrace_ctx_capacity());
+	seq_printf(m, "contexts %u of %u (at most %u) reclaimed %ld sweeps %ld\n",
+		   slabtrace_ctx_count(), slabtrace_ctx_capacity(),
+		   slabtrace_ctx_max(), slabtrace_ctx_reclaimed(),
+		   slabtrace_ctx_sweeps());
 	seq_printf(m, "stacks deferred %ld\n", slabtrace_stack_deferred());
 	slabtrace_probes_state(&alloc, &free);
 	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",

@@ -198,14 +198,14 @@ static int lookup(const char *cmd, const char *name,
 	int ret = slabtrace_cache_get(name, ref);
 
 	if (ret == -ENOENT && slabtrace_name_hint(name, meant, sizeof(meant)))
-		pr_warn("%s: no slab cache named '%*pE' (did you mean %s?)\n",
-			cmd, (int)strlen(name), name, meant);
+		pr_warn_ratelimited("%s: no slab cache named '%*pE' (did you mean %s?)\n",
+				    cmd, (int)strlen(name), name, meant);
 	else if (ret == -ENOENT)
-		pr_warn("%s: no slab cache named '%*pE'\n", cmd,
-			(int)strlen(name), name);
+		pr_warn_ratelimited("%s: no slab cache named '%*pE'\n", cmd,
+				    (int)strlen(name), name);
 	else if (ret)
-		pr_warn("%s: cannot look up slab caches on this kernel (%d)\n",
-			cmd, ret);
+		pr_warn_ratelimited("%s: cannot look up slab caches on this kernel (%d)\n",
+				    cmd, ret);
 	return ret;
 }
 
@@ -232,8 +232,8 @@ struct slabtrace_traced *slabtrace_traced_find(const char *cmd,
 	tr = find_cache(ref.cache);
 	slabtrace_cache_put(&ref);
 	if (!tr) {
-		pr_warn("%s: %*pE is not traced\n", cmd, (int)strlen(name),
-			name);
+		pr_warn_ratelimited("%s: %*pE is not traced\n", cmd, (int)strlen(name),
+				    name);
 		return ERR_PTR(-ENODATA);
 	}
 	return tr;
@@ -270,25 +270,24 @@ int slabtrace_start(const char *name)
 	if (ret)
 		return ret;
 	slabtrace_stack_prime();
-	if (ref.cache == slabtrace_record_cache ||
-	    slabtrace_kptrace_own_cache(ref.cache)) {
-		pr_warn("start: %*pE is slabtrace's own cache\n",
-			(int)strlen(name), name);
+	if (ref.cache == slabtrace_record_cache) {
+		pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
+				    (int)strlen(name), name);
 		ret = -EPERM;
 		goto put;
 	}
-	if (slabtrace_bucket_cache(name)) {
-		pr_warn("start: %*pE is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
-			(int)strlen(name), name);
+	if (slabtrace_cache_bucket(name)) {
+		pr_warn_ratelimited("start: %*pE is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
+				    (int)strlen(name), name);
 		ret = -EOPNOTSUPP;
 		goto put;
 	}
 	tr = find_cache(ref.cache);
 	if (tr) {
 		if (tr->tracing) {
-			pr_info("start: %*pE is already traced (as %*pE)\n",
-				(int)strlen(name), name,
-				(int)strlen(tr->name), tr->name);
+			pr_info_ratelimited("start: %*pE is already traced (as %*pE)\n",
+					    (int)strlen(name), name,
+					    (int)strlen(tr->name), tr->name);
 		} else {
 			if (slabtrace_pool_fill(&slabtrace_pool))
 				pr_warn_ratelimited("start: the record pool is not full (no memory)\n");
@@ -301,8 +300,8 @@ int slabtrace_start(const char *name)
 		goto put;
 	}
 	if (set_size() >= SLABTRACE_MAX_CACHES) {
-		pr_warn("start: %u caches traced or holding records already\n",
-			SLABTRACE_MAX_CACHES);
+		pr_warn_ratelimited("start: %u caches traced or holding records already\n",
+				    SLABTRACE_MAX_CACHES);
 		ret = -ENOSPC;
 		goto put;
 	}
@@ -318,8 +317,8 @@ int slabtrace_start(const char *name)
 		pr_warn_ratelimited("start: the record pool is not full (no memory): allocations may go unrecorded\n");
 	ret = slabtrace_probes_update();
 	if (ret) {
-		pr_warn("start: cannot attach to the kmem tracepoints (%d)\n",
-			ret);
+		pr_warn_ratelimited("start: cannot attach to the kmem tracepoints (%d)\n",
+				    ret);
 		WRITE_ONCE(tr->tracing, false);
 		if (set_replace(NULL, tr))
 			return ret;	/* stays as a stopped, empty cache */
@@ -327,8 +326,8 @@ int slabtrace_start(const char *name)
 		return ret;
 	}
 	if (slabtrace_cache_merged(&tr->ref) > 0)
-		pr_info("start: %*pE is merged with other caches: tracing all of them\n",
-			(int)strlen(name), name);
+		pr_info_ratelimited("start: %*pE is merged with other caches: tracing all of them\n",
+				    (int)strlen(name), name);
 	return 0;
 
 free:
@@ -361,7 +360,7 @@ int slabtrace_stop(const char *name)
 	tr = find_cache(ref.cache);
 	slabtrace_cache_put(&ref);
 	if (!tr || !tr->tracing) {
-		pr_info("stop: %*pE is not traced\n", (int)strlen(name), name);
+		pr_info_ratelimited("stop: %*pE is not traced\n", (int)strlen(name), name);
 		return 0;
 	}
 	WRITE_ONCE(tr->tracing, false);
@@ -391,7 +390,7 @@ int slabtrace_reset(const char *name)
 	tr = find_cache(ref.cache);
 	if (!tr) {
 		slabtrace_cache_put(&ref);
-		pr_info("reset: %*pE is not traced\n", (int)strlen(name), name);
+		pr_info_ratelimited("reset: %*pE is not traced\n", (int)strlen(name), name);
 		return 0;
 	}
 	if (tr->tracing) {
@@ -459,9 +458,9 @@ void slabtrace_traced_sweep(void)
 
 		if (!slabtrace_cache_destroyed(&tr->ref))
 			continue;
-		pr_warn("%*pE was destroyed while traced: dropping its %ld records\n",
-			(int)strlen(tr->name), tr->name,
-			slabtrace_traced_count(tr));
+		pr_warn_ratelimited("%*pE was destroyed while traced: dropping its %ld records\n",
+				    (int)strlen(tr->name), tr->name,
+				    slabtrace_traced_count(tr));
 		gone[n++] = tr;
 	}
 	for (i = 0; i < n; i++) {

@@ -112,6 +112,27 @@ for msg in "ctl: empty command" "ctl: unknown command 'begin'" \
 	check "log says: $msg" grep -qF "slabtrace: $msg" /tmp/dmesg
 done
 check_eq "nothing traced after the bad commands" "No data available" "$(ctl_errno 'print kmalloc-64')"
+# An escape sequence in a name reaches the log escaped, never raw: the
+# console would obey it.
+esc=$(printf 'start \033[31mRED\033[0m')
+check_eq "a name with an escape sequence: no such cache" "No such file or directory" "$(ctl_errno "$esc")"
+dmesg > /tmp/dmesg
+check "the log shows it escaped" grep -qF "slabtrace: start: no slab cache named '\e[31mRED\e[0m'" /tmp/dmesg
+check_eq "no raw ESC byte in the log" 0 "$(grep -c "$(printf '\033')" /tmp/dmesg)"
+# A loop of bad commands does not flood the log: rate-limited.
+# printk's default: 10 lines per 5 s per message.
+before=$(grep -c "unknown command 'flood'" /tmp/dmesg)
+t0=$(date +%s)
+i=0
+while [ $i -lt 200 ]; do
+	echo flood > $ST/ctl 2>/dev/null
+	i=$((i + 1))
+done
+most=$((10 * (($(date +%s) - t0) / 5 + 2)))
+dmesg > /tmp/dmesg
+flood=$(($(grep -c "unknown command 'flood'" /tmp/dmesg) - before))
+check "200 bad commands: logged $flood times, at least once, at most $most" \
+	test "$flood" -ge 1 -a "$flood" -le "$most"
 
 # --- rmmod at any moment: while tracing, with records, during a storm.
 st start kmalloc-64

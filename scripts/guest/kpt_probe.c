@@ -4,8 +4,14 @@
  * static with the host's gcc (make test-modules) and run in the guest.
  *
  *   kpt_probe [-n NAME] [-w FIFO] [-m PATH] [-g N] [-f PATH] [-l LEN] [-b]
+ *             [-W FILE [-c N] [-K]]
  *   kpt_probe -P FILE   poll FILE for input for 2 s: "poll=RET revents=0xR"
  *   kpt_probe -N FILE   read FILE with O_NONBLOCK: "nonblock=RET errno=E"
+ *   kpt_probe -o        overlap a long call and short ones on two CPUs: a
+ *                       child on CPU 0 sleeps 400 ms in nanosleep(); the
+ *                       parent, on CPU 1, waits until the child is about
+ *                       to sleep, 100 ms more (poll()), then calls getpid() 10
+ *                       times, and waits for the child: "overlap=STATUS"
  *
  *   -n NAME  rename itself first (prctl PR_SET_NAME)
  *   -w FIFO  print "pid=PID" (one getpid() system call), then wait for a
@@ -17,6 +23,11 @@
  *   -f PATH  openat(AT_FDCWD, PATH, O_RDONLY) once
  *   -l LEN   open /dev/null and write LEN bytes to it once
  *   -b       then print "busy" and getpid() forever
+ *   -W FILE  the leaky module's ctl, for -c and -K
+ *   -c N     N times: rename itself "ctxI" (I from 0) and write "churn 1"
+ *            to FILE (a widget allocated and freed under each name)
+ *   -K       write "widgets 1" to FILE: a widget kept, allocated under
+ *            its name (-n)
  *
  * It prints what it did, in order, one line per step: "pid=PID",
  * "mark=PATH openat=RET", "getpid=RET calls=N" (the last call's return,
@@ -24,6 +35,7 @@
  * ends with exit_group(0).  stdout is flushed before a wait and before the
  * busy loop, so a test can wait for those lines.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,7 +43,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static long getpid_raw(void)
@@ -67,20 +82,95 @@ static int read_nonblock(const char *path)
 	return 0;
 }
 
+/* Write @cmd to @path, in one write(). */
+static int leaky(const char *path, const char *cmd)
+{
+	int fd = open(path, O_WRONLY), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
+/* @n names, each allocating and freeing a widget. */
+static int churn_names(const char *path, long n)
+{
+	char name[32];
+	long i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "ctx%ld", i);
+		prctl(PR_SET_NAME, name);
+		if (leaky(path, "churn 1\n"))
+			return -1;
+	}
+	printf("names=%ld\n", n);
+	return 0;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	syscall(SYS_nanosleep, &ts, NULL);
+}
+
+static int long_and_short(void)
+{
+	int p[2], i, status = -1;
+	pid_t child;
+	char c = 0;
+
+	if (pipe(p))
+		return 1;
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (!child) {
+		pin(0);
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		sleep_ms(400);
+		_exit(0);
+	}
+	pin(1);
+	if (read(p[0], &c, 1) != 1)
+		return 1;
+	poll(NULL, 0, 100);	/* not a nanosleep(): one only in the trace */
+	for (i = 0; i < 10; i++)
+		getpid_raw();
+	waitpid(child, &status, 0);
+	printf("overlap=%d\n", status);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *fifo = NULL, *path = NULL, *mark = NULL;
-	long n = 0, len = -1, i, ret = 0;
+	const char *fifo = NULL, *path = NULL, *mark = NULL, *ctl = NULL;
+	long n = 0, len = -1, i, ret = 0, names = 0;
+	int opt, fd, busy = 0, keep = 0;
 	char buf[4096], line[16];
-	int opt, fd, busy = 0;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:oW:c:K")) != -1) {
 		switch (opt) {
 		case 'P':
 			return poll_file(optarg);
 		case 'N':
 			return read_nonblock(optarg);
+		case 'o':
+			return long_and_short();
 		case 'n':
 			prctl(PR_SET_NAME, optarg);
 			break;
@@ -102,9 +192,25 @@ int main(int argc, char **argv)
 		case 'b':
 			busy = 1;
 			break;
+		case 'W':
+			ctl = optarg;
+			break;
+		case 'c':
+			names = atol(optarg);
+			break;
+		case 'K':
+			keep = 1;
+			break;
 		default:
 			return 2;
 		}
+	}
+	if (ctl && names && churn_names(ctl, names))
+		return 1;
+	if (ctl && keep) {
+		if (leaky(ctl, "widgets 1\n"))
+			return 1;
+		printf("kept=1\n");
 	}
 	if (fifo) {
 		printf("pid=%ld\n", getpid_raw());

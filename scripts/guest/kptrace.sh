@@ -114,6 +114,28 @@ check_eq "pid filter: 7 getpid after the marker" 7 \
 		END { print n + 0 }' /tmp/k2.txt)"
 check_eq "pid filter: no other process" 0 "$(grep -vc " pid: $pid2 tid: " /tmp/k2.txt)"
 
+# --- the order: a long call on CPU 0, short ones on CPU 1 meanwhile.
+# Records come in the order the calls ended, across CPUs: the getpid
+# calls, which started after the nanosleep and ended before it, come
+# before it.
+st syscall clear
+st syscall start comm kpt_probe
+kpt_probe -o > /tmp/po.out
+st syscall stop
+cat $K > /tmp/ko.txt
+cp /tmp/ko.txt /out/kptrace_order.txt
+check_eq "order: kpt_probe -o ran" "overlap=0" "$(cat /tmp/po.out)"
+check_eq "order: every record ended no earlier than the one before" 0 \
+	"$(awk -F'[][]' '{ if (NR > 1 && $4 + 0 < last) bad++; last = $4 + 0 } END { print bad + 0 }' /tmp/ko.txt)"
+# The calls overlapped: 10 getpid started after the nanosleep started
+# and ended before it did, and come before it.
+check_eq "order: the 10 getpid inside the nanosleep come before it" 10 \
+	"$(awk -F'[][]' '/ \(nanosleep\):/ { s = $2 + 0; e = $4 + 0; print n + 0; exit }
+		/ \(getpid\):/ { g[++n] = $2 + 0 }' /tmp/ko.txt)"
+check_eq "order: ... and started after it" 10 \
+	"$(awk -F'[][]' '/ \(nanosleep\):/ { s = $2 + 0 } / \(getpid\):/ { g[++n] = $2 + 0 }
+		END { for (i = 1; i <= n; i++) if (g[i] > s) k++; print k + 0 }' /tmp/ko.txt)"
+
 # --- a tiny queue drops, and loses nothing else.
 check "syscall size 4K" st syscall size 4K
 st syscall clear
@@ -184,19 +206,46 @@ echo hello > /dev/null
 st syscall stop
 check "after its file went, the shell is traced" sh -c "cat $K | grep -q ' pid: $$ tid: $$ '"
 
+# --- 8 reader processes at most: a 9th is refused, not traced.
+holders=
+for i in 1 2 3 4 5 6 7 8; do
+	sleep 60 < $K &
+	holders="$holders $!"
+done
+eight_readers() { [ "$(ls -l /proc/[0-9]*/fd 2>/dev/null | grep -c 'kptrace$')" -ge 8 ]; }
+check "8 processes have kptrace open" until_true 30 eight_readers
+out=$( (cat $K > /dev/null) 2>&1 )
+check_eq "a 9th reader is refused" "Too many users" "${out##*: }"
+logged "kptrace: 8 processes have it open already: no more readers"
+kill $holders
+wait 2>/dev/null
+check "with the 8 gone, a reader opens again" sh -c "cat $K > /dev/null"
+
 # --- bad commands.
 for cmd in "syscall" "syscall begin" "syscall start pid" "syscall start pid abc" \
 	"syscall start pid 0" "syscall start pid -3" "syscall start comm" \
 	"syscall start comm a_name_longer_than_15" "syscall start everything" \
-	"syscall stop now" "syscall clear all" "syscall size" "syscall size 1" \
-	"syscall size 10X" "syscall size 1G"; do
+	"syscall stop now" "syscall clear all" "syscall size" "syscall size 10X" \
+	"syscall size 1G" "syscall size 0x1000" "syscall size +4096" \
+	"syscall size -4096" "syscall size 4 K" "syscall size 4096 4096"; do
 	check_eq "'$cmd' is refused" "Invalid argument" "$(ctl_errno "$cmd")"
 done
+# Sizes that overflow (memparse() would wrap them to 4096 and 1M) or are
+# outside 4K..256M.
+for size in 18446744073709555712 17592186044417M 99999999999999999999999999K \
+	1 4095 257M 268435457; do
+	check_eq "'syscall size $size' is out of range" "Numerical result out of range" \
+		"$(ctl_errno "syscall size $size")"
+done
+check "syscall size 64K (decimal with K) is taken" st syscall size 64K
+check "  ... and is the queue's size" grep -q "^queue size: 65536 bytes per CPU" $ST/kptrace_stats
+st syscall size 2M
 st syscall start comm nobody
 check_eq "size while tracing" "Device or resource busy" "$(ctl_errno 'syscall size 8K')"
 st syscall stop
 check "stop when stopped is harmless" st syscall stop
 logged "syscall: start: bad pid 'abc'" "syscall: size: '10X' is not a size" \
+	"syscall: size: '18446744073709555712' is not a size from 4096 to 268435456 bytes (decimal, K or M): out of range" \
 	"syscall: expected start, stop, clear or size" "syscall: stop takes no argument" \
 	"syscall: size takes one size in bytes" "syscall: start: a command name has at most 15 bytes" \
 	"syscall: start takes nothing, 'pid PID...'" "syscall: size: stop tracing first" \
@@ -211,6 +260,10 @@ check "rmmod slabtrace while tracing a busy process" rmmod slabtrace
 kill $busy
 wait 2>/dev/null
 check "insmod with a bad kptrace_size fails" sh -c "! insmod $MODDIR/slabtrace.ko kptrace_size=100G 2>/dev/null"
+for size in 18446744073709555712 17592186044417M; do
+	check "insmod with kptrace_size=$size (overflows) fails" \
+		sh -c "! insmod $MODDIR/slabtrace.ko kptrace_size=$size 2>/dev/null"
+done
 logged "syscall: size: '100G' is not a size"
 check "insmod slabtrace.ko kptrace_size=8192" insmod $MODDIR/slabtrace.ko kptrace_size=8192
 check_eq "the parameter is visible" 8192 "$(cat /sys/module/slabtrace/parameters/kptrace_size)"
@@ -219,4 +272,48 @@ check "the queue has the parameter's size" grep -q "^queue size: 8192 bytes per 
 kpt_probe -g 100 > /dev/null
 check "cat kptrace ends" sh -c "timeout 10 cat $K > /dev/null"
 check "rmmod slabtrace while tracing everything" rmmod slabtrace
+
+# --- kptrace_tasks: in-flight entries are preallocated.  With 4, four
+# processes asleep hold them all; two more, started and gone meanwhile,
+# have their calls dropped; once the four exit, a new process is traced.
+for n in 3 99999999999 abc; do
+	check "insmod with kptrace_tasks=$n fails" \
+		sh -c "! insmod $MODDIR/slabtrace.ko kptrace_tasks=$n 2>/dev/null"
+done
+check "insmod slabtrace.ko kptrace_tasks=4" insmod $MODDIR/slabtrace.ko kptrace_tasks=4
+st syscall start comm sleep
+# asleep N: at least N sleep processes sleeping.
+asleep() {
+	n=0
+	for f in /proc/[0-9]*/status; do
+		grep -q '^Name:.sleep$' "$f" 2>/dev/null &&
+			grep -q '^State:.*S (sleeping)' "$f" 2>/dev/null && n=$((n + 1))
+	done
+	[ "$n" -ge "$1" ]
+}
+holders=
+for i in 1 2 3 4; do
+	sleep 12 &
+	holders="$holders $!"
+done
+check "four sleep processes asleep" until_true 30 asleep 4
+sleep 1 &
+s5=$!
+sleep 1 &
+s6=$!
+wait $s5 $s6
+wait $holders
+st syscall stop
+cat $K > /tmp/tasks.txt
+cp /tmp/tasks.txt /out/kptrace_tasks.txt
+check_eq "4 of the 6 traced" 4 "$(sed -n 's/.* pid: \([0-9]*\) tid: .*/\1/p' /tmp/tasks.txt | sort -u | wc -l)"
+check "the others' calls were dropped" \
+	test "$(sed -n 's/^dropped: //p' $ST/kptrace_stats)" -gt 0
+st syscall clear
+st syscall start comm sleep
+sleep 0
+st syscall stop
+check_eq "after they exit, a new process is traced" 1 \
+	"$(cat $K | sed -n 's/.* pid: \([0-9]*\) tid: .*/\1/p' | sort -u | wc -l)"
+check "rmmod slabtrace" rmmod slabtrace
 finish

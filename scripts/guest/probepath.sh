@@ -3,12 +3,31 @@
 # stopped cache, goes when another cache reuses its address; the record
 # limit and the pool are commands, and their drops are counted; the stats
 # file; each session reads the snapshot it printed, and a reset frees it.
+# Frames in a module's __init text keep their names.
 . /tests/lib.sh
 
 SF=/sys/kernel/debug/stalefree/ctl
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+
+# --- initleak allocates 8 objects from its __init text, which the kernel
+# frees once the load is done; stalefree, loaded next, may land there.
+# The frames keep the names they had, and none is named after stalefree.
+st start kmalloc-256
+check "insmod initleak.ko" insmod $MODDIR/initleak.ko
 check "insmod stalefree.ko" insmod $MODDIR/stalefree.ko
+dump kmalloc-256 /tmp/init; cp /tmp/init /out/initleak.txt
+check_eq "init text: 8 objects from initleak_alloc()" 8 "$(objs_from /tmp/init initleak_alloc | wc -l)"
+check_eq "init text: #01 named with its module" 8 \
+	"$(grep -c '^ #01 \[<[0-9a-f]*>\] in initleak_alloc+0x[0-9a-f]*/0x[0-9a-f]* \[initleak\]$' /tmp/init)"
+check_eq "init text: #02 is initleak_init [initleak]" 8 \
+	"$(grep -c '^ #02 \[<[0-9a-f]*>\] in initleak_init+0x[0-9a-f]*/0x[0-9a-f]* \[initleak\]$' /tmp/init)"
+check_eq "init text: no frame of theirs named after a module loaded later" 0 \
+	"$(awk '/^Obj / { mine = 0 } /^ #01 .* in initleak_alloc\+/ { mine = 1 }
+		mine && /\[(stalefree|leaky)\]|in \?$/ { n++ } END { print n + 0 }' /tmp/init)"
+check "rmmod initleak" rmmod initleak
+st stop kmalloc-256
+st reset kmalloc-256
 
 # --- Stale records: freed by kfree_bulk() (kfree_rcu()'s batches), stopped.
 st start stalefree_a
@@ -137,6 +156,23 @@ dump "$lonely" /tmp/lonely
 check "its dump shares it with nobody" sh -c "! grep -q '^shared with' /tmp/lonely"
 st stop "$lonely"
 st reset "$lonely"
+
+# --- The context table: 4200 names (more than the 4093 a table holds),
+# each allocating and freeing a widget, fill it; a sweep reclaims the
+# names no record uses, and a name that comes later is shown, not "?".
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+st start leaky_widget
+check_eq "kpt_probe: 4200 names churned widgets" "names=4200" "$(kpt_probe -W $LEAKY -c 4200)"
+reclaimed() { awk '$1 == "contexts" && $8 == "reclaimed" { exit !($9 > 0) }' $ST/stats; }
+check "a sweep reclaimed the names nobody uses" until_true 30 reclaimed
+grep '^contexts ' $ST/stats > /out/contexts.txt
+check_eq "a new name keeps a widget" "kept=1" "$(kpt_probe -n ctx_fresh -W $LEAKY -K)"
+dump leaky_widget /tmp/ctx; cp /tmp/ctx /out/contexts_dump.txt
+check_eq "its widget shows its name, not ?" 1 "$(grep -c '^Obj .* PID [0-9]* ctx_fresh' /tmp/ctx)"
+check_eq "no widget left shows ?" 0 "$(grep -c '^Obj .* PID [0-9]* ?' /tmp/ctx)"
+st stop leaky_widget
+st reset leaky_widget
+check "rmmod leaky" rmmod leaky
 
 check "rmmod stalefree" rmmod stalefree
 check "rmmod slabtrace" rmmod slabtrace

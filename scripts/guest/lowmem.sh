@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# lowmem: in a 256 MiB guest (SLABTRACE_VM_MEM=256; make check runs it
+# alone so), kmalloc-64 holds so many traced objects that a copy of their
+# records (40 bytes each) does not fit in the memory left.  "print" must
+# fail with ENOMEM, or succeed; never wake the OOM killer, never panic.
+# Then "reset" gives the memory back.
+. /tests/lib.sh
+
+mem=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+check "a small guest (MemTotal ${mem} kB)" test "$mem" -le $((320 * 1024))
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+# Past the default limit (1/64 of RAM), as a user may set it.
+st limit 4000000
+st start kmalloc-64
+
+avail() { awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo; }
+records() { awk '$1 == "records" { print $2 }' $ST/stats; }
+# kmalloc(50) objects, 50000 a command, until the records' copy cannot
+# fit in what is available (each object costs ~110 bytes, a copy 40).
+# The leak itself must not run the guest out: stop at 16 MiB left.
+i=0
+while [ $i -lt 80 ]; do
+	r=$(records)
+	a=$(avail)
+	[ $((r * 40)) -gt "$a" ] && break
+	[ "$a" -lt $((16 << 20)) ] && break
+	echo bufs 50000 > $LEAKY || break
+	i=$((i + 1))
+done
+r=$(records)
+a=$(avail)
+echo "records $r available $a commands $i" > /out/lowmem.txt
+check "a copy of the $r records ($((r * 40)) bytes) exceeds the $a bytes available" \
+	test $((r * 40)) -gt "$a"
+out=$(ctl_errno "print kmalloc-64")
+echo "print: $out" >> /out/lowmem.txt
+check "print: ENOMEM or done ($out)" test "$out" = "Cannot allocate memory" -o "$out" = ok
+dmesg > /tmp/dmesg
+cp /tmp/dmesg /out/lowmem-dmesg.txt
+check_eq "the OOM killer never ran" 0 "$(grep -c 'invoked oom-killer' /tmp/dmesg)"
+[ "$out" = ok ] || logged "print: no memory for a copy of"
+check "the shell that asked is alive: stop" st stop kmalloc-64
+check "reset" st reset kmalloc-64
+check_eq "no record left" 0 "$(records)"
+echo free > $LEAKY
+check "rmmod leaky" rmmod leaky
+check "rmmod slabtrace" rmmod slabtrace
+finish
