@@ -477,6 +477,15 @@ static size_t mutate(char *c, size_t len, size_t size)
 }
 
 /*
+ * ENOENT: slabtrace is not loaded; ENXIO: it is being unloaded (debugfs
+ * cannot take a reference on the module); EBUSY: a reader too many.
+ */
+static int expected_open_errno(int err, int reader)
+{
+	return err == ENOENT || err == ENXIO || (reader && err == EBUSY);
+}
+
+/*
  * ESPIPE: pwrite() to a file that cannot seek (ctl opened for reading too
  * is a seq_file; enable and buffer_kb cannot seek).
  */
@@ -560,7 +569,7 @@ static void one_write(void)
 	if (fd < 0) {
 		err = errno;
 		count(me->open_err, err);
-		if (err != ENOENT)
+		if (!expected_open_errno(err, 0))
 			unexpected("open %s for writing: %s", path, errname(err));
 		sleep_ms(1);	/* slabtrace is not loaded */
 		return;
@@ -660,7 +669,7 @@ static void one_read(void)
 	if (fd < 0) {
 		err = errno;
 		count(me->open_err, err);
-		if (err != ENOENT && err != EBUSY)
+		if (!expected_open_errno(err, 1))
 			unexpected("open %s for reading: %s", path, errname(err));
 		return;
 	}

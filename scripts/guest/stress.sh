@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # stress: the fuzzer (scripts/guest/fuzz.c) for STRESS_SECS seconds (45;
-# the kernel parameter stress_secs= sets it, as make stress does), with
+# the kernel parameter stress_secs= sets it, as make stress does, and
+# stress_seed= the seed of a run to make its commands again), with
 # stressirq (scripts/demo/stressirq.c) allocating in task, softirq and
 # hardirq context: random and mutated commands to every writable file,
 # random reads and seeks of every file, slabtrace and stressirq unloaded
@@ -24,9 +25,13 @@ case "$(uname -v)" in *PREEMPT_RT*) RT=1 ;; esac
 check "insmod stressirq.ko" insmod $MODDIR/stressirq.ko
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 
-fuzz -t "$SECS" -m $MODDIR > /tmp/fuzz.out 2>&1
-rc=$?
-sed 's/^/stress: /' /tmp/fuzz.out
+# Its lines go to the console as they come: the runner stops a guest
+# that prints nothing for 180 s.
+{
+	fuzz -t "$SECS" ${stress_seed:+-s "$stress_seed"} -m $MODDIR 2>&1
+	echo $? > /tmp/fuzz.rc
+} | tee /tmp/fuzz.out
+rc=$(cat /tmp/fuzz.rc)
 cp /tmp/fuzz.out /out/stress-fuzz.txt
 seed=$(sed -n 's/^fuzz: seed \([0-9]*\),.*/\1/p' /tmp/fuzz.out)
 check_eq "fuzz -s $seed: no unexpected result, nothing hung, no splat (exit status)" 0 "$rc"
