@@ -16,8 +16,10 @@
  *     kmemtrace relay files included), seek at random and read with random
  *     buffer sizes, under random command names (many contexts);
  *   - one reloader rmmods and insmods stressirq (whose cache the writers
- *     trace) and slabtrace itself, half the time with the others held
- *     between two operations, half the time in the middle of them.
+ *     trace, and the reloader itself before half the rmmods) and slabtrace
+ *     itself, half the time with the others held between two operations,
+ *     half the time in the middle of them;
+ *   - a watcher follows /dev/kmsg (below).
  * Allocations in task, softirq and hardirq context come from stressirq.
  *
  * Every write must succeed or fail with an errno of the expected set;
@@ -35,12 +37,12 @@
  *   fuzz: reads N (B bytes)
  *   fuzz: read results N: ok N, EAGAIN N, ...
  *   fuzz: opens refused: ENOENT N, ...
- *   fuzz: reloads: slabtrace N, stressirq N
+ *   fuzz: reloads: slabtrace N, stressirq N (after a start of its cache N)
  *   fuzz: kernel log records lost to /dev/kmsg overruns: N
  *   fuzz: unexpected N, hung N, splats N
- * A child follows /dev/kmsg and prints every line of a kernel splat
- * ("fuzz: SPLAT: ...").  The exit status is 0 if there was nothing
- * unexpected, nothing hung and no splat.
+ * The watcher prints every line of a kernel splat ("fuzz: SPLAT: ...").
+ * The exit status is 0 if there was nothing unexpected, nothing hung and
+ * no splat.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -84,7 +86,7 @@ struct worker {
 	long writes, write_err[NR_ERRNO], accepted[NR_VERB];
 	long reads, read_bytes, read_err[NR_ERRNO], open_err[NR_ERRNO];
 	long unexpected;
-	long st_reloads, irq_reloads;
+	long st_reloads, irq_reloads, irq_traced;
 };
 
 struct shared {
@@ -763,7 +765,7 @@ static int unload_module(const char *name)
 	return ret;
 }
 
-/* Hold the workers between two operations (or not), then @fn. */
+/* Have the workers wait between two operations (for at most 10 s). */
 static void hold_workers(int nworkers)
 {
 	long start = now_ms();
@@ -784,8 +786,13 @@ static void release_workers(void)
 	__atomic_store_n(&sh->hold, 0, __ATOMIC_RELEASE);
 }
 
-static void reload(const char *name, const char *params, long *reloads,
-		   int nworkers)
+/*
+ * Unload @name (retried while it is in use) and load it again with
+ * @params (without, if they are refused): 0 if it did; an unloaded module
+ * is only loaded.
+ */
+static int reload(const char *name, const char *params, long *reloads,
+		  int nworkers)
 {
 	int held = below(2), tries, ret;
 
@@ -793,7 +800,7 @@ static void reload(const char *name, const char *params, long *reloads,
 		ret = load_module(name, "");
 		if (ret && ret != -EEXIST)
 			unexpected("insmod %s: %s", name, errname(-ret));
-		return;
+		return -1;
 	}
 	if (held)
 		hold_workers(nworkers);
@@ -807,21 +814,39 @@ static void reload(const char *name, const char *params, long *reloads,
 	if (ret) {
 		if (ret != -EAGAIN && ret != -EBUSY)
 			unexpected("rmmod %s: %s", name, errname(-ret));
-		return;
+		return -1;
 	}
 	sleep_ms(below(50));
 	ret = load_module(name, params);
 	/* A bad parameter: EINVAL from slabtrace, ERANGE from the kernel. */
 	if ((ret == -EINVAL || ret == -ERANGE) && *params)
 		ret = load_module(name, "");
-	if (ret && ret != -EEXIST)
+	if (ret && ret != -EEXIST) {
 		unexpected("insmod %s %s: %s", name, params, errname(-ret));
-	else
-		(*reloads)++;
+		return -1;
+	}
+	(*reloads)++;
+	return 0;
+}
+
+/* @cmd to ctl, for the reloader: 0 or an errno. */
+static int ctl_write(const char *cmd)
+{
+	int fd = open(ST "/ctl", O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	op_begin("reloader's write to %s: '%s'", "ctl", cmd, strlen(cmd));
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		err = errno;
+	op_end();
+	close(fd);
+	return err;
 }
 
 static void reloader(int nworkers)
 {
+	int traced;
 	static const char * const params[] = {
 		"", "", "", "", "pool_size=16", "pool_size=15", "record_limit=1",
 		"kmemtrace=1", "kptrace_size=4K", "kptrace_size=10X",
@@ -832,11 +857,15 @@ static void reloader(int nworkers)
 		sleep_ms(100 + below(400));
 		if (stopping())
 			break;
-		if (below(3))
-			reload("stressirq", "", &me->irq_reloads, nworkers);
-		else
+		if (below(3)) {
+			/* Often while its cache is traced. */
+			traced = below(2) && !ctl_write("start stressirq_obj");
+			if (!reload("stressirq", "", &me->irq_reloads, nworkers))
+				me->irq_traced += traced;
+		} else {
 			reload("slabtrace", pick(params, ARRAY_SIZE(params)),
 			       &me->st_reloads, nworkers);
+		}
 	}
 	/* Leave both loaded. */
 	if (!loaded("stressirq") && load_module("stressirq", ""))
@@ -1068,8 +1097,8 @@ int main(int argc, char **argv)
 	print_errnos("read results", sum.reads, sum.read_err);
 	sum.open_err[0] = 0;
 	print_errnos("opens refused", -1, sum.open_err);
-	printf("fuzz: reloads: slabtrace %ld, stressirq %ld\n",
-	       sh->w[0].st_reloads, sh->w[0].irq_reloads);
+	printf("fuzz: reloads: slabtrace %ld, stressirq %ld (after a start of its cache %ld)\n",
+	       sh->w[0].st_reloads, sh->w[0].irq_reloads, sh->w[0].irq_traced);
 	printf("fuzz: kernel log records lost to /dev/kmsg overruns: %ld\n", sh->kmsg_lost);
 	printf("fuzz: unexpected %ld, hung %d, splats %ld\n", sum.unexpected, hung,
 	       sh->splats);

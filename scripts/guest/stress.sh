@@ -9,8 +9,7 @@
 # errno, nothing hung and the kernel logged no splat (the fuzzer's
 # verdict), and each kind of command was accepted at least once.  Then,
 # on the state the fuzzer left: every trace stopped and reset leaves no
-# record, slabtrace_record holds only the pool's free records, and the
-# cache is gone after rmmod.  Last, on a fresh load: a trace of
+# record, slabtrace_record no object, and the cache is gone after rmmod.  Last, on a fresh load: a trace of
 # stressirq_obj shows objects allocated in hardirq context (in the
 # irq_work thread on PREEMPT_RT, where the slab allocator must not run in
 # hardirq), in softirq and in the kthread, with their frames.
@@ -49,6 +48,8 @@ check "fuzz: slabtrace was unloaded and loaded again ($(reloads slabtrace) times
 	test "$(reloads slabtrace)" -gt 0
 check "fuzz: stressirq was unloaded and loaded again ($(reloads stressirq) times)" \
 	test "$(reloads stressirq)" -gt 0
+traced=$(sed -n 's/^fuzz: reloads:.* its cache \([0-9]*\))/\1/p' /tmp/fuzz.out)
+check "fuzz: ... right after a start of its cache ($traced times)" test "$traced" -gt 0
 reads=$(sed -n 's/^fuzz: reads \([0-9]*\) .*/\1/p' /tmp/fuzz.out)
 check "fuzz: files were read ($reads reads)" test "$reads" -gt 0
 check "slabtrace is loaded after the fuzz" grep -q '^slabtrace ' /proc/modules
@@ -67,19 +68,19 @@ cp $ST/stats /out/stress-stats.txt
 check_eq "after reset, no cache is listed in stats" "" "$(grep '^cache ' $ST/stats)"
 check_eq "after reset, no record is kept" "records 0" \
 	"$(sed -n 's/^\(records [0-9]*\) .*/\1/p' $ST/stats)"
-# The records slabtrace_record holds are the pool's: after a shrink
-# (which flushes the per-CPU slabs, so that the count is exact) the cache
-# has as many objects as the pool says it allocated, all of them free.
+# With nothing traced the probes go (a work item detaches them) and the
+# pool gives its records back: slabtrace_record is empty.  The count is
+# exact after a shrink, which flushes the per-CPU slabs.
 SLAB=/sys/kernel/slab/slabtrace_record
-pool_only() {
+empty() {
 	echo 1 > $SLAB/shrink
 	objs=$(cut -d' ' -f1 $SLAB/objects)
-	free=$(sed -n 's/^pool free \([0-9]*\) .*/\1/p' $ST/stats)
-	alloc=$(sed -n 's/^pool .* allocated \([0-9]*\)$/\1/p' $ST/stats)
-	[ "$objs" = "$alloc" ] && [ "$free" = "$alloc" ]
+	pool=$(sed -n 's/^pool \(.*\)/\1/p' $ST/stats)
+	[ "$objs" = 0 ] && [ "$pool" != "${pool% allocated 0}" ] &&
+		grep -q '^probes alloc off free off$' $ST/stats
 }
-check "slabtrace_record holds only the pool's free records" until_true 10 pool_only
-echo "stress: slabtrace_record: $objs objects; pool: free $free, allocated $alloc"
+check "with nothing traced, slabtrace_record has no object" until_true 10 empty
+echo "stress: slabtrace_record: $objs objects; pool: $pool"
 check "rmmod slabtrace" rmmod slabtrace
 check "slabtrace_record is gone from /sys/kernel/slab" test ! -e $SLAB
 check "slabtrace_record is gone from /proc/slabinfo" \
