@@ -14,7 +14,8 @@
  *     bytes, overlong), some written from a bad address or at an offset;
  *   - READERS (2) open random files of /sys/kernel/debug/slabtrace (the
  *     kmemtrace relay files included), seek at random and read with random
- *     buffer sizes, under random command names (many contexts);
+ *     buffer sizes, under random command names (many contexts); one time
+ *     in 50, twelve processes read kptrace or kptrace_pipe together;
  *   - one reloader rmmods and insmods stressirq (whose cache the writers
  *     trace, and the reloader itself before half the rmmods) and slabtrace
  *     itself, half the time with the others held between two operations,
@@ -34,7 +35,7 @@
  * what happened:
  *   fuzz: writes N: ok N, EINVAL N, ...
  *   fuzz: accepted: start N, stop N, ...
- *   fuzz: reads N (B bytes)
+ *   fuzz: reads N (B bytes), crowds of kptrace readers N
  *   fuzz: read results N: ok N, EAGAIN N, ...
  *   fuzz: opens refused: ENOENT N, ...
  *   fuzz: reloads: slabtrace N, stressirq N (after a start of its cache N)
@@ -84,7 +85,7 @@ struct worker {
 	int held;		/* waiting for the reloader */
 	char what[160];		/* the current operation */
 	long writes, write_err[NR_ERRNO], accepted[NR_VERB];
-	long reads, read_bytes, read_err[NR_ERRNO], open_err[NR_ERRNO];
+	long reads, read_bytes, read_err[NR_ERRNO], open_err[NR_ERRNO], crowds;
 	long unexpected;
 	long st_reloads, irq_reloads, irq_traced;
 };
@@ -646,6 +647,48 @@ static int expected_read_errno(int err)
 	return 0;
 }
 
+/*
+ * More processes at once than kptrace keeps as readers (8): each opens
+ * kptrace or kptrace_pipe and reads it, together.  A child's unexpected
+ * result is counted by its exit status.
+ */
+static void reader_crowd(void)
+{
+	static const char * const files[] = { ST "/kptrace", ST "/kptrace_pipe" };
+	static char buf[4096];
+	int i, j, status, n = 12, fd;
+	pid_t pids[12];
+	ssize_t ret;
+
+	op_begin("a crowd of %s readers%s", "kptrace", NULL, 0);
+	for (i = 0; i < n; i++) {
+		const char *path = pick(files, ARRAY_SIZE(files));
+
+		pids[i] = fork();
+		if (pids[i])
+			continue;
+		fd = open(path, O_RDONLY | O_NONBLOCK);
+		if (fd < 0)
+			_exit(!expected_open_errno(errno, 1));
+		for (j = 0; j < 20; j++) {
+			ret = read(fd, buf, sizeof(buf));
+			if (ret < 0 && !expected_read_errno(errno))
+				_exit(1);
+			sleep_ms(5);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < n; i++) {
+		if (pids[i] < 0)
+			continue;
+		if (waitpid(pids[i], &status, 0) == pids[i] &&
+		    !(WIFEXITED(status) && !WEXITSTATUS(status)))
+			unexpected("a kptrace reader of a crowd of %d failed", n);
+	}
+	op_end();
+	me->crowds++;
+}
+
 static void one_read(void)
 {
 	static char buf[1 << 20];
@@ -656,6 +699,10 @@ static void one_read(void)
 	off_t off;
 	int fd, err;
 
+	if (!below(50)) {
+		reader_crowd();
+		return;
+	}
 	/* Many command names: the contexts of the records made meanwhile. */
 	if (below(2)) {
 		snprintf(path, sizeof(path), "fz%u", below(100000));
@@ -1079,6 +1126,7 @@ int main(int argc, char **argv)
 		sum.writes += w->writes;
 		sum.reads += w->reads;
 		sum.read_bytes += w->read_bytes;
+		sum.crowds += w->crowds;
 		sum.unexpected += w->unexpected;
 		for (e = 0; e < NR_ERRNO; e++) {
 			sum.write_err[e] += w->write_err[e];
@@ -1093,7 +1141,8 @@ int main(int argc, char **argv)
 	for (e = 0; e < NR_VERB; e++)
 		printf(" %s %ld,", verb_names[e], sum.accepted[e]);
 	printf("\n");
-	printf("fuzz: reads %ld (%ld bytes)\n", sum.reads, sum.read_bytes);
+	printf("fuzz: reads %ld (%ld bytes), crowds of kptrace readers %ld\n", sum.reads,
+	       sum.read_bytes, sum.crowds);
 	print_errnos("read results", sum.reads, sum.read_err);
 	sum.open_err[0] = 0;
 	print_errnos("opens refused", -1, sum.open_err);
