@@ -15,7 +15,7 @@
  *   - READERS (2) open random files of /sys/kernel/debug/slabtrace (the
  *     kmemtrace relay files included), seek at random and read with random
  *     buffer sizes, under random command names (many contexts); one time
- *     in 50, twelve processes read kptrace or kptrace_pipe together;
+ *     in 200, twelve processes read kptrace or kptrace_pipe together;
  *   - one reloader rmmods and insmods stressirq (whose cache the writers
  *     trace, and the reloader itself before half the rmmods) and slabtrace
  *     itself, half the time with the others held between two operations,
@@ -699,7 +699,7 @@ static void one_read(void)
 	off_t off;
 	int fd, err;
 
-	if (!below(50)) {
+	if (!below(200)) {
 		reader_crowd();
 		return;
 	}
