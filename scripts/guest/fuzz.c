@@ -520,6 +520,24 @@ static void unexpected(const char *fmt, ...)
 	me->unexpected++;
 }
 
+/* open(), counted, an unexpected errno reported: the fd or -1. */
+static int open_file(const char *path, int flags)
+{
+	int fd, err, reader = (flags & O_ACCMODE) == O_RDONLY;
+
+	op_begin("open %s%s", path, NULL, 0);
+	fd = open(path, flags);
+	err = errno;
+	op_end();
+	if (fd < 0) {
+		count(me->open_err, err);
+		if (!expected_open_errno(err, reader))
+			unexpected("open %s for %s: %s", path,
+				   reader ? "reading" : "writing", errname(err));
+	}
+	return fd;
+}
+
 static void one_write(void)
 {
 	static char c[CMD_MAX];
@@ -566,14 +584,8 @@ static void one_write(void)
 		oracle = DONT_KNOW;
 	}
 	snprintf(path, sizeof(path), ST "/%s", file);
-	op_begin("open %s", path, NULL, 0);
-	fd = open(path, below(4) ? O_WRONLY : O_RDWR);
-	op_end();
+	fd = open_file(path, below(4) ? O_WRONLY : O_RDWR);
 	if (fd < 0) {
-		err = errno;
-		count(me->open_err, err);
-		if (!expected_open_errno(err, 0))
-			unexpected("open %s for writing: %s", path, errname(err));
 		sleep_ms(1);	/* slabtrace is not loaded */
 		return;
 	}
@@ -712,16 +724,9 @@ static void one_read(void)
 		sleep_ms(1);	/* slabtrace is not loaded */
 		return;
 	}
-	op_begin("open %s", path, NULL, 0);
-	fd = open(path, O_RDONLY | O_NONBLOCK);
-	op_end();
-	if (fd < 0) {
-		err = errno;
-		count(me->open_err, err);
-		if (!expected_open_errno(err, 1))
-			unexpected("open %s for reading: %s", path, errname(err));
+	fd = open_file(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
 		return;
-	}
 	n = 1 + below(8);
 	for (i = 0; i < n && !stopping(); i++) {
 		if (below(4) == 0) {
