@@ -11,6 +11,10 @@
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
+#   make stress [KVER=6.12] [STRESS_SECS=300] [STRESS_SEED=N]   the long
+#                         stress run: the fuzzer for STRESS_SECS in a VM booted
+#                         with slub_debug=FZPU init_on_free=1 (make check runs
+#                         it for 45 s without them)
 #   make tools            slabtrace, kmemtrace-record and kmemtrace-report in build/tools/
 #   make install-tools    the slabtrace command and slabtrace(8) into PREFIX (/usr/local)
 #   make clean
@@ -34,7 +38,7 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v 
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
-	vm-test checkpatch sparse shadow bench tools install-tools
+	vm-test stress checkpatch sparse shadow bench tools install-tools
 
 all: modules
 
@@ -111,6 +115,18 @@ sparse: shadow
 
 vm-test: test-modules
 	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
+
+# The guest test "stress" for STRESS_SECS, with SLUB's red zones and
+# poisoning (a cheap KASAN: Debian's kernels have none).
+STRESS_SECS ?= 300
+STRESS_KVER := $(or $(KVER),6.12)
+stress:
+	@$(MAKE) --no-print-directory KVER=$(STRESS_KVER) test-modules
+	rm -rf build/$(STRESS_KVER)/stress-out
+	SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 stress_secs=$(STRESS_SECS)$(if \
+		$(STRESS_SEED), stress_seed=$(STRESS_SEED))" \
+		scripts/vm-run.sh -k -t $$(($(STRESS_SECS) + 600)) \
+		-o build/$(STRESS_KVER)/stress-out $(STRESS_KVER) stress
 
 kunit:
 	scripts/kunit.sh

@@ -27,6 +27,10 @@
 # device), and %p would print "(____ptrval____)" until it is: the kernel
 # is booted with debug_boot_weak_hash, which hashes pointers without it.
 #
+# SLABTRACE_APPEND adds kernel parameters to every boot (make stress:
+# "slub_debug=FZPU init_on_free=1 stress_secs=N"; a NAME=VALUE the kernel
+# does not know reaches the guest tests as an environment variable).
+#
 # SLABTRACE_ACCEL overrides the accelerator (default tcg,thread=single; KVM
 # cannot boot these kernels on this project's machines).
 # SLABTRACE_VM_MEM is the guest's memory in MiB (default 1024; the lowmem
@@ -96,7 +100,7 @@ boot() {
 		-accel "$accel" -smp 2 -m "${SLABTRACE_VM_MEM:-1024}" -nodefaults -display none \
 		-no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$work/initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=7 no_timer_check noirqdebug debug_boot_weak_hash st_tests=$tests${1:+ $1}" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=7 no_timer_check noirqdebug debug_boot_weak_hash st_tests=$tests${SLABTRACE_APPEND:+ $SLABTRACE_APPEND}${1:+ $1}" \
 		-serial "file:$console" -serial "file:$work/out.tar" \
 		< /dev/null > "$work/qemu.log" 2>&1 &
 	qpid=$!
