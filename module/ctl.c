@@ -232,7 +232,7 @@ int slabtrace_ctl_command(char *buf, size_t len)
 		if (argc == 1)
 			ret = slabtrace_help();
 		else
-			pr_warn("ctl: 'help' takes no arguments\n");
+			pr_warn_ratelimited("ctl: 'help' takes no arguments\n");
 		goto out;
 	}
 	if (cmd == CMD_PRINT && argc > 2) {
