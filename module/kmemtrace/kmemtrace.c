@@ -194,20 +194,19 @@ int slabtrace_kmemtrace_init(void)
 	if (IS_ERR(kmt_dir))
 		return PTR_ERR(kmt_dir);
 	ret = kmt_files_init();
-	if (ret)
-		goto err_dir;
-	if (kmt_param_on) {
+	/*
+	 * "enable" exists from here on: a writer may start a trace while the
+	 * module is still loading.  The parameter's start finds it running,
+	 * and a failure stops whatever runs, before the module goes.
+	 */
+	if (!ret && kmt_param_on) {
 		mutex_lock(&slabtrace_mutex);
-		ret = kmt_start(NULL, 0);
+		if (!kmt_running)
+			ret = kmt_start(NULL, 0);
 		mutex_unlock(&slabtrace_mutex);
-		if (ret)
-			goto err_dir;
 	}
-	return 0;
-
-err_dir:
-	debugfs_remove(kmt_dir);
-	kmt_dir = NULL;
+	if (ret)
+		slabtrace_kmemtrace_exit();
 	return ret;
 }
 
