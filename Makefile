@@ -3,8 +3,10 @@
 # slabtrace: out-of-tree build and the project's commands.
 #
 #   make                  build slabtrace.ko here, for the running kernel
-#   make KVER=6.1|6.12|6.1-rt|6.12-rt   build in build/KVER/ against Debian's headers
-#                         (fetched into ~/.cache/slabtrace, never installed)
+#   make KVER=6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64
+#                         build in build/KVER/ against Debian's headers
+#                         (fetched into ~/.cache/slabtrace, never installed;
+#                         -arm64: cross-built with Debian's aarch64 gcc-12)
 #   make modules_install  install for KDIR's kernel (then depmod)
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
@@ -23,6 +25,22 @@ KDIR ?= $(shell $(CURDIR)/scripts/fetch-kernel.sh $(KVER))/build
 BUILD := $(CURDIR)/build/$(KVER)
 endif
 
+# The guest's programs: for the kernel's arch, static, and on x86-64 also
+# as 32-bit programs (NAME32) for the compat system calls.  arm64 guests
+# get no 32-bit programs (Debian's arm-linux-gnueabihf compiler conflicts
+# with gcc-multilib); the tests that need them skip, saying so.
+ifneq ($(filter %-arm64,$(KVER)),)
+CROSS_BIN := $(shell $(CURDIR)/scripts/fetch-cross.sh)
+export PATH := $(CROSS_BIN):$(PATH)
+GUEST_CC := aarch64-linux-gnu-gcc
+GUEST_CC32 :=
+# 6.12's headers set it themselves, 6.1's only when dpkg cross-builds.
+KB_ARGS := CROSS_COMPILE=aarch64-linux-gnu-
+else
+GUEST_CC := $(CC)
+GUEST_CC32 := $(CC) -m32
+endif
+
 VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
@@ -37,23 +55,23 @@ ifneq ($(BUILD),$(CURDIR))
 endif
 
 modules: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) modules
+	@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) modules
 
 # slabtrace.ko plus what only the VM tests and the demo use: the leaky
-# module, and the guest's test programs (static, any kernel), each also
-# as a 32-bit program (NAME32) for the compat system calls.
+# module, and the guest's test programs (static, any kernel of the arch),
+# each also as a 32-bit program (NAME32) where GUEST_CC32 is set.
 GUEST_PROGS := $(patsubst scripts/guest/%.c,%,$(wildcard scripts/guest/*.c))
 
 test-modules: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) SLABTRACE_TEST_MODULES=m modules
+	@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
-	@$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
+	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
 		scripts/kmemtrace/record.c
 	@for p in $(GUEST_PROGS); do \
-		$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
+		$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
 			scripts/guest/$$p.c || exit 1; \
-		$(CC) -m32 -static -O2 -Wall -Wextra -Werror \
+		[ -z "$(GUEST_CC32)" ] || $(GUEST_CC32) -static -O2 -Wall -Wextra -Werror \
 			-o $(BUILD)/bin/$${p}32 scripts/guest/$$p.c || exit 1; \
 	done
 
@@ -67,10 +85,10 @@ tools:
 		scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2)
 
 modules_install:
-	$(MAKE) -C $(KDIR) M=$(BUILD) modules_install
+	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
 
 sparse: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) C=2 modules
+	@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules
 
 vm-test: test-modules
 	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
