@@ -23,6 +23,8 @@
 #   modules/          /lib/modules/<abi> of the image (for modules.dep etc.)
 #   build             -> the relocated headers tree (KDIR)
 #   abi               the ABI string, e.g. 6.1.0-56-amd64
+#   busybox           (arm64 only) Debian's busybox-static:arm64, for the
+#                     guest's initramfs (x86-64 guests use the host's)
 set -eu
 
 kver=${1:?usage: $0 6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64}
@@ -89,7 +91,7 @@ mkdir -p "$dir/debs" "$dir/root"
 echo "fetch-kernel: downloading $img-unsigned $hdr $common $kbuild" >&2
 download() {
 	(cd "$dir/debs" && apt-get download -q "$img-unsigned$qa" "$hdr$qa" \
-		"$common" "$kbuild" >&2)
+		"$common" "$kbuild" ${qa:+busybox-static$qa} >&2)
 }
 # A stale index names versions the mirror no longer has: refresh, retry.
 if ! download; then
@@ -116,6 +118,7 @@ done
 ln -sfn "$root/usr/src/$hdr" "$dir/build"
 ln -sfn "$root/lib/modules/$abi" "$dir/modules"
 ln -sfn "$root/boot/vmlinuz-$abi" "$dir/vmlinuz"
+[ -z "$qa" ] || ln -sfn "$root/bin/busybox" "$dir/busybox"
 echo "$abi" > "$dir/abi"
 rm -rf "$dir/debs"
 touch "$dir/.done"
