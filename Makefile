@@ -14,6 +14,8 @@
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
 #   make tools            kmemtrace-record and kmemtrace-report in build/tools/
+#   make compat [COMPAT=REGEX]   build against every 6.1/6.12 headers package
+#                         the archive serves (build/compat.txt)
 #   make clean
 
 KVER ?=
@@ -41,11 +43,22 @@ GUEST_CC := $(CC)
 GUEST_CC32 := $(CC) -m32
 endif
 
+# LLVM=1 builds with clang only for a kernel built with clang: a module
+# must be built by the kernel's compiler, and Debian's kernels are built
+# with gcc-12 (their headers set CC to it, so LLVM=1 would silently build
+# with gcc).  For those, clang's view of the code is make check's
+# scripts/clang-check.py.
+ifneq ($(LLVM),)
+ifneq ($(shell grep -qs '^CONFIG_CC_IS_CLANG=y' $(KDIR)/.config && echo y),y)
+$(error LLVM=$(LLVM): the kernel in $(KDIR) was built with gcc ($(shell sed -n 's/^CONFIG_CC_VERSION_TEXT=//p' $(KDIR)/.config)), and a module must be built with the kernel's compiler; Debian's kernels are built with gcc-12, so LLVM=1 is not supported for them)
+endif
+endif
+
 VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all modules test-modules modules_install clean check demo kunit \
-	vm-test checkpatch sparse shadow bench tools
+	vm-test checkpatch sparse shadow bench tools compat
 
 all: modules
 
@@ -104,6 +117,9 @@ bench:
 
 check:
 	scripts/check.sh
+
+compat:
+	scripts/compat.sh '$(value COMPAT)'
 
 demo:
 	scripts/demo.sh
