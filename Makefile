@@ -68,7 +68,7 @@ ifneq ($(BUILD),$(CURDIR))
 endif
 
 modules: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) modules
 
 # slabtrace.ko plus what only the VM tests and the demo use: the leaky
 # module, and the guest's test programs (static, any kernel of the arch),
@@ -76,7 +76,7 @@ modules: shadow
 GUEST_PROGS := $(patsubst scripts/guest/%.c,%,$(wildcard scripts/guest/*.c))
 
 test-modules: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
 	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
@@ -101,7 +101,7 @@ modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
 
 sparse: shadow
-	@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules
 
 vm-test: test-modules
 	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
