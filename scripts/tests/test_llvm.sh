@@ -8,28 +8,24 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 npass=0
 nfail=0
+pass() { echo "PASS: llvm: $*"; npass=$((npass + 1)); }
+fail() { echo "FAIL: llvm: $*"; nfail=$((nfail + 1)); }
+
 out=$(make --no-print-directory -C "$top" KVER=6.12 LLVM=1 modules 2>&1)
-rc=$?
-if [ "$rc" -ne 0 ]; then
-	npass=$((npass + 1))
-	echo "PASS: llvm: make KVER=6.12 LLVM=1 fails"
+if [ $? -ne 0 ]; then
+	pass "make KVER=6.12 LLVM=1 fails"
 else
-	nfail=$((nfail + 1))
-	echo "FAIL: llvm: make KVER=6.12 LLVM=1 succeeded"
+	fail "make KVER=6.12 LLVM=1 succeeded"
 fi
 if echo "$out" | grep -q 'was built with gcc .*LLVM=1 is not supported for them'; then
-	npass=$((npass + 1))
-	echo "PASS: llvm: it says why"
+	pass "it says why"
 else
-	nfail=$((nfail + 1))
-	echo "FAIL: llvm: no reason given: $out"
+	fail "no reason given: $out"
 fi
 if echo "$out" | grep -q 'CC \[M\]'; then
-	nfail=$((nfail + 1))
-	echo "FAIL: llvm: it compiled something"
+	fail "it compiled something"
 else
-	npass=$((npass + 1))
-	echo "PASS: llvm: nothing compiled"
+	pass "nothing compiled"
 fi
 echo "llvm: $npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
