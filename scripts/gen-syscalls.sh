@@ -17,7 +17,8 @@
 # <asm-generic/unistd.h> instead (the arch's uapi asm/unistd.h: arm64
 # before v6.11) is run through the preprocessor ($CPP, default cpp) with
 # the -I directories, and its __NR_ macros are resolved.  "-" for the
-# 32-bit header: the kernel has no compat system calls, the table is empty.
+# 32-bit header: the kernel has no compat system calls, the table has one
+# unnamed entry.
 set -eu
 incs=
 while getopts I: opt; do
@@ -77,8 +78,9 @@ table() {
 	abi=$1
 	file=$2
 	if [ "$file" = - ]; then
+		# One empty entry: no table (nor what is sized by one) is empty.
 		echo "/* No compat system calls. */"
-		echo "static const struct slabtrace_syscall syscalls_$abi[] = { };"
+		echo "static const struct slabtrace_syscall syscalls_$abi[1] = { };"
 		return
 	fi
 	[ -r "$file" ] || { echo "gen-syscalls: cannot read $file" >&2; exit 1; }
