@@ -80,12 +80,12 @@ table() {
 	if [ "$file" = - ]; then
 		# One empty entry: no table (nor what is sized by one) is empty.
 		echo "/* No compat system calls. */"
-		echo "static const struct slabtrace_syscall syscalls_$abi[1] = { };"
+		echo "static const struct slabtrace_syscall syscalls_${abi}[1] = { };"
 		return
 	fi
 	[ -r "$file" ] || { echo "gen-syscalls: cannot read $file" >&2; exit 1; }
 	echo "/* From $(basename "$file"). */"
-	echo "static const struct slabtrace_syscall syscalls_$abi[] = {"
+	echo "static const struct slabtrace_syscall syscalls_${abi}[] = {"
 	numbers "$file" |
 	sort -n -k1,1 -k2,2 |
 	while read -r nr name; do

@@ -75,7 +75,7 @@ case $kver in
 	append=
 	busybox=$kdir/busybox ;;
 *)
-	qemu=qemu-system-x86_64
+	qemu="qemu-system-x86_64"
 	cons=ttyS0
 	outdev="-serial file:$work/out.tar"
 	outtty=/dev/ttyS1
