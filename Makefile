@@ -3,8 +3,10 @@
 # slabtrace: out-of-tree build and the project's commands.
 #
 #   make                  build slabtrace.ko here, for the running kernel
-#   make KVER=6.1|6.12|6.1-rt|6.12-rt   build in build/KVER/ against Debian's headers
-#                         (fetched into ~/.cache/slabtrace, never installed)
+#   make KVER=6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64
+#                         build in build/KVER/ against Debian's headers
+#                         (fetched into ~/.cache/slabtrace, never installed;
+#                         -arm64: cross-built with Debian's aarch64 gcc-12)
 #   make modules_install  install for KDIR's kernel (then depmod)
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
@@ -17,6 +19,8 @@
 #                         it for 45 s without them)
 #   make tools            slabtrace, kmemtrace-record and kmemtrace-report in build/tools/
 #   make install-tools    the slabtrace command and slabtrace(8) into PREFIX (/usr/local)
+#   make compat [COMPAT=REGEX]   build against every 6.1/6.12 headers package
+#                         the archive serves (build/compat.txt)
 #   make clean
 
 KVER ?=
@@ -34,11 +38,38 @@ KDIR ?= $(shell $(CURDIR)/scripts/fetch-kernel.sh $(KVER))/build
 BUILD := $(CURDIR)/build/$(KVER)
 endif
 
+# The guest's programs: for the kernel's arch, static, and on x86-64 also
+# as 32-bit programs (NAME32) for the compat system calls.  arm64 guests
+# get no 32-bit programs (Debian's arm-linux-gnueabihf compiler conflicts
+# with gcc-multilib); the tests that need them skip, saying so.
+ifneq ($(filter %-arm64,$(KVER)),)
+CROSS_BIN := $(shell $(CURDIR)/scripts/fetch-cross.sh)
+export PATH := $(CROSS_BIN):$(PATH)
+GUEST_CC := aarch64-linux-gnu-gcc
+GUEST_CC32 :=
+# 6.12's headers set it themselves, 6.1's only when dpkg cross-builds.
+KB_ARGS := CROSS_COMPILE=aarch64-linux-gnu-
+else
+GUEST_CC := $(CC)
+GUEST_CC32 := $(CC) -m32
+endif
+
+# LLVM=1 builds with clang only for a kernel built with clang: a module
+# must be built by the kernel's compiler, and Debian's kernels are built
+# with gcc-12 (their headers set CC to it, so LLVM=1 would silently build
+# with gcc).  For those, clang's view of the code is make check's
+# scripts/clang-check.py.
+ifneq ($(LLVM),)
+ifneq ($(shell grep -qs '^CONFIG_CC_IS_CLANG=y' $(KDIR)/.config && echo y),y)
+$(error LLVM=$(LLVM): the kernel in $(KDIR) was built with gcc ($(shell sed -n 's/^CONFIG_CC_VERSION_TEXT=//p' $(KDIR)/.config)), and a module must be built with the kernel's compiler; Debian's kernels are built with gcc-12, so LLVM=1 is not supported for them)
+endif
+endif
+
 VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v '^lowmem.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
-	vm-test stress checkpatch sparse shadow bench tools install-tools
+	vm-test stress checkpatch sparse shadow bench tools install-tools compat
 
 all: modules
 
@@ -64,25 +95,25 @@ ifneq ($(BUILD),$(CURDIR))
 endif
 
 modules: shadow
-	+@scripts/kbuild.sh $(KDIR) $(BUILD) modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) modules
 
 # slabtrace.ko plus what only the VM tests and the demo use: the leaky
-# module, and the guest's test programs (static, any kernel), each also
-# as a 32-bit program (NAME32) for the compat system calls.
+# module, and the guest's test programs (static, any kernel of the arch),
+# each also as a 32-bit program (NAME32) where GUEST_CC32 is set.
 GUEST_PROGS := $(patsubst scripts/guest/%.c,%,$(wildcard scripts/guest/*.c))
 
 test-modules: shadow
-	+@scripts/kbuild.sh $(KDIR) $(BUILD) SLABTRACE_TEST_MODULES=m modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
-	@$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
+	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
 		scripts/kmemtrace/record.c
-	@$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/slabtrace \
+	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/slabtrace \
 		scripts/slabtrace.c
 	@for p in $(GUEST_PROGS); do \
-		$(CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
+		$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
 			scripts/guest/$$p.c || exit 1; \
-		$(CC) -m32 -static -O2 -Wall -Wextra -Werror \
+		[ -z "$(GUEST_CC32)" ] || $(GUEST_CC32) -static -O2 -Wall -Wextra -Werror \
 			-o $(BUILD)/bin/$${p}32 scripts/guest/$$p.c || exit 1; \
 	done
 
@@ -108,10 +139,10 @@ install-tools:
 		$(DESTDIR)$(PREFIX)/share/man/man8/slabtrace.8
 
 modules_install:
-	$(MAKE) -C $(KDIR) M=$(BUILD) modules_install
+	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
 
 sparse: shadow
-	+@scripts/kbuild.sh $(KDIR) $(BUILD) C=2 modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules
 
 vm-test: test-modules
 	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
@@ -139,6 +170,9 @@ bench:
 
 check:
 	scripts/check.sh
+
+compat:
+	scripts/compat.sh '$(value COMPAT)'
 
 demo:
 	scripts/demo.sh

@@ -66,10 +66,10 @@ static struct kobject *name_to_kobj(const char *name)
 static int calibrate(void)
 {
 	static const char *const names[] = {
-		"kmalloc-64", "kmalloc-128", "kmalloc-1k",
+		"kmalloc-128", "kmalloc-256", "kmalloc-1k",
 	};
 	const unsigned int index[] = {
-		kmalloc_index(64), kmalloc_index(128), kmalloc_index(1024),
+		kmalloc_index(128), kmalloc_index(256), kmalloc_index(1024),
 	};
 	unsigned long off[ARRAY_SIZE(names)];
 	struct kobject *kobj;

@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: every test of the project, in order: the builds for Debian
-# 6.1, 6.12 and their PREEMPT_RT flavours 6.1-rt and 6.12-rt (W=1, a
-# warning fails), sparse (6.1, 6.12), checkpatch, the docs, the KUnit
-# suites on UML, the VM suites (every guest test) on 6.1, 6.12, 6.12-rt
-# and 6.1-rt, the userspace tools (with what the VM runs saved), the flame
-# graph in headless Chromium and the slabtrace command.  A step that prints
+# 6.1, 6.12, their PREEMPT_RT flavours 6.1-rt and 6.12-rt and the arm64
+# kernels 6.12-arm64 and 6.1-arm64 (W=1, a warning fails), sparse (6.1,
+# 6.12), clang -fsyntax-only (6.12, 6.12-arm64), LLVM=1 refused for
+# gcc-built kernels, dkms add/build with private trees, the build's
+# refusal of kernels without what slabtrace needs, checkpatch, the docs,
+# the KUnit suites on UML, the VM suites (every guest test) on 6.1, 6.12,
+# 6.12-rt, 6.1-rt and 6.12-arm64, core and load on 6.1-arm64, print in a
+# 256 MiB guest, the userspace tools (with what the VM runs saved), the
+# flame graph in headless Chromium and the slabtrace command.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
@@ -50,18 +54,30 @@ step "build 6.1" make --no-print-directory KVER=6.1 test-modules
 step "build 6.12" make -j"$(nproc)" --no-print-directory KVER=6.12 test-modules
 step "build 6.1-rt" make --no-print-directory KVER=6.1-rt test-modules
 step "build 6.12-rt" make --no-print-directory KVER=6.12-rt test-modules
+step "build 6.12-arm64" make --no-print-directory KVER=6.12-arm64 test-modules
+step "build 6.1-arm64" make --no-print-directory KVER=6.1-arm64 test-modules
 step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
 step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
+step "clang 6.12" scripts/clang-check.py 6.12
+step "clang 6.12-arm64" scripts/clang-check.py 6.12-arm64
+step "llvm refused" scripts/tests/test_llvm.sh
+step "dkms" scripts/tests/test_dkms.sh
+step "refusals" scripts/tests/test_refusals.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
 tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | grep -v '^lowmem.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
-rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out
+rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
+	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
 step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
 step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
 step "vm 6.12-rt" scripts/vm-run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
 step "vm 6.1-rt" scripts/vm-run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
+step "vm 6.12-arm64" scripts/vm-run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$tests"
+# arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
+# expect kmalloc-64.
+step "vm 6.1-arm64" scripts/vm-run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
 # print in a 256 MiB guest: ENOMEM, never the OOM killer.
 rm -rf build/6.12/vm-lowmem
 step "vm lowmem" env SLABTRACE_VM_MEM=256 \

@@ -3,21 +3,34 @@
 #
 # Install the Debian packages the build and the tests need, if missing.
 # Never a linux-image or linux-headers package: scripts/fetch-kernel.sh
-# downloads and unpacks those into the cache instead.
+# downloads and unpacks those into the cache instead.  For the arm64
+# kernels: dpkg learns the arm64 architecture (so apt-get download finds
+# arm64 kernels and busybox), the cross binutils and C library are
+# installed, the cross compiler is unpacked by scripts/fetch-cross.sh.
 set -eu
 pkgs="make gcc libc6-dev bc flex bison python3 perl xz-utils gzip cpio kmod
 busybox-static qemu-system-x86 dwarves sparse linux-source-6.12 python3-docutils
 gcc-multilib babeltrace2 libbabeltrace2-dev pkg-config
-chromium chromium-driver python3-selenium man-db groff-base"
+chromium chromium-driver python3-selenium man-db groff-base
+qemu-system-arm binutils-aarch64-linux-gnu libc6-dev-arm64-cross clang dkms"
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+newarch=
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	echo "deps: adding the arm64 architecture"
+	$sudo dpkg --add-architecture arm64
+	newarch=1
+fi
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	[ -z "$newarch" ] || $sudo apt-get update -qq
+	exit 0
+fi
 echo "deps: installing$missing"
-sudo=
-[ "$(id -u)" -eq 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # shellcheck disable=SC2086

@@ -4,47 +4,62 @@
 # Fetch a Debian kernel image and its headers into the cache, never
 # installing them: apt-get download + dpkg-deb -x.  Prints the directory.
 #
-#   scripts/fetch-kernel.sh 6.1|6.12|6.1-rt|6.12-rt
+#   scripts/fetch-kernel.sh 6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64
 #
-# The -rt flavours are Debian's PREEMPT_RT kernels.  Each KVER is resolved
-# at run time from its metapackage (the current ABI, e.g. 6.1.0-56-rt-amd64):
+# The -rt flavours are Debian's PREEMPT_RT kernels, the -arm64 ones its
+# arm64 kernels (dpkg --add-architecture arm64, done by scripts/deps.sh).
+# Each KVER is resolved at run time from its metapackage (the current ABI,
+# e.g. 6.1.0-56-rt-amd64):
 #   6.1 linux-image-amd64, 6.12 linux-image-6.12-amd64,
-#   6.1-rt linux-image-rt-amd64, 6.12-rt linux-image-6.12-rt-amd64.
-# An rt kernel's headers depend on linux-headers-<ver>-common-rt.
+#   6.1-rt linux-image-rt-amd64, 6.12-rt linux-image-6.12-rt-amd64,
+#   6.1-arm64 linux-image-arm64:arm64, 6.12-arm64 linux-image-6.12-arm64:arm64.
+# An rt kernel's headers depend on linux-headers-<ver>-common-rt.  An arm64
+# kernel's headers are built with the amd64 linux-kbuild (its host tools
+# run here; the arm64 package's do not) and a cross compiler
+# (scripts/fetch-cross.sh).
 #
 # Layout of the result ($SLABTRACE_CACHE/kernels/<abi>/):
 #   vmlinuz           the kernel to boot
 #   modules/          /lib/modules/<abi> of the image (for modules.dep etc.)
 #   build             -> the relocated headers tree (KDIR)
 #   abi               the ABI string, e.g. 6.1.0-56-amd64
+#   busybox           (arm64 only) Debian's busybox-static:arm64, for the
+#                     guest's initramfs (x86-64 guests use the host's)
 set -eu
 
-kver=${1:?usage: $0 6.1|6.12|6.1-rt|6.12-rt}
+kver=${1:?usage: $0 6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64}
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
 
+# qa: the arch qualifier of the image and headers packages.
+qa=
 case $kver in
 6.1)	meta=linux-image-amd64 ;;
 6.12)	meta=linux-image-6.12-amd64 ;;
 6.1-rt)	meta=linux-image-rt-amd64 ;;
 6.12-rt) meta=linux-image-6.12-rt-amd64 ;;
-*)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1, 6.12, 6.1-rt or 6.12-rt)" >&2
+6.1-arm64) meta=linux-image-arm64 qa=:arm64 ;;
+6.12-arm64) meta=linux-image-6.12-arm64 qa=:arm64 ;;
+*)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64 or 6.12-arm64)" >&2
 	exit 1 ;;
 esac
 
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
+# depends PKG PATTERN: the first dependency of PKG matching PATTERN, without
+# the arch qualifier and the <> apt-cache puts around arch: all packages
+# asked for with one.
 depends() {
-	apt-cache depends "$1" 2>/dev/null |
+	apt-cache depends "$1" 2>/dev/null | sed -e 's/:[a-z0-9]*>\{0,1\}$//' -e 's/<//' |
 		sed -n "s/^ *|\{0,1\}Depends: \($2\)\$/\1/p" | head -n 1
 }
 
 # linux-image-6.1.0-56-amd64 -> 6.1.0-56-amd64; the index may be stale on a
 # fresh machine, so refresh it once if the metapackage is unknown.
-img=$(depends "$meta" 'linux-image-[0-9].*')
+img=$(depends "$meta$qa" 'linux-image-[0-9].*')
 if [ -z "$img" ]; then
 	$sudo apt-get update -qq >&2
-	img=$(depends "$meta" 'linux-image-[0-9].*')
+	img=$(depends "$meta$qa" 'linux-image-[0-9].*')
 fi
 [ -n "$img" ] || { echo "fetch-kernel: cannot resolve $meta" >&2; exit 1; }
 abi=${img#linux-image-}
@@ -66,8 +81,8 @@ if [ -f "$dir/.done" ]; then
 fi
 
 hdr=linux-headers-$abi
-common=$(depends "$hdr" 'linux-headers-.*-common\(-rt\)\{0,1\}')
-kbuild=$(depends "$hdr" 'linux-kbuild-.*')
+common=$(depends "$hdr$qa" 'linux-headers-.*-common\(-rt\)\{0,1\}')
+kbuild=$(depends "$hdr$qa" 'linux-kbuild-.*')
 [ -n "$common" ] && [ -n "$kbuild" ] ||
 	{ echo "fetch-kernel: cannot resolve dependencies of $hdr" >&2; exit 1; }
 
@@ -75,8 +90,8 @@ rm -rf "$dir"
 mkdir -p "$dir/debs" "$dir/root"
 echo "fetch-kernel: downloading $img-unsigned $hdr $common $kbuild" >&2
 download() {
-	(cd "$dir/debs" && apt-get download -q "$img-unsigned" "$hdr" "$common" \
-		"$kbuild" >&2)
+	(cd "$dir/debs" && apt-get download -q "$img-unsigned$qa" "$hdr$qa" \
+		"$common" "$kbuild" ${qa:+busybox-static$qa} >&2)
 }
 # A stale index names versions the mirror no longer has: refresh, retry.
 if ! download; then
@@ -103,6 +118,7 @@ done
 ln -sfn "$root/usr/src/$hdr" "$dir/build"
 ln -sfn "$root/lib/modules/$abi" "$dir/modules"
 ln -sfn "$root/boot/vmlinuz-$abi" "$dir/vmlinuz"
+[ -z "$qa" ] || ln -sfn "$root/bin/busybox" "$dir/busybox"
 echo "$abi" > "$dir/abi"
 rm -rf "$dir/debs"
 touch "$dir/.done"

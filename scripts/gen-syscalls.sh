@@ -2,15 +2,32 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Generate the syscall tables of the kernel being built for from its own
-# numbering, the generated uapi headers unistd_64.h and unistd_32.h:
+# numbering:
 #
-#   scripts/gen-syscalls.sh UNISTD_64_H UNISTD_32_H > syscall_table.h
+#   scripts/gen-syscalls.sh [-I DIR]... UNISTD_64_H UNISTD_32_H|- > syscall_table.h
 #
-# For each ABI (64: native, 32: the ia32 compat entry points) it emits the
-# names by number and, for the system calls that take a path, which
-# argument it is (1-based; 0: none).  Only the list of path-taking calls,
-# by name, is written by hand, below.
+# For each ABI (64: native, 32: the compat entry points, ia32 on x86-64,
+# aarch32 on arm64) it emits the names by number and, for the system calls
+# that take a path, which argument it is (1-based; 0: none).  Only the list
+# of path-taking calls, by name, is written by hand, below.
+#
+# A header is read for its "#define __NR_name number" lines: the generated
+# unistd_64.h and unistd_32.h (x86-64, arm64 from v6.11) or arm64's
+# asm/unistd32.h (before v6.11).  A header that includes
+# <asm-generic/unistd.h> instead (the arch's uapi asm/unistd.h: arm64
+# before v6.11) is run through the preprocessor ($CPP, default cpp) with
+# the -I directories, and its __NR_ macros are resolved.  "-" for the
+# 32-bit header: the kernel has no compat system calls, the table has one
+# unnamed entry.
 set -eu
+incs=
+while getopts I: opt; do
+	case $opt in
+	I) incs="$incs -I$OPTARG" ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
 u64=$1
 u32=$2
 
@@ -28,14 +45,49 @@ lgetxattr:0 setxattr:0 lsetxattr:0 listxattr:0 llistxattr:0
 removexattr:0 lremovexattr:0 uselib:0 name_to_handle_at:1 fsopen:0
 open_tree:1 move_mount:1 mount_setattr:1 inotify_add_watch:1"
 
+# numbers FILE: "number name" for each system call FILE defines.
+numbers() {
+	if grep -q '^#include <asm-generic/unistd.h>' "$1"; then
+		# The macros as the arch's settings leave them, then each
+		# __NR_name resolved through its aliases (__NR_fcntl is
+		# __NR3264_fcntl).  __NR_syscalls (the count, also in
+		# arm64's generated headers) and __NR_arch_specific_syscall
+		# are not system calls.
+		# shellcheck disable=SC2086
+		${CPP:-cpp} -nostdinc -undef -P -dM $incs "$1" |
+		awk '$1 == "#define" && NF == 3 { v[$2] = $3 }
+		END {
+			for (m in v) {
+				if (m !~ /^__NR_/ || m == "__NR_syscalls" ||
+				    m == "__NR_arch_specific_syscall")
+					continue
+				x = v[m]
+				for (i = 0; i < 8 && x in v; i++)
+					x = v[x]
+				if (x ~ /^[0-9]+$/)
+					print x, substr(m, 6)
+			}
+		}'
+	else
+		sed -n 's/^#define __NR_\([a-z0-9_]*\)[ 	]\{1,\}\([0-9]\{1,\}\)\([ 	]*\/\*.*\*\/\)\{0,1\}$/\2 \1/p' "$1" |
+		grep -v ' syscalls$'
+	fi
+}
+
 table() {
 	abi=$1
 	file=$2
+	if [ "$file" = - ]; then
+		# One empty entry: no table (nor what is sized by one) is empty.
+		echo "/* No compat system calls. */"
+		echo "static const struct slabtrace_syscall syscalls_${abi}[1] = { };"
+		return
+	fi
 	[ -r "$file" ] || { echo "gen-syscalls: cannot read $file" >&2; exit 1; }
 	echo "/* From $(basename "$file"). */"
-	echo "static const struct slabtrace_syscall syscalls_$abi[] = {"
-	sed -n 's/^#define __NR_\([a-z0-9_]*\)[ 	]\{1,\}\([0-9]\{1,\}\)$/\2 \1/p' "$file" |
-	sort -n |
+	echo "static const struct slabtrace_syscall syscalls_${abi}[] = {"
+	numbers "$file" |
+	sort -n -k1,1 -k2,2 |
 	while read -r nr name; do
 		arg=0
 		for p in $paths; do

@@ -6,14 +6,24 @@
 #
 #   scripts/vm-run.sh [-o OUTDIR] [-t SECONDS] [-k] KVER TEST[,TEST...]
 #
-# KVER is 6.1, 6.12, 6.1-rt or 6.12-rt; the modules must already be built in build/KVER/
-# (make KVER=... test-modules).  Each TEST is scripts/guest/TEST.sh.
-# Files the guest leaves in /out are copied (tar over the second serial
-# port) to OUTDIR.  -k keeps the console log in OUTDIR even on success.
+# KVER is 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64 or 6.12-arm64; the modules
+# must already be built in build/KVER/ (make KVER=... test-modules).  Each
+# TEST is scripts/guest/TEST.sh.  Files the guest leaves in /out are copied
+# (tar over the second serial port; on arm64 a virtio serial port, since
+# QEMU's virt machine has one UART) to OUTDIR.  -k keeps the console log in OUTDIR
+# even on success.
+#
+# x86-64 kernels boot in qemu-system-x86_64 (console ttyS0); arm64 kernels
+# in qemu-system-aarch64 -M virt -cpu max (console ttyAMA0) with Debian's
+# busybox-static:arm64 (scripts/fetch-kernel.sh) in the initramfs.
+# SLABTRACE_ARM64_CPU overrides the CPU model (max,pauth=off boots about
+# three times faster: pointer authentication is slow to emulate).
 #
 # The run fails on: a FAIL line, a test exiting non-zero, a missing END or
 # DONE marker (guest hung, crashed or timed out), or a kernel splat in the
-# console.  The last line is "vm KVER: N passed, N failed".
+# console.  The last line is "vm KVER: N passed, N failed", plus ", N
+# skipped" when a guest test printed "SKIP: test: why" (it cannot run on
+# this kernel or arch) instead of its checks.
 #
 # A boot that never reaches /init (a panic while booting, or no "ST-VM:
 # kernel" line within SLABTRACE_BOOT_TIMEOUT seconds, default 180) is
@@ -60,16 +70,47 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/slabtrace-vm.XXXXXX")
 qpid=
 trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; rm -rf "$work"' EXIT
 
+# The machine: QEMU, its options, the console, and the device /init
+# sends /out to.
+case $kver in
+*-arm64)
+	qemu="qemu-system-aarch64 -M virt -cpu ${SLABTRACE_ARM64_CPU:-max}"
+	cons=ttyAMA0
+	outdev="-device virtio-serial-pci -chardev file,id=out,path=$work/out.tar -device virtserialport,chardev=out"
+	outtty=/dev/vport0p1
+	append=
+	busybox=$kdir/busybox ;;
+*)
+	qemu="qemu-system-x86_64"
+	cons=ttyS0
+	outdev="-serial file:$work/out.tar"
+	outtty=/dev/ttyS1
+	append=no_timer_check
+	busybox=/bin/busybox ;;
+esac
+
 # initramfs: busybox, init, guest tests, our modules, guest programs.
 root=$work/root
 mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" "$root/dev" \
 	"$root/tmp" "$root/tests" "$root/lib/slabtrace" "$root/out"
-cp /bin/busybox "$root/bin/busybox"
+cp "$busybox" "$root/bin/busybox"
 cp "$top/scripts/guest/init" "$root/init"
 cp "$top"/scripts/guest/*.sh "$root/tests/"
 chmod 755 "$root/init"
 for ko in "$bdir"/*.ko; do
 	[ -e "$ko" ] && cp "$ko" "$root/lib/slabtrace/"
+done
+# The kernel's modules for the /out port where they are not built in
+# (arm64 6.1: virtio_pci, virtio_console), loaded by /init in this order.
+n=0
+for m in virtio/virtio_pci_modern_dev virtio/virtio_pci_legacy_dev \
+	virtio/virtio_pci char/virtio_console; do
+	case $kver in *-arm64) ;; *) break ;; esac
+	ko=$kdir/modules/kernel/drivers/$m.ko
+	[ -e "$ko" ] || continue
+	mkdir -p "$root/lib/boot"
+	n=$((n + 1))
+	cp "$ko" "$root/lib/boot/$n-${m#*/}.ko"
 done
 if [ -d "$bdir/bin" ]; then
 	cp -r "$bdir/bin/." "$root/bin/"
@@ -96,12 +137,13 @@ boot() {
 	: > "$work/out.tar"
 	rc=0
 	stopped=
-	timeout --foreground "$tmo" qemu-system-x86_64 \
+	# shellcheck disable=SC2086
+	timeout --foreground "$tmo" $qemu \
 		-accel "$accel" -smp 2 -m "${SLABTRACE_VM_MEM:-1024}" -nodefaults -display none \
 		-no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$work/initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=7 no_timer_check noirqdebug debug_boot_weak_hash st_tests=$tests${SLABTRACE_APPEND:+ $SLABTRACE_APPEND}${1:+ $1}" \
-		-serial "file:$console" -serial "file:$work/out.tar" \
+		-append "console=$cons panic=-1 oops=panic loglevel=7 ${append:+$append }noirqdebug debug_boot_weak_hash st_out=$outtty st_tests=$tests${SLABTRACE_APPEND:+ $SLABTRACE_APPEND}${1:+ $1}" \
+		-serial "file:$console" $outdev \
 		< /dev/null > "$work/qemu.log" 2>&1 &
 	qpid=$!
 	waited=0
@@ -184,6 +226,7 @@ if [ -n "$out" ]; then
 	mkdir -p "$out"
 	if [ -s "$work/out.tar" ] && ! tar -C "$out" -xf "$work/out.tar"; then
 		unpacked=0
+		cp "$work/out.tar" "$out/out.tar"
 	fi
 fi
 
@@ -191,9 +234,10 @@ sed -e 's/\r$//' "$console" > "$work/console.txt"
 exec 3>&1
 judge() {
 	c=$work/console.txt
-	grep -E '^(PASS|FAIL): ' "$c" || true
+	grep -E '^(PASS|FAIL|SKIP): ' "$c" || true
 	npass=$(grep -c '^PASS: ' "$c" || true)
 	nfail=$(grep -c '^FAIL: ' "$c" || true)
+	nskip=$(grep -c '^SKIP: ' "$c" || true)
 	if [ "$hung" -eq 1 ]; then
 		echo "FAIL: vm: guest hung: no test output for ${idle_tmo}s, stopped"
 		nfail=$((nfail + 1))
@@ -234,7 +278,9 @@ judge() {
 		npass=$((npass + 1))
 	fi
 	[ -z "$boot_note" ] || echo "NOTE: vm: $boot_note"
-	echo "vm $kver: $npass passed, $nfail failed"
+	skipped=
+	[ "$nskip" -eq 0 ] || skipped=", $nskip skipped"
+	echo "vm $kver: $npass passed, $nfail failed$skipped"
 	[ "$nfail" -eq 0 ]
 }
 status=0

@@ -10,6 +10,30 @@
 #ifndef _SLABTRACE_COMPAT_H
 #define _SLABTRACE_COMPAT_H
 
+/*
+ * What slabtrace cannot work without.  A kernel configured without it is
+ * refused here, when the module is built, with one line saying why
+ * (without these the build would stop at modpost's undefined symbols, or
+ * the module would load and find no cache).  Debian's kernels, x86-64 and
+ * arm64, have them all.  CONFIG_RANDOM_KMALLOC_CACHES is refused at load
+ * (main.c).
+ */
+#ifndef CONFIG_SLUB
+#error "slabtrace needs CONFIG_SLUB: it finds caches through SLUB's /sys/kernel/slab"
+#endif
+#ifndef CONFIG_SYSFS
+#error "slabtrace needs CONFIG_SYSFS: it finds caches through SLUB's /sys/kernel/slab"
+#endif
+#ifndef CONFIG_STACKTRACE
+#error "slabtrace needs CONFIG_STACKTRACE: backtraces come from stack_trace_save()"
+#endif
+#ifndef CONFIG_STACKDEPOT
+#error "slabtrace needs CONFIG_STACKDEPOT: backtraces are kept in the stack depot"
+#endif
+#ifndef CONFIG_TRACEPOINTS
+#error "slabtrace needs CONFIG_TRACEPOINTS: it hooks the kmem tracepoints"
+#endif
+
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>

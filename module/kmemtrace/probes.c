@@ -59,9 +59,9 @@ struct kmem_cache *kmt_slab_cache(const void *obj, bool *known)
  */
 void kmt_slab_calibrate(void)
 {
-	static const size_t sizes[] = { 64, 256, 1024 };
+	static const size_t sizes[] = { 128, 256, 1024 };
 	const unsigned int index[] = {
-		kmalloc_index(64), kmalloc_index(256), kmalloc_index(1024),
+		kmalloc_index(128), kmalloc_index(256), kmalloc_index(1024),
 	};
 	void *obj[ARRAY_SIZE(sizes)] = { };
 	struct kmem_cache **slab;

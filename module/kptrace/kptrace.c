@@ -378,28 +378,28 @@ out:
 /* Queue the record of @t's call, and count it in the summary. */
 static void finish(struct kpt_task *t, long ret, u8 flags)
 {
-	struct {
-		struct kptrace_rec rec;
-		char data[KPTRACE_DATA_MAX];
-	} r;
+	/* The record and its data: a struct ending in data[] can't be a member. */
+	u64 buf[DIV_ROUND_UP(sizeof(struct kptrace_rec) + KPTRACE_DATA_MAX,
+			     sizeof(u64))];
+	struct kptrace_rec *rec = (struct kptrace_rec *)buf;
 	unsigned int i;
 
 	t->active = false;
-	r.rec.start_ns = t->start_ns;
-	r.rec.end_ns = ktime_get_mono_fast_ns();
+	rec->start_ns = t->start_ns;
+	rec->end_ns = ktime_get_mono_fast_ns();
 	for (i = 0; i < ARRAY_SIZE(t->args); i++)
-		r.rec.args[i] = t->args[i];
-	r.rec.ret = ret;
-	r.rec.nr = t->nr;
-	r.rec.pid = task_tgid_nr(current);
-	r.rec.tid = task_pid_nr(current);
-	r.rec.cpu = smp_processor_id();
-	r.rec.flags = t->flags | flags;
-	r.rec.data_len = t->data_len;
-	strscpy_pad(r.rec.comm, current->comm, sizeof(r.rec.comm));
-	memcpy(r.data, t->data, t->data_len);
-	kptrace_queue_write(&r.rec);
-	kptrace_summary_add(&r.rec);
+		rec->args[i] = t->args[i];
+	rec->ret = ret;
+	rec->nr = t->nr;
+	rec->pid = task_tgid_nr(current);
+	rec->tid = task_pid_nr(current);
+	rec->cpu = smp_processor_id();
+	rec->flags = t->flags | flags;
+	rec->data_len = t->data_len;
+	strscpy_pad(rec->comm, current->comm, sizeof(rec->comm));
+	memcpy(rec->data, t->data, t->data_len);
+	kptrace_queue_write(rec);
+	kptrace_summary_add(rec);
 }
 
 static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)

@@ -5,6 +5,9 @@
 # kptrace_pipe wakes a blocked reader; bad commands; rmmod while tracing.
 . /tests/lib.sh
 
+[ "$(uname -m)" = x86_64 ] ||
+	skip "its expected records are x86-64's (system call numbers, ia32 compat calls of kpt_probe32)"
+
 K=$ST/kptrace
 # x86_64 system call numbers (the ABI; kptrace's names come from the
 # kernel's own headers).

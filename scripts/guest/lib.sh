@@ -36,6 +36,13 @@ ctl_errno() {
 	echo "${out##*: }"
 }
 
+# skip "why": the whole test cannot run on this machine; says why, in a
+# line scripts/vm-run.sh counts, and ends the test.
+skip() {
+	echo "SKIP: $T: $*"
+	exit 0
+}
+
 # A test ends with "finish"; its exit status is the number of failures.
 finish() { exit "$failed"; }
 
