@@ -24,7 +24,7 @@
 #   make clean
 
 KVER ?=
-KVERS := 6.1 6.12 6.1-rt 6.12-rt
+KVERS := 6.1 6.12 6.1-rt 6.12-rt 6.1-arm64 6.12-arm64
 ifneq ($(KVER),)
 ifeq ($(filter $(KVER),$(KVERS)),)
 $(error unknown KVER '$(KVER)': Debian's kernels are $(KVERS); without KVER, the running kernel)

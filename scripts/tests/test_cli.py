@@ -469,7 +469,7 @@ class Build(unittest.TestCase):
     def test_unknown_kver_stops_at_once(self):
         rc, out = self.make("KVER=6.99")
         self.assertEqual(rc, 2)
-        self.assertIn("unknown KVER '6.99': Debian's kernels are 6.1 6.12 6.1-rt 6.12-rt", out)
+        self.assertIn("unknown KVER '6.99': Debian's kernels are 6.1 6.12 6.1-rt 6.12-rt 6.1-arm64 6.12-arm64", out)
         self.assertNotIn("fetch-kernel", out)
 
     def test_no_headers_names_the_package(self):
@@ -477,7 +477,7 @@ class Build(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("make: no kernel headers in /nonexistent-headers", out)
         self.assertIn("sudo apt install linux-headers-%s" % os.uname().release, out)
-        self.assertIn("make KVER=6.1 (or 6.12 6.1-rt 6.12-rt)", out)
+        self.assertIn("make KVER=6.1 (or 6.12 6.1-rt 6.12-rt 6.1-arm64 6.12-arm64)", out)
 
 
 class VmOutput(unittest.TestCase):
