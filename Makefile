@@ -10,6 +10,8 @@
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
+#   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,
+#                         strace in a Debian 6.12 VM (slow; not in check)
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
 #   make tools            kmemtrace-record and kmemtrace-report in build/tools/
 #   make clean
@@ -27,7 +29,7 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v 
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all modules test-modules modules_install clean check demo kunit \
-	vm-test checkpatch sparse shadow bench tools
+	vm-test checkpatch sparse shadow bench bench-peers tools
 
 all: modules
 
@@ -83,6 +85,9 @@ checkpatch:
 
 bench:
 	scripts/bench.sh
+
+bench-peers:
+	scripts/bench-peers.sh
 
 check:
 	scripts/check.sh

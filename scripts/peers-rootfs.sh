@@ -46,6 +46,10 @@ if [ -f "$dir/.done" ]; then
 	echo "$dir/rootfs.cpio"
 	exit 0
 fi
+# One rootfs at a time (570 MB): drop the ones of older scripts.
+for old in "$cache"/peers/*/; do
+	[ "${old%/}" = "$dir" ] || $sudo rm -rf "$old"
+done
 $sudo rm -rf "$dir"
 mkdir -p "$dir"
 root=$dir/root
@@ -76,7 +80,10 @@ find "$root/usr/src" -maxdepth 2 -type l | while read -r l; do
 	"$src"/*) $sudo ln -sfn "${t#"$src"}" "$l" ;;
 	esac
 done
+# build and source, as the image package has them (bcc reads kconfig.h
+# and the other common headers through source).
 $sudo ln -sfn "/usr/src/linux-headers-$abi" "$root/lib/modules/$abi/build"
+$sudo ln -sfn "$(readlink "$src/lib/modules/$abi/source")" "$root/lib/modules/$abi/source"
 # System.map and config where bcc and perf look for them.
 [ -e "$src/boot/System.map-$abi" ] && $sudo cp "$src/boot/System.map-$abi" "$root/boot/"
 [ -e "$src/boot/config-$abi" ] && $sudo cp "$src/boot/config-$abi" "$root/boot/"
