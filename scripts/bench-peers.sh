@@ -19,8 +19,8 @@
 # Writes build/bench/peers.csv (one row per pair), build/bench/peers.txt
 # (the table) and build/bench/console.log, and prints the table.
 #
-#   BENCH_PAIRS (5)  BENCH_FILES (20000)  BENCH_GETPID (200000)
-#   BENCH_PARTS (1,2; 4 is the scale part)  BENCH_SCALE (1000000)
+#   BENCH_PAIRS (5)  BENCH_FILES (10000)  BENCH_GETPID (100000)
+#   BENCH_PARTS (1,2,3,4)  BENCH_SCALE (1000000)
 #   BENCH_MEM (3072 MiB)  BENCH_TIMEOUT (7200 s)
 #   BENCH_CONSOLE=FILE  only recompute the table from a console log
 #   BENCH_OUT (build/bench)  where the files go
@@ -56,7 +56,7 @@ if [ -z "$console" ]; then
 		-accel tcg,thread=single -icount shift=0,sleep=off \
 		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-20000} bench_getpid=${BENCH_GETPID:-200000} bench_parts=${BENCH_PARTS:-1,2} bench_scale=${BENCH_SCALE:-1000000}" \
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4} bench_scale=${BENCH_SCALE:-1000000}" \
 		-serial "file:$console" < /dev/null > "$out/qemu.log" 2>&1 || true
 	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
 	rm -rf "$ov"
@@ -111,6 +111,18 @@ table=$out/peers.txt
 		lost = lost (lost == "" ? "" : " ") $7
 	}
 	END { flush() }'
+	# Part 3's streams: events written and bytes, per run.
+	grep '^INFO stream ' "$console" | awk '
+	{
+		n[$3]++
+		ev[$3] = ev[$3] " " $5
+		if ($5 > 0)
+			bpe[$3] = bpe[$3] sprintf(" %.1f", $7 / $5)
+	}
+	END {
+		for (t in n)
+			printf "stream %-10s events written:%s; bytes per event:%s\n", t, ev[t], bpe[t]
+	}' | sort
 	grep '^SCALE ' "$console" | sed 's/^SCALE /scale /'
 } > "$table"
 cat "$table"

@@ -16,15 +16,15 @@
 # "INFO ..." (caches, versions, start-up times), "FAIL ...".
 #
 # Kernel parameters (environment): bench_pairs (5), bench_files (file
-# churn iterations, 20000), bench_getpid (getpid() calls, 200000),
-# bench_parts (1,2), bench_scale (outstanding records for part 4,
+# churn iterations, 10000), bench_getpid (getpid() calls, 100000),
+# bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
 # comma separated: 1000000).
 set -u
 
 PAIRS=${bench_pairs:-5}
-FILES=${bench_files:-20000}
-GETPIDS=${bench_getpid:-200000}
-PARTS=${bench_parts:-1,2}
+FILES=${bench_files:-10000}
+GETPIDS=${bench_getpid:-100000}
+PARTS=${bench_parts:-1,2,3,4}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
 B=/bench
 ST=/sys/kernel/debug/slabtrace
@@ -141,7 +141,8 @@ pair() {
 		return
 	fi
 	if [ -n "${WRAP:-}" ]; then
-		traced=$($WRAP "$B/wl" "$@" | sed -n 's/^ns=\([0-9]*\).*/\1/p')
+		traced=$($WRAP "$B/wl" "$@" 2> /tmp/wrap.err | tee /tmp/wrap.out |
+			sed -n 's/^ns=\([0-9]*\).*/\1/p')
 	else
 		traced=$(wl_ns "$@")
 	fi
@@ -168,12 +169,18 @@ bracket() {
 	fi
 	for r in $(seq "$PAIRS"); do
 		traced[$r]=$(wl_ns "$@")
+		if ! kill -0 "$BG" 2>/dev/null; then
+			echo "FAIL $tool exited during traced run $r:"
+			tail -n 20 /tmp/"${tool%%:*}".out | sed 's/^/FAIL   /'
+			traced[$r]=
+		fi
 	done
 	stop_"${tool%%:*}" "$tool" "$@"
 	b2=$(wl_ns "$@")
 	info "bracket $tool untraced before $b1 after $b2"
 	for r in $(seq "$PAIRS"); do
-		echo "BENCH $part $tool $r $(((b1 + b2) / 2)) ${traced[$r]} $ev $LOST"
+		[ -n "${traced[$r]}" ] &&
+			echo "BENCH $part $tool $r $(((b1 + b2) / 2)) ${traced[$r]} $ev $LOST"
 	done
 }
 
@@ -278,6 +285,44 @@ stop_strace() {
 	[ -n "$n" ] || { info "strace output:"; sed 's/^/INFO   /' /tmp/strace.out | head -n 20; }
 }
 
+# --- Part 3: event streams of the churn, every kmem event written to a
+# file in /tmp (tmpfs): kmemtrace-record (slabtrace's relay stream, the
+# four slab events), perf kmem record (perf's ring buffers, the slab
+# events), trace-cmd record -e kmem (ftrace's, every kmem event: page
+# allocations and rss_stat too).  LOST is what the tool says it lost;
+# the INFO line gives the events written and the bytes.
+
+PAIRS_DONE_TC=
+start_kmemtrace() { rm -rf /tmp/kt; WRAP="$B/kmemtrace-record -o /tmp/kt --"; }
+stop_kmemtrace() {
+	WRAP=
+	LOST=$(sed -n 's/^kmemtrace-record: [0-9]* events written, \([0-9]*\) lost.*/\1/p' /tmp/wrap.out)
+	info "stream kmemtrace events $(sed -n 's/^kmemtrace-record: \([0-9]*\) events written.*/\1/p' /tmp/wrap.out) bytes $(du -sb /tmp/kt/ctf | cut -f1)"
+	rm -rf /tmp/kt
+}
+start_perfkmem() { rm -f /tmp/perf.data; WRAP="perf kmem record -q -o /tmp/perf.data --"; }
+stop_perfkmem() {
+	local ev
+	WRAP=
+	# "LOST events: N", "LOST_SAMPLES events: N", "SAMPLE events: N (x%)"
+	perf report -i /tmp/perf.data --stats > /tmp/perf.stats 2>/dev/null
+	LOST=$(awk '$1 ~ /^LOST/ && $2 == "events:" { s += $3 } END { print s + 0 }' /tmp/perf.stats)
+	ev=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' /tmp/perf.stats)
+	info "stream perfkmem events ${ev:-?} bytes $(stat -c %s /tmp/perf.data)"
+	rm -f /tmp/perf.data
+}
+start_tracecmd() { rm -f /tmp/tc.dat; WRAP="trace-cmd record -e kmem -o /tmp/tc.dat"; }
+stop_tracecmd() {
+	local ev
+	WRAP=
+	# Its per-CPU stats at exit: "entries: N", "overrun: N", ...
+	LOST=$(awk '$1 == "overrun:" { s += $2 } END { print s + 0 }' /tmp/wrap.out /tmp/wrap.err)
+	ev=$(awk '$1 == "entries:" { s += $2 } END { print s + 0 }' /tmp/wrap.out /tmp/wrap.err)
+	info "stream tracecmd events $ev bytes $(stat -c %s /tmp/tc.dat)"
+	[ "$PAIRS_DONE_TC" ] || { grep -v '^ns=' /tmp/wrap.out /tmp/wrap.err | sed 's/^/INFO   trace-cmd: /' | head -n 30; PAIRS_DONE_TC=1; }
+	rm -f /tmp/tc.dat
+}
+
 # --- Part 4: scale.  N outstanding kmalloc-64 objects (the leaky module's
 # "bufs", kmalloc(50) each), kept untraced and then traced: the difference
 # in MemAvailable is what slabtrace holds for N records, all included
@@ -285,7 +330,7 @@ stop_strace() {
 # memory held after a print and after reset.  One line each:
 #   SCALE N WHAT VALUE UNIT
 
-memavail() { awk '/^MemAvailable/ { printf "%d\n", $2 * 1024 }' /proc/meminfo; }
+memavail() { echo $(($(awk '/^MemFree/ { print $2 }' /proc/meminfo) * 1024)); }
 # keep N: the leaky module allocates N buffers, 10000 a write (a write
 # that allocates a million at once would hold its lock for seconds).
 keep() {
@@ -348,7 +393,12 @@ for p in bpftrace bpfcc-tools libbpf-tools strace linux-perf trace-cmd; do
 	info "version $(dpkg-query -W -f '${Package} ${Version}' $p 2>/dev/null)"
 done
 info "pairs $PAIRS, churn $FILES files, $GETPIDS getpid()"
+t0=$(now_ns)
 busybox insmod $B/slabtrace.ko || echo "FAIL insmod slabtrace.ko"
+echo "start kmalloc-64" > $ST/ctl
+started "slabtrace (insmod, start)" "$t0"
+echo "stop kmalloc-64" > $ST/ctl
+echo "reset kmalloc-64" > $ST/ctl
 
 case ,$PARTS, in
 *,1,*)
@@ -374,6 +424,17 @@ case ,$PARTS, in
 	done
 	;;
 esac
+case ,$PARTS, in
+*,3,*)
+	[ -n "${KMEM_EVENTS:-}" ] || count_kmem
+	for r in $(seq "$PAIRS"); do
+		pair 3 kmemtrace "$r" "$KMEM_EVENTS" files "$FILES"
+		pair 3 perfkmem "$r" "$KMEM_EVENTS" files "$FILES"
+		pair 3 tracecmd "$r" "$KMEM_EVENTS" files "$FILES"
+	done
+	;;
+esac
+
 case ,$PARTS, in
 *,4,*)
 	busybox insmod $B/leaky.ko || echo "FAIL insmod leaky.ko"
