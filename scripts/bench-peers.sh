@@ -117,7 +117,7 @@ table=$out/peers.txt
 		n[$3]++
 		ev[$3] = ev[$3] " " $5
 		if ($5 > 0)
-			bpe[$3] = bpe[$3] sprintf(" %.1f", $7 / $5)
+			bpe[$3] = bpe[$3] sprintf(" %.1f", $7 / $5) ($9 > 0 ? sprintf(" (%.1f uncompressed)", $9 / $5) : "")
 	}
 	END {
 		for (t in n)

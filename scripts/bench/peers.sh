@@ -315,11 +315,14 @@ start_tracecmd() { rm -f /tmp/tc.dat; WRAP="trace-cmd record -e kmem -o /tmp/tc.
 stop_tracecmd() {
 	local ev
 	WRAP=
-	# Its per-CPU stats at exit: "entries: N", "overrun: N", ...
-	LOST=$(awk '$1 == "overrun:" { s += $2 } END { print s + 0 }' /tmp/wrap.out /tmp/wrap.err)
-	ev=$(awk '$1 == "entries:" { s += $2 } END { print s + 0 }' /tmp/wrap.out /tmp/wrap.err)
-	info "stream tracecmd events $ev bytes $(stat -c %s /tmp/tc.dat)"
-	[ "$PAIRS_DONE_TC" ] || { grep -v '^ns=' /tmp/wrap.out /tmp/wrap.err | sed 's/^/INFO   trace-cmd: /' | head -n 30; PAIRS_DONE_TC=1; }
+	# The per-CPU buffer stats it saved: "overrun: N", "dropped events:
+	# N", "read events: N".  Its data is compressed: bytes per event are
+	# given uncompressed too ("N bytes in size (M uncompressed)").
+	trace-cmd report --stat -i /tmp/tc.dat > /tmp/tc.stat 2>&1
+	LOST=$(awk '$1 == "overrun:" { s += $2 } $1 == "dropped" && $2 == "events:" { s += $3 } END { print s + 0 }' /tmp/tc.stat)
+	ev=$(awk '$1 == "read" && $2 == "events:" { s += $3 } END { print s + 0 }' /tmp/tc.stat)
+	info "stream tracecmd events $ev bytes $(stat -c %s /tmp/tc.dat) uncompressed $(sed -n 's/.*(\([0-9]*\) uncompressed).*/\1/p' /tmp/wrap.err | awk '{ s += $1 } END { print s + 0 }')"
+	[ "$PAIRS_DONE_TC" ] || { sed 's/^/INFO   trace-cmd --stat: /' /tmp/tc.stat | head -n 40; PAIRS_DONE_TC=1; }
 	rm -f /tmp/tc.dat
 }
 
@@ -330,6 +333,14 @@ stop_tracecmd() {
 # memory held after a print and after reset.  One line each:
 #   SCALE N WHAT VALUE UNIT
 
+# mem: the memory counters the scale part reads, in bytes, one line.
+mem() {
+	awk '/^(MemFree|Slab|SUnreclaim|VmallocUsed|Percpu|KernelStack|PageTables):/ { printf "%s %.0f ", $1, $2 * 1024 } END { print "" }' /proc/meminfo
+	grep '^slabtrace' /proc/slabinfo | awk '{ printf "slabinfo %s %s objs of %s B; ", $1, $3, $4 } END { print "" }'
+}
+# used: SUnreclaim + VmallocUsed + Percpu, in bytes: what a module's
+# kmalloc, vmalloc and percpu allocations take.
+used() { awk '/^(SUnreclaim|VmallocUsed|Percpu):/ { s += $2 } END { printf "%.0f\n", s * 1024 }' /proc/meminfo; }
 memavail() { echo $(($(awk '/^MemFree/ { print $2 }' /proc/meminfo) * 1024)); }
 # keep N: the leaky module allocates N buffers, 10000 a write (a write
 # that allocates a million at once would hold its lock for seconds).
@@ -351,27 +362,31 @@ timed() {
 	echo "SCALE $n $what $((t1 - t0)) ns"
 }
 scale() {
-	local n=$1 m0 m1 m2 m3 m4 m5 bytes
+	local n=$1 m0 m1 m2 m3 m4 m5 u0 u1 u2 u3 u4 u5
 	sync
-	m0=$(memavail)
+	echo "SCALE $n mem-before $(mem)"
+	m0=$(memavail); u0=$(used)
 	keep "$n" || return
-	m1=$(memavail)
+	m1=$(memavail); u1=$(used)
+	echo "SCALE $n mem-untraced-kept $(mem)"
 	echo free > /sys/kernel/debug/leaky/ctl
 	sleep 1
 	echo "limit $((n + n / 4))" > $ST/ctl
 	echo "pool 65536" > $ST/ctl
-	m2=$(memavail)
+	m2=$(memavail); u2=$(used)
+	echo "SCALE $n mem-freed-pool-set $(mem)"
 	echo "start kmalloc-64" > $ST/ctl
 	timed "keep-traced" "$n" keep "$n"
 	echo "stop kmalloc-64" > $ST/ctl
-	m3=$(memavail)
-	echo "SCALE $n untraced-keep-bytes $((m0 - m1)) B"
-	echo "SCALE $n traced-keep-bytes $((m2 - m3)) B"
-	echo "SCALE $n bytes-per-record $(( (m2 - m3 - (m0 - m1)) / n )) B"
+	m3=$(memavail); u3=$(used)
+	echo "SCALE $n mem-traced-kept $(mem)"
+	echo "SCALE $n untraced-keep-bytes $((m0 - m1)) B (MemFree), $((u1 - u0)) B (SUnreclaim+VmallocUsed+Percpu)"
+	echo "SCALE $n traced-keep-bytes $((m2 - m3)) B (MemFree), $((u3 - u2)) B (SUnreclaim+VmallocUsed+Percpu)"
+	echo "SCALE $n bytes-per-record $(( (u3 - u2 - (u1 - u0)) / n )) B"
 	echo "SCALE $n stats $(grep -E '^(records|table|pool)' $ST/stats | tr '\n' ' ')"
 	timed print "$n" sh -c "echo 'print kmalloc-64' > $ST/ctl"
-	m4=$(memavail)
-	echo "SCALE $n held-after-print $((m3 - m4)) B"
+	m4=$(memavail); u4=$(used)
+	echo "SCALE $n held-after-print $((u4 - u3)) B ($((m3 - m4)) B MemFree)"
 	echo "SCALE $n header $(head -n 2 $ST/ctl | tail -n 1)"
 	timed print-stacks "$n" sh -c "echo 'print kmalloc-64 stacks' > $ST/ctl"
 	timed read-stacks "$n" sh -c "cat $ST/ctl > /tmp/stacks.txt"
@@ -380,11 +395,11 @@ scale() {
 	echo "SCALE $n folded-text $(wc -c < /tmp/folded.txt) B"
 	rm -f /tmp/stacks.txt /tmp/folded.txt
 	timed reset "$n" sh -c "echo 'reset kmalloc-64' > $ST/ctl"
-	sleep 1
-	m5=$(memavail)
-	echo "SCALE $n held-after-reset $((m2 - m5)) B"
 	echo free > /sys/kernel/debug/leaky/ctl
 	sleep 1
+	m5=$(memavail); u5=$(used)
+	echo "SCALE $n held-after-reset $((u5 - u2)) B ($((m2 - m5)) B MemFree), objects freed too"
+	echo "SCALE $n mem-after-reset $(mem)"
 }
 
 # --- The run.
