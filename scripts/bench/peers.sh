@@ -366,7 +366,7 @@ scale() {
 	sync
 	echo "SCALE $n mem-before $(mem)"
 	m0=$(memavail); u0=$(used)
-	keep "$n" || return
+	timed "keep-untraced" "$n" keep "$n"
 	m1=$(memavail); u1=$(used)
 	echo "SCALE $n mem-untraced-kept $(mem)"
 	echo free > /sys/kernel/debug/leaky/ctl
