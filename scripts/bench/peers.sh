@@ -18,7 +18,8 @@
 # Kernel parameters (environment): bench_pairs (5), bench_files (file
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
 # bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
-# comma separated: 1000000).
+# comma separated: 1000000), bench_text_max (read the whole text dump
+# of at most this many records: 1000000).
 set -u
 
 PAIRS=${bench_pairs:-5}
@@ -388,6 +389,11 @@ scale() {
 	m4=$(memavail); u4=$(used)
 	echo "SCALE $n held-after-print $((u4 - u3)) B ($((m3 - m4)) B MemFree)"
 	echo "SCALE $n header $(head -n 2 $ST/ctl | tail -n 1)"
+	# The whole dump as text (one object a paragraph): up to a million.
+	if [ "$n" -le "${bench_text_max:-1000000}" ]; then
+		timed read-text "$n" sh -c "cat $ST/ctl | wc -c > /tmp/textbytes"
+		echo "SCALE $n text $(cat /tmp/textbytes) B"
+	fi
 	timed print-stacks "$n" sh -c "echo 'print kmalloc-64 stacks' > $ST/ctl"
 	timed read-stacks "$n" sh -c "cat $ST/ctl > /tmp/stacks.txt"
 	echo "SCALE $n stacks-text $(wc -c < /tmp/stacks.txt) B"
