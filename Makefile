@@ -12,6 +12,8 @@
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
+#   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,
+#                         strace in a Debian 6.12 VM (slow; not in check)
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
 #   make stress [KVER=6.12] [STRESS_SECS=300] [STRESS_SEED=N]   the long
 #                         stress run: the fuzzer for STRESS_SECS in a VM booted
@@ -69,7 +71,7 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v 
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
-	vm-test stress checkpatch sparse shadow bench tools install-tools compat
+	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools compat
 
 all: modules
 
@@ -167,6 +169,9 @@ checkpatch:
 
 bench:
 	scripts/bench.sh
+
+bench-peers:
+	scripts/bench-peers.sh
 
 check:
 	scripts/check.sh
