@@ -66,6 +66,9 @@ def main():
                     src = line.split(":=", 1)[1].strip()
         if not saved or not src or not src.endswith(".c") or src.endswith(".mod.c"):
             continue
+        # A .cmd left by an older build whose source is gone: not ours now.
+        if not os.path.exists(os.path.join(kdir, src)):
+            continue
         # The compiler's command, up to the objtool run that follows it.
         argv = shlex.split(saved)
         if ";" in argv:
