@@ -128,6 +128,15 @@ slab_stop() {
 	LOST=$d
 }
 
+# start_tool TOOL WORKLOAD...: start_TOOL, or say why it did not start.
+start_tool() {
+	start_"${1%%:*}" "$@" && return 0
+	echo "FAIL $1 did not start:"
+	sed 's/^/FAIL   /' /tmp/"${1%%:*}".out 2>/dev/null | tail -n 30
+	[ -n "${BG:-}" ] && kill -KILL "$BG" 2>/dev/null
+	return 1
+}
+
 # pair PART TOOL ROUND EVENTS WORKLOAD...: untraced run, then
 # tool_start TOOL, traced run, tool_stop TOOL; one BENCH line.
 pair() {
@@ -135,12 +144,7 @@ pair() {
 	shift 4
 	base=$(wl_ns "$@")
 	LOST=-
-	if ! start_"${tool%%:*}" "$tool" "$@"; then
-		echo "FAIL $tool did not start:"
-		sed 's/^/FAIL   /' /tmp/"${tool%%:*}".out 2>/dev/null | tail -n 30
-		[ -n "${BG:-}" ] && kill -KILL "$BG" 2>/dev/null
-		return
-	fi
+	start_tool "$tool" "$@" || return
 	if [ -n "${WRAP:-}" ]; then
 		traced=$($WRAP "$B/wl" "$@" 2> /tmp/wrap.err | tee /tmp/wrap.out |
 			sed -n 's/^ns=\([0-9]*\).*/\1/p')
@@ -162,12 +166,7 @@ bracket() {
 	shift 3
 	b1=$(wl_ns "$@")
 	LOST=-
-	if ! start_"${tool%%:*}" "$tool" "$@"; then
-		echo "FAIL $tool did not start:"
-		sed 's/^/FAIL   /' /tmp/"${tool%%:*}".out 2>/dev/null | tail -n 30
-		[ -n "${BG:-}" ] && kill -KILL "$BG" 2>/dev/null
-		return
-	fi
+	start_tool "$tool" "$@" || return
 	for r in $(seq "$PAIRS"); do
 		traced[$r]=$(wl_ns "$@")
 		if ! kill -0 "$BG" 2>/dev/null; then
