@@ -47,6 +47,16 @@ struct kptrace_rec {
 	char data[];			/* data_len bytes, no NUL */
 };
 
+/* The arguments of a call in flight, as sys_enter notes them. */
+struct kptrace_call {
+	u64 start_ns;
+	unsigned long args[6];
+	int nr;
+	u8 flags;			/* KPTRACE_COMPAT, KPTRACE_DATA */
+	u8 data_len;
+	char data[KPTRACE_DATA_MAX];
+};
+
 /* syscalls.c: the running kernel's numbering, generated at build time. */
 const char *slabtrace_syscall_name(int nr, bool compat);
 int slabtrace_syscall_path_arg(int nr, bool compat);
@@ -57,6 +67,8 @@ int slabtrace_kptrace_init(void);
 int slabtrace_kptrace_command(int argc, char **argv);
 bool slabtrace_kptrace_tracing(void);
 int slabtrace_kptrace_reader(pid_t tgid, bool add);
+unsigned long slabtrace_kptrace_size(void);
+void slabtrace_kptrace_exit_ctf(void);
 void slabtrace_kptrace_exit(void);
 
 /* kptrace_queue.c: per-CPU binary records, drained in start order. */
@@ -75,12 +87,21 @@ unsigned long kptrace_queue_size(void);
 void kptrace_queue_exit(void);
 extern wait_queue_head_t kptrace_wait;
 
+/* kptrace/ctf.c: the binary stream. */
+int kptrace_ctf_init(void);
+int kptrace_ctf_open(unsigned long size);
+void kptrace_ctf_flush(void);
+void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
+		       u8 flags);
+void kptrace_ctf_exit(void);
+
 /* kptrace_format.c: a record as one line of text. */
 int kptrace_format(const struct kptrace_rec *rec, char *buf, size_t size);
 
 /* kptrace_summary.c: calls, errors and times per system call. */
 int kptrace_summary_init(void);
 void kptrace_summary_add(const struct kptrace_rec *rec);
+void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration);
 void kptrace_summary_reset(void);
 int kptrace_summary_show(struct seq_file *m);
 void kptrace_summary_exit(void);

@@ -7,7 +7,9 @@
  * faulting), in an in-flight entry of the task; sys_exit turns the entry
  * into a record and queues it.  A call that never returns (exit,
  * exit_group, one a fatal signal interrupts) is recorded when the task
- * exits (sched_process_exit).  The tracepoints are found by name with
+ * exits (sched_process_exit).  A finished call goes to the text queue
+ * (queue.c), or, after "syscall start ctf", to the binary stream (ctf.c)
+ * instead.  The tracepoints are found by name with
  * for_each_kernel_tracepoint(): sys_enter and sys_exit are not exported.
  *
  * The in-flight entries are an rhashtable keyed by task_struct pointer,
@@ -23,6 +25,7 @@
  * Notes on locking
  * ----------------
  * - slabtrace_mutex: attaching and detaching the hooks (tracing), the
+ *   output (to_ctf, set only while the hooks are detached), the
  *   filter pointer's updates, the in-flight table's creation and
  *   destruction.
  * - The hooks run with preemption disabled; they read filter under RCU
@@ -154,13 +157,8 @@ struct kpt_task {
 	struct task_struct *task;	/* the key */
 	struct rcu_head rcu;
 	struct kpt_task *next_free;	/* on entries_free */
-	u64 start_ns;
-	unsigned long args[6];
-	int nr;
 	bool active;			/* between sys_enter and sys_exit */
-	u8 flags;			/* KPTRACE_COMPAT, KPTRACE_DATA */
-	u8 data_len;
-	char data[KPTRACE_DATA_MAX];
+	struct kptrace_call call;
 };
 
 static const struct rhashtable_params kpt_params = {
@@ -186,6 +184,8 @@ static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct rhashtable kpt_tasks;
 static struct kpt_filter __rcu *filter;
 static bool tracing;
+/* The hooks write to the binary stream (kptrace/ctf.c), not the queue. */
+static bool to_ctf;
 
 static DEFINE_SPINLOCK(readers_lock);
 static pid_t readers[KPT_MAX_READERS];
@@ -269,7 +269,7 @@ static bool wanted(struct task_struct *task)
 }
 
 /* Up to KPTRACE_DATA_MAX bytes of a user string, without faulting. */
-static bool copy_path(struct kpt_task *t, unsigned long uaddr)
+static bool copy_path(struct kptrace_call *t, unsigned long uaddr)
 {
 	size_t n = min_t(size_t, KPTRACE_DATA_MAX,
 			 PAGE_SIZE - offset_in_page(uaddr));
@@ -350,6 +350,7 @@ static struct kpt_task *task_entry(struct task_struct *task, bool create)
 
 static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
 {
+	struct kptrace_call *c;
 	struct kpt_task *t;
 	int arg;
 
@@ -362,21 +363,23 @@ static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
 		kptrace_queue_drop();
 		goto out;
 	}
-	t->nr = id;
-	t->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
-	syscall_get_arguments(current, regs, t->args);
-	t->data_len = 0;
-	arg = slabtrace_syscall_path_arg(id, t->flags & KPTRACE_COMPAT);
-	if (arg >= 0 && copy_path(t, t->args[arg]))
-		t->flags |= KPTRACE_DATA;
-	t->start_ns = ktime_get_mono_fast_ns();
+	c = &t->call;
+	c->nr = id;
+	c->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
+	syscall_get_arguments(current, regs, c->args);
+	c->data_len = 0;
+	arg = slabtrace_syscall_path_arg(id, c->flags & KPTRACE_COMPAT);
+	if (arg >= 0 && copy_path(c, c->args[arg]))
+		c->flags |= KPTRACE_DATA;
+	c->start_ns = ktime_get_mono_fast_ns();
 	t->active = true;
 out:
 	rcu_read_unlock();
 }
 
-/* Queue the record of @t's call, and count it in the summary. */
-static void finish(struct kpt_task *t, long ret, u8 flags)
+/* Queue the record of call @c. */
+static void queue_rec(const struct kptrace_call *c, u64 end, long ret,
+		      u8 flags)
 {
 	/* The record and its data: a struct ending in data[] can't be a member. */
 	u64 buf[DIV_ROUND_UP(sizeof(struct kptrace_rec) + KPTRACE_DATA_MAX,
@@ -384,22 +387,34 @@ static void finish(struct kpt_task *t, long ret, u8 flags)
 	struct kptrace_rec *rec = (struct kptrace_rec *)buf;
 	unsigned int i;
 
-	t->active = false;
-	rec->start_ns = t->start_ns;
-	rec->end_ns = ktime_get_mono_fast_ns();
-	for (i = 0; i < ARRAY_SIZE(t->args); i++)
-		rec->args[i] = t->args[i];
+	rec->start_ns = c->start_ns;
+	rec->end_ns = end;
+	for (i = 0; i < ARRAY_SIZE(c->args); i++)
+		rec->args[i] = c->args[i];
 	rec->ret = ret;
-	rec->nr = t->nr;
+	rec->nr = c->nr;
 	rec->pid = task_tgid_nr(current);
 	rec->tid = task_pid_nr(current);
 	rec->cpu = smp_processor_id();
-	rec->flags = t->flags | flags;
-	rec->data_len = t->data_len;
+	rec->flags = c->flags | flags;
+	rec->data_len = c->data_len;
 	strscpy_pad(rec->comm, current->comm, sizeof(rec->comm));
-	memcpy(rec->data, t->data, t->data_len);
+	memcpy(rec->data, c->data, c->data_len);
 	kptrace_queue_write(rec);
-	kptrace_summary_add(rec);
+}
+
+/* Write @t's call to the queue or the stream, and count it in the summary. */
+static void finish(struct kpt_task *t, long ret, u8 flags)
+{
+	const struct kptrace_call *c = &t->call;
+	u64 end = ktime_get_mono_fast_ns();
+
+	t->active = false;
+	if (READ_ONCE(to_ctf))
+		kptrace_ctf_write(c, end, ret, flags);
+	else
+		queue_rec(c, end, ret, flags);
+	kptrace_summary_count(c->nr, c->flags | flags, ret, end - c->start_ns);
 }
 
 static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
@@ -477,7 +492,10 @@ static int kpt_attach(void)
 		pr_warn_ratelimited("syscall: this kernel has no sys_enter, sys_exit or sched_process_exit tracepoint\n");
 		return -ENODEV;
 	}
-	ret = kptrace_queue_init(kptrace_size);
+	if (to_ctf)
+		ret = kptrace_ctf_open(kptrace_size);
+	else
+		ret = kptrace_queue_init(kptrace_size);
 	if (ret)
 		return ret;
 	ret = entries_init();
@@ -525,10 +543,22 @@ static int set_filter(struct kpt_filter *f)
 
 static int kpt_start(int argc, char **argv)
 {
+	bool ctf = argc > 1 && !strcmp(argv[1], "ctf");
 	struct kpt_filter *f;
 	unsigned int i;
 	int ret = -EINVAL;
 
+	if (ctf) {
+		/* "start ctf FILTER" is "start FILTER", to the stream. */
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
+	if (tracing && ctf != to_ctf) {
+		pr_warn_ratelimited("syscall: start: tracing to the %s: stop first\n",
+				    to_ctf ? "binary stream" : "queue");
+		return -EBUSY;
+	}
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
@@ -557,12 +587,14 @@ static int kpt_start(int argc, char **argv)
 		f->mode = FILTER_COMM;
 		strscpy_pad(f->comm, argv[2], sizeof(f->comm));
 	} else {
-		pr_warn_ratelimited("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME'\n",
+		pr_warn_ratelimited("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME', after an optional 'ctf'\n",
 				    KPTRACE_MAX_PIDS);
 		goto bad;
 	}
 	if (tracing)
 		pr_info_ratelimited("syscall: start: new filter\n");
+	else
+		WRITE_ONCE(to_ctf, ctf);
 	return set_filter(f);
 bad:
 	kfree(f);
@@ -573,11 +605,18 @@ static int kpt_stop(void)
 {
 	struct kpt_filter *old;
 
+	/*
+	 * Close the stream's open packets, even when stopped: one opened
+	 * where the reader made room since carries the count of events lost
+	 * while the buffer was full (the recorder's last step).
+	 */
 	if (!tracing) {
+		kptrace_ctf_flush();
 		pr_info_ratelimited("syscall: stop: not tracing\n");
 		return 0;
 	}
 	kpt_detach();
+	kptrace_ctf_flush();
 	old = rcu_replace_pointer(filter, NULL,
 				  lockdep_is_held(&slabtrace_mutex));
 	kfree_rcu(old, rcu);
@@ -610,11 +649,15 @@ static int set_size(const char *arg)
  *   syscall start                  trace every process
  *   syscall start pid PID [PID...] trace these processes (or threads)
  *   syscall start comm NAME        trace the tasks with this command name
+ *   syscall start ctf [FILTER]     the same, into the binary stream
+ *                                  (kptrace/ctf.c) instead of the queue;
+ *                                  a new stream each time
  *   syscall stop                   stop; queued records stay readable
  *   syscall clear                  empty the queue, zero the counters and
  *                                  the summary; not while tracing
- *   syscall size BYTES             queue size per CPU (K and M suffixes);
- *                                  empties the queue; not while tracing
+ *   syscall size BYTES             queue size per CPU (K and M suffixes),
+ *                                  and the next stream's; empties the
+ *                                  queue; not while tracing
  *
  * Called with slabtrace_mutex held.
  */
@@ -665,6 +708,12 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	}
 }
 
+/* Bytes per CPU of the queue, and of the next binary stream. */
+unsigned long slabtrace_kptrace_size(void)
+{
+	return READ_ONCE(kptrace_size);
+}
+
 bool slabtrace_kptrace_tracing(void)
 {
 	return READ_ONCE(tracing);
@@ -678,14 +727,33 @@ int slabtrace_kptrace_init(void)
 	if (ret)
 		return ret;
 	ret = kptrace_files_init();
+	if (!ret) {
+		ret = kptrace_ctf_init();
+		if (ret)
+			kptrace_files_exit();
+	}
 	if (ret)
 		kptrace_summary_exit();
 	return ret;
 }
 
+/*
+ * At module exit, before slabtrace's debugfs directory goes: stop writing
+ * to the binary stream, and close it (relay removes its files itself).
+ */
+void slabtrace_kptrace_exit_ctf(void)
+{
+	mutex_lock(&slabtrace_mutex);
+	if (tracing && to_ctf)
+		kpt_stop();
+	mutex_unlock(&slabtrace_mutex);
+	kptrace_ctf_exit();
+}
+
 /* At module exit, after the debugfs files are gone: no command can come. */
 void slabtrace_kptrace_exit(void)
 {
+	slabtrace_kptrace_exit_ctf();
 	mutex_lock(&slabtrace_mutex);
 	if (tracing)
 		kpt_stop();

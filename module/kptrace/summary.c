@@ -59,24 +59,38 @@ void kptrace_summary_exit(void)
 	stats_compat = NULL;
 }
 
-/* Count a finished call.  Called by the hooks, preemption disabled. */
-void kptrace_summary_add(const struct kptrace_rec *rec)
+/**
+ * kptrace_summary_count - count a finished call
+ * @nr: its number
+ * @flags: KPTRACE_COMPAT, KPTRACE_NORETURN
+ * @ret: its return value
+ * @duration: ns
+ *
+ * Called by the hooks, preemption disabled.
+ */
+void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 {
-	bool compat = rec->flags & KPTRACE_COMPAT;
-	u64 d = rec->end_ns - rec->start_ns;
+	bool compat = flags & KPTRACE_COMPAT;
 	struct kpt_stat *s;
 
-	if (rec->nr < 0 || rec->nr >= slabtrace_syscall_max(compat))
+	if (nr < 0 || nr >= slabtrace_syscall_max(compat))
 		return;
-	s = this_cpu_ptr(compat ? stats_compat : stats_native) + rec->nr;
-	if (!s->calls || d < s->min_ns)
-		s->min_ns = d;
-	if (d > s->max_ns)
-		s->max_ns = d;
+	s = this_cpu_ptr(compat ? stats_compat : stats_native) + nr;
+	if (!s->calls || duration < s->min_ns)
+		s->min_ns = duration;
+	if (duration > s->max_ns)
+		s->max_ns = duration;
 	s->calls++;
-	s->total_ns += d;
-	if (!(rec->flags & KPTRACE_NORETURN) && IS_ERR_VALUE(rec->ret))
+	s->total_ns += duration;
+	if (!(flags & KPTRACE_NORETURN) && IS_ERR_VALUE(ret))
 		s->errors++;
+}
+
+/* Count the call of a queued record. */
+void kptrace_summary_add(const struct kptrace_rec *rec)
+{
+	kptrace_summary_count(rec->nr, rec->flags, rec->ret,
+			      rec->end_ns - rec->start_ns);
 }
 
 void kptrace_summary_reset(void)
