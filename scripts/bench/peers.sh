@@ -226,8 +226,17 @@ stop_bpftrace() {
 
 # --- Part 2: system call tracing of getpid().
 
+# kptrace:binary: kmemtrace-record -s into /tmp (tmpfs), the binary
+# stream; LOST is what its packets say was discarded (events_discarded).
 start_kptrace() {
 	echo "syscall clear" > $ST/ctl
+	if [ "$1" = kptrace:binary ]; then
+		rm -rf /tmp/kb
+		"$B/kmemtrace-record" -s -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
+		BG=$!
+		wait_for /tmp/kptrace.out '^kmemtrace-record: recording' 60 "$BG" || return 1
+		return 0
+	fi
 	if [ "$1" = kptrace:reader ]; then
 		cat $ST/kptrace_pipe > /dev/null &
 		BG=$!
@@ -236,6 +245,14 @@ start_kptrace() {
 	echo "syscall start comm wl" > $ST/ctl
 }
 stop_kptrace() {
+	if [ "$1" = kptrace:binary ]; then
+		kill -INT "$BG"
+		wait "$BG" 2>/dev/null
+		LOST=$(sed -n 's/^kmemtrace-record: the packets say \([0-9]*\) discarded$/\1/p' /tmp/kptrace.out)
+		info "kptrace $1: $(grep -v recording /tmp/kptrace.out | tr '\n' ' ') bytes $(du -sb /tmp/kb/ctf | cut -f1)"
+		echo "syscall clear" > $ST/ctl
+		return
+	fi
 	echo "syscall stop" > $ST/ctl
 	LOST=$(sed -n 's/^dropped: //p' $ST/kptrace_stats)
 	if [ "$1" = kptrace:reader ]; then
@@ -438,6 +455,7 @@ case ,$PARTS, in
 	for r in $(seq "$PAIRS"); do
 		pair 2 kptrace:noreader "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 kptrace:reader "$r" "$GETPIDS" getpid "$GETPIDS"
+		pair 2 kptrace:binary "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 syscount "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 perf:trace "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 strace "$r" "$GETPIDS" getpid "$GETPIDS"

@@ -30,7 +30,9 @@ pid=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/r.out)
 check_eq "kpt_probe made $N getpid" "getpid=$pid calls=$N" "$(grep '^getpid=' /tmp/r.out)"
 written=$(head -n 1 $K/events)
 check_eq "the recorder: every event, none lost" \
-	"kmemtrace-record: $written events written, 0 lost, into /out/kptrace_ctf" \
+	"kmemtrace-record: recording
+kmemtrace-record: $written events written, 0 lost, into /out/kptrace_ctf
+kmemtrace-record: the packets say 0 discarded" \
 	"$(grep '^kmemtrace-record:' /tmp/r.out)"
 check_eq "total_overruns: 0" 0 "$(head -n 1 $K/total_overruns)"
 check "the stream has files per CPU and the metadata" \
@@ -63,6 +65,7 @@ lost=$(head -n 1 $K/total_overruns)
 written=$(head -n 1 $K/events)
 check "events were lost" test "$lost" -gt 0
 check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/r3.out
+check "and the packets say as much" grep -q "the packets say $lost discarded" /tmp/r3.out
 total=$(awk '$1 == "total" { print $2 }' $ST/kptrace_summary)
 check_eq "written + lost = the calls the summary counted" "$total" "$((written + lost))"
 st syscall size 2M

@@ -19,7 +19,9 @@
  * tasks named COMM (-c), or the PIDs (-p, up to 16); -b is then "syscall
  * size" (KiB, whole pages).  The recorder holds kptrace_ctf/metadata open
  * from start to end: that makes it a kptrace reader, never traced.  DIR
- * default kptrace.trace; no caches or kallsyms.
+ * default kptrace.trace; no caches or kallsyms.  Says "recording" once
+ * the calls are recorded, and at the end also the events the packets
+ * say were discarded (their events_discarded, summed over the CPUs).
  *
  * A packet is taken only once closed: the buffer is mapped, and the
  * packet at the next position must carry the expected sequence number
@@ -417,6 +419,11 @@ int main(int argc, char **argv)
 		die("cannot start (%s; see dmesg)", caches[0] ? caches : "every one");
 	errno = 0;
 	open_streams(ctfdir);
+	if (syscalls) {
+		/* The calls from here on are recorded. */
+		printf("kmemtrace-record: recording\n");
+		fflush(stdout);
+	}
 
 	if (optind < argc) {
 		child = fork();
@@ -475,6 +482,14 @@ int main(int argc, char **argv)
 	lost = read_number(cmd);
 	printf("kmemtrace-record: %ld events written, %ld lost, into %s\n",
 	       written, lost, outdir);
+	if (syscalls) {
+		__u64 discarded = 0;
+
+		for (i = 0; i < nstreams; i++)
+			discarded += streams[i].discarded;
+		printf("kmemtrace-record: the packets say %llu discarded\n",
+		       (unsigned long long)discarded);
+	}
 	for (i = 0; i < nstreams; i++) {
 		long l = lost_on(streams[i].cpu);
 
