@@ -34,9 +34,13 @@
  *   (call_rcu(), and rcu_barrier() before the module goes).
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
  *   by the hooks and by the RCU callback that gives an entry back.
- * - readers_lock (spinlock): readers[], the processes reading kptrace;
- *   the hooks read it without the lock (a reader that just opened may see
- *   one more of its calls traced).
+ * - readers_lock (spinlock): readers[] and nr_readers, the processes
+ *   reading kptrace; the hooks read them without the lock (a reader that
+ *   just opened may see one more of its calls traced).
+ * - last_entry (per CPU): written and read by the hooks of its CPU only.
+ *   An entry's task is set by its own task's hook before it enters the
+ *   table, and cleared (WRITE_ONCE) when it leaves it; other CPUs read it
+ *   with READ_ONCE and use the entry only if it is their current task.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -179,6 +183,7 @@ struct kpt_filter {
 };
 
 static struct kpt_task *entries;	/* kptrace_tasks of them */
+static DEFINE_PER_CPU(struct kpt_task *, last_entry);
 static struct kpt_task *entries_free;
 static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct rhashtable kpt_tasks;
@@ -190,6 +195,7 @@ static bool to_ctf;
 static DEFINE_SPINLOCK(readers_lock);
 static pid_t readers[KPT_MAX_READERS];
 static unsigned int reader_refs[KPT_MAX_READERS];
+static unsigned int nr_readers;		/* readers[] in use */
 
 static struct tracepoint *tp_sys_enter, *tp_sys_exit, *tp_process_exit;
 
@@ -197,6 +203,8 @@ static bool is_reader(pid_t tgid)
 {
 	unsigned int i;
 
+	if (likely(!READ_ONCE(nr_readers)))
+		return false;
 	for (i = 0; i < KPT_MAX_READERS; i++)
 		if (READ_ONCE(readers[i]) == tgid)
 			return true;
@@ -233,6 +241,7 @@ int slabtrace_kptrace_reader(pid_t tgid, bool add)
 		if (i == KPT_MAX_READERS && free < KPT_MAX_READERS) {
 			i = free;
 			WRITE_ONCE(readers[i], tgid);
+			WRITE_ONCE(nr_readers, nr_readers + 1);
 		}
 		if (i < KPT_MAX_READERS)
 			reader_refs[i]++;
@@ -240,6 +249,7 @@ int slabtrace_kptrace_reader(pid_t tgid, bool add)
 			ret = -EUSERS;
 	} else if (i < KPT_MAX_READERS && !--reader_refs[i]) {
 		WRITE_ONCE(readers[i], 0);
+		WRITE_ONCE(nr_readers, nr_readers - 1);
 	}
 	spin_unlock(&readers_lock);
 	if (ret)
@@ -262,7 +272,8 @@ static bool wanted(struct task_struct *task)
 				return true;
 		return false;
 	case FILTER_COMM:
-		return !strncmp(task->comm, f->comm, TASK_COMM_LEN);
+		/* Both NUL-padded: f->comm by strscpy_pad(), comm by the kernel. */
+		return !memcmp(task->comm, f->comm, TASK_COMM_LEN);
 	default:
 		return true;
 	}
@@ -328,23 +339,36 @@ static int entries_init(void)
 	return 0;
 }
 
+/*
+ * The in-flight entry of @task, the task running the hook.  The entry the
+ * last hook on this CPU used first (last_entry): a task making call
+ * after call on one CPU finds it there without a table lookup.  An entry
+ * out of the table always has task NULL, so a stale last_entry whose task
+ * is @task is @task's entry; it is never freed while the hooks can run
+ * (the entries array lives until module exit).
+ */
 static struct kpt_task *task_entry(struct task_struct *task, bool create)
 {
-	struct kpt_task *t, *old;
+	struct kpt_task *t = this_cpu_read(last_entry), *old;
 
-	t = rhashtable_lookup(&kpt_tasks, &task, kpt_params);
-	if (t || !create)
+	if (likely(t && READ_ONCE(t->task) == task))
 		return t;
-	t = entry_get();
-	if (!t)
-		return NULL;
-	t->task = task;
-	old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
-						kpt_params);
-	if (old) {
-		entry_put(t);
-		return IS_ERR(old) ? NULL : old;
+	t = rhashtable_lookup(&kpt_tasks, &task, kpt_params);
+	if (!t && create) {
+		t = entry_get();
+		if (!t)
+			return NULL;
+		t->task = task;
+		old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
+							kpt_params);
+		if (old) {
+			WRITE_ONCE(t->task, NULL);
+			entry_put(t);
+			t = IS_ERR(old) ? NULL : old;
+		}
 	}
+	if (t)
+		this_cpu_write(last_entry, t);
 	return t;
 }
 
@@ -398,7 +422,8 @@ static void queue_rec(const struct kptrace_call *c, u64 end, long ret,
 	rec->cpu = smp_processor_id();
 	rec->flags = c->flags | flags;
 	rec->data_len = c->data_len;
-	strscpy_pad(rec->comm, current->comm, sizeof(rec->comm));
+	/* NUL-padded by __set_task_comm(). */
+	memcpy(rec->comm, current->comm, sizeof(rec->comm));
 	memcpy(rec->data, c->data, c->data_len);
 	kptrace_queue_write(rec);
 }
@@ -447,8 +472,11 @@ static void kpt_process_exit(void *data, struct task_struct *p)
 	if (t) {
 		if (t->active)
 			finish(t, 0, KPTRACE_NORETURN);
-		if (!rhashtable_remove_fast(&kpt_tasks, &t->node, kpt_params))
+		if (!rhashtable_remove_fast(&kpt_tasks, &t->node, kpt_params)) {
+			/* Out of the table: no last_entry may match it. */
+			WRITE_ONCE(t->task, NULL);
 			call_rcu(&t->rcu, kpt_free_rcu);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -465,7 +493,10 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 
 static void free_entry(void *ptr, void *arg)
 {
-	entry_put(ptr);
+	struct kpt_task *t = ptr;
+
+	WRITE_ONCE(t->task, NULL);
+	entry_put(t);
 }
 
 /* Detach the hooks and drop the calls in flight.  Tolerates half a start. */

@@ -18,7 +18,8 @@
 # Kernel parameters (environment): bench_pairs (5), bench_files (file
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
 # bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
-# comma separated: 1000000), bench_text_max (read the whole text dump
+# comma separated: 1000000), bench_tools (only these tools' pairs, e.g.
+# kptrace:binary,syscount; default all), bench_text_max (read the whole text dump
 # of at most this many records: 1000000).
 set -u
 
@@ -26,6 +27,8 @@ PAIRS=${bench_pairs:-5}
 FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
 PARTS=${bench_parts:-1,2,3,4}
+# bench_tools: only these tools' pairs (comma separated; default all).
+TOOLS=${bench_tools:-}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
 B=/bench
 ST=/sys/kernel/debug/slabtrace
@@ -142,6 +145,7 @@ start_tool() {
 pair() {
 	local part=$1 tool=$2 round=$3 ev=$4 base traced
 	shift 4
+	case ",${TOOLS:-$tool}," in *",$tool,"*) ;; *) return ;; esac
 	base=$(wl_ns "$@")
 	LOST=-
 	start_tool "$tool" "$@" || return
