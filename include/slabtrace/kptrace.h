@@ -11,8 +11,10 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <uapi/slabtrace/kptrace.h>
 
 struct kmem_cache;
+struct ring_buffer_event;
 struct seq_file;
 
 /* Bytes of a path argument kept, at most. */
@@ -24,9 +26,10 @@ struct seq_file;
 /* Per-CPU queue size when none is given (module parameter kptrace_size). */
 #define KPTRACE_DEFAULT_SIZE	(2UL << 20)
 
-#define KPTRACE_COMPAT		BIT(0)	/* a 32-bit (ia32) system call */
-#define KPTRACE_NORETURN	BIT(1)	/* ended by the task's exit */
-#define KPTRACE_DATA		BIT(2)	/* data[] holds a path argument */
+/* The same bits as the binary stream's flags field. */
+#define KPTRACE_COMPAT		KPT_CTF_COMPAT	/* a 32-bit (ia32) system call */
+#define KPTRACE_NORETURN	KPT_CTF_NORETURN /* ended by the task's exit */
+#define KPTRACE_DATA		KPT_CTF_PATH	/* data[] holds a path argument */
 
 /*
  * One finished system call, as queued: 104 bytes and the path, if any.
@@ -74,6 +77,9 @@ void slabtrace_kptrace_exit(void);
 /* kptrace_queue.c: per-CPU binary records, drained in start order. */
 int kptrace_queue_init(unsigned long size);
 int kptrace_queue_resize(unsigned long size);
+struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
+					  struct ring_buffer_event **event);
+void kptrace_queue_commit(struct ring_buffer_event *event);
 void kptrace_queue_write(const struct kptrace_rec *rec);
 void kptrace_queue_drop(void);
 int kptrace_queue_pop(struct kptrace_rec *rec, size_t size);

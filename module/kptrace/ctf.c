@@ -101,10 +101,8 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 	unsigned int i;
 	u8 *p;
 
-	BUILD_BUG_ON(KPTRACE_COMPAT != KPT_CTF_COMPAT ||
-		     KPTRACE_NORETURN != KPT_CTF_NORETURN ||
-		     KPTRACE_DATA != KPT_CTF_PATH);
-	BUILD_BUG_ON(TASK_COMM_LEN != KPT_CTF_COMM_LEN);
+	/* The flags are the stream's (kptrace.h). */
+	BUILD_BUG_ON(sizeof(current->comm) != KPT_CTF_COMM_LEN);
 	local_irq_save(irqs);
 	p = slabtrace_ctf_reserve_at(&kpt_ctf, compat ? KPT_CTF_SYSCALL_COMPAT :
 					       KPT_CTF_SYSCALL,

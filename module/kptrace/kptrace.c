@@ -29,8 +29,9 @@
  *   filter pointer's updates, the in-flight table's creation and
  *   destruction.
  * - The hooks run with preemption disabled; they read filter under RCU
- *   and look up in the table under rcu_read_lock().  An in-flight entry is
- *   only touched by its own task's hooks, or freed after a grace period
+ *   (sched) and look up in the table with rhashtable's _fast calls, which
+ *   take rcu_read_lock() themselves.  An in-flight entry is only touched
+ *   by its own task's hooks, or given back after a grace period
  *   (call_rcu(), and rcu_barrier() before the module goes).
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
  *   by the hooks and by the RCU callback that gives an entry back.
@@ -345,7 +346,9 @@ static int entries_init(void)
  * after call on one CPU finds it there without a table lookup.  An entry
  * out of the table always has task NULL, so a stale last_entry whose task
  * is @task is @task's entry; it is never freed while the hooks can run
- * (the entries array lives until module exit).
+ * (the entries array lives until module exit), nor taken out of the
+ * table but by @task's own exit: it stays valid after the table's RCU
+ * read section ends.
  */
 static struct kpt_task *task_entry(struct task_struct *task, bool create)
 {
@@ -353,7 +356,7 @@ static struct kpt_task *task_entry(struct task_struct *task, bool create)
 
 	if (likely(t && READ_ONCE(t->task) == task))
 		return t;
-	t = rhashtable_lookup(&kpt_tasks, &task, kpt_params);
+	t = rhashtable_lookup_fast(&kpt_tasks, &task, kpt_params);
 	if (!t && create) {
 		t = entry_get();
 		if (!t)
@@ -380,12 +383,11 @@ static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
 
 	if (!wanted(current))
 		return;
-	rcu_read_lock();
 	t = task_entry(current, true);
 	if (!t) {
 		/* The task's first traced call, and no memory to follow it. */
 		kptrace_queue_drop();
-		goto out;
+		return;
 	}
 	c = &t->call;
 	c->nr = id;
@@ -397,20 +399,19 @@ static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
 		c->flags |= KPTRACE_DATA;
 	c->start_ns = ktime_get_mono_fast_ns();
 	t->active = true;
-out:
-	rcu_read_unlock();
 }
 
-/* Queue the record of call @c. */
+/* Queue the record of call @c, made in place in the queue. */
 static void queue_rec(const struct kptrace_call *c, u64 end, long ret,
 		      u8 flags)
 {
-	/* The record and its data: a struct ending in data[] can't be a member. */
-	u64 buf[DIV_ROUND_UP(sizeof(struct kptrace_rec) + KPTRACE_DATA_MAX,
-			     sizeof(u64))];
-	struct kptrace_rec *rec = (struct kptrace_rec *)buf;
+	struct ring_buffer_event *ev;
+	struct kptrace_rec *rec;
 	unsigned int i;
 
+	rec = kptrace_queue_reserve(c->data_len, &ev);
+	if (!rec)
+		return;
 	rec->start_ns = c->start_ns;
 	rec->end_ns = end;
 	for (i = 0; i < ARRAY_SIZE(c->args); i++)
@@ -425,7 +426,7 @@ static void queue_rec(const struct kptrace_call *c, u64 end, long ret,
 	/* NUL-padded by __set_task_comm(). */
 	memcpy(rec->comm, current->comm, sizeof(rec->comm));
 	memcpy(rec->data, c->data, c->data_len);
-	kptrace_queue_write(rec);
+	kptrace_queue_commit(ev);
 }
 
 /* Write @t's call to the queue or the stream, and count it in the summary. */
@@ -444,17 +445,14 @@ static void finish(struct kpt_task *t, long ret, u8 flags)
 
 static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct kpt_task *t;
+	struct kpt_task *t = task_entry(current, false);
 
-	rcu_read_lock();
-	t = task_entry(current, false);
 	if (t && t->active) {
 		if (is_reader(current->tgid))
 			t->active = false;
 		else
 			finish(t, ret, 0);
 	}
-	rcu_read_unlock();
 }
 
 static void kpt_free_rcu(struct rcu_head *head)
@@ -465,10 +463,8 @@ static void kpt_free_rcu(struct rcu_head *head)
 /* The task exits: a call still in flight will not return. */
 static void kpt_process_exit(void *data, struct task_struct *p)
 {
-	struct kpt_task *t;
+	struct kpt_task *t = task_entry(p, false);
 
-	rcu_read_lock();
-	t = task_entry(p, false);
 	if (t) {
 		if (t->active)
 			finish(t, 0, KPTRACE_NORETURN);
@@ -478,7 +474,6 @@ static void kpt_process_exit(void *data, struct task_struct *p)
 			call_rcu(&t->rcu, kpt_free_rcu);
 		}
 	}
-	rcu_read_unlock();
 }
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)

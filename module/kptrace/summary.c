@@ -13,8 +13,8 @@
  * - The counters are per CPU and written only by their CPU's hooks, with
  *   preemption disabled.  Readers sum them without a lock: a count being
  *   updated may be one call behind.
- * - stats_native and stats_compat are set at module init and freed at
- *   exit, after the hooks are gone.
+ * - stats_native, stats_compat and max_* are set at module init (the
+ *   stats freed at exit, after the hooks are gone).
  */
 #include <linux/err.h>
 #include <linux/math64.h>
@@ -35,9 +35,13 @@ struct kpt_stat {
 
 static struct kpt_stat __percpu *stats_native;
 static struct kpt_stat __percpu *stats_compat;
+/* slabtrace_syscall_max(false) and (true), for the hooks. */
+static int max_native, max_compat;
 
 int kptrace_summary_init(void)
 {
+	max_native = slabtrace_syscall_max(false);
+	max_compat = slabtrace_syscall_max(true);
 	stats_native = __alloc_percpu(sizeof(struct kpt_stat) *
 				      slabtrace_syscall_max(false),
 				      __alignof__(struct kpt_stat));
@@ -73,7 +77,7 @@ void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 	bool compat = flags & KPTRACE_COMPAT;
 	struct kpt_stat *s;
 
-	if (nr < 0 || nr >= slabtrace_syscall_max(compat))
+	if (nr < 0 || nr >= (compat ? max_compat : max_native))
 		return;
 	s = this_cpu_ptr(compat ? stats_compat : stats_native) + nr;
 	if (!s->calls || duration < s->min_ns)

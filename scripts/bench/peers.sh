@@ -19,7 +19,8 @@
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
 # bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
 # comma separated: 1000000), bench_tools (only these tools' pairs, e.g.
-# kptrace:binary,syscount; default all), bench_text_max (read the whole text dump
+# kptrace:binary,syscount; default all), bench_profile (a tool of part 2:
+# also profile the getpid() workload it traces), bench_text_max (read the whole text dump
 # of at most this many records: 1000000).
 set -u
 
@@ -235,7 +236,8 @@ stop_bpftrace() {
 start_kptrace() {
 	echo "syscall clear" > $ST/ctl
 	if [ "$1" = kptrace:binary ]; then
-		rm -rf /tmp/kb
+		# Not the last run's "recording" line: wait_for may look first.
+		rm -rf /tmp/kb /tmp/kptrace.out
 		"$B/kmemtrace-record" -s -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
 		BG=$!
 		wait_for /tmp/kptrace.out '^kmemtrace-record: recording' 60 "$BG" || return 1
@@ -253,7 +255,7 @@ stop_kptrace() {
 		kill -INT "$BG"
 		wait "$BG" 2>/dev/null
 		LOST=$(sed -n 's/^kmemtrace-record: the packets say \([0-9]*\) discarded$/\1/p' /tmp/kptrace.out)
-		info "kptrace $1: $(grep -v recording /tmp/kptrace.out | tr '\n' ' ') bytes $(du -sb /tmp/kb/ctf | cut -f1)"
+		info "kptrace $1: $(grep -v recording /tmp/kptrace.out | tr '\n' ' ') bytes $(du -sb /tmp/kb/ctf | cut -f1); summary $(grep '^getpid' $ST/kptrace_summary | tr -s ' '); queue $(tr '\n' ' ' < $ST/kptrace_stats)"
 		echo "syscall clear" > $ST/ctl
 		return
 	fi
@@ -428,6 +430,19 @@ scale() {
 	echo "SCALE $n mem-after-reset $(mem)"
 }
 
+# profile TOOL WORKLOAD...: perf record -e cpu-clock (under -icount it
+# samples by guest instruction count) of the workload while TOOL traces
+# it; the top symbols, as PROFILE lines.
+profile() {
+	local tool=$1
+	shift
+	start_tool "$tool" "$@" || return
+	perf record -q -e cpu-clock -F 20000 -a -o /tmp/prof.data -- "$B/wl" "$@" > /dev/null 2>&1
+	stop_"${tool%%:*}" "$tool" "$@"
+	perf report -q -i /tmp/prof.data --stdio --no-children --sort sym 2>/dev/null |
+		grep -v '^$' | head -n 60 | sed 's/^/PROFILE /'
+}
+
 # --- The run.
 info "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 for p in bpftrace bpfcc-tools libbpf-tools strace linux-perf trace-cmd; do
@@ -464,6 +479,7 @@ case ,$PARTS, in
 		pair 2 perf:trace "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 strace "$r" "$GETPIDS" getpid "$GETPIDS"
 	done
+	[ -n "${bench_profile:-}" ] && profile "$bench_profile" getpid "$GETPIDS"
 	;;
 esac
 case ,$PARTS, in

@@ -256,7 +256,7 @@ static long lost_on(int cpu)
 }
 
 /* Start the trace: kmemtrace's caches, or kptrace's filter. */
-static int start(const char *filter)
+static int trace_start(const char *filter)
 {
 	char cmd[4200];
 
@@ -268,7 +268,7 @@ static int start(const char *filter)
 }
 
 /* Stop it, or close the packets again if it stopped. */
-static int stop(void)
+static int trace_stop(void)
 {
 	return syscalls ? write_file(ST_DIR "/ctl", "syscall stop") :
 			  write_file(KMT_DIR "/enable", "0");
@@ -307,8 +307,8 @@ static void account_losses(void)
 			again = 1;
 	if (!again)
 		return;
-	stop();
-	stop();
+	trace_stop();
+	trace_stop();
 	drain_all();
 }
 
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
 		memcpy(caches, "comm ", 5);
 	}
 	if (pids[0])
-		strcpy(caches, pids);
+		snprintf(caches, sizeof(caches), "%s", pids);
 	if (!outdir)
 		outdir = syscalls ? "kptrace.trace" : "kmemtrace.trace";
 	snprintf(path, sizeof(path), "%s/abi_version", dir);
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
 		if (meta < 0)
 			die("%s", KPT_DIR "/metadata");
 	}
-	if (start(caches))
+	if (trace_start(caches))
 		die("cannot start (%s; see dmesg)", caches[0] ? caches : "every one");
 	errno = 0;
 	open_streams(ctfdir);
@@ -454,7 +454,7 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 
 	/* Stop: every open packet closes; then take them all. */
-	if (stop())
+	if (trace_stop())
 		die("cannot stop the trace%s", "");
 	errno = 0;
 	drain_all();
