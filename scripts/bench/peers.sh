@@ -20,8 +20,9 @@
 # bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
 # comma separated: 1000000), bench_tools (only these tools' pairs, e.g.
 # kptrace:binary,syscount; default all), bench_profile (a tool of part 2:
-# also profile the getpid() workload it traces), bench_text_max (read the whole text dump
-# of at most this many records: 1000000).
+# also profile the getpid() workload it traces: "PROFILE" lines),
+# bench_text_max (read the whole text dump of at most this many records:
+# 1000000).
 set -u
 
 PAIRS=${bench_pairs:-5}
