@@ -206,22 +206,22 @@ unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
 }
 
 /**
- * slabtrace_ctf_reserve - room for one event in this CPU's buffer
+ * slabtrace_ctf_reserve_at - room for one event in this CPU's buffer
  * @c: the streams
  * @id: the event id
  * @payload: the size of its fields
+ * @ts: the event's time, slabtrace_ctf_clock() read by the caller
  *
  * Called with interrupts disabled.  Writes the event header.
  *
  * Return: where to write the @payload bytes, or NULL when the event is
  * lost (counted).
  */
-u8 *slabtrace_ctf_reserve(struct slabtrace_ctf *c, unsigned int id,
-			  size_t payload)
+u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
+			     size_t payload, u64 ts)
 {
 	struct slabtrace_ctf_cpu *cc = this_cpu_ptr(c->cpu);
 	struct rchan_buf *buf = *this_cpu_ptr(c->chan->buf);
-	u64 ts = slabtrace_ctf_clock();
 	size_t len;
 	u8 *p;
 
@@ -250,6 +250,13 @@ u8 *slabtrace_ctf_reserve(struct slabtrace_ctf *c, unsigned int id,
 	return p + len - payload;
 }
 
+/* As slabtrace_ctf_reserve_at(), at the time of the call. */
+u8 *slabtrace_ctf_reserve(struct slabtrace_ctf *c, unsigned int id,
+			  size_t payload)
+{
+	return slabtrace_ctf_reserve_at(c, id, payload, slabtrace_ctf_clock());
+}
+
 unsigned long slabtrace_ctf_lost(struct slabtrace_ctf *c, int cpu)
 {
 	return c->cpu ? READ_ONCE(per_cpu_ptr(c->cpu, cpu)->lost) : 0;
@@ -258,6 +265,37 @@ unsigned long slabtrace_ctf_lost(struct slabtrace_ctf *c, int cpu)
 unsigned long slabtrace_ctf_written(struct slabtrace_ctf *c, int cpu)
 {
 	return c->cpu ? READ_ONCE(per_cpu_ptr(c->cpu, cpu)->written) : 0;
+}
+
+/**
+ * slabtrace_ctf_show_counts - the events lost or written, for a file
+ * @m: where: the total, then a "cpuN COUNT" line per CPU online or with a
+ *     count, then "nmi COUNT" if events were lost in NMI context
+ * @c: the streams (never opened: zeros)
+ * @lost: the lost events, else the written ones
+ *
+ * The caller holds what keeps @c from being closed.
+ */
+void slabtrace_ctf_show_counts(struct seq_file *m, struct slabtrace_ctf *c,
+			       bool lost)
+{
+	unsigned long n, total = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		total += lost ? slabtrace_ctf_lost(c, cpu) :
+				slabtrace_ctf_written(c, cpu);
+	if (lost)
+		total += atomic_long_read(&c->lost_nmi);
+	seq_printf(m, "%lu\n", total);
+	for_each_possible_cpu(cpu) {
+		n = lost ? slabtrace_ctf_lost(c, cpu) :
+			   slabtrace_ctf_written(c, cpu);
+		if (n || cpu_online(cpu))
+			seq_printf(m, "cpu%d %lu\n", cpu, n);
+	}
+	if (lost && atomic_long_read(&c->lost_nmi))
+		seq_printf(m, "nmi %ld\n", atomic_long_read(&c->lost_nmi));
 }
 
 /**

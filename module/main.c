@@ -154,8 +154,9 @@ err_cache:
 
 static void __exit slabtrace_exit(void)
 {
-	/* Its relay files go before the directory holding them. */
+	/* Their relay files go before the directory holding them. */
 	slabtrace_kmemtrace_exit();
+	slabtrace_kptrace_exit_ctf();
 	/* No new command can start; running ones have finished. */
 	debugfs_remove(slabtrace_debugfs);
 	slabtrace_kptrace_exit();

@@ -95,6 +95,9 @@ step "cli" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_cli.py \
 # just-recorded traces.
 step "kmemtrace" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kmemtrace.py \
 	build/6.1/vm-out build/6.12/vm-out
+# kptrace's binary stream: babeltrace2 on what the VMs just recorded.
+step "kptrace_ctf" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kptrace_ctf.py \
+	build/6.1/vm-out build/6.12/vm-out
 
 echo
 echo "=== summary"

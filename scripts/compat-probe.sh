@@ -23,4 +23,8 @@ grep -q 'stack_depot_save_flags' "$src/include/linux/stackdepot.h" 2>/dev/null &
 # v6.11 added kmem_buckets (kmem_buckets_create()).
 grep -q 'kmem_buckets_create' "$slab" 2>/dev/null &&
 	printf ' %s' -DSLABTRACE_KMEM_BUCKETS
+# Between 6.1 and 6.12, ring_buffer_unlock_commit() lost its event argument.
+grep -q 'int ring_buffer_unlock_commit(struct trace_buffer \*buffer);' \
+	"$src/include/linux/ring_buffer.h" 2>/dev/null &&
+	printf ' %s' -DSLABTRACE_RB_COMMIT_NO_EVENT
 echo

@@ -35,6 +35,7 @@
 #endif
 
 #include <linux/module.h>
+#include <linux/ring_buffer.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
@@ -103,6 +104,20 @@ slabtrace_depot_save_noalloc(unsigned long *entries, unsigned int nr)
 	return stack_depot_save_flags(entries, nr, GFP_NOWAIT, 0);
 #else
 	return __stack_depot_save(entries, nr, 0, GFP_NOWAIT, false);
+#endif
+}
+
+/*
+ * Commit an event ring_buffer_lock_reserve() gave: between 6.1 and 6.12
+ * ring_buffer_unlock_commit() lost its event argument.
+ */
+static inline int slabtrace_rb_commit(struct trace_buffer *buffer,
+				      struct ring_buffer_event *event)
+{
+#ifdef SLABTRACE_RB_COMMIT_NO_EVENT
+	return ring_buffer_unlock_commit(buffer);
+#else
+	return ring_buffer_unlock_commit(buffer, event);
 #endif
 }
 

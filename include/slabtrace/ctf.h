@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ctf.c: per-CPU relay buffers of CTF 1.8 packets, shared by the systems
- * that write a binary stream (kmemtrace).  One packet per relay
+ * that write a binary stream (kmemtrace, kptrace).  One packet per relay
  * sub-buffer; the packet header is struct kmt_packet of
  * <uapi/slabtrace/kmemtrace.h>, the event header its compact or extended
  * form.  The metadata's common part (trace, clock, stream) comes from
@@ -45,6 +45,10 @@ void slabtrace_ctf_flush(struct slabtrace_ctf *c);
 void slabtrace_ctf_close(struct slabtrace_ctf *c);
 u8 *slabtrace_ctf_reserve(struct slabtrace_ctf *c, unsigned int id,
 			  size_t payload);
+u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
+			     size_t payload, u64 ts);
+void slabtrace_ctf_show_counts(struct seq_file *m, struct slabtrace_ctf *c,
+			       bool lost);
 unsigned long slabtrace_ctf_lost(struct slabtrace_ctf *c, int cpu);
 unsigned long slabtrace_ctf_written(struct slabtrace_ctf *c, int cpu);
 void slabtrace_ctf_metadata(struct seq_file *m, struct slabtrace_ctf *c);

@@ -11,8 +11,10 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <uapi/slabtrace/kptrace.h>
 
 struct kmem_cache;
+struct ring_buffer_event;
 struct seq_file;
 
 /* Bytes of a path argument kept, at most. */
@@ -24,9 +26,10 @@ struct seq_file;
 /* Per-CPU queue size when none is given (module parameter kptrace_size). */
 #define KPTRACE_DEFAULT_SIZE	(2UL << 20)
 
-#define KPTRACE_COMPAT		BIT(0)	/* a 32-bit (ia32) system call */
-#define KPTRACE_NORETURN	BIT(1)	/* ended by the task's exit */
-#define KPTRACE_DATA		BIT(2)	/* data[] holds a path argument */
+/* The same bits as the binary stream's flags field. */
+#define KPTRACE_COMPAT		KPT_CTF_COMPAT	/* a 32-bit (ia32) system call */
+#define KPTRACE_NORETURN	KPT_CTF_NORETURN /* ended by the task's exit */
+#define KPTRACE_DATA		KPT_CTF_PATH	/* data[] holds a path argument */
 
 /*
  * One finished system call, as queued: 104 bytes and the path, if any.
@@ -47,6 +50,16 @@ struct kptrace_rec {
 	char data[];			/* data_len bytes, no NUL */
 };
 
+/* The arguments of a call in flight, as sys_enter notes them. */
+struct kptrace_call {
+	u64 start_ns;
+	unsigned long args[6];
+	int nr;
+	u8 flags;			/* KPTRACE_COMPAT, KPTRACE_DATA */
+	u8 data_len;
+	char data[KPTRACE_DATA_MAX];
+};
+
 /* syscalls.c: the running kernel's numbering, generated at build time. */
 const char *slabtrace_syscall_name(int nr, bool compat);
 int slabtrace_syscall_path_arg(int nr, bool compat);
@@ -57,11 +70,16 @@ int slabtrace_kptrace_init(void);
 int slabtrace_kptrace_command(int argc, char **argv);
 bool slabtrace_kptrace_tracing(void);
 int slabtrace_kptrace_reader(pid_t tgid, bool add);
+unsigned long slabtrace_kptrace_size(void);
+void slabtrace_kptrace_exit_ctf(void);
 void slabtrace_kptrace_exit(void);
 
 /* kptrace_queue.c: per-CPU binary records, drained in start order. */
 int kptrace_queue_init(unsigned long size);
 int kptrace_queue_resize(unsigned long size);
+struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
+					  struct ring_buffer_event **event);
+void kptrace_queue_commit(struct ring_buffer_event *event);
 void kptrace_queue_write(const struct kptrace_rec *rec);
 void kptrace_queue_drop(void);
 int kptrace_queue_pop(struct kptrace_rec *rec, size_t size);
@@ -75,12 +93,21 @@ unsigned long kptrace_queue_size(void);
 void kptrace_queue_exit(void);
 extern wait_queue_head_t kptrace_wait;
 
+/* kptrace/ctf.c: the binary stream. */
+int kptrace_ctf_init(void);
+int kptrace_ctf_open(unsigned long size);
+void kptrace_ctf_flush(void);
+void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
+		       u8 flags);
+void kptrace_ctf_exit(void);
+
 /* kptrace_format.c: a record as one line of text. */
 int kptrace_format(const struct kptrace_rec *rec, char *buf, size_t size);
 
 /* kptrace_summary.c: calls, errors and times per system call. */
 int kptrace_summary_init(void);
 void kptrace_summary_add(const struct kptrace_rec *rec);
+void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration);
 void kptrace_summary_reset(void);
 int kptrace_summary_show(struct seq_file *m);
 void kptrace_summary_exit(void);

@@ -119,25 +119,9 @@ static const struct file_operations caches_fops = {
 static int counts_show(struct seq_file *m, void *v)
 {
 	bool lost = m->private;
-	struct slabtrace_ctf *c = &kmt_trace.ctf;
-	unsigned long n, total = 0;
-	int cpu;
 
 	mutex_lock(&slabtrace_mutex);
-	for_each_possible_cpu(cpu)
-		total += lost ? slabtrace_ctf_lost(c, cpu) :
-				slabtrace_ctf_written(c, cpu);
-	if (lost)
-		total += atomic_long_read(&c->lost_nmi);
-	seq_printf(m, "%lu\n", total);
-	for_each_possible_cpu(cpu) {
-		n = lost ? slabtrace_ctf_lost(c, cpu) :
-			   slabtrace_ctf_written(c, cpu);
-		if (n || cpu_online(cpu))
-			seq_printf(m, "cpu%d %lu\n", cpu, n);
-	}
-	if (lost && atomic_long_read(&c->lost_nmi))
-		seq_printf(m, "nmi %ld\n", atomic_long_read(&c->lost_nmi));
+	slabtrace_ctf_show_counts(m, &kmt_trace.ctf, lost);
 	mutex_unlock(&slabtrace_mutex);
 	return 0;
 }

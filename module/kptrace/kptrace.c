@@ -7,7 +7,9 @@
  * faulting), in an in-flight entry of the task; sys_exit turns the entry
  * into a record and queues it.  A call that never returns (exit,
  * exit_group, one a fatal signal interrupts) is recorded when the task
- * exits (sched_process_exit).  The tracepoints are found by name with
+ * exits (sched_process_exit).  A finished call goes to the text queue
+ * (queue.c), or, after "syscall start ctf", to the binary stream (ctf.c)
+ * instead.  The tracepoints are found by name with
  * for_each_kernel_tracepoint(): sys_enter and sys_exit are not exported.
  *
  * The in-flight entries are an rhashtable keyed by task_struct pointer,
@@ -23,17 +25,23 @@
  * Notes on locking
  * ----------------
  * - slabtrace_mutex: attaching and detaching the hooks (tracing), the
+ *   output (to_ctf, set only while the hooks are detached), the
  *   filter pointer's updates, the in-flight table's creation and
  *   destruction.
  * - The hooks run with preemption disabled; they read filter under RCU
- *   and look up in the table under rcu_read_lock().  An in-flight entry is
- *   only touched by its own task's hooks, or freed after a grace period
+ *   (sched) and look up in the table with rhashtable's _fast calls, which
+ *   take rcu_read_lock() themselves.  An in-flight entry is only touched
+ *   by its own task's hooks, or given back after a grace period
  *   (call_rcu(), and rcu_barrier() before the module goes).
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
  *   by the hooks and by the RCU callback that gives an entry back.
- * - readers_lock (spinlock): readers[], the processes reading kptrace;
- *   the hooks read it without the lock (a reader that just opened may see
- *   one more of its calls traced).
+ * - readers_lock (spinlock): readers[] and nr_readers, the processes
+ *   reading kptrace; the hooks read them without the lock (a reader that
+ *   just opened may see one more of its calls traced).
+ * - last_entry (per CPU): written and read by the hooks of its CPU only.
+ *   An entry's task is set by its own task's hook before it enters the
+ *   table, and cleared (WRITE_ONCE) when it leaves it; other CPUs read it
+ *   with READ_ONCE and use the entry only if it is their current task.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -154,13 +162,8 @@ struct kpt_task {
 	struct task_struct *task;	/* the key */
 	struct rcu_head rcu;
 	struct kpt_task *next_free;	/* on entries_free */
-	u64 start_ns;
-	unsigned long args[6];
-	int nr;
 	bool active;			/* between sys_enter and sys_exit */
-	u8 flags;			/* KPTRACE_COMPAT, KPTRACE_DATA */
-	u8 data_len;
-	char data[KPTRACE_DATA_MAX];
+	struct kptrace_call call;
 };
 
 static const struct rhashtable_params kpt_params = {
@@ -181,15 +184,19 @@ struct kpt_filter {
 };
 
 static struct kpt_task *entries;	/* kptrace_tasks of them */
+static DEFINE_PER_CPU(struct kpt_task *, last_entry);
 static struct kpt_task *entries_free;
 static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct rhashtable kpt_tasks;
 static struct kpt_filter __rcu *filter;
 static bool tracing;
+/* The hooks write to the binary stream (kptrace/ctf.c), not the queue. */
+static bool to_ctf;
 
 static DEFINE_SPINLOCK(readers_lock);
 static pid_t readers[KPT_MAX_READERS];
 static unsigned int reader_refs[KPT_MAX_READERS];
+static unsigned int nr_readers;		/* readers[] in use */
 
 static struct tracepoint *tp_sys_enter, *tp_sys_exit, *tp_process_exit;
 
@@ -197,6 +204,8 @@ static bool is_reader(pid_t tgid)
 {
 	unsigned int i;
 
+	if (likely(!READ_ONCE(nr_readers)))
+		return false;
 	for (i = 0; i < KPT_MAX_READERS; i++)
 		if (READ_ONCE(readers[i]) == tgid)
 			return true;
@@ -233,6 +242,7 @@ int slabtrace_kptrace_reader(pid_t tgid, bool add)
 		if (i == KPT_MAX_READERS && free < KPT_MAX_READERS) {
 			i = free;
 			WRITE_ONCE(readers[i], tgid);
+			WRITE_ONCE(nr_readers, nr_readers + 1);
 		}
 		if (i < KPT_MAX_READERS)
 			reader_refs[i]++;
@@ -240,6 +250,7 @@ int slabtrace_kptrace_reader(pid_t tgid, bool add)
 			ret = -EUSERS;
 	} else if (i < KPT_MAX_READERS && !--reader_refs[i]) {
 		WRITE_ONCE(readers[i], 0);
+		WRITE_ONCE(nr_readers, nr_readers - 1);
 	}
 	spin_unlock(&readers_lock);
 	if (ret)
@@ -262,14 +273,15 @@ static bool wanted(struct task_struct *task)
 				return true;
 		return false;
 	case FILTER_COMM:
-		return !strncmp(task->comm, f->comm, TASK_COMM_LEN);
+		/* Both NUL-padded: f->comm by strscpy_pad(), comm by the kernel. */
+		return !memcmp(task->comm, f->comm, TASK_COMM_LEN);
 	default:
 		return true;
 	}
 }
 
 /* Up to KPTRACE_DATA_MAX bytes of a user string, without faulting. */
-static bool copy_path(struct kpt_task *t, unsigned long uaddr)
+static bool copy_path(struct kptrace_call *t, unsigned long uaddr)
 {
 	size_t n = min_t(size_t, KPTRACE_DATA_MAX,
 			 PAGE_SIZE - offset_in_page(uaddr));
@@ -328,93 +340,119 @@ static int entries_init(void)
 	return 0;
 }
 
+/*
+ * The in-flight entry of @task, the task running the hook.  The entry the
+ * last hook on this CPU used first (last_entry): a task making call
+ * after call on one CPU finds it there without a table lookup.  An entry
+ * out of the table always has task NULL, so a stale last_entry whose task
+ * is @task is @task's entry; it is never freed while the hooks can run
+ * (the entries array lives until module exit), nor taken out of the
+ * table but by @task's own exit: it stays valid after the table's RCU
+ * read section ends.
+ */
 static struct kpt_task *task_entry(struct task_struct *task, bool create)
 {
-	struct kpt_task *t, *old;
+	struct kpt_task *t = this_cpu_read(last_entry), *old;
 
-	t = rhashtable_lookup(&kpt_tasks, &task, kpt_params);
-	if (t || !create)
+	if (likely(t && READ_ONCE(t->task) == task))
 		return t;
-	t = entry_get();
-	if (!t)
-		return NULL;
-	t->task = task;
-	old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
-						kpt_params);
-	if (old) {
-		entry_put(t);
-		return IS_ERR(old) ? NULL : old;
+	t = rhashtable_lookup_fast(&kpt_tasks, &task, kpt_params);
+	if (!t && create) {
+		t = entry_get();
+		if (!t)
+			return NULL;
+		t->task = task;
+		old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
+							kpt_params);
+		if (old) {
+			WRITE_ONCE(t->task, NULL);
+			entry_put(t);
+			t = IS_ERR(old) ? NULL : old;
+		}
 	}
+	if (t)
+		this_cpu_write(last_entry, t);
 	return t;
 }
 
 static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
 {
+	struct kptrace_call *c;
 	struct kpt_task *t;
 	int arg;
 
 	if (!wanted(current))
 		return;
-	rcu_read_lock();
 	t = task_entry(current, true);
 	if (!t) {
 		/* The task's first traced call, and no memory to follow it. */
 		kptrace_queue_drop();
-		goto out;
+		return;
 	}
-	t->nr = id;
-	t->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
-	syscall_get_arguments(current, regs, t->args);
-	t->data_len = 0;
-	arg = slabtrace_syscall_path_arg(id, t->flags & KPTRACE_COMPAT);
-	if (arg >= 0 && copy_path(t, t->args[arg]))
-		t->flags |= KPTRACE_DATA;
-	t->start_ns = ktime_get_mono_fast_ns();
+	c = &t->call;
+	c->nr = id;
+	c->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
+	syscall_get_arguments(current, regs, c->args);
+	c->data_len = 0;
+	arg = slabtrace_syscall_path_arg(id, c->flags & KPTRACE_COMPAT);
+	if (arg >= 0 && copy_path(c, c->args[arg]))
+		c->flags |= KPTRACE_DATA;
+	c->start_ns = ktime_get_mono_fast_ns();
 	t->active = true;
-out:
-	rcu_read_unlock();
 }
 
-/* Queue the record of @t's call, and count it in the summary. */
-static void finish(struct kpt_task *t, long ret, u8 flags)
+/* Queue the record of call @c, made in place in the queue. */
+static void queue_rec(const struct kptrace_call *c, u64 end, long ret,
+		      u8 flags)
 {
-	/* The record and its data: a struct ending in data[] can't be a member. */
-	u64 buf[DIV_ROUND_UP(sizeof(struct kptrace_rec) + KPTRACE_DATA_MAX,
-			     sizeof(u64))];
-	struct kptrace_rec *rec = (struct kptrace_rec *)buf;
+	struct ring_buffer_event *ev;
+	struct kptrace_rec *rec;
 	unsigned int i;
 
-	t->active = false;
-	rec->start_ns = t->start_ns;
-	rec->end_ns = ktime_get_mono_fast_ns();
-	for (i = 0; i < ARRAY_SIZE(t->args); i++)
-		rec->args[i] = t->args[i];
+	rec = kptrace_queue_reserve(c->data_len, &ev);
+	if (!rec)
+		return;
+	rec->start_ns = c->start_ns;
+	rec->end_ns = end;
+	for (i = 0; i < ARRAY_SIZE(c->args); i++)
+		rec->args[i] = c->args[i];
 	rec->ret = ret;
-	rec->nr = t->nr;
+	rec->nr = c->nr;
 	rec->pid = task_tgid_nr(current);
 	rec->tid = task_pid_nr(current);
 	rec->cpu = smp_processor_id();
-	rec->flags = t->flags | flags;
-	rec->data_len = t->data_len;
-	strscpy_pad(rec->comm, current->comm, sizeof(rec->comm));
-	memcpy(rec->data, t->data, t->data_len);
-	kptrace_queue_write(rec);
-	kptrace_summary_add(rec);
+	rec->flags = c->flags | flags;
+	rec->data_len = c->data_len;
+	/* NUL-padded by __set_task_comm(). */
+	memcpy(rec->comm, current->comm, sizeof(rec->comm));
+	memcpy(rec->data, c->data, c->data_len);
+	kptrace_queue_commit(ev);
+}
+
+/* Write @t's call to the queue or the stream, and count it in the summary. */
+static void finish(struct kpt_task *t, long ret, u8 flags)
+{
+	const struct kptrace_call *c = &t->call;
+	u64 end = ktime_get_mono_fast_ns();
+
+	t->active = false;
+	if (READ_ONCE(to_ctf))
+		kptrace_ctf_write(c, end, ret, flags);
+	else
+		queue_rec(c, end, ret, flags);
+	kptrace_summary_count(c->nr, c->flags | flags, ret, end - c->start_ns);
 }
 
 static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct kpt_task *t;
+	struct kpt_task *t = task_entry(current, false);
 
-	rcu_read_lock();
-	t = task_entry(current, false);
 	if (t && t->active) {
 		if (is_reader(current->tgid))
 			t->active = false;
 		else
 			finish(t, ret, 0);
 	}
-	rcu_read_unlock();
 }
 
 static void kpt_free_rcu(struct rcu_head *head)
@@ -425,17 +463,17 @@ static void kpt_free_rcu(struct rcu_head *head)
 /* The task exits: a call still in flight will not return. */
 static void kpt_process_exit(void *data, struct task_struct *p)
 {
-	struct kpt_task *t;
+	struct kpt_task *t = task_entry(p, false);
 
-	rcu_read_lock();
-	t = task_entry(p, false);
 	if (t) {
 		if (t->active)
 			finish(t, 0, KPTRACE_NORETURN);
-		if (!rhashtable_remove_fast(&kpt_tasks, &t->node, kpt_params))
+		if (!rhashtable_remove_fast(&kpt_tasks, &t->node, kpt_params)) {
+			/* Out of the table: no last_entry may match it. */
+			WRITE_ONCE(t->task, NULL);
 			call_rcu(&t->rcu, kpt_free_rcu);
+		}
 	}
-	rcu_read_unlock();
 }
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)
@@ -450,7 +488,10 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 
 static void free_entry(void *ptr, void *arg)
 {
-	entry_put(ptr);
+	struct kpt_task *t = ptr;
+
+	WRITE_ONCE(t->task, NULL);
+	entry_put(t);
 }
 
 /* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
@@ -477,7 +518,10 @@ static int kpt_attach(void)
 		pr_warn_ratelimited("syscall: this kernel has no sys_enter, sys_exit or sched_process_exit tracepoint\n");
 		return -ENODEV;
 	}
-	ret = kptrace_queue_init(kptrace_size);
+	if (to_ctf)
+		ret = kptrace_ctf_open(kptrace_size);
+	else
+		ret = kptrace_queue_init(kptrace_size);
 	if (ret)
 		return ret;
 	ret = entries_init();
@@ -525,10 +569,22 @@ static int set_filter(struct kpt_filter *f)
 
 static int kpt_start(int argc, char **argv)
 {
+	bool ctf = argc > 1 && !strcmp(argv[1], "ctf");
 	struct kpt_filter *f;
 	unsigned int i;
 	int ret = -EINVAL;
 
+	if (ctf) {
+		/* "start ctf FILTER" is "start FILTER", to the stream. */
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
+	if (tracing && ctf != to_ctf) {
+		pr_warn_ratelimited("syscall: start: tracing to the %s: stop first\n",
+				    to_ctf ? "binary stream" : "queue");
+		return -EBUSY;
+	}
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
@@ -557,12 +613,14 @@ static int kpt_start(int argc, char **argv)
 		f->mode = FILTER_COMM;
 		strscpy_pad(f->comm, argv[2], sizeof(f->comm));
 	} else {
-		pr_warn_ratelimited("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME'\n",
+		pr_warn_ratelimited("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME', after an optional 'ctf'\n",
 				    KPTRACE_MAX_PIDS);
 		goto bad;
 	}
 	if (tracing)
 		pr_info_ratelimited("syscall: start: new filter\n");
+	else
+		WRITE_ONCE(to_ctf, ctf);
 	return set_filter(f);
 bad:
 	kfree(f);
@@ -573,11 +631,18 @@ static int kpt_stop(void)
 {
 	struct kpt_filter *old;
 
+	/*
+	 * Close the stream's open packets, even when stopped: one opened
+	 * where the reader made room since carries the count of events lost
+	 * while the buffer was full (the recorder's last step).
+	 */
 	if (!tracing) {
+		kptrace_ctf_flush();
 		pr_info_ratelimited("syscall: stop: not tracing\n");
 		return 0;
 	}
 	kpt_detach();
+	kptrace_ctf_flush();
 	old = rcu_replace_pointer(filter, NULL,
 				  lockdep_is_held(&slabtrace_mutex));
 	kfree_rcu(old, rcu);
@@ -610,11 +675,15 @@ static int set_size(const char *arg)
  *   syscall start                  trace every process
  *   syscall start pid PID [PID...] trace these processes (or threads)
  *   syscall start comm NAME        trace the tasks with this command name
+ *   syscall start ctf [FILTER]     the same, into the binary stream
+ *                                  (kptrace/ctf.c) instead of the queue;
+ *                                  a new stream each time
  *   syscall stop                   stop; queued records stay readable
  *   syscall clear                  empty the queue, zero the counters and
  *                                  the summary; not while tracing
- *   syscall size BYTES             queue size per CPU (K and M suffixes);
- *                                  empties the queue; not while tracing
+ *   syscall size BYTES             queue size per CPU (K and M suffixes),
+ *                                  and the next stream's; empties the
+ *                                  queue; not while tracing
  *
  * Called with slabtrace_mutex held.
  */
@@ -665,6 +734,12 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	}
 }
 
+/* Bytes per CPU of the queue, and of the next binary stream. */
+unsigned long slabtrace_kptrace_size(void)
+{
+	return READ_ONCE(kptrace_size);
+}
+
 bool slabtrace_kptrace_tracing(void)
 {
 	return READ_ONCE(tracing);
@@ -678,14 +753,33 @@ int slabtrace_kptrace_init(void)
 	if (ret)
 		return ret;
 	ret = kptrace_files_init();
+	if (!ret) {
+		ret = kptrace_ctf_init();
+		if (ret)
+			kptrace_files_exit();
+	}
 	if (ret)
 		kptrace_summary_exit();
 	return ret;
 }
 
+/*
+ * At module exit, before slabtrace's debugfs directory goes: stop writing
+ * to the binary stream, and close it (relay removes its files itself).
+ */
+void slabtrace_kptrace_exit_ctf(void)
+{
+	mutex_lock(&slabtrace_mutex);
+	if (tracing && to_ctf)
+		kpt_stop();
+	mutex_unlock(&slabtrace_mutex);
+	kptrace_ctf_exit();
+}
+
 /* At module exit, after the debugfs files are gone: no command can come. */
 void slabtrace_kptrace_exit(void)
 {
+	slabtrace_kptrace_exit_ctf();
 	mutex_lock(&slabtrace_mutex);
 	if (tracing)
 		kpt_stop();

@@ -3,7 +3,8 @@
  * kptrace: the queue of finished system calls.
  *
  * The kernel's ring_buffer, one per CPU, in its non-overwriting mode: the
- * hooks write a binary record on the CPU they run on, and a full queue
+ * hooks write a binary record on the CPU they run on, in place (reserve,
+ * fill, commit), and a full queue
  * refuses it, which is counted as dropped; nothing is allocated and nothing
  * waits.  A record is written when its call ends, on the CPU it ends on,
  * so each CPU's queue is in the order its calls ended; a reader takes the
@@ -35,6 +36,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 
+#include <slabtrace/compat.h>
 #include <slabtrace/kptrace.h>
 
 DECLARE_WAIT_QUEUE_HEAD(kptrace_wait);
@@ -105,7 +107,38 @@ void kptrace_queue_drop(void)
 	this_cpu_inc(n_dropped);
 }
 
-/* Called by the hooks, with preemption disabled. */
+/**
+ * kptrace_queue_reserve - room for a record, written in place
+ * @data_len: the bytes of its data[]
+ * @event: for kptrace_queue_commit()
+ *
+ * Called by the hooks, with preemption disabled; a full queue counts the
+ * record as dropped.
+ *
+ * Return: the record to fill, then commit; NULL if the queue is full.
+ */
+struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
+					  struct ring_buffer_event **event)
+{
+	*event = ring_buffer_lock_reserve(kptrace_buffer,
+					  sizeof(struct kptrace_rec) + data_len);
+	if (!*event) {
+		this_cpu_inc(n_dropped);
+		return NULL;
+	}
+	return ring_buffer_event_data(*event);
+}
+
+/* Queue the record kptrace_queue_reserve() gave, and wake the readers. */
+void kptrace_queue_commit(struct ring_buffer_event *event)
+{
+	slabtrace_rb_commit(kptrace_buffer, event);
+	this_cpu_inc(n_written);
+	if (wq_has_sleeper(&kptrace_wait))
+		irq_work_queue(&wake_work);
+}
+
+/* A whole record: the same, for a record already made. */
 void kptrace_queue_write(const struct kptrace_rec *rec)
 {
 	if (ring_buffer_write(kptrace_buffer, sizeof(*rec) + rec->data_len,

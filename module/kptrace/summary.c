@@ -13,8 +13,8 @@
  * - The counters are per CPU and written only by their CPU's hooks, with
  *   preemption disabled.  Readers sum them without a lock: a count being
  *   updated may be one call behind.
- * - stats_native and stats_compat are set at module init and freed at
- *   exit, after the hooks are gone.
+ * - stats_native, stats_compat and max_* are set at module init (the
+ *   stats freed at exit, after the hooks are gone).
  */
 #include <linux/err.h>
 #include <linux/math64.h>
@@ -35,9 +35,13 @@ struct kpt_stat {
 
 static struct kpt_stat __percpu *stats_native;
 static struct kpt_stat __percpu *stats_compat;
+/* slabtrace_syscall_max(false) and (true), for the hooks. */
+static int max_native, max_compat;
 
 int kptrace_summary_init(void)
 {
+	max_native = slabtrace_syscall_max(false);
+	max_compat = slabtrace_syscall_max(true);
 	stats_native = __alloc_percpu(sizeof(struct kpt_stat) *
 				      slabtrace_syscall_max(false),
 				      __alignof__(struct kpt_stat));
@@ -59,24 +63,38 @@ void kptrace_summary_exit(void)
 	stats_compat = NULL;
 }
 
-/* Count a finished call.  Called by the hooks, preemption disabled. */
-void kptrace_summary_add(const struct kptrace_rec *rec)
+/**
+ * kptrace_summary_count - count a finished call
+ * @nr: its number
+ * @flags: KPTRACE_COMPAT, KPTRACE_NORETURN
+ * @ret: its return value
+ * @duration: ns
+ *
+ * Called by the hooks, preemption disabled.
+ */
+void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 {
-	bool compat = rec->flags & KPTRACE_COMPAT;
-	u64 d = rec->end_ns - rec->start_ns;
+	bool compat = flags & KPTRACE_COMPAT;
 	struct kpt_stat *s;
 
-	if (rec->nr < 0 || rec->nr >= slabtrace_syscall_max(compat))
+	if (nr < 0 || nr >= (compat ? max_compat : max_native))
 		return;
-	s = this_cpu_ptr(compat ? stats_compat : stats_native) + rec->nr;
-	if (!s->calls || d < s->min_ns)
-		s->min_ns = d;
-	if (d > s->max_ns)
-		s->max_ns = d;
+	s = this_cpu_ptr(compat ? stats_compat : stats_native) + nr;
+	if (!s->calls || duration < s->min_ns)
+		s->min_ns = duration;
+	if (duration > s->max_ns)
+		s->max_ns = duration;
 	s->calls++;
-	s->total_ns += d;
-	if (!(rec->flags & KPTRACE_NORETURN) && IS_ERR_VALUE(rec->ret))
+	s->total_ns += duration;
+	if (!(flags & KPTRACE_NORETURN) && IS_ERR_VALUE(ret))
 		s->errors++;
+}
+
+/* Count the call of a queued record. */
+void kptrace_summary_add(const struct kptrace_rec *rec)
+{
+	kptrace_summary_count(rec->nr, rec->flags, rec->ret,
+			      rec->end_ns - rec->start_ns);
 }
 
 void kptrace_summary_reset(void)

@@ -18,14 +18,19 @@
 # Kernel parameters (environment): bench_pairs (5), bench_files (file
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
 # bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
-# comma separated: 1000000), bench_text_max (read the whole text dump
-# of at most this many records: 1000000).
+# comma separated: 1000000), bench_tools (only these tools' pairs, e.g.
+# kptrace:binary,syscount; default all), bench_profile (a tool of part 2:
+# also profile the getpid() workload it traces: "PROFILE" lines),
+# bench_text_max (read the whole text dump of at most this many records:
+# 1000000).
 set -u
 
 PAIRS=${bench_pairs:-5}
 FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
 PARTS=${bench_parts:-1,2,3,4}
+# bench_tools: only these tools' pairs (comma separated; default all).
+TOOLS=${bench_tools:-}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
 B=/bench
 ST=/sys/kernel/debug/slabtrace
@@ -142,6 +147,7 @@ start_tool() {
 pair() {
 	local part=$1 tool=$2 round=$3 ev=$4 base traced
 	shift 4
+	case ",${TOOLS:-$tool}," in *",$tool,"*) ;; *) return ;; esac
 	base=$(wl_ns "$@")
 	LOST=-
 	start_tool "$tool" "$@" || return
@@ -226,8 +232,18 @@ stop_bpftrace() {
 
 # --- Part 2: system call tracing of getpid().
 
+# kptrace:binary: kmemtrace-record -s into /tmp (tmpfs), the binary
+# stream; LOST is what its packets say was discarded (events_discarded).
 start_kptrace() {
 	echo "syscall clear" > $ST/ctl
+	if [ "$1" = kptrace:binary ]; then
+		# Not the last run's "recording" line: wait_for may look first.
+		rm -rf /tmp/kb /tmp/kptrace.out
+		"$B/kmemtrace-record" -s -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
+		BG=$!
+		wait_for /tmp/kptrace.out '^kmemtrace-record: recording' 60 "$BG" || return 1
+		return 0
+	fi
 	if [ "$1" = kptrace:reader ]; then
 		cat $ST/kptrace_pipe > /dev/null &
 		BG=$!
@@ -236,6 +252,14 @@ start_kptrace() {
 	echo "syscall start comm wl" > $ST/ctl
 }
 stop_kptrace() {
+	if [ "$1" = kptrace:binary ]; then
+		kill -INT "$BG"
+		wait "$BG" 2>/dev/null
+		LOST=$(sed -n 's/^kmemtrace-record: the packets say \([0-9]*\) discarded$/\1/p' /tmp/kptrace.out)
+		info "kptrace $1: $(grep -v recording /tmp/kptrace.out | tr '\n' ' ') bytes $(du -sb /tmp/kb/ctf | cut -f1); summary $(grep '^getpid' $ST/kptrace_summary | tr -s ' '); queue $(tr '\n' ' ' < $ST/kptrace_stats)"
+		echo "syscall clear" > $ST/ctl
+		return
+	fi
 	echo "syscall stop" > $ST/ctl
 	LOST=$(sed -n 's/^dropped: //p' $ST/kptrace_stats)
 	if [ "$1" = kptrace:reader ]; then
@@ -407,6 +431,19 @@ scale() {
 	echo "SCALE $n mem-after-reset $(mem)"
 }
 
+# profile TOOL WORKLOAD...: perf record -e cpu-clock (under -icount it
+# samples by guest instruction count) of the workload while TOOL traces
+# it; the top symbols, as PROFILE lines.
+profile() {
+	local tool=$1
+	shift
+	start_tool "$tool" "$@" || return
+	perf record -q -e cpu-clock -F 20000 -a -o /tmp/prof.data -- "$B/wl" "$@" > /dev/null 2>&1
+	stop_"${tool%%:*}" "$tool" "$@"
+	perf report -q -i /tmp/prof.data --stdio --no-children --sort sym 2>/dev/null |
+		grep -v '^$' | head -n 60 | sed 's/^/PROFILE /'
+}
+
 # --- The run.
 info "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 for p in bpftrace bpfcc-tools libbpf-tools strace linux-perf trace-cmd; do
@@ -438,10 +475,12 @@ case ,$PARTS, in
 	for r in $(seq "$PAIRS"); do
 		pair 2 kptrace:noreader "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 kptrace:reader "$r" "$GETPIDS" getpid "$GETPIDS"
+		pair 2 kptrace:binary "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 syscount "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 perf:trace "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 strace "$r" "$GETPIDS" getpid "$GETPIDS"
 	done
+	[ -n "${bench_profile:-}" ] && profile "$bench_profile" getpid "$GETPIDS"
 	;;
 esac
 case ,$PARTS, in

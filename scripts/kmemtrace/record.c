@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace-record: record a kmemtrace trace into a directory.
+ * kmemtrace-record: record a kmemtrace or kptrace stream into a directory.
  *
  *   kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l] [-- COMMAND...]
+ *   kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...] [-l]
+ *                    [-- COMMAND...]
  *
  * Starts kmemtrace (every cache, or the -c ones), copies every CPU's
  * stream into DIR/ctf/cpuN as its packets close, and stops when COMMAND
@@ -11,6 +13,15 @@
  * (babeltrace2 DIR; kmemtrace-report DIR).  Prints the events written and
  * lost.  -l reads nothing until COMMAND exits (a reader that falls behind:
  * the tests' way to make overruns).
+ *
+ * -s records kptrace's system calls instead ("syscall start ctf" on ctl,
+ * the files of kptrace_ctf/): every process but the recorder, or the
+ * tasks named COMM (-c), or the PIDs (-p, up to 16); -b is then "syscall
+ * size" (KiB, whole pages).  The recorder holds kptrace_ctf/metadata open
+ * from start to end: that makes it a kptrace reader, never traced.  DIR
+ * default kptrace.trace; no caches or kallsyms.  Says "recording" once
+ * the calls are recorded, and at the end also the events the packets
+ * say were discarded (their events_discarded, summed over the CPUs).
  *
  * A packet is taken only once closed: the buffer is mapped, and the
  * packet at the next position must carry the expected sequence number
@@ -38,8 +49,11 @@
 #include <unistd.h>
 
 #include "../../include/uapi/slabtrace/kmemtrace.h"
+#include "../../include/uapi/slabtrace/kptrace.h"
 
-#define KMT_DIR "/sys/kernel/debug/slabtrace/kmemtrace"
+#define ST_DIR "/sys/kernel/debug/slabtrace"
+#define KMT_DIR ST_DIR "/kmemtrace"
+#define KPT_DIR ST_DIR "/kptrace_ctf"
 #define MAX_CPUS 1024
 
 struct stream {
@@ -56,6 +70,9 @@ static struct stream streams[MAX_CPUS];
 static int nstreams;
 static size_t subbuf_size, map_size;
 static unsigned char *copybuf;
+/* The stream's directory, and its start and stop commands. */
+static const char *dir = KMT_DIR;
+static int syscalls;			/* -s */
 /* Set by the handlers; the main loop reads them after each poll(). */
 static sig_atomic_t stop_flag, child_done;
 
@@ -188,9 +205,9 @@ static void open_streams(const char *ctfdir)
 	DIR *d;
 	int cpu;
 
-	d = opendir(KMT_DIR);
+	d = opendir(dir);
 	if (!d)
-		die("%s", KMT_DIR);
+		die("%s", dir);
 	while ((de = readdir(d)) && nstreams < MAX_CPUS) {
 		struct stream *s = &streams[nstreams];
 		char *end;
@@ -200,7 +217,7 @@ static void open_streams(const char *ctfdir)
 		cpu = strtol(de->d_name + 3, &end, 10);
 		if (end == de->d_name + 3 || *end)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", KMT_DIR, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		s->cpu = cpu;
 		s->fd = open(path, O_RDONLY);
 		if (s->fd < 0)
@@ -216,17 +233,18 @@ static void open_streams(const char *ctfdir)
 	}
 	closedir(d);
 	if (!nstreams)
-		die("no stream files in %s", KMT_DIR);
+		die("no stream files in %s", dir);
 }
 
 /* Events lost on @cpu per total_overruns; -1 if not listed. */
 static long lost_on(int cpu)
 {
-	char line[128], want[32];
+	char line[128], want[32], path[256];
 	long n = -1;
 	FILE *f;
 
-	f = fopen(KMT_DIR "/total_overruns", "r");
+	snprintf(path, sizeof(path), "%s/total_overruns", dir);
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	snprintf(want, sizeof(want), "cpu%d %%ld", cpu);
@@ -235,6 +253,44 @@ static long lost_on(int cpu)
 			break;
 	fclose(f);
 	return n;
+}
+
+/* Start the trace: kmemtrace's caches, or kptrace's filter. */
+static int trace_start(const char *filter)
+{
+	char cmd[4200];
+
+	if (!syscalls)
+		return write_file(KMT_DIR "/enable", filter[0] ? filter : "1");
+	snprintf(cmd, sizeof(cmd), "syscall start ctf%s%s",
+		 filter[0] ? " " : "", filter);
+	return write_file(ST_DIR "/ctl", cmd);
+}
+
+/* Stop it, or close the packets again if it stopped. */
+static int trace_stop(void)
+{
+	return syscalls ? write_file(ST_DIR "/ctl", "syscall stop") :
+			  write_file(KMT_DIR "/enable", "0");
+}
+
+/* Copy what the open file @in reads to @dst; 0 or -1. */
+static int copy_fd(int in, const char *dst)
+{
+	char buf[65536];
+	ssize_t n;
+	int out;
+
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0)
+		return -1;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+	close(out);
+	return n < 0 ? -1 : 0;
 }
 
 /*
@@ -251,8 +307,8 @@ static void account_losses(void)
 			again = 1;
 	if (!again)
 		return;
-	write_file(KMT_DIR "/enable", "0");
-	write_file(KMT_DIR "/enable", "0");
+	trace_stop();
+	trace_stop();
 	drain_all();
 }
 
@@ -260,21 +316,25 @@ static void bad_usage(void)
 {
 	fputs("usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l]", stderr);
 	fputs(" [-- COMMAND...]\n", stderr);
+	fputs("       kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...]", stderr);
+	fputs(" [-l] [-- COMMAND...]\n", stderr);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *outdir = "kmemtrace.trace", *buffer_kb = NULL;
-	char caches[4096] = "", path[4096], ctfdir[2048];
+	const char *outdir = NULL, *buffer_kb = NULL;
+	char caches[4096] = "", pids[400] = "", path[4096], ctfdir[2048];
+	char cmd[64];
 	struct pollfd pfd[MAX_CPUS];
 	struct timespec ms = { 0, 1000000 };
 	int opt, lazy = 0, i, ready;
 	pid_t child = 0;
 	long kb, lost, written;
 	struct sigaction sa;
+	int meta = -1;
 
-	while ((opt = getopt(argc, argv, "+o:b:c:l")) != -1) {
+	while ((opt = getopt(argc, argv, "+o:b:c:p:ls")) != -1) {
 		switch (opt) {
 		case 'o':
 			outdir = optarg;
@@ -288,20 +348,50 @@ int main(int argc, char **argv)
 			strcat(caches, caches[0] ? " " : "");
 			strcat(caches, optarg);
 			break;
+		case 'p':
+			if (strlen(pids) + strlen(optarg) + 6 > sizeof(pids) ||
+			    strspn(optarg, "0123456789") != strlen(optarg))
+				bad_usage();
+			strcat(pids, pids[0] ? " " : "pid ");
+			strcat(pids, optarg);
+			break;
 		case 'l':
 			lazy = 1;
+			break;
+		case 's':
+			syscalls = 1;
+			dir = KPT_DIR;
 			break;
 		default:
 			bad_usage();
 		}
 	}
-	if (read_number(KMT_DIR "/abi_version") != KMT_ABI_VERSION)
-		die("%s/abi_version: not kmemtrace ABI 1 (is slabtrace loaded?)", KMT_DIR);
-	if (buffer_kb && write_file(KMT_DIR "/buffer_kb", buffer_kb))
+	if (pids[0] && (!syscalls || caches[0]))
+		bad_usage();
+	if (syscalls && caches[0]) {
+		if (strchr(caches, ' ') || strlen(caches) > 15)
+			bad_usage();
+		memmove(caches + 5, caches, strlen(caches) + 1);
+		memcpy(caches, "comm ", 5);
+	}
+	if (pids[0])
+		snprintf(caches, sizeof(caches), "%s", pids);
+	if (!outdir)
+		outdir = syscalls ? "kptrace.trace" : "kmemtrace.trace";
+	snprintf(path, sizeof(path), "%s/abi_version", dir);
+	if (read_number(path) != (syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION))
+		die("%s: not ABI 1 (is slabtrace loaded?)", path);
+	if (buffer_kb && syscalls) {
+		snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
+		if (write_file(ST_DIR "/ctl", cmd))
+			die("cannot set the size to %s KiB", buffer_kb);
+	} else if (buffer_kb && write_file(KMT_DIR "/buffer_kb", buffer_kb)) {
 		die("cannot set buffer_kb to %s", buffer_kb);
-	kb = read_number(KMT_DIR "/buffer_kb");
+	}
+	snprintf(path, sizeof(path), "%s/buffer_kb", dir);
+	kb = read_number(path);
 	if (kb <= 0)
-		die("%s", KMT_DIR "/buffer_kb");
+		die("%s", path);
 	map_size = (size_t)kb * 1024;
 	subbuf_size = map_size / KMT_SUBBUFS;
 	copybuf = malloc(subbuf_size);
@@ -319,10 +409,21 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 
-	if (write_file(KMT_DIR "/enable", caches[0] ? caches : "1"))
-		die("cannot start kmemtrace (%s; see dmesg)", caches[0] ? caches : "1");
+	/* Held open from here on: kptrace does not trace its readers. */
+	if (syscalls) {
+		meta = open(KPT_DIR "/metadata", O_RDONLY);
+		if (meta < 0)
+			die("%s", KPT_DIR "/metadata");
+	}
+	if (trace_start(caches))
+		die("cannot start (%s; see dmesg)", caches[0] ? caches : "every one");
 	errno = 0;
 	open_streams(ctfdir);
+	if (syscalls) {
+		/* The calls from here on are recorded. */
+		printf("kmemtrace-record: recording\n");
+		fflush(stdout);
+	}
 
 	if (optind < argc) {
 		child = fork();
@@ -353,29 +454,42 @@ int main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 
 	/* Stop: every open packet closes; then take them all. */
-	if (write_file(KMT_DIR "/enable", "0"))
-		die("cannot stop kmemtrace%s", "");
+	if (trace_stop())
+		die("cannot stop the trace%s", "");
 	errno = 0;
 	drain_all();
 	account_losses();
 
 	snprintf(path, sizeof(path), "%s/metadata", ctfdir);
-	if (copy_file(KMT_DIR "/metadata", path))
+	if (syscalls ? copy_fd(meta, path) :
+	    copy_file(KMT_DIR "/metadata", path))
 		die("copy of %s", "metadata");
-	snprintf(path, sizeof(path), "%s/caches", outdir);
-	if (copy_file(KMT_DIR "/caches", path))
-		die("copy of %s", "caches");
-	snprintf(path, sizeof(path), "%s/kallsyms", outdir);
-	if (copy_file("/proc/kallsyms", path))
-		die("copy of %s", "/proc/kallsyms");
+	if (!syscalls) {
+		snprintf(path, sizeof(path), "%s/caches", outdir);
+		if (copy_file(KMT_DIR "/caches", path))
+			die("copy of %s", "caches");
+		snprintf(path, sizeof(path), "%s/kallsyms", outdir);
+		if (copy_file("/proc/kallsyms", path))
+			die("copy of %s", "/proc/kallsyms");
+	}
 	snprintf(path, sizeof(path), "%s/overruns", outdir);
-	copy_file(KMT_DIR "/total_overruns", path);
+	snprintf(cmd, sizeof(cmd), "%s/total_overruns", dir);
+	copy_file(cmd, path);
 	errno = 0;
 
-	written = read_number(KMT_DIR "/events");
-	lost = read_number(KMT_DIR "/total_overruns");
+	snprintf(path, sizeof(path), "%s/events", dir);
+	written = read_number(path);
+	lost = read_number(cmd);
 	printf("kmemtrace-record: %ld events written, %ld lost, into %s\n",
 	       written, lost, outdir);
+	if (syscalls) {
+		__u64 discarded = 0;
+
+		for (i = 0; i < nstreams; i++)
+			discarded += streams[i].discarded;
+		printf("kmemtrace-record: the packets say %llu discarded\n",
+		       (unsigned long long)discarded);
+	}
 	for (i = 0; i < nstreams; i++) {
 		long l = lost_on(streams[i].cpu);
 

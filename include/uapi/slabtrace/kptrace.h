@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kptrace's binary stream: the events of
+ * /sys/kernel/debug/slabtrace/kptrace_ctf/, as a CTF reader or a program
+ * parsing them sees them.  The packets and the event headers are
+ * kmemtrace's (<uapi/slabtrace/kmemtrace.h>: struct kmt_packet, the
+ * compact and extended headers); the TSDL in kptrace_ctf/metadata
+ * describes the same layout, so babeltrace2 needs nothing from here.
+ *
+ * One event per finished system call, its header's time the call's end.
+ * Fields, byte-aligned, little-endian, in this order:
+ *
+ *   s32 nr            system call number (the event says which table)
+ *   s64 ret           return value (0 for KPT_CTF_NORETURN)
+ *   u64 duration_ns   end - start, CLOCK_MONOTONIC
+ *   u64 args[6]
+ *   s32 pid           the process (tgid)
+ *   s32 tid
+ *   u8  flags         KPT_CTF_COMPAT, KPT_CTF_NORETURN, KPT_CTF_PATH
+ *   u8  comm[16]      the task's name, NUL-padded
+ *   u8  path_len
+ *   u8  path[path_len] the path argument's first bytes, no NUL
+ */
+#ifndef _UAPI_SLABTRACE_KPTRACE_H
+#define _UAPI_SLABTRACE_KPTRACE_H
+
+#define KPT_CTF_ABI_VERSION	1
+
+/* Event ids. */
+enum kpt_ctf_event_id {
+	KPT_CTF_SYSCALL,		/* a native system call */
+	KPT_CTF_SYSCALL_COMPAT,		/* a compat (ia32, arm32) one */
+	KPT_CTF_NR_EVENTS,
+};
+
+#define KPT_CTF_COMPAT		0x01	/* also said by the event id */
+#define KPT_CTF_NORETURN	0x02	/* ended by the task's exit */
+#define KPT_CTF_PATH		0x04	/* path[] holds a path argument */
+
+/* Bytes of the fields before path[]. */
+#define KPT_CTF_PAYLOAD		94
+#define KPT_CTF_COMM_LEN	16
+
+#endif /* _UAPI_SLABTRACE_KPTRACE_H */

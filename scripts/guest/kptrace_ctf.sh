@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0
+# kptrace's binary stream: its files; "kmemtrace-record -s" records
+# kpt_probe's known calls with no loss and nothing in the text queue (the
+# events themselves are decoded on the host with babeltrace2:
+# scripts/tests/test_kptrace_ctf.py, from /out/kptrace_ctf*); the recorder
+# is not traced; a tiny buffer read late loses events and counts every
+# one; the queue works again after; bad commands; rmmod while recording.
+. /tests/lib.sh
+
+[ "$(uname -m)" = x86_64 ] ||
+	skip "the host test's expected events are x86-64's (system call numbers)"
+
+K=$ST/kptrace_ctf
+N=1000
+
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+for f in metadata buffer_kb events total_overruns abi_version; do
+	check "kptrace_ctf/$f is 0400" test "$(stat -c %a $K/$f)" = 400
+done
+check_eq "abi_version" 1 "$(cat $K/abi_version)"
+check_eq "buffer_kb: the 2 MiB queue size" 2048 "$(cat $K/buffer_kb)"
+check "no stream files before the first start ctf" sh -c "! ls $K/cpu0 2>/dev/null"
+check "metadata: no stream yet" sh -c "! cat $K/metadata > /dev/null 2>&1"
+
+# --- N getpid, a missing path, a write and exit_group into the stream.
+check "record kpt_probe's calls" sh -c \
+	"kmemtrace-record -s -c kpt_probe -o /out/kptrace_ctf -- kpt_probe -g $N -f /kpt/no/such/file -l 37 > /tmp/r.out"
+cp /tmp/r.out /out/kptrace_ctf/record.txt
+pid=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/r.out)
+check_eq "kpt_probe made $N getpid" "getpid=$pid calls=$N" "$(grep '^getpid=' /tmp/r.out)"
+written=$(head -n 1 $K/events)
+check_eq "the recorder: every event, none lost" \
+	"kmemtrace-record: recording
+kmemtrace-record: $written events written, 0 lost, into /out/kptrace_ctf
+kmemtrace-record: the packets say 0 discarded" \
+	"$(grep '^kmemtrace-record:' /tmp/r.out)"
+check_eq "total_overruns: 0" 0 "$(head -n 1 $K/total_overruns)"
+check "the stream has files per CPU and the metadata" \
+	test -s /out/kptrace_ctf/ctf/metadata -a -s /out/kptrace_ctf/ctf/cpu0
+check "metadata names the syscall event" grep -q 'name = "syscall";' /out/kptrace_ctf/ctf/metadata
+check "metadata maps 39 to getpid" grep -q '"getpid" = 39' /out/kptrace_ctf/ctf/metadata
+cat $ST/kptrace_summary > /tmp/sum.txt
+check "summary counts the stream's calls: getpid $N" grep -q "^getpid  *$N  *0 " /tmp/sum.txt
+total=$(awk '$1 == "total" { print $2 }' /tmp/sum.txt)
+check_eq "summary's total is the events written" "$written" "$total"
+check "nothing went to the text queue" grep -q '^written: 0$' $ST/kptrace_stats
+check_eq "kptrace reads empty" "" "$(cat $ST/kptrace)"
+
+# --- every process: the recorder itself is not traced.
+st syscall clear
+kmemtrace-record -s -o /out/kptrace_ctf_all -- kpt_probe -g 10 > /tmp/r2.out &
+rec=$!
+wait $rec
+check "record every process" grep -q '^kmemtrace-record: [0-9]* events written, 0 lost' /tmp/r2.out
+echo $rec > /out/kptrace_ctf_all/recorder.pid
+cp /tmp/r2.out /out/kptrace_ctf_all/record.txt
+
+# --- a 16 KiB buffer, read late: events are lost, and every one counted.
+st syscall clear
+check "record with a 16 KiB buffer, reading late" sh -c \
+	"kmemtrace-record -s -l -b 16 -c kpt_probe -o /out/kptrace_ctf_tiny -- kpt_probe -g 5000 > /tmp/r3.out"
+cp /tmp/r3.out /out/kptrace_ctf_tiny/record.txt
+check_eq "buffer_kb follows syscall size" 16 "$(cat $K/buffer_kb)"
+lost=$(head -n 1 $K/total_overruns)
+written=$(head -n 1 $K/events)
+check "events were lost" test "$lost" -gt 0
+check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/r3.out
+check "and the packets say as much" grep -q "the packets say $lost discarded" /tmp/r3.out
+total=$(awk '$1 == "total" { print $2 }' $ST/kptrace_summary)
+check_eq "written + lost = the calls the summary counted" "$total" "$((written + lost))"
+st syscall size 2M
+
+# --- the text queue, after the stream.
+st syscall clear
+check "syscall start comm kpt_probe (the queue)" st syscall start comm kpt_probe
+before=$(head -n 1 $K/events)
+kpt_probe -g 5 > /dev/null
+st syscall stop
+check_eq "the queue has the 5 getpid" 5 "$(grep -c 'Syscall 39 (getpid)' $ST/kptrace)"
+check_eq "the stream got nothing" "$before" "$(head -n 1 $K/events)"
+
+# --- bad commands.
+for cmd in "syscall start ctf pid abc" "syscall start ctf everything" \
+	"syscall start ctf comm" "syscall start ctf ctf"; do
+	check_eq "'$cmd' is refused" "Invalid argument" "$(ctl_errno "$cmd")"
+done
+st syscall start comm nobody
+check_eq "start ctf while tracing to the queue" "Device or resource busy" \
+	"$(ctl_errno 'syscall start ctf comm nobody')"
+st syscall stop
+st syscall start ctf comm nobody
+check_eq "start (queue) while tracing to the stream" "Device or resource busy" \
+	"$(ctl_errno 'syscall start comm nobody')"
+check "a new filter, same stream" st syscall start ctf pid 1
+st syscall stop
+logged "syscall: start: bad pid 'abc'" \
+	"syscall: start takes nothing, 'pid PID...' (at most 16) or 'comm NAME', after an optional 'ctf'" \
+	"syscall: start: tracing to the queue: stop first" \
+	"syscall: start: tracing to the binary stream: stop first"
+
+# --- rmmod while recording everything: refused while the recorder holds
+# metadata open (as while a reader holds kptrace_pipe), then the recorder
+# stops on SIGTERM with what it recorded.
+kpt_probe -b > /dev/null &
+busy=$!
+kmemtrace-record -s -o /tmp/rm > /tmp/r4.out 2>&1 &
+rec=$!
+recording() { [ "$(head -n 1 $K/events)" -gt 0 ]; }
+check "the recording started" until_true 30 recording
+sleep 1
+check "rmmod slabtrace is refused while recording" sh -c "! rmmod slabtrace 2>/dev/null"
+kill $rec
+wait $rec
+check "the recorder stops on SIGTERM and says what it wrote" \
+	grep -q '^kmemtrace-record: [1-9][0-9]* events written, [0-9]* lost' /tmp/r4.out
+kill $busy
+wait 2>/dev/null
+check "rmmod slabtrace" rmmod slabtrace
+check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
+check "rmmod slabtrace" rmmod slabtrace
+finish

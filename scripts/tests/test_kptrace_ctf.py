@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host test of kptrace's binary stream: babeltrace2 on what a VM recorded.
+
+    scripts/tests/test_kptrace_ctf.py VM_OUT_DIR...
+
+The guest test kptrace_ctf.sh leaves three recordings in VM_OUT_DIR
+(x86-64 guests only): kptrace_ctf (kmemtrace-record -s -c kpt_probe of
+"kpt_probe -g 1000 -f /kpt/no/such/file -l 37"), kptrace_ctf_all (every
+process, and the recorder's pid) and kptrace_ctf_tiny (a 16 KiB buffer
+read late).  babeltrace2 must read each with its own metadata and give:
+every event the module wrote; exactly the 1000 getpid() calls of
+kpt_probe, from its pid and tid, returning it; the openat() of the
+missing path with that path and -ENOENT; the write() of 37 bytes;
+exit_group() flagged as not returning, last; nothing of another
+command; none of the recorder's own calls; and for the tiny buffer, as
+many discarded events as the recorder reported lost.  With
+SLABTRACE_REQUIRE_VM_OUT=1 a missing recording fails rather than skips.
+The last line is "kptrace_ctf: N passed, N failed".
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+npass = nfail = 0
+N = 1000
+EVENT = re.compile(r'^\[[^]]*\] \([^)]*\) (syscall|syscall_compat): '
+                   r'\{ cpu_id = (\d+) \}, \{ nr = \( "?([^":]*?)"? : '
+                   r'container = (\d+) \), ret = (-?\d+), duration_ns = (\d+), '
+                   r'args = \[ (.*?) \], pid = (\d+), tid = (\d+), '
+                   r'flags = (0x[0-9A-F]+), comm = "([^"]*)", path_len = (\d+), '
+                   r'path = "([^"]*)" \}$')
+
+
+def check(what, ok, detail=""):
+    global npass, nfail
+    if ok:
+        npass += 1
+        print("PASS: kptrace_ctf: " + what)
+    else:
+        nfail += 1
+        print("FAIL: kptrace_ctf: %s%s" % (what, " (%s)" % detail if detail else ""))
+
+
+def check_eq(what, want, got):
+    check(what, want == got, "expected %r, got %r" % (want, got))
+
+
+def decode(trace):
+    """The events babeltrace2 prints, as dicts, and its stderr."""
+    p = subprocess.run(["babeltrace2", os.path.join(trace, "ctf")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    check("babeltrace2 reads %s" % os.path.basename(trace), p.returncode == 0,
+          p.stderr[-500:])
+    events, bad = [], []
+    for line in p.stdout.splitlines():
+        m = EVENT.match(line)
+        if not m:
+            bad.append(line)
+            continue
+        args = [int(a.split(" = ")[1], 16) for a in m.group(7).split(", ")]
+        events.append({
+            "event": m.group(1), "cpu": int(m.group(2)), "name": m.group(3),
+            "nr": int(m.group(4)), "ret": int(m.group(5)),
+            "duration": int(m.group(6)), "args": args, "pid": int(m.group(8)),
+            "tid": int(m.group(9)), "flags": int(m.group(10), 16),
+            "comm": m.group(11), "path_len": int(m.group(12)),
+            # babeltrace2 2.0 prints an empty text sequence as the last
+            # non-empty one it decoded: path_len says.
+            "path": m.group(13) if int(m.group(12)) else ""})
+    check_eq("every line of %s is an event" % os.path.basename(trace), [], bad[:3])
+    return events, p.stderr
+
+
+def recorded(trace):
+    """The events written and lost, as the recorder said."""
+    with open(os.path.join(trace, "record.txt")) as f:
+        text = f.read()
+    m = re.search(r"^kmemtrace-record: (\d+) events written, (\d+) lost", text, re.M)
+    return (int(m.group(1)), int(m.group(2)), text) if m else (None, None, text)
+
+
+def test_probe(trace):
+    written, lost, text = recorded(trace)
+    m = re.search(r"^getpid=(\d+) calls=%d$" % N, text, re.M)
+    check("kpt_probe's pid is in record.txt", m is not None)
+    if not m:
+        return
+    pid = int(m.group(1))
+    events, err = decode(trace)
+    check_eq("babeltrace2 gives every event written", written, len(events))
+    check_eq("none lost", 0, lost)
+    check("no discarded events", "discarded" not in err, err[-300:])
+    getpid = [e for e in events if e["name"] == "getpid"]
+    check_eq("%d getpid events" % N, N, len(getpid))
+    check_eq("each from kpt_probe's pid and tid, returning the pid, flags 0",
+             [], [e for e in getpid if (e["pid"], e["tid"], e["ret"], e["flags"],
+                                        e["nr"], e["event"]) !=
+                  (pid, pid, pid, 0, 39, "syscall")][:2])
+    check_eq("only kpt_probe was recorded", {"kpt_probe"},
+             set(e["comm"] for e in events))
+    missing = [e for e in events if e["path"] == "/kpt/no/such/file"]
+    check_eq("one openat of the missing path", 1, len(missing))
+    if missing:
+        e = missing[0]
+        check_eq("its fields: openat, -ENOENT, path flag, path_len, AT_FDCWD",
+                 ("openat", 257, -2, 0x4, 17, 0xffffff9c),
+                 (e["name"], e["nr"], e["ret"], e["flags"], e["path_len"],
+                  e["args"][0] & 0xffffffff))
+    writes = [e for e in events if e["name"] == "write" and e["args"][2] == 37]
+    check_eq("one write of 37 bytes, returning 37", [37], [e["ret"] for e in writes])
+    check_eq("exit_group is last, flagged as not returning (0x2)",
+             ("exit_group", 0x2), (events[-1]["name"], events[-1]["flags"]) if events else None)
+    check("durations are below a second", all(e["duration"] < 10**9 for e in events))
+
+
+def test_all(trace):
+    written, lost, _ = recorded(trace)
+    with open(os.path.join(trace, "recorder.pid")) as f:
+        rec = int(f.read())
+    events, _ = decode(trace)
+    check_eq("every process: every event written", written, len(events))
+    check_eq("none of the recorder's own calls", [],
+             [e for e in events if e["pid"] == rec][:2])
+    check("kpt_probe's 10 getpid are there",
+          sum(1 for e in events if e["comm"] == "kpt_probe" and e["name"] == "getpid") == 10)
+
+
+def test_tiny(trace):
+    written, lost, _ = recorded(trace)
+    events, err = decode(trace)
+    check_eq("tiny buffer: babeltrace2 gives the events written", written, len(events))
+    discarded = sum(int(n) for n in re.findall(r"discarded (\d+) events", err))
+    check("tiny buffer: events were lost", lost and lost > 0, "lost %r" % lost)
+    check_eq("tiny buffer: babeltrace2's discarded events are the recorder's lost",
+             lost, discarded)
+
+
+def main():
+    require = os.environ.get("SLABTRACE_REQUIRE_VM_OUT") == "1"
+    for out in sys.argv[1:]:
+        base = os.path.join(out, "kptrace_ctf")
+        if not os.path.isdir(base):
+            if require and os.path.isdir(out) and os.uname().machine == "x86_64":
+                check("%s has a kptrace_ctf recording" % out, False)
+            else:
+                print("SKIP: kptrace_ctf: no recording in %s" % out)
+            continue
+        test_probe(base)
+        test_all(base + "_all")
+        test_tiny(base + "_tiny")
+    print("kptrace_ctf: %d passed, %d failed" % (npass, nfail))
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
