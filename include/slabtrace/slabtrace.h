@@ -155,7 +155,8 @@ struct slabtrace_table {
 	atomic_long_t nr;
 	atomic_long_t owned[SLABTRACE_MAX_OWNERS];	/* by record owner */
 	atomic_long_t grow_failed;
-	/* Grow steps (one bucket each, under its lock): count, time, most moved. */
+	unsigned long shrinks;		/* resizes to fewer buckets */
+	/* Resize steps (one bucket each, under its lock): count, time, most moved. */
 	unsigned long grow_steps;
 	u64 grow_hold_ns;
 	unsigned int grow_most_moved;
@@ -164,7 +165,7 @@ struct slabtrace_table {
 	struct work_struct grow_work;
 	struct irq_work grow_kick;	/* queues grow_work from a probe */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	/* Called by a grow between rows of moves, with no lock held. */
+	/* Called by a resize between rows of moves, with no lock held. */
 	void (*grow_step)(struct slabtrace_table *t);
 #endif
 };
