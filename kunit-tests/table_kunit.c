@@ -7,7 +7,8 @@
  * a record (also while the table grows or shrinks under concurrent
  * inserts and removes) and rules out most absent keys, a purge drops
  * exactly one owner's records and shrinks a table it leaves far emptier
- * than its size, and an iteration sees every record once.
+ * than its size (so does an iteration that finds it so), and an iteration
+ * sees every record once.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -336,6 +337,35 @@ static void slabtrace_table_shrink_concurrent(struct kunit *test)
 	slabtrace_table_destroy(t, free_rec);
 }
 
+static int count_one(const struct slabtrace_record *rec, void *arg)
+{
+	return 0;
+}
+
+/* Objects freed one by one: the next iteration shrinks the table. */
+static void slabtrace_table_iterate_shrinks(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned long small = slabtrace_table_buckets(t);
+	unsigned int i;
+
+	for (i = 0; i < 8 * NR; i++)
+		slabtrace_table_insert(t, new_rec(test, i, 0));
+	slabtrace_table_flush(t);
+	KUNIT_EXPECT_GE(test, slabtrace_table_buckets(t), 4 * NR);
+	for (i = 0; i < 8 * NR - 10; i++)
+		free_rec(slabtrace_table_remove(t, key(i)));
+	KUNIT_EXPECT_EQ(test, slabtrace_table_for_each(t, count_one, NULL), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_buckets(t), small);
+	KUNIT_EXPECT_EQ(test, t->shrinks, 1);
+	for (i = 8 * NR - 10; i < 8 * NR; i++) {
+		KUNIT_EXPECT_TRUE(test, maybe(t, i));
+		free_rec(slabtrace_table_remove(t, key(i)));
+	}
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), 0);
+	slabtrace_table_destroy(t, free_rec);
+}
+
 /* A purge that leaves many records keeps the size they need. */
 static void slabtrace_table_purge_keeps_size(struct kunit *test)
 {
@@ -400,6 +430,7 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_purge_owner),
 	KUNIT_CASE_SLOW(slabtrace_table_shrink_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_keeps_size),
+	KUNIT_CASE(slabtrace_table_iterate_shrinks),
 	KUNIT_CASE(slabtrace_table_iter_small_buffer),
 	{}
 };

@@ -39,8 +39,9 @@
  * new one, and a record's old bucket still says whether it has moved.
  * It is done from process context only, when a purge ("reset") leaves the
  * table far emptier than its size (fewer than one record in SHRINK_BELOW
- * buckets): the probes never ask for it, so the free path is unchanged.
- * A table that was big gives its memory back after the reset.
+ * buckets), or an iteration ("print") finds it so after the objects were
+ * freed: the probes never ask for it, so the free path is unchanged.  A
+ * table that was big gives its memory back after the reset.
  *
  * Notes on locking
  * ----------------
@@ -573,15 +574,16 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
  * @it: the iterator
  * @t: the table
  *
- * Lets a pending grow finish, then holds off growing until
- * slabtrace_table_iter_stop(), so every record present throughout is seen
- * exactly once.  May sleep.
+ * Lets a pending grow finish, shrinks a table far emptier than its size,
+ * then holds off resizing until slabtrace_table_iter_stop(), so every
+ * record present throughout is seen exactly once.  May sleep.
  */
 void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
 				struct slabtrace_table *t)
 {
 	slabtrace_table_flush(t);
 	mutex_lock(&t->grow_mutex);
+	resize(t, true);
 	it->t = t;
 	it->bucket = 0;
 	it->need = 0;
