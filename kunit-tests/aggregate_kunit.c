@@ -174,7 +174,8 @@ static char *render(struct kunit *test, struct slabtrace_snapshot *snap,
 		    bool folded, bool bytes)
 {
 	const struct seq_operations *ops = &slabtrace_dump_seq_ops;
-	struct seq_file m = { };
+	struct slabtrace_reader r = { };
+	struct seq_file m = { .private = &r };
 	loff_t pos = 1;
 	void *v;
 
@@ -185,12 +186,15 @@ static char *render(struct kunit *test, struct slabtrace_snapshot *snap,
 		slabtrace_folded_show(&m, snap, bytes);
 	} else {
 		/* The items after the header, as reading ctl shows them. */
-		m.private = snap;
+		r.snap = snap;
 		for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos)) {
 			m.index = pos;
 			ops->show(&m, v);
 		}
 		ops->stop(&m, v);
+		/* The reference stays the caller's. */
+		r.snap = NULL;
+		slabtrace_reader_clear(&r);
 	}
 	KUNIT_ASSERT_LT(test, m.count, m.size);
 	return m.buf;

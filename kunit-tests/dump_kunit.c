@@ -3,8 +3,10 @@
  * The "slabtrace_dump" suite proves the text that reading ctl returns: the
  * header's counts, each object's line and numbered backtrace starting at
  * the allocating function, that a reader sees the newest snapshot, and
- * that a cache is called merged only when it has two names or more, and
- * that no command name can forge a line of the dump.
+ * that a cache is called merged only when it has two names or more, that
+ * no command name can forge a line of the dump, and that records sharing
+ * a few stacks each show their own backtrace, read after read (the
+ * reader's cache of backtrace text).
  */
 #include <kunit/test.h>
 #include <linux/sched.h>
@@ -23,6 +25,31 @@ static void dump_ctor(void *obj)
 }
 
 static noinline void *dump_alloc(void)
+{
+	void *p = kmem_cache_alloc(dump_cache, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* Three more call paths, three more stacks. */
+static noinline void *dump_alloc_a(void)
+{
+	void *p = kmem_cache_alloc(dump_cache, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static noinline void *dump_alloc_b(void)
+{
+	void *p = kmem_cache_alloc(dump_cache, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static noinline void *dump_alloc_c(void)
 {
 	void *p = kmem_cache_alloc(dump_cache, GFP_KERNEL);
 
@@ -182,6 +209,103 @@ static void slabtrace_dump_merged_only_when_shared(struct kunit *test)
 	kmem_cache_destroy(lonely);
 }
 
+#define SHARED	60	/* records, on three stacks, interleaved */
+
+/* Every item of the ctl view of @r's snapshot, as one read() shows it. */
+static char *render_items(struct kunit *test, struct slabtrace_reader *r,
+			  size_t size)
+{
+	const struct seq_operations *ops = &slabtrace_dump_seq_ops;
+	struct seq_file m = { .private = r, .size = size };
+	loff_t pos = 0;
+	void *v;
+
+	m.buf = kunit_kzalloc(test, size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos)) {
+		m.index = pos;
+		ops->show(&m, v);
+	}
+	ops->stop(&m, v);
+	KUNIT_ASSERT_LT(test, m.count, m.size);
+	return m.buf;
+}
+
+/* A backtrace as slabtrace_stack_show() prints it, with no cache. */
+static char *stack_text(struct kunit *test, depot_stack_handle_t handle)
+{
+	struct seq_file m = { .size = 16384 };
+
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	slabtrace_stack_show(&m, handle);
+	KUNIT_ASSERT_LT(test, m.count, m.size);
+	return m.buf;
+}
+
+/* Check each record's block of @text against its own backtrace. */
+static void expect_own_stacks(struct kunit *test, const char *text,
+			      struct slabtrace_snapshot *snap, void **objs,
+			      void *(**fns)(void))
+{
+	struct slabtrace_record *rec;
+	const char *l = text, *fn_at;
+	char want[KSYM_SYMBOL_LEN + 8];
+	unsigned long i;
+	int k;
+
+	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++) {
+		for (k = 0; k < SHARED && objs[k] != rec->obj; k++)
+			;
+		KUNIT_ASSERT_LT(test, k, SHARED);
+		l = strstr(l, "\nObj ");
+		KUNIT_ASSERT_NOT_NULL(test, l);
+		l = strstr(l, ":\n----\n");
+		KUNIT_ASSERT_NOT_NULL(test, l);
+		l += strlen(":\n----\n");
+		/* The very backtrace of this record, frame for frame. */
+		KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(l, stack_text(test, rec->stack)),
+				      "record %lu shows another stack", i);
+		/* And it starts in the function that allocated the object. */
+		snprintf(want, sizeof(want), "] in %ps+0x", fns[k % 3]);
+		fn_at = strstr(l, want);
+		KUNIT_EXPECT_TRUE(test, fn_at && fn_at < strchr(l, '\n'));
+	}
+	KUNIT_EXPECT_EQ(test, i, SHARED);
+}
+
+/*
+ * Many records on three stacks, interleaved: each shows its own
+ * backtrace, the first time the reader meets its stack and every time
+ * after (from the reader's cache), and two reads are the same text.
+ */
+static void slabtrace_dump_shared_stacks(struct kunit *test)
+{
+	void *(*fns[3])(void) = { dump_alloc_a, dump_alloc_b, dump_alloc_c };
+	struct slabtrace_reader r = { };
+	struct slabtrace_snapshot *snap;
+	char *first, *again;
+	void **objs;
+	int k;
+
+	objs = kunit_kcalloc(test, SHARED, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_dump\n"), 0);
+	for (k = 0; k < SHARED; k++)
+		objs[k] = fns[k % 3]();
+	snap = st_print(test, "st_kunit_dump");
+	first = render_items(test, &r, 512 * 1024);
+	KUNIT_EXPECT_NOT_NULL(test, r.texts);
+	again = render_items(test, &r, 512 * 1024);
+	KUNIT_EXPECT_STREQ(test, first, again);
+	expect_own_stacks(test, first, snap, objs, fns);
+	expect_own_stacks(test, again, snap, objs, fns);
+	slabtrace_reader_clear(&r);
+	slabtrace_snapshot_put(snap);
+	for (k = 0; k < SHARED; k++)
+		kmem_cache_free(dump_cache, objs[k]);
+}
+
 static int slabtrace_dump_suite_init(struct kunit_suite *suite)
 {
 	dump_cache = kmem_cache_create("st_kunit_dump", 120, 0, 0, dump_ctor);
@@ -206,6 +330,7 @@ static struct kunit_case slabtrace_dump_cases[] = {
 	KUNIT_CASE(slabtrace_dump_header_lines),
 	KUNIT_CASE(slabtrace_dump_merged_only_when_shared),
 	KUNIT_CASE(slabtrace_dump_no_forged_lines),
+	KUNIT_CASE(slabtrace_dump_shared_stacks),
 	{}
 };
 

@@ -86,7 +86,8 @@ static inline bool st_first_frame_is(const struct slabtrace_record *rec,
 static inline char *st_read_ctl(struct kunit *test)
 {
 	const struct seq_operations *ops = &slabtrace_dump_seq_ops;
-	struct seq_file m = { };
+	struct slabtrace_reader r = { };
+	struct seq_file m = { .private = &r };
 	loff_t pos = 0;
 	void *v;
 
@@ -96,8 +97,7 @@ static inline char *st_read_ctl(struct kunit *test)
 	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos))
 		ops->show(&m, v);
 	ops->stop(&m, v);
-	if (m.private)
-		slabtrace_snapshot_put(m.private);
+	slabtrace_reader_clear(&r);
 	KUNIT_EXPECT_LT(test, m.count, m.size);
 	m.buf[min(m.count, m.size)] = '\0';
 	return m.buf;

@@ -4,9 +4,11 @@
  * tracepoint: one record per key whatever its owner, a second insert of a
  * key replaces (and returns) the stale record and moves the owner counts,
  * removal finds exactly what was inserted, the lockless check never misses
- * a record (also while the table grows under concurrent inserts and
- * removes) and rules out most absent keys, a purge drops exactly one
- * owner's records, and an iteration sees every record once.
+ * a record (also while the table grows or shrinks under concurrent
+ * inserts and removes) and rules out most absent keys, a purge drops
+ * exactly one owner's records and shrinks a table it leaves far emptier
+ * than its size (so does an iteration that finds it so), and an iteration
+ * sees every record once.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -291,6 +293,96 @@ static void slabtrace_table_purge_owner(struct kunit *test)
 	slabtrace_table_destroy(t, free_rec);
 }
 
+/*
+ * A purge that leaves the table far emptier than its size shrinks it to
+ * the smallest size, while inserts, removals and lockless checks run
+ * between the steps of the shrink: none misses a record.
+ */
+static void slabtrace_table_shrink_concurrent(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned long small = slabtrace_table_buckets(t);
+	unsigned int i, left = 0;
+
+	memset(&grow, 0, sizeof(grow));
+	for (i = 0; i < GROW_KEYS; i++)
+		grow.recs[i] = new_rec(test, GROW_BASE + i, 1);
+	for (i = 0; i < 8 * NR; i++)
+		slabtrace_table_insert(t, new_rec(test, i, 0));
+	slabtrace_table_flush(t);
+	KUNIT_EXPECT_GE(test, slabtrace_table_buckets(t), 4 * NR);
+	KUNIT_EXPECT_EQ(test, t->shrinks, 0);
+
+	t->grow_step = grow_step;
+	KUNIT_EXPECT_EQ(test, slabtrace_table_purge(t, 0, free_rec), 8 * NR);
+	t->grow_step = NULL;
+	KUNIT_EXPECT_EQ(test, slabtrace_table_buckets(t), small);
+	KUNIT_EXPECT_EQ(test, t->shrinks, 1);
+	KUNIT_EXPECT_GT(test, grow.steps, 0);
+	KUNIT_EXPECT_EQ(test, grow.missed, 0);
+	KUNIT_EXPECT_EQ(test, grow.lost, 0);
+	/* What came during the shrink is all there, and only that. */
+	for (i = 0; i < GROW_KEYS; i++) {
+		if (grow.present[i]) {
+			KUNIT_EXPECT_TRUE(test, maybe(t, GROW_BASE + i));
+			KUNIT_EXPECT_PTR_EQ(test,
+					    slabtrace_table_remove(t, key(GROW_BASE + i)),
+					    grow.recs[i]);
+			left++;
+		}
+		free_rec(grow.recs[i]);
+	}
+	KUNIT_EXPECT_GT(test, left, 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), 0);
+	slabtrace_table_destroy(t, free_rec);
+}
+
+static int count_one(const struct slabtrace_record *rec, void *arg)
+{
+	return 0;
+}
+
+/* Objects freed one by one: the next iteration shrinks the table. */
+static void slabtrace_table_iterate_shrinks(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned long small = slabtrace_table_buckets(t);
+	unsigned int i;
+
+	for (i = 0; i < 8 * NR; i++)
+		slabtrace_table_insert(t, new_rec(test, i, 0));
+	slabtrace_table_flush(t);
+	KUNIT_EXPECT_GE(test, slabtrace_table_buckets(t), 4 * NR);
+	for (i = 0; i < 8 * NR - 10; i++)
+		free_rec(slabtrace_table_remove(t, key(i)));
+	KUNIT_EXPECT_EQ(test, slabtrace_table_for_each(t, count_one, NULL), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_buckets(t), small);
+	KUNIT_EXPECT_EQ(test, t->shrinks, 1);
+	for (i = 8 * NR - 10; i < 8 * NR; i++) {
+		KUNIT_EXPECT_TRUE(test, maybe(t, i));
+		free_rec(slabtrace_table_remove(t, key(i)));
+	}
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), 0);
+	slabtrace_table_destroy(t, free_rec);
+}
+
+/* A purge that leaves many records keeps the size they need. */
+static void slabtrace_table_purge_keeps_size(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned long big;
+	unsigned int i;
+
+	for (i = 0; i < 8 * NR; i++)
+		slabtrace_table_insert(t, new_rec(test, i, i % 2));
+	slabtrace_table_flush(t);
+	big = slabtrace_table_buckets(t);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_purge(t, 1, free_rec), 4 * NR);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_buckets(t), big);
+	KUNIT_EXPECT_EQ(test, t->shrinks, 0);
+	slabtrace_table_destroy(t, free_rec);
+}
+
 /* A buffer smaller than a chain: told how much room, nothing is lost. */
 static void slabtrace_table_iter_small_buffer(struct kunit *test)
 {
@@ -336,6 +428,9 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_grow_iterate),
 	KUNIT_CASE_SLOW(slabtrace_table_grow_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_owner),
+	KUNIT_CASE_SLOW(slabtrace_table_shrink_concurrent),
+	KUNIT_CASE(slabtrace_table_purge_keeps_size),
+	KUNIT_CASE(slabtrace_table_iterate_shrinks),
 	KUNIT_CASE(slabtrace_table_iter_small_buffer),
 	{}
 };

@@ -282,18 +282,14 @@ static int ctl_open(struct inode *inode, struct file *file)
 {
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
-	return seq_open(file, &slabtrace_dump_seq_ops);
+	return slabtrace_reader_open(file, &slabtrace_dump_seq_ops);
 }
 
 static int ctl_release(struct inode *inode, struct file *file)
 {
-	struct seq_file *m = file->private_data;
-
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
-	if (m->private)
-		slabtrace_snapshot_put(m->private);
-	return seq_release(inode, file);
+	return slabtrace_reader_release(inode, file);
 }
 
 /* Opened for writing only, there is no seq_file to seek. */

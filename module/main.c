@@ -170,6 +170,7 @@ static void __exit slabtrace_exit(void)
 	slabtrace_snapshot_exit();
 	slabtrace_caches_exit();
 	mutex_unlock(&slabtrace_mutex);
+	slabtrace_snapshot_exit_work();
 	slabtrace_stack_store_exit();
 	slabtrace_table_destroy(&slabtrace_records, slabtrace_record_free);
 	slabtrace_pool_destroy(&slabtrace_pool);

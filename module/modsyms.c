@@ -21,10 +21,15 @@
  * is the new module's, and kallsyms names it.  Recording costs nothing
  * more: the work is done at module load and unload.
  *
+ * Readers that cache the text of backtraces (dump.c) empty their cache
+ * when slabtrace_modsyms_gen() changes: once per module notification,
+ * after the names are kept.
+ *
  * Notes on locking
  * ----------------
  * - slabtrace_mutex: walking the records and the snapshots, and every
- *   change to the table of names (the module notifier takes it).
+ *   change to the table of names (the module notifier takes it), and
+ *   modsyms_gen's increments (read with no lock).
  * - The table (an rhashtable by stack and address) is read under RCU; an
  *   entry is never removed before module exit.
  */
@@ -59,6 +64,13 @@ static const struct rhashtable_params modsym_params = {
 };
 
 static struct rhashtable modsyms;
+static unsigned long modsyms_gen;
+
+/* Changes whenever a frame's name may have changed: a module came or went. */
+unsigned long slabtrace_modsyms_gen(void)
+{
+	return READ_ONCE(modsyms_gen);
+}
 
 /**
  * slabtrace_modsym - the name kept for a frame of a stack
@@ -175,6 +187,7 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	mutex_lock(&slabtrace_mutex);
 	slabtrace_table_for_each(&slabtrace_records, keep_record, &w);
 	slabtrace_snapshot_for_each(keep_snapshot, &w);
+	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);
 	mutex_unlock(&slabtrace_mutex);
 	xa_destroy(&w.seen);
 	return NOTIFY_OK;

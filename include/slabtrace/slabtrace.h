@@ -155,7 +155,8 @@ struct slabtrace_table {
 	atomic_long_t nr;
 	atomic_long_t owned[SLABTRACE_MAX_OWNERS];	/* by record owner */
 	atomic_long_t grow_failed;
-	/* Grow steps (one bucket each, under its lock): count, time, most moved. */
+	unsigned long shrinks;		/* resizes to fewer buckets */
+	/* Resize steps (one bucket each, under its lock): count, time, most moved. */
 	unsigned long grow_steps;
 	u64 grow_hold_ns;
 	unsigned int grow_most_moved;
@@ -164,7 +165,7 @@ struct slabtrace_table {
 	struct work_struct grow_work;
 	struct irq_work grow_kick;	/* queues grow_work from a probe */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	/* Called by a grow between rows of moves, with no lock held. */
+	/* Called by a resize between rows of moves, with no lock held. */
 	void (*grow_step)(struct slabtrace_table *t);
 #endif
 };
@@ -434,6 +435,14 @@ struct slabtrace_snapshot {
 	struct xarray chunks;		/* index -> page of records */
 };
 
+struct slabtrace_stack_texts;
+
+/* An open ctl, stacks or folded file, reading: what its seq_file holds. */
+struct slabtrace_reader {
+	struct slabtrace_snapshot *snap;	/* referenced, or NULL */
+	struct slabtrace_stack_texts *texts;	/* dump.c's, or NULL */
+};
+
 int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts);
 struct slabtrace_snapshot *slabtrace_snapshot_alloc(void);
 void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap);
@@ -450,10 +459,18 @@ u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,
 						  loff_t pos);
+int slabtrace_reader_open(struct file *file,
+			  const struct seq_operations *ops);
+int slabtrace_reader_release(struct inode *inode, struct file *file);
+void slabtrace_reader_clear(struct slabtrace_reader *r);
+void slabtrace_snapshot_sweep(void);
+void slabtrace_snapshot_stats(unsigned long *kept, unsigned long *alive,
+			      size_t *mem);
 void slabtrace_snapshot_put(struct slabtrace_snapshot *snap);
 struct slabtrace_record *
 slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i);
 void slabtrace_snapshot_exit(void);
+void slabtrace_snapshot_exit_work(void);
 
 int slabtrace_aggregate(struct slabtrace_snapshot *snap);
 void slabtrace_groups_free(struct slabtrace_snapshot *snap);
@@ -461,6 +478,7 @@ void slabtrace_groups_free(struct slabtrace_snapshot *snap);
 /* dump.c: the text of a snapshot; folded.c: its folded stacks. */
 extern const struct seq_operations slabtrace_dump_seq_ops;
 extern const struct seq_operations slabtrace_stacks_seq_ops;
+void slabtrace_stack_texts_free(struct slabtrace_stack_texts *texts);
 int slabtrace_folded_init(void);
 void slabtrace_folded_show(struct seq_file *m,
 			   const struct slabtrace_snapshot *snap, bool bytes);
@@ -468,6 +486,7 @@ void slabtrace_folded_show(struct seq_file *m,
 /* modsyms.c: names of frames in module code that went away. */
 int slabtrace_modsyms_init(void);
 const char *slabtrace_modsym(depot_stack_handle_t handle, unsigned long ip);
+unsigned long slabtrace_modsyms_gen(void);
 void slabtrace_modsyms_exit(void);
 
 /* ctl.c */

@@ -24,20 +24,145 @@
  * The snapshot a reader shows is picked when it reads from offset 0: the
  * newest one (slabtrace_snapshot_seq()).
  *
+ * Naming a frame (kallsyms, modsyms.c) is most of the cost of a dump, and a
+ * million records share a few stacks: each open file keeps the text of
+ * the backtraces it has shown, by stack handle, in a small direct-mapped
+ * cache (TEXTS_SLOTS stacks, TEXTS_BYTES of text at most, allocated with
+ * __GFP_NORETRY; without room, a backtrace is formatted as before).  The
+ * text holds %pK addresses, so it is only reused while %pK prints the same
+ * for the reader: each read() formats a canary address with %pK, and the
+ * cache is emptied when that comes out different (another reader of the
+ * same file, kptr_restrict changed).  It is also emptied when a module
+ * came or went (slabtrace_modsyms_gen()): the names kept for frames of
+ * code that went are what it must show then.
+ *
  * No locks of its own: a snapshot is immutable, and the reference the
- * seq_file holds keeps it.
+ * seq_file holds keeps it.  The cache is the open file's, used under the
+ * seq_file's own mutex (one read() at a time).
  */
+#include <linux/hash.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 
 #include <slabtrace/slabtrace.h>
 
+#define TEXTS_BITS	8
+#define TEXTS_SLOTS	BIT(TEXTS_BITS)		/* stacks cached per reader */
+#define TEXTS_BYTES	(256 * 1024)		/* their text, at most */
+#define TEXTS_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
+
+/* The text slabtrace_stack_show() gave for a stack. */
+struct stack_text {
+	depot_stack_handle_t handle;
+	unsigned int len;
+	char *text;
+};
+
+struct slabtrace_stack_texts {
+	char canary[32];		/* "%pK" of the cache, when filled */
+	unsigned long gen;		/* slabtrace_modsyms_gen(), likewise */
+	size_t bytes;			/* of text held */
+	struct stack_text slot[TEXTS_SLOTS];
+};
+
+static void texts_empty(struct slabtrace_stack_texts *tx)
+{
+	unsigned int i;
+
+	for (i = 0; i < TEXTS_SLOTS; i++) {
+		kfree(tx->slot[i].text);
+		tx->slot[i].text = NULL;
+		tx->slot[i].handle = 0;
+	}
+	tx->bytes = 0;
+}
+
+void slabtrace_stack_texts_free(struct slabtrace_stack_texts *tx)
+{
+	if (tx)
+		texts_empty(tx);
+	kfree(tx);
+}
+
+/*
+ * At each read(): the reader's cache, emptied if what it holds is not what
+ * this reader would see now.  NULL without memory: no cache.
+ */
+static struct slabtrace_stack_texts *texts_check(struct slabtrace_reader *r)
+{
+	struct slabtrace_stack_texts *tx = r->texts;
+	char canary[sizeof(tx->canary)];
+
+	if (!tx) {
+		tx = kzalloc(sizeof(*tx), TEXTS_GFP);
+		if (!tx)
+			return NULL;
+		r->texts = tx;
+	}
+	snprintf(canary, sizeof(canary), "%pK", tx);
+	if (strcmp(canary, tx->canary)) {
+		texts_empty(tx);
+		strscpy(tx->canary, canary, sizeof(tx->canary));
+	}
+	return tx;
+}
+
+/* A stack's backtrace, as slabtrace_stack_show() prints it, cached. */
+static void show_stack(struct seq_file *m, depot_stack_handle_t handle)
+{
+	struct slabtrace_reader *r = m->private;
+	struct slabtrace_stack_texts *tx = r->texts;
+	size_t start = m->count, len;
+	unsigned long gen;
+	struct stack_text *s;
+	char *text;
+
+	if (!tx || !handle) {
+		slabtrace_stack_show(m, handle);
+		return;
+	}
+	gen = slabtrace_modsyms_gen();
+	if (tx->gen != gen) {
+		texts_empty(tx);
+		tx->gen = gen;
+	}
+	s = &tx->slot[hash_32(handle, TEXTS_BITS)];
+	if (s->text && s->handle == handle) {
+		seq_write(m, s->text, s->len);
+		return;
+	}
+	slabtrace_stack_show(m, handle);
+	if (seq_has_overflowed(m))
+		return;
+	len = m->count - start;
+	if (tx->bytes - (s->text ? s->len : 0) + len > TEXTS_BYTES)
+		return;
+	text = kmemdup(m->buf + start, len, TEXTS_GFP);
+	if (!text)
+		return;
+	if (s->text)
+		tx->bytes -= s->len;
+	kfree(s->text);
+	s->text = text;
+	s->len = len;
+	s->handle = handle;
+	tx->bytes += len;
+}
+
+/* "%llu.%03us", without vsnprintf's parsing: it runs a million times. */
 static void show_secs(struct seq_file *m, u64 ns)
 {
 	u32 ms;
 	u64 s = div_u64_rem(div_u64(ns, NSEC_PER_MSEC), MSEC_PER_SEC, &ms);
 
-	seq_printf(m, "%llu.%03us", s, ms);
+	seq_put_decimal_ull(m, "", s);
+	seq_putc(m, '.');
+	seq_putc(m, '0' + ms / 100);
+	seq_putc(m, '0' + ms / 10 % 10);
+	seq_putc(m, '0' + ms % 10);
+	seq_putc(m, 's');
 }
 
 /* Whether @m shows groups: the stacks file, or ctl after "print stacks". */
@@ -140,7 +265,7 @@ static void *item(struct seq_file *m, struct slabtrace_snapshot *snap,
 /* What ctl shows before the session's first print: the state (status.c). */
 #define NO_SNAPSHOT ((void *)2)
 
-static void *dump_start(struct seq_file *m, loff_t *pos)
+static void *dump_at(struct seq_file *m, loff_t *pos)
 {
 	struct slabtrace_snapshot *snap = slabtrace_snapshot_seq(m, *pos);
 
@@ -151,10 +276,17 @@ static void *dump_start(struct seq_file *m, loff_t *pos)
 	return *pos ? item(m, snap, *pos - 1) : SEQ_START_TOKEN;
 }
 
+/* Once a read(): the reader's rights may have changed since the last. */
+static void *dump_start(struct seq_file *m, loff_t *pos)
+{
+	texts_check(m->private);
+	return dump_at(m, pos);
+}
+
 static void *dump_next(struct seq_file *m, void *v, loff_t *pos)
 {
 	++*pos;
-	return dump_start(m, pos);
+	return dump_at(m, pos);
 }
 
 static void dump_stop(struct seq_file *m, void *v)
@@ -187,13 +319,14 @@ static void show_group(struct seq_file *m, struct slabtrace_snapshot *snap,
 	who.syscall = g->syscall;
 	slabtrace_syscall_show(m, &who);
 	seq_puts(m, ":\n----\n");
-	slabtrace_stack_show(m, g->stack);
+	show_stack(m, g->stack);
 	seq_putc(m, '\n');
 }
 
 static int dump_show(struct seq_file *m, void *v)
 {
-	struct slabtrace_snapshot *snap = m->private;
+	struct slabtrace_reader *r = m->private;
+	struct slabtrace_snapshot *snap = r->snap;
 	const struct slabtrace_record *rec = v;
 
 	if (v == NO_SNAPSHOT) {
@@ -209,14 +342,18 @@ static int dump_show(struct seq_file *m, void *v)
 		show_group(m, snap, v, m->index);
 		return 0;
 	}
-	seq_printf(m, "Obj %pK, %u bytes (%u requested), age ", rec->obj,
-		   snap->object_size, rec->bytes_req);
+	/* "Obj %pK, %u bytes (%u requested), age ", the numbers directly. */
+	seq_printf(m, "Obj %pK", rec->obj);
+	seq_put_decimal_ull(m, ", ", snap->object_size);
+	seq_put_decimal_ull(m, " bytes (", rec->bytes_req);
+	seq_puts(m, " requested), age ");
 	show_secs(m, (u64)slabtrace_snapshot_age(snap, rec) * NSEC_PER_MSEC);
-	seq_printf(m, ", cpu %u, from ", rec->cpu);
+	seq_put_decimal_ull(m, ", cpu ", rec->cpu);
+	seq_puts(m, ", from ");
 	slabtrace_ctx_show(m, rec);
 	slabtrace_syscall_show(m, rec);
 	seq_puts(m, ":\n----\n");
-	slabtrace_stack_show(m, rec->stack);
+	show_stack(m, rec->stack);
 	seq_putc(m, '\n');
 	return 0;
 }

@@ -122,16 +122,7 @@ static const struct seq_operations folded_bytes_seq_ops = {
 
 static int folded_open(struct inode *inode, struct file *file)
 {
-	return seq_open(file, inode->i_private);
-}
-
-static int folded_release(struct inode *inode, struct file *file)
-{
-	struct seq_file *m = file->private_data;
-
-	if (m->private)
-		slabtrace_snapshot_put(m->private);
-	return seq_release(inode, file);
+	return slabtrace_reader_open(file, inode->i_private);
 }
 
 static const struct file_operations folded_fops = {
@@ -139,7 +130,7 @@ static const struct file_operations folded_fops = {
 	.open = folded_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = folded_release,
+	.release = slabtrace_reader_release,
 };
 
 int slabtrace_folded_init(void)

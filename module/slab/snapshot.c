@@ -14,15 +14,24 @@
  *
  * Each session (the shell and what it runs) has its own snapshot: "echo
  * print X > ctl; cat ctl" in one terminal shows X whatever another
- * terminal prints meanwhile.  A snapshot goes when its session prints
- * again, when its cache is reset, when its session has ended and another
- * prints, or at rmmod; at most SNAP_SESSIONS are kept (the oldest goes
- * first), and readers hold a reference on the one they started on.
+ * terminal prints meanwhile.  A snapshot is kept while a task of its
+ * session is alive, and goes:
+ * - when its session prints again, or its cache is reset (or stops being
+ *   traced), or at rmmod;
+ * - soon after its session has ended: the sweep (slabtrace_snapshot_sweep())
+ *   drops the snapshots of sessions with no task left, and runs when any
+ *   reader of ctl, stacks or folded closes, at each print, and from a
+ *   delayed work every SWEEP_PERIOD while any snapshot is kept;
+ * - at most SNAP_SESSIONS are kept (the oldest goes first).
+ * Readers hold a reference on the one they started on, dropped when they
+ * close: so a snapshot outlives its session by at most SWEEP_PERIOD, or by
+ * the life of a file someone keeps open on it.  The stats show what they
+ * hold ("snapshots").
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: sessions[].  A snapshot never changes once
- *   published; its kref says when it can go.
+ * - slabtrace_mutex: sessions[], and the (re)arming of sweep_work.  A
+ *   snapshot never changes once published; its kref says when it can go.
  * - slabtrace_print_sem: held for reading while records are copied, with
  *   slabtrace_mutex dropped so that other commands go on; held for
  *   writing (traced.c) while a cache's records are purged, so that a copy
@@ -42,6 +51,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 #include <slabtrace/slabtrace.h>
 
@@ -56,6 +66,13 @@ static struct {
 	struct pid *sid;
 	struct slabtrace_snapshot *snap;
 } sessions[SNAP_SESSIONS];
+
+/* How often the sweep runs while any snapshot is kept. */
+#define SWEEP_PERIOD	HZ
+
+static void sweep_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(sweep_work, sweep_fn);
+static bool sweep_off;		/* rmmod: not again */
 
 static void snapshot_free(struct kref *kref)
 {
@@ -108,15 +125,48 @@ void slabtrace_snapshot_put(struct slabtrace_snapshot *snap)
 struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,
 						  loff_t pos)
 {
+	struct slabtrace_reader *r = m->private;
 	struct slabtrace_snapshot *snap;
 
 	if (!pos) {
 		snap = slabtrace_snapshot_get();
-		if (m->private)
-			slabtrace_snapshot_put(m->private);
-		m->private = snap;
+		if (r->snap)
+			slabtrace_snapshot_put(r->snap);
+		r->snap = snap;
 	}
-	return m->private;
+	return r->snap;
+}
+
+/**
+ * slabtrace_reader_open - open a file that shows the snapshot
+ * @file: ctl (opened to read), stacks, folded or folded_bytes
+ * @ops: its seq_file operations; m->private is a struct slabtrace_reader
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int slabtrace_reader_open(struct file *file, const struct seq_operations *ops)
+{
+	return seq_open_private(file, ops, sizeof(struct slabtrace_reader));
+}
+
+/* What a reader holds goes: its snapshot, its cached text. */
+void slabtrace_reader_clear(struct slabtrace_reader *r)
+{
+	if (r->snap)
+		slabtrace_snapshot_put(r->snap);
+	r->snap = NULL;
+	slabtrace_stack_texts_free(r->texts);
+	r->texts = NULL;
+}
+
+/* A reader closes: what it holds goes, then any ended session's snapshot. */
+int slabtrace_reader_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	slabtrace_reader_clear(m->private);
+	slabtrace_snapshot_sweep();
+	return seq_release_private(inode, file);
 }
 
 /* The slot of the session of current, or -1.  Called with slabtrace_mutex. */
@@ -138,6 +188,98 @@ static void slot_free(int i)
 	put_pid(sessions[i].sid);
 	sessions[i].snap = NULL;
 	sessions[i].sid = NULL;
+}
+
+/* Whether any task is left in the session of slot @i. */
+static bool session_alive(int i)
+{
+	bool alive;
+
+	rcu_read_lock();
+	alive = pid_task(sessions[i].sid, PIDTYPE_SID);
+	rcu_read_unlock();
+	return alive;
+}
+
+/*
+ * Drop the snapshots of ended sessions; run again later if any is left.
+ * Called with slabtrace_mutex held.
+ */
+static void sweep_locked(void)
+{
+	bool kept = false;
+	int i;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	for (i = 0; i < SNAP_SESSIONS; i++) {
+		if (sessions[i].snap && !session_alive(i))
+			slot_free(i);
+		kept |= !!sessions[i].snap;
+	}
+	if (kept && !sweep_off)
+		mod_delayed_work(system_wq, &sweep_work, SWEEP_PERIOD);
+}
+
+/**
+ * slabtrace_snapshot_sweep - free the snapshots of sessions that ended
+ *
+ * May sleep.
+ */
+void slabtrace_snapshot_sweep(void)
+{
+	mutex_lock(&slabtrace_mutex);
+	sweep_locked();
+	mutex_unlock(&slabtrace_mutex);
+}
+
+static void sweep_fn(struct work_struct *work)
+{
+	slabtrace_snapshot_sweep();
+}
+
+struct snap_mem {
+	unsigned long alive;
+	size_t bytes;
+};
+
+static void add_mem(struct slabtrace_snapshot *snap, void *arg)
+{
+	struct snap_mem *sm = arg;
+
+	sm->alive++;
+	sm->bytes += sizeof(*snap) +
+		     DIV_ROUND_UP(snap->nr, SLABTRACE_SNAP_PER_CHUNK) *
+		     PAGE_SIZE +
+		     snap->nr_groups * (sizeof(*snap->groups) +
+					sizeof(**snap->groups));
+}
+
+/**
+ * slabtrace_snapshot_stats - what the snapshots hold, for the stats
+ * @kept: snapshots kept for sessions
+ * @alive: snapshots not freed (the kept ones, and those readers still hold)
+ * @mem: about how many bytes those hold: records, groups, headers
+ *
+ * May sleep.
+ */
+void slabtrace_snapshot_stats(unsigned long *kept, unsigned long *alive,
+			      size_t *mem)
+{
+	struct slabtrace_snapshot *snap;
+	struct snap_mem sm = { };
+	int i;
+
+	*kept = 0;
+	mutex_lock(&slabtrace_mutex);
+	for (i = 0; i < SNAP_SESSIONS; i++)
+		*kept += !!sessions[i].snap;
+	mutex_unlock(&slabtrace_mutex);
+	mutex_lock(&snapshots_lock);
+	list_for_each_entry(snap, &snapshots_alive, alive)
+		add_mem(snap, &sm);
+	mutex_unlock(&snapshots_lock);
+	*alive = sm.alive;
+	*mem = sm.bytes;
 }
 
 /**
@@ -365,17 +507,6 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	return 0;
 }
 
-/* Whether any task is left in the session of slot @i. */
-static bool session_alive(int i)
-{
-	bool alive;
-
-	rcu_read_lock();
-	alive = pid_task(sessions[i].sid, PIDTYPE_SID);
-	rcu_read_unlock();
-	return alive;
-}
-
 /*
  * Make @snap what the files show to current's session, taking over its
  * reference.  Called with slabtrace_mutex held.
@@ -408,15 +539,27 @@ void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap)
 	}
 	sessions[slot].sid = get_pid(task_session(current));
 	sessions[slot].snap = snap;
+	sweep_locked();
 }
 
-/* At module exit: no reader is left, the module is pinned while open. */
+/*
+ * At module exit: no reader is left, the module is pinned while open.
+ * Called with slabtrace_mutex held; slabtrace_snapshot_exit_work() follows,
+ * once it is released.
+ */
 void slabtrace_snapshot_exit(void)
 {
 	int i;
 
 	lockdep_assert_held(&slabtrace_mutex);
+	sweep_off = true;
 	for (i = 0; i < SNAP_SESSIONS; i++)
 		if (sessions[i].snap)
 			slot_free(i);
+}
+
+/* The sweep's work, which takes slabtrace_mutex, is not left queued. */
+void slabtrace_snapshot_exit_work(void)
+{
+	cancel_delayed_work_sync(&sweep_work);
 }

@@ -6,10 +6,11 @@
  * drop (enum slabtrace_drop).
  *
  *   records 1024 limit 349525
- *   table buckets 2048 grow_failed 0 grow_steps 1024 most_moved_in_a_step 5
+ *   table buckets 2048 grow_failed 0 grow_steps 1024 most_moved_in_a_step 5 shrinks 0
  *   pool free 8190 per_cpu 4096 allocated 9214
  *   contexts 12 of 4093 (at most 65533) reclaimed 0 sweeps 0
  *   stacks deferred 3
+ *   snapshots kept 1 alive 1 bytes 45056
  *   probes alloc on free on
  *   cache kmalloc-64 tracing records 1024 replaced 0 pool_empty 0 ...
  *
@@ -53,15 +54,18 @@ static void show_cache(struct seq_file *m, struct slabtrace_traced *tr)
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct slabtrace_table *t = &slabtrace_records;
+	unsigned long kept, alive;
 	struct slabtrace_set *set;
 	bool alloc, free;
 	unsigned int i;
+	size_t mem;
 
 	seq_printf(m, "records %ld limit %lu\n", slabtrace_table_count(t),
 		   READ_ONCE(slabtrace_record_limit));
-	seq_printf(m, "table buckets %lu grow_failed %ld grow_steps %lu most_moved_in_a_step %u\n",
+	seq_printf(m, "table buckets %lu grow_failed %ld grow_steps %lu most_moved_in_a_step %u shrinks %lu\n",
 		   slabtrace_table_buckets(t), atomic_long_read(&t->grow_failed),
-		   READ_ONCE(t->grow_steps), READ_ONCE(t->grow_most_moved));
+		   READ_ONCE(t->grow_steps), READ_ONCE(t->grow_most_moved),
+		   READ_ONCE(t->shrinks));
 	seq_printf(m, "pool free %lu per_cpu %u allocated %ld\n",
 		   slabtrace_pool_free_count(&slabtrace_pool),
 		   READ_ONCE(slabtrace_pool.size),
@@ -71,6 +75,9 @@ static int stats_show(struct seq_file *m, void *v)
 		   slabtrace_ctx_max(), slabtrace_ctx_reclaimed(),
 		   slabtrace_ctx_sweeps());
 	seq_printf(m, "stacks deferred %ld\n", slabtrace_stack_deferred());
+	slabtrace_snapshot_stats(&kept, &alive, &mem);
+	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,
+		   mem);
 	slabtrace_probes_state(&alloc, &free);
 	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",
 		   free ? "on" : "off");

@@ -34,6 +34,15 @@
  * during a grow.  Only then is t->cur the new array; the old one is freed
  * after an RCU grace period (the probes run with preemption disabled).
  *
+ * Shrinking is the same move to a smaller array: a stripe's buckets are
+ * still the hashes with its low bits, several old buckets pour into one
+ * new one, and a record's old bucket still says whether it has moved.
+ * It is done from process context only, when a purge ("reset") leaves the
+ * table far emptier than its size (fewer than one record in SHRINK_BELOW
+ * buckets), or an iteration ("print") finds it so after the objects were
+ * freed: the probes never ask for it, so the free path is unchanged.  A
+ * table that was big gives its memory back after the reset.
+ *
  * Notes on locking
  * ----------------
  * - t->stripe[i].lock (raw spinlock, irq-safe): stripe i, that is the
@@ -41,8 +50,9 @@
  *   == i, the stripe's @old, @new and @moved, and the records on those
  *   chains.  Taken from any context but NMI.  Never two at once.
  * - t->grow_mutex: t->cur, and the right to move records between arrays.
- *   Held by the grow work, by iterators (so an iterator never sees a
- *   record twice) and by purges.  Taken before a stripe lock.
+ *   Held by the grow work, by purges (and their shrink), and by iterators
+ *   (so an iterator never sees a record twice).  Taken before a stripe
+ *   lock.
  * - t->cur is read under RCU (sched) by slabtrace_table_maybe().
  * - t->nr and t->owned[] are atomic; only approximate between locks.
  */
@@ -68,6 +78,8 @@
  * a bucket, about 3 % of absent keys pass the check.
  */
 #define SIG_SHIFT		24
+/* A purge shrinks the table when it leaves fewer records than this many. */
+#define SHRINK_BELOW		8
 
 static_assert(TABLE_MIN_BUCKETS >= SLABTRACE_TABLE_LOCKS);
 static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
@@ -162,29 +174,48 @@ static unsigned int move_bucket(struct slabtrace_stripe *st, unsigned int i)
 	return n;
 }
 
-static void grow_work(struct work_struct *work)
+/*
+ * The size for @nr records in a table of @size buckets, or @size.  Grow
+ * past two records a bucket; shrink, if @shrink, below one in
+ * SHRINK_BELOW, to at most one a bucket: far from both thresholds.
+ */
+static unsigned long resize_target(unsigned long nr, unsigned long size,
+				   bool shrink)
 {
-	struct slabtrace_table *t = container_of(work, struct slabtrace_table,
-						 grow_work);
+	if (nr > 2 * size && size < TABLE_MAX_BUCKETS)
+		/* Between one and two records a bucket: 5 to 10 bytes a record. */
+		return min(roundup_pow_of_two(nr) / 2, TABLE_MAX_BUCKETS);
+	if (shrink && nr < size / SHRINK_BELOW && size > TABLE_MIN_BUCKETS)
+		return max(roundup_pow_of_two(nr + 1), TABLE_MIN_BUCKETS);
+	return size;
+}
+
+/*
+ * Move every record to an array of the size they need now, if that is not
+ * the size they have.  Called with t->grow_mutex held.  May sleep.
+ */
+static void resize(struct slabtrace_table *t, bool shrink)
+{
 	struct slabtrace_buckets *old, *new;
-	unsigned long nr, size, k, per_stripe, flags;
+	unsigned long size, old_size, k, per_stripe, flags;
 	unsigned int i, n;
 	u64 t0;
 
-	mutex_lock(&t->grow_mutex);
+	lockdep_assert_held(&t->grow_mutex);
 	old = rcu_dereference_protected(t->cur,
 					lockdep_is_held(&t->grow_mutex));
-	nr = atomic_long_read(&t->nr);
-	if (nr <= 2 * (old->mask + 1) || old->mask + 1 >= TABLE_MAX_BUCKETS)
-		goto out;
-	/* Between one and two records a bucket: 5 to 10 bytes a record. */
-	size = min(roundup_pow_of_two(nr) / 2, TABLE_MAX_BUCKETS);
+	old_size = old->mask + 1;
+	size = resize_target(atomic_long_read(&t->nr), old_size, shrink);
+	if (size == old_size)
+		return;
 	new = buckets_alloc(size);
 	if (!new) {
-		atomic_long_inc(&t->grow_failed);
-		pr_warn_ratelimited("no memory to grow the table to %lu buckets\n",
+		/* A table that cannot shrink only keeps its memory. */
+		if (size > old_size)
+			atomic_long_inc(&t->grow_failed);
+		pr_warn_ratelimited("no memory for a table of %lu buckets\n",
 				    size);
-		goto out;
+		return;
 	}
 	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
@@ -192,7 +223,7 @@ static void grow_work(struct work_struct *work)
 		t->stripe[i].moved = 0;
 		raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 	}
-	per_stripe = (old->mask + 1) / SLABTRACE_TABLE_LOCKS;
+	per_stripe = old_size / SLABTRACE_TABLE_LOCKS;
 	for (k = 0; k < per_stripe; k++) {
 		for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
 			t0 = ktime_get_ns();
@@ -220,7 +251,17 @@ static void grow_work(struct work_struct *work)
 	}
 	synchronize_rcu();
 	kvfree(old);
-out:
+	if (size < old_size)
+		t->shrinks++;
+}
+
+static void grow_work(struct work_struct *work)
+{
+	struct slabtrace_table *t = container_of(work, struct slabtrace_table,
+						 grow_work);
+
+	mutex_lock(&t->grow_mutex);
+	resize(t, false);
 	mutex_unlock(&t->grow_mutex);
 }
 
@@ -258,6 +299,7 @@ int slabtrace_table_init(struct slabtrace_table *t)
 	for (i = 0; i < SLABTRACE_MAX_OWNERS; i++)
 		atomic_long_set(&t->owned[i], 0);
 	atomic_long_set(&t->grow_failed, 0);
+	t->shrinks = 0;
 	t->grow_steps = 0;
 	t->grow_hold_ns = 0;
 	t->grow_most_moved = 0;
@@ -481,7 +523,8 @@ raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
  * @owner: the owner
  * @free_rec: frees a record, called with no lock held
  *
- * One bucket per lock hold.  May sleep.
+ * One bucket per lock hold; then the table shrinks if it is far emptier
+ * than its size.  May sleep.
  *
  * Return: the number of records dropped.
  */
@@ -521,6 +564,7 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 		if (!(i % 1024))
 			cond_resched();
 	}
+	resize(t, true);
 	mutex_unlock(&t->grow_mutex);
 	return n;
 }
@@ -530,15 +574,16 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
  * @it: the iterator
  * @t: the table
  *
- * Lets a pending grow finish, then holds off growing until
- * slabtrace_table_iter_stop(), so every record present throughout is seen
- * exactly once.  May sleep.
+ * Lets a pending grow finish, shrinks a table far emptier than its size,
+ * then holds off resizing until slabtrace_table_iter_stop(), so every
+ * record present throughout is seen exactly once.  May sleep.
  */
 void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
 				struct slabtrace_table *t)
 {
 	slabtrace_table_flush(t);
 	mutex_lock(&t->grow_mutex);
+	resize(t, true);
 	it->t = t;
 	it->bucket = 0;
 	it->need = 0;

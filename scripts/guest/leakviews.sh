@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Leak views: the stacks view and "top", the folded stacks agreeing with it
 # on the same snapshot, older-than and since-mark picking exactly leaky's
-# objects, and the backtrace of a leak outliving its module's unload.
+# objects, the backtrace of a leak outliving its module's unload, a
+# snapshot freed soon after its session has ended, and the table giving
+# its memory back at reset.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -191,6 +193,40 @@ check "after rmmod: the folded leaf too" grep -q ';leaky_orphan_buf \[leaky\] 6$
 check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
 dump kmalloc-64 /tmp/again
 check_eq "reloaded: the old leak still shows" 6 "$(objs_from /tmp/again leaky_orphan_buf | wc -l)"
+
+# --- a snapshot lives while its session does, then goes (no later print).
+# snaps: "KEPT ALIVE BYTES" from the stats.
+snaps() { sed -n 's/^snapshots kept \([0-9]*\) alive \([0-9]*\) bytes \([0-9]*\)$/\1 \2 \3/p' $ST/stats; }
+st reset kmalloc-64
+check_eq "reset drops this session's snapshot" "0 0 0" "$(snaps)"
+rm -f /tmp/sess.done
+# Its own session: print, then two opens read it (ctl, folded).
+echo bufs 3 > $LEAKY
+setsid sh -c "echo 'print kmalloc-64' > $ST/ctl && cat $ST/ctl > /tmp/sess.txt &&
+	cat $ST/folded > /tmp/sess.folded && snaps_line=\$(grep '^snapshots ' $ST/stats) &&
+	echo \"\$snaps_line\" > /tmp/sess.stats; touch /tmp/sess.done"
+check "the session has ended" until_true 20 test -e /tmp/sess.done
+check "the session read its own snapshot" grep -q '^ #01 .* in leaky_alloc_buf+' /tmp/sess.txt
+check "and its folded stacks" grep -q ';leaky_alloc_buf \[leaky\] ' /tmp/sess.folded
+check "the stats showed it kept, with its bytes" \
+	grep -Eq '^snapshots kept 1 alive 1 bytes [1-9][0-9]*$' /tmp/sess.stats
+snaps_none() { [ "$(snaps)" = "0 0 0" ]; }
+check "its snapshot goes once the session has ended, no print after" \
+	until_true 10 snaps_none
+cp /tmp/sess.stats /out/snapshot-stats.txt
+echo free > $LEAKY
+
+# --- the table grows with the records, and shrinks back at reset.
+buckets() { sed -n 's/^table buckets \([0-9]*\) .*/\1/p' $ST/stats; }
+small=$(buckets)
+echo bufs 20000 > $LEAKY
+check "20000 records grow the table" until_true 20 sh -c "[ \$(sed -n 's/^table buckets \([0-9]*\) .*/\1/p' $ST/stats) -ge 8192 ]"
+grep '^table ' $ST/stats > /out/table-grown.txt
+echo free > $LEAKY
+st reset kmalloc-64
+check_eq "reset shrinks it back to its first size" "$small" "$(buckets)"
+check "the stats count the shrink" grep -Eq '^table .* shrinks [1-9][0-9]*$' $ST/stats
+grep '^table ' $ST/stats > /out/table-shrunk.txt
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
 finish
