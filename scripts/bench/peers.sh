@@ -19,7 +19,10 @@
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
 # bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
 # comma separated: 1000000), bench_text_max (read the whole text dump
-# of at most this many records: 1000000).
+# of at most this many records: 1000000), bench_tools (only the rows of
+# these tools, by the name before the ':', comma separated: all),
+# bench_profile (1: also profile slabtrace's probes with perf, PROFILE
+# lines: 0).
 set -u
 
 PAIRS=${bench_pairs:-5}
@@ -27,6 +30,8 @@ FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
 PARTS=${bench_parts:-1,2,3,4}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
+TOOLS=${bench_tools:-all}
+PROFILE=${bench_profile:-0}
 B=/bench
 ST=/sys/kernel/debug/slabtrace
 T=/sys/kernel/tracing
@@ -128,6 +133,13 @@ slab_stop() {
 	LOST=$d
 }
 
+# wanted TOOL: whether bench_tools asks for TOOL's rows.
+wanted() {
+	[ "$TOOLS" = all ] && return 0
+	case ,$TOOLS, in *,"${1%%:*}",*) return 0 ;; esac
+	return 1
+}
+
 # start_tool TOOL WORKLOAD...: start_TOOL, or say why it did not start.
 start_tool() {
 	start_"${1%%:*}" "$@" && return 0
@@ -142,6 +154,7 @@ start_tool() {
 pair() {
 	local part=$1 tool=$2 round=$3 ev=$4 base traced
 	shift 4
+	wanted "$tool" || return 0
 	base=$(wl_ns "$@")
 	LOST=-
 	start_tool "$tool" "$@" || return
@@ -164,6 +177,7 @@ bracket() {
 	local part=$1 tool=$2 ev=$3 b1 b2 r
 	local -a traced
 	shift 3
+	wanted "$tool" || return 0
 	b1=$(wl_ns "$@")
 	LOST=-
 	start_tool "$tool" "$@" || return
@@ -222,6 +236,27 @@ stop_bpftrace() {
 	stop_bg "$BG"
 	LOST=$(grep -c 'Lost\|lost' /tmp/bpftrace.out)
 	[ "$LOST" = 0 ] && LOST=-
+}
+
+# profile_slabtrace: where the instructions of a churn traced by slabtrace
+# (the churn's caches) go: perf samples every CPU on cpu-clock, which
+# under -icount ticks with guest instructions.  Prints the report's top
+# symbols, self and with children, as PROFILE lines.
+profile_slabtrace() {
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
+	slab_start "$CACHES"
+	perf record -q -e cpu-clock -F 20000 -a -g -o /tmp/perf.data -- \
+		"$B/wl" files "$FILES" > /dev/null 2> /tmp/perf.err ||
+		sed 's/^/FAIL perf record: /' /tmp/perf.err
+	slab_stop "$CACHES"
+	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
+		-g none --percent-limit 0.3 2> /dev/null | grep -v '^#' |
+		grep -v '^$' | head -n 70 | sed 's/^/PROFILE self /'
+	perf report -i /tmp/perf.data --stdio --children --sort sym \
+		-g none --percent-limit 1 2> /dev/null | grep -v '^#' |
+		grep -v '^$' | head -n 70 | sed 's/^/PROFILE children /'
+	rm -f /tmp/perf.data
 }
 
 # --- Part 2: system call tracing of getpid().
@@ -427,6 +462,7 @@ case ,$PARTS, in
 		pair 1 slabtrace:one "$r" "$EV_ONE" files "$FILES"
 		pair 1 slabtrace:all "$r" "$EV_ALL" files "$FILES"
 	done
+	[ "$PROFILE" = 1 ] && profile_slabtrace
 	bracket 1 bpftrace:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:combined "$KMEM_ALLOCS" files "$FILES"
