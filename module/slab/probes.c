@@ -132,15 +132,16 @@ static __always_inline bool own_alloc(unsigned long call_site)
 
 /*
  * @bytes_req is 0 for kmem_cache_alloc(): the cache's object size.
- * Inlined, like the walk in it: every frame between the tracepoint and
- * stack_trace_save() is walked for nothing, at every traced allocation.
+ * Inlined into the probes, like the walk in it: the walk starts at the
+ * probe's caller (compat.h), and every frame walked costs, at every traced
+ * allocation.
  */
 static __always_inline void record_alloc(struct kmem_cache *s,
 					 const void *obj, size_t bytes_req,
 					 unsigned long call_site)
 {
 	struct slabtrace_set *set = rcu_dereference_sched(slabtrace_active);
-	unsigned long entries[SLABTRACE_STACK_DEPTH];
+	unsigned long entries[SLABTRACE_STACK_DEPTH] __uninitialized;
 	struct slabtrace_record *rec, *stale;
 	struct slabtrace_traced *tr;
 	unsigned int nr;
@@ -168,7 +169,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	rec->owner = tr->id;
 	rec->stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->bytes_req = bytes_req ?: tr->object_size;
-	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
 	switch (slabtrace_stack_store(rec, entries, nr, call_site)) {
 	case -EPERM:
 		/* Made through slabtrace's own code: not recorded. */
