@@ -133,8 +133,11 @@ slabtrace_depot_save_noalloc(unsigned long *entries, unsigned int nr)
  * arch_stack_walk() does from an interrupt's registers.
  * __builtin_frame_address(0) makes GCC give the probe a frame pointer:
  * fp[0] is the caller's saved frame pointer and fp[1] the return address,
- * and the caller's stack pointer is fp + 2.  Elsewhere (arm64's frame
- * records, UML): stack_trace_save(), whose first frames the trim drops.
+ * and the caller's stack pointer is fp + 2.  The probe must be notrace
+ * and NOKPROBE_SYMBOL(): the function graph tracer and kretprobes replace
+ * a function's return address on the stack, and the unwinder only
+ * recovers the ones it reads itself.  Elsewhere (arm64's frame records,
+ * UML): stack_trace_save(), whose first frames the trim drops.
  *
  * Return: the number of frames stored.
  */

@@ -37,6 +37,7 @@
 
 #include <linux/hardirq.h>
 #include <linux/irq_work.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
@@ -206,19 +207,27 @@ static __always_inline void record_free(const void *obj)
 			    false);
 }
 
-static void slabtrace_probe_kmem_cache_alloc(void *data,
-					     unsigned long call_site,
-					     const void *ptr,
-					     struct kmem_cache *s,
-					     gfp_t gfp_flags, int node)
+/*
+ * The alloc probes' walk starts from their own return address
+ * (compat.h): neither ftrace's function graph nor a kretprobe may replace
+ * it on the stack, so they are notrace and off limits to kprobes.
+ */
+static notrace void slabtrace_probe_kmem_cache_alloc(void *data,
+						     unsigned long call_site,
+						     const void *ptr,
+						     struct kmem_cache *s,
+						     gfp_t gfp_flags, int node)
 {
 	record_alloc(s, ptr, 0, call_site);
 }
 
-static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
-				    const void *ptr, size_t bytes_req,
-				    size_t bytes_alloc, gfp_t gfp_flags,
-				    int node)
+NOKPROBE_SYMBOL(slabtrace_probe_kmem_cache_alloc);
+
+static notrace void slabtrace_probe_kmalloc(void *data,
+					    unsigned long call_site,
+					    const void *ptr, size_t bytes_req,
+					    size_t bytes_alloc,
+					    gfp_t gfp_flags, int node)
 {
 	struct kmem_cache *s;
 
@@ -228,6 +237,8 @@ static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
 	else
 		evict(rcu_dereference_sched(slabtrace_active), ptr);
 }
+
+NOKPROBE_SYMBOL(slabtrace_probe_kmalloc);
 
 static void slabtrace_probe_kfree(void *data, unsigned long call_site,
 				  const void *ptr)
