@@ -82,6 +82,20 @@ static inline bool st_first_frame_is(const struct slabtrace_record *rec,
 	return !strcmp(want, got);
 }
 
+/* Whether frame @n of @rec's backtrace (0: #01) is in function @fn. */
+static inline bool st_frame_is(const struct slabtrace_record *rec,
+			       unsigned int n, void *fn)
+{
+	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
+	unsigned long *entries;
+
+	if (!rec->stack || stack_depot_fetch(rec->stack, &entries) <= n)
+		return false;
+	snprintf(want, sizeof(want), "%ps", fn);
+	snprintf(got, sizeof(got), "%ps", (void *)entries[n]);
+	return !strcmp(want, got);
+}
+
 /* What reading ctl returns now, rendered into a test-managed buffer. */
 static inline char *st_read_ctl(struct kunit *test)
 {

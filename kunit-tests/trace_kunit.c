@@ -79,7 +79,10 @@ static void slabtrace_trace_outstanding(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 }
 
-/* Frame #01 is the function that called the allocator. */
+/*
+ * Frame #01 is the function that called the allocator, and the walk goes
+ * on past it: #02 is its caller, this case.
+ */
 static void slabtrace_trace_first_frame(struct kunit *test)
 {
 	struct slabtrace_snapshot *snap;
@@ -93,6 +96,7 @@ static void slabtrace_trace_first_frame(struct kunit *test)
 	rec = st_find(snap, obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
+	KUNIT_EXPECT_TRUE(test, st_frame_is(rec, 1, slabtrace_trace_first_frame));
 	/* The context of a KUnit case: its kthread. */
 	KUNIT_EXPECT_EQ(test, slabtrace_ctx_get(rec->ctx)->kind, SLABTRACE_CTX_KTHREAD);
 	KUNIT_EXPECT_STREQ(test, slabtrace_ctx_get(rec->ctx)->comm, current->comm);

@@ -21,9 +21,16 @@
 #
 #   BENCH_PAIRS (5)  BENCH_FILES (10000)  BENCH_GETPID (100000)
 #   BENCH_PARTS (1,2,3,4)  BENCH_SCALE (1000000)
-#   BENCH_TOOLS (all)  only these tools' pairs: kptrace:binary,syscount
-#   BENCH_PROFILE=TOOL  then perf record the getpid() calls TOOL traces
 #   BENCH_MEM (3072 MiB)  BENCH_TIMEOUT (7200 s)
+#   BENCH_TOOLS (all)  only these tools' rows, comma separated, each a
+#                      whole name (kptrace:binary) or the name before the
+#                      ':' (slabtrace, memleak): to iterate without waiting
+#                      for the minutes bcc and bpftrace take to start
+#   BENCH_PROFILE=TOOL  also profile with perf in the guest (samples by
+#                      guest instructions) and print the report's top
+#                      symbols (PROFILE lines): "slabtrace" its probes on
+#                      the churn's caches, a part 2 tool (kptrace:binary)
+#                      the getpid() calls it traces
 #   BENCH_CONSOLE=FILE  only recompute the table from a console log
 #   BENCH_OUT (build/bench)  where the files go
 set -eu
@@ -58,7 +65,7 @@ if [ -z "$console" ]; then
 		-accel tcg,thread=single -icount shift=0,sleep=off \
 		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-} bench_profile=${BENCH_PROFILE:-}" \
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
 		-serial "file:$console" < /dev/null > "$out/qemu.log" 2>&1 || true
 	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
 	rm -rf "$ov"

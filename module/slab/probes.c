@@ -37,6 +37,7 @@
 
 #include <linux/hardirq.h>
 #include <linux/irq_work.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
@@ -132,15 +133,16 @@ static __always_inline bool own_alloc(unsigned long call_site)
 
 /*
  * @bytes_req is 0 for kmem_cache_alloc(): the cache's object size.
- * Inlined, like the walk in it: every frame between the tracepoint and
- * stack_trace_save() is walked for nothing, at every traced allocation.
+ * Inlined into the probes, like the walk in it: the walk starts at the
+ * probe's caller (compat.h), and every frame walked costs, at every traced
+ * allocation.
  */
 static __always_inline void record_alloc(struct kmem_cache *s,
 					 const void *obj, size_t bytes_req,
 					 unsigned long call_site)
 {
 	struct slabtrace_set *set = rcu_dereference_sched(slabtrace_active);
-	unsigned long entries[SLABTRACE_STACK_DEPTH];
+	unsigned long entries[SLABTRACE_STACK_DEPTH] __uninitialized;
 	struct slabtrace_record *rec, *stale;
 	struct slabtrace_traced *tr;
 	unsigned int nr;
@@ -168,7 +170,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	rec->owner = tr->id;
 	rec->stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->bytes_req = bytes_req ?: tr->object_size;
-	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
 	switch (slabtrace_stack_store(rec, entries, nr, call_site)) {
 	case -EPERM:
 		/* Made through slabtrace's own code: not recorded. */
@@ -205,19 +207,27 @@ static __always_inline void record_free(const void *obj)
 			    false);
 }
 
-static void slabtrace_probe_kmem_cache_alloc(void *data,
-					     unsigned long call_site,
-					     const void *ptr,
-					     struct kmem_cache *s,
-					     gfp_t gfp_flags, int node)
+/*
+ * The alloc probes' walk starts from their own return address
+ * (compat.h): neither ftrace's function graph nor a kretprobe may replace
+ * it on the stack, so they are notrace and off limits to kprobes.
+ */
+static notrace void slabtrace_probe_kmem_cache_alloc(void *data,
+						     unsigned long call_site,
+						     const void *ptr,
+						     struct kmem_cache *s,
+						     gfp_t gfp_flags, int node)
 {
 	record_alloc(s, ptr, 0, call_site);
 }
 
-static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
-				    const void *ptr, size_t bytes_req,
-				    size_t bytes_alloc, gfp_t gfp_flags,
-				    int node)
+NOKPROBE_SYMBOL(slabtrace_probe_kmem_cache_alloc);
+
+static notrace void slabtrace_probe_kmalloc(void *data,
+					    unsigned long call_site,
+					    const void *ptr, size_t bytes_req,
+					    size_t bytes_alloc,
+					    gfp_t gfp_flags, int node)
 {
 	struct kmem_cache *s;
 
@@ -227,6 +237,8 @@ static void slabtrace_probe_kmalloc(void *data, unsigned long call_site,
 	else
 		evict(rcu_dereference_sched(slabtrace_active), ptr);
 }
+
+NOKPROBE_SYMBOL(slabtrace_probe_kmalloc);
 
 static void slabtrace_probe_kfree(void *data, unsigned long call_site,
 				  const void *ptr)

@@ -18,20 +18,22 @@
 # Kernel parameters (environment): bench_pairs (5), bench_files (file
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
 # bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
-# comma separated: 1000000), bench_tools (only these tools' pairs, e.g.
-# kptrace:binary,syscount; default all), bench_profile (a tool of part 2:
-# also profile the getpid() workload it traces: "PROFILE" lines),
-# bench_text_max (read the whole text dump of at most this many records:
-# 1000000).
+# comma separated: 1000000), bench_text_max (read the whole text dump
+# of at most this many records: 1000000), bench_tools (only the rows of
+# these tools, comma separated, each a whole name like kptrace:binary or
+# the name before the ':' like slabtrace: all), bench_profile (also
+# profile with perf, PROFILE lines: "slabtrace" its probes on the churn's
+# caches, a tool of part 2 like kptrace:binary the getpid() calls it
+# traces; none by default).
 set -u
 
 PAIRS=${bench_pairs:-5}
 FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
 PARTS=${bench_parts:-1,2,3,4}
-# bench_tools: only these tools' pairs (comma separated; default all).
-TOOLS=${bench_tools:-}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
+TOOLS=${bench_tools:-all}
+PROFILE=${bench_profile:-}
 B=/bench
 ST=/sys/kernel/debug/slabtrace
 T=/sys/kernel/tracing
@@ -133,6 +135,13 @@ slab_stop() {
 	LOST=$d
 }
 
+# wanted TOOL: whether bench_tools asks for TOOL's rows.
+wanted() {
+	[ "$TOOLS" = all ] && return 0
+	case ,$TOOLS, in *,"$1",* | *,"${1%%:*}",*) return 0 ;; esac
+	return 1
+}
+
 # start_tool TOOL WORKLOAD...: start_TOOL, or say why it did not start.
 start_tool() {
 	start_"${1%%:*}" "$@" && return 0
@@ -147,7 +156,7 @@ start_tool() {
 pair() {
 	local part=$1 tool=$2 round=$3 ev=$4 base traced
 	shift 4
-	case ",${TOOLS:-$tool}," in *",$tool,"*) ;; *) return ;; esac
+	wanted "$tool" || return 0
 	base=$(wl_ns "$@")
 	LOST=-
 	start_tool "$tool" "$@" || return
@@ -170,6 +179,7 @@ bracket() {
 	local part=$1 tool=$2 ev=$3 b1 b2 r
 	local -a traced
 	shift 3
+	wanted "$tool" || return 0
 	b1=$(wl_ns "$@")
 	LOST=-
 	start_tool "$tool" "$@" || return
@@ -228,6 +238,27 @@ stop_bpftrace() {
 	stop_bg "$BG"
 	LOST=$(grep -c 'Lost\|lost' /tmp/bpftrace.out)
 	[ "$LOST" = 0 ] && LOST=-
+}
+
+# profile_slabtrace: where the instructions of a churn traced by slabtrace
+# (the churn's caches) go: perf samples every CPU on cpu-clock, which
+# under -icount ticks with guest instructions.  Prints the report's top
+# symbols, self and with children, as PROFILE lines.
+profile_slabtrace() {
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
+	slab_start "$CACHES"
+	perf record -q -e cpu-clock -F 20000 -a -g -o /tmp/perf.data -- \
+		"$B/wl" files "$FILES" > /dev/null 2> /tmp/perf.err ||
+		sed 's/^/FAIL perf record: /' /tmp/perf.err
+	slab_stop "$CACHES"
+	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
+		-g none --percent-limit 0.3 2> /dev/null | grep -v '^#' |
+		grep -v '^$' | head -n 70 | sed 's/^/PROFILE self /'
+	perf report -i /tmp/perf.data --stdio --children --sort sym \
+		-g none --percent-limit 1 2> /dev/null | grep -v '^#' |
+		grep -v '^$' | head -n 70 | sed 's/^/PROFILE children /'
+	rm -f /tmp/perf.data
 }
 
 # --- Part 2: system call tracing of getpid().
@@ -464,6 +495,7 @@ case ,$PARTS, in
 		pair 1 slabtrace:one "$r" "$EV_ONE" files "$FILES"
 		pair 1 slabtrace:all "$r" "$EV_ALL" files "$FILES"
 	done
+	[ "$PROFILE" = slabtrace ] && profile_slabtrace
 	bracket 1 bpftrace:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:combined "$KMEM_ALLOCS" files "$FILES"
@@ -480,7 +512,10 @@ case ,$PARTS, in
 		pair 2 perf:trace "$r" "$GETPIDS" getpid "$GETPIDS"
 		pair 2 strace "$r" "$GETPIDS" getpid "$GETPIDS"
 	done
-	[ -n "${bench_profile:-}" ] && profile "$bench_profile" getpid "$GETPIDS"
+	case $PROFILE in
+	"" | slabtrace) ;;
+	*) profile "$PROFILE" getpid "$GETPIDS" ;;
+	esac
 	;;
 esac
 case ,$PARTS, in

@@ -3,12 +3,25 @@
 # stopped cache, goes when another cache reuses its address; the record
 # limit and the pool are commands, and their drops are counted; the stats
 # file; each session reads the snapshot it printed, and a reset frees it.
-# Frames in a module's __init text keep their names.
+# Frames in a module's __init text keep their names.  The alloc probes
+# cannot be traced by ftrace or kprobes.
 . /tests/lib.sh
 
 SF=/sys/kernel/debug/stalefree/ctl
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+
+# --- The alloc probes' walk starts from their return address: neither the
+# function graph tracer nor a kretprobe may replace it (notrace,
+# NOKPROBE_SYMBOL).  The free probes may be traced.
+FF=/sys/kernel/debug/tracing/available_filter_functions
+ls $FF > /dev/null 2>&1
+check_eq "alloc probes: not traceable by ftrace" 0 \
+	"$(grep -c '^slabtrace_probe_\(kmem_cache_alloc\|kmalloc\) ' $FF)"
+check_eq "... the free probes are (the list is read)" 2 \
+	"$(grep -c '^slabtrace_probe_\(kmem_cache_free\|kfree\) ' $FF)"
+check_eq "alloc probes: on the kprobe blacklist" 2 \
+	"$(grep -c "	slabtrace_probe_\(kmem_cache_alloc\|kmalloc\) \[slabtrace\]$" /sys/kernel/debug/kprobes/blacklist)"
 
 # --- initleak allocates 8 objects from its __init text, which the kernel
 # frees once the load is done; stalefree, loaded next, may land there.
