@@ -23,6 +23,8 @@
  *   by slabtrace_ctf_flush()/close() once no writer can run (the caller
  *   unregistered its probes and waited for them).
  * - Events in NMI context are not written, only counted (lost_nmi).
+ * - slabtrace_mutex: taken to show the count files; the users open and
+ *   close their streams under it.
  */
 #include <linux/bits.h>
 #include <linux/debugfs.h>
@@ -35,6 +37,7 @@
 #include <uapi/slabtrace/kmemtrace.h>
 
 #include <slabtrace/ctf.h>
+#include <slabtrace/slabtrace.h>
 
 #define TS_COMPACT_MAX	BIT_ULL(KMT_COMPACT_TS_BITS)
 
@@ -267,17 +270,9 @@ unsigned long slabtrace_ctf_written(struct slabtrace_ctf *c, int cpu)
 	return c->cpu ? READ_ONCE(per_cpu_ptr(c->cpu, cpu)->written) : 0;
 }
 
-/**
- * slabtrace_ctf_show_counts - the events lost or written, for a file
- * @m: where: the total, then a "cpuN COUNT" line per CPU online or with a
- *     count, then "nmi COUNT" if events were lost in NMI context
- * @c: the streams (never opened: zeros)
- * @lost: the lost events, else the written ones
- *
- * The caller holds what keeps @c from being closed.
- */
-void slabtrace_ctf_show_counts(struct seq_file *m, struct slabtrace_ctf *c,
-			       bool lost)
+/* The events lost or written: the total, then per CPU, then NMI. */
+static void show_counts(struct seq_file *m, struct slabtrace_ctf *c,
+			bool lost)
 {
 	unsigned long n, total = 0;
 	int cpu;
@@ -296,6 +291,41 @@ void slabtrace_ctf_show_counts(struct seq_file *m, struct slabtrace_ctf *c,
 	}
 	if (lost && atomic_long_read(&c->lost_nmi))
 		seq_printf(m, "nmi %ld\n", atomic_long_read(&c->lost_nmi));
+}
+
+static int events_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&slabtrace_mutex);
+	show_counts(m, m->private, false);
+	mutex_unlock(&slabtrace_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(events);
+
+static int overruns_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&slabtrace_mutex);
+	show_counts(m, m->private, true);
+	mutex_unlock(&slabtrace_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(overruns);
+
+/**
+ * slabtrace_ctf_count_files - the files that count a stream set's events
+ * @dir: where
+ * @c: the streams (read as zeros while never opened); its user opens and
+ *     closes them under slabtrace_mutex, which reading the files takes
+ *
+ * "events", the events written, and "total_overruns", the events lost
+ * (buffer full, or in NMI context): each the total, then a "cpuN COUNT"
+ * line per CPU online or with a count, then "nmi COUNT" for the lost ones
+ * if any were in NMI context.
+ */
+void slabtrace_ctf_count_files(struct dentry *dir, struct slabtrace_ctf *c)
+{
+	debugfs_create_file("events", 0400, dir, c, &events_fops);
+	debugfs_create_file("total_overruns", 0400, dir, c, &overruns_fops);
 }
 
 /**

@@ -47,8 +47,7 @@ u8 *slabtrace_ctf_reserve(struct slabtrace_ctf *c, unsigned int id,
 			  size_t payload);
 u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
 			     size_t payload, u64 ts);
-void slabtrace_ctf_show_counts(struct seq_file *m, struct slabtrace_ctf *c,
-			       bool lost);
+void slabtrace_ctf_count_files(struct dentry *dir, struct slabtrace_ctf *c);
 unsigned long slabtrace_ctf_lost(struct slabtrace_ctf *c, int cpu);
 unsigned long slabtrace_ctf_written(struct slabtrace_ctf *c, int cpu);
 void slabtrace_ctf_metadata(struct seq_file *m, struct slabtrace_ctf *c);

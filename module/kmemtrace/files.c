@@ -115,30 +115,6 @@ static const struct file_operations caches_fops = {
 	.release = single_release,
 };
 
-/* total_overruns (lost) and events (written): a total, then per CPU. */
-static int counts_show(struct seq_file *m, void *v)
-{
-	bool lost = m->private;
-
-	mutex_lock(&slabtrace_mutex);
-	slabtrace_ctf_show_counts(m, &kmt_trace.ctf, lost);
-	mutex_unlock(&slabtrace_mutex);
-	return 0;
-}
-
-static int counts_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, counts_show, inode->i_private);
-}
-
-static const struct file_operations counts_fops = {
-	.owner = THIS_MODULE,
-	.open = counts_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
 static int enable_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&slabtrace_mutex);
@@ -268,8 +244,6 @@ int kmt_files_init(void)
 	debugfs_create_file("metadata", 0400, kmt_dir, NULL, &metadata_fops);
 	debugfs_create_file("caches", 0400, kmt_dir, NULL, &caches_fops);
 	debugfs_create_file("abi_version", 0400, kmt_dir, NULL, &abi_fops);
-	debugfs_create_file("total_overruns", 0400, kmt_dir, (void *)1,
-			    &counts_fops);
-	debugfs_create_file("events", 0400, kmt_dir, NULL, &counts_fops);
+	slabtrace_ctf_count_files(kmt_dir, &kmt_trace.ctf);
 	return 0;
 }

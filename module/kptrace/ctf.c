@@ -223,28 +223,6 @@ static const struct file_operations metadata_fops = {
 	.release = metadata_release,
 };
 
-/* events (written) and total_overruns (lost). */
-static int counts_show(struct seq_file *m, void *v)
-{
-	mutex_lock(&slabtrace_mutex);
-	slabtrace_ctf_show_counts(m, &kpt_ctf, m->private);
-	mutex_unlock(&slabtrace_mutex);
-	return 0;
-}
-
-static int counts_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, counts_show, inode->i_private);
-}
-
-static const struct file_operations counts_fops = {
-	.owner = THIS_MODULE,
-	.open = counts_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
 static int buffer_kb_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%zu\n", ctf_bytes(slabtrace_kptrace_size()) / 1024);
@@ -268,9 +246,7 @@ int kptrace_ctf_init(void)
 	}
 	debugfs_create_file("metadata", 0400, ctf_dir, NULL, &metadata_fops);
 	debugfs_create_file("buffer_kb", 0400, ctf_dir, NULL, &buffer_kb_fops);
-	debugfs_create_file("events", 0400, ctf_dir, NULL, &counts_fops);
-	debugfs_create_file("total_overruns", 0400, ctf_dir, (void *)1,
-			    &counts_fops);
+	slabtrace_ctf_count_files(ctf_dir, &kpt_ctf);
 	debugfs_create_file("abi_version", 0400, ctf_dir, NULL, &abi_fops);
 	return 0;
 }
