@@ -101,24 +101,31 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 	unsigned int i;
 	u8 *p;
 
-	/* The flags are the stream's (kptrace.h). */
+	/* The flags are the stream's (kptrace.h); the fields back to back. */
 	BUILD_BUG_ON(sizeof(current->comm) != KPT_CTF_COMM_LEN);
+	BUILD_BUG_ON(KPT_CTF_OFF_ARGS + 8 * ARRAY_SIZE(call->args) !=
+		     KPT_CTF_OFF_PID);
+	BUILD_BUG_ON(KPT_CTF_OFF_COMM + KPT_CTF_COMM_LEN !=
+		     KPT_CTF_OFF_PATH_LEN);
+	BUILD_BUG_ON(KPT_CTF_OFF_PATH_LEN + 1 != KPT_CTF_PAYLOAD);
 	local_irq_save(irqs);
 	p = slabtrace_ctf_reserve_at(&kpt_ctf, compat ? KPT_CTF_SYSCALL_COMPAT :
 					       KPT_CTF_SYSCALL,
 				     KPT_CTF_PAYLOAD + call->data_len, end);
 	if (p) {
-		slabtrace_put_le32(p, call->nr);
-		slabtrace_put_le64(p + 4, ret);
-		slabtrace_put_le64(p + 12, end - call->start_ns);
+		slabtrace_put_le32(p + KPT_CTF_OFF_NR, call->nr);
+		slabtrace_put_le64(p + KPT_CTF_OFF_RET, ret);
+		slabtrace_put_le64(p + KPT_CTF_OFF_DURATION,
+				   end - call->start_ns);
 		for (i = 0; i < ARRAY_SIZE(call->args); i++)
-			slabtrace_put_le64(p + 20 + 8 * i, call->args[i]);
-		slabtrace_put_le32(p + 68, task_tgid_nr(current));
-		slabtrace_put_le32(p + 72, task_pid_nr(current));
-		p[76] = call->flags | flags;
+			slabtrace_put_le64(p + KPT_CTF_OFF_ARGS + 8 * i,
+					   call->args[i]);
+		slabtrace_put_le32(p + KPT_CTF_OFF_PID, task_tgid_nr(current));
+		slabtrace_put_le32(p + KPT_CTF_OFF_TID, task_pid_nr(current));
+		p[KPT_CTF_OFF_FLAGS] = call->flags | flags;
 		/* comm is always NUL-padded (__set_task_comm()). */
-		memcpy(p + 77, current->comm, TASK_COMM_LEN);
-		p[93] = call->data_len;
+		memcpy(p + KPT_CTF_OFF_COMM, current->comm, TASK_COMM_LEN);
+		p[KPT_CTF_OFF_PATH_LEN] = call->data_len;
 		memcpy(p + KPT_CTF_PAYLOAD, call->data, call->data_len);
 	}
 	local_irq_restore(irqs);

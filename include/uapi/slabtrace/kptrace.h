@@ -37,6 +37,16 @@ enum kpt_ctf_event_id {
 #define KPT_CTF_NORETURN	0x02	/* ended by the task's exit */
 #define KPT_CTF_PATH		0x04	/* path[] holds a path argument */
 
+/* Where each field starts, from the event's payload. */
+#define KPT_CTF_OFF_NR		0
+#define KPT_CTF_OFF_RET		4
+#define KPT_CTF_OFF_DURATION	12
+#define KPT_CTF_OFF_ARGS	20
+#define KPT_CTF_OFF_PID		68
+#define KPT_CTF_OFF_TID		72
+#define KPT_CTF_OFF_FLAGS	76
+#define KPT_CTF_OFF_COMM	77
+#define KPT_CTF_OFF_PATH_LEN	93
 /* Bytes of the fields before path[]. */
 #define KPT_CTF_PAYLOAD		94
 #define KPT_CTF_COMM_LEN	16
