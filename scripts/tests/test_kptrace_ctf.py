@@ -24,7 +24,8 @@ import re
 import subprocess
 import sys
 
-npass = nfail = 0
+from checks import Checks
+
 N = 1000
 EVENT = re.compile(r'^\[[^]]*\] \([^)]*\) (syscall|syscall_compat): '
                    r'\{ cpu_id = (\d+) \}, \{ nr = \( "?([^":]*?)"? : '
@@ -34,18 +35,9 @@ EVENT = re.compile(r'^\[[^]]*\] \([^)]*\) (syscall|syscall_compat): '
                    r'path = "([^"]*)" \}$')
 
 
-def check(what, ok, detail=""):
-    global npass, nfail
-    if ok:
-        npass += 1
-        print("PASS: kptrace_ctf: " + what)
-    else:
-        nfail += 1
-        print("FAIL: kptrace_ctf: %s%s" % (what, " (%s)" % detail if detail else ""))
-
-
-def check_eq(what, want, got):
-    check(what, want == got, "expected %r, got %r" % (want, got))
+_checks = Checks("kptrace_ctf")
+check = _checks.check
+check_eq = _checks.check_eq
 
 
 def decode(trace):
@@ -152,8 +144,7 @@ def main():
         test_probe(base)
         test_all(base + "_all")
         test_tiny(base + "_tiny")
-    print("kptrace_ctf: %d passed, %d failed" % (npass, nfail))
-    return 1 if nfail else 0
+    return _checks.summary()
 
 
 if __name__ == "__main__":
