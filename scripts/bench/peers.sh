@@ -240,27 +240,6 @@ stop_bpftrace() {
 	[ "$LOST" = 0 ] && LOST=-
 }
 
-# profile_slabtrace: where the instructions of a churn traced by slabtrace
-# (the churn's caches) go: perf samples every CPU on cpu-clock, which
-# under -icount ticks with guest instructions.  Prints the report's top
-# symbols, self and with children, as PROFILE lines.
-profile_slabtrace() {
-	echo 0 > /proc/sys/kernel/kptr_restrict
-	echo -1 > /proc/sys/kernel/perf_event_paranoid
-	slab_start "$CACHES"
-	perf record -q -e cpu-clock -F 20000 -a -g -o /tmp/perf.data -- \
-		"$B/wl" files "$FILES" > /dev/null 2> /tmp/perf.err ||
-		sed 's/^/FAIL perf record: /' /tmp/perf.err
-	slab_stop "$CACHES"
-	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
-		-g none --percent-limit 0.3 2> /dev/null | grep -v '^#' |
-		grep -v '^$' | head -n 70 | sed 's/^/PROFILE self /'
-	perf report -i /tmp/perf.data --stdio --children --sort sym \
-		-g none --percent-limit 1 2> /dev/null | grep -v '^#' |
-		grep -v '^$' | head -n 70 | sed 's/^/PROFILE children /'
-	rm -f /tmp/perf.data
-}
-
 # --- Part 2: system call tracing of getpid().
 
 # kptrace:binary: kmemtrace-record -s into /tmp (tmpfs), the binary
@@ -462,17 +441,27 @@ scale() {
 	echo "SCALE $n mem-after-reset $(mem)"
 }
 
-# profile TOOL WORKLOAD...: perf record -e cpu-clock (under -icount it
-# samples by guest instruction count) of the workload while TOOL traces
-# it; the top symbols, as PROFILE lines.
+# profile TOOL WORKLOAD...: where the instructions go while TOOL traces
+# WORKLOAD: perf samples every CPU on cpu-clock, which under -icount ticks
+# with guest instructions.  The report's top symbols, self and with
+# children, as PROFILE lines.
 profile() {
 	local tool=$1
 	shift
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
 	start_tool "$tool" "$@" || return
-	perf record -q -e cpu-clock -F 20000 -a -o /tmp/prof.data -- "$B/wl" "$@" > /dev/null 2>&1
+	perf record -q -e cpu-clock -F 20000 -a -g -o /tmp/perf.data -- \
+		"$B/wl" "$@" > /dev/null 2> /tmp/perf.err ||
+		sed 's/^/FAIL perf record: /' /tmp/perf.err
 	stop_"${tool%%:*}" "$tool" "$@"
-	perf report -q -i /tmp/prof.data --stdio --no-children --sort sym 2>/dev/null |
-		grep -v '^$' | head -n 60 | sed 's/^/PROFILE /'
+	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
+		-g none --percent-limit 0.3 2> /dev/null | grep -v '^#' |
+		grep -v '^$' | head -n 70 | sed 's/^/PROFILE self /'
+	perf report -i /tmp/perf.data --stdio --children --sort sym \
+		-g none --percent-limit 1 2> /dev/null | grep -v '^#' |
+		grep -v '^$' | head -n 70 | sed 's/^/PROFILE children /'
+	rm -f /tmp/perf.data
 }
 
 # --- The run.
@@ -495,7 +484,7 @@ case ,$PARTS, in
 		pair 1 slabtrace:one "$r" "$EV_ONE" files "$FILES"
 		pair 1 slabtrace:all "$r" "$EV_ALL" files "$FILES"
 	done
-	[ "$PROFILE" = slabtrace ] && profile_slabtrace
+	[ "$PROFILE" = slabtrace ] && profile slabtrace:all files "$FILES"
 	bracket 1 bpftrace:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:combined "$KMEM_ALLOCS" files "$FILES"
