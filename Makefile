@@ -40,6 +40,17 @@ KDIR ?= $(shell $(CURDIR)/scripts/fetch-kernel.sh $(KVER))/build
 BUILD := $(CURDIR)/build/$(KVER)
 endif
 
+# A warning fails the project's own builds (KVER=..., make check: W=1,
+# -Werror), so that none piles up.  A user's plain make, whose compiler may
+# be a newer point release with warnings of its own, prints them and goes
+# on.  WERROR=1 or WERROR=0 says otherwise (scripts/kbuild.sh reads it).
+ifeq ($(KVER),)
+WERROR ?= 0
+else
+WERROR ?= 1
+endif
+export WERROR
+
 # The guest's programs: for the kernel's arch, static, and on x86-64 also
 # as 32-bit programs (NAME32) for the compat system calls.  arm64 guests
 # get no 32-bit programs (Debian's arm-linux-gnueabihf compiler conflicts

@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run kbuild for an external module directory and fail on any warning
-# (compiler, modpost, sparse), since W=1 warnings left alone pile up.
+# Run kbuild for an external module directory, W=1, and fail on any
+# warning (compiler, modpost, sparse), since warnings left alone pile up.
 #
 #   scripts/kbuild.sh KDIR M [make args...]
 #
-# WERROR=0 in the environment reports warnings without failing.
+# WERROR=0 in the environment reports warnings without failing: the
+# Makefile's default for a user's plain make (a newer compiler of a Debian
+# point release may warn where this one did not), and DKMS's.
 set -eu
 kdir=$1
 m=$2
@@ -25,8 +27,13 @@ fi
 # package having no vmlinux, not a problem in our code.
 warn=$(grep -Ei 'warning|error' "$log" | grep -v 'Skipping BTF generation' || true)
 if [ -n "$warn" ]; then
+	if [ "${WERROR:-1}" = 0 ]; then
+		echo "kbuild: warnings in $m (not fatal; WERROR=1 makes them so):" >&2
+		echo "$warn" >&2
+		exit 0
+	fi
 	echo "kbuild: warnings in $m:" >&2
 	echo "$warn" >&2
-	[ "${WERROR:-1}" = 0 ] || exit 1
+	exit 1
 fi
 exit 0

@@ -461,9 +461,9 @@ class ManPage(unittest.TestCase):
 class Build(unittest.TestCase):
     """What make says to a newcomer (the Makefile, not the program)."""
 
-    def make(self, *args):
-        p = subprocess.run(["make", "--no-print-directory", "-C", TOP] + list(args),
-                           capture_output=True, text=True, timeout=120)
+    def make(self, *args, cwd=TOP):
+        p = subprocess.run(["make", "--no-print-directory", "-C", cwd] + list(args),
+                           capture_output=True, text=True, timeout=300)
         return p.returncode, p.stdout + p.stderr
 
     def test_unknown_kver_stops_at_once(self):
@@ -478,6 +478,40 @@ class Build(unittest.TestCase):
         self.assertIn("make: no kernel headers in /nonexistent-headers", out)
         self.assertIn("sudo apt install linux-headers-%s" % os.uname().release, out)
         self.assertIn("make KVER=6.1 (or 6.12 6.1-rt 6.12-rt 6.1-arm64 6.12-arm64)", out)
+
+    @unittest.skipUnless(os.environ.get("SLABTRACE_BUILD_TESTS", "1") == "1",
+                         "SLABTRACE_BUILD_TESTS=0")
+    def test_a_new_warning_fails_only_the_projects_builds(self):
+        # A warning the compiler of a later point release might add (here a
+        # #warning in a header every file includes): a user's plain make
+        # says it and builds; WERROR=1 (what KVER=... and make check use)
+        # fails.  In a copy of the tree, against Debian's 6.12 headers.
+        kdir = subprocess.run([os.path.join(TOP, "scripts", "fetch-kernel.sh"), "6.12"],
+                              capture_output=True, text=True).stdout.strip()
+        if not kdir:
+            self.skipTest("no 6.12 headers")
+        tree = tempfile.mkdtemp(prefix="slabtrace-warn.")
+        try:
+            for d in ("module", "include", "scripts", "kunit-tests"):
+                shutil.copytree(os.path.join(TOP, d), os.path.join(tree, d),
+                                ignore=shutil.ignore_patterns("tests", "guest", "bench"))
+            for f in ("Kbuild", "Makefile"):
+                shutil.copy(os.path.join(TOP, f), tree)
+            with open(os.path.join(tree, "warn.h"), "w") as f:
+                f.write('#warning "a warning of a newer compiler"\n')
+            kcflags = "KCFLAGS=-include " + os.path.join(tree, "warn.h")
+            rc, out = self.make("KDIR=%s/build" % kdir, kcflags, "modules", cwd=tree)
+            self.assertEqual(rc, 0, out)
+            self.assertIn("a warning of a newer compiler", out)
+            self.assertIn("(not fatal; WERROR=1 makes them so)", out)
+            self.assertTrue(os.path.exists(os.path.join(tree, "slabtrace.ko")))
+            self.assertEqual(self.make("clean", cwd=tree)[0], 0)
+            rc, out = self.make("KDIR=%s/build" % kdir, kcflags, "WERROR=1", "modules",
+                                cwd=tree)
+            self.assertNotEqual(rc, 0, out)
+            self.assertIn("kbuild: warnings in", out)
+        finally:
+            shutil.rmtree(tree)
 
 
 class VmOutput(unittest.TestCase):
