@@ -2,18 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 """Render folded stacks as an SVG flame graph.
 
-    scripts/flamegraph.py [--title TITLE] [--weight bytes|objects] [--width PX]
-                          [--minwidth PX] [FILE] > leaks.svg
+    slabtrace-flamegraph [--title TITLE] [--weight bytes|objects] [--width PX]
+                         [--minwidth PX] [FILE] > leaks.svg
 
-FILE (or standard input) holds folded stacks, one per line, root frame
-first: "frame;frame;...;frame COUNT", as /sys/kernel/debug/slabtrace/folded
-(objects) and folded_bytes (bytes) give them, or FlameGraph's
+(scripts/flamegraph.py, installed as slabtrace-flamegraph by make
+install-tools.)  FILE (or standard input) holds folded stacks, one per
+line, root frame first: "frame;frame;...;frame COUNT", as slabtrace's
+folded (objects) and folded_bytes (bytes) files give them, or FlameGraph's
 stackcollapse scripts.  Equal prefixes merge into one frame whose width is
 the sum of its stacks' counts: the root "all" spans the whole width, every
 frame is one rectangle, as wide as its share of the total, and a frame
 narrower than --minwidth pixels (0.1) is left out, its count staying in
 its parent's width, as flamegraph.pl does.  --weight says what the counts
-are (bytes by default, as the text views rank); the title gives the total.
+are, objects or bytes; the title gives the total in that unit.  Without
+it, FILE's name says: one ending in "folded_bytes" holds bytes, one ending
+in "folded" objects; for any other name, and standard input, --weight is
+needed.  Input with no stack, or counts that add up to 0, is an error.
 
 The SVG works like flamegraph.pl's, with its script embedded: hover a frame
 for its details in the bar at the bottom, click it to zoom (its ancestors
@@ -26,6 +30,7 @@ library only.
 
 import argparse
 import hashlib
+import os
 import sys
 from xml.sax.saxutils import escape, quoteattr
 
@@ -284,18 +289,42 @@ def render(root, title, unit, width=WIDTH, minwidth=MINWIDTH):
     return "\n".join(out) + "\n"
 
 
+def weight_of(path):
+    """What the counts of the file @path are, by its name; None if it
+    does not say."""
+    base = os.path.basename(path or "")
+    if base.endswith("folded_bytes"):
+        return "bytes"
+    if base.endswith("folded"):
+        return "objects"
+    return None
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("file", nargs="?", help="folded stacks (default: stdin)")
-    ap.add_argument("--title", default="slabtrace: outstanding allocations")
-    ap.add_argument("--weight", "--unit", dest="weight", default="bytes",
-                    choices=("bytes", "objects"),
-                    help="what the counts are: bytes (folded_bytes, the default) "
-                    "or objects (folded)")
-    ap.add_argument("--width", type=int, default=WIDTH)
-    ap.add_argument("--minwidth", type=float, default=MINWIDTH,
+    prog = os.path.basename(sys.argv[0])
+    ap = argparse.ArgumentParser(prog=prog if "flamegraph" in prog else "slabtrace-flamegraph",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("file", nargs="?", metavar="FILE",
+                    help="folded stacks (default: standard input)")
+    ap.add_argument("--title", default="slabtrace: outstanding allocations",
+                    help="the title; the total and its unit follow it")
+    ap.add_argument("--weight", "--unit", dest="weight", choices=("bytes", "objects"),
+                    help="what the counts are: bytes (folded_bytes) or objects "
+                    "(folded); by default what FILE's name says")
+    ap.add_argument("--width", type=int, default=WIDTH, metavar="PX",
+                    help="the width of the graph, in pixels (%d)" % WIDTH)
+    ap.add_argument("--minwidth", type=float, default=MINWIDTH, metavar="PX",
                     help="leave out frames narrower than this, in pixels (0.1)")
     args = ap.parse_args(argv)
+    if args.width <= 2 * MARGIN:
+        ap.error("--width takes more than %d pixels, not %d" % (2 * MARGIN, args.width))
+    if args.minwidth < 0:
+        ap.error("--minwidth takes 0 pixels or more, not %g" % args.minwidth)
+    weight = args.weight or weight_of(args.file)
+    if weight is None:
+        ap.error("%s does not say whether its counts are objects or bytes: "
+                 "give --weight objects or --weight bytes"
+                 % (args.file or "standard input"))
     try:
         if args.file:
             with open(args.file) as f:
@@ -303,9 +332,14 @@ def main(argv=None):
         else:
             root = parse(sys.stdin)
     except (OSError, ValueError) as e:
-        print("flamegraph: %s" % e, file=sys.stderr)
+        print("%s: %s" % (ap.prog, e), file=sys.stderr)
         return 1
-    sys.stdout.write(render(root, args.title, args.weight, args.width, args.minwidth))
+    if not root.count:
+        print("%s: %s: no stacks (%s)" % (ap.prog, args.file or "standard input",
+                                          "empty input" if not root.children else
+                                          "their counts are all 0"), file=sys.stderr)
+        return 1
+    sys.stdout.write(render(root, args.title, weight, args.width, args.minwidth))
     return 0
 
 

@@ -2,21 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """Summarise a saved slabtrace dump: outstanding objects grouped by stack.
 
-    echo print kmalloc-64 > /sys/kernel/debug/slabtrace/ctl
-    cat /sys/kernel/debug/slabtrace/ctl > dump.txt
-    scripts/slabtrace_report.py [--top N] [--older-than MS] dump.txt
-    scripts/slabtrace_report.py --folded [--bytes] dump.txt | scripts/flamegraph.py > leaks.svg
-    scripts/slabtrace_report.py --json dump.txt
+    slabtrace-report [--top N] [--older-than MS] DUMP
+    slabtrace-report --folded [--bytes] DUMP | slabtrace-flamegraph --weight objects
+    slabtrace-report --json DUMP
 
-It groups the objects of a per-object dump the way the kernel's stacks view
-does (by backtrace and system call), sorts the groups by bytes, and prints
-a table, then the backtraces of the biggest.  Python's standard library
-only.  The module also parses the kernel's stacks view (parse_stacks), for
-the tests that compare the two.
+(scripts/slabtrace_report.py, installed as slabtrace-report by make
+install-tools.)  DUMP is a per-object dump: record's CACHE.dump, or what
+reading ctl gave after "print CACHE".  It groups the objects the way the
+kernel's stacks view does (by backtrace and system call), sorts the groups
+by bytes, and prints a table, then the backtraces of the biggest; or the
+groups as folded stacks (by objects, by bytes with --bytes), or as JSON in
+the schema of slabtrace top --json (slabtrace(8), JSON OUTPUT).  A dump
+that lists fewer objects than its header counts is refused: it was cut
+short.  Python's standard library only.  The module also parses the
+kernel's stacks view (parse_stacks), for the tests that compare the two.
 """
 
 import argparse
 import json
+import os
 import re
 import sys
 
@@ -27,7 +31,12 @@ STACK = re.compile(r"^Stack (\d+): (\d+) objects?, (\d+) bytes \((\d+) requested
                    r"from (.*):$")
 FRAME = re.compile(r"^ #\d+ \[<[^>]*>\] in (.*)$")
 HEADER = re.compile(r"^Dumping outstanding allocs from (\S+)")
-TRACED = re.compile(r"^traced (\d+\.\d{3})s, (\d+) outstanding \((\d+) bytes\)")
+TRACED = re.compile(r"^traced (\d+\.\d{3})s, (\d+) outstanding \((\d+) bytes\)"
+                    r"(?:.*, (\d+) records dropped)?")
+# The process of a context (as slabtrace's JSON gives it): "PID 5 sh",
+# "kthread kworker/0:1 (PID 7)", "worker iou-wrk-9 (PID 9)"; else none.
+CTX_PID = re.compile(r"^PID (\d+) |^(?:kthread|worker) .* \(PID (\d+)\)$")
+JSON_VERSION = 1
 OFFSET = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
 # The other lines a per-object dump has (dump.c); any line else is refused.
 KNOWN = re.compile(r"^(drops: .*|shared with: .*|\d+ records replaced: .*|-+|"
@@ -52,7 +61,8 @@ def parse_dump(lines):
     """The header and the objects of a per-object dump.  Raises NotADump
     on anything else: a stacks view, folded stacks, a line it does not
     know (rather than report 0 objects)."""
-    info = {"cache": None, "traced": None, "objects": []}
+    info = {"cache": None, "traced": None, "outstanding": None, "bytes": None,
+            "dropped": 0, "objects": []}
     obj = None
     for n, line in enumerate(lines, 1):
         line = line.rstrip("\n")
@@ -68,8 +78,10 @@ def parse_dump(lines):
         if info["cache"] is None:
             raise NotADump("not a slabtrace dump (no 'Dumping outstanding allocs' line)")
         m = TRACED.match(line)
-        if m:
+        if m and info["traced"] is None:
             info["traced"] = m.group(1)
+            info["outstanding"], info["bytes"] = int(m.group(2)), int(m.group(3))
+            info["dropped"] = int(m.group(4) or 0)
             continue
         m = OBJ.match(line)
         if m:
@@ -91,7 +103,10 @@ def parse_dump(lines):
     if info["cache"] is None:
         raise NotADump("not a slabtrace dump (empty)")
     if info["traced"] is None:
-        raise NotADump("no 'traced ...' line after the header: a cut dump?")
+        raise NotADump("cut short: no 'traced ...' line after the header")
+    if len(info["objects"]) != info["outstanding"]:
+        raise NotADump("cut short: it lists %d objects, its header counts %d"
+                       % (len(info["objects"]), info["outstanding"]))
     return info
 
 
@@ -152,6 +167,37 @@ def folded(groups, weight="count"):
     return lines
 
 
+def frame_json(frame):
+    """A frame as slabtrace's JSON has it: function, module, the text."""
+    mod = re.search(r"\[([^\]]*)\][^\[]*$", frame)
+    return {"function": re.split(r"[+ ]", frame, maxsplit=1)[0],
+            "module": mod.group(1) if mod else None, "text": frame}
+
+
+def context_json(who):
+    m = CTX_PID.match(who)
+    return {"context": who, "pid": int(m.group(1) or m.group(2)) if m else -1}
+
+
+def to_json(info, groups, top):
+    """The document slabtrace top --json writes, for this dump's groups."""
+    stacks = []
+    for i, g in enumerate(groups[:top], 1):
+        stacks.append({"rank": i, "objects": g["count"], "bytes": g["bytes"],
+                       "requested": g["requested"], "age_min_ms": g["age_min"],
+                       "age_avg_ms": g["age_avg"], "age_max_ms": g["age_max"],
+                       "syscall": g["syscall"],
+                       "contexts": [context_json(w) for w in g["who"][:4]],
+                       "more_contexts": max(0, len(g["who"]) - 4),
+                       "frames": [frame_json(f) for f in g["frames"]]})
+    cache = {"cache": info["cache"], "traced_s": float(info["traced"]),
+             "outstanding": info["outstanding"], "bytes": info["bytes"],
+             "dropped": info["dropped"],
+             "matched_objects": sum(g["count"] for g in groups),
+             "matched_bytes": sum(g["bytes"] for g in groups), "stacks": stacks}
+    return {"version": JSON_VERSION, "caches": [cache]}
+
+
 def secs(ms_):
     return "%d.%03ds" % (ms_ // 1000, ms_ % 1000)
 
@@ -186,14 +232,19 @@ def report(info, groups, top, out):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("dump", nargs="?", help="a saved per-object dump (default: stdin)")
-    ap.add_argument("--top", type=int, default=10, help="stacks shown (default 10)")
+    prog = os.path.basename(sys.argv[0])
+    ap = argparse.ArgumentParser(prog=prog if "report" in prog else "slabtrace-report",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("dump", nargs="?", metavar="DUMP",
+                    help="a saved per-object dump (default: standard input)")
+    ap.add_argument("--top", type=int, default=10, metavar="N",
+                    help="stacks shown, in the table and the JSON (default 10)")
     ap.add_argument("--older-than", type=int, default=0, metavar="MS",
                     help="only objects at least MS milliseconds old")
     fmt = ap.add_mutually_exclusive_group()
     fmt.add_argument("--folded", action="store_true", help="write folded stacks")
-    fmt.add_argument("--json", action="store_true", help="write the groups as JSON")
+    fmt.add_argument("--json", action="store_true",
+                     help="write the groups as JSON, one line (slabtrace(8), JSON OUTPUT)")
     ap.add_argument("--bytes", action="store_true", help="folded: weigh by bytes")
     args = ap.parse_args(argv)
     if args.top < 1:
@@ -205,10 +256,10 @@ def main(argv=None):
         else:
             info = parse_dump(sys.stdin)
     except OSError as e:
-        print("slabtrace_report: %s" % e, file=sys.stderr)
+        print("%s: %s" % (ap.prog, e), file=sys.stderr)
         return 1
     except NotADump as e:
-        print("slabtrace_report: %s: %s" % (args.dump or "stdin", e), file=sys.stderr)
+        print("%s: %s: %s" % (ap.prog, args.dump or "stdin", e), file=sys.stderr)
         return 1
     objects = [o for o in info["objects"] if o["age"] >= args.older_than]
     groups = aggregate(objects)
@@ -216,8 +267,7 @@ def main(argv=None):
         for line in folded(groups, "bytes" if args.bytes else "count"):
             print(line)
     elif args.json:
-        json.dump({"cache": info["cache"], "groups": groups}, sys.stdout, indent=1)
-        print()
+        print(json.dumps(to_json(info, groups, args.top)))
     else:
         report(info, groups, args.top, sys.stdout)
     return 0

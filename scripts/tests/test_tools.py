@@ -161,10 +161,52 @@ class FlameGraph(unittest.TestCase):
             code, out, err = run(flamegraph.main, [path])
             self.assertEqual((code, out), (1, ""))
             self.assertIn("line 1: no count", err)
-            code, out, err = run(flamegraph.main, [path + ".missing"])
+            code, out, err = run(flamegraph.main, ["--weight", "bytes", path + ".missing"])
             self.assertEqual(code, 1)
         finally:
             os.unlink(path)
+
+    def test_no_stacks_is_an_error(self):
+        for text, why in (("", "no stacks (empty input)"), ("\n\n", "no stacks (empty input)"),
+                          ("a;b 0\nc 0\n", "no stacks (their counts are all 0)")):
+            path = tmp("st-flame-empty.folded", text)
+            code, out, err = run(flamegraph.main, [path])
+            self.assertEqual((code, out), (1, ""), text)
+            self.assertIn("%s: %s" % (path, why), err)
+
+    def exits(self, argv):
+        """The exit status of a usage error (argparse exits)."""
+        with self.assertRaises(SystemExit) as e:
+            run(flamegraph.main, argv)
+        return e.exception.code
+
+    def test_bad_width_is_a_usage_error(self):
+        path = tmp("st-flame-w.folded", "a;b 2\n")
+        for argv in (["--width", "0"], ["--width", "-5"], ["--width", "20"],
+                     ["--minwidth", "-1"]):
+            self.assertEqual(self.exits(argv + [path]), 2, argv)
+        self.assertEqual(run(flamegraph.main, ["--width", "21", path])[0], 0)
+
+    def test_title_says_what_the_counts_are(self):
+        # The file's name says it (folded: objects, folded_bytes: bytes);
+        # --weight says it otherwise, and must where nothing does.
+        def title(argv):
+            code, out, err = run(flamegraph.main, argv)
+            self.assertEqual(code, 0, err)
+            root = ET.fromstring(out)
+            return [t for t in root.iter(SVG + "text") if t.get("id") == "title"][0].text
+
+        objects = tmp("kmalloc-64.folded", "a;b 2\nc 1\n")
+        nbytes = tmp("kmalloc-64.folded_bytes", "a;b 128\nc 64\n")
+        other = tmp("st-flame.txt", "a;b 2\n")
+        self.assertEqual(title([objects]), "slabtrace: outstanding allocations (3 objects)")
+        self.assertEqual(title([nbytes]), "slabtrace: outstanding allocations (192 bytes)")
+        self.assertEqual(title(["--weight", "bytes", objects]),
+                         "slabtrace: outstanding allocations (3 bytes)")
+        self.assertEqual(title(["--weight", "objects", other]),
+                         "slabtrace: outstanding allocations (2 objects)")
+        self.assertEqual(self.exits([other]), 2)
+        self.assertEqual(self.exits([]), 2)  # standard input
 
 
 DUMP = """Dumping outstanding allocs from kmalloc-64
@@ -234,10 +276,22 @@ class Report(unittest.TestCase):
             code, out, _ = run(report.main, ["--folded", "--bytes", path])
             self.assertEqual(out, "syscall:write;caller;leak [m] 192\nother 64\n")
             code, out, _ = run(report.main, ["--json", path])
+            self.assertEqual(out.count("\n"), 1)
             data = json.loads(out)
-            self.assertEqual(data["cache"], "kmalloc-64")
-            self.assertEqual([(g["count"], g["bytes"], g["age_max"]) for g in data["groups"]],
-                             [(3, 192, 2000), (1, 64, 201)])
+            self.assertEqual(data["version"], 1)
+            c = data["caches"][0]
+            self.assertEqual((c["cache"], c["traced_s"], c["outstanding"], c["bytes"],
+                              c["dropped"], c["matched_objects"], c["matched_bytes"]),
+                             ("kmalloc-64", 3.0, 4, 256, 0, 4, 256))
+            self.assertEqual([(g["rank"], g["objects"], g["bytes"], g["age_max_ms"])
+                              for g in c["stacks"]], [(1, 3, 192, 2000), (2, 1, 64, 201)])
+            self.assertEqual(c["stacks"][0]["contexts"],
+                             [{"context": "PID 5 sh", "pid": 5}, {"context": "PID 6 sh", "pid": 6}])
+            self.assertEqual(c["stacks"][1]["contexts"], [{"context": "softirq", "pid": -1}])
+            self.assertEqual(c["stacks"][0]["frames"][0],
+                             {"function": "leak", "module": "m", "text": "leak+0x1b/0x20 [m]"})
+            code, out, _ = run(report.main, ["--json", "--top", "1", path])
+            self.assertEqual(len(json.loads(out)["caches"][0]["stacks"]), 1)
             code, out, _ = run(report.main, ["--top", "1", path])
             self.assertIn("... 1 more stacks", out)
             with self.assertRaises(SystemExit):
@@ -253,7 +307,9 @@ class Report(unittest.TestCase):
                     ("a;b 3\n", "not a slabtrace dump"),
                     (header + " (by stack)\ntraced 1.000s, 0 outstanding (0 bytes) in 0 "
                      "stacks, 0 records dropped\n", "a stacks view"),
-                    (header + "\n", "no 'traced ...' line"),
+                    (header + "\n", "cut short: no 'traced ...' line"),
+                    (DUMP[:DUMP.index("Obj 03")], "cut short: it lists 2 objects, its header "
+                     "counts 4"),
                     (DUMP.replace("-\nObj ", "-\nStack 1: 3 objects, 192 bytes (150 "
                                   "requested), age min/avg/max 0.100s/0.100s/0.100s, from "
                                   "PID 1 sh:\nObj ", 1), "a stacks view's group"),
