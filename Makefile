@@ -2,7 +2,8 @@
 #
 # slabtrace: out-of-tree build and the project's commands.
 #
-#   make                  build slabtrace.ko here, for the running kernel
+#   make                  build slabtrace.ko here, for the running kernel, and
+#                         the tools (make tools)
 #   make KVER=6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64
 #                         build in build/KVER/ against Debian's headers
 #                         (fetched into ~/.cache/slabtrace, never installed;
@@ -19,8 +20,12 @@
 #                         stress run: the fuzzer for STRESS_SECS in a VM booted
 #                         with slub_debug=FZPU init_on_free=1 (make check runs
 #                         it for 45 s without them)
-#   make tools            slabtrace, kmemtrace-record and kmemtrace-report in build/tools/
-#   make install-tools    the slabtrace command and slabtrace(8) into PREFIX (/usr/local)
+#   make tools            slabtrace, kmemtrace-record and (with libbabeltrace2)
+#                         kmemtrace-report in build/tools/
+#   make install-tools    copy what make tools built, slabtrace-flamegraph,
+#                         slabtrace-report and the man pages into DESTDIR/PREFIX
+#                         (/usr/local); compiles nothing (sudo after make)
+#   make uninstall-tools  remove them
 #   make compat [COMPAT=REGEX]   build against every 6.1/6.12 headers package
 #                         the archive serves (build/compat.txt)
 #   make clean
@@ -50,6 +55,7 @@ else
 WERROR ?= 1
 endif
 export WERROR
+TOOLS_CFLAGS := -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 
 # The guest's programs: for the kernel's arch, static, and on x86-64 also
 # as 32-bit programs (NAME32) for the compat system calls.  arm64 guests
@@ -82,9 +88,10 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v 
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
-	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools compat
+	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools \
+	uninstall-tools compat
 
-all: modules
+all: modules tools
 
 # Headers first: a newcomer's make says what to install, not make's own
 # "No such file or directory".
@@ -120,9 +127,9 @@ test-modules: shadow
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
 	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
-		scripts/kmemtrace/record.c
+		scripts/kmemtrace/record.c scripts/stfiles.c
 	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/slabtrace \
-		scripts/slabtrace.c
+		scripts/slabtrace.c scripts/stfiles.c
 	@for p in $(GUEST_PROGS); do \
 		$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
 			scripts/guest/$$p.c || exit 1; \
@@ -130,26 +137,59 @@ test-modules: shadow
 			-o $(BUILD)/bin/$${p}32 scripts/guest/$$p.c || exit 1; \
 	done
 
-# kmemtrace's userspace: the recorder (static, as in the guest) and the
-# report (libbabeltrace2); the slabtrace command (static).
+# The user tools: the slabtrace command and kmemtrace's recorder (static,
+# libc only: they also run in the test VMs' busybox), and kmemtrace's
+# report (libbabeltrace2), when the library is there.
+TOOLS_OUT ?= build/tools
 tools:
-	@mkdir -p build/tools
-	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/slabtrace \
-		scripts/slabtrace.c
-	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-record \
-		scripts/kmemtrace/record.c
-	$(CC) -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-report \
-		scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2)
+	@mkdir -p $(TOOLS_OUT)
+	$(CC) -static $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/slabtrace \
+		scripts/slabtrace.c scripts/stfiles.c
+	$(CC) -static $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-record \
+		scripts/kmemtrace/record.c scripts/stfiles.c
+	@if pkg-config --exists babeltrace2; then \
+		echo "$(CC) $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-report scripts/kmemtrace/report.c -lbabeltrace2"; \
+		$(CC) $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-report \
+			scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2); \
+	else \
+		rm -f $(TOOLS_OUT)/kmemtrace-report; \
+		echo "make tools: kmemtrace-report not built: it needs libbabeltrace2 (apt install libbabeltrace2-dev)"; \
+	fi
 
-# The slabtrace command alone (no libbabeltrace2 needed) and its man page.
+# Copies only: build with make (or make tools) first, as yourself.
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+# program:directory:man page, of what install-tools copies.
+INSTALLED := $(TOOLS_OUT)/slabtrace:$(SBINDIR):slabtrace.8 \
+	$(TOOLS_OUT)/kmemtrace-record:$(SBINDIR):kmemtrace-record.8 \
+	$(TOOLS_OUT)/kmemtrace-report:$(BINDIR):kmemtrace-report.1 \
+	scripts/flamegraph.py:$(BINDIR):slabtrace-flamegraph.1 \
+	scripts/slabtrace_report.py:$(BINDIR):slabtrace-report.1
 install-tools:
-	@mkdir -p build/tools
-	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/slabtrace \
-		scripts/slabtrace.c
-	install -D -m 0755 build/tools/slabtrace $(DESTDIR)$(PREFIX)/sbin/slabtrace
-	install -D -m 0644 Documentation/slabtrace.8 \
-		$(DESTDIR)$(PREFIX)/share/man/man8/slabtrace.8
+	@for p in slabtrace kmemtrace-record; do \
+		[ -x $(TOOLS_OUT)/$$p ] || { \
+			echo "make install-tools: no $(TOOLS_OUT)/$$p: run make tools first, as yourself (install-tools compiles nothing)" >&2; \
+			exit 1; }; \
+	done
+	@set -e; for e in $(INSTALLED); do \
+		src=$${e%%:*}; rest=$${e#*:}; dir=$${rest%%:*}; man=$${rest#*:}; \
+		if [ ! -e "$$src" ]; then \
+			echo "make install-tools: $$src not built (make tools says why): not installed"; \
+			continue; \
+		fi; \
+		name=$${man%.*}; sect=$${man##*.}; \
+		echo "install $$src $(DESTDIR)$$dir/$$name"; \
+		install -D -m 0755 "$$src" "$(DESTDIR)$$dir/$$name"; \
+		install -D -m 0644 "Documentation/$$man" "$(DESTDIR)$(MANDIR)/man$$sect/$$man"; \
+	done
+
+uninstall-tools:
+	@for e in $(INSTALLED); do \
+		rest=$${e#*:}; dir=$${rest%%:*}; man=$${rest#*:}; \
+		rm -f "$(DESTDIR)$$dir/$${man%.*}" "$(DESTDIR)$(MANDIR)/man$${man##*.}/$$man"; \
+	done
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install

@@ -1,24 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace(8): the command line over /sys/kernel/debug/slabtrace/.
+ * slabtrace(8): the command line over the module's files (/proc/slabtrace,
+ * or /sys/kernel/debug/slabtrace: stfiles.c picks).
  *
  *   slabtrace status
  *   slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [-- COMMAND...]
- *   slabtrace record [-c CACHE]... [--auto] [-o DIR] [-s SECS] [-n N]
+ *   slabtrace record -c CACHE... | --auto [-o DIR] [-s SECS] [-n N]
  *                    [--keep] -- COMMAND...
  *   slabtrace top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P]
- *                 [--older MS] [-n N] [--json]
- *   slabtrace leaks [same options as top]
+ *                 [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]
+ *   slabtrace leaks [the options of top but -i and -r]
+ *   slabtrace report [the filters of top] [-n N] [--json] DUMP
  *   slabtrace start|stop|reset|mark CACHE
+ *   slabtrace COMMAND --help; slabtrace --help; slabtrace --version
  *
  * The module stays the one source of truth: every command here is a
  * write to ctl and a read of what the module prints; this program only
  * parses, groups, filters and explains.  When a write fails, the reason is
  * the line the module logged for it (read from /dev/kmsg), not the errno.
  *
- * For tests on a machine without the module, the roots can be moved:
- * SLABTRACE_DEBUGFS (default /sys/kernel/debug), SLABTRACE_PROC (/proc),
- * SLABTRACE_SYSFS (/sys), SLABTRACE_KMSG (/dev/kmsg).
+ * A print is read back by a child in a session of its own, through the
+ * file that wrote it: the module keeps one snapshot per session, and
+ * another print of the caller's session (a second slabtrace, a shell's
+ * "echo print") must not come between.  The dump's header must then name
+ * the cache and the filter asked for, and list as many objects as it
+ * counts.
+ *
+ * record owns what it starts and nothing else.  While it decides, it
+ * holds a lock on /sys/kernel/slab (flock: other slabtrace records wait);
+ * a cache it starts stays locked (its /sys/kernel/slab/NAME directory, so
+ * merged names share the lock) until record has stopped and reset it.  A
+ * cache traced already, by hand or left by a killed record, is shared:
+ * never stopped or reset here.  A cache another record holds, or one
+ * holding the records of a stopped trace, is refused.  SIGINT, SIGTERM
+ * and SIGHUP end COMMAND, then record saves and cleans up.  Against
+ * SIGKILL, a watchdog child in a session of its own waits on a pipe from
+ * record: if the pipe closes without record's word that it cleaned up, the
+ * watchdog stops (and resets, but with --keep) the caches record started.
  *
  * Static, libc only: the same binary runs on Debian and in a busybox VM.
  */
@@ -28,15 +46,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdnoreturn.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -44,59 +65,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stfiles.h"
+
 #define VERSION "0.1"
 #define JSON_VERSION 1
-
-static char debugfs[1024];	/* where debugfs is mounted */
-static char stdir[1100];	/* debugfs/slabtrace */
-static const char *procfs = "/proc";
-static const char *sysfs = "/sys";
-static const char *kmsg_path = "/dev/kmsg";
-
-/* "slabtrace: MESSAGE" on standard error, after what stdout holds. */
-static void vnote(const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fputs("slabtrace: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-static void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vnote(fmt, ap);
-	va_end(ap);
-}
-
-static noreturn void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vnote(fmt, ap);
-	va_end(ap);
-	exit(1);
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p)
-		die("out of memory");
-	return p;
-}
+#define MAX_CACHES 16		/* -c, as the module traces at most */
 
 static char *xstrdup(const char *s)
 {
@@ -131,6 +104,32 @@ static char *escaped(char *s)
 	return s;
 }
 
+/*
+ * @name as the module writes a name in a dump's header (SLABTRACE_ESCAPE,
+ * include/slabtrace/slabtrace.h): printable ASCII as it is, but space and
+ * backslash; \n \r \t \v \f, \\ \a \e; any other byte as \xNN.
+ */
+static void kernel_escape(const char *name, char *buf, size_t size)
+{
+	static const char named[] = "\n\r\t\v\f\\\a\033";
+	static const char letter[] = "nrtvf\\ae";
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (; *name && len + 5 < size; name++) {
+		unsigned char c = *name;
+		const char *n = c ? strchr(named, c) : NULL;
+
+		if (c > ' ' && c < 0x7f && c != '\\')
+			buf[len++] = c;
+		else if (n)
+			len += sprintf(buf + len, "\\%c", letter[n - named]);
+		else
+			len += sprintf(buf + len, "\\x%02x", c);
+	}
+	buf[len] = 0;
+}
+
 static void put_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -155,167 +154,19 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void sleep_secs(double s)
+/* Signals record took (on_signal()); 0 in the other commands. */
+static atomic_int nsignals;
+
+/* Sleep @s seconds; false if a signal came meanwhile. */
+static bool sleep_secs(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+	int seen = nsignals;
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* The whole of a file, NUL-terminated; NULL with errno set on failure. */
-static char *read_all(const char *path)
-{
-	size_t len = 0, cap = 65536;
-	char *buf;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap);
-	for (;;) {
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			free(buf);
-			close(fd);
-			errno = e;
-			return NULL;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = 0;
-	return buf;
-}
-
-static void path_of(char *buf, const char *file)
-{
-	snprintf(buf, PATH_MAX, "%s/%s", stdir, file);
-}
-
-/*
- * Why the module cannot be reached: not root, debugfs not mounted, module
- * not loaded.  Dies with the cause if so.
- */
-static void check_module(void)
-{
-	char ctl[PATH_MAX], mod[PATH_MAX];
-	struct dirent *de;
-	bool empty = true;
-	DIR *d;
-
-	path_of(ctl, "ctl");
-	if (!access(ctl, F_OK)) {
-		if (access(ctl, R_OK | W_OK) && (errno == EACCES || errno == EPERM))
-			die("needs root: %s is root's only (run it with sudo)", ctl);
-		return;
-	}
-	if (errno == EACCES || errno == EPERM)
-		die("needs root: %s is root's only (run it with sudo)", debugfs);
-	d = opendir(debugfs);
-	if (!d && (errno == EACCES || errno == EPERM))
-		die("needs root: %s is root's only (run it with sudo)", debugfs);
-	while (d && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			empty = false;
-			break;
-		}
-	}
-	if (d)
-		closedir(d);
-	if (empty)
-		die("debugfs is not mounted on %s (mount -t debugfs none %s)",
-		    debugfs, debugfs);
-	snprintf(mod, sizeof(mod), "%s/module/slabtrace", sysfs);
-	if (access(mod, F_OK))
-		die("the slabtrace module is not loaded (insmod slabtrace.ko, %s)",
-		    "or modprobe slabtrace after make modules_install");
-	die("the slabtrace module is loaded but %s is missing (a module of another version?)",
-	    ctl);
-}
-
-/* --- error reasons: the kernel log line of the failed command --- */
-
-static int kmsg_fd = -1;
-
-/* Remember where the kernel log ends, before a command. */
-static void kmsg_mark(void)
-{
-	if (kmsg_fd < 0)
-		kmsg_fd = open(kmsg_path, O_RDONLY | O_NONBLOCK);
-	if (kmsg_fd >= 0)
-		lseek(kmsg_fd, 0, SEEK_END);
-}
-
-/*
- * The last "slabtrace: " line logged since kmsg_mark(), without the
- * prefix, into @buf; false if there is none.
- */
-static bool kmsg_reason(char *buf, size_t size)
-{
-	char rec[8192];
-	bool found = false;
-	ssize_t n;
-
-	if (kmsg_fd < 0)
-		return false;
-	for (;;) {
-		char *text, *nl;
-
-		n = read(kmsg_fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* overwritten records: go on */
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		text = strchr(rec, ';');
-		if (!text)
-			continue;
-		text++;
-		nl = strchr(text, '\n');
-		if (nl)
-			*nl = 0;
-		if (strncmp(text, "slabtrace: ", 11))
-			continue;
-		snprintf(buf, size, "%s", text + 11);
-		found = true;
-	}
-	return found;
-}
-
-/*
- * The reason the module gave for a failed command: its last_error file
- * (if the module has one), else its kernel log line, else the errno.
- */
-static void reason_of(int err, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-	char *text;
-
-	if (kmsg_reason(buf, size))
-		return;
-	path_of(path, "last_error");
-	text = read_all(path);
-	if (text && *text) {
-		text[strcspn(text, "\n")] = 0;
-		snprintf(buf, size, "%s", text);
-		free(text);
-		return;
-	}
-	free(text);
-	snprintf(buf, size, "%s (no reason in the kernel log)", strerror(err));
+		if (nsignals != seen)
+			return false;
+	return true;
 }
 
 /* --- cache names --- */
@@ -352,11 +203,18 @@ static int levenshtein(const char *a, const char *b)
 	return ret;
 }
 
+/* /sys/kernel/slab/@name into @buf. */
+static void slab_dir(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/kernel/slab%s%s", st_sysfs(), *name ? "/" : "",
+		 name);
+}
+
 static bool cache_exists(const char *name)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/kernel/slab/%s", sysfs, name);
+	slab_dir(path, sizeof(path), name);
 	return !access(path, F_OK);
 }
 
@@ -387,7 +245,7 @@ static bool suggest(const char *name, char *buf, size_t size)
 			}
 		}
 	}
-	snprintf(path, sizeof(path), "%s/kernel/slab", sysfs);
+	slab_dir(path, sizeof(path), "");
 	d = opendir(path);
 	if (!d)
 		return false;
@@ -411,11 +269,11 @@ static void need_cache(const char *name)
 {
 	char path[PATH_MAX], alt[256];
 
-	snprintf(path, sizeof(path), "%s/kernel/slab", sysfs);
+	slab_dir(path, sizeof(path), "");
 	if (access(path, F_OK) || cache_exists(name))
 		return;	/* no sysfs to ask: the module will say */
 	fflush(stdout);
-	fputs("slabtrace: no such cache '", stderr);
+	fprintf(stderr, "%s: no such cache '", prog_name);
 	put_escaped(stderr, name);
 	if (suggest(name, alt, sizeof(alt))) {
 		fputs("' (did you mean ", stderr);
@@ -428,50 +286,100 @@ static void need_cache(const char *name)
 }
 
 /*
- * One command to ctl.  Returns 0, or -errno with the module's reason in
- * @why (when @why is not NULL; else dies with it).
+ * The cache @name is, whatever its name: the directory its
+ * /sys/kernel/slab entry leads to (merged names are links to one), into
+ * @buf; @name itself without sysfs.
  */
-static int ctl_try(char *why, size_t size, const char *fmt, ...)
+static void cache_identity(const char *name, char *buf, size_t size)
 {
-	char cmd[512], path[PATH_MAX], reason[1024];
-	va_list ap;
-	ssize_t n;
-	int fd, err;
+	char path[PATH_MAX], real[PATH_MAX];
 
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 1, fmt, ap);
-	va_end(ap);
-	path_of(path, "ctl");
-	kmsg_mark();
-	/*
-	 * A newline ends the command, as echo's does.  O_APPEND changes
-	 * nothing for the module; a test's fake ctl, a plain file, keeps the
-	 * commands after the dump it holds.
-	 */
-	strcat(cmd, "\n");
-	fd = open(path, O_WRONLY | O_APPEND);
-	if (fd < 0) {
-		check_module();
-		die("%s: %s", path, strerror(errno));
-	}
-	n = write(fd, cmd, strlen(cmd));
-	err = n < 0 ? errno : 0;
-	close(fd);
-	if (!err)
-		return 0;
-	reason_of(err, reason, sizeof(reason));
-	if (why) {
-		snprintf(why, size, "%s", reason);
-		return -err;
-	}
+	slab_dir(path, sizeof(path), name);
+	snprintf(buf, size, "%s", realpath(path, real) ? real : name);
+}
+
+/* --- commands to ctl --- */
+
+/* "PROG: 'CMD' failed: REASON", both escaped, and exit 1. */
+static noreturn void ctl_failed(const char *cmd, const char *reason)
+{
 	fflush(stdout);
-	cmd[strlen(cmd) - 1] = 0;
-	fputs("slabtrace: '", stderr);
+	fprintf(stderr, "%s: '", prog_name);
 	put_escaped(stderr, cmd);
 	fputs("' failed: ", stderr);
 	put_escaped(stderr, reason);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/*
+ * Write the command @cmd to the open ctl @fd.  Returns 0, or -errno with
+ * the module's reason in @why.  A newline ends the command, as echo's
+ * does.
+ */
+static int ctl_send(int fd, const char *cmd, char *why, size_t size)
+{
+	char line[512];
+	ssize_t n;
+	int err;
+
+	snprintf(line, sizeof(line), "%s\n", cmd);
+	kmsg_mark();
+	n = write(fd, line, strlen(line));
+	if (n >= 0)
+		return 0;
+	err = errno;
+	reason_of(err, why, size);
+	return -err;
+}
+
+/*
+ * Open ctl: O_APPEND changes nothing for the module; a test's fake ctl, a
+ * plain file, keeps the commands after the dump it holds.  Dies with the
+ * cause if it cannot (@die), else returns -1 with errno set.
+ */
+static int ctl_open(int flags, bool die_on_error)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	st_path(path, sizeof(path), "ctl");
+	fd = open(path, flags | O_APPEND | O_CLOEXEC);
+	if (fd < 0 && die_on_error) {
+		int e = errno;
+
+		st_check("ctl", flags == O_RDWR ? R_OK | W_OK : W_OK);
+		die("%s: %s", path, strerror(e));
+	}
+	return fd;
+}
+
+/*
+ * One command to ctl.  Returns 0, or -errno with the module's reason in
+ * @why (when @why is not NULL; else dies with it).
+ */
+static int ctl_try(char *why, size_t size, const char *fmt, ...)
+{
+	char cmd[512], reason[1024];
+	va_list ap;
+	int fd, ret;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fd = ctl_open(O_WRONLY, !why);
+	if (fd < 0) {
+		snprintf(why, size, "%s", strerror(errno));
+		return -errno;
+	}
+	ret = ctl_send(fd, cmd, reason, sizeof(reason));
+	close(fd);
+	if (!ret)
+		return 0;
+	if (!why)
+		ctl_failed(cmd, reason);
+	snprintf(why, size, "%s", reason);
+	return ret;
 }
 
 #define ctl(...) ctl_try(NULL, 0, __VA_ARGS__)
@@ -511,11 +419,13 @@ static void read_stats(struct stats *s)
 	char path[PATH_MAX], *line, *save = NULL;
 
 	memset(s, 0, sizeof(*s));
-	path_of(path, "stats");
+	st_path(path, sizeof(path), "stats");
 	s->text = read_all(path);
 	if (!s->text) {
-		check_module();
-		die("%s: %s", path, strerror(errno));
+		int e = errno;
+
+		st_check("stats", R_OK);
+		die("%s: %s", path, strerror(e));
 	}
 	for (line = strtok_r(s->text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -545,6 +455,27 @@ static void read_stats(struct stats *s)
 	s->text = read_all(path);
 	if (!s->text)
 		die("%s: %s", path, strerror(errno));
+}
+
+static void stats_free(struct stats *s)
+{
+	free(s->text);
+	free(s->caches);
+}
+
+/* The traced cache that is @name, by any of its names; NULL if none. */
+static const struct traced *stats_find(const struct stats *s, const char *name)
+{
+	char want[PATH_MAX], id[PATH_MAX];
+	int i;
+
+	cache_identity(name, want, sizeof(want));
+	for (i = 0; i < s->n; i++) {
+		cache_identity(s->caches[i].name, id, sizeof(id));
+		if (!strcmp(id, want))
+			return &s->caches[i];
+	}
+	return NULL;
 }
 
 /* The line of @text that starts with "@head ", or "". */
@@ -592,7 +523,7 @@ static void status_of_stats(struct stats *s)
 	}
 }
 
-static int cmd_status(int argc)
+static int cmd_status(void)
 {
 	unsigned long records = 0, limit = 0, pfree = 0, per_cpu = 0;
 	unsigned int ctx = 0, ctx_max = 0;
@@ -600,8 +531,6 @@ static int cmd_status(int argc)
 	char *kpt, *text, *line, *save = NULL, kstate[64] = "";
 	struct stats s;
 
-	if (argc > 1)
-		die("status takes no arguments");
 	read_stats(&s);
 	if (sscanf(stats_line(s.text, "records"), "records %lu limit %lu",
 		   &records, &limit) != 2 ||
@@ -611,13 +540,13 @@ static int cmd_status(int argc)
 		   &ctx_max) != 2 ||
 	    sscanf(stats_line(s.text, "probes"), "probes alloc %7s free %7s",
 		   alloc, freep) != 2)
-		die("%s/stats: not the stats of this version of slabtrace", stdir);
+		die("%s/stats: not the stats of this version of slabtrace", st_root());
 	/*
 	 * The module's status file says it for people (traced since when,
 	 * drops by kind): shown as it is, but for its hint and kptrace line,
 	 * which are said below with more.
 	 */
-	path_of(path, "status");
+	st_path(path, sizeof(path), "status");
 	text = read_all(path);
 	if (text) {
 		for (line = strtok_r(text, "\n", &save); line;
@@ -635,7 +564,7 @@ static int cmd_status(int argc)
 	}
 	printf("pool: %lu free, %lu per CPU; contexts: %u of %u\n", pfree,
 	       per_cpu, ctx, ctx_max);
-	path_of(path, "kptrace_stats");
+	st_path(path, sizeof(path), "kptrace_stats");
 	kpt = read_all(path);
 	if (kpt) {
 		char *w = strstr(kpt, "written: "), *dr = strstr(kpt, "dropped: ");
@@ -653,9 +582,330 @@ static int cmd_status(int argc)
 	else
 		printf("next: %s; %s\n", "slabtrace growth finds a growing cache",
 		       "slabtrace record -c CACHE -- COMMAND traces it");
-	free(s.text);
-	free(s.caches);
+	stats_free(&s);
 	return 0;
+}
+
+/* --- options: one table, each command takes its part --- */
+
+static const char help_main[] =
+	"usage: slabtrace COMMAND [OPTION...] [ARG...]\n"
+	"       slabtrace COMMAND --help\n"
+	"       slabtrace --help | --version\n"
+	"\n"
+	"  status     what is traced: records, drops, probes, kptrace\n"
+	"  growth     which caches grew (only-growing ones first)\n"
+	"  record     trace caches around a command, save and show the top stacks\n"
+	"  top        the stacks holding the most outstanding objects\n"
+	"  leaks      every stack, with its full backtrace\n"
+	"  report     top on a saved dump, no module needed\n"
+	"  start, stop, reset, mark\n"
+	"             the module's commands, their errors explained\n"
+	"\n"
+	"slabtrace COMMAND --help describes COMMAND's options; slabtrace(8) has it all.\n";
+
+static const char help_status[] =
+	"usage: slabtrace status\n"
+	"\n"
+	"What is traced and for how long, the records against their limit, the\n"
+	"drops of every kind, the probes, the pool, kptrace (the system call\n"
+	"trace), and what to do next.\n"
+	"\n"
+	"  -h, --help   this help\n";
+
+static const char help_growth[] =
+	"usage: slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [-- COMMAND [ARG...]]\n"
+	"\n"
+	"Which slab caches grew, from /proc/slabinfo: sampled before and after\n"
+	"COMMAND, or every SECS seconds.  Caches that only grew come first.\n"
+	"\n"
+	"  -i SECS      seconds between samples, without COMMAND (1)\n"
+	"  -r ROUNDS    samples after the first, without COMMAND (5)\n"
+	"  -n N         show the first N caches (10)\n"
+	"  -h, --help   this help\n";
+
+static const char help_record[] =
+	"usage: slabtrace record -c CACHE... | --auto [-o DIR] [-s SECS] [-n N] [--keep]\n"
+	"                        -- COMMAND [ARG...]\n"
+	"\n"
+	"Trace caches around COMMAND: start them, run COMMAND, stop them, wait for\n"
+	"deferred frees, save a snapshot into DIR and show the top stacks.\n"
+	"\n"
+	"  -c, --cache CACHE   a cache to trace; again for more (at most 16)\n"
+	"      --auto          run COMMAND once untraced first, and trace the (up\n"
+	"                      to three) caches that only grew meanwhile\n"
+	"  -o, --output DIR    where to save (slabtrace.out)\n"
+	"  -s, --settle SECS   seconds to wait for deferred frees (1)\n"
+	"  -n N                stacks to show (10)\n"
+	"      --keep          keep the records, stopped, for top and leaks\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"record stops and resets only the caches it started.  A cache traced\n"
+	"already (by hand, or left by a killed record) is shared: never stopped\n"
+	"or reset.  A cache another record is tracing, or one that holds the\n"
+	"records of a stopped trace, is refused.  SIGINT, SIGTERM or SIGHUP ends\n"
+	"COMMAND; record then saves, cleans up and exits with 128 + the signal.\n";
+
+#define HELP_FILTERS \
+	"      --bytes        rank by bytes, not objects\n" \
+	"      --module M     only objects with a frame in module M\n" \
+	"      --comm C       only objects allocated by command C (as dumps write it)\n" \
+	"      --pid P        only objects allocated by process P\n" \
+	"      --older MS     only objects at least MS milliseconds old\n"
+
+static const char help_top[] =
+	"usage: slabtrace top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P]\n"
+	"                     [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]\n"
+	"\n"
+	"The stacks holding the most outstanding objects of each traced cache (or\n"
+	"of each CACHE), from a fresh snapshot.\n"
+	"\n"
+	"  -c, --cache CACHE  a cache to show (default: every cache traced)\n"
+	HELP_FILTERS
+	"  -n N               show the first N stacks (10)\n"
+	"      --json         the report as one JSON document on one line\n"
+	"  -i SECS            a report every SECS seconds, until killed\n"
+	"  -r ROUNDS          with -i: stop after ROUNDS reports\n"
+	"  -h, --help         this help\n";
+
+static const char help_leaks[] =
+	"usage: slabtrace leaks [-c CACHE]... [--bytes] [--module M] [--comm C]\n"
+	"                       [--pid P] [--older MS] [-n N] [--json]\n"
+	"\n"
+	"Every stack holding outstanding objects of each traced cache (or of each\n"
+	"CACHE), with who allocated them, their ages and the full backtrace.\n"
+	"\n"
+	"  -c, --cache CACHE  a cache to show (default: every cache traced)\n"
+	HELP_FILTERS
+	"  -n N               show the first N stacks only\n"
+	"      --json         the report as one JSON document on one line\n"
+	"  -h, --help         this help\n";
+
+static const char help_report[] =
+	"usage: slabtrace report [--bytes] [--module M] [--comm C] [--pid P]\n"
+	"                        [--older MS] [-n N] [--json] DUMP\n"
+	"\n"
+	"top on a saved per-object dump (record's CACHE.dump, or what reading\n"
+	"ctl gave after a print), no module needed.\n"
+	"\n"
+	HELP_FILTERS
+	"  -n N               show the first N stacks (10)\n"
+	"      --json         the report as one JSON document on one line\n"
+	"  -h, --help         this help\n";
+
+static const char help_plain[] =
+	"usage: slabtrace start|stop|reset|mark CACHE\n"
+	"\n"
+	"The module's commands, with their errors explained:\n"
+	"  start CACHE   record every allocation from CACHE from now on\n"
+	"  stop CACHE    record no new ones (frees still drop records)\n"
+	"  reset CACHE   drop CACHE's records\n"
+	"  mark CACHE    note the time (print CACHE since-mark shows what came after)\n"
+	"  -h, --help    this help\n";
+
+enum {
+	OPT_BYTES = 256, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
+	OPT_AUTO, OPT_KEEP,
+};
+
+static const struct option long_opts[] = {
+	{ "cache", required_argument, NULL, 'c' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "settle", required_argument, NULL, 's' },
+	{ "bytes", no_argument, NULL, OPT_BYTES },
+	{ "module", required_argument, NULL, OPT_MODULE },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "older", required_argument, NULL, OPT_OLDER },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "auto", no_argument, NULL, OPT_AUTO },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct filter {
+	const char *module, *comm;
+	long pid;		/* -1: any */
+	long older;		/* ms; applied here by report only */
+	bool by_bytes;
+};
+
+/* What the options of a command said. */
+struct opts {
+	const char *caches[MAX_CACHES];
+	int ncaches;
+	struct filter f;
+	long older;		/* --older: the module's older-than */
+	long top;		/* -n: stacks or caches shown */
+	bool json, autosel, keep;
+	const char *out;
+	double settle;
+	double interval;	/* -i: seconds between reports or samples */
+	long rounds;		/* -r */
+};
+
+struct command {
+	const char *name;
+	const char *shorts;	/* getopt's option string */
+	const int *longs;	/* the long options it takes, 0-ended */
+	const char *help;
+};
+
+static const struct command *cur;	/* the command running */
+
+/* "slabtrace CMD --help", where a usage error sends the user. */
+static char help_hint[64];
+
+#define usage(...) usage_error(help_hint, __VA_ARGS__)
+
+/* A whole number of at least @min, or a usage error. */
+static long count_arg(int opt, const char *arg, long min)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || n < min || !isdigit((unsigned char)*arg))
+		usage("%s: -%c takes a whole number of at least %ld, not '%s'",
+		      cur->name, opt, min, arg);
+	return n;
+}
+
+/* A long option's number (0 or more), or a usage error. */
+static long long_count_arg(const char *opt, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || n < 0 || !isdigit((unsigned char)*arg))
+		usage("%s: --%s takes a whole number (0 or more), not '%s'",
+		      cur->name, opt, arg);
+	return n;
+}
+
+/* Seconds, above 0 (or 0 too, with @zero), or a usage error. */
+static double secs_arg(int opt, const char *arg, bool zero)
+{
+	char *end;
+	double s;
+
+	errno = 0;
+	s = strtod(arg, &end);
+	if (errno || *end || end == arg || !isfinite(s) || s < 0 || (!zero && !s) ||
+	    s > 1e6)
+		usage("%s: -%c takes seconds (%s), not '%s'", cur->name, opt,
+		      zero ? "0 or more" : "above 0", arg);
+	return s;
+}
+
+static bool takes_long(int val)
+{
+	const int *l;
+
+	for (l = cur->longs; l && *l; l++)
+		if (*l == val)
+			return true;
+	return false;
+}
+
+static const char *long_name(int val)
+{
+	const struct option *o;
+
+	for (o = long_opts; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
+
+/*
+ * Parse the options of @cur in @argv (argv[0] is the command's name).
+ * --help prints its help to stdout and exits 0.  Returns the index of the
+ * first argument left.
+ */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	int opt;
+
+	memset(o, 0, sizeof(*o));
+	o->f.pid = -1;
+	o->top = -1;
+	o->rounds = -1;
+	o->settle = 1;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, cur->shorts, long_opts, NULL)) != -1) {
+		if (opt >= OPT_BYTES && !takes_long(opt))
+			usage("%s: --%s is not an option of %s", cur->name,
+			      long_name(opt), cur->name);
+		/* A long name of a short option this command has not. */
+		if (opt != '?' && opt != ':' && opt < OPT_BYTES &&
+		    !strchr(cur->shorts + 2, opt))
+			usage("%s: %s is not an option of %s", cur->name,
+			      argv[optind - 1], cur->name);
+		switch (opt) {
+		case 'h':
+			fputs(cur->help, stdout);
+			exit(0);
+		case 'c':
+			if (o->ncaches == MAX_CACHES)
+				usage("%s: at most %d caches (-c)", cur->name, MAX_CACHES);
+			o->caches[o->ncaches++] = optarg;
+			break;
+		case 'n':
+			o->top = count_arg(opt, optarg, 1);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 's':
+			o->settle = secs_arg(opt, optarg, true);
+			break;
+		case 'i':
+			o->interval = secs_arg(opt, optarg, false);
+			break;
+		case 'r':
+			o->rounds = count_arg(opt, optarg, 1);
+			break;
+		case OPT_BYTES:
+			o->f.by_bytes = true;
+			break;
+		case OPT_MODULE:
+			o->f.module = optarg;
+			break;
+		case OPT_COMM:
+			o->f.comm = optarg;
+			break;
+		case OPT_PID:
+			o->f.pid = long_count_arg("pid", optarg);
+			break;
+		case OPT_OLDER:
+			o->older = long_count_arg("older", optarg);
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_AUTO:
+			o->autosel = true;
+			break;
+		case OPT_KEEP:
+			o->keep = true;
+			break;
+		case ':':
+			usage("%s: %s needs an argument", cur->name, argv[optind - 1]);
+		default:
+			if (optopt && optopt < OPT_BYTES)
+				usage("%s: -%c is not an option of %s", cur->name,
+				      optopt, cur->name);
+			usage("%s: %s is not an option of %s", cur->name,
+			      argv[optind - 1], cur->name);
+		}
+	}
+	return optind;
 }
 
 /* --- growth: /proc/slabinfo over time --- */
@@ -690,7 +940,7 @@ static void slab_sample(struct slabs *s, bool first)
 	char path[PATH_MAX], *text, *line, *save = NULL;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/slabinfo", procfs);
+	snprintf(path, sizeof(path), "%s/slabinfo", st_procfs());
 	text = read_all(path);
 	if (!text) {
 		if (errno == EACCES || errno == EPERM)
@@ -748,7 +998,7 @@ static void slab_aliases(struct slabs *s)
 	DIR *d;
 	int i;
 
-	snprintf(dir, sizeof(dir), "%s/kernel/slab", sysfs);
+	slab_dir(dir, sizeof(dir), "");
 	tgt = xmalloc(s->n * sizeof(*tgt));
 	for (i = 0; i < s->n; i++) {
 		ssize_t n;
@@ -813,26 +1063,47 @@ static int slab_grown(struct slabs *s)
 	return n;
 }
 
+/* Whether a signal came from the terminal (^C, a hang-up): COMMAND got it too. */
+static atomic_int signal_from_tty, last_signal;
+
+/*
+ * Run @argv and wait for it; its exit status, or 128 + the signal that
+ * killed it.  A signal record took meanwhile (nsignals) is passed on to it,
+ * SIGINT as SIGINT and the others as SIGTERM, unless it came from the
+ * terminal, which sent it to COMMAND as well; a second one kills it.
+ */
 static int run_command(char **argv)
 {
+	int first = nsignals, seen = nsignals;
 	int status;
 	pid_t pid;
 
 	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "slabtrace: cannot run %s: %s\n", argv[0],
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog_name, argv[0],
 			strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
+		if (nsignals == seen)
+			continue;
+		if (nsignals - first > 1)
+			kill(pid, SIGKILL);
+		else if (!signal_from_tty)
+			kill(pid, last_signal == SIGINT ? SIGINT : SIGTERM);
+		seen = nsignals;
+	}
 	if (WIFSIGNALED(status)) {
 		note("%s was killed by signal %d", argv[0], WTERMSIG(status));
 		return 128 + WTERMSIG(status);
@@ -885,47 +1156,24 @@ static void growth_print(struct slabs *s, double secs, int top)
 	}
 }
 
-static const char usage_growth[] =
-	"usage: slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [-- COMMAND...]\n";
-
-static int cmd_growth(int argc, char **argv)
+static int cmd_growth(struct opts *o, int argc, char **argv)
 {
-	double interval = 1, secs;
-	int rounds = 5, top = 10, opt;
+	char **cmd = argc ? argv : NULL;
+	double secs;
 	struct slabs s;
 
-	while ((opt = getopt(argc, argv, "+i:r:n:h")) != -1) {
-		switch (opt) {
-		case 'i':
-			interval = atof(optarg);
-			if (interval <= 0)
-				die("growth: -i takes seconds above 0, not '%s'", optarg);
-			break;
-		case 'r':
-			rounds = atoi(optarg);
-			if (rounds < 1)
-				die("growth: -r takes a count above 0, not '%s'", optarg);
-			break;
-		case 'n':
-			top = atoi(optarg);
-			if (top < 1)
-				die("growth: -n takes a count above 0, not '%s'", optarg);
-			break;
-		default:
-			fputs(usage_growth, stderr);
-			return 2;
-		}
-	}
-	secs = growth_sample(&s, optind < argc ? argv + optind : NULL, rounds,
-			     interval);
+	if (cmd && (o->interval || o->rounds > 0))
+		usage("growth: -i and -r are for sampling, without a command");
+	secs = growth_sample(&s, cmd, o->rounds > 0 ? o->rounds : 5,
+			     o->interval ? o->interval : 1);
 	slab_aliases(&s);
 	if (!slab_grown(&s)) {
 		printf("no cache grew in %.1fs\n", secs);
 		return 0;
 	}
 	printf("caches that grew in %.2fs (%s), only-growing ones first:\n",
-	       secs, optind < argc ? "around the command" : "sampled");
-	growth_print(&s, secs, top);
+	       secs, cmd ? "around the command" : "sampled");
+	growth_print(&s, secs, o->top > 0 ? o->top : 10);
 	free(s.v);
 	return 0;
 }
@@ -950,13 +1198,14 @@ struct dump {
 	long outstanding, bytes, dropped;
 	struct group *g;
 	int ng, capg;
+	long listed;			/* objects the dump lists */
 	long objects, obj_bytes;	/* after the filters */
 };
 
-struct filter {
-	const char *module, *comm;
-	long pid;
-	bool by_bytes;
+/* The print a dump must come from: its cache and older-than (0: none). */
+struct expect {
+	const char *cache;	/* NULL: any (a saved dump) */
+	long older;
 };
 
 static long secs_to_ms(const char *s)
@@ -1032,6 +1281,9 @@ static void object_add(struct dump *d, struct object *o,
 	int i;
 
 	ctx_parse(o->who, &pid, comm, sizeof(comm));
+	d->listed++;
+	if (o->age < f->older)
+		goto out;
 	if (f->pid >= 0 && pid != f->pid)
 		goto out;
 	if (f->comm && strcmp(comm, f->comm))
@@ -1087,15 +1339,42 @@ out:
 }
 
 /*
+ * Whether the header line @line (after "Dumping outstanding allocs from ")
+ * is that of the print @e describes; says why not, for @src.
+ */
+static bool header_is(const char *line, const struct expect *e, const char *src)
+{
+	char want[600], name[300];
+
+	if (!e->cache)
+		return true;
+	kernel_escape(e->cache, name, sizeof(name));
+	if (e->older)
+		snprintf(want, sizeof(want), "%s (older than %ld ms)", name, e->older);
+	else
+		snprintf(want, sizeof(want), "%s", name);
+	if (!strcmp(line, want))
+		return true;
+	fflush(stdout);
+	fprintf(stderr, "%s: %s: the dump is of '", prog_name, src);
+	put_escaped(stderr, line);
+	fputs("', not of the print made for '", stderr);
+	put_escaped(stderr, want);
+	fputs("' (another print in between?)\n", stderr);
+	return false;
+}
+
+/*
  * Parse a per-object dump (what ctl returns after "print CACHE") into
  * groups of objects by backtrace and system call.  @src names the input
- * in errors.  Returns false if @text is not such a dump.
+ * in errors; the dump must be of the print @e, and list as many objects
+ * as its header counts.  Returns false if @text is not such a dump.
  */
 static bool dump_parse(char *text, struct dump *d, const struct filter *f,
-		       const char *src)
+		       const struct expect *e, const char *src)
 {
 	struct object o = { 0 };
-	bool in_obj = false, header = false;
+	bool in_obj = false, header = false, traced = false;
 	char *line, *save = NULL;
 
 	memset(d, 0, sizeof(*d));
@@ -1107,14 +1386,20 @@ static bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		if (!strncmp(line, "Dumping outstanding allocs from ", 32)) {
 			char *p = line + 32;
 
+			if (header) {
+				note("%s: a second dump header", src);
+				return false;
+			}
 			if (strstr(p, " (by stack")) {
 				note("%s: a stacks view, not a per-object dump", src);
 				return false;
 			}
+			if (!header_is(p, e, src))
+				return false;
 			snprintf(d->cache, sizeof(d->cache), "%.*s",
 				 (int)strcspn(p, " "), p);
 			header = true;
-		} else if (!strncmp(line, "traced ", 7)) {
+		} else if (header && !traced && !strncmp(line, "traced ", 7)) {
 			char t[32];
 
 			if (sscanf(line, "traced %31[0-9.]s, %ld outstanding (%ld bytes)",
@@ -1125,10 +1410,11 @@ static bool dump_parse(char *text, struct dump *d, const struct filter *f,
 			d->traced = atof(t);
 			if (strstr(line, "records dropped"))
 				d->dropped = atol(strrchr(line, ',') + 2);
+			traced = true;
 		} else if (!strncmp(line, "Obj ", 4)) {
 			char *p, *q;
 
-			if (!header)
+			if (!traced)
 				break;
 			if (in_obj)
 				object_add(d, &o, f);
@@ -1174,6 +1460,15 @@ static bool dump_parse(char *text, struct dump *d, const struct filter *f,
 	if (!header) {
 		note("%s: not a slabtrace dump (no 'Dumping outstanding allocs' line)",
 		     src);
+		return false;
+	}
+	if (!traced) {
+		note("%s: the dump is cut short: no 'traced' line after its header", src);
+		return false;
+	}
+	if (d->listed != d->outstanding) {
+		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
+		     src, d->listed, d->outstanding);
 		return false;
 	}
 	return true;
@@ -1259,7 +1554,8 @@ static void group_print(const struct group *g, int rank, bool full)
 	putchar('\n');
 }
 
-static void dump_print(const struct dump *d, int top, bool full)
+/* Shows the first @top groups (all if @top < 0). */
+static void dump_print(const struct dump *d, long top, bool full)
 {
 	int i;
 
@@ -1275,11 +1571,36 @@ static void dump_print(const struct dump *d, int top, bool full)
 	printf("%4s %8s %10s %10s  %-7s  %s\n", "#", "objects", "bytes",
 	       "requested", "age max", full ? "who, ages, backtrace" :
 	       "allocated in (innermost first)");
-	for (i = 0; i < d->ng && (full || i < top); i++)
+	for (i = 0; i < d->ng && (top < 0 || i < top); i++)
 		group_print(&d->g[i], i + 1, full);
 }
 
-static void dump_json(const struct dump *d, int top, bool full)
+/* One element of "frames": function, module, the frame as written. */
+static void frame_json(const char *frame)
+{
+	const char *mod = strrchr(frame, '[');
+	char fn[512];
+
+	snprintf(fn, sizeof(fn), "%.*s", (int)strcspn(frame, "+ "), frame);
+	printf("{\"function\": ");
+	put_json_string(stdout, fn);
+	printf(", \"module\": ");
+	if (mod) {
+		snprintf(fn, sizeof(fn), "%.*s", (int)strcspn(mod + 1, "]"), mod + 1);
+		put_json_string(stdout, fn);
+	} else {
+		printf("null");
+	}
+	printf(", \"text\": ");
+	put_json_string(stdout, frame);
+	putchar('}');
+}
+
+/*
+ * The cache's element of "caches" (slabtrace(8), JSON OUTPUT), on the
+ * line it is on: the first @top groups (all if @top < 0).
+ */
+static void dump_json(const struct dump *d, long top)
 {
 	int i, j;
 
@@ -1290,10 +1611,10 @@ static void dump_json(const struct dump *d, int top, bool full)
 	printf(", \"dropped\": %ld, \"matched_objects\": %ld", d->dropped,
 	       d->objects);
 	printf(", \"matched_bytes\": %ld, \"stacks\": [", d->obj_bytes);
-	for (i = 0; i < d->ng && (full || i < top); i++) {
+	for (i = 0; i < d->ng && (top < 0 || i < top); i++) {
 		const struct group *g = &d->g[i];
 
-		printf("%s\n    {\"rank\": %d, \"objects\": %ld", i ? "," : "",
+		printf("%s{\"rank\": %d, \"objects\": %ld", i ? ", " : "",
 		       i + 1, g->objects);
 		printf(", \"bytes\": %ld, \"requested\": %ld", g->bytes,
 		       g->requested);
@@ -1312,24 +1633,8 @@ static void dump_json(const struct dump *d, int top, bool full)
 		}
 		printf("], \"more_contexts\": %d, \"frames\": [", g->more_who);
 		for (j = 0; j < g->nframes; j++) {
-			char fn[512];
-			const char *mod = strrchr(g->frames[j], '[');
-
-			snprintf(fn, sizeof(fn), "%.*s",
-				 (int)strcspn(g->frames[j], "+ "), g->frames[j]);
-			printf("%s{\"function\": ", j ? ", " : "");
-			put_json_string(stdout, fn);
-			printf(", \"module\": ");
-			if (mod) {
-				snprintf(fn, sizeof(fn), "%.*s",
-					 (int)strcspn(mod + 1, "]"), mod + 1);
-				put_json_string(stdout, fn);
-			} else {
-				printf("null");
-			}
-			printf(", \"text\": ");
-			put_json_string(stdout, g->frames[j]);
-			putchar('}');
+			printf("%s", j ? ", " : "");
+			frame_json(g->frames[j]);
 		}
 		printf("]}");
 	}
@@ -1352,22 +1657,302 @@ static void dump_free(struct dump *d)
 	free(d->g);
 }
 
-/* "print CACHE [older-than MS]", then the objects ctl returns, parsed. */
-static char *print_cache(const char *cache, long older)
+/* --- a print, and what it shows, in a session of its own --- */
+
+/* The write end of record's pipe to its watchdog; -1 if none. */
+static int watchdog_fd = -1;
+
+static void write_full(int fd, const void *buf, size_t len)
 {
-	char path[PATH_MAX];
+	const char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("write to the parent: %s", strerror(errno));
+		p += n;
+		len -= n;
+	}
+}
+
+static bool read_full(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* A text through a pipe: its length, then its bytes. */
+static void blob_send(int fd, const char *text)
+{
+	size_t len = strlen(text);
+
+	write_full(fd, &len, sizeof(len));
+	write_full(fd, text, len);
+}
+
+static char *blob_recv(int fd)
+{
+	size_t len;
 	char *text;
 
-	if (older > 0)
-		ctl("print %s older-than %ld", cache, older);
-	else
-		ctl("print %s", cache);
-	path_of(path, "ctl");
-	text = read_all(path);
-	if (!text)
-		die("%s: %s", path, strerror(errno));
+	if (!read_full(fd, &len, sizeof(len)) || len == SIZE_MAX)
+		return NULL;
+	text = xmalloc(len + 1);
+	if (!read_full(fd, text, len)) {
+		free(text);
+		return NULL;
+	}
+	text[len] = 0;
 	return text;
 }
+
+/* What a print shows: ctl, then the views of the same snapshot. */
+enum { VIEW_CTL, VIEW_STACKS, VIEW_FOLDED, VIEW_FOLDED_BYTES, NVIEWS };
+static const char *const view_files[NVIEWS] = {
+	"ctl", "stacks", "folded", "folded_bytes",
+};
+
+/* The child of snapshot(): print, and send the first @nviews views to @out. */
+static noreturn void snapshot_child(const char *cache, long older, int nviews,
+				    int out)
+{
+	char cmd[512], why[1024], path[PATH_MAX];
+	char *text;
+	int fd, i;
+
+	if (older)
+		snprintf(cmd, sizeof(cmd), "print %s older-than %ld", cache, older);
+	else
+		snprintf(cmd, sizeof(cmd), "print %s", cache);
+	fd = ctl_open(O_RDWR, true);
+	if (ctl_send(fd, cmd, why, sizeof(why)))
+		ctl_failed(cmd, why);
+	st_path(path, sizeof(path), "ctl");
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		die("%s: %s", path, strerror(errno));
+	text = read_fd(fd);
+	if (!text)
+		die("%s: %s", path, strerror(errno));
+	blob_send(out, text);
+	free(text);
+	for (i = VIEW_CTL + 1; i < nviews; i++) {
+		st_path(path, sizeof(path), view_files[i]);
+		text = read_all(path);
+		if (!text)
+			die("%s: %s", path, strerror(errno));
+		blob_send(out, text);
+		free(text);
+	}
+	exit(0);
+}
+
+/*
+ * A child with a pipe (@p, close-on-exec) to talk over; its pid, 0 in the
+ * child.  What stdout and stderr hold is written first, not twice.
+ */
+static pid_t fork_piped(int p[2])
+{
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	return pid;
+}
+
+/*
+ * "print CACHE [older-than MS]", and the text of the first @nviews views
+ * of view_files[] into @texts.  The print is made and read by a child in
+ * a session of its own, through the file that wrote it: the module keeps
+ * one snapshot per session, and no print of another process of ours can
+ * come between.  If the print fails, the child says why and this exits
+ * as it did.
+ */
+static void snapshot(const char *cache, long older, int nviews, char **texts)
+{
+	int p[2], status, i;
+	pid_t pid;
+
+	pid = fork_piped(p);
+	if (!pid) {
+		close(p[0]);
+		if (watchdog_fd >= 0)
+			close(watchdog_fd);
+		setsid();
+		snapshot_child(cache, older, nviews, p[1]);
+	}
+	close(p[1]);
+	for (i = 0; i < nviews; i++)
+		texts[i] = blob_recv(p[0]);
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status))
+		die("the print of %s was killed by signal %d", cache,
+		    WTERMSIG(status));
+	if (WEXITSTATUS(status))
+		exit(WEXITSTATUS(status));
+	for (i = 0; i < nviews; i++)
+		if (!texts[i])
+			die("the print of %s: %s unread", cache, view_files[i]);
+}
+
+/* --- top, leaks, report --- */
+
+/* Stacks shown: -n, else 10 (all in leaks). */
+static long shown(const struct opts *o, bool full)
+{
+	return o->top > 0 ? o->top : full ? -1 : 10;
+}
+
+/*
+ * A JSON document (slabtrace(8), JSON OUTPUT) starts; @report is its
+ * number with -i, 0 without.
+ */
+static void json_begin(long report)
+{
+	struct timespec ts;
+
+	printf("{\"version\": %d", JSON_VERSION);
+	if (report) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		printf(", \"report\": %ld, \"time\": %lld.%03ld", report,
+		       (long long)ts.tv_sec, ts.tv_nsec / 1000000);
+	}
+	printf(", \"caches\": [");
+}
+
+static void json_end(void)
+{
+	printf("]}\n");
+}
+
+/* Group, sort and show one dump; exits if it is not the one of @e. */
+static void show_dump(char *text, const struct opts *o, bool full,
+		      const struct expect *e, const char *src, bool *first)
+{
+	struct dump d;
+
+	if (!dump_parse(text, &d, &o->f, e, src))
+		exit(1);
+	sort_filter = &o->f;
+	qsort(d.g, d.ng, sizeof(*d.g), group_cmp);
+	if (o->json) {
+		printf("%s", *first ? "" : ", ");
+		dump_json(&d, shown(o, full));
+	} else {
+		if (!*first)
+			putchar('\n');
+		dump_print(&d, shown(o, full), full);
+	}
+	*first = false;
+	dump_free(&d);
+}
+
+static int cmd_view(struct opts *o, int argc, char **argv, bool full)
+{
+	long round;
+	struct stats s;
+	bool first;
+	int i;
+
+	if (argc)
+		usage("%s: no arguments but options, not '%s'", cur->name, argv[0]);
+	if (o->rounds > 0 && !o->interval)
+		usage("%s: -r goes with -i", cur->name);
+	if (!o->ncaches) {
+		read_stats(&s);
+		for (i = 0; i < s.n && i < MAX_CACHES; i++)
+			o->caches[o->ncaches++] = xstrdup(s.caches[i].name);
+		stats_free(&s);
+		if (!o->ncaches)
+			die("no cache is traced or holds records (%s; %s)",
+			    "slabtrace status",
+			    "slabtrace record -c CACHE -- COMMAND");
+	}
+	for (round = 1;; round++) {
+		if (o->interval && !o->json) {
+			time_t t = time(NULL);
+			char when[32];
+
+			strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+			printf("%s--- %s, report %ld\n", round > 1 ? "\n" : "",
+			       when, round);
+		}
+		first = true;
+		if (o->json)
+			json_begin(o->interval ? round : 0);
+		for (i = 0; i < o->ncaches; i++) {
+			struct expect e = { o->caches[i], o->older };
+			char *text;
+
+			need_cache(o->caches[i]);
+			snapshot(o->caches[i], o->older, 1, &text);
+			show_dump(text, o, full, &e, "ctl", &first);
+			free(text);
+		}
+		if (o->json)
+			json_end();
+		if (!o->interval || round == o->rounds)
+			break;
+		fflush(stdout);
+		sleep_secs(o->interval);
+	}
+	return 0;
+}
+
+static int cmd_top(struct opts *o, int argc, char **argv)
+{
+	return cmd_view(o, argc, argv, false);
+}
+
+static int cmd_leaks(struct opts *o, int argc, char **argv)
+{
+	return cmd_view(o, argc, argv, true);
+}
+
+/* slabtrace report DUMP: top on a saved dump, no module needed. */
+static int cmd_report(struct opts *o, int argc, char **argv)
+{
+	struct expect e = { NULL, 0 };
+	bool first = true;
+	char *text;
+
+	if (argc != 1)
+		usage("report: one DUMP, not %d arguments", argc);
+	text = read_all(argv[0]);
+	if (!text)
+		die("%s: %s", argv[0], strerror(errno));
+	o->f.older = o->older;
+	if (o->json)
+		json_begin(0);
+	show_dump(text, o, false, &e, argv[0], &first);
+	if (o->json)
+		json_end();
+	free(text);
+	return 0;
+}
+
+/* --- record --- */
 
 static void save(const char *dir, const char *cache, const char *ext,
 		 const char *text)
@@ -1386,226 +1971,8 @@ static void save(const char *dir, const char *cache, const char *ext,
 		die("%s: %s", path, strerror(errno));
 }
 
-static void copy_view(const char *dir, const char *cache, const char *file)
-{
-	char path[PATH_MAX];
-	char *text;
-
-	path_of(path, file);
-	text = read_all(path);
-	if (!text)
-		die("%s: %s", path, strerror(errno));
-	save(dir, cache, file, text);
-	free(text);
-}
-
-enum {
-	OPT_BYTES = 256, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
-	OPT_AUTO, OPT_KEEP,
-};
-
-static const struct option view_opts[] = {
-	{ "cache", required_argument, NULL, 'c' },
-	{ "bytes", no_argument, NULL, OPT_BYTES },
-	{ "module", required_argument, NULL, OPT_MODULE },
-	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "older", required_argument, NULL, OPT_OLDER },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "auto", no_argument, NULL, OPT_AUTO },
-	{ "keep", no_argument, NULL, OPT_KEEP },
-	{ "output", required_argument, NULL, 'o' },
-	{ "settle", required_argument, NULL, 's' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-struct view_args {
-	const char *caches[16];
-	int ncaches;
-	struct filter f;
-	long older;
-	int top;
-	bool json, autosel, keep;
-	const char *out;
-	double settle;
-	double interval;	/* top -i: seconds between reports */
-	int rounds;		/* top -r: how many (0: until killed) */
-	const char *input;	/* --input FILE: a saved dump, no module */
-};
-
-static long num_arg(const char *opt, const char *arg)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || n < 0)
-		die("%s takes a number (0 or more), not '%s'", opt, arg);
-	return n;
-}
-
-static int parse_view(int argc, char **argv, struct view_args *a,
-		      const char *usage)
-{
-	int opt;
-
-	memset(a, 0, sizeof(*a));
-	a->f.pid = -1;
-	a->top = 10;
-	a->settle = 1;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+c:n:o:s:i:r:h", view_opts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (a->ncaches == 16)
-				die("at most 16 caches (-c)");
-			a->caches[a->ncaches++] = optarg;
-			break;
-		case 'n':
-			a->top = num_arg("-n", optarg);
-			if (!a->top)
-				die("-n takes a count above 0");
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 's':
-			a->settle = atof(optarg);
-			break;
-		case 'i':
-			a->interval = atof(optarg);
-			if (a->interval <= 0)
-				die("-i takes seconds above 0, not '%s'", optarg);
-			break;
-		case 'r':
-			a->rounds = num_arg("-r", optarg);
-			break;
-		case OPT_BYTES:
-			a->f.by_bytes = true;
-			break;
-		case OPT_MODULE:
-			a->f.module = optarg;
-			break;
-		case OPT_COMM:
-			a->f.comm = optarg;
-			break;
-		case OPT_PID:
-			a->f.pid = num_arg("--pid", optarg);
-			break;
-		case OPT_OLDER:
-			a->older = num_arg("--older", optarg);
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case OPT_AUTO:
-			a->autosel = true;
-			break;
-		case OPT_KEEP:
-			a->keep = true;
-			break;
-		default:
-			fputs(usage, stderr);
-			exit(2);
-		}
-	}
-	return optind;
-}
-
-/* Group, sort and show one dump. */
-static void show_dump(char *text, const struct view_args *a, bool full,
-		      const char *src, bool *first)
-{
-	struct dump d;
-
-	if (!dump_parse(text, &d, &a->f, src))
-		die("%s: cannot read it as a dump", src);
-	sort_filter = &a->f;
-	qsort(d.g, d.ng, sizeof(*d.g), group_cmp);
-	if (a->json) {
-		printf("%s\n  ", *first ? "" : ",");
-		dump_json(&d, a->top, full);
-	} else {
-		if (!*first)
-			putchar('\n');
-		dump_print(&d, a->top, full);
-	}
-	*first = false;
-	dump_free(&d);
-}
-
-static const char usage_top[] =
-	"usage: slabtrace top|leaks [-c CACHE]... [--bytes] [--module M] [--comm C]\n"
-	"                 [--pid P] [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]\n";
-
-static int cmd_view(int argc, char **argv, bool full)
-{
-	struct view_args a;
-	int i, round;
-	struct stats s;
-	bool first;
-
-	if (parse_view(argc, argv, &a, usage_top) != argc) {
-		fputs(usage_top, stderr);
-		return 2;
-	}
-	if (a.autosel || a.keep || a.out)
-		die("%s: --auto, --keep and -o are for record", argv[0]);
-	if (a.interval && full)
-		die("leaks: -i is for top");
-	if (!a.ncaches) {
-		read_stats(&s);
-		for (i = 0; i < s.n && i < 16; i++)
-			a.caches[a.ncaches++] = xstrdup(s.caches[i].name);
-		if (!a.ncaches)
-			die("no cache is traced or holds records (%s; %s)",
-			    "slabtrace status",
-			    "slabtrace record -c CACHE -- COMMAND");
-	}
-	if (a.rounds && !a.interval)
-		die("%s: -r goes with -i", argv[0]);
-	for (round = 1;; round++) {
-		if (a.interval) {
-			time_t t = time(NULL);
-			char when[32];
-
-			strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-			if (!a.json)
-				printf("%s--- %s, report %d\n", round > 1 ? "\n" : "",
-				       when, round);
-		}
-		first = true;
-		if (a.json)
-			printf("{\"version\": %d, \"caches\": [", JSON_VERSION);
-		for (i = 0; i < a.ncaches; i++) {
-			char *text;
-
-			need_cache(a.caches[i]);
-			text = print_cache(a.caches[i], a.older);
-			show_dump(text, &a, full, "ctl", &first);
-			free(text);
-		}
-		if (a.json)
-			printf("\n]}\n");
-		if (!a.interval || round == a.rounds)
-			break;
-		fflush(stdout);
-		sleep_secs(a.interval);
-	}
-	return 0;
-}
-
-/* --- record --- */
-
-static const char usage_record[] =
-	"usage: slabtrace record [-c CACHE]... [--auto] [-o DIR] [-s SECS] [-n N] [--keep]\n"
-	"                        -- COMMAND [ARG...]\n";
-
 /* --auto: the caches that grew while @cmd ran, most bytes first. */
-static void auto_caches(struct view_args *a, char **cmd)
+static void auto_caches(struct opts *o, char **cmd)
 {
 	struct slabs s;
 	double secs;
@@ -1613,212 +1980,421 @@ static void auto_caches(struct view_args *a, char **cmd)
 
 	printf("record: a first run of the command, to see which caches grow\n");
 	secs = growth_sample(&s, cmd, 0, 0);
+	if (nsignals)
+		exit(128 + last_signal);
 	slab_aliases(&s);
 	if (!slab_grown(&s))
 		die("record --auto: no cache grew while the command ran; name one with -c");
 	growth_print(&s, secs, 5);
-	for (i = 0; i < s.n && a->ncaches < 3; i++) {
+	for (i = 0; i < s.n && o->ncaches < 3; i++) {
 		if (s.v[i].shrank)
 			continue;
 		if (!strncmp(s.v[i].name, "slabtrace", 9))
 			continue;
-		a->caches[a->ncaches++] = xstrdup(s.v[i].name);
+		o->caches[o->ncaches++] = xstrdup(s.v[i].name);
 	}
-	if (!a->ncaches)
-		a->caches[a->ncaches++] = xstrdup(s.v[0].name);
+	if (!o->ncaches)
+		o->caches[o->ncaches++] = xstrdup(s.v[0].name);
 	free(s.v);
 }
 
-static int cmd_record(int argc, char **argv)
+/* A cache record was asked to trace. */
+struct rec_cache {
+	const char *name;
+	bool own;		/* started here: stopped and reset here */
+	bool used;		/* traced here, owned or shared */
+	int lock;		/* its /sys/kernel/slab entry, locked while owned; -1 */
+};
+
+struct rec {
+	struct rec_cache c[MAX_CACHES];
+	int n;
+	bool keep;		/* --keep: stop, but no reset */
+	pid_t watchdog;
+};
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	bool started[16] = { false }, first = true;
-	char why[1024], dir[PATH_MAX];
-	struct view_args a;
-	int i, j, cmd, rc, n = 0;
+	(void)uc;
+	last_signal = sig;
+	signal_from_tty = si->si_code == SI_KERNEL;
+	nsignals++;
+}
+
+/* No SA_RESTART: a wait or a sleep returns, and record looks. */
+static void catch_signals(void)
+{
 	struct sigaction sa;
 
-	cmd = parse_view(argc, argv, &a, usage_record);
-	if (cmd >= argc) {
-		fputs(usage_record, stderr);
-		return 2;
-	}
-	if (a.json || a.f.module || a.f.comm || a.f.pid >= 0 || a.older)
-		die("record: the filters are for top and leaks, on what record keeps (--keep)");
-	if (a.interval || a.rounds)
-		die("record: -i and -r are for top");
-	if (a.ncaches && a.autosel)
-		die("record: -c or --auto, not both");
-	if (!a.ncaches && !a.autosel)
-		die("record: name the caches with -c CACHE, or let --auto find them");
-	if (a.settle < 0)
-		die("record: -s takes seconds, 0 or more");
-	check_module();
-	for (i = 0; i < a.ncaches; i++)
-		need_cache(a.caches[i]);
-	snprintf(dir, sizeof(dir), "%s", a.out ? a.out : "slabtrace.out");
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		die("%s: %s", dir, strerror(errno));
-	if (a.autosel)
-		auto_caches(&a, argv + cmd);
-	for (i = 0; i < a.ncaches; i++) {
-		if (ctl_try(why, sizeof(why), "start %s", a.caches[i])) {
-			if (a.autosel) {
-				note("not tracing %s: %s", a.caches[i], why);
-				continue;
-			}
-			for (j = 0; j < i; j++)
-				if (started[j])
-					ctl_try(NULL, 0, "reset %s", a.caches[j]);
-			die("start %s: %s", a.caches[i], why);
-		}
-		started[i] = true;
-		n++;
-	}
-	if (!n)
-		die("record: no cache could be traced");
-	/* A ^C stops the command, not the recording (run_command). */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * flock(@how) the directory @path: its fd; -1 if it cannot be opened (no
+ * sysfs: no lock), -2 if another process holds it (with LOCK_NB).
+ */
+static int lock_dir(const char *path, int how)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (flock(fd, how)) {
+		if (errno == EINTR)
+			continue;
+		close(fd);
+		return errno == EWOULDBLOCK ? -2 : -1;
+	}
+	return fd;
+}
+
+static void unlock(struct rec_cache *c)
+{
+	if (c->lock >= 0)
+		close(c->lock);
+	c->lock = -1;
+}
+
+/*
+ * Stop the caches of @r started here and, unless --keep, reset them; the
+ * watchdog's way, which says nothing of what fails (record may have done
+ * it already).
+ */
+static void release_quietly(const struct rec *r)
+{
+	char why[1024];
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		if (!r->c[i].own)
+			continue;
+		ctl_try(why, sizeof(why), "stop %s", r->c[i].name);
+		if (!r->keep)
+			ctl_try(why, sizeof(why), "reset %s", r->c[i].name);
+	}
+}
+
+/*
+ * The watchdog: waits in a session of its own, deaf to the terminal's
+ * signals, for record's word (a byte) on @fd.  The pipe closing without it
+ * means record is gone without cleaning up (SIGKILL, a crash): then the
+ * watchdog does it.  It holds the caches' locks (their fds, inherited)
+ * until then.
+ */
+static noreturn void watchdog_main(const struct rec *r, int fd)
+{
+	pid_t record = getppid();
+	char byte;
+	ssize_t n;
+	int i;
+
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	do
+		n = read(fd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		_exit(0);
+	release_quietly(r);
+	for (i = 0; i < r->n; i++)
+		if (r->c[i].own)
+			note("record (pid %d) ended without cleaning up; its watchdog %s %s",
+			     (int)record, r->keep ? "stopped" : "stopped and reset",
+			     r->c[i].name);
+	_exit(0);
+}
+
+static void watchdog_start(struct rec *r)
+{
+	int p[2];
+	pid_t pid;
+
+	pid = fork_piped(p);
+	if (!pid) {
+		close(p[1]);
+		watchdog_main(r, p[0]);
+	}
+	close(p[0]);
+	watchdog_fd = p[1];
+	r->watchdog = pid;
+}
+
+/* record cleaned up: the watchdog goes, and with it the caches' locks. */
+static void watchdog_done(struct rec *r)
+{
+	int i;
+
+	if (watchdog_fd >= 0) {
+		if (write(watchdog_fd, "", 1) != 1)
+			note("the watchdog (pid %d) is gone", (int)r->watchdog);
+		close(watchdog_fd);
+		watchdog_fd = -1;
+		while (waitpid(r->watchdog, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (i = 0; i < r->n; i++)
+		unlock(&r->c[i]);
+}
+
+/*
+ * Why record will not trace @c, given what stats says of it (@t, NULL if
+ * it is not traced), into @buf; false if it will.
+ */
+static bool refused(const struct rec_cache *c, const struct traced *t,
+		    char *buf, size_t size)
+{
+	if (c->lock == -2)
+		snprintf(buf, size, "another slabtrace record is tracing it (%s%s%s)",
+			 "slabtrace top -c ", c->name, " reads it meanwhile");
+	else if (t && !t->tracing)
+		snprintf(buf, size, "it holds the records of a stopped trace %s%s%s%s%s",
+			 "(slabtrace leaks -c ", c->name, " shows them, slabtrace reset ",
+			 c->name, " drops them)");
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Take the caches of @r: under the lock of /sys/kernel/slab, so that two
+ * records decide one after the other, own the ones nobody traces (locked,
+ * started), share the ones traced already, refuse the others: exit 1, or
+ * with @autosel leave them out.  Then the watchdog starts.
+ */
+static void rec_take(struct rec *r, bool autosel)
+{
+	char path[PATH_MAX], why[1024];
+	const struct traced *t;
+	bool no = false;
+	struct stats s;
+	int all, i;
+
+	slab_dir(path, sizeof(path), "");
+	all = lock_dir(path, LOCK_EX);
+	read_stats(&s);
+	for (i = 0; i < r->n; i++) {
+		struct rec_cache *c = &r->c[i];
+
+		slab_dir(path, sizeof(path), c->name);
+		c->lock = lock_dir(path, LOCK_EX | LOCK_NB);
+		t = stats_find(&s, c->name);
+		if (refused(c, t, why, sizeof(why))) {
+			note("record: not tracing %s: %s", c->name, why);
+			no = true;
+			continue;
+		}
+		c->used = true;
+		c->own = !t;
+		if (!c->own)
+			unlock(c);
+	}
+	stats_free(&s);
+	if (no && !autosel)
+		exit(1);
+	for (i = 0; i < r->n; i++) {
+		struct rec_cache *c = &r->c[i];
+
+		if (!c->own || !ctl_try(why, sizeof(why), "start %s", c->name))
+			continue;
+		note("record: not tracing %s: %s", c->name, why);
+		c->own = false;
+		c->used = false;
+		unlock(c);
+		if (autosel)
+			continue;
+		while (++i < r->n)
+			r->c[i].own = false;	/* not started yet */
+		release_quietly(r);
+		exit(1);
+	}
+	/* Not inherited by the watchdog: other records may decide now. */
+	if (all >= 0)
+		close(all);
+	for (i = 0; i < r->n; i++)
+		if (r->c[i].own) {
+			watchdog_start(r);
+			break;
+		}
+}
+
+static const char *const saved_views[NVIEWS] = {
+	"dump", "stacks", "folded", "folded_bytes",
+};
+
+static int cmd_record(struct opts *o, int argc, char **argv)
+{
+	char dir[PATH_MAX], *texts[NVIEWS];
+	bool first = true, saved = true, shared = false, owned = false;
+	int ended;
+	struct rec r;
+	int i, j, rc = 0;
+
+	if (!argc)
+		usage("record: no COMMAND (after --)");
+	if (o->json || o->interval || o->rounds > 0)
+		usage("record: --json, -i and -r are for top");
+	if (o->ncaches && o->autosel)
+		usage("record: -c or --auto, not both");
+	if (!o->ncaches && !o->autosel)
+		usage("record: name the caches with -c CACHE, or let --auto find them");
+	st_check("ctl", R_OK | W_OK);
+	for (i = 0; i < o->ncaches; i++)
+		need_cache(o->caches[i]);
+	snprintf(dir, sizeof(dir), "%s", o->out ? o->out : "slabtrace.out");
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die("%s: %s", dir, strerror(errno));
+	catch_signals();
+	if (o->autosel)
+		auto_caches(o, argv);
+	memset(&r, 0, sizeof(r));
+	r.keep = o->keep;
+	for (i = 0; i < o->ncaches; i++) {
+		r.c[r.n].name = o->caches[i];
+		r.c[r.n++].lock = -1;
+	}
+	rec_take(&r, o->autosel);
+	for (i = 0; i < r.n && !r.c[i].used; i++)
+		;
+	if (i == r.n)
+		die("record: no cache could be traced");
 	printf("record: tracing");
-	for (i = 0; i < a.ncaches; i++)
-		if (started[i])
-			printf(" %s", a.caches[i]);
+	for (i = 0; i < r.n; i++) {
+		if (r.c[i].used)
+			printf(" %s%s", r.c[i].name, r.c[i].own ? "" : " (shared)");
+		shared |= r.c[i].used && !r.c[i].own;
+		owned |= r.c[i].own;
+	}
 	printf("; running");
-	for (i = cmd; i < argc; i++)
+	for (i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");
-	rc = run_command(argv + cmd);
-	for (i = 0; i < a.ncaches; i++)
-		if (started[i])
-			ctl("stop %s", a.caches[i]);
-	if (a.settle > 0) {
-		printf("record: waiting %.1fs for deferred frees (RCU)\n",
-		       a.settle);
-		sleep_secs(a.settle);
+	if (shared)
+		printf("record: %s, %s\n",
+		       "a shared cache was traced before: it is not stopped or reset here",
+		       "and its dump holds what it held before too");
+	if (!nsignals)
+		rc = run_command(argv);
+	else
+		note("record: signal %d came before %s started: not run", (int)last_signal,
+		     argv[0]);
+	ended = nsignals;
+	for (i = 0; i < r.n; i++)
+		if (r.c[i].own)
+			ctl("stop %s", r.c[i].name);
+	if (o->settle > 0 && nsignals == ended) {
+		printf("record: waiting %.1fs for deferred frees (RCU)\n", o->settle);
+		sleep_secs(o->settle);
 	}
-	for (i = 0; i < a.ncaches; i++) {
-		char *text;
+	for (i = 0; i < r.n; i++) {
+		struct expect e = { r.c[i].name, 0 };
 
-		if (!started[i])
+		if (!r.c[i].used)
 			continue;
-		text = print_cache(a.caches[i], 0);
-		save(dir, a.caches[i], "dump", text);
-		copy_view(dir, a.caches[i], "stacks");
-		copy_view(dir, a.caches[i], "folded");
-		copy_view(dir, a.caches[i], "folded_bytes");
-		show_dump(text, &a, false, "ctl", &first);
-		free(text);
-		if (!a.keep)
-			ctl("reset %s", a.caches[i]);
+		if (nsignals != ended) {
+			saved = false;
+			break;
+		}
+		snapshot(r.c[i].name, 0, NVIEWS, texts);
+		for (j = 0; j < NVIEWS; j++)
+			save(dir, r.c[i].name, saved_views[j], texts[j]);
+		show_dump(texts[VIEW_CTL], o, false, &e, "ctl", &first);
+		for (j = 0; j < NVIEWS; j++)
+			free(texts[j]);
 	}
-	printf("\nrecord: saved in %s/: CACHE.dump (every object), CACHE.stacks,\n"
-	       "CACHE.folded and CACHE.folded_bytes (flamegraph.py CACHE.folded_bytes > leaks.svg)%s\n",
-	       dir, a.keep ? "" : "; the records are reset");
+	for (i = 0; i < r.n; i++)
+		if (r.c[i].own && !r.keep)
+			ctl("reset %s", r.c[i].name);
+	watchdog_done(&r);
+	if (!saved)
+		note("record: signal %d: stopped%s what it started, saved what it had",
+		     (int)last_signal, r.keep ? "" : " and reset");
+	else
+		printf("\nrecord: saved in %s/: CACHE.dump (every object), CACHE.stacks,\n"
+		       "CACHE.folded and CACHE.folded_bytes (%s)%s%s\n", dir,
+		       "slabtrace-flamegraph CACHE.folded_bytes > leaks.svg",
+		       owned && !r.keep ? "; the records are reset" : "",
+		       shared ? "; the shared caches are left as they were" : "");
+	if (nsignals)
+		return 128 + last_signal;
 	return rc ? 3 : 0;
 }
 
 /* --- the plain commands --- */
 
-static int cmd_plain(int argc, char **argv)
+static int cmd_plain(struct opts *o, int argc, char **argv)
 {
-	if (argc != 2)
-		die("usage: slabtrace %s CACHE", argv[0]);
-	need_cache(argv[1]);
-	ctl("%s %s", argv[0], argv[1]);
+	(void)o;
+	if (argc != 1)
+		usage("%s: one CACHE, not %d arguments", cur->name, argc);
+	need_cache(argv[0]);
+	ctl("%s %s", cur->name, argv[0]);
 	return 0;
 }
 
-static const char usage_report[] =
-	"usage: slabtrace report [--bytes] [--module M] [--comm C] [--pid P]\n"
-	"                        [-n N] [--json] DUMP\n";
+static const int longs_view[] = {
+	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON, 0,
+};
 
-/* slabtrace report FILE: top/leaks on a saved dump, no module needed. */
-static int cmd_report(int argc, char **argv)
-{
-	struct view_args a;
-	bool first = true;
-	char *text;
-	int i;
+static const int longs_record[] = { OPT_AUTO, OPT_KEEP, 0 };
 
-	i = parse_view(argc, argv, &a, usage_report);
-	if (i != argc - 1) {
-		fputs(usage_report, stderr);
-		return 2;
-	}
-	if (a.interval || a.rounds || a.older || a.ncaches)
-		die("report: -i, -r, --older and -c are for top");
-	text = read_all(argv[i]);
-	if (!text)
-		die("%s: %s", argv[i], strerror(errno));
-	if (a.json)
-		printf("{\"version\": %d, \"caches\": [", JSON_VERSION);
-	show_dump(text, &a, false, argv[i], &first);
-	if (a.json)
-		printf("\n]}\n");
-	free(text);
-	return 0;
-}
-
-static const char usage[] =
-	"usage: slabtrace COMMAND [OPTIONS]\n"
-	"  status                      what is traced, records, drops, probes, kptrace\n"
-	"  growth [-i SECS] [-r ROUNDS] [-n N] [-- COMMAND...]\n"
-	"                              which caches grew (only-growing ones first)\n"
-	"  record [-c CACHE]... [--auto] [-o DIR] [-s SECS] [-n N] [--keep] -- COMMAND...\n"
-	"                              trace caches around COMMAND, save and show the top stacks\n"
-	"  top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P] [--older MS] [-n N] [--json]\n"
-	"      [-i SECS [-r ROUNDS]]   the stacks holding the most outstanding objects,\n"
-	"                              every SECS seconds with -i\n"
-	"  leaks [same options]        every stack, with full backtraces\n"
-	"  report [same options] DUMP  top on a saved dump (record's CACHE.dump)\n"
-	"  start|stop|reset|mark CACHE the module's commands, with errors explained\n"
-	"See slabtrace(8).\n";
+static const struct {
+	struct command c;
+	int (*run)(struct opts *o, int argc, char **argv);
+} commands[] = {
+	{ { "status", "+:h", NULL, help_status }, NULL },
+	{ { "growth", "+:i:r:n:h", NULL, help_growth }, cmd_growth },
+	{ { "record", "+:c:o:s:n:h", longs_record, help_record }, cmd_record },
+	{ { "top", "+:c:n:i:r:h", longs_view, help_top }, cmd_top },
+	{ { "leaks", "+:c:n:h", longs_view, help_leaks }, cmd_leaks },
+	{ { "report", "+:n:h", longs_view, help_report }, cmd_report },
+	{ { "start", "+:h", NULL, help_plain }, cmd_plain },
+	{ { "stop", "+:h", NULL, help_plain }, cmd_plain },
+	{ { "reset", "+:h", NULL, help_plain }, cmd_plain },
+	{ { "mark", "+:h", NULL, help_plain }, cmd_plain },
+};
 
 int main(int argc, char **argv)
 {
-	const char *env;
+	struct opts o;
+	size_t i;
+	int n;
 
-	env = getenv("SLABTRACE_DEBUGFS");
-	snprintf(debugfs, sizeof(debugfs), "%s", env ? env : "/sys/kernel/debug");
-	snprintf(stdir, sizeof(stdir), "%s/slabtrace", debugfs);
-	env = getenv("SLABTRACE_PROC");
-	if (env)
-		procfs = env;
-	env = getenv("SLABTRACE_SYSFS");
-	if (env)
-		sysfs = env;
-	env = getenv("SLABTRACE_KMSG");
-	if (env)
-		kmsg_path = env;
-
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	prog_name = "slabtrace";
+	if (argc < 2) {
+		fputs(help_main, stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
-		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		fputs(help_main, stdout);
+		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("slabtrace %s\n", VERSION);
 		return 0;
 	}
-	argc--;
-	argv++;
-	if (!strcmp(argv[0], "status"))
-		return cmd_status(argc);
-	if (!strcmp(argv[0], "growth"))
-		return cmd_growth(argc, argv);
-	if (!strcmp(argv[0], "record"))
-		return cmd_record(argc, argv);
-	if (!strcmp(argv[0], "top"))
-		return cmd_view(argc, argv, false);
-	if (!strcmp(argv[0], "leaks"))
-		return cmd_view(argc, argv, true);
-	if (!strcmp(argv[0], "report"))
-		return cmd_report(argc, argv);
-	if (!strcmp(argv[0], "start") || !strcmp(argv[0], "stop") ||
-	    !strcmp(argv[0], "reset") || !strcmp(argv[0], "mark"))
-		return cmd_plain(argc, argv);
-	fprintf(stderr, "slabtrace: unknown command '%s'\n%s", argv[0], usage);
-	return 2;
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].c.name))
+			break;
+	if (i == ARRAY_SIZE(commands)) {
+		fprintf(stderr, "slabtrace: unknown command '%s'\n%s", argv[1], help_main);
+		return EXIT_USAGE;
+	}
+	cur = &commands[i].c;
+	snprintf(help_hint, sizeof(help_hint), "slabtrace %s --help", cur->name);
+	n = parse_opts(argc - 1, argv + 1, &o);
+	if (!commands[i].run) {
+		if (n != argc - 1)
+			usage("status: no arguments, not '%s'", argv[1 + n]);
+		return cmd_status();
+	}
+	return commands[i].run(&o, argc - 1 - n, argv + 1 + n);
 }

@@ -2,9 +2,14 @@
 # The slabtrace command (scripts/slabtrace.c) against the real module:
 # record finds leaky's leak by function name, growth ranks the cache it
 # leaks into first, record --auto finds that cache itself, status shows
-# what is traced, and the errors name their cause.  What the commands
-# printed is left in /out/cli-*.txt, and top --json in /out/cli-top.json
-# for the host to parse (scripts/tests/test_cli.py).
+# what is traced, and the errors name their cause.  record owns what it
+# starts and nothing else: a trace started by hand survives it, a second
+# record of a cache is refused while the first runs, SIGTERM ends the
+# command and cleans up, and after SIGKILL its watchdog does; two top -i
+# of two caches in one session each read their own cache.  What the
+# commands printed is left in /out/cli-*.txt, and top --json in
+# /out/cli-top.json and cli-top-i.jsonl for the host to parse
+# (scripts/tests/test_cli.py).
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -65,7 +70,79 @@ check "leaks: the full backtrace of the 7 buffers" \
 slabtrace top -c kmalloc-64 --json > /out/cli-top.json
 check "top --json exits 0" test $? -eq 0
 check "top --json names leaky_alloc_buf" grep -q '"function": "leaky_alloc_buf", "module": "leaky"' /out/cli-top.json
+slabtrace top -c kmalloc-64 --json -i 0.1 -r 2 > /out/cli-top-i.jsonl
+check_eq "top -i --json: a line a report" 2 "$(wc -l < /out/cli-top-i.jsonl)"
 slabtrace reset kmalloc-64
+
+# --- record owns what it starts, nothing else.
+traced() { slabtrace status | grep -q "^cache $1: tracing"; }
+none_traced() { slabtrace status | grep -q '^slabtrace: 0 caches traced'; }
+# A trace started by hand is shared: recorded, not stopped or reset.
+slabtrace start kmalloc-128
+slabtrace record -c kmalloc-128 -s 0 -o /tmp/shared -- true > /out/cli-shared.txt 2>&1
+check "record of a cache traced by hand exits 0" test $? -eq 0
+check "record says it shares it" grep -q '^record: tracing kmalloc-128 (shared); running true$' /out/cli-shared.txt
+check "the trace started by hand survives record" traced kmalloc-128
+check "record saved its dump" test -s /tmp/shared/kmalloc-128.dump
+slabtrace stop kmalloc-128
+slabtrace reset kmalloc-128
+# Two records of one cache: the second is refused, the first unharmed.
+slabtrace record -c kmalloc-64 -s 0 -o /tmp/r1 -- \
+	sh -c "echo bufs 4 > $LEAKY; while [ ! -e /tmp/r2.done ]; do sleep 0.1; done" \
+	> /out/cli-record1.txt 2>&1 &
+first=$!
+check "the first record traces kmalloc-64" until_true 30 traced kmalloc-64
+slabtrace record -c kmalloc-64 -s 0 -o /tmp/r2 -- true > /out/cli-record2.txt 2>&1
+check_eq "a second record of the cache is refused" 1 $?
+check "... saying why" grep -q '^slabtrace: record: not tracing kmalloc-64: another slabtrace record is tracing it' /out/cli-record2.txt
+check "... and left the first's trace alone" traced kmalloc-64
+touch /tmp/r2.done
+wait $first
+check_eq "the first record exits 0" 0 $?
+check_eq "the first record's dump holds its 4 buffers" 4 "$(objs_from /tmp/r1/kmalloc-64.dump leaky_alloc_buf | wc -l)"
+check "nothing traced after both" none_traced
+echo free > $LEAKY
+# SIGTERM: the command ends, record saves and cleans up, exits 128 + 15.
+slabtrace record -c kmalloc-64 -s 0 -o /tmp/rt -- sleep 60 > /out/cli-sigterm.txt 2>&1 &
+rec=$!
+check "record traces kmalloc-64" until_true 30 traced kmalloc-64
+kill -TERM $rec
+wait $rec
+check_eq "record exits 143 on SIGTERM" 143 $?
+check "... after sleep was ended" grep -q '^slabtrace: sleep was killed by signal 15$' /out/cli-sigterm.txt
+check "... having saved its dump" test -s /tmp/rt/kmalloc-64.dump
+check "... and cleaned up" none_traced
+# SIGKILL: the watchdog stops and resets what record started.
+slabtrace record -c kmalloc-64 -s 0 -o /tmp/rk -- sh -c 'echo $$ > /tmp/rk.pid; exec sleep 60' \
+	> /out/cli-sigkill.txt 2>&1 &
+rec=$!
+check "record traces kmalloc-64" until_true 30 traced kmalloc-64
+kill -KILL $rec
+wait $rec 2>/dev/null
+check "after SIGKILL, the watchdog stops and resets kmalloc-64" until_true 30 none_traced
+check "... and says so" until_true 10 grep -q '^slabtrace: record (pid [0-9]*) ended without cleaning up; its watchdog stopped and reset kmalloc-64$' /out/cli-sigkill.txt
+kill "$(cat /tmp/rk.pid)"
+# Two top -i of two caches in one session: each gets its own cache.
+slabtrace start kmalloc-64
+slabtrace start kmalloc-128
+echo bufs 3 > $LEAKY
+slabtrace top -i 0.001 -r 150 -c kmalloc-64 > /out/cli-top64.txt 2>&1 &
+a=$!
+slabtrace top -i 0.001 -r 150 -c kmalloc-128 > /out/cli-top128.txt 2>&1 &
+b=$!
+wait $a
+check_eq "top -i of kmalloc-64 exits 0 beside another" 0 $?
+wait $b
+check_eq "top -i of kmalloc-128 exits 0 beside another" 0 $?
+check_eq "150 reports of kmalloc-64, each of kmalloc-64" "150 150" \
+	"$(grep -c '^--- ' /out/cli-top64.txt) $(grep -c '^kmalloc-64: ' /out/cli-top64.txt)"
+check_eq "150 reports of kmalloc-128, each of kmalloc-128" "150 150" \
+	"$(grep -c '^--- ' /out/cli-top128.txt) $(grep -c '^kmalloc-128: ' /out/cli-top128.txt)"
+for c in kmalloc-64 kmalloc-128; do
+	slabtrace stop $c
+	slabtrace reset $c
+done
+echo free > $LEAKY
 
 # --- report on what record saved, without the module's help.
 check "report on record's saved dump" \

@@ -2,7 +2,9 @@
 # kmemtrace: the files and their bad input; a recording of leaky's known
 # allocations, saved in /out/kmemtrace/ for the host to read with
 # babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.sh); a tiny
-# buffer with no reader; rmmod while recording.
+# buffer with no reader; the recorder and other users' traces (it refuses
+# to start over one, fails on a restart and on a stop, and leaves them
+# running); rmmod while recording; the recorder's errors.
 . /tests/lib.sh
 
 K=$ST/kmemtrace
@@ -109,6 +111,32 @@ check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/
 check "and per CPU" grep -q "^kmemtrace-record: cpu[0-9]* lost [0-9]* events" /tmp/rec3.txt
 echo 1024 > $K/buffer_kb
 
+# --- Other users' traces.  One running: the recorder does not start.
+echo 1 > $K/enable
+kmemtrace-record -o /tmp/busy -- true > /tmp/rec6.txt 2>&1
+check_eq "a trace running: the recorder exits 1" 1 $?
+check "... saying so" grep -q "^kmemtrace-record: kmemtrace is running already, another process's trace" /tmp/rec6.txt
+check_eq "... and leaves it running" 1 "$(cut -c1 $K/enable)"
+echo 0 > $K/enable
+# Stopped and started again by another process while recording: an
+# error, nothing saved, the other trace left running.
+kmemtrace-record -o /tmp/restart -- sh -c \
+	"echo churn 100 > $LEAKY; echo 0 > $K/enable; echo 1 > $K/enable; echo churn 100 > $LEAKY" \
+	> /tmp/rec7.txt 2>&1
+check_eq "a restart while recording: exit 1" 1 $?
+cat /tmp/rec7.txt
+check "... saying so in one line" sh -c \
+	"grep -c . /tmp/rec7.txt | grep -qx 1 && grep -q '^kmemtrace-record: the trace was restarted by another process (trace [0-9a-f-]*, now [0-9a-f-]*): nothing saved$' /tmp/rec7.txt"
+check "... saving nothing" test ! -e /tmp/restart
+check_eq "... and the other trace still runs" 1 "$(cut -c1 $K/enable)"
+echo 0 > $K/enable
+# Stopped by another process: what came until then is saved; exit 1.
+kmemtrace-record -o /tmp/stopped -- sh -c "echo churn 100 > $LEAKY; echo 0 > $K/enable" \
+	> /tmp/rec8.txt 2>&1
+check_eq "a stop by another process: exit 1" 1 $?
+check "... saying so" grep -q '^kmemtrace-record: the trace was stopped by another process before the end' /tmp/rec8.txt
+check "... with what came until then saved" test -s /tmp/stopped/ctf/metadata
+
 # --- Start at load, and rmmod while recording.
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
@@ -130,4 +158,14 @@ check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
 check "rmmod slabtrace" rmmod slabtrace
 check "a bad kmemtrace_buffer_kb fails the load" sh -c "! insmod $MODDIR/slabtrace.ko kmemtrace_buffer_kb=7"
 logged "kmemtrace_buffer_kb=7: not a multiple of 8 in 16..65536"
+
+# --- The recorder says what is wrong, as the slabtrace command does.
+err=$(kmemtrace-record -o /tmp/none -- true 2>&1)
+check_eq "module not loaded" \
+	"kmemtrace-record: the slabtrace module is not loaded (insmod slabtrace.ko, or modprobe slabtrace after make modules_install)" "$err"
+umount /sys/kernel/debug
+err=$(kmemtrace-record -o /tmp/none -- true 2>&1)
+check_eq "debugfs not mounted" \
+	"kmemtrace-record: debugfs is not mounted on /sys/kernel/debug (mount -t debugfs none /sys/kernel/debug)" "$err"
+mount -t debugfs debugfs /sys/kernel/debug
 finish

@@ -4,7 +4,9 @@
 # events themselves are decoded on the host with babeltrace2:
 # scripts/tests/test_kptrace_ctf.py, from /out/kptrace_ctf*); the recorder
 # is not traced; a tiny buffer read late loses events and counts every
-# one; the queue works again after; bad commands; rmmod while recording.
+# one; the queue works again after; bad commands; the recorder and other
+# users' traces (it refuses to start over one, fails on a restart and
+# leaves the other trace running); rmmod while recording.
 . /tests/lib.sh
 
 [ "$(uname -m)" = x86_64 ] ||
@@ -97,6 +99,25 @@ logged "syscall: start: bad pid 'abc'" \
 	"syscall: start takes nothing, 'pid PID...' (at most 16) or 'comm NAME', after an optional 'ctf'" \
 	"syscall: start: tracing to the queue: stop first" \
 	"syscall: start: tracing to the binary stream: stop first"
+
+# --- Other users' traces.  kptrace tracing: the recorder does not start.
+st syscall start comm nobody
+kmemtrace-record -s -o /tmp/busy -- true > /tmp/r5.out 2>&1
+check_eq "kptrace tracing: the recorder exits 1" 1 $?
+check "... saying so" grep -q "^kmemtrace-record: kptrace is tracing already, another process's trace" /tmp/r5.out
+check "... and leaves it tracing" grep -q '^kptrace: tracing' $ST/status
+st syscall stop
+# Stopped and started again (a new stream) by another process: an error,
+# nothing saved, the other trace left running.
+kmemtrace-record -s -c kpt_probe -o /tmp/restart -- sh -c \
+	"kpt_probe -g 10 > /dev/null; echo syscall stop > $ST/ctl; echo syscall start ctf comm nobody > $ST/ctl; kpt_probe -g 10 > /dev/null" \
+	> /tmp/r6.out 2>&1
+check_eq "a restart while recording: exit 1" 1 $?
+cat /tmp/r6.out
+check "... saying so" grep -q '^kmemtrace-record: the trace was restarted by another process (trace [0-9a-f-]*, now [0-9a-f-]*): nothing saved$' /tmp/r6.out
+check "... saving nothing" test ! -e /tmp/restart
+check "... and the other trace still runs" grep -q '^kptrace: tracing' $ST/status
+st syscall stop
 
 # --- rmmod while recording everything: refused while the recorder holds
 # metadata open (as while a reader holds kptrace_pipe), then the recorder

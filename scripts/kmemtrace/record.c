@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace-record: record a kmemtrace or kptrace stream into a directory.
+ * kmemtrace-record(8): record a kmemtrace or kptrace stream into a directory.
  *
  *   kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l] [-- COMMAND...]
  *   kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...] [-l]
@@ -8,11 +8,11 @@
  *
  * Starts kmemtrace (every cache, or the -c ones), copies every CPU's
  * stream into DIR/ctf/cpuN as its packets close, and stops when COMMAND
- * exits or on SIGINT/SIGTERM; then drains the rest and adds DIR/ctf/metadata,
- * DIR/caches and DIR/kallsyms, so the trace reads on another machine
- * (babeltrace2 DIR; kmemtrace-report DIR).  Prints the events written and
- * lost.  -l reads nothing until COMMAND exits (a reader that falls behind:
- * the tests' way to make overruns).
+ * exits or on SIGINT/SIGTERM/SIGHUP; then drains the rest and adds
+ * DIR/ctf/metadata, DIR/caches and DIR/kallsyms, so the trace reads on
+ * another machine (babeltrace2 DIR; kmemtrace-report DIR).  Prints the
+ * events written and lost.  -l reads nothing until COMMAND exits (a reader
+ * that falls behind: the tests' way to make overruns).
  *
  * -s records kptrace's system calls instead ("syscall start ctf" on ctl,
  * the files of kptrace_ctf/): every process but the recorder, or the
@@ -23,19 +23,37 @@
  * the calls are recorded, and at the end also the events the packets
  * say were discarded (their events_discarded, summed over the CPUs).
  *
+ * The recorder owns the trace it starts, and only that one: it refuses to
+ * start while another trace runs, and stops only its own.  Each start
+ * makes a new trace with a new UUID, which every packet carries.  The
+ * recorder reads the UUID from the metadata right after its start, and
+ * checks it in every packet it takes and in the metadata again at the end:
+ * a trace stopped and started again by another process meanwhile (whose
+ * packets went to buffers this recorder does not hold, and whose metadata
+ * would not describe the packets it did read) is an error, and nothing is
+ * saved.  A trace stopped by another process is kept, and also an error:
+ * the recording is cut short.
+ *
  * A packet is taken only once closed: the buffer is mapped, and the
  * packet at the next position must carry the expected sequence number
  * and a non-zero content_size; then read() of exactly that many bytes
- * copies it and frees the sub-buffer (see module/ctf.c).  poll() wakes
- * the loop when a sub-buffer is complete.  A static program: it runs in
- * the test VM's busybox system as on a Debian one.
+ * copies it and frees the sub-buffer (see module/ctf.c).  A packet with a
+ * later sequence number there means packets were lost: an error too.
+ * poll() wakes the loop when a sub-buffer is complete.
+ *
+ * The files are found under the root stfiles.c picks (/proc/slabtrace,
+ * else /sys/kernel/debug/slabtrace).  A static program: it runs in the
+ * test VM's busybox system as on a Debian one.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,11 +68,34 @@
 
 #include "../../include/uapi/slabtrace/kmemtrace.h"
 #include "../../include/uapi/slabtrace/kptrace.h"
+#include "../stfiles.h"
 
-#define ST_DIR "/sys/kernel/debug/slabtrace"
-#define KMT_DIR ST_DIR "/kmemtrace"
-#define KPT_DIR ST_DIR "/kptrace_ctf"
+#define VERSION "0.1"
 #define MAX_CPUS 1024
+
+static const char help[] =
+	"usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l] [-- COMMAND [ARG...]]\n"
+	"       kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...] [-l]\n"
+	"                        [-- COMMAND [ARG...]]\n"
+	"\n"
+	"Record kmemtrace's stream (every slab allocation and free) or, with -s,\n"
+	"kptrace's (every system call) into DIR, a CTF trace, until COMMAND exits\n"
+	"or a signal (INT, TERM, HUP) comes; then say how many events were\n"
+	"written and lost.\n"
+	"\n"
+	"  -o DIR      where to write (kmemtrace.trace; -s: kptrace.trace)\n"
+	"  -b KB       KiB of buffer per CPU (16 to 65536, a multiple of 8; -s: the\n"
+	"              system call queue's size, whole pages)\n"
+	"  -c CACHE    record this cache only; again for more (at most 16)\n"
+	"  -c COMM     -s: record the tasks named COMM only\n"
+	"  -p PID      -s: record this process only; again for more (at most 16)\n"
+	"  -l          read nothing until COMMAND exits (a reader that falls behind)\n"
+	"  -s          record kptrace's system calls, not kmemtrace\n"
+	"  -h, --help  this help\n"
+	"  --version   the version\n"
+	"\n"
+	"It starts its own trace and stops only that one; another process's\n"
+	"stop, or stop and start, while it records is an error (exit 1).\n";
 
 struct stream {
 	int cpu;
@@ -70,19 +111,17 @@ static struct stream streams[MAX_CPUS];
 static int nstreams;
 static size_t subbuf_size, map_size;
 static unsigned char *copybuf;
-/* The stream's directory, and its start and stop commands. */
-static const char *dir = KMT_DIR;
+/* The stream's directory under the root: kmemtrace, or kptrace_ctf (-s). */
+static const char *sub = "kmemtrace";
 static int syscalls;			/* -s */
+static int meta = -1;			/* -s: kptrace_ctf/metadata, held open */
+/* The UUID of the trace this recorder started; whether it started one. */
+static unsigned char uuid0[16];
+static int started;
+/* Why the packets read do not make one trace; "" while they do. */
+static char broken[256];
 /* Set by the handlers; the main loop reads them after each poll(). */
-static sig_atomic_t stop_flag, child_done;
-
-static void die(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "kmemtrace-record: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "%s%s\n", errno ? ": " : "", errno ? strerror(errno) : "");
-	exit(1);
-}
+static atomic_int stop_flag, child_done;
 
 static __u64 le64(const unsigned char *p)
 {
@@ -94,99 +133,262 @@ static __u64 le64(const unsigned char *p)
 	return v;
 }
 
+/* The path of the stream's file @file into @buf. */
+static void stream_path(char *buf, size_t size, const char *file)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s/%s", sub, file);
+	st_path(buf, size, rel);
+}
+
+/* Write "@s\n" to @path: 0, or -errno (the module's reason via kmsg). */
 static int write_file(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC), err = 0;
+	char line[4200];
 	ssize_t n;
 
 	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
+		return -errno;
+	snprintf(line, sizeof(line), "%s\n", s);
+	kmsg_mark();
+	n = write(fd, line, strlen(line));
+	if (n < 0)
+		err = -errno;
 	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
+	return err;
 }
 
 static long read_number(const char *path)
 {
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
+	char *text = read_all(path);
+	long n;
 
-	if (fd < 0)
+	if (!text)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtol(buf, NULL, 10);
+	n = *text ? strtol(text, NULL, 10) : -1;
+	free(text);
+	return n;
 }
 
 /* Copy @src to @dst (both paths); 0 or -1. */
 static int copy_file(const char *src, const char *dst)
 {
-	char buf[65536];
-	int in, out;
-	ssize_t n;
+	char *text = read_all(src);
+	FILE *f;
+	int ret;
 
-	in = open(src, O_RDONLY);
-	if (in < 0)
+	if (!text)
 		return -1;
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			n = -1;
-			break;
-		}
-	close(in);
-	close(out);
-	return n < 0 ? -1 : 0;
+	f = fopen(dst, "w");
+	ret = f && fputs(text, f) >= 0 ? 0 : -1;
+	if (f && fclose(f))
+		ret = -1;
+	free(text);
+	return ret;
 }
 
-/* Take every closed packet of @s.  Return: the number taken. */
+/* --- the trace: start, stop, whose it is --- */
+
+/* The metadata of the stream now: its text, or NULL (no stream). */
+static char *metadata_now(void)
+{
+	char path[PATH_MAX];
+
+	if (syscalls) {
+		/* Held open: read again from the start, made anew. */
+		if (lseek(meta, 0, SEEK_SET) < 0)
+			return NULL;
+		return read_fd(meta);
+	}
+	stream_path(path, sizeof(path), "metadata");
+	return read_all(path);
+}
+
+/* The trace's UUID in the metadata @text (trace { uuid = "..." }). */
+static int metadata_uuid(const char *text, unsigned char uuid[16])
+{
+	const char *p = text ? strstr(text, "trace {") : NULL;
+	int i, n;
+
+	p = p ? strstr(p, "uuid = \"") : NULL;
+	if (!p)
+		return -1;
+	p += 8;
+	for (i = 0; i < 16; i++) {
+		if (*p == '-')
+			p++;
+		if (sscanf(p, "%2hhx%n", &uuid[i], &n) != 1 || n != 2)
+			return -1;
+		p += 2;
+	}
+	return 0;
+}
+
+static void uuid_text(const unsigned char *u, char *buf)
+{
+	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* Whether the stream's metadata now is the started trace's; its UUID in @now. */
+static int same_trace(unsigned char now[16])
+{
+	char *text = metadata_now();
+	int same;
+
+	memset(now, 0, 16);
+	same = !metadata_uuid(text, now) && !memcmp(now, uuid0, 16);
+	free(text);
+	return same;
+}
+
+/* Whether kptrace traces (its line of the status file), for -s. */
+static int kptrace_tracing(void)
+{
+	char path[PATH_MAX], *text;
+	int on;
+
+	st_path(path, sizeof(path), "status");
+	text = read_all(path);
+	on = text && strstr(text, "\nkptrace: tracing");
+	free(text);
+	return on;
+}
+
+/* Whether a trace runs: kmemtrace's enable says 1 (its last line), or kptrace's status. */
+static int trace_running(void)
+{
+	char path[PATH_MAX], *text, *last;
+	size_t len;
+	int on;
+
+	if (syscalls)
+		return kptrace_tracing();
+	stream_path(path, sizeof(path), "enable");
+	text = read_all(path);
+	if (!text)
+		return 0;
+	len = strlen(text);
+	while (len && text[len - 1] == '\n')
+		text[--len] = 0;
+	last = strrchr(text, '\n');
+	on = (last ? last[1] : text[0]) == '1';
+	free(text);
+	return on;
+}
+
+/* Start the trace: kmemtrace's caches, or kptrace's filter; 0 or -errno. */
+static int trace_start(const char *filter)
+{
+	char path[PATH_MAX], cmd[4200];
+
+	if (!syscalls) {
+		stream_path(path, sizeof(path), "enable");
+		return write_file(path, filter[0] ? filter : "1");
+	}
+	snprintf(cmd, sizeof(cmd), "syscall start ctf%s%s",
+		 filter[0] ? " " : "", filter);
+	st_path(path, sizeof(path), "ctl");
+	return write_file(path, cmd);
+}
+
+/* Stop it, or close the packets again if it stopped; 0 or -errno. */
+static int trace_stop(void)
+{
+	char path[PATH_MAX];
+
+	if (syscalls) {
+		st_path(path, sizeof(path), "ctl");
+		return write_file(path, "syscall stop");
+	}
+	stream_path(path, sizeof(path), "enable");
+	return write_file(path, "0");
+}
+
+/* On an error: the trace stops if it is the one started here, still running. */
+static void stop_if_ours(void)
+{
+	unsigned char now[16];
+
+	if (started && same_trace(now) && trace_running())
+		trace_stop();
+	started = 0;
+}
+
+#define fail(...) do { stop_if_ours(); die(__VA_ARGS__); } while (0)
+
+/* --- the streams --- */
+
+/*
+ * Take every closed packet of @s.  Return: the number taken; -1 if the
+ * packets are not one trace's (why in broken).
+ */
 static int drain(struct stream *s)
 {
 	const unsigned char *hdr;
-	__u64 content, *cp;
+	__u64 content, *cp, seq;
 	size_t len, got;
 	ssize_t n;
 	int taken = 0;
 
-	for (;;) {
+	while (!broken[0]) {
 		hdr = s->map + (s->seq % KMT_SUBBUFS) * subbuf_size;
 		cp = (__u64 *)(hdr + offsetof(struct kmt_packet, content_size));
 		content = __atomic_load_n(cp, __ATOMIC_ACQUIRE);
-		if (le64((const unsigned char *)&content) == 0 ||
-		    le64(hdr + offsetof(struct kmt_packet, packet_seq_num)) != s->seq)
+		seq = le64(hdr + offsetof(struct kmt_packet, packet_seq_num));
+		if (le64((const unsigned char *)&content) == 0 || seq < s->seq)
 			return taken;
+		if (seq > s->seq) {
+			snprintf(broken, sizeof(broken),
+				 "cpu%d: packet %llu where %llu was due: packets lost",
+				 s->cpu, (unsigned long long)seq,
+				 (unsigned long long)s->seq);
+			return -1;
+		}
+		if (memcmp(hdr + offsetof(struct kmt_packet, uuid), uuid0, 16)) {
+			char a[40], b[40];
+
+			uuid_text(uuid0, a);
+			uuid_text(hdr + offsetof(struct kmt_packet, uuid), b);
+			snprintf(broken, sizeof(broken),
+				 "cpu%d: packet %llu is of trace %s, not %s (restarted by another process)",
+				 s->cpu, (unsigned long long)seq, b, a);
+			return -1;
+		}
 		len = le64((const unsigned char *)&content) / 8;
 		if (len < KMT_PACKET_SIZE || len > subbuf_size)
-			die("cpu%s: corrupt packet size", "");
+			fail("cpu%d: corrupt packet size %zu", s->cpu, len);
 		s->discarded = le64(hdr + offsetof(struct kmt_packet,
 						   events_discarded));
 		for (got = 0; got < len; got += n) {
 			n = read(s->fd, copybuf + got, len - got);
 			if (n <= 0)
-				die("read of a stream: %s", n ? "error" : "short");
+				fail("cpu%d: read: %s", s->cpu,
+				     n ? strerror(errno) : "short");
 		}
 		if (write(s->out, copybuf, len) != (ssize_t)len)
-			die("write of %s", "a stream file");
+			fail("cpu%d: write: %s", s->cpu, strerror(errno));
 		s->bytes += len;
 		s->seq++;
 		taken++;
 	}
+	return -1;
 }
 
 static int drain_all(void)
 {
 	int i, taken = 0;
 
-	for (i = 0; i < nstreams; i++)
-		taken += drain(&streams[i]);
+	for (i = 0; i < nstreams; i++) {
+		int n = drain(&streams[i]);
+
+		if (n < 0)
+			return -1;
+		taken += n;
+	}
 	return taken;
 }
 
@@ -200,14 +402,15 @@ static void on_signal(int sig)
 
 static void open_streams(const char *ctfdir)
 {
-	char path[2100];
+	char dir[PATH_MAX], path[PATH_MAX + 300];
 	struct dirent *de;
 	DIR *d;
 	int cpu;
 
+	stream_path(dir, sizeof(dir), "");
 	d = opendir(dir);
 	if (!d)
-		die("%s", dir);
+		fail("%s: %s", dir, strerror(errno));
 	while ((de = readdir(d)) && nstreams < MAX_CPUS) {
 		struct stream *s = &streams[nstreams];
 		char *end;
@@ -217,33 +420,54 @@ static void open_streams(const char *ctfdir)
 		cpu = strtol(de->d_name + 3, &end, 10);
 		if (end == de->d_name + 3 || *end)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		snprintf(path, sizeof(path), "%s%s", dir, de->d_name);
 		s->cpu = cpu;
-		s->fd = open(path, O_RDONLY);
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (s->fd < 0)
-			die("%s", path);
+			fail("%s: %s", path, strerror(errno));
 		s->map = mmap(NULL, map_size, PROT_READ, MAP_SHARED, s->fd, 0);
 		if (s->map == MAP_FAILED)
-			die("mmap %s", path);
+			fail("mmap %s: %s", path, strerror(errno));
 		snprintf(path, sizeof(path), "%s/cpu%d", ctfdir, cpu);
-		s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (s->out < 0)
-			die("%s", path);
+			fail("%s: %s", path, strerror(errno));
 		nstreams++;
 	}
 	closedir(d);
 	if (!nstreams)
-		die("no stream files in %s", dir);
+		fail("no stream files in %s", dir);
+}
+
+/* What was written goes: it is no trace. */
+static void remove_streams(const char *outdir, const char *ctfdir)
+{
+	static const char *const files[] = { "caches", "kallsyms", "overruns" };
+	char path[PATH_MAX + 300];
+	int i;
+
+	for (i = 0; i < nstreams; i++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", ctfdir, streams[i].cpu);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/metadata", ctfdir);
+	unlink(path);
+	for (i = 0; i < (int)ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", outdir, files[i]);
+		unlink(path);
+	}
+	rmdir(ctfdir);
+	rmdir(outdir);
 }
 
 /* Events lost on @cpu per total_overruns; -1 if not listed. */
 static long lost_on(int cpu)
 {
-	char line[128], want[32], path[256];
+	char line[128], want[32], path[PATH_MAX];
 	long n = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/total_overruns", dir);
+	stream_path(path, sizeof(path), "total_overruns");
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -255,231 +479,151 @@ static long lost_on(int cpu)
 	return n;
 }
 
-/* Start the trace: kmemtrace's caches, or kptrace's filter. */
-static int trace_start(const char *filter)
-{
-	char cmd[4200];
-
-	if (!syscalls)
-		return write_file(KMT_DIR "/enable", filter[0] ? filter : "1");
-	snprintf(cmd, sizeof(cmd), "syscall start ctf%s%s",
-		 filter[0] ? " " : "", filter);
-	return write_file(ST_DIR "/ctl", cmd);
-}
-
-/* Stop it, or close the packets again if it stopped. */
-static int trace_stop(void)
-{
-	return syscalls ? write_file(ST_DIR "/ctl", "syscall stop") :
-			  write_file(KMT_DIR "/enable", "0");
-}
-
-/* Copy what the open file @in reads to @dst; 0 or -1. */
-static int copy_fd(int in, const char *dst)
-{
-	char buf[65536];
-	ssize_t n;
-	int out;
-
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0)
-		return -1;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n) {
-			n = -1;
-			break;
-		}
-	close(out);
-	return n < 0 ? -1 : 0;
-}
-
 /*
  * Events lost while a buffer was full are counted in the next packet to
  * close; if none closed since, close one more (two flushes: the first
- * opens a packet where the reader made room, the second closes it).
+ * opens a packet where the reader made room, the second closes it), while
+ * the stream is still this recorder's.
  */
 static void account_losses(void)
 {
+	unsigned char now[16];
 	int i, again = 0;
 
 	for (i = 0; i < nstreams; i++)
 		if (lost_on(streams[i].cpu) > (long)streams[i].discarded)
 			again = 1;
-	if (!again)
-		return;
-	trace_stop();
-	trace_stop();
-	drain_all();
+	for (i = 0; again && i < 2; i++)
+		if (same_trace(now) && !trace_running())
+			trace_stop();
+	if (again)
+		drain_all();
 }
 
-static void bad_usage(void)
+static noreturn void bad_usage(const char *fmt, const char *arg)
 {
-	fputs("usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l]", stderr);
-	fputs(" [-- COMMAND...]\n", stderr);
-	fputs("       kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...]", stderr);
-	fputs(" [-l] [-- COMMAND...]\n", stderr);
-	exit(2);
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	usage_error("kmemtrace-record --help", "%s", msg);
 }
 
-int main(int argc, char **argv)
+/* Why the start failed, said as the slabtrace command says it. */
+static noreturn void start_failed(int err, const char *filter)
 {
-	const char *outdir = NULL, *buffer_kb = NULL;
-	char caches[4096] = "", pids[400] = "", path[4096], ctfdir[2048];
-	char cmd[64];
-	struct pollfd pfd[MAX_CPUS];
-	struct timespec ms = { 0, 1000000 };
-	int opt, lazy = 0, i, ready;
-	pid_t child = 0;
-	long kb, lost, written;
-	struct sigaction sa;
-	int meta = -1;
+	char reason[1024], path[PATH_MAX], *text;
 
-	while ((opt = getopt(argc, argv, "+o:b:c:p:ls")) != -1) {
-		switch (opt) {
-		case 'o':
-			outdir = optarg;
-			break;
-		case 'b':
-			buffer_kb = optarg;
-			break;
-		case 'c':
-			if (strlen(caches) + strlen(optarg) + 2 > sizeof(caches))
-				bad_usage();
-			strcat(caches, caches[0] ? " " : "");
-			strcat(caches, optarg);
-			break;
-		case 'p':
-			if (strlen(pids) + strlen(optarg) + 6 > sizeof(pids) ||
-			    strspn(optarg, "0123456789") != strlen(optarg))
-				bad_usage();
-			strcat(pids, pids[0] ? " " : "pid ");
-			strcat(pids, optarg);
-			break;
-		case 'l':
-			lazy = 1;
-			break;
-		case 's':
-			syscalls = 1;
-			dir = KPT_DIR;
-			break;
-		default:
-			bad_usage();
+	if (err == -EBUSY && !syscalls) {
+		stream_path(path, sizeof(path), "enable");
+		text = read_all(path);
+		if (text)
+			text[strcspn(text, "\n")] = 0;
+		die("kmemtrace is running already, another process's trace (%s: %s): stop it first",
+		    path, text ? text : "?");
+	}
+	reason_of(-err, reason, sizeof(reason));
+	die("cannot start (%s): %s", filter[0] ? filter : "everything", reason);
+}
+
+/* -b: the buffer's size (syscall size with -s); then map_size and co. */
+static void set_buffer(const char *buffer_kb)
+{
+	char path[PATH_MAX], cmd[64], reason[1024];
+	long kb;
+	int err;
+
+	if (buffer_kb) {
+		if (syscalls) {
+			snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
+			st_path(path, sizeof(path), "ctl");
+		} else {
+			snprintf(cmd, sizeof(cmd), "%.20s", buffer_kb);
+			stream_path(path, sizeof(path), "buffer_kb");
+		}
+		err = write_file(path, cmd);
+		if (err) {
+			reason_of(-err, reason, sizeof(reason));
+			die("cannot set the buffer to %s KiB: %s", buffer_kb, reason);
 		}
 	}
-	if (pids[0] && (!syscalls || caches[0]))
-		bad_usage();
-	if (syscalls && caches[0]) {
-		if (strchr(caches, ' ') || strlen(caches) > 15)
-			bad_usage();
-		memmove(caches + 5, caches, strlen(caches) + 1);
-		memcpy(caches, "comm ", 5);
-	}
-	if (pids[0])
-		snprintf(caches, sizeof(caches), "%s", pids);
-	if (!outdir)
-		outdir = syscalls ? "kptrace.trace" : "kmemtrace.trace";
-	snprintf(path, sizeof(path), "%s/abi_version", dir);
-	if (read_number(path) != (syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION))
-		die("%s: not ABI 1 (is slabtrace loaded?)", path);
-	if (buffer_kb && syscalls) {
-		snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
-		if (write_file(ST_DIR "/ctl", cmd))
-			die("cannot set the size to %s KiB", buffer_kb);
-	} else if (buffer_kb && write_file(KMT_DIR "/buffer_kb", buffer_kb)) {
-		die("cannot set buffer_kb to %s", buffer_kb);
-	}
-	snprintf(path, sizeof(path), "%s/buffer_kb", dir);
+	stream_path(path, sizeof(path), "buffer_kb");
 	kb = read_number(path);
 	if (kb <= 0)
-		die("%s", path);
+		die("%s: %s", path, strerror(errno));
 	map_size = (size_t)kb * 1024;
 	subbuf_size = map_size / KMT_SUBBUFS;
-	copybuf = malloc(subbuf_size);
-	if (strlen(outdir) > sizeof(ctfdir) - 8)
-		bad_usage();
-	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", outdir);
-	if ((mkdir(outdir, 0755) && errno != EEXIST) ||
-	    (mkdir(ctfdir, 0755) && errno != EEXIST))
-		die("mkdir %s", ctfdir);
-	errno = 0;
+	copybuf = xmalloc(subbuf_size);
+}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
+/*
+ * The end: stop the trace if it is still ours, take the last packets, and
+ * save the metadata and the rest if the packets make one trace with it;
+ * else remove what was written.  The exit status.
+ */
+static int finish(const char *outdir, const char *ctfdir)
+{
+	static const unsigned char none[16];
+	char path[PATH_MAX + 300], src[PATH_MAX], *text, a[40], b[40];
+	int i, err, stopped_by_other = 0;
+	unsigned char now[16];
+	long lost, written;
+	FILE *f;
 
-	/* Held open from here on: kptrace does not trace its readers. */
-	if (syscalls) {
-		meta = open(KPT_DIR "/metadata", O_RDONLY);
-		if (meta < 0)
-			die("%s", KPT_DIR "/metadata");
-	}
-	if (trace_start(caches))
-		die("cannot start (%s; see dmesg)", caches[0] ? caches : "every one");
-	errno = 0;
-	open_streams(ctfdir);
-	if (syscalls) {
-		/* The calls from here on are recorded. */
-		printf("kmemtrace-record: recording\n");
-		fflush(stdout);
-	}
-
-	if (optind < argc) {
-		child = fork();
-		if (child < 0)
-			die("%s", "fork");
-		if (!child) {
-			signal(SIGINT, SIG_DFL);
-			execvp(argv[optind], argv + optind);
-			die("exec %s", argv[optind]);
+	/* Stop, if the trace is still ours: every open packet closes. */
+	if (same_trace(now)) {
+		if (trace_running()) {
+			err = trace_stop();
+			if (err)
+				fail("cannot stop the trace: %s", strerror(-err));
+		} else {
+			stopped_by_other = 1;
 		}
+		if (!broken[0] && drain_all() >= 0)
+			account_losses();
+	} else if (!broken[0] && !memcmp(now, none, 16)) {
+		snprintf(broken, sizeof(broken), "the trace is gone (slabtrace unloaded?)");
+	} else if (!broken[0]) {
+		uuid_text(uuid0, a);
+		uuid_text(now, b);
+		snprintf(broken, sizeof(broken),
+			 "the trace was restarted by another process (trace %s, now %s)", a, b);
 	}
-	for (i = 0; i < nstreams; i++) {
-		pfd[i].fd = streams[i].fd;
-		pfd[i].events = POLLIN;
-	}
-	while (!stop_flag && !(child && child_done)) {
-		if (lazy) {
-			pause();
-			continue;
-		}
-		ready = poll(pfd, nstreams, 200);
-		if (ready > 0 && !drain_all())
-			nanosleep(&ms, NULL);	/* a packet closing right now */
-	}
-	if (child && !child_done)
-		kill(child, SIGTERM);
-	if (child)
-		waitpid(child, NULL, 0);
-
-	/* Stop: every open packet closes; then take them all. */
-	if (trace_stop())
-		die("cannot stop the trace%s", "");
-	errno = 0;
-	drain_all();
-	account_losses();
+	started = 0;
 
 	snprintf(path, sizeof(path), "%s/metadata", ctfdir);
-	if (syscalls ? copy_fd(meta, path) :
-	    copy_file(KMT_DIR "/metadata", path))
-		die("copy of %s", "metadata");
+	text = broken[0] ? NULL : metadata_now();
+	if (!broken[0] && (metadata_uuid(text, now) || memcmp(now, uuid0, 16)))
+		snprintf(broken, sizeof(broken), "%s",
+			 "the trace was restarted by another process at its end");
+	if (broken[0]) {
+		remove_streams(outdir, ctfdir);
+		die("%s: nothing saved", broken);
+	}
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		die("%s: %s", path, strerror(errno));
+	free(text);
 	if (!syscalls) {
 		snprintf(path, sizeof(path), "%s/caches", outdir);
-		if (copy_file(KMT_DIR "/caches", path))
-			die("copy of %s", "caches");
+		stream_path(src, sizeof(src), "caches");
+		if (copy_file(src, path))
+			die("copy of %s: %s", src, strerror(errno));
 		snprintf(path, sizeof(path), "%s/kallsyms", outdir);
-		if (copy_file("/proc/kallsyms", path))
-			die("copy of %s", "/proc/kallsyms");
+		snprintf(src, sizeof(src), "%s/kallsyms", st_procfs());
+		if (copy_file(src, path))
+			die("copy of %s: %s", src, strerror(errno));
 	}
 	snprintf(path, sizeof(path), "%s/overruns", outdir);
-	snprintf(cmd, sizeof(cmd), "%s/total_overruns", dir);
-	copy_file(cmd, path);
-	errno = 0;
-
-	snprintf(path, sizeof(path), "%s/events", dir);
+	stream_path(src, sizeof(src), "total_overruns");
+	copy_file(src, path);
+	lost = read_number(src);
+	stream_path(path, sizeof(path), "events");
 	written = read_number(path);
-	lost = read_number(cmd);
+	if (!same_trace(now)) {
+		remove_streams(outdir, ctfdir);
+		die("the trace was restarted by another process at its end: nothing saved");
+	}
+
 	printf("kmemtrace-record: %ld events written, %ld lost, into %s\n",
 	       written, lost, outdir);
 	if (syscalls) {
@@ -497,5 +641,163 @@ int main(int argc, char **argv)
 			printf("kmemtrace-record: cpu%d lost %ld events\n",
 			       streams[i].cpu, l);
 	}
+	if (stopped_by_other)
+		die("the trace was stopped by another process before the end: %s %s",
+		    outdir, "holds what came until then");
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *outdir = NULL, *buffer_kb = NULL;
+	char caches[4096] = "", pids[400] = "", path[PATH_MAX], ctfdir[2048];
+	struct pollfd pfd[MAX_CPUS];
+	struct timespec ms = { 0, 1000000 };
+	int opt, lazy = 0, i, ready, err;
+	struct sigaction sa;
+	char *text;
+	pid_t child = 0;
+
+	prog_name = "kmemtrace-record";
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:o:b:c:p:lsh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'b':
+			buffer_kb = optarg;
+			break;
+		case 'c':
+			if (strlen(caches) + strlen(optarg) + 2 > sizeof(caches))
+				bad_usage("-c: too many names (%s)", optarg);
+			strcat(caches, caches[0] ? " " : "");
+			strcat(caches, optarg);
+			break;
+		case 'p':
+			if (strlen(pids) + strlen(optarg) + 6 > sizeof(pids) ||
+			    !optarg[0] || strspn(optarg, "0123456789") != strlen(optarg))
+				bad_usage("-p takes a process ID, not '%s'", optarg);
+			strcat(pids, pids[0] ? " " : "pid ");
+			strcat(pids, optarg);
+			break;
+		case 'l':
+			lazy = 1;
+			break;
+		case 's':
+			syscalls = 1;
+			sub = "kptrace_ctf";
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'V':
+			printf("kmemtrace-record %s\n", VERSION);
+			return 0;
+		case ':':
+			bad_usage("%s needs an argument", argv[optind - 1]);
+		default:
+			bad_usage("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (pids[0] && !syscalls)
+		bad_usage("-p is for -s%s", "");
+	if (pids[0] && caches[0])
+		bad_usage("-s: -c or -p, not both%s", "");
+	if (syscalls && caches[0]) {
+		if (strchr(caches, ' ') || strlen(caches) > 15)
+			bad_usage("-s: -c takes one command name of at most 15 bytes (%s)",
+				  caches);
+		memmove(caches + 5, caches, strlen(caches) + 1);
+		memcpy(caches, "comm ", 5);
+	}
+	if (pids[0])
+		snprintf(caches, sizeof(caches), "%s", pids);
+	if (!outdir)
+		outdir = syscalls ? "kptrace.trace" : "kmemtrace.trace";
+	if (strlen(outdir) > sizeof(ctfdir) - 8)
+		bad_usage("-o: a path too long (%s)", outdir);
+
+	st_check(syscalls ? "kptrace_ctf/abi_version" : "kmemtrace/abi_version", R_OK);
+	stream_path(path, sizeof(path), "abi_version");
+	if (read_number(path) != (syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION))
+		die("%s: not ABI %d: a slabtrace module of another version", path,
+		    syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION);
+	st_check(syscalls ? "ctl" : "kmemtrace/enable", W_OK);
+	if (syscalls && kptrace_tracing())
+		die("kptrace is tracing already, another process's trace (%s/status): %s",
+		    st_root(), "stop it first (syscall stop)");
+	set_buffer(buffer_kb);
+	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", outdir);
+	if ((mkdir(outdir, 0755) && errno != EEXIST) ||
+	    (mkdir(ctfdir, 0755) && errno != EEXIST))
+		die("mkdir %s: %s", ctfdir, strerror(errno));
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+
+	/* Held open from here on: kptrace does not trace its readers. */
+	if (syscalls) {
+		stream_path(path, sizeof(path), "metadata");
+		meta = open(path, O_RDONLY | O_CLOEXEC);
+		if (meta < 0)
+			die("%s: %s", path, strerror(errno));
+	}
+	err = trace_start(caches);
+	if (err)
+		start_failed(err, caches);
+	started = 1;
+	text = metadata_now();
+	if (metadata_uuid(text, uuid0))
+		fail("the metadata of the trace just started has no UUID");
+	free(text);
+	open_streams(ctfdir);
+	if (syscalls) {
+		/* The calls from here on are recorded. */
+		printf("kmemtrace-record: recording\n");
+		fflush(stdout);
+	}
+
+	if (optind < argc) {
+		fflush(stdout);
+		child = fork();
+		if (child < 0)
+			fail("fork: %s", strerror(errno));
+		if (!child) {
+			signal(SIGINT, SIG_DFL);
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, "kmemtrace-record: cannot run %s: %s\n",
+				argv[optind], strerror(errno));
+			_exit(127);
+		}
+	}
+	for (i = 0; i < nstreams; i++) {
+		pfd[i].fd = streams[i].fd;
+		pfd[i].events = POLLIN;
+	}
+	while (!stop_flag && !(child && child_done)) {
+		if (lazy || broken[0]) {
+			/* Not pause(): the signal may have come since the test. */
+			poll(NULL, 0, 100);
+			continue;
+		}
+		ready = poll(pfd, nstreams, 200);
+		if (ready > 0 && !drain_all())
+			nanosleep(&ms, NULL);	/* a packet closing right now */
+	}
+	if (child && !child_done)
+		kill(child, SIGTERM);
+	if (child)
+		waitpid(child, NULL, 0);
+
+	return finish(outdir, ctfdir);
 }

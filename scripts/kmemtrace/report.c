@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace-report: a recorded kmemtrace trace, per allocation call site.
+ * kmemtrace-report(1): a recorded kmemtrace trace, per allocation call site.
  *
  *   kmemtrace-report [--sort KEY] [--top N] [--list N] DIR
+ *   kmemtrace-report --help | --version
  *
  * DIR is what kmemtrace-record wrote (DIR/ctf is the CTF trace; DIR/caches
  * and DIR/kallsyms name caches and call sites).  The events are decoded by
@@ -16,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include <babeltrace2/babeltrace.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -546,10 +548,30 @@ static void list_bad(const char *what, __u64 n, const struct bad *b,
 	}
 }
 
-static void bad_usage(void)
+#define VERSION "0.1"
+
+static const char help[] =
+	"usage: kmemtrace-report [--sort KEY] [--top N] [--list N] DIR\n"
+	"       kmemtrace-report --help | --version\n"
+	"\n"
+	"Read a trace kmemtrace-record wrote into DIR and print, per allocation\n"
+	"call site, the allocations, bytes requested and allocated, internal\n"
+	"fragmentation and frees on another CPU; the same per cache; totals;\n"
+	"frees of pointers never seen allocated and double frees.\n"
+	"\n"
+	"  -s, --sort KEY  order of the call sites: bytes (allocated, the default),\n"
+	"                  hits, req (bytes requested), frag, cross (cross-CPU\n"
+	"                  frees), site (address)\n"
+	"  -t, --top N     call sites shown (20; 0: all)\n"
+	"  -l, --list N    frees of unseen pointers and double frees listed (10)\n"
+	"  -h, --help      this help\n"
+	"  -V, --version   the version\n";
+
+/* A usage error: what is wrong, where the usage is, exit 2. */
+static void bad_usage(const char *what, const char *arg)
 {
-	fputs("usage: kmemtrace-report [--sort bytes|hits|req|frag|cross|site]", stderr);
-	fputs(" [--top N] [--list N] DIR\n", stderr);
+	fprintf(stderr, "kmemtrace-report: %s%s%s (kmemtrace-report --help)\n",
+		what, arg ? " " : "", arg ? arg : "");
 	exit(2);
 }
 
@@ -560,6 +582,7 @@ int main(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "list", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const keys[NKEYS] = {
@@ -577,32 +600,45 @@ int main(int argc, char **argv)
 	int opt;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "s:t:l:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":s:t:l:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			for (i = 0; i < NKEYS; i++)
 				if (!strcmp(optarg, keys[i]))
 					break;
 			if (i == NKEYS)
-				bad_usage();
+				bad_usage("--sort takes bytes, hits, req, frag, cross or site, not",
+					  optarg);
 			sort_key = i;
 			break;
 		case 't':
 			top = strtoul(optarg, &end, 10);
-			if (*end || !*optarg)
-				bad_usage();
+			if (*end || !isdigit((unsigned char)*optarg))
+				bad_usage("--top takes a number, not", optarg);
 			break;
 		case 'l':
 			list = strtoul(optarg, &end, 10);
-			if (*end || !*optarg)
-				bad_usage();
+			if (*end || !isdigit((unsigned char)*optarg))
+				bad_usage("--list takes a number, not", optarg);
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return 0;
+		case 'V':
+			printf("kmemtrace-report %s\n", VERSION);
+			return 0;
+		case ':':
+			bad_usage("an argument is missing after", argv[optind - 1]);
 			break;
 		default:
-			bad_usage();
+			bad_usage("unknown option", argv[optind - 1]);
 		}
 	}
-	if (optind != argc - 1 || strlen(argv[optind]) > 4000)
-		bad_usage();
+	if (optind != argc - 1)
+		bad_usage("one DIR, the trace, is needed", NULL);
+	if (strlen(argv[optind]) > 4000)
+		bad_usage("a path too long:", argv[optind]);
 	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", argv[optind]);
 	if (stat(ctfdir, &sb))
 		snprintf(ctfdir, sizeof(ctfdir), "%s", argv[optind]);

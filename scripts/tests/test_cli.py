@@ -1,29 +1,38 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the slabtrace command (scripts/slabtrace.c) on the host,
-against a fake tree: a debugfs directory with slabtrace's files (plain
-files holding what the module printed in a VM run, scripts/tests/cli/),
-a /proc/slabinfo and a /sys/kernel/slab with merged names as symlinks.
-The fake ctl is a plain file: the commands the program writes are
-appended to it, after the dump it holds, and the tests read them back.
+"""Tests of the command-line tools on the host: the slabtrace command
+(scripts/slabtrace.c) and kmemtrace-record (scripts/kmemtrace/record.c)
+against a fake tree, a debugfs (or /proc/slabtrace) directory with
+slabtrace's files (plain files holding what the module printed in a VM
+run, scripts/tests/cli/), a /proc/slabinfo and a /sys/kernel/slab with
+merged names as symlinks.  The fake ctl is a plain file: the commands the
+program writes are appended to it, after the dump it holds, and the tests
+read them back; kmemtrace-record's fake streams are plain files of packets.
+Also: every tool's --help and usage errors, the man pages, make tools,
+install-tools and uninstall-tools, and what a warning does to a build.
 
     scripts/tests/test_cli.py [VM_OUT_DIR...]
 
-Builds the program into $TMPDIR (or uses $SLABTRACE_BIN).  With VM output
-directories (build/KVER/vm-out after the cli guest test), also parses the
-guest's "top --json" as JSON; SLABTRACE_REQUIRE_VM_OUT=1 fails rather than
-skips when there is none.  The last line
-is "cli: N passed, N failed".  The VM test scripts/guest/cli.sh runs the
-same program against the real module.
+Builds the programs into $TMPDIR (or uses $SLABTRACE_BIN for slabtrace).
+With VM output directories (build/KVER/vm-out after the cli guest test),
+also parses the guest's "top --json" as JSON; SLABTRACE_REQUIRE_VM_OUT=1
+fails rather than skips when there is none.  The last line is "cli: N
+passed, N failed".  The VM tests scripts/guest/cli.sh and kmemtrace.sh run
+the same programs against the real module.
 """
 
+
+import fcntl
 import json
-import re  # noqa: F401
 import os
+import re
 import shutil
+import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +40,10 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 DUMP = os.path.join(HERE, "cli", "dump-6.12.txt")
 STACKS = os.path.join(HERE, "cli", "stacks-6.12.txt")
 BIN = os.environ.get("SLABTRACE_BIN")
+RECORD = None
+REPORT = None
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
+DOC = os.path.join(TOP, "Documentation")
 
 STATS = """records 26 limit 330170
 table buckets 1024 grow_failed 0 grow_steps 0 most_moved_in_a_step 0
@@ -41,6 +53,8 @@ stacks deferred 0
 probes alloc on free on
 cache kmalloc-64 stopped records 26 replaced 0 pool_empty 3 limit_reached 0 in_NMI 0 stack_store_full 1 context_store_full 0
 """
+STATS_IDLE = STATS.split("cache ")[0]
+STATS_TRACING = STATS.replace(" stopped ", " tracing ")
 
 STATUS = """slabtrace: 1 cache traced or holding records, 26 records (limit 330170), probes attached
 cache kmalloc-64: stopped, traced 0.773s, 26 records, drops: pool empty 3, stack store full 1
@@ -58,32 +72,55 @@ Acpi-Namespace       400     400     48   85    1 : tunables    0    0    0 : sl
 """
 
 
+def dump_of(name, older=None):
+    """The VM's dump, as the module would print it for "print NAME
+    [older-than OLDER]" (NAME as the dump writes it, escaped)."""
+    with open(DUMP) as f:
+        text = f.read()
+    head = "Dumping outstanding allocs from " + name
+    if older:
+        head += " (older than %d ms)" % older
+    return text.replace("Dumping outstanding allocs from kmalloc-64", head, 1)
+
+
+def cc(out, *srcs, libs=()):
+    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", out] +
+                   [os.path.join(TOP, f) for f in srcs] + list(libs), check=True)
+
+
 def build():
-    global BIN
-    if BIN:
-        return
-    BIN = os.path.join(tempfile.mkdtemp(prefix="slabtrace-cli."), "slabtrace")
-    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", BIN,
-                    os.path.join(TOP, "scripts", "slabtrace.c")], check=True)
+    global BIN, RECORD, REPORT
+    tmp = tempfile.mkdtemp(prefix="slabtrace-cli.")
+    if not BIN:
+        BIN = os.path.join(tmp, "slabtrace")
+        cc(BIN, "scripts/slabtrace.c", "scripts/stfiles.c")
+    RECORD = os.path.join(tmp, "kmemtrace-record")
+    cc(RECORD, "scripts/kmemtrace/record.c", "scripts/stfiles.c")
+    p = subprocess.run(["pkg-config", "--cflags", "--libs", "babeltrace2"],
+                       capture_output=True, text=True)
+    if p.returncode == 0:
+        REPORT = os.path.join(tmp, "kmemtrace-report")
+        cc(REPORT, "scripts/kmemtrace/report.c", libs=p.stdout.split())
 
 
 class Fake:
-    """A debugfs, a /proc and a /sys in a temporary directory."""
+    """A debugfs (or /proc/slabtrace), a /proc and a /sys in a temporary
+    directory."""
 
-    def __init__(self, module=True, mounted=True):
+    def __init__(self, module=True, mounted=True, in_proc=False):
         self.root = tempfile.mkdtemp(prefix="slabtrace-fake.")
         self.debugfs = os.path.join(self.root, "debug")
-        self.st = os.path.join(self.debugfs, "slabtrace")
         self.proc = os.path.join(self.root, "proc")
+        self.st = os.path.join(self.proc if in_proc else self.debugfs, "slabtrace")
         self.sys = os.path.join(self.root, "sys")
-        slab = os.path.join(self.sys, "kernel", "slab")
-        for d in (self.debugfs, self.proc, slab):
+        self.slab = os.path.join(self.sys, "kernel", "slab")
+        for d in (self.debugfs, self.proc, self.slab):
             os.makedirs(d)
         for name in ("leaky_widget", "kmalloc-8k", "kmalloc-64", "dentry",
                      ":0000048"):
-            os.makedirs(os.path.join(slab, name))
+            os.makedirs(os.path.join(self.slab, name))
         for alias in ("Acpi-Namespace", "shared_policy_node", "ksm_mm_slot"):
-            os.symlink(":0000048", os.path.join(slab, alias))
+            os.symlink(":0000048", os.path.join(self.slab, alias))
         self.slabinfo(w=10, k=1000, d=8000)
         if mounted:
             os.makedirs(os.path.join(self.debugfs, "tracing"))
@@ -106,28 +143,44 @@ class Fake:
         os.replace(path + ".new", path)
 
     def write(self, name, text):
-        with open(os.path.join(self.st, name), "w") as f:
+        path = os.path.join(self.st, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
             f.write(text)
+
+    def read(self, name):
+        with open(os.path.join(self.st, name)) as f:
+            return f.read()
 
     def commands(self):
         """What the program wrote to ctl: the lines after the dump."""
-        with open(os.path.join(self.st, "ctl")) as f:
-            lines = f.read().splitlines()
-        with open(DUMP) as f:
-            n = len(f.read().splitlines())
-        return lines[n:]
+        lines = self.read("ctl").splitlines()
+        return [x for x in lines if re.match(r"^(start|stop|print|reset|mark|syscall) ", x)]
 
-    def run(self, *args, user=None):
-        env = dict(os.environ, SLABTRACE_DEBUGFS=self.debugfs,
-                   SLABTRACE_PROC=self.proc, SLABTRACE_SYSFS=self.sys,
-                   SLABTRACE_KMSG=os.path.join(self.root, "no-kmsg"))
-        cmd = [BIN] + list(args)
+    def env(self):
+        return dict(os.environ, SLABTRACE_DEBUGFS=self.debugfs,
+                    SLABTRACE_PROC=self.proc, SLABTRACE_SYSFS=self.sys,
+                    SLABTRACE_KMSG=os.path.join(self.root, "no-kmsg"))
+
+    def run(self, *args, user=None, prog=None):
+        cmd = [prog or BIN] + list(args)
         if user:
             cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user,
                    "--clear-groups"] + cmd
-        p = subprocess.run(cmd, env=env, cwd=self.root, capture_output=True,
+        p = subprocess.run(cmd, env=self.env(), cwd=self.root, capture_output=True,
                            text=True, timeout=60)
         return p.returncode, p.stdout, p.stderr
+
+    def popen(self, *args, prog=None):
+        return subprocess.Popen([prog or BIN] + list(args), env=self.env(), cwd=self.root,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def wait_for(self, cond, what, secs=20):
+        end = time.monotonic() + secs
+        while not cond():
+            if time.monotonic() > end:
+                raise AssertionError("no %s within %d s" % (what, secs))
+            time.sleep(0.02)
 
     def close(self):
         shutil.rmtree(self.root)
@@ -162,7 +215,7 @@ class Cli(unittest.TestCase):
             "next: slabtrace top (the stacks holding most), slabtrace leaks (all of them)"])
 
     def test_status_nothing_traced(self):
-        self.fake.write("stats", STATS.split("cache ")[0])
+        self.fake.write("stats", STATS_IDLE)
         rc, out, err = self.fake.run("status")
         self.assertEqual(rc, 0, err)
         self.assertIn("caches: none traced", out)
@@ -173,6 +226,25 @@ class Cli(unittest.TestCase):
         rc, out, err = self.fake.run("status")
         self.assertEqual(rc, 1)
         self.assertIn("stats: not the stats of this version of slabtrace", err)
+
+    def test_files_under_proc_first(self):
+        # /proc/slabtrace when it exists, though debugfs has the files too.
+        debug = os.path.join(self.fake.debugfs, "slabtrace")
+        fake = Fake(in_proc=True)
+        try:
+            shutil.copytree(fake.st, os.path.join(fake.debugfs, "slabtrace"))
+            with open(os.path.join(fake.debugfs, "slabtrace", "ctl"), "w") as f:
+                f.write(dump_of("dentry"))
+            rc, out, err = fake.run("top", "-c", "kmalloc-64")
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(fake.commands(), ["print kmalloc-64"])
+            rc, out, err = fake.run("start", "dentry")
+            self.assertEqual(fake.commands(), ["print kmalloc-64", "start dentry"])
+            with open(os.path.join(fake.debugfs, "slabtrace", "ctl")) as f:
+                self.assertNotIn("start dentry", f.read())
+        finally:
+            fake.close()
+        self.assertTrue(os.path.isdir(debug))
 
     def test_top_ranks_the_leak_first(self):
         rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
@@ -200,7 +272,9 @@ class Cli(unittest.TestCase):
         self.assertIn("get_mountpoint", out)
         rc, out, _ = self.fake.run("top", "-c", "kmalloc-64", "--module", "leaky")
         self.assertIn("25 objects (1600 bytes) pass the filters; 2 stacks", out)
-        rc, out, _ = self.fake.run("top", "-c", "kmalloc-64", "--older", "1500")
+        self.fake.write("ctl", dump_of("kmalloc-64", older=1500))
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64", "--older", "1500")
+        self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands()[-1], "print kmalloc-64 older-than 1500")
 
     def test_top_periodic(self):
@@ -211,18 +285,19 @@ class Cli(unittest.TestCase):
         self.assertEqual(len(heads), 3)
         self.assertRegex(heads[2], r"^--- \d\d:\d\d:\d\d, report 3$")
         self.assertEqual(out.count("leaky_alloc_buf [leaky]"), 3)
+
+    def test_top_periodic_json_is_one_document_a_line(self):
         rc, out, err = self.fake.run("top", "-i", "0.1", "-r", "2", "--json")
-        docs = [json.loads(d) for d in out.split("\n]}\n") if d.strip()
-                for d in [d + "\n]}"]]
-        self.assertEqual(len(docs), 2)
-        rc, _, err = self.fake.run("top", "-r", "2")
-        self.assertEqual((rc, err), (1, "slabtrace: top: -r goes with -i\n"))
-        rc, _, err = self.fake.run("leaks", "-i", "1")
-        self.assertEqual((rc, err), (1, "slabtrace: leaks: -i is for top\n"))
+        self.assertEqual(rc, 0, err)
+        docs = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual([(d["version"], d["report"]) for d in docs], [(1, 1), (1, 2)])
+        self.assertGreater(docs[1]["time"], 1.7e9)
+        self.assertEqual(docs[0]["caches"][0]["stacks"][0]["objects"], 20)
 
     def test_json(self):
         rc, out, err = self.fake.run("top", "-c", "kmalloc-64", "--json", "-n", "2")
         self.assertEqual(rc, 0, err)
+        self.assertEqual(out.count("\n"), 1)
         doc = json.loads(out)
         self.assertEqual(doc["version"], 1)
         c = doc["caches"][0]
@@ -271,11 +346,56 @@ class Cli(unittest.TestCase):
         self.assertIn("       #08 entry_SYSCALL_64_after_hwframe+0x76/0x7e", out)
         self.assertEqual(out.count("#01 "), 3)
 
+    def test_leaks_n_shows_n(self):
+        rc, out, err = self.fake.run("leaks", "-c", "kmalloc-64", "-n", "1")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.count("#01 "), 1)
+        rc, out, err = self.fake.run("leaks", "-c", "kmalloc-64", "-n", "2", "--json")
+        self.assertEqual(len(json.loads(out)["caches"][0]["stacks"]), 2)
+
     def test_escapes_odd_bytes(self):
         self.fake.write("stats", STATS.replace("cache kmalloc-64", "cache odd\033name"))
         _, out, _ = self.fake.run("status")
         self.assertIn("cache odd\\x1bname:", out)
         self.assertNotIn("\033", out)
+
+    def test_dump_of_another_print_refused(self):
+        # What another print of the session would leave in ctl: dentry's
+        # dump, and kmalloc-64's without the filter asked for.
+        self.fake.write("ctl", dump_of("dentry"))
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("ctl: the dump is of 'dentry', not of the print made for "
+                      "'kmalloc-64' (another print in between?)", err)
+        self.fake.write("ctl", dump_of("kmalloc-64"))
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64", "--older", "100")
+        self.assertEqual(rc, 1)
+        self.assertIn("'kmalloc-64 (older than 100 ms)'", err)
+
+    def test_dump_names_escaped_as_the_module_does(self):
+        os.makedirs(os.path.join(self.fake.slab, "odd name\\x"))
+        self.fake.write("ctl", dump_of("odd\\x20name\\\\x"))
+        rc, out, err = self.fake.run("top", "-c", "odd name\\x")
+        self.assertEqual(rc, 0, err)
+
+    def test_cut_short_dump_refused(self):
+        with open(DUMP) as f:
+            lines = f.read().splitlines(True)
+        self.fake.write("ctl", "".join(lines[:26]))
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
+        self.assertEqual(rc, 1)
+        self.assertIn("ctl: the dump is cut short: it lists 3 objects, its header counts 26",
+                      err)
+        cut = os.path.join(self.fake.root, "cut.txt")
+        with open(cut, "w") as f:
+            f.write("".join(lines[:26]))
+        rc, out, err = self.fake.run("report", cut)
+        self.assertEqual(rc, 1)
+        self.assertIn("cut.txt: the dump is cut short", err)
+        with open(cut, "w") as f:
+            f.write(lines[0])
+        rc, out, err = self.fake.run("report", cut)
+        self.assertIn("cut short: no 'traced' line", err)
 
     def test_report_rejects_a_stacks_view(self):
         rc, out, err = self.fake.run("report", STACKS)
@@ -290,6 +410,36 @@ class Cli(unittest.TestCase):
         rc, out, err = self.fake.run("report", DUMP)
         self.assertEqual(rc, 0, err)
         self.assertIn("26 outstanding objects", out)
+
+    def test_report_takes_what_its_help_promises(self):
+        rc, usage, _ = self.fake.run("report", "--help")
+        self.assertEqual(rc, 0)
+        for opt in ("--bytes", "--module", "--comm", "--pid", "--older", "-n", "--json"):
+            self.assertIn(opt, usage)
+        for opt in ("-c", "-i", "-r"):
+            self.assertNotIn(" %s " % opt, usage)
+        rc, out, err = self.fake.run("report", "--bytes", "--module", "leaky", "--comm", "sh",
+                                     "--pid", "616", "--older", "1000", "-n", "1", DUMP)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("20 objects (1280 bytes) pass the filters", out)
+        # Ages: 4 objects of 1.202s, 1 of 1.203s, 20 of 1.207s, 1 of 1.782s.
+        rc, out, err = self.fake.run("report", "--older", "1783", DUMP)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("0 objects (0 bytes) pass the filters; 0 stacks", out)
+        rc, out, err = self.fake.run("report", "--json", "--older", "1203", DUMP)
+        self.assertEqual(json.loads(out)["caches"][0]["matched_objects"], 22)
+
+    def test_one_json_schema_for_both_reports(self):
+        # slabtrace report --json and slabtrace-report --json (the Python
+        # report, which ranks by bytes) write the same document.
+        py = os.path.join(TOP, "scripts", "slabtrace_report.py")
+        rc, out, err = self.fake.run("report", "--json", "--bytes", "-n", "100", DUMP)
+        self.assertEqual(rc, 0, err)
+        p = subprocess.run([sys.executable, py, "--json", "--top", "100", DUMP],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(out), json.loads(p.stdout))
+        self.assertEqual(len(json.loads(out)["caches"][0]["stacks"]), 3)
 
     def test_growth_around_a_command(self):
         p = os.path.join(self.fake.proc, "slabinfo")
@@ -310,7 +460,6 @@ class Cli(unittest.TestCase):
         self.fake.slabinfo(w=10, k=1000, d=8000)
         pid = os.fork()
         if not pid:
-            import time
             for w, k, d in ((10, 9000, 8010), (10, 2000, 8020), (10, 3000, 8030)):
                 time.sleep(0.3)
                 self.fake.slabinfo(w=w, k=k, d=d)
@@ -330,38 +479,6 @@ class Cli(unittest.TestCase):
         self.assertRegex(out, r"Acpi-Namespace .* grows +ksm_mm_slot, shared_policy_node\n"
                          r"|Acpi-Namespace .* grows +shared_policy_node, ksm_mm_slot\n")
 
-    def test_record(self):
-        out_dir = os.path.join(self.fake.root, "rec")
-        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", out_dir,
-                                     "--", "sh", "-c", "exit 0")
-        self.assertEqual(rc, 0, err)
-        self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
-                                                "print kmalloc-64", "reset kmalloc-64"])
-        self.assertEqual(sorted(os.listdir(out_dir)),
-                         ["kmalloc-64.dump", "kmalloc-64.folded",
-                          "kmalloc-64.folded_bytes", "kmalloc-64.stacks"])
-        with open(os.path.join(out_dir, "kmalloc-64.dump")) as f:
-            self.assertTrue(f.read().startswith("Dumping outstanding allocs from kmalloc-64\n"))
-        self.assertRegex(out, r"\n +1 +20 +1280 .* leaky_alloc_buf \[leaky\]")
-
-    def test_record_keep_and_command_status(self):
-        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "--keep",
-                                     "--", "sh", "-c", "exit 4")
-        self.assertEqual(rc, 3)
-        self.assertIn("sh exited with 4", err)
-        self.assertNotIn("reset kmalloc-64", self.fake.commands())
-        self.assertTrue(os.path.isdir(os.path.join(self.fake.root, "slabtrace.out")))
-
-    def test_record_auto(self):
-        p = os.path.join(self.fake.proc, "slabinfo")
-        rc, out, err = self.fake.run(
-            "record", "--auto", "-s", "0", "--", "sh", "-c",
-            "sed -i 's/^leaky_widget *[0-9]*/leaky_widget 99/' " + p)
-        self.assertEqual(rc, 0, err)
-        self.assertEqual(self.fake.commands(), ["start leaky_widget", "stop leaky_widget",
-                                                "print leaky_widget", "reset leaky_widget"])
-        self.assertIn("record: a first run of the command", out)
-
     def test_no_such_cache(self):
         rc, out, err = self.fake.run("record", "-c", "kmalloc-8192", "--", "true")
         self.assertEqual(rc, 1)
@@ -374,15 +491,423 @@ class Cli(unittest.TestCase):
                          "(the names are in /proc/slabinfo)\n")
         self.assertEqual(self.fake.commands(), [])
 
-    def test_usage_errors(self):
+
+def described(tc, helptext):
+    """@tc checks that each option of @helptext's usage (the text before
+    its first empty line) has a line of its own after it."""
+    usage, _, rest = helptext.partition("\n\n")
+    for opt in set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage)):
+        tc.assertRegex(rest, r"(?m)^ +(-\w, )?%s\b" % re.escape(opt),
+                       "%s not described" % opt)
+
+
+COMMANDS = ("status", "growth", "record", "top", "leaks", "report", "start", "stop",
+            "reset", "mark")
+
+
+class Conventions(unittest.TestCase):
+    """--help, --version and usage errors, as a new user tries them."""
+
+    def setUp(self):
+        self.fake = Fake()
+
+    def tearDown(self):
+        self.fake.close()
+
+    def test_every_command_has_help(self):
+        for cmd in COMMANDS:
+            for opt in ("--help", "-h"):
+                rc, out, err = self.fake.run(cmd, opt)
+                self.assertEqual((rc, err), (0, ""), cmd)
+                self.assertRegex(out, r"^usage: slabtrace [a-z|]*%s" % cmd)
+                self.assertIn("-h, --help", out)
+        self.assertEqual(self.fake.commands(), [])
+        rc, out, err = self.fake.run("--help")
+        self.assertEqual((rc, err), (0, ""))
+        for cmd in COMMANDS:
+            self.assertIn(cmd, out)
+        self.assertEqual(self.fake.run("--version")[:2], (0, "slabtrace 0.1\n"))
+
+    def test_every_option_described(self):
+        # Each option of a usage line has a line of its own below.
+        for cmd in COMMANDS:
+            described(self, self.fake.run(cmd, "--help")[1])
+
+    def test_usage_errors_exit_2(self):
+        cases = [("status", "extra"), ("top", "-n", "0"), ("record", "--", "true"),
+                 ("leaks", "-i", "1"), ("top", "-r", "2"), ("top", "--pid", "abc"),
+                 ("growth", "--frob"), ("growth", "-x"), ("top", "-n"), ("start",),
+                 ("stop", "a", "b"), ("report",), ("report", "-c", "x", DUMP),
+                 ("record", "-c", "kmalloc-64", "--auto", "--", "true"),
+                 ("record", "-c", "kmalloc-64"), ("record", "--json", "-c", "dentry", "--", "true"),
+                 ("top", "-i", "0"), ("top", "-i", "x"), ("record", "-s", "-1", "--", "true"),
+                 ("growth", "--cache", "x"), ("top", "--older", "1e3"), ("frobnicate",)]
+        for args in cases:
+            rc, out, err = self.fake.run(*args)
+            self.assertEqual((rc, out), (2, ""), "%s: %s" % (args, err))
+            if args[0] != "frobnicate":
+                self.assertRegex(err, r"^slabtrace: .*\(slabtrace %s --help\)\n$" % args[0],
+                                 args)
+        rc, _, err = self.fake.run("frobnicate")
+        self.assertIn("unknown command 'frobnicate'", err)
+        rc, _, err = self.fake.run()
+        self.assertEqual(rc, 2)
+        self.assertEqual(self.fake.commands(), [])
+
+    def test_usage_error_messages(self):
         rc, _, err = self.fake.run("record", "--", "true")
-        self.assertEqual(rc, 1)
         self.assertIn("name the caches with -c CACHE, or let --auto find them", err)
         rc, _, err = self.fake.run("top", "-n", "x")
-        self.assertIn("-n takes a number", err)
-        rc, _, err = self.fake.run("frobnicate")
-        self.assertEqual(rc, 2)
-        self.assertIn("unknown command 'frobnicate'", err)
+        self.assertIn("top: -n takes a whole number of at least 1, not 'x'", err)
+        self.assertEqual(self.fake.run("top", "-r", "2")[2],
+                         "slabtrace: top: -r goes with -i (slabtrace top --help)\n")
+        self.assertEqual(self.fake.run("leaks", "-i", "1")[2],
+                         "slabtrace: leaks: -i is not an option of leaks "
+                         "(slabtrace leaks --help)\n")
+
+
+class Record(unittest.TestCase):
+    """record owns the caches it starts, and nothing else."""
+
+    def setUp(self):
+        self.fake = Fake()
+        self.fake.write("stats", STATS_IDLE)
+        self.out = os.path.join(self.fake.root, "rec")
+
+    def tearDown(self):
+        self.fake.close()
+
+    def test_record(self):
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+                                     "--", "sh", "-c", "exit 0")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
+                                                "print kmalloc-64", "reset kmalloc-64"])
+        self.assertEqual(sorted(os.listdir(self.out)),
+                         ["kmalloc-64.dump", "kmalloc-64.folded",
+                          "kmalloc-64.folded_bytes", "kmalloc-64.stacks"])
+        with open(os.path.join(self.out, "kmalloc-64.dump")) as f:
+            self.assertTrue(f.read().startswith("Dumping outstanding allocs from kmalloc-64\n"))
+        self.assertRegex(out, r"\n +1 +20 +1280 .* leaky_alloc_buf \[leaky\]")
+        self.assertIn("(slabtrace-flamegraph CACHE.folded_bytes > leaks.svg); "
+                      "the records are reset", out)
+
+    def test_record_keep_and_command_status(self):
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "--keep",
+                                     "--", "sh", "-c", "exit 4")
+        self.assertEqual(rc, 3)
+        self.assertIn("sh exited with 4", err)
+        self.assertNotIn("reset kmalloc-64", self.fake.commands())
+        self.assertTrue(os.path.isdir(os.path.join(self.fake.root, "slabtrace.out")))
+
+    def test_record_auto(self):
+        p = os.path.join(self.fake.proc, "slabinfo")
+        self.fake.write("ctl", dump_of("leaky_widget"))
+        rc, out, err = self.fake.run(
+            "record", "--auto", "-s", "0", "--", "sh", "-c",
+            "sed -i 's/^leaky_widget *[0-9]*/leaky_widget 99/' " + p)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["start leaky_widget", "stop leaky_widget",
+                                                "print leaky_widget", "reset leaky_widget"])
+        self.assertIn("record: a first run of the command", out)
+
+    def test_a_cache_traced_already_is_shared(self):
+        # Traced by hand (or left by a killed record): read, never stopped
+        # or reset.
+        self.fake.write("stats", STATS_TRACING)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+                                     "--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["print kmalloc-64"])
+        self.assertIn("record: tracing kmalloc-64 (shared); running true", out)
+        self.assertIn("a shared cache was traced before: it is not stopped or reset here", out)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "kmalloc-64.dump")))
+
+    def test_a_merged_name_of_a_traced_cache_is_shared(self):
+        self.fake.write("stats", STATS_TRACING.replace("kmalloc-64", "Acpi-Namespace"))
+        self.fake.write("ctl", dump_of("shared_policy_node"))
+        rc, out, err = self.fake.run("record", "-c", "shared_policy_node", "-s", "0",
+                                     "--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["print shared_policy_node"])
+
+    def test_a_stopped_cache_with_records_is_refused(self):
+        self.fake.write("stats", STATS)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--", "true")
+        self.assertEqual(rc, 1)
+        self.assertEqual(err, "slabtrace: record: not tracing kmalloc-64: it holds the records "
+                         "of a stopped trace (slabtrace leaks -c kmalloc-64 shows them, "
+                         "slabtrace reset kmalloc-64 drops them)\n")
+        self.assertEqual(self.fake.commands(), [])
+
+    def test_two_records_of_one_cache(self):
+        # The first holds Acpi-Namespace while its command runs; a second
+        # record of it, or of another of its merged names, is refused and
+        # touches nothing; the first ends as if alone.
+        self.fake.write("ctl", dump_of("Acpi-Namespace"))
+        first = self.fake.popen("record", "-c", "Acpi-Namespace", "-s", "0", "-o", self.out,
+                                "--", "sleep", "1.5")
+        try:
+            self.fake.wait_for(lambda: self.fake.commands() == ["start Acpi-Namespace"],
+                               "start")
+            for name in ("Acpi-Namespace", "ksm_mm_slot"):
+                rc, out, err = self.fake.run("record", "-c", name, "-s", "0", "-o",
+                                             self.out + "2", "--", "true")
+                self.assertEqual(rc, 1, err)
+                self.assertEqual(err, "slabtrace: record: not tracing %s: another slabtrace "
+                                 "record is tracing it (slabtrace top -c %s reads it "
+                                 "meanwhile)\n" % (name, name))
+        finally:
+            out, err = first.communicate(timeout=30)
+        self.assertEqual(first.returncode, 0, err)
+        self.assertEqual(self.fake.commands(),
+                         ["start Acpi-Namespace", "stop Acpi-Namespace",
+                          "print Acpi-Namespace", "reset Acpi-Namespace"])
+        # Once it is done, the cache is free.
+        rc, out, err = self.fake.run("record", "-c", "ksm_mm_slot", "-s", "0", "--", "true")
+        self.assertEqual(err.count("another slabtrace record"), 0, err)
+
+    def test_a_lock_held_elsewhere_is_respected(self):
+        fd = os.open(os.path.join(self.fake.slab, "kmalloc-64"), os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--", "true")
+        finally:
+            os.close(fd)
+        self.assertEqual(rc, 1)
+        self.assertEqual(self.fake.commands(), [])
+
+    def signalled(self, sig, keep=False):
+        """record around a long command, sent @sig once it runs."""
+        pidfile = os.path.join(self.fake.root, "cmd.pid")
+        if os.path.exists(pidfile):
+            os.unlink(pidfile)
+
+        def started():
+            if not os.path.exists(pidfile):
+                return False
+            with open(pidfile) as f:
+                return f.read().endswith("\n")
+
+        rec = self.fake.popen("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+                              *(["--keep"] if keep else []), "--",
+                              "sh", "-c", "echo $$ > %s; exec sleep 30" % pidfile)
+        self.fake.wait_for(started, "command")
+        with open(pidfile) as f:
+            cmd = int(f.read())
+        start = time.monotonic()
+        rec.send_signal(sig)
+        rec.wait(timeout=30)
+        secs = time.monotonic() - start
+        if sig == signal.SIGKILL:
+            # The command outlives record (and holds its output pipes).
+            os.kill(cmd, signal.SIGKILL)
+        out, err = rec.communicate(timeout=30)
+        return rec.returncode, out, err, secs
+
+    def test_sigterm_ends_the_command_then_saves_and_cleans_up(self):
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            rc, out, err, secs = self.signalled(sig)
+            self.assertEqual(rc, 128 + sig, err)
+            self.assertLess(secs, 20)
+            self.assertIn("sh was killed by signal %d" % (signal.SIGINT if sig == signal.SIGINT
+                                                          else signal.SIGTERM), err)
+            self.assertEqual(self.fake.commands()[-4:],
+                             ["start kmalloc-64", "stop kmalloc-64", "print kmalloc-64",
+                              "reset kmalloc-64"])
+            self.assertTrue(os.path.exists(os.path.join(self.out, "kmalloc-64.dump")))
+            os.unlink(os.path.join(self.out, "kmalloc-64.dump"))
+
+    def test_sigkill_the_watchdog_cleans_up(self):
+        for keep in (False, True):
+            rc, out, err, secs = self.signalled(signal.SIGKILL, keep)
+            self.assertEqual(rc, -signal.SIGKILL)
+            want = ["start kmalloc-64", "stop kmalloc-64"] + ([] if keep else
+                                                              ["reset kmalloc-64"])
+            self.fake.wait_for(lambda: self.fake.commands()[-len(want):] == want,
+                               "the watchdog's commands")
+            self.assertRegex(err, r"slabtrace: record \(pid \d+\) ended without cleaning up; "
+                             r"its watchdog %s kmalloc-64\n" %
+                             ("stopped" if keep else "stopped and reset"))
+
+
+def packet(uuid, seq, size, cpu=0):
+    """A closed kmemtrace packet of @size bytes, all header (struct kmt_packet)."""
+    return struct.pack("<I16sIQQQQQQI", 0xC1FC1FC1, uuid, 0, 1000 + seq, 2000 + seq,
+                       size * 8, size * 8, 0, seq, cpu).ljust(size, b"\0")
+
+
+UUID_A = bytes(range(16))
+UUID_B = bytes(range(16, 32))
+
+
+def metadata(uuid):
+    u = uuid.hex()
+    return ('/* CTF 1.8 */\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = "%s-%s-%s-%s-%s";\n'
+            '};\n' % (u[:8], u[8:12], u[12:16], u[16:20], u[20:]))
+
+
+class Recorder(unittest.TestCase):
+    """kmemtrace-record on a fake kmemtrace directory: 16 KiB per CPU,
+    cpu0 a plain file of packets of 2 KiB (eight sub-buffers)."""
+
+    def setUp(self):
+        self.fake = Fake()
+        self.out = os.path.join(self.fake.root, "kt")
+        self.stream(UUID_A, 3)
+        with open(os.path.join(self.fake.proc, "kallsyms"), "w") as f:
+            f.write("ffffffff81000000 T fake\n")
+
+    def stream(self, uuid, npackets, meta_uuid=None, sub="kmemtrace"):
+        f = self.fake
+        f.write(sub + "/abi_version", "1\n")
+        f.write(sub + "/buffer_kb", "16\n")
+        f.write(sub + "/enable", "")
+        f.write(sub + "/metadata", metadata(meta_uuid or uuid))
+        f.write(sub + "/caches", "0 0 -\n")
+        f.write(sub + "/events", "%d\ncpu0 %d\n" % (npackets, npackets))
+        f.write(sub + "/total_overruns", "0\ncpu0 0\n")
+        data = b"".join(packet(uuid, i, 2048) for i in range(npackets))
+        with open(os.path.join(f.st, sub, "cpu0"), "wb") as out:
+            out.write(data.ljust(16384, b"\0"))
+
+    def tearDown(self):
+        self.fake.close()
+
+    def record(self, *args):
+        return self.fake.run("-o", self.out, *args, prog=RECORD)
+
+    def test_records_its_own_trace(self):
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, "kmemtrace-record: 3 events written, 0 lost, into %s\n" % self.out)
+        self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n")
+        with open(os.path.join(self.out, "ctf", "cpu0"), "rb") as f:
+            self.assertEqual(f.read(), b"".join(packet(UUID_A, i, 2048) for i in range(3)))
+        with open(os.path.join(self.out, "ctf", "metadata")) as f:
+            self.assertEqual(f.read(), metadata(UUID_A))
+
+    def test_packets_of_another_trace(self):
+        # The packets carry another UUID than the metadata: a restart
+        # between the start and the streams' opening.
+        self.stream(UUID_B, 3, meta_uuid=UUID_A)
+        rc, out, err = self.record("--", "true")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertRegex(err, r"^kmemtrace-record: cpu0: packet 0 is of trace 10111213-.*, "
+                         r"not 00010203-.* \(restarted by another process\): nothing saved\n$")
+        self.assertFalse(os.path.exists(self.out))
+        self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n")
+
+    def test_restarted_while_recording(self):
+        # Another process stops the trace and starts its own: a new
+        # metadata (UUID B), its "1" last in enable.  Nothing is saved,
+        # and its trace is not stopped.
+        meta = os.path.join(self.fake.st, "kmemtrace", "metadata")
+        enable = os.path.join(self.fake.st, "kmemtrace", "enable")
+        new = os.path.join(self.fake.root, "metadata.B")
+        with open(new, "w") as f:
+            f.write(metadata(UUID_B))
+        rc, out, err = self.record("--", "sh", "-c", "echo 0 >> %s; cp %s %s; echo 1 >> %s"
+                                   % (enable, new, meta, enable))
+        self.assertEqual((rc, out), (1, ""), err)
+        self.assertIn("the trace was restarted by another process (trace 00010203-0405-0607-"
+                      "0809-0a0b0c0d0e0f, now 10111213-1415-1617-1819-1a1b1c1d1e1f): "
+                      "nothing saved", err)
+        self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n1\n")
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_stopped_by_another_process(self):
+        enable = os.path.join(self.fake.st, "kmemtrace", "enable")
+        rc, out, err = self.record("--", "sh", "-c", "echo 0 >> " + enable)
+        self.assertEqual(rc, 1)
+        self.assertIn("3 events written", out)
+        self.assertIn("the trace was stopped by another process before the end: %s holds "
+                      "what came until then" % self.out, err)
+        self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n")
+        self.assertTrue(os.path.exists(os.path.join(self.out, "ctf", "metadata")))
+
+    def test_a_packet_missing(self):
+        with open(os.path.join(self.fake.st, "kmemtrace", "cpu0"), "r+b") as f:
+            f.seek(2048)
+            f.write(packet(UUID_A, 5, 2048))
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 1)
+        self.assertIn("cpu0: packet 5 where 1 was due: packets lost: nothing saved", err)
+
+    def test_syscalls_refused_while_kptrace_traces(self):
+        self.stream(UUID_A, 1, sub="kptrace_ctf")
+        self.fake.write("status", STATUS.replace("kptrace: off", "kptrace: tracing system calls"))
+        rc, out, err = self.record("-s", "--", "true")
+        self.assertEqual(rc, 1)
+        self.assertIn("kptrace is tracing already, another process's trace", err)
+        self.assertEqual(self.fake.commands(), [])
+        # Its own: started (the command plays the module's status), stopped.
+        self.fake.write("status", STATUS)
+        status = os.path.join(self.fake.st, "status")
+        rc, out, err = self.record("-s", "-c", "sh", "--", "sed", "-i",
+                                   "s/kptrace: off/kptrace: tracing system calls/", status)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["syscall start ctf comm sh", "syscall stop"])
+        self.assertIn("kmemtrace-record: recording\n", out)
+
+    def test_under_proc(self):
+        fake = Fake(in_proc=True)
+        try:
+            self.fake, old = fake, self.fake
+            self.stream(UUID_A, 2)
+            shutil.copy(os.path.join(old.proc, "kallsyms"), fake.proc)
+            rc, out, err = self.record("--", "true")
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n")
+        finally:
+            self.fake = old
+            fake.close()
+
+    def test_causes(self):
+        for f, want in ((Fake(module=False), "the slabtrace module is not loaded"),
+                        (Fake(module=False, mounted=False), "debugfs is not mounted on"),
+                        (Fake(), "the slabtrace module is loaded but ")):
+            try:
+                rc, out, err = f.run("--", "true", prog=RECORD)
+            finally:
+                f.close()
+            self.assertEqual(rc, 1)
+            self.assertIn(want, err)
+            self.assertNotIn("ABI", err)
+
+    @unittest.skipUnless(os.getuid() == 0 and shutil.which("setpriv"),
+                         "needs root and setpriv to act as another user")
+    def test_needs_root(self):
+        os.chmod(self.fake.root, 0o755)
+        os.chmod(self.fake.debugfs, 0o700)
+        rc, _, err = self.fake.run("--", "true", user=65534, prog=RECORD)
+        self.assertEqual(rc, 1)
+        self.assertIn("needs root: %s is root's only (run it with sudo)" % self.fake.debugfs,
+                      err)
+
+    def test_help_and_usage(self):
+        rc, out, err = self.fake.run("--help", prog=RECORD)
+        self.assertEqual((rc, err), (0, ""))
+        described(self, out)
+        self.assertEqual(self.fake.run("--version", prog=RECORD)[1], "kmemtrace-record 0.1\n")
+        for args in (["-x"], ["-o"], ["-p", "12a", "-s"], ["-p", "1"], ["-s", "-c", "a", "-p", "1"],
+                     ["-s", "-c", "a_name_of_16_byte"]):
+            rc, out, err = self.fake.run(*args, prog=RECORD)
+            self.assertEqual(rc, 2, args)
+            self.assertRegex(err, r"\(kmemtrace-record --help\)\n$")
+
+    @unittest.skipUnless(shutil.which("pkg-config"), "needs pkg-config")
+    def test_report_help_and_usage(self):
+        if not REPORT:
+            self.skipTest("no libbabeltrace2")
+        rc, out, err = self.fake.run("--help", prog=REPORT)
+        self.assertEqual((rc, err), (0, ""))
+        described(self, out)
+        self.assertEqual(self.fake.run("--version", prog=REPORT)[1], "kmemtrace-report 0.1\n")
+        for args in (["--sort", "x", "d"], ["--top", "x", "d"], [], ["a", "b"], ["--frob", "d"]):
+            rc, out, err = self.fake.run(*args, prog=REPORT)
+            self.assertEqual(rc, 2, args)
+            self.assertRegex(err, r"\(kmemtrace-report --help\)\n$")
 
 
 class Causes(unittest.TestCase):
@@ -414,47 +939,126 @@ class Causes(unittest.TestCase):
         self.assertIn("(run it with sudo)", err)
 
 
-MAN = os.path.join(TOP, "Documentation", "slabtrace.8")
+# Each man page, and the program whose --help it must cover.
+MANS = {"slabtrace.8": None, "kmemtrace-record.8": "RECORD", "kmemtrace-report.1": "REPORT",
+        "slabtrace-flamegraph.1": "scripts/flamegraph.py",
+        "slabtrace-report.1": "scripts/slabtrace_report.py"}
 
 
-class ManPage(unittest.TestCase):
+def man_text(page):
+    with open(os.path.join(DOC, page)) as f:
+        return f.read().replace("\\-", "-")
+
+
+class ManPages(unittest.TestCase):
     @unittest.skipUnless(shutil.which("man") and shutil.which("groff"), "needs man-db and groff")
-    def test_renders_without_warnings(self):
-        p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", MAN],
-                           capture_output=True, text=True)
-        self.assertEqual((p.returncode, p.stderr), (0, ""))
-        p = subprocess.run(["man", "-l", MAN], capture_output=True, text=True,
-                           env=dict(os.environ, MANWIDTH="80", MANPAGER="cat", LC_ALL="C.UTF-8"))
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertRegex(p.stdout, r"slabtrace\s+-\s+find\s+the\s+growing\s+slab\s+cache")
-        self.assertIn("\nJSON OUTPUT\n", p.stdout)
-        self.assertRegex(p.stdout, r"\(see\s+DEFERRED\s+FREES\)")
+    def test_render_without_warnings(self):
+        for page in MANS:
+            path = os.path.join(DOC, page)
+            p = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", path],
+                               capture_output=True, text=True)
+            self.assertEqual((p.returncode, p.stderr), (0, ""), page)
+            p = subprocess.run(["man", "-l", path], capture_output=True, text=True,
+                               env=dict(os.environ, MANWIDTH="80", MANPAGER="cat",
+                                        LC_ALL="C.UTF-8"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS",
+                            "EXAMPLES", "SEE ALSO"):
+                self.assertTrue("\n%s\n" % section in p.stdout, "%s: no %s" % (page, section))
+            if page == "slabtrace.8":
+                self.assertRegex(p.stdout, r"slabtrace\s+-\s+find\s+the\s+growing\s+slab\s+cache")
+                self.assertIn("\nJSON OUTPUT\n", p.stdout)
+                self.assertRegex(p.stdout, r"\(see\s+DEFERRED\s+FREES\)")
 
-    def test_every_command_and_option_documented(self):
-        _, usage, _ = Fake.run(Fake(module=False), "--help")
-        with open(MAN) as f:
-            man = f.read().replace("\\-", "-")
-        words = set(w for line in usage.splitlines()[1:] for w in line.split()
-                    if w[0].isalpha() or w.startswith("-"))
-        for w in sorted(words):
-            w = w.strip("[].").split("|")[0]
-            if w.startswith("-") or w in ("status", "growth", "record", "top", "leaks",
-                                          "report", "start"):
-                self.assertIn(w, man, "slabtrace(8) does not mention %s" % w)
+    def test_every_option_documented(self):
+        fake = Fake(module=False)
+        try:
+            for page, prog in MANS.items():
+                helps = []
+                if prog is None:
+                    helps = [fake.run(c, "--help")[1] for c in COMMANDS]
+                    helps.append(fake.run("--help")[1])
+                elif prog in ("RECORD", "REPORT"):
+                    if not globals()[prog]:
+                        continue
+                    helps = [fake.run("--help", prog=globals()[prog])[1]]
+                else:
+                    helps = [subprocess.run([sys.executable, os.path.join(TOP, prog), "--help"],
+                                            capture_output=True, text=True).stdout]
+                man = man_text(page)
+                for h in helps:
+                    for opt in set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", h)):
+                        self.assertTrue(opt in man, "%s does not mention %s" % (page, opt))
+                for cmd in (COMMANDS if prog is None else ()):
+                    self.assertTrue(".B %s" % cmd in man, "slabtrace.8: no .B %s" % cmd)
+        finally:
+            fake.close()
 
-    def test_install_tools(self):
+    def test_examples_use_installed_commands(self):
+        installed = ("slabtrace", "kmemtrace-record", "kmemtrace-report", "slabtrace-flamegraph",
+                     "slabtrace-report", "babeltrace2", "cat", "echo", "mount", "sudo")
+        for page in MANS:
+            man = man_text(page)
+            ex = man[man.index(".SH EXAMPLES"):man.index(".SH SEE ALSO")]
+            for line in re.findall(r"(?m)^[#$] (.*)$", ex):
+                for cmd in re.split(r"\s*(?:\||&&|;)\s*", line):
+                    word = cmd.split()[0]
+                    self.assertIn(word, installed, "%s: %s" % (page, line))
+                    self.assertNotIn("scripts/", cmd)
+
+
+class Install(unittest.TestCase):
+    def make(self, *args, env=None):
+        p = subprocess.run(["make", "--no-print-directory", "-C", TOP] + list(args),
+                           capture_output=True, text=True, timeout=300,
+                           env=dict(os.environ, **(env or {})))
+        return p.returncode, p.stdout + p.stderr
+
+    def test_install_copies_what_make_tools_built(self):
+        tools = tempfile.mkdtemp(prefix="slabtrace-tools.")
         dest = tempfile.mkdtemp(prefix="slabtrace-install.")
         try:
-            p = subprocess.run(["make", "--no-print-directory", "-C", TOP, "install-tools",
-                                "DESTDIR=" + dest], capture_output=True, text=True)
-            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-            prog = os.path.join(dest, "usr/local/sbin/slabtrace")
-            self.assertEqual(subprocess.run([prog, "--version"], capture_output=True,
+            # Nothing built: install-tools says what to do, and compiles nothing.
+            rc, out = self.make("install-tools", "TOOLS_OUT=" + tools, "DESTDIR=" + dest)
+            self.assertEqual(rc, 2, out)
+            self.assertIn("make install-tools: no %s/slabtrace: run make tools first" % tools,
+                          out)
+            self.assertNotRegex(out, r"\bcc\b|gcc")
+            self.assertEqual(os.listdir(dest), [])
+            rc, out = self.make("tools", "TOOLS_OUT=" + tools, "WERROR=1")
+            self.assertEqual(rc, 0, out)
+            rc, out = self.make("install-tools", "TOOLS_OUT=" + tools, "DESTDIR=" + dest,
+                                "PREFIX=/opt/st")
+            self.assertEqual(rc, 0, out)
+            self.assertNotRegex(out, r"\bcc\b|gcc")
+            want = ["opt/st/sbin/slabtrace", "opt/st/sbin/kmemtrace-record",
+                    "opt/st/bin/slabtrace-flamegraph", "opt/st/bin/slabtrace-report",
+                    "opt/st/share/man/man8/slabtrace.8",
+                    "opt/st/share/man/man8/kmemtrace-record.8",
+                    "opt/st/share/man/man1/slabtrace-flamegraph.1",
+                    "opt/st/share/man/man1/slabtrace-report.1"]
+            if os.path.exists(os.path.join(tools, "kmemtrace-report")):
+                want += ["opt/st/bin/kmemtrace-report",
+                         "opt/st/share/man/man1/kmemtrace-report.1"]
+            got = [os.path.relpath(os.path.join(d, f), dest)
+                   for d, _, fs in os.walk(dest) for f in fs]
+            self.assertEqual(sorted(got), sorted(want))
+            self.assertEqual(subprocess.run([os.path.join(dest, "opt/st/sbin/slabtrace"),
+                                             "--version"], capture_output=True,
                                             text=True).stdout, "slabtrace 0.1\n")
-            with open(os.path.join(dest, "usr/local/share/man/man8/slabtrace.8")) as f, \
-                    open(MAN) as g:
-                self.assertEqual(f.read(), g.read())
+            p = subprocess.run([os.path.join(dest, "opt/st/bin/slabtrace-flamegraph"), "--help"],
+                               capture_output=True, text=True)
+            self.assertTrue(p.stdout.startswith("usage: slabtrace-flamegraph "), p.stdout)
+            for page in want:
+                if "/man" in page:
+                    with open(os.path.join(dest, page)) as f, \
+                            open(os.path.join(DOC, os.path.basename(page))) as g:
+                        self.assertEqual(f.read(), g.read())
+            rc, out = self.make("uninstall-tools", "DESTDIR=" + dest, "PREFIX=/opt/st")
+            self.assertEqual(rc, 0, out)
+            self.assertEqual([f for _, _, fs in os.walk(dest) for f in fs], [])
         finally:
+            shutil.rmtree(tools)
             shutil.rmtree(dest)
 
 
@@ -524,7 +1128,9 @@ class VmOutput(unittest.TestCase):
             self.skipTest("no VM output (cli guest test)")
         for path in runs:
             with open(path) as f:
-                doc = json.load(f)
+                lines = f.read().splitlines()
+            self.assertEqual(len(lines), 1, path)
+            doc = json.loads(lines[0])
             self.assertEqual(doc["version"], 1)
             c = doc["caches"][0]
             self.assertEqual(c["cache"], "kmalloc-64")
@@ -534,6 +1140,10 @@ class VmOutput(unittest.TestCase):
             s = mine[0]
             self.assertEqual((s["objects"], s["bytes"], s["requested"], s["frames"][0]["module"],
                               s["frames"][1]["function"]), (7, 448, 350, "leaky", "keep"))
+            with open(os.path.join(os.path.dirname(path), "cli-top-i.jsonl")) as f:
+                docs = [json.loads(line) for line in f.read().splitlines()]
+            self.assertEqual([(d["version"], d["report"], d["caches"][0]["cache"])
+                              for d in docs], [(1, 1, "kmalloc-64"), (1, 2, "kmalloc-64")])
 
 
 if __name__ == "__main__":

@@ -317,7 +317,7 @@ def main():
     if sys.argv[1:2] == ["--check-in"]:
         check_in(sys.argv[2])
         return 0
-    if subprocess.run(["make", "-s", "-C", TOP, "tools"]).returncode:
+    if subprocess.run(["make", "-s", "-C", TOP, "tools", "WERROR=1"]).returncode:
         check("make tools", False)
     synthetic()
     trace_checks(DATA, "checked-in")

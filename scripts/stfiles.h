@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the programs beside the module (slabtrace, kmemtrace-record) share:
+ * where slabtrace's files are, why they cannot be reached when they
+ * cannot, the module's reason for a refused command, and how a program
+ * says that it failed (exit 1) or was called wrongly (exit 2).
+ *
+ * Every path to a file of the module is built by st_path(), under the one
+ * root st_root() picks: /proc/slabtrace when it exists (procfs is not
+ * subject to lockdown), else /sys/kernel/debug/slabtrace.
+ *
+ * For tests on a machine without the module, the trees can be moved:
+ * SLABTRACE_PROC (default /proc), SLABTRACE_DEBUGFS (/sys/kernel/debug),
+ * SLABTRACE_SYSFS (/sys), SLABTRACE_KMSG (/dev/kmsg).
+ */
+#ifndef SLABTRACE_STFILES_H
+#define SLABTRACE_STFILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdnoreturn.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The program's name, the prefix of its messages: set by main(). */
+extern const char *prog_name;
+
+/* Exit status of a usage error (a bad option, a missing argument). */
+#define EXIT_USAGE	2
+
+void note(const char *fmt, ...);
+noreturn void die(const char *fmt, ...);
+noreturn void usage_error(const char *help, const char *fmt, ...);
+
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *read_fd(int fd);
+char *read_all(const char *path);
+
+const char *st_procfs(void);
+const char *st_sysfs(void);
+const char *st_root(void);
+void st_path(char *buf, size_t size, const char *file);
+void st_check(const char *file, int mode);
+
+void kmsg_mark(void);
+bool kmsg_reason(char *buf, size_t size);
+void reason_of(int err, char *buf, size_t size);
+
+#endif
