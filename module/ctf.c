@@ -34,12 +34,12 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <uapi/slabtrace/kmemtrace.h>
+#include <uapi/slabtrace/ctf.h>
 
 #include <slabtrace/ctf.h>
 #include <slabtrace/slabtrace.h>
 
-#define TS_COMPACT_MAX	BIT_ULL(KMT_COMPACT_TS_BITS)
+#define TS_COMPACT_MAX	BIT_ULL(SLABTRACE_CTF_COMPACT_TS_BITS)
 
 /**
  * slabtrace_ctf_packet_open - write a packet's header and context
@@ -56,13 +56,13 @@ void slabtrace_ctf_packet_open(struct slabtrace_ctf *c, void *subbuf,
 	struct slabtrace_ctf_cpu *cc = per_cpu_ptr(c->cpu, cpu);
 	u8 *p = subbuf;
 
-	memset(p, 0, KMT_PACKET_SIZE);
-	slabtrace_put_le32(p + offsetof(struct kmt_packet, magic), KMT_MAGIC);
-	memcpy(p + offsetof(struct kmt_packet, uuid), &c->uuid, 16);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, timestamp_begin), ts);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, packet_seq_num),
+	memset(p, 0, SLABTRACE_CTF_PACKET_SIZE);
+	slabtrace_put_le32(p + offsetof(struct slabtrace_ctf_packet, magic), SLABTRACE_CTF_MAGIC);
+	memcpy(p + offsetof(struct slabtrace_ctf_packet, uuid), &c->uuid, 16);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet, timestamp_begin), ts);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet, packet_seq_num),
 			   cc->seq++);
-	slabtrace_put_le32(p + offsetof(struct kmt_packet, cpu_id), cpu);
+	slabtrace_put_le32(p + offsetof(struct slabtrace_ctf_packet, cpu_id), cpu);
 	cc->open = subbuf;
 	cc->last_ts = ts;
 }
@@ -80,13 +80,13 @@ void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
 	u8 *p = subbuf;
 	__le64 bits = cpu_to_le64((u64)size * 8);
 
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, timestamp_end), ts);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, events_discarded),
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet, timestamp_end), ts);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet, events_discarded),
 			   lost);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, packet_size),
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet, packet_size),
 			   (u64)size * 8);
 	/* The reader takes the packet once it sees this: the last store. */
-	smp_store_release((__le64 *)(p + offsetof(struct kmt_packet,
+	smp_store_release((__le64 *)(p + offsetof(struct slabtrace_ctf_packet,
 						  content_size)), bits);
 }
 
@@ -108,7 +108,7 @@ static int subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev,
 	if (relay_buf_full(buf))
 		return 0;
 	slabtrace_ctf_packet_open(c, subbuf, buf->cpu, now);
-	subbuf_start_reserve(buf, KMT_PACKET_SIZE);
+	subbuf_start_reserve(buf, SLABTRACE_CTF_PACKET_SIZE);
 	return 1;
 }
 
@@ -198,14 +198,14 @@ void slabtrace_ctf_close(struct slabtrace_ctf *c)
 unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
 					u64 last_ts)
 {
-	if (id < KMT_EXTENDED && ts >= last_ts && ts - last_ts < TS_COMPACT_MAX) {
-		slabtrace_put_le32(p, id | (u32)(ts << KMT_COMPACT_ID_BITS));
-		return KMT_HDR_COMPACT;
+	if (id < SLABTRACE_CTF_EXTENDED && ts >= last_ts && ts - last_ts < TS_COMPACT_MAX) {
+		slabtrace_put_le32(p, id | (u32)(ts << SLABTRACE_CTF_COMPACT_ID_BITS));
+		return SLABTRACE_CTF_HDR_COMPACT;
 	}
-	p[0] = KMT_EXTENDED;
+	p[0] = SLABTRACE_CTF_EXTENDED;
 	slabtrace_put_le32(p + 1, id);
 	slabtrace_put_le64(p + 5, ts);
-	return KMT_HDR_EXTENDED;
+	return SLABTRACE_CTF_HDR_EXTENDED;
 }
 
 /**
@@ -234,7 +234,7 @@ u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
 		return NULL;
 	}
 	len = payload + (ts >= cc->last_ts && ts - cc->last_ts < TS_COMPACT_MAX ?
-			 KMT_HDR_COMPACT : KMT_HDR_EXTENDED);
+			 SLABTRACE_CTF_HDR_COMPACT : SLABTRACE_CTF_HDR_EXTENDED);
 	if (unlikely(buf->offset + len > c->chan->subbuf_size)) {
 		cc->ts = ts;
 		cc->in_event = true;

@@ -2,8 +2,8 @@
 /*
  * ctf.c: per-CPU relay buffers of CTF 1.8 packets, shared by the systems
  * that write a binary stream (kmemtrace, kptrace).  One packet per relay
- * sub-buffer; the packet header is struct kmt_packet of
- * <uapi/slabtrace/kmemtrace.h>, the event header its compact or extended
+ * sub-buffer; the packet header is struct slabtrace_ctf_packet of
+ * <uapi/slabtrace/ctf.h>, the event header its compact or extended
  * form.  The metadata's common part (trace, clock, stream) comes from
  * slabtrace_ctf_metadata(); each system adds its env and event classes.
  */

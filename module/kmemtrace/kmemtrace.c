@@ -112,8 +112,8 @@ int kmt_start(char **names, int nr)
 			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
 	t->ptr_base = PAGE_OFFSET;
 	ret = slabtrace_ctf_open(&t->ctf, kmt_dir,
-				 (size_t)kmt_buffer_kb * 1024 / KMT_SUBBUFS,
-				 KMT_SUBBUFS);
+				 (size_t)kmt_buffer_kb * 1024 / SLABTRACE_CTF_SUBBUFS,
+				 SLABTRACE_CTF_SUBBUFS);
 	if (ret)
 		goto err_filter;
 	ret = kmt_probes_register(t);

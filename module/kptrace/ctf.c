@@ -39,7 +39,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
-#include <uapi/slabtrace/kmemtrace.h>
+#include <uapi/slabtrace/ctf.h>
 #include <uapi/slabtrace/kptrace.h>
 
 #include <slabtrace/ctf.h>
@@ -58,7 +58,7 @@ static size_t ctf_bytes(unsigned long size)
 /**
  * kptrace_ctf_open - new per-CPU streams, replacing the last ones
  * @size: the queue size per CPU ("syscall size"); the stream takes it
- *	  rounded down to whole pages, in KMT_SUBBUFS packets
+ *	  rounded down to whole pages, in SLABTRACE_CTF_SUBBUFS packets
  *
  * Called with slabtrace_mutex held, the hooks detached.
  *
@@ -73,7 +73,7 @@ int kptrace_ctf_open(unsigned long size)
 	}
 	slabtrace_ctf_close(&kpt_ctf);
 	return slabtrace_ctf_open(&kpt_ctf, ctf_dir,
-				  ctf_bytes(size) / KMT_SUBBUFS, KMT_SUBBUFS);
+				  ctf_bytes(size) / SLABTRACE_CTF_SUBBUFS, SLABTRACE_CTF_SUBBUFS);
 }
 
 /* Close every open packet, for the reader.  No hook may be writing. */
