@@ -351,8 +351,9 @@ static void stream_enable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, read_path(&t, 0, "slabtrace/kunit_stream/abi_version",
 					buf, sizeof(buf)), 2);
 	KUNIT_EXPECT_STREQ(test, buf, "7\n");
-	slabtrace_stream_exit(st);
+	/* Its files released first, as the module's pin makes sure of. */
 	unmount_trees(&t);
+	slabtrace_stream_exit(st);
 }
 
 /* One event on this CPU, and a flush that closes its packet. */
@@ -460,9 +461,12 @@ static void cpu_files(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(meta, "\tkunit_abi = 7;\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(meta, "event { name = \"kunit\"; };"));
 
-	/* The stream goes while the old buffer is still mapped. */
-	slabtrace_stream_exit(st);
+	/*
+	 * The stream goes while the old buffer is still mapped; the files
+	 * closed are released first, as the module's pin makes sure of.
+	 */
 	unmount_trees(&t);
+	slabtrace_stream_exit(st);
 }
 
 static struct kunit_case files_cases[] = {
