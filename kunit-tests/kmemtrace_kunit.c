@@ -9,11 +9,11 @@
  * trace of kmalloc-64 holding the events of one kmalloc(50) and kfree().
  */
 #include <kunit/test.h>
-#include <linux/debugfs.h>
 #include <linux/irqflags.h>
 #include <linux/relay.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <uapi/slabtrace/ctf.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
 #include <slabtrace/kmemtrace.h>
@@ -31,15 +31,16 @@ static u64 le(const u8 *p, unsigned int n)
 }
 
 /* A field of a packet's header: 32 bits for magic and cpu_id, else 64. */
-#define PKT32(p, f) le((p) + offsetof(struct kmt_packet, f), 4)
-#define PKT(p, f) le((p) + offsetof(struct kmt_packet, f), 8)
+#define PKT32(p, f) le((p) + offsetof(struct slabtrace_ctf_packet, f), 4)
+#define PKT(p, f) le((p) + offsetof(struct slabtrace_ctf_packet, f), 8)
 
 static void header_forms(struct kunit *test)
 {
 	u8 b[16];
 	u64 ts = 0x123456789ULL;
 
-	KUNIT_EXPECT_EQ(test, sizeof(struct kmt_packet), KMT_PACKET_SIZE);
+	KUNIT_EXPECT_EQ(test, sizeof(struct slabtrace_ctf_packet),
+			SLABTRACE_CTF_PACKET_SIZE);
 	/* Compact: 3 bits of id, the low 29 bits of the time. */
 	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 2, ts, ts - 5), 4U);
 	KUNIT_EXPECT_EQ(test, le(b, 4) & 7, 2ULL);
@@ -49,7 +50,7 @@ static void header_forms(struct kunit *test)
 	/* Extended: 2^29 ns or more since the last, time backwards, id 7+. */
 	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 3, ts,
 							 ts - BIT_ULL(29)), 13U);
-	KUNIT_EXPECT_EQ(test, b[0], KMT_EXTENDED);
+	KUNIT_EXPECT_EQ(test, b[0], SLABTRACE_CTF_EXTENDED);
 	KUNIT_EXPECT_EQ(test, le(b + 1, 4), 3ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 5, 8), ts);
 	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 1, ts, ts + 1), 13U);
@@ -88,12 +89,12 @@ static void payloads(struct kunit *test)
 	kmt_encode_free(b, &t, 0x10, (void *)0x40000000, 0);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0xffffffffULL);
 	/* The average of an alloc/free pair with compact headers. */
-	KUNIT_EXPECT_LE(test, (KMT_HDR_COMPACT * 2 + KMT_ALLOC_PAYLOAD +
+	KUNIT_EXPECT_LE(test, (SLABTRACE_CTF_HDR_COMPACT * 2 + KMT_ALLOC_PAYLOAD +
 			       KMT_FREE_PAYLOAD) / 2, 24);
 }
 
 /* Write @n free events on this CPU; return how many got room. */
-static unsigned int write_events(struct slabtrace_ctf *c, unsigned int n,
+static unsigned int write_events(struct slabtrace_stream *c, unsigned int n,
 				 unsigned int *cpu)
 {
 	unsigned long flags;
@@ -103,7 +104,7 @@ static unsigned int write_events(struct slabtrace_ctf *c, unsigned int n,
 	local_irq_save(flags);
 	*cpu = smp_processor_id();
 	for (i = 0; i < n; i++) {
-		p = slabtrace_ctf_reserve(c, KMT_KFREE, KMT_FREE_PAYLOAD);
+		p = slabtrace_stream_reserve(c, KMT_KFREE, KMT_FREE_PAYLOAD);
 		if (p) {
 			memset(p, 0x5a, KMT_FREE_PAYLOAD);
 			ok++;
@@ -113,49 +114,101 @@ static unsigned int write_events(struct slabtrace_ctf *c, unsigned int n,
 	return ok;
 }
 
-/* Streams with their files in a debugfs directory of the test's. */
-static struct slabtrace_ctf *new_ctf(struct kunit *test, struct dentry **dir)
+/* A stream of the test's, in a directory of its own, started. */
+static int no_start(int argc, char **argv)
 {
-	struct slabtrace_ctf *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	return -EINVAL;
+}
+
+static int no_stop(void)
+{
+	return 0;
+}
+
+static void no_show(struct seq_file *m)
+{
+	seq_puts(m, "0\n");
+}
+
+static bool not_running(void)
+{
+	return false;
+}
+
+static unsigned int no_kb(void)
+{
+	return SUBBUF * SLABTRACE_CTF_SUBBUFS / 1024;
+}
+
+static int no_set_kb(unsigned int kb)
+{
+	return -EINVAL;
+}
+
+static int no_events(struct seq_file *m)
+{
+	return 0;
+}
+
+static const struct slabtrace_stream_ops test_ops = {
+	.name = "kunit",
+	.dir = "kmemtrace_kunit",
+	.abi_version = 1,
+	.metadata_size = 4096,
+	.start = no_start,
+	.stop = no_stop,
+	.show_enable = no_show,
+	.running = not_running,
+	.buffer_kb = no_kb,
+	.set_buffer_kb = no_set_kb,
+	.metadata_events = no_events,
+};
+
+static struct slabtrace_stream *new_stream(struct kunit *test)
+{
+	struct slabtrace_stream *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	*dir = debugfs_create_dir("slabtrace_kmemtrace_kunit", NULL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(*dir));
-	KUNIT_ASSERT_EQ(test, slabtrace_ctf_open(c, *dir, SUBBUF, KMT_SUBBUFS), 0);
+	KUNIT_ASSERT_EQ(test, slabtrace_stream_init(c, &test_ops, NULL, 0), 0);
+	mutex_lock(&slabtrace_mutex);
+	ret = slabtrace_stream_open(c, SUBBUF, SLABTRACE_CTF_SUBBUFS);
+	mutex_unlock(&slabtrace_mutex);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	return c;
 }
 
-static void del_ctf(struct slabtrace_ctf *c, struct dentry *dir)
+static void flush(struct slabtrace_stream *c)
 {
-	slabtrace_ctf_close(c);
-	debugfs_remove(dir);
+	mutex_lock(&slabtrace_mutex);
+	slabtrace_stream_flush(c);
+	mutex_unlock(&slabtrace_mutex);
 }
 
 static void packets(struct kunit *test)
 {
-	struct dentry *dir;
-	struct slabtrace_ctf *c = new_ctf(test, &dir);
-	const unsigned int ev = KMT_HDR_COMPACT + KMT_FREE_PAYLOAD;
+	struct slabtrace_stream *c = new_stream(test);
+	const unsigned int ev = SLABTRACE_CTF_HDR_COMPACT + KMT_FREE_PAYLOAD;
 	unsigned int cpu, per_packet, cpu2;
 	struct rchan_buf *buf;
 	const u8 *p0, *p1;
 	size_t used;
 
 	/* Fill packet 0 exactly, then one more event: a switch. */
-	per_packet = (SUBBUF - KMT_PACKET_SIZE) / ev;
+	per_packet = (SUBBUF - SLABTRACE_CTF_PACKET_SIZE) / ev;
 	KUNIT_ASSERT_EQ(test, write_events(c, per_packet, &cpu), per_packet);
 	buf = *per_cpu_ptr(c->chan->buf, cpu);
 	p0 = buf->start;
-	KUNIT_EXPECT_EQ(test, PKT32(p0, magic), (u64)KMT_MAGIC);
-	KUNIT_EXPECT_EQ(test, memcmp(p0 + offsetof(struct kmt_packet, uuid),
+	KUNIT_EXPECT_EQ(test, PKT32(p0, magic), (u64)SLABTRACE_CTF_MAGIC);
+	KUNIT_EXPECT_EQ(test, memcmp(p0 + offsetof(struct slabtrace_ctf_packet, uuid),
 				     &c->uuid, 16), 0);
 	KUNIT_EXPECT_EQ(test, PKT(p0, packet_seq_num), 0ULL);
 	KUNIT_EXPECT_EQ(test, PKT32(p0, cpu_id), (u64)cpu);
 	KUNIT_EXPECT_EQ(test, PKT(p0, content_size), 0ULL);	/* open */
-	used = KMT_PACKET_SIZE + per_packet * ev;
+	used = SLABTRACE_CTF_PACKET_SIZE + per_packet * ev;
 	KUNIT_EXPECT_EQ(test, buf->offset, used);
 	/* The first event's header is right after the packet's. */
-	KUNIT_EXPECT_EQ(test, p0[KMT_PACKET_SIZE] & 7, KMT_KFREE);
+	KUNIT_EXPECT_EQ(test, p0[SLABTRACE_CTF_PACKET_SIZE] & 7, KMT_KFREE);
 
 	KUNIT_ASSERT_EQ(test, write_events(c, 1, &cpu2), 1U);
 	KUNIT_ASSERT_EQ(test, cpu2, cpu);	/* the suite runs on one CPU */
@@ -168,53 +221,52 @@ static void packets(struct kunit *test)
 	KUNIT_EXPECT_GE(test, PKT(p0, timestamp_end), PKT(p0, timestamp_begin));
 	KUNIT_EXPECT_EQ(test, PKT(p0, events_discarded), 0ULL);
 	/* Packet 1: open, numbered 1, holding the event. */
-	KUNIT_EXPECT_EQ(test, PKT32(p1, magic), (u64)KMT_MAGIC);
+	KUNIT_EXPECT_EQ(test, PKT32(p1, magic), (u64)SLABTRACE_CTF_MAGIC);
 	KUNIT_EXPECT_EQ(test, PKT(p1, packet_seq_num), 1ULL);
 	KUNIT_EXPECT_EQ(test, PKT(p1, content_size), 0ULL);
 	KUNIT_EXPECT_GE(test, PKT(p1, timestamp_begin), PKT(p0, timestamp_end));
-	KUNIT_EXPECT_EQ(test, buf->offset, (size_t)KMT_PACKET_SIZE + ev);
-	KUNIT_EXPECT_EQ(test, slabtrace_ctf_written(c, cpu),
+	KUNIT_EXPECT_EQ(test, buf->offset, (size_t)SLABTRACE_CTF_PACKET_SIZE + ev);
+	KUNIT_EXPECT_EQ(test, slabtrace_stream_written(c, cpu),
 			(unsigned long)per_packet + 1);
 
 	/* A flush closes packet 1 with its one event. */
-	slabtrace_ctf_flush(c);
+	flush(c);
 	KUNIT_EXPECT_EQ(test, PKT(p1, content_size),
-			(u64)(KMT_PACKET_SIZE + ev) * 8);
-	del_ctf(c, dir);
+			(u64)(SLABTRACE_CTF_PACKET_SIZE + ev) * 8);
+	slabtrace_stream_exit(c);
 }
 
 static void overruns(struct kunit *test)
 {
-	struct dentry *dir;
-	struct slabtrace_ctf *c = new_ctf(test, &dir);
-	const unsigned int ev = KMT_HDR_COMPACT + KMT_FREE_PAYLOAD;
-	unsigned int per_packet = (SUBBUF - KMT_PACKET_SIZE) / ev;
-	unsigned int cpu, ok, n = per_packet * KMT_SUBBUFS + 100;
+	struct slabtrace_stream *c = new_stream(test);
+	const unsigned int ev = SLABTRACE_CTF_HDR_COMPACT + KMT_FREE_PAYLOAD;
+	unsigned int per_packet = (SUBBUF - SLABTRACE_CTF_PACKET_SIZE) / ev;
+	unsigned int cpu, ok, n = per_packet * SLABTRACE_CTF_SUBBUFS + 100;
 	struct rchan_buf *buf;
 	const u8 *last;
 
-	/* Nobody reads: KMT_SUBBUFS packets' worth, the rest lost. */
+	/* Nobody reads: SLABTRACE_CTF_SUBBUFS packets' worth, the rest lost. */
 	ok = write_events(c, n, &cpu);
-	KUNIT_EXPECT_EQ(test, ok, per_packet * KMT_SUBBUFS);
-	KUNIT_EXPECT_EQ(test, slabtrace_ctf_lost(c, cpu), (unsigned long)(n - ok));
-	KUNIT_EXPECT_EQ(test, slabtrace_ctf_written(c, cpu), (unsigned long)ok);
+	KUNIT_EXPECT_EQ(test, ok, per_packet * SLABTRACE_CTF_SUBBUFS);
+	KUNIT_EXPECT_EQ(test, slabtrace_stream_lost(c, cpu), (unsigned long)(n - ok));
+	KUNIT_EXPECT_EQ(test, slabtrace_stream_written(c, cpu), (unsigned long)ok);
 	buf = *per_cpu_ptr(c->chan->buf, cpu);
-	last = buf->start + (KMT_SUBBUFS - 1) * SUBBUF;
-	KUNIT_EXPECT_EQ(test, PKT(last, packet_seq_num), (u64)KMT_SUBBUFS - 1);
+	last = buf->start + (SLABTRACE_CTF_SUBBUFS - 1) * SUBBUF;
+	KUNIT_EXPECT_EQ(test, PKT(last, packet_seq_num), (u64)SLABTRACE_CTF_SUBBUFS - 1);
 	/* Closed by the first loss, so it carries none. */
 	KUNIT_EXPECT_EQ(test, PKT(last, events_discarded), 0ULL);
 	/* A flush of a full buffer changes nothing. */
-	slabtrace_ctf_flush(c);
-	KUNIT_EXPECT_EQ(test, slabtrace_ctf_lost(c, cpu), (unsigned long)(n - ok));
+	flush(c);
+	KUNIT_EXPECT_EQ(test, slabtrace_stream_lost(c, cpu), (unsigned long)(n - ok));
 	/* The reader frees one; two flushes: a packet that counts the loss. */
 	relay_subbufs_consumed(c->chan, cpu, 1);
-	slabtrace_ctf_flush(c);
-	slabtrace_ctf_flush(c);
-	KUNIT_EXPECT_EQ(test, PKT(buf->start, packet_seq_num), (u64)KMT_SUBBUFS);
+	flush(c);
+	flush(c);
+	KUNIT_EXPECT_EQ(test, PKT(buf->start, packet_seq_num), (u64)SLABTRACE_CTF_SUBBUFS);
 	KUNIT_EXPECT_EQ(test, PKT(buf->start, events_discarded), (u64)(n - ok));
 	KUNIT_EXPECT_EQ(test, PKT(buf->start, content_size),
-			(u64)KMT_PACKET_SIZE * 8);
-	del_ctf(c, dir);
+			(u64)SLABTRACE_CTF_PACKET_SIZE * 8);
+	slabtrace_stream_exit(c);
 }
 
 static void cache_ids(struct kunit *test)
@@ -263,7 +315,7 @@ struct found {
 };
 
 /* Decode the closed packets of @cpu's buffer, looking for @ptr. */
-static void scan(struct kunit *test, struct slabtrace_ctf *c, int cpu,
+static void scan(struct kunit *test, struct slabtrace_stream *c, int cpu,
 		 const void *ptr, struct found *f)
 {
 	struct rchan_buf *buf = *per_cpu_ptr(c->chan->buf, cpu);
@@ -272,19 +324,19 @@ static void scan(struct kunit *test, struct slabtrace_ctf *c, int cpu,
 	unsigned int i, id;
 	const u8 *pkt, *e;
 
-	for (i = 0; i < KMT_SUBBUFS; i++) {
+	for (i = 0; i < SLABTRACE_CTF_SUBBUFS; i++) {
 		pkt = buf->start + i * sub;
-		if (PKT32(pkt, magic) != KMT_MAGIC || !PKT(pkt, content_size))
+		if (PKT32(pkt, magic) != SLABTRACE_CTF_MAGIC || !PKT(pkt, content_size))
 			continue;
 		end = PKT(pkt, content_size) / 8;
 		KUNIT_ASSERT_LE(test, end, sub);
-		for (off = KMT_PACKET_SIZE; off < end; off += len) {
+		for (off = SLABTRACE_CTF_PACKET_SIZE; off < end; off += len) {
 			e = pkt + off;
 			id = e[0] & 7;
-			len = KMT_HDR_COMPACT;
-			if (id == KMT_EXTENDED) {
+			len = SLABTRACE_CTF_HDR_COMPACT;
+			if (id == SLABTRACE_CTF_EXTENDED) {
 				id = le(e + 1, 4);
-				len = KMT_HDR_EXTENDED;
+				len = SLABTRACE_CTF_HDR_EXTENDED;
 			}
 			KUNIT_ASSERT_LT(test, id, (unsigned int)KMT_NR_EVENTS);
 			e += len;
@@ -326,7 +378,7 @@ static void probes(struct kunit *test)
 	mutex_unlock(&slabtrace_mutex);
 
 	for_each_online_cpu(cpu)
-		scan(test, &kmt_trace.ctf, cpu, p, &f);
+		scan(test, &kmt_trace.stream, cpu, p, &f);
 	KUNIT_EXPECT_EQ(test, f.allocs, 1U);
 	KUNIT_EXPECT_EQ(test, f.req, 50ULL);
 	/* The tracepoint's: the slab size, 128 with KASAN's metadata. */
@@ -335,8 +387,9 @@ static void probes(struct kunit *test)
 	/* kfree() found the object's cache: the allocation's. */
 	KUNIT_EXPECT_GE(test, f.cache_alloc, KMT_CACHE_FIRST);
 	KUNIT_EXPECT_EQ(test, f.cache_free, f.cache_alloc);
-	KUNIT_EXPECT_EQ(test, slabtrace_ctf_lost(&kmt_trace.ctf,
-						 raw_smp_processor_id()), 0UL);
+	KUNIT_EXPECT_EQ(test,
+			slabtrace_stream_lost(&kmt_trace.stream,
+					      raw_smp_processor_id()), 0UL);
 	st_expect_lockdep_clean(test);
 }
 

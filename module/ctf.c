@@ -1,10 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: per-CPU buffers of CTF 1.8 packets, on relay.
+ * slabtrace: the binary stream object, per-CPU buffers of CTF 1.8 packets
+ * on relay, with its directory and files.
  *
- * Each CPU writes its own relay buffer, in no-overwrite mode: a full
- * buffer loses the new events, and counts them.  A relay sub-buffer is one
- * CTF packet: the subbuf_start callback, called by relay at every switch,
+ * A stream (kmemtrace's, kptrace's "ctf") owns its directory, its common
+ * files (enable, buffer_kb, metadata, abi_version, events,
+ * total_overruns, cpu0..cpuN), its system's extra files, and its relay
+ * channel, as kernel/trace/blktrace.c owns its own.  The system gives its
+ * commands and event classes (struct slabtrace_stream_ops): writing
+ * "1 ARGS" or "0" to enable runs the same start and stop as the ctl
+ * command, not a second parser.
+ *
+ * Files outlive channels, never the reverse.  The cpuN files exist from
+ * init to exit, one per possible CPU.  The channel is buffer-only (relay
+ * makes no file of its own); opening cpuN takes the current channel's
+ * buffer for that CPU under the stream's lock, with a reference (as
+ * relay_file_open() does), and read, poll, mmap and release are relay's
+ * own.  A start makes a new channel and closes the last one, whose
+ * buffers go when the last file using them closes: no stop, start, buffer
+ * size or rmmod frees a buffer a file uses (an open file pins the module,
+ * files.c).  Opening cpuN before the first start gives ENODATA.
+ *
+ * Each CPU writes its own buffer, in no-overwrite mode: a full buffer
+ * loses the new events, and counts them.  A relay sub-buffer is one CTF
+ * packet: the subbuf_start callback, called by relay at every switch,
  * closes the previous packet (end time, size, events discarded so far) and
  * writes the header and context of the next one.  Relay's read() skips
  * the padding at the end of a sub-buffer, so the bytes a reader gets are
@@ -16,53 +35,84 @@
  * semantics), then read()s exactly that many bytes, which also tells relay
  * the sub-buffer is free (scripts/kmemtrace/record.c).
  *
+ * Relay allocates its buffers with GFP_KERNEL, which can wake the OOM
+ * killer: a start first checks that the buffers leave enough memory
+ * available (MEM_MARGIN), and fails with ENOMEM otherwise.
+ *
  * Notes on locking
  * ----------------
- * - No lock.  A CPU's buffer and struct slabtrace_ctf_cpu are written by
- *   that CPU with interrupts disabled (an event, or a switch inside it), or
- *   by slabtrace_ctf_flush()/close() once no writer can run (the caller
- *   unregistered its probes and waited for them).
- * - Events in NMI context are not written, only counted (lost_nmi).
- * - slabtrace_mutex: taken to show the count files; the users open and
- *   close their streams under it.
+ * - slabtrace_mutex: the systems' commands, so every start and stop; the
+ *   list of streams.  The channel is replaced with it held.
+ * - slabtrace_stream.lock (mutex): the channel (chan, cpu, uuid,
+ *   clock_offset), written with it and slabtrace_mutex held, read with
+ *   either; a cpuN open takes its buffer under it alone.  Taken inside
+ *   slabtrace_mutex, outside relay's own mutex.
+ * - No lock on the event path.  A CPU's buffer and struct
+ *   slabtrace_stream_cpu are written by that CPU with interrupts disabled
+ *   (an event, or a switch inside it), or by flush and close once no writer
+ *   can run (the system unregistered its probes and waited for them).
+ *   Events in NMI context are not written, only counted (lost_nmi).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bits.h>
-#include <linux/debugfs.h>
+#include <linux/err.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/kref.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
 #include <linux/relay.h>
+#include <linux/sched.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <uapi/slabtrace/kmemtrace.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <uapi/slabtrace/ctf.h>
 
 #include <slabtrace/ctf.h>
 #include <slabtrace/slabtrace.h>
 
-#define TS_COMPACT_MAX	BIT_ULL(KMT_COMPACT_TS_BITS)
+#define TS_COMPACT_MAX	BIT_ULL(SLABTRACE_CTF_COMPACT_TS_BITS)
+
+/*
+ * The memory a start leaves available: 1/16 of RAM, at least 32 MiB.
+ * MemAvailable (si_mem_available()) counts what can be had without
+ * swapping; below that much the kernel starts killing.
+ */
+#define MEM_MARGIN_MIN	(SZ_32M >> PAGE_SHIFT)
+
+/* Every stream, for status.  slabtrace_mutex. */
+static LIST_HEAD(streams);
 
 /**
  * slabtrace_ctf_packet_open - write a packet's header and context
- * @c: the stream set
+ * @s: the stream
  * @subbuf: the start of the sub-buffer
  * @cpu: the stream's CPU
  * @ts: its begin time
  *
  * content_size and packet_size stay 0 until the packet is closed.
  */
-void slabtrace_ctf_packet_open(struct slabtrace_ctf *c, void *subbuf,
+void slabtrace_ctf_packet_open(struct slabtrace_stream *s, void *subbuf,
 			       unsigned int cpu, u64 ts)
 {
-	struct slabtrace_ctf_cpu *cc = per_cpu_ptr(c->cpu, cpu);
+	struct slabtrace_stream_cpu *cc = per_cpu_ptr(s->cpu, cpu);
 	u8 *p = subbuf;
 
-	memset(p, 0, KMT_PACKET_SIZE);
-	slabtrace_put_le32(p + offsetof(struct kmt_packet, magic), KMT_MAGIC);
-	memcpy(p + offsetof(struct kmt_packet, uuid), &c->uuid, 16);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, timestamp_begin), ts);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, packet_seq_num),
-			   cc->seq++);
-	slabtrace_put_le32(p + offsetof(struct kmt_packet, cpu_id), cpu);
+	memset(p, 0, SLABTRACE_CTF_PACKET_SIZE);
+	slabtrace_put_le32(p + offsetof(struct slabtrace_ctf_packet, magic),
+			   SLABTRACE_CTF_MAGIC);
+	memcpy(p + offsetof(struct slabtrace_ctf_packet, uuid), &s->uuid, 16);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet,
+					timestamp_begin), ts);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet,
+					packet_seq_num), cc->seq++);
+	slabtrace_put_le32(p + offsetof(struct slabtrace_ctf_packet, cpu_id),
+			   cpu);
 	cc->open = subbuf;
 	cc->last_ts = ts;
 }
@@ -80,13 +130,14 @@ void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
 	u8 *p = subbuf;
 	__le64 bits = cpu_to_le64((u64)size * 8);
 
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, timestamp_end), ts);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, events_discarded),
-			   lost);
-	slabtrace_put_le64(p + offsetof(struct kmt_packet, packet_size),
-			   (u64)size * 8);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet,
+					timestamp_end), ts);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet,
+					events_discarded), lost);
+	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet,
+					packet_size), (u64)size * 8);
 	/* The reader takes the packet once it sees this: the last store. */
-	smp_store_release((__le64 *)(p + offsetof(struct kmt_packet,
+	smp_store_release((__le64 *)(p + offsetof(struct slabtrace_ctf_packet,
 						  content_size)), bits);
 }
 
@@ -94,8 +145,8 @@ void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
 static int subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev,
 			size_t prev_padding)
 {
-	struct slabtrace_ctf *c = buf->chan->private_data;
-	struct slabtrace_ctf_cpu *cc = per_cpu_ptr(c->cpu, buf->cpu);
+	struct slabtrace_stream *s = buf->chan->private_data;
+	struct slabtrace_stream_cpu *cc = per_cpu_ptr(s->cpu, buf->cpu);
 	u64 now = cc->in_event ? cc->ts : slabtrace_ctf_clock();
 
 	/* While the buffer is full relay calls again with the closed one. */
@@ -107,28 +158,26 @@ static int subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev,
 	}
 	if (relay_buf_full(buf))
 		return 0;
-	slabtrace_ctf_packet_open(c, subbuf, buf->cpu, now);
-	subbuf_start_reserve(buf, KMT_PACKET_SIZE);
+	slabtrace_ctf_packet_open(s, subbuf, buf->cpu, now);
+	subbuf_start_reserve(buf, SLABTRACE_CTF_PACKET_SIZE);
 	return 1;
 }
 
+/*
+ * relay: a buffer-only channel makes no file; relay still asks, with no
+ * name, and takes NULL for failure: it gets a pointer it never uses (the
+ * buffer's dentry stays NULL), and the buffer is per CPU (not global).
+ */
 static struct dentry *create_buf_file(const char *filename,
 				      struct dentry *parent, umode_t mode,
 				      struct rchan_buf *buf, int *is_global)
 {
 	*is_global = 0;
-	/*
-	 * Not debugfs' full proxy, which has no mmap: relay's own file
-	 * operations, safe after the file goes (an open file holds the
-	 * buffer, and relay is not in this module).
-	 */
-	return debugfs_create_file_unsafe(filename, 0400, parent, buf,
-					  &relay_file_operations);
+	return (struct dentry *)buf;
 }
 
 static int remove_buf_file(struct dentry *dentry)
 {
-	debugfs_remove(dentry);
 	return 0;
 }
 
@@ -138,49 +187,109 @@ static const struct rchan_callbacks relay_callbacks = {
 	.remove_buf_file = remove_buf_file,
 };
 
+/*
+ * Refuse, under lockdown=confidentiality, what would show the kernel
+ * addresses a stream's events hold: the reason tracefs is refused for.
+ */
+static int locked_down(struct slabtrace_stream *s, const char *what)
+{
+	int ret;
+
+	if (!s->ops->kernel_addresses)
+		return 0;
+	ret = security_locked_down(LOCKDOWN_TRACEFS);
+	if (ret)
+		pr_warn_ratelimited("%s: %s: refused: the kernel is locked down for confidentiality, and the trace holds kernel addresses\n",
+				    s->ops->dir, what);
+	return ret;
+}
+
+/* Whether @bytes of buffers leave enough memory for everything else. */
+static int mem_check(struct slabtrace_stream *s, unsigned long bytes)
+{
+	unsigned long avail = si_mem_available();
+	unsigned long margin = max(totalram_pages() / 16, MEM_MARGIN_MIN);
+	unsigned long need = DIV_ROUND_UP(bytes, PAGE_SIZE);
+
+	if (need + margin <= avail)
+		return 0;
+	pr_warn_ratelimited("%s: start: %lu KiB of buffers would leave less than %lu MiB of the %lu MiB available: not started (a smaller buffer_kb?)\n",
+			    s->ops->dir, bytes >> 10, margin >> (20 - PAGE_SHIFT),
+			    avail >> (20 - PAGE_SHIFT));
+	return -ENOMEM;
+}
+
+/*
+ * The channel goes; its buffers stay while files use them.  Called with
+ * slabtrace_mutex and the stream's lock held; no writer may run.
+ */
+static void close_channel(struct slabtrace_stream *s)
+{
+	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&s->lock);
+	if (s->chan)
+		relay_close(s->chan);
+	s->chan = NULL;
+	free_percpu(s->cpu);
+	s->cpu = NULL;
+}
+
 /**
- * slabtrace_ctf_open - create the per-CPU buffers and their files
- * @c: zeroed, or closed
- * @dir: the debugfs directory of the files cpu0, cpu1, ...
+ * slabtrace_stream_open - new per-CPU buffers, in place of the last ones
+ * @s: the stream
  * @subbuf_size: bytes of a sub-buffer (a packet)
  * @n_subbufs: sub-buffers per CPU
  *
- * Return: 0 or -errno.
+ * The last channel's buffers go when the files reading them close.  The
+ * new one has a new trace UUID.  Called with slabtrace_mutex held, no
+ * writer running.
+ *
+ * Return: 0; -EPERM under lockdown=confidentiality if the events hold
+ * kernel addresses (the last buffers stay); -ENOMEM if the buffers would
+ * leave too little memory, or cannot be had (no buffer left then).
  */
-int slabtrace_ctf_open(struct slabtrace_ctf *c, struct dentry *dir,
-		       size_t subbuf_size, size_t n_subbufs)
+int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
+			  size_t n_subbufs)
 {
-	c->cpu = alloc_percpu(struct slabtrace_ctf_cpu);
-	if (!c->cpu)
-		return -ENOMEM;
-	uuid_gen(&c->uuid);
-	c->clock_offset = ktime_get_real_ns() - slabtrace_ctf_clock();
-	atomic_long_set(&c->lost_nmi, 0);
-	c->chan = relay_open("cpu", dir, subbuf_size, n_subbufs,
-			     &relay_callbacks, c);
-	if (!c->chan) {
-		free_percpu(c->cpu);
-		c->cpu = NULL;
-		return -ENOMEM;
+	int ret;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	ret = locked_down(s, "start");
+	if (ret)
+		return ret;
+	mutex_lock(&s->lock);
+	close_channel(s);
+	ret = mem_check(s, PAGE_ALIGN(subbuf_size * n_subbufs) *
+			   num_online_cpus());
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	s->cpu = alloc_percpu(struct slabtrace_stream_cpu);
+	if (!s->cpu)
+		goto out;
+	uuid_gen(&s->uuid);
+	s->clock_offset = ktime_get_real_ns() - slabtrace_ctf_clock();
+	atomic_long_set(&s->lost_nmi, 0);
+	s->chan = relay_open(NULL, NULL, subbuf_size, n_subbufs,
+			     &relay_callbacks, s);
+	if (s->chan) {
+		ret = 0;
+	} else {
+		pr_warn_ratelimited("%s: start: cannot allocate %zu KiB per CPU\n",
+				    s->ops->dir, subbuf_size * n_subbufs >> 10);
+		close_channel(s);
 	}
-	return 0;
+out:
+	mutex_unlock(&s->lock);
+	return ret;
 }
 
-/* Close every open packet.  No writer may run. */
-void slabtrace_ctf_flush(struct slabtrace_ctf *c)
+/* Close every open packet.  slabtrace_mutex held, no writer running. */
+void slabtrace_stream_flush(struct slabtrace_stream *s)
 {
-	if (c->chan)
-		relay_flush(c->chan);
-}
-
-/* Free the buffers (after the last reader closes its file).  Idempotent. */
-void slabtrace_ctf_close(struct slabtrace_ctf *c)
-{
-	if (c->chan)
-		relay_close(c->chan);
-	c->chan = NULL;
-	free_percpu(c->cpu);
-	c->cpu = NULL;
+	lockdep_assert_held(&slabtrace_mutex);
+	if (s->chan)
+		relay_flush(s->chan);
 }
 
 /**
@@ -198,19 +307,20 @@ void slabtrace_ctf_close(struct slabtrace_ctf *c)
 unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
 					u64 last_ts)
 {
-	if (id < KMT_EXTENDED && ts >= last_ts && ts - last_ts < TS_COMPACT_MAX) {
-		slabtrace_put_le32(p, id | (u32)(ts << KMT_COMPACT_ID_BITS));
-		return KMT_HDR_COMPACT;
+	if (id < SLABTRACE_CTF_EXTENDED && ts >= last_ts &&
+	    ts - last_ts < TS_COMPACT_MAX) {
+		slabtrace_put_le32(p, id | (u32)(ts << SLABTRACE_CTF_COMPACT_ID_BITS));
+		return SLABTRACE_CTF_HDR_COMPACT;
 	}
-	p[0] = KMT_EXTENDED;
+	p[0] = SLABTRACE_CTF_EXTENDED;
 	slabtrace_put_le32(p + 1, id);
 	slabtrace_put_le64(p + 5, ts);
-	return KMT_HDR_EXTENDED;
+	return SLABTRACE_CTF_HDR_EXTENDED;
 }
 
 /**
- * slabtrace_ctf_reserve_at - room for one event in this CPU's buffer
- * @c: the streams
+ * slabtrace_stream_reserve_at - room for one event in this CPU's buffer
+ * @s: the stream, started
  * @id: the event id
  * @payload: the size of its fields
  * @ts: the event's time, slabtrace_ctf_clock() read by the caller
@@ -220,11 +330,11 @@ unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
  * Return: where to write the @payload bytes, or NULL when the event is
  * lost (counted).
  */
-u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
-			     size_t payload, u64 ts)
+u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,
+				size_t payload, u64 ts)
 {
-	struct slabtrace_ctf_cpu *cc = this_cpu_ptr(c->cpu);
-	struct rchan_buf *buf = *this_cpu_ptr(c->chan->buf);
+	struct slabtrace_stream_cpu *cc = this_cpu_ptr(s->cpu);
+	struct rchan_buf *buf = *this_cpu_ptr(s->chan->buf);
 	size_t len;
 	u8 *p;
 
@@ -234,8 +344,8 @@ u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
 		return NULL;
 	}
 	len = payload + (ts >= cc->last_ts && ts - cc->last_ts < TS_COMPACT_MAX ?
-			 KMT_HDR_COMPACT : KMT_HDR_EXTENDED);
-	if (unlikely(buf->offset + len > c->chan->subbuf_size)) {
+			 SLABTRACE_CTF_HDR_COMPACT : SLABTRACE_CTF_HDR_EXTENDED);
+	if (unlikely(buf->offset + len > s->chan->subbuf_size)) {
 		cc->ts = ts;
 		cc->in_event = true;
 		len = relay_switch_subbuf(buf, len);
@@ -253,92 +363,206 @@ u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
 	return p + len - payload;
 }
 
-/* As slabtrace_ctf_reserve_at(), at the time of the call. */
-u8 *slabtrace_ctf_reserve(struct slabtrace_ctf *c, unsigned int id,
-			  size_t payload)
+/* As slabtrace_stream_reserve_at(), at the time of the call. */
+u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
+			     size_t payload)
 {
-	return slabtrace_ctf_reserve_at(c, id, payload, slabtrace_ctf_clock());
+	return slabtrace_stream_reserve_at(s, id, payload,
+					   slabtrace_ctf_clock());
 }
 
-unsigned long slabtrace_ctf_lost(struct slabtrace_ctf *c, int cpu)
+/*
+ * The events lost (buffer full) and written on @cpu since the start.
+ * Called with slabtrace_mutex or the stream's lock held.
+ */
+unsigned long slabtrace_stream_lost(struct slabtrace_stream *s, int cpu)
 {
-	return c->cpu ? READ_ONCE(per_cpu_ptr(c->cpu, cpu)->lost) : 0;
+	return s->cpu ? READ_ONCE(per_cpu_ptr(s->cpu, cpu)->lost) : 0;
 }
 
-unsigned long slabtrace_ctf_written(struct slabtrace_ctf *c, int cpu)
+unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu)
 {
-	return c->cpu ? READ_ONCE(per_cpu_ptr(c->cpu, cpu)->written) : 0;
+	return s->cpu ? READ_ONCE(per_cpu_ptr(s->cpu, cpu)->written) : 0;
 }
 
-/* The events lost or written: the total, then per CPU, then NMI. */
-static void show_counts(struct seq_file *m, struct slabtrace_ctf *c,
-			bool lost)
+/**
+ * slabtrace_stream_command - what writing enable does
+ * @s: the stream
+ * @buf: the words written, NUL-terminated at @len; modified
+ * @len: their length as written
+ *
+ *   0               the system's stop command
+ *   1 [ARGS...]     its start command, with ARGS
+ *   ARGS...         the same as "1 ARGS..."
+ *
+ * Return: 0, -EINVAL (with a log line) for input that is none of those,
+ * or what the command returns.
+ */
+int slabtrace_stream_command(struct slabtrace_stream *s, char *buf,
+			     size_t len)
 {
-	unsigned long n, total = 0;
-	int cpu;
+	const char *dir = s->ops->dir;
+	char **argv;
+	int argc, ret;
 
-	for_each_possible_cpu(cpu)
-		total += lost ? slabtrace_ctf_lost(c, cpu) :
-				slabtrace_ctf_written(c, cpu);
-	if (lost)
-		total += atomic_long_read(&c->lost_nmi);
-	seq_printf(m, "%lu\n", total);
-	for_each_possible_cpu(cpu) {
-		n = lost ? slabtrace_ctf_lost(c, cpu) :
-			   slabtrace_ctf_written(c, cpu);
-		if (n || cpu_online(cpu))
-			seq_printf(m, "cpu%d %lu\n", cpu, n);
+	if (strlen(buf) != len) {
+		pr_warn_ratelimited("%s: enable: NUL byte in input\n", dir);
+		return -EINVAL;
 	}
-	if (lost && atomic_long_read(&c->lost_nmi))
-		seq_printf(m, "nmi %ld\n", atomic_long_read(&c->lost_nmi));
-}
-
-static int events_show(struct seq_file *m, void *v)
-{
+	argv = argv_split(GFP_KERNEL, buf, &argc);
+	if (!argv)
+		return -ENOMEM;
+	ret = -EINVAL;
+	if (!argc) {
+		pr_warn_ratelimited("%s: enable: empty input\n", dir);
+		goto out;
+	}
+	if (!strcmp(argv[0], "0") && argc > 1) {
+		pr_warn_ratelimited("%s: enable: 0 takes nothing after it\n", dir);
+		goto out;
+	}
 	mutex_lock(&slabtrace_mutex);
-	show_counts(m, m->private, false);
+	if (!strcmp(argv[0], "0"))
+		ret = s->ops->stop();
+	else if (!strcmp(argv[0], "1"))
+		ret = s->ops->start(argc - 1, argv + 1);
+	else
+		ret = s->ops->start(argc, argv);
 	mutex_unlock(&slabtrace_mutex);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(events);
-
-static int overruns_show(struct seq_file *m, void *v)
-{
-	mutex_lock(&slabtrace_mutex);
-	show_counts(m, m->private, true);
-	mutex_unlock(&slabtrace_mutex);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(overruns);
-
-/**
- * slabtrace_ctf_count_files - the files that count a stream set's events
- * @dir: where
- * @c: the streams (read as zeros while never opened); its user opens and
- *     closes them under slabtrace_mutex, which reading the files takes
- *
- * "events", the events written, and "total_overruns", the events lost
- * (buffer full, or in NMI context): each the total, then a "cpuN COUNT"
- * line per CPU online or with a count, then "nmi COUNT" for the lost ones
- * if any were in NMI context.
- */
-void slabtrace_ctf_count_files(struct dentry *dir, struct slabtrace_ctf *c)
-{
-	debugfs_create_file("events", 0400, dir, c, &events_fops);
-	debugfs_create_file("total_overruns", 0400, dir, c, &overruns_fops);
+out:
+	argv_free(argv);
+	return ret;
 }
 
 /**
- * slabtrace_ctf_metadata - the TSDL every stream of this file shares
- * @m: where
- * @c: the streams (their UUID and clock offset)
+ * slabtrace_stream_buffer_kb - what writing buffer_kb does
+ * @s: the stream
+ * @arg: a decimal number of KiB, a trailing newline allowed,
+ *	 NUL-terminated at @len
+ * @len: its length as written
  *
- * The trace (byte order, UUID, packet header), the clock, and the stream:
- * its packet context and its event header.  The caller adds an env block
- * and the event classes, of stream 0.
+ * Return: 0, or -EINVAL (not a number) or -ERANGE (beyond 32 bits) with a
+ * log line saying which, or what the system's set_buffer_kb returns.
  */
-void slabtrace_ctf_metadata(struct seq_file *m, struct slabtrace_ctf *c)
+int slabtrace_stream_buffer_kb(struct slabtrace_stream *s, char *arg,
+			       size_t len)
 {
+	unsigned int kb;
+	int ret;
+
+	ret = strlen(arg) == len ? kstrtouint(arg, 10, &kb) : -EINVAL;
+	if (ret) {
+		pr_warn_ratelimited("%s: buffer_kb: '%*pE' is %s\n", s->ops->dir,
+				    (int)min_t(size_t, strcspn(arg, "\n"), 24),
+				    arg, ret == -ERANGE ? "out of range" :
+				    "not a number");
+		return ret;
+	}
+	mutex_lock(&slabtrace_mutex);
+	ret = s->ops->set_buffer_kb(kb);
+	mutex_unlock(&slabtrace_mutex);
+	return ret;
+}
+
+/* enable: 0600; "0" or "1 [ARGS]" (the system's show_enable). */
+static int enable_show(struct seq_file *m, void *v)
+{
+	struct slabtrace_stream *s = m->private;
+
+	mutex_lock(&slabtrace_mutex);
+	s->ops->show_enable(m);
+	mutex_unlock(&slabtrace_mutex);
+	return 0;
+}
+
+static int enable_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, enable_show, slabtrace_file_data(inode));
+}
+
+/*
+ * A write to enable or buffer_kb: at most @max bytes, given to @run
+ * NUL-terminated.
+ */
+static ssize_t write_to(struct file *file, const char __user *ubuf,
+			size_t len, const char *what, size_t max,
+			int (*run)(struct slabtrace_stream *s, char *buf,
+				   size_t len))
+{
+	struct slabtrace_stream *s = slabtrace_file_data(file_inode(file));
+	char *buf;
+	int ret;
+
+	if (len > max) {
+		pr_warn_ratelimited("%s: %s: longer than %zu bytes\n",
+				    s->ops->dir, what, max);
+		return -E2BIG;
+	}
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = run(s, buf, len);
+	kfree(buf);
+	return ret ?: len;
+}
+
+static ssize_t enable_write(struct file *file, const char __user *ubuf,
+			    size_t len, loff_t *ppos)
+{
+	return write_to(file, ubuf, len, "enable", SLABTRACE_CMD_MAX,
+			slabtrace_stream_command);
+}
+
+static const struct file_operations enable_fops = {
+	.owner = THIS_MODULE,
+	.open = enable_open,
+	.read = seq_read,
+	.write = enable_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* buffer_kb: 0600; KiB per CPU of the next start. */
+static int buffer_kb_show(struct seq_file *m, void *v)
+{
+	struct slabtrace_stream *s = m->private;
+
+	seq_printf(m, "%u\n", s->ops->buffer_kb());
+	return 0;
+}
+
+static int buffer_kb_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, buffer_kb_show, slabtrace_file_data(inode));
+}
+
+static ssize_t buffer_kb_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	return write_to(file, ubuf, len, "buffer_kb", 32,
+			slabtrace_stream_buffer_kb);
+}
+
+static const struct file_operations buffer_kb_fops = {
+	.owner = THIS_MODULE,
+	.open = buffer_kb_open,
+	.read = seq_read,
+	.write = buffer_kb_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/*
+ * The TSDL every stream shares: the trace (byte order, UUID, packet
+ * header), the clock, and the stream: its packet context and its event
+ * header; then the env block, the system's entries last.  Called with
+ * slabtrace_mutex held and a channel.
+ */
+static void metadata_common(struct seq_file *m, struct slabtrace_stream *s)
+{
+	const struct slabtrace_stream_ops *ops = s->ops;
+
+	lockdep_assert_held(&slabtrace_mutex);
 	seq_puts(m,
 		 "/* CTF 1.8 */\n\n"
 		 "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
@@ -358,7 +582,7 @@ void slabtrace_ctf_metadata(struct seq_file *m, struct slabtrace_ctf *c)
 		   "\t\tuint8_t uuid[16];\n"
 		   "\t\tuint32_t stream_id;\n"
 		   "\t};\n"
-		   "};\n\n", &c->uuid);
+		   "};\n\n", &s->uuid);
 	seq_printf(m,
 		   "clock {\n"
 		   "\tname = \"monotonic\";\n"
@@ -367,8 +591,8 @@ void slabtrace_ctf_metadata(struct seq_file *m, struct slabtrace_ctf *c)
 		   "\tfreq = 1000000000;\n"
 		   "\toffset_s = %llu;\n"
 		   "\toffset = %llu;\n"
-		   "};\n\n", &c->uuid, div_u64(c->clock_offset, NSEC_PER_SEC),
-		   c->clock_offset % NSEC_PER_SEC);
+		   "};\n\n", &s->uuid, div_u64(s->clock_offset, NSEC_PER_SEC),
+		   s->clock_offset % NSEC_PER_SEC);
 	seq_puts(m,
 		 "typealias integer { size = 29; align = 1; signed = false; map = clock.monotonic.value; } := uint29_clock_t;\n"
 		 "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;\n\n"
@@ -391,4 +615,305 @@ void slabtrace_ctf_metadata(struct seq_file *m, struct slabtrace_ctf *c)
 		 "\t\tuint32_t cpu_id;\n"
 		 "\t};\n"
 		 "};\n\n");
+	seq_printf(m,
+		   "env {\n"
+		   "\tdomain = \"kernel\";\n"
+		   "\ttracer_name = \"slabtrace-%s\";\n"
+		   "\t%s_abi = %d;\n"
+		   "\tsysname = \"%s\";\n"
+		   "\tkernel_release = \"%s\";\n", ops->name, ops->name,
+		   ops->abi_version, utsname()->sysname, utsname()->release);
+	if (ops->metadata_env)
+		ops->metadata_env(m);
+	seq_puts(m, "};\n\n");
+}
+
+/* metadata: 0400; the current trace's TSDL, ENODATA before a start. */
+static int metadata_show(struct seq_file *m, void *v)
+{
+	struct slabtrace_stream *s = slabtrace_file_data(file_inode(m->file));
+
+	mutex_lock(&slabtrace_mutex);
+	if (!s->chan) {
+		mutex_unlock(&slabtrace_mutex);
+		return -ENODATA;
+	}
+	metadata_common(m, s);
+	mutex_unlock(&slabtrace_mutex);
+	return s->ops->metadata_events(m);
+}
+
+/* The opener's tgid, for the system's reader hook, is the seq_file's. */
+static int metadata_open(struct inode *inode, struct file *file)
+{
+	struct slabtrace_stream *s = slabtrace_file_data(inode);
+	pid_t tgid = task_tgid_nr(current);
+	int ret;
+
+	ret = locked_down(s, "metadata");
+	if (ret)
+		return ret;
+	ret = s->ops->reader ? s->ops->reader(tgid, true) : 0;
+	if (ret)
+		return ret;
+	ret = single_open_size(file, metadata_show, (void *)(long)tgid,
+			       s->ops->metadata_size);
+	if (ret && s->ops->reader)
+		s->ops->reader(tgid, false);
+	return ret;
+}
+
+static int metadata_release(struct inode *inode, struct file *file)
+{
+	struct slabtrace_stream *s = slabtrace_file_data(inode);
+	struct seq_file *m = file->private_data;
+
+	if (s->ops->reader)
+		s->ops->reader((pid_t)(long)m->private, false);
+	return single_release(inode, file);
+}
+
+static const struct file_operations metadata_fops = {
+	.owner = THIS_MODULE,
+	.open = metadata_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = metadata_release,
+};
+
+static int abi_show(struct seq_file *m, void *v)
+{
+	struct slabtrace_stream *s = slabtrace_file_data(file_inode(m->file));
+
+	seq_printf(m, "%d\n", s->ops->abi_version);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(abi);
+
+/* The events lost or written: the total, then per CPU, then NMI. */
+static void show_counts(struct seq_file *m, struct slabtrace_stream *s,
+			bool lost)
+{
+	unsigned long n, total = 0;
+	int cpu;
+
+	mutex_lock(&s->lock);
+	for_each_possible_cpu(cpu)
+		total += lost ? slabtrace_stream_lost(s, cpu) :
+				slabtrace_stream_written(s, cpu);
+	if (lost)
+		total += atomic_long_read(&s->lost_nmi);
+	seq_printf(m, "%lu\n", total);
+	for_each_possible_cpu(cpu) {
+		n = lost ? slabtrace_stream_lost(s, cpu) :
+			   slabtrace_stream_written(s, cpu);
+		if (n || cpu_online(cpu))
+			seq_printf(m, "cpu%d %lu\n", cpu, n);
+	}
+	if (lost && atomic_long_read(&s->lost_nmi))
+		seq_printf(m, "nmi %ld\n", atomic_long_read(&s->lost_nmi));
+	mutex_unlock(&s->lock);
+}
+
+static int events_show(struct seq_file *m, void *v)
+{
+	show_counts(m, slabtrace_file_data(file_inode(m->file)), false);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(events);
+
+static int overruns_show(struct seq_file *m, void *v)
+{
+	show_counts(m, slabtrace_file_data(file_inode(m->file)), true);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(overruns);
+
+/*
+ * cpuN: 0400; the current channel's buffer of CPU N at the open, held by
+ * the file (a reference, as relay_file_open() takes) until it closes.
+ */
+static int cpu_open(struct inode *inode, struct file *file)
+{
+	struct slabtrace_file *f = slabtrace_file_of(inode);
+	struct slabtrace_stream *s = f->data;
+	struct rchan_buf *buf = NULL;
+	int ret;
+
+	ret = locked_down(s, "cpuN");
+	if (ret)
+		return ret;
+	mutex_lock(&s->lock);
+	if (s->chan)
+		buf = READ_ONCE(*per_cpu_ptr(s->chan->buf, f - s->cpu_files));
+	if (buf)
+		kref_get(&buf->kref);
+	mutex_unlock(&s->lock);
+	if (!buf)
+		return -ENODATA;
+	file->private_data = buf;
+	return nonseekable_open(inode, file);
+}
+
+static ssize_t cpu_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	return relay_file_operations.read(file, ubuf, count, ppos);
+}
+
+static __poll_t cpu_poll(struct file *file, poll_table *wait)
+{
+	return relay_file_operations.poll(file, wait);
+}
+
+static int cpu_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return relay_file_operations.mmap(file, vma);
+}
+
+/* The reference goes; the last one frees the buffer, and its channel. */
+static int cpu_release(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.release(inode, file);
+}
+
+static const struct file_operations cpu_fops = {
+	.owner = THIS_MODULE,
+	.open = cpu_open,
+	.read = cpu_read,
+	.poll = cpu_poll,
+	.mmap = cpu_mmap,
+	.release = cpu_release,
+};
+
+/**
+ * slabtrace_streams_status - what the streams hold, for status
+ * @m: where
+ *
+ * A line per stream that has buffers: tracing, or stopped with its
+ * buffers kept for their readers.  Called with slabtrace_mutex held.
+ */
+void slabtrace_streams_status(struct seq_file *m)
+{
+	struct slabtrace_stream *s;
+	unsigned int nr;
+	int cpu;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	list_for_each_entry(s, &streams, node) {
+		if (!s->chan)
+			continue;
+		nr = 0;
+		for_each_possible_cpu(cpu)
+			nr += !!READ_ONCE(*per_cpu_ptr(s->chan->buf, cpu));
+		if (s->ops->running())
+			seq_printf(m, "%s: tracing, buffers %u x %zu KiB\n",
+				   s->ops->dir, nr, s->chan->alloc_size >> 10);
+		else
+			seq_printf(m, "%s: stopped, its buffers (%u x %zu KiB) kept for reading until the next start or rmmod\n",
+				   s->ops->dir, nr, s->chan->alloc_size >> 10);
+	}
+}
+
+/**
+ * slabtrace_stream_init - a stream's directory and files
+ * @s: the stream, zeroed
+ * @ops: its system's part
+ * @extra: the system's own files in the directory, or NULL
+ * @nr_extra: how many
+ *
+ * Not with slabtrace_mutex held.
+ *
+ * Return: 0 or -errno, with nothing made.
+ */
+int slabtrace_stream_init(struct slabtrace_stream *s,
+			  const struct slabtrace_stream_ops *ops,
+			  struct slabtrace_file *extra, unsigned int nr_extra)
+{
+	static const struct {
+		const char *name;
+		umode_t mode;
+		const struct file_operations *fops;
+	} common[SLABTRACE_STREAM_FILES] = {
+		{ "enable", 0600, &enable_fops },
+		{ "buffer_kb", 0600, &buffer_kb_fops },
+		{ "metadata", 0400, &metadata_fops },
+		{ "abi_version", 0400, &abi_fops },
+		{ "events", 0400, &events_fops },
+		{ "total_overruns", 0400, &overruns_fops },
+	};
+	unsigned int i;
+	int cpu, ret;
+
+	s->ops = ops;
+	mutex_init(&s->lock);
+	INIT_LIST_HEAD(&s->node);
+	s->extra = extra;
+	s->nr_extra = nr_extra;
+	for (i = 0; i < SLABTRACE_STREAM_FILES; i++)
+		s->files[i] = (struct slabtrace_file){
+			.name = common[i].name,
+			.mode = common[i].mode,
+			.fops = common[i].fops,
+			.data = s,
+		};
+	s->cpu_files = kcalloc(nr_cpu_ids, sizeof(*s->cpu_files), GFP_KERNEL);
+	s->cpu_names = kcalloc(nr_cpu_ids, sizeof(*s->cpu_names), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!s->cpu_files || !s->cpu_names)
+		goto err;
+	ret = slabtrace_files_add(ops->dir, s->files, SLABTRACE_STREAM_FILES) ?:
+	      slabtrace_files_add(ops->dir, extra, nr_extra);
+	for_each_possible_cpu(cpu) {
+		if (ret)
+			break;
+		snprintf(s->cpu_names[cpu], sizeof(s->cpu_names[cpu]), "cpu%d",
+			 cpu);
+		s->cpu_files[cpu] = (struct slabtrace_file){
+			.name = s->cpu_names[cpu],
+			.mode = 0400,
+			.fops = &cpu_fops,
+			.data = s,
+		};
+		ret = slabtrace_files_add(ops->dir, &s->cpu_files[cpu], 1);
+	}
+	if (ret)
+		goto err;
+	mutex_lock(&slabtrace_mutex);
+	list_add_tail(&s->node, &streams);
+	mutex_unlock(&slabtrace_mutex);
+	return 0;
+
+err:
+	slabtrace_stream_exit(s);
+	return ret;
+}
+
+/**
+ * slabtrace_stream_exit - the files go, then the channel
+ * @s: the stream, initialised (or failing to be); its system stopped
+ *     writing to it
+ *
+ * Its buffers go once no file uses them; none can be open at module
+ * exit.  Not with slabtrace_mutex held.  Idempotent.
+ */
+void slabtrace_stream_exit(struct slabtrace_stream *s)
+{
+	if (!s->ops)
+		return;
+	slabtrace_files_remove(s->files, SLABTRACE_STREAM_FILES);
+	slabtrace_files_remove(s->extra, s->nr_extra);
+	if (s->cpu_files)
+		slabtrace_files_remove(s->cpu_files, nr_cpu_ids);
+	mutex_lock(&slabtrace_mutex);
+	list_del_init(&s->node);
+	mutex_lock(&s->lock);
+	close_channel(s);
+	mutex_unlock(&s->lock);
+	mutex_unlock(&slabtrace_mutex);
+	kfree(s->cpu_files);
+	kfree(s->cpu_names);
+	s->cpu_files = NULL;
+	s->cpu_names = NULL;
+	s->ops = NULL;
 }

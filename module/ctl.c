@@ -13,7 +13,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/parser.h>
@@ -22,6 +21,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <slabtrace/files.h>
 #include <slabtrace/kmemtrace.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
@@ -309,16 +309,13 @@ static const struct file_operations ctl_fops = {
 	.release = ctl_release,
 };
 
+static struct slabtrace_file ctl_file = {
+	.name = "ctl",
+	.mode = 0600,
+	.fops = &ctl_fops,
+};
+
 int slabtrace_ctl_init(void)
 {
-	struct dentry *d;
-
-	/*
-	 * No full proxy: it would allocate at every open, and a print would
-	 * list that allocation.  The module is pinned while the file is
-	 * open, and the file goes only at rmmod.
-	 */
-	d = debugfs_create_file_unsafe("ctl", 0600, slabtrace_debugfs, NULL,
-				       &ctl_fops);
-	return PTR_ERR_OR_ZERO(d);
+	return slabtrace_files_add("", &ctl_file, 1);
 }

@@ -15,7 +15,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/init.h>
 #include <linux/mm.h>
@@ -23,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
 
+#include <slabtrace/files.h>
 #include <slabtrace/kmemtrace.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
@@ -30,7 +30,6 @@
 /* Serialises the commands; see Notes on locking in each file. */
 DEFINE_MUTEX(slabtrace_mutex);
 struct kmem_cache *slabtrace_record_cache;
-struct dentry *slabtrace_debugfs;
 unsigned long slabtrace_record_limit;
 
 static unsigned int pool_size = SLABTRACE_POOL_DEFAULT;
@@ -108,13 +107,9 @@ static int __init slabtrace_init(void)
 	ret = injected(6) ?: slabtrace_modsyms_init();
 	if (ret)
 		goto err_pool;
-	slabtrace_debugfs = injected(7) ? ERR_PTR(-ENOMEM) :
-			    debugfs_create_dir("slabtrace", NULL);
-	if (IS_ERR(slabtrace_debugfs)) {
-		ret = PTR_ERR(slabtrace_debugfs);
-		pr_err("cannot create debugfs directory (%d)\n", ret);
+	ret = injected(7) ?: slabtrace_files_init();
+	if (ret)
 		goto err_modsyms;
-	}
 	ret = injected(8) ?: slabtrace_folded_init();
 	if (ret)
 		goto err_debugfs;
@@ -138,7 +133,7 @@ err_kmemtrace:
 err_kptrace:
 	slabtrace_kptrace_exit();
 err_debugfs:
-	debugfs_remove(slabtrace_debugfs);
+	slabtrace_files_exit();
 err_modsyms:
 	slabtrace_modsyms_exit();
 err_pool:
@@ -154,11 +149,9 @@ err_cache:
 
 static void __exit slabtrace_exit(void)
 {
-	/* Their relay files go before the directory holding them. */
+	/* No file is open (an open file pins the module): none can be. */
+	slabtrace_files_exit();
 	slabtrace_kmemtrace_exit();
-	slabtrace_kptrace_exit_ctf();
-	/* No new command can start; running ones have finished. */
-	debugfs_remove(slabtrace_debugfs);
 	slabtrace_kptrace_exit();
 	/* No probe runs any more, nor will. */
 	slabtrace_probes_exit();

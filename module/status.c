@@ -3,9 +3,9 @@
  * slabtrace: the state for people, the "help" command, and the name meant
  * when a cache name is unknown.
  *
- * /sys/kernel/debug/slabtrace/status (0400) says what is traced, for how
- * long, its records and drops, whether the probes and kptrace are on, and
- * what to do next; reading ctl before the session's first "print" shows
+ * status (0400) says what is traced, for how long, its records and drops,
+ * whether the probes and kptrace are on, what the binary streams hold,
+ * and what to do next; reading ctl before the session's first "print" shows
  * the same, after a line saying there is no snapshot yet (dump.c):
  *
  *   slabtrace: 1 cache traced or holding records, 7 records (limit 330170), probes attached
@@ -23,12 +23,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
 
+#include <slabtrace/ctf.h>
+#include <slabtrace/files.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -160,6 +161,7 @@ void slabtrace_status_show(struct seq_file *m)
 	}
 	seq_printf(m, "kptrace: %s\n", slabtrace_kptrace_tracing() ?
 		   "tracing system calls" : "off");
+	slabtrace_streams_status(m);
 	if (first) {
 		seq_puts(m, "next: echo print ");
 		slabtrace_seq_name(m, first->name, sizeof(first->name));
@@ -178,11 +180,13 @@ static int status_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(status);
 
+static struct slabtrace_file status_file = {
+	.name = "status",
+	.mode = 0400,
+	.fops = &status_fops,
+};
+
 int slabtrace_status_init(void)
 {
-	struct dentry *d;
-
-	d = debugfs_create_file("status", 0400, slabtrace_debugfs, NULL,
-				&status_fops);
-	return PTR_ERR_OR_ZERO(d);
+	return slabtrace_files_add("", &status_file, 1);
 }

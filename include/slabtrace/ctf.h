@@ -1,27 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ctf.c: per-CPU relay buffers of CTF 1.8 packets, shared by the systems
- * that write a binary stream (kmemtrace, kptrace).  One packet per relay
- * sub-buffer; the packet header is struct kmt_packet of
- * <uapi/slabtrace/kmemtrace.h>, the event header its compact or extended
- * form.  The metadata's common part (trace, clock, stream) comes from
- * slabtrace_ctf_metadata(); each system adds its env and event classes.
+ * ctf.c: the binary stream object.  One per stream (kmemtrace's, kptrace's
+ * "ctf"): its directory and common files, its relay channel of per-CPU CTF
+ * 1.8 packets (<uapi/slabtrace/ctf.h>), their teardown.  A system supplies
+ * its event classes, its commands and its extra files through struct
+ * slabtrace_stream_ops, and writes events with slabtrace_stream_reserve().
  */
 #ifndef _SLABTRACE_CTF_H
 #define _SLABTRACE_CTF_H
 
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/relay.h>
 #include <linux/types.h>
 #include <linux/uuid.h>
 
-struct dentry;
+#include <slabtrace/files.h>
+
+struct rchan;
 struct seq_file;
 
 /* Per CPU; written only by that CPU with interrupts off, or when idle. */
-struct slabtrace_ctf_cpu {
+struct slabtrace_stream_cpu {
 	void *open;		/* the open packet's header, or NULL */
 	u64 seq;		/* the next packet's number */
 	u64 last_ts;		/* the clock as the reader will know it */
@@ -31,29 +34,108 @@ struct slabtrace_ctf_cpu {
 	unsigned long lost;	/* events lost: buffer full */
 };
 
-struct slabtrace_ctf {
-	struct rchan *chan;
-	struct slabtrace_ctf_cpu __percpu *cpu;
-	uuid_t uuid;
-	u64 clock_offset;	/* realtime - monotonic at open, ns */
-	atomic_long_t lost_nmi;	/* events lost: NMI context */
+/**
+ * struct slabtrace_stream_ops - what a system gives its stream
+ * @name: the system: the metadata's tracer_name is "slabtrace-NAME" and
+ *	  its ABI entry NAME_abi
+ * @dir: the stream's directory below slabtrace's root, and the first word
+ *	 of its log lines
+ * @abi_version: what abi_version reads, and NAME_abi
+ * @metadata_size: the first buffer for the metadata text
+ * @kernel_addresses: its events hold kernel addresses: refused, started or
+ *		      read, under lockdown=confidentiality
+ * @start: its start command, with the words written to enable after "1"
+ *	   (or all of them, without "1"); slabtrace_mutex held
+ * @stop: its stop command; slabtrace_mutex held
+ * @show_enable: what reading enable gives, "0" or "1 [ARGS]" and a
+ *		 newline; slabtrace_mutex held
+ * @running: whether events are being written
+ * @buffer_kb: KiB per CPU of the next start
+ * @set_buffer_kb: set that, or fail with -errno and a log line;
+ *		   slabtrace_mutex held
+ * @metadata_env: its entries of the env block, after the common ones;
+ *		  slabtrace_mutex held
+ * @metadata_events: its types and event classes; no lock held
+ * @reader: NULL, or called with the tgid of the process opening (@add) or
+ *	    having closed the metadata file; may refuse the open
+ */
+struct slabtrace_stream_ops {
+	const char *name;
+	const char *dir;
+	int abi_version;
+	size_t metadata_size;
+	bool kernel_addresses;
+	int (*start)(int argc, char **argv);
+	int (*stop)(void);
+	void (*show_enable)(struct seq_file *m);
+	bool (*running)(void);
+	unsigned int (*buffer_kb)(void);
+	int (*set_buffer_kb)(unsigned int kb);
+	void (*metadata_env)(struct seq_file *m);
+	int (*metadata_events)(struct seq_file *m);
+	int (*reader)(pid_t tgid, bool add);
 };
 
-int slabtrace_ctf_open(struct slabtrace_ctf *c, struct dentry *dir,
-		       size_t subbuf_size, size_t n_subbufs);
-void slabtrace_ctf_flush(struct slabtrace_ctf *c);
-void slabtrace_ctf_close(struct slabtrace_ctf *c);
-u8 *slabtrace_ctf_reserve(struct slabtrace_ctf *c, unsigned int id,
-			  size_t payload);
-u8 *slabtrace_ctf_reserve_at(struct slabtrace_ctf *c, unsigned int id,
-			     size_t payload, u64 ts);
-void slabtrace_ctf_count_files(struct dentry *dir, struct slabtrace_ctf *c);
-unsigned long slabtrace_ctf_lost(struct slabtrace_ctf *c, int cpu);
-unsigned long slabtrace_ctf_written(struct slabtrace_ctf *c, int cpu);
-void slabtrace_ctf_metadata(struct seq_file *m, struct slabtrace_ctf *c);
+/* enable, buffer_kb, metadata, abi_version, events, total_overruns. */
+#define SLABTRACE_STREAM_FILES	6
+
+/**
+ * struct slabtrace_stream - one binary stream
+ * @ops: its system's part
+ * @lock: the channel: @chan, @cpu, @uuid, @clock_offset are written with
+ *	  it and slabtrace_mutex held, and read with either; a cpuN open
+ *	  takes a buffer under it
+ * @chan: the relay channel, buffer-only; NULL before the first start
+ * @cpu: the packet writer's state of each CPU, for @chan
+ * @uuid: the trace's, new at each start
+ * @clock_offset: realtime - monotonic at the start, ns
+ * @lost_nmi: events lost: in NMI context
+ * @files: the common files
+ * @extra: the system's own files in the directory
+ * @nr_extra: how many
+ * @cpu_files: cpu0, cpu1, ...: one per possible CPU, from init to exit
+ * @cpu_names: their names
+ * @node: in the list of streams, for status
+ */
+struct slabtrace_stream {
+	const struct slabtrace_stream_ops *ops;
+	struct mutex lock;		/* the channel (see above) */
+	struct rchan *chan;
+	struct slabtrace_stream_cpu __percpu *cpu;
+	uuid_t uuid;
+	u64 clock_offset;
+	atomic_long_t lost_nmi;
+	struct slabtrace_file files[SLABTRACE_STREAM_FILES];
+	struct slabtrace_file *extra;
+	unsigned int nr_extra;
+	struct slabtrace_file *cpu_files;
+	char (*cpu_names)[16];
+	struct list_head node;
+};
+
+int slabtrace_stream_init(struct slabtrace_stream *s,
+			  const struct slabtrace_stream_ops *ops,
+			  struct slabtrace_file *extra, unsigned int nr_extra);
+void slabtrace_stream_exit(struct slabtrace_stream *s);
+int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
+			  size_t n_subbufs);
+void slabtrace_stream_flush(struct slabtrace_stream *s);
+int slabtrace_stream_command(struct slabtrace_stream *s, char *buf,
+			     size_t len);
+int slabtrace_stream_buffer_kb(struct slabtrace_stream *s, char *arg,
+			       size_t len);
+void slabtrace_streams_status(struct seq_file *m);
+u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
+			     size_t payload);
+u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,
+				size_t payload, u64 ts);
+unsigned long slabtrace_stream_lost(struct slabtrace_stream *s, int cpu);
+unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu);
+
+/* The packet format (<uapi/slabtrace/ctf.h>). */
 unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
 					u64 last_ts);
-void slabtrace_ctf_packet_open(struct slabtrace_ctf *c, void *subbuf,
+void slabtrace_ctf_packet_open(struct slabtrace_stream *s, void *subbuf,
 			       unsigned int cpu, u64 ts);
 void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
 				unsigned long lost);

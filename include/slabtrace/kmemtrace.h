@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmemtrace internals shared by module/kmemtrace/ and its KUnit suite.
- * The format is in <uapi/slabtrace/kmemtrace.h>.
+ * The format is in <uapi/slabtrace/kmemtrace.h> and <uapi/slabtrace/ctf.h>.
  */
 #ifndef _SLABTRACE_KMEMTRACE_H
 #define _SLABTRACE_KMEMTRACE_H
@@ -18,9 +18,9 @@ struct seq_file;
 #define KMT_CACHE_SLOTS		1024
 #define KMT_CACHE_PROBES	16	/* slots tried per lookup */
 
-/* One trace: the streams and what selects the events. */
+/* The stream, and what selects the events of the current trace. */
 struct kmt_trace {
-	struct slabtrace_ctf ctf;
+	struct slabtrace_stream stream;
 	unsigned int nr_filter;			/* 0: every cache */
 	struct slabtrace_cache_ref filter[SLABTRACE_MAX_CACHES];
 	char filter_names[SLABTRACE_CMD_MAX + 1];
@@ -45,11 +45,10 @@ void kmt_cachetab_reset(void);
 unsigned long kmt_cachetab_full(void);
 int kmt_caches_show(struct seq_file *m, bool tsdl);
 
-/* kmemtrace.c: control; files.c: the debugfs files. */
+/* kmemtrace.c: control; files.c: the stream's part. */
 extern struct kmt_trace kmt_trace;
 extern bool kmt_running;
 extern unsigned int kmt_buffer_kb;
-extern struct dentry *kmt_dir;
 int kmt_start(char **names, int nr);
 int kmt_stop(void);
 int kmt_files_init(void);

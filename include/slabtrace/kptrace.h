@@ -93,7 +93,9 @@ unsigned long kptrace_queue_size(void);
 void kptrace_queue_exit(void);
 extern wait_queue_head_t kptrace_wait;
 
-/* kptrace/ctf.c: the binary stream. */
+/* kptrace/ctf.c: the binary stream; kptrace.c: its state. */
+bool kptrace_ctf_tracing(void);
+void kptrace_ctf_show_enable(struct seq_file *m);
 int kptrace_ctf_init(void);
 int kptrace_ctf_open(unsigned long size);
 void kptrace_ctf_flush(void);

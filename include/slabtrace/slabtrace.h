@@ -67,7 +67,6 @@ static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
 extern struct mutex slabtrace_mutex;
 /* snapshot.c: copies of records in progress (see its Notes on locking). */
 extern struct rw_semaphore slabtrace_print_sem;
-extern struct dentry *slabtrace_debugfs;
 
 /* context.c: who made an allocation. */
 enum slabtrace_ctx_kind {

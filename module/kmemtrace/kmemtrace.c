@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmemtrace: every slab allocation and free as a binary event, in per-CPU
- * CTF streams (module/ctf.c) under /sys/kernel/debug/slabtrace/kmemtrace/.
+ * kmemtrace: every slab allocation and free as a binary event, in the
+ * per-CPU CTF stream of /proc/slabtrace/kmemtrace/ (module/ctf.c).
  *
- * A trace starts with "1" (every cache) or cache names written to enable
- * ("kmemtrace start [CACHE...]" on ctl, or the module parameter
- * kmemtrace=1), and stops with "0" ("kmemtrace stop").  Starting makes new
- * buffers, with a new trace UUID, so the files of the previous trace go;
- * stopping closes every CPU's open packet so a reader can drain them.
- * Documentation/kmemtrace.rst describes the files and the format.
+ * A trace starts with "kmemtrace start [CACHE...]" on ctl, "1 [CACHE...]"
+ * (or the names alone) on enable, or the module parameter kmemtrace=1,
+ * and stops with "kmemtrace stop" or "0".  Starting makes new buffers,
+ * with a new trace UUID; the last trace's go once no file reads them.
+ * Stopping closes every CPU's open packet so a reader can drain them.
+ * The events hold kernel addresses: under lockdown=confidentiality no
+ * trace starts.  Documentation/kmemtrace.rst describes the files and the
+ * format.
  *
  * Notes on locking
  * ----------------
@@ -17,7 +19,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -30,7 +31,6 @@
 
 struct kmt_trace kmt_trace;
 bool kmt_running;
-struct dentry *kmt_dir;
 
 static bool kmt_param_on;
 module_param_named(kmemtrace, kmt_param_on, bool, 0400);
@@ -89,7 +89,7 @@ err:
  * Called with slabtrace_mutex held.
  *
  * Return: 0; -EBUSY if a trace runs; -ENOENT for an unknown cache;
- * -ENOMEM.
+ * -EPERM under lockdown=confidentiality; -ENOMEM.
  */
 int kmt_start(char **names, int nr)
 {
@@ -105,28 +105,25 @@ int kmt_start(char **names, int nr)
 	ret = filter_get(t, names, nr);
 	if (ret)
 		return ret;
-	slabtrace_ctf_close(&t->ctf);
+	ret = slabtrace_stream_open(&t->stream,
+				    (size_t)kmt_buffer_kb * 1024 / SLABTRACE_CTF_SUBBUFS,
+				    SLABTRACE_CTF_SUBBUFS);
+	if (ret)
+		goto err_filter;
 	kmt_cachetab_reset();
 	kmt_slab_calibrate();
 	t->call_site_base = (unsigned long)kfree >= SZ_2G ?
 			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
 	t->ptr_base = PAGE_OFFSET;
-	ret = slabtrace_ctf_open(&t->ctf, kmt_dir,
-				 (size_t)kmt_buffer_kb * 1024 / KMT_SUBBUFS,
-				 KMT_SUBBUFS);
-	if (ret)
-		goto err_filter;
 	ret = kmt_probes_register(t);
 	if (ret)
-		goto err_ctf;
+		goto err_filter;
 	kmt_running = true;
 	pr_info_ratelimited("kmemtrace: started (%s), %u KiB per CPU\n",
 			    t->nr_filter ? t->filter_names + 1 : "every cache",
 			    kmt_buffer_kb);
 	return 0;
 
-err_ctf:
-	slabtrace_ctf_close(&t->ctf);
 err_filter:
 	filter_put(t);
 	return ret;
@@ -150,7 +147,7 @@ int kmt_stop(void)
 		kmt_running = false;
 		pr_info_ratelimited("kmemtrace: stopped\n");
 	}
-	slabtrace_ctf_flush(&kmt_trace.ctf);
+	slabtrace_stream_flush(&kmt_trace.stream);
 	return 0;
 }
 
@@ -190,9 +187,6 @@ int slabtrace_kmemtrace_init(void)
 			kmt_buffer_kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
 		return -EINVAL;
 	}
-	kmt_dir = debugfs_create_dir("kmemtrace", slabtrace_debugfs);
-	if (IS_ERR(kmt_dir))
-		return PTR_ERR(kmt_dir);
 	ret = kmt_files_init();
 	/*
 	 * "enable" exists from here on: a writer may start a trace while the
@@ -210,14 +204,12 @@ int slabtrace_kmemtrace_init(void)
 	return ret;
 }
 
-/* Before slabtrace's debugfs directory goes: relay removes its files. */
+/* At module exit: the trace stops, then its files and buffers go. */
 void slabtrace_kmemtrace_exit(void)
 {
 	mutex_lock(&slabtrace_mutex);
 	kmt_stop();
-	slabtrace_ctf_close(&kmt_trace.ctf);
 	filter_put(&kmt_trace);
 	mutex_unlock(&slabtrace_mutex);
-	debugfs_remove(kmt_dir);
-	kmt_dir = NULL;
+	slabtrace_stream_exit(&kmt_trace.stream);
 }

@@ -166,11 +166,11 @@ static void emit_alloc(struct kmt_trace *t, unsigned int id,
 	if (!wanted(t, s))
 		return;
 	if (unlikely(in_nmi())) {
-		atomic_long_inc(&t->ctf.lost_nmi);
+		atomic_long_inc(&t->stream.lost_nmi);
 		return;
 	}
 	local_irq_save(flags);
-	p = slabtrace_ctf_reserve(&t->ctf, id, KMT_ALLOC_PAYLOAD);
+	p = slabtrace_stream_reserve(&t->stream, id, KMT_ALLOC_PAYLOAD);
 	if (p)
 		kmt_encode_alloc(p, t, call_site, ptr, req, alloc, gfp,
 				 cache_id(s, known), node);
@@ -187,11 +187,11 @@ static void emit_free(struct kmt_trace *t, unsigned int id,
 	if (t->nr_filter && (!known || !wanted(t, s)))
 		return;
 	if (unlikely(in_nmi())) {
-		atomic_long_inc(&t->ctf.lost_nmi);
+		atomic_long_inc(&t->stream.lost_nmi);
 		return;
 	}
 	local_irq_save(flags);
-	p = slabtrace_ctf_reserve(&t->ctf, id, KMT_FREE_PAYLOAD);
+	p = slabtrace_stream_reserve(&t->stream, id, KMT_FREE_PAYLOAD);
 	if (p)
 		kmt_encode_free(p, t, call_site, ptr, cache_id(s, known));
 	local_irq_restore(flags);

@@ -3,51 +3,48 @@
  * kptrace: the binary stream, the other way out of the hooks.
  *
  * "syscall start ctf [FILTER]" sends the finished calls here instead of to
- * the text queue (never to both): one CTF event per call in per-CPU relay
- * buffers (module/ctf.c, kmemtrace's format code), read through the files
- * of /sys/kernel/debug/slabtrace/kptrace_ctf/:
+ * the text queue (never to both): one CTF event per call in the per-CPU
+ * buffers of a stream (module/ctf.c), read through its files in
+ * /proc/slabtrace/kptrace_ctf/: the stream's common files (cpu0, cpu1, ...,
+ * metadata, events, total_overruns, abi_version), and
  *
- *   cpu0, cpu1, ...  0400  relay's per-CPU streams, from the first
- *                          "start ctf"; each "start ctf" makes new ones
- *   metadata         0400  the CTF metadata (TSDL) of the current stream;
- *                          a process holding it open is a reader, never
- *                          traced (as one holding kptrace_pipe open)
- *   buffer_kb        0400  KiB per CPU of the next stream: "syscall size"
- *                          rounded down to whole pages
- *   events           0400  events written: the total, then "cpuN COUNT"
- *   total_overruns   0400  events lost (buffer full), the same way
- *   abi_version      0400  KPT_CTF_ABI_VERSION
+ *   enable       0600  "1 [FILTER]" is "syscall start ctf [FILTER]", "0"
+ *                      "syscall stop" (refused while the calls go to the
+ *                      text queue); reads "1 [FILTER]" while the calls
+ *                      come here, else "0"
+ *   buffer_kb    0600  KiB per CPU of the next stream: "syscall size"
+ *                      rounded down to whole pages; writing N is
+ *                      "syscall size NK"
  *
- * The recorder (scripts/kmemtrace/record.c, "kmemtrace-record -s") copies
- * the streams into a directory babeltrace2 reads.  The event layout is in
- * <uapi/slabtrace/kptrace.h>.
+ * A process holding metadata open is a reader, never traced (as one
+ * holding kptrace_pipe open).  The recorder (scripts/kmemtrace/record.c,
+ * "kmemtrace-record -s") copies the streams into a directory babeltrace2
+ * reads.  The event layout is in <uapi/slabtrace/kptrace.h>.
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: opening and closing the stream (kpt_ctf), and the
- *   files that read its state.  The stream is opened before the hooks
- *   are attached in ctf mode and closed only after they are detached.
+ * - slabtrace_mutex: the commands, so opening and flushing the stream.
+ *   The stream is opened before the hooks are attached in ctf mode, and
+ *   replaced only after they are detached.
  * - The hooks write with interrupts disabled, on their CPU's buffer
  *   (module/ctf.c's rule), and take no lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
-#include <linux/utsname.h>
-#include <uapi/slabtrace/kmemtrace.h>
+#include <linux/slab.h>
+#include <uapi/slabtrace/ctf.h>
 #include <uapi/slabtrace/kptrace.h>
 
 #include <slabtrace/ctf.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-static struct slabtrace_ctf kpt_ctf;
-static struct dentry *ctf_dir;
+static struct slabtrace_stream kpt_stream;
 
 /* Bytes per CPU of a stream for a queue size of @size: whole pages. */
 static size_t ctf_bytes(unsigned long size)
@@ -58,7 +55,7 @@ static size_t ctf_bytes(unsigned long size)
 /**
  * kptrace_ctf_open - new per-CPU streams, replacing the last ones
  * @size: the queue size per CPU ("syscall size"); the stream takes it
- *	  rounded down to whole pages, in KMT_SUBBUFS packets
+ *	  rounded down to whole pages, in SLABTRACE_CTF_SUBBUFS packets
  *
  * Called with slabtrace_mutex held, the hooks detached.
  *
@@ -67,20 +64,20 @@ static size_t ctf_bytes(unsigned long size)
 int kptrace_ctf_open(unsigned long size)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	if (!ctf_dir) {
+	if (!kpt_stream.ops) {
 		pr_warn_ratelimited("syscall: start ctf: the module is going\n");
 		return -ENODEV;
 	}
-	slabtrace_ctf_close(&kpt_ctf);
-	return slabtrace_ctf_open(&kpt_ctf, ctf_dir,
-				  ctf_bytes(size) / KMT_SUBBUFS, KMT_SUBBUFS);
+	return slabtrace_stream_open(&kpt_stream,
+				     ctf_bytes(size) / SLABTRACE_CTF_SUBBUFS,
+				     SLABTRACE_CTF_SUBBUFS);
 }
 
 /* Close every open packet, for the reader.  No hook may be writing. */
 void kptrace_ctf_flush(void)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	slabtrace_ctf_flush(&kpt_ctf);
+	slabtrace_stream_flush(&kpt_stream);
 }
 
 /**
@@ -109,9 +106,9 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		     KPT_CTF_OFF_PATH_LEN);
 	BUILD_BUG_ON(KPT_CTF_OFF_PATH_LEN + 1 != KPT_CTF_PAYLOAD);
 	local_irq_save(irqs);
-	p = slabtrace_ctf_reserve_at(&kpt_ctf, compat ? KPT_CTF_SYSCALL_COMPAT :
-					       KPT_CTF_SYSCALL,
-				     KPT_CTF_PAYLOAD + call->data_len, end);
+	p = slabtrace_stream_reserve_at(&kpt_stream, compat ?
+					KPT_CTF_SYSCALL_COMPAT : KPT_CTF_SYSCALL,
+					KPT_CTF_PAYLOAD + call->data_len, end);
 	if (p) {
 		slabtrace_put_le32(p + KPT_CTF_OFF_NR, call->nr);
 		slabtrace_put_le64(p + KPT_CTF_OFF_RET, ret);
@@ -149,26 +146,11 @@ static void syscall_enum(struct seq_file *m, bool compat)
 	seq_printf(m, "%s;\n\n", compat ? "kpt_nr_compat_t" : "kpt_nr_t");
 }
 
-static int metadata_show(struct seq_file *m, void *v)
+/* Its types, the system call numberings as enums, the two event classes. */
+static int metadata_events(struct seq_file *m)
 {
 	unsigned int id;
 
-	mutex_lock(&slabtrace_mutex);
-	if (!kpt_ctf.chan) {
-		mutex_unlock(&slabtrace_mutex);
-		return -ENODATA;
-	}
-	slabtrace_ctf_metadata(m, &kpt_ctf);
-	mutex_unlock(&slabtrace_mutex);
-	seq_printf(m,
-		   "env {\n"
-		   "\tdomain = \"kernel\";\n"
-		   "\ttracer_name = \"slabtrace-kptrace\";\n"
-		   "\tkptrace_abi = %d;\n"
-		   "\tsysname = \"%s\";\n"
-		   "\tkernel_release = \"%s\";\n"
-		   "};\n\n", KPT_CTF_ABI_VERSION, utsname()->sysname,
-		   utsname()->release);
 	seq_puts(m,
 		 "typealias integer { size = 32; align = 8; signed = true; } := int32_t;\n"
 		 "typealias integer { size = 64; align = 8; signed = true; } := int64_t;\n"
@@ -198,80 +180,84 @@ static int metadata_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* Opening makes the process a reader: it is not traced until it closes. */
-static int metadata_open(struct inode *inode, struct file *file)
+/* "syscall start ctf ARGS...", the command ctl runs. */
+static int stream_start(int argc, char **argv)
 {
-	pid_t tgid = task_tgid_nr(current);
+	char start_word[] = "start", ctf_word[] = "ctf";
+	char **words;
 	int ret;
 
-	ret = slabtrace_kptrace_reader(tgid, true);
-	if (ret)
-		return ret;
-	ret = single_open_size(file, metadata_show, (void *)(long)tgid,
-			       64 * 1024);
-	if (ret)
-		slabtrace_kptrace_reader(tgid, false);
+	lockdep_assert_held(&slabtrace_mutex);
+	words = kcalloc(argc + 3, sizeof(*words), GFP_KERNEL);
+	if (!words)
+		return -ENOMEM;
+	words[0] = start_word;
+	words[1] = ctf_word;
+	memcpy(words + 2, argv, argc * sizeof(*words));
+	ret = slabtrace_kptrace_command(argc + 2, words);
+	kfree(words);
 	return ret;
 }
 
-static int metadata_release(struct inode *inode, struct file *file)
+/* "syscall stop", unless the calls go to the text queue. */
+static int stream_stop(void)
 {
-	struct seq_file *m = file->private_data;
+	char stop_word[] = "stop", *words[2];
 
-	slabtrace_kptrace_reader((pid_t)(long)m->private, false);
-	return single_release(inode, file);
+	lockdep_assert_held(&slabtrace_mutex);
+	words[0] = stop_word;
+	words[1] = NULL;
+	if (slabtrace_kptrace_tracing() && !kptrace_ctf_tracing()) {
+		pr_warn_ratelimited("kptrace_ctf: enable: 0: the calls go to the text queue, not to this stream ('syscall stop' stops them)\n");
+		return -EBUSY;
+	}
+	return slabtrace_kptrace_command(1, words);
 }
 
-static const struct file_operations metadata_fops = {
-	.owner = THIS_MODULE,
-	.open = metadata_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = metadata_release,
+static unsigned int buffer_kb(void)
+{
+	return ctf_bytes(slabtrace_kptrace_size()) / 1024;
+}
+
+/* "syscall size NK": the queue's size and the next stream's are one. */
+static int set_buffer_kb(unsigned int kb)
+{
+	char size_word[] = "size", num[16], *words[3];
+
+	lockdep_assert_held(&slabtrace_mutex);
+	snprintf(num, sizeof(num), "%uK", kb);
+	words[0] = size_word;
+	words[1] = num;
+	words[2] = NULL;
+	return slabtrace_kptrace_command(2, words);
+}
+
+static const struct slabtrace_stream_ops stream_ops = {
+	.name = "kptrace",
+	.dir = "kptrace_ctf",
+	.abi_version = KPT_CTF_ABI_VERSION,
+	.metadata_size = 64 * 1024,
+	.start = stream_start,
+	.stop = stream_stop,
+	.show_enable = kptrace_ctf_show_enable,
+	.running = kptrace_ctf_tracing,
+	.buffer_kb = buffer_kb,
+	.set_buffer_kb = set_buffer_kb,
+	.metadata_events = metadata_events,
+	.reader = slabtrace_kptrace_reader,
 };
 
-static int buffer_kb_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%zu\n", ctf_bytes(slabtrace_kptrace_size()) / 1024);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(buffer_kb);
-
-static int abi_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%d\n", KPT_CTF_ABI_VERSION);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(abi);
-
+/* The stream, its directory and files.  Not with slabtrace_mutex held. */
 int kptrace_ctf_init(void)
 {
-	ctf_dir = debugfs_create_dir("kptrace_ctf", slabtrace_debugfs);
-	if (IS_ERR(ctf_dir)) {
-		ctf_dir = NULL;
-		return -ENODEV;
-	}
-	debugfs_create_file("metadata", 0400, ctf_dir, NULL, &metadata_fops);
-	debugfs_create_file("buffer_kb", 0400, ctf_dir, NULL, &buffer_kb_fops);
-	slabtrace_ctf_count_files(ctf_dir, &kpt_ctf);
-	debugfs_create_file("abi_version", 0400, ctf_dir, NULL, &abi_fops);
-	return 0;
+	return slabtrace_stream_init(&kpt_stream, &stream_ops, NULL, 0);
 }
 
 /*
- * At module exit, before slabtrace's directory goes (relay removes its own
- * files), with the hooks detached if they wrote here.  No stream opens
- * again.  Idempotent.
+ * At module exit, with the hooks detached if they wrote here: the files
+ * go, then the buffers.  No stream opens again.  Idempotent.
  */
 void kptrace_ctf_exit(void)
 {
-	struct dentry *dir;
-
-	mutex_lock(&slabtrace_mutex);
-	slabtrace_ctf_close(&kpt_ctf);
-	dir = ctf_dir;
-	ctf_dir = NULL;
-	mutex_unlock(&slabtrace_mutex);
-	/* Outside the mutex: it waits for metadata_show(), which takes it. */
-	debugfs_remove(dir);
+	slabtrace_stream_exit(&kpt_stream);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kptrace: its files in /sys/kernel/debug/slabtrace/.
+ * kptrace: its files in slabtrace's root (files.c: /proc/slabtrace/ and
+ * the same in debugfs).
  *
  * kptrace (0400)         reading drains the queue, in the order the calls
  *                        ended, one line a call; returns 0 once it is
@@ -14,17 +15,17 @@
  * A line taken from the queue belongs to the open file that took it: a
  * short read keeps the rest for that file's next read.
  *
+ * The size of kptrace is set after reads, at commands, and every 100 ms
+ * while tracing (size_work); procfs keeps one inode per mount, which takes
+ * the size when it is looked up, opened or read (files.c).
+ *
  * Notes on locking
  * ----------------
  * - kpt_reader.lock (mutex): one open file's pending line.
- * - The inode lock of kptrace: its i_size, refreshed after reads and every
- *   100 ms while tracing (size_work).  kptrace_dentry holds a reference,
- *   so the work can run until module exit cancels it, even after the
- *   debugfs directory is gone.
+ * - The inode lock of kptrace: its i_size.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
@@ -33,6 +34,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include <slabtrace/files.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -48,29 +50,17 @@ struct kpt_reader {
 	};
 };
 
-static struct dentry *kptrace_dentry;
-
 static void size_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(size_work, size_work_fn);
 
-/* Make the size of kptrace the bytes queued. */
-void kptrace_files_update_size(void)
+/* The size of the inode @file was opened with (procfs: one per mount). */
+static void update_size_of(struct file *file)
 {
-	struct inode *inode;
+	struct inode *inode = file_inode(file);
 
-	if (!kptrace_dentry)
-		return;
-	inode = d_inode(kptrace_dentry);
 	inode_lock(inode);
 	i_size_write(inode, kptrace_queue_bytes());
 	inode_unlock(inode);
-	if (slabtrace_kptrace_tracing())
-		mod_delayed_work(system_wq, &size_work, HZ / 10);
-}
-
-static void size_work_fn(struct work_struct *work)
-{
-	kptrace_files_update_size();
 }
 
 static int reader_open(struct inode *inode, struct file *file)
@@ -139,6 +129,16 @@ static ssize_t kptrace_read(struct file *file, char __user *ubuf,
 	ret = drain(r, ubuf, count);
 	mutex_unlock(&r->lock);
 	kptrace_files_update_size();
+	update_size_of(file);
+	return ret;
+}
+
+static int kptrace_open(struct inode *inode, struct file *file)
+{
+	int ret = reader_open(inode, file);
+
+	if (!ret)
+		update_size_of(file);
 	return ret;
 }
 
@@ -173,7 +173,7 @@ static __poll_t pipe_poll(struct file *file, poll_table *wait)
 
 static const struct file_operations kptrace_fops = {
 	.owner = THIS_MODULE,
-	.open = reader_open,
+	.open = kptrace_open,
 	.read = kptrace_read,
 	.release = reader_release,
 };
@@ -199,28 +199,35 @@ static int summary_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(summary);
 
+/* files[0] is kptrace: kptrace_files_update_size() sets its size. */
+static struct slabtrace_file files[] = {
+	{ .name = "kptrace", .mode = 0400, .fops = &kptrace_fops },
+	{ .name = "kptrace_pipe", .mode = 0400, .fops = &pipe_fops },
+	{ .name = "kptrace_stats", .mode = 0400, .fops = &stats_fops },
+	{ .name = "kptrace_summary", .mode = 0400, .fops = &summary_fops },
+};
+
+/* Make the size of kptrace the bytes queued. */
+void kptrace_files_update_size(void)
+{
+	slabtrace_file_set_size(&files[0], kptrace_queue_bytes());
+	if (slabtrace_kptrace_tracing())
+		mod_delayed_work(system_wq, &size_work, HZ / 10);
+}
+
+static void size_work_fn(struct work_struct *work)
+{
+	kptrace_files_update_size();
+}
+
 int kptrace_files_init(void)
 {
-	kptrace_dentry = debugfs_create_file("kptrace", 0400, slabtrace_debugfs,
-					     NULL, &kptrace_fops);
-	if (IS_ERR(kptrace_dentry)) {
-		kptrace_dentry = NULL;
-		return -ENODEV;
-	}
-	dget(kptrace_dentry);
-	debugfs_create_file("kptrace_pipe", 0400, slabtrace_debugfs, NULL,
-			    &pipe_fops);
-	debugfs_create_file("kptrace_stats", 0400, slabtrace_debugfs, NULL,
-			    &stats_fops);
-	debugfs_create_file("kptrace_summary", 0400, slabtrace_debugfs, NULL,
-			    &summary_fops);
-	return 0;
+	return slabtrace_files_add("", files, ARRAY_SIZE(files));
 }
 
 /* At module exit, once tracing stopped: nothing re-arms size_work. */
 void kptrace_files_exit(void)
 {
+	slabtrace_files_remove(files, ARRAY_SIZE(files));
 	cancel_delayed_work_sync(&size_work);
-	dput(kptrace_dentry);
-	kptrace_dentry = NULL;
 }

@@ -745,6 +745,39 @@ bool slabtrace_kptrace_tracing(void)
 	return READ_ONCE(tracing);
 }
 
+/* Whether the hooks write to the binary stream. */
+bool kptrace_ctf_tracing(void)
+{
+	return READ_ONCE(tracing) && READ_ONCE(to_ctf);
+}
+
+/*
+ * The binary stream's enable: "1 [FILTER]", the words of "syscall start
+ * ctf", while the hooks write to it; else "0".  Called with
+ * slabtrace_mutex held.
+ */
+void kptrace_ctf_show_enable(struct seq_file *m)
+{
+	const struct kpt_filter *f;
+	unsigned int i;
+
+	f = rcu_dereference_protected(filter, lockdep_is_held(&slabtrace_mutex));
+	if (!f || !kptrace_ctf_tracing()) {
+		seq_puts(m, "0\n");
+		return;
+	}
+	seq_putc(m, '1');
+	if (f->mode == FILTER_PID)
+		seq_puts(m, " pid");
+	for (i = 0; f->mode == FILTER_PID && i < f->npids; i++)
+		seq_printf(m, " %d", f->pids[i]);
+	if (f->mode == FILTER_COMM) {
+		seq_puts(m, " comm ");
+		slabtrace_seq_name(m, f->comm, sizeof(f->comm));
+	}
+	seq_putc(m, '\n');
+}
+
 int slabtrace_kptrace_init(void)
 {
 	int ret;
@@ -763,10 +796,7 @@ int slabtrace_kptrace_init(void)
 	return ret;
 }
 
-/*
- * At module exit, before slabtrace's debugfs directory goes: stop writing
- * to the binary stream, and close it (relay removes its files itself).
- */
+/* At module exit: stop writing to the binary stream; its files go, then its buffers. */
 void slabtrace_kptrace_exit_ctf(void)
 {
 	mutex_lock(&slabtrace_mutex);
@@ -776,7 +806,7 @@ void slabtrace_kptrace_exit_ctf(void)
 	kptrace_ctf_exit();
 }
 
-/* At module exit, after the debugfs files are gone: no command can come. */
+/* At module exit, after slabtrace's files are gone: no command can come. */
 void slabtrace_kptrace_exit(void)
 {
 	slabtrace_kptrace_exit_ctf();

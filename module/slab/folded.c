@@ -15,10 +15,10 @@
  *
  * No locks: a snapshot is immutable; the reader holds a reference.
  */
-#include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include <slabtrace/files.h>
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
@@ -122,7 +122,7 @@ static const struct seq_operations folded_bytes_seq_ops = {
 
 static int folded_open(struct inode *inode, struct file *file)
 {
-	return slabtrace_reader_open(file, inode->i_private);
+	return slabtrace_reader_open(file, slabtrace_file_data(inode));
 }
 
 static const struct file_operations folded_fops = {
@@ -133,13 +133,16 @@ static const struct file_operations folded_fops = {
 	.release = slabtrace_reader_release,
 };
 
+static struct slabtrace_file folded_files[] = {
+	{ .name = "stacks", .mode = 0400, .fops = &folded_fops,
+	  .data = (void *)&slabtrace_stacks_seq_ops },
+	{ .name = "folded", .mode = 0400, .fops = &folded_fops,
+	  .data = (void *)&folded_seq_ops },
+	{ .name = "folded_bytes", .mode = 0400, .fops = &folded_fops,
+	  .data = (void *)&folded_bytes_seq_ops },
+};
+
 int slabtrace_folded_init(void)
 {
-	debugfs_create_file("stacks", 0400, slabtrace_debugfs,
-			    (void *)&slabtrace_stacks_seq_ops, &folded_fops);
-	debugfs_create_file("folded", 0400, slabtrace_debugfs,
-			    (void *)&folded_seq_ops, &folded_fops);
-	debugfs_create_file("folded_bytes", 0400, slabtrace_debugfs,
-			    (void *)&folded_bytes_seq_ops, &folded_fops);
-	return 0;
+	return slabtrace_files_add("", folded_files, ARRAY_SIZE(folded_files));
 }

@@ -21,10 +21,10 @@
  * - slabtrace_mutex, held while the set is walked; the counters are
  *   atomic and read without lock.
  */
-#include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 
+#include <slabtrace/files.h>
 #include <slabtrace/slabtrace.h>
 
 /* "pool empty" as "pool_empty": one word a key. */
@@ -92,14 +92,19 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+static struct slabtrace_file stats_file = {
+	.name = "stats",
+	.mode = 0400,
+	.fops = &stats_fops,
+};
+
 int slabtrace_stats_init(void)
 {
-	struct dentry *d;
+	int ret;
 
-	d = debugfs_create_file("stats", 0400, slabtrace_debugfs, NULL,
-				&stats_fops);
-	if (IS_ERR(d))
-		return PTR_ERR(d);
+	ret = slabtrace_files_add("", &stats_file, 1);
+	if (ret)
+		return ret;
 	/* Its companion for people (status.c). */
 	return slabtrace_status_init();
 }

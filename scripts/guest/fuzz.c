@@ -482,12 +482,13 @@ static size_t mutate(char *c, size_t len, size_t size)
 /*
  * ENOENT: slabtrace is not loaded; ENXIO: it is being unloaded (debugfs
  * cannot take a reference on the module); EUSERS: a 9th process opening
- * kptrace or kptrace_pipe; EBUSY: a reader too many.
+ * kptrace or kptrace_pipe; EBUSY: a reader too many; ENODATA: a stream's
+ * cpuN before its first start.
  */
 static int expected_open_errno(int err, int reader)
 {
 	return err == ENOENT || err == ENXIO ||
-	       (reader && (err == EBUSY || err == EUSERS));
+	       (reader && (err == EBUSY || err == EUSERS || err == ENODATA));
 }
 
 /*

@@ -4,7 +4,7 @@
 # babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.sh); a tiny
 # buffer with no reader; the recorder and other users' traces (it refuses
 # to start over one, fails on a restart and on a stop, and leaves them
-# running); rmmod while recording; the recorder's errors.
+# running); rmmod refused while recording, done after; the recorder's errors.
 . /tests/lib.sh
 
 K=$ST/kmemtrace
@@ -31,6 +31,7 @@ kerr() {
 
 # --- Bad input.
 check_eq "buffer_kb: not a number" "Invalid argument" "$(kerr buffer_kb abc)"
+check_eq "buffer_kb: beyond 32 bits" "Numerical result out of range" "$(kerr buffer_kb 4294967296)"
 check_eq "buffer_kb: too small" "Invalid argument" "$(kerr buffer_kb 8)"
 check_eq "buffer_kb: not a multiple of 8" "Invalid argument" "$(kerr buffer_kb 100)"
 check_eq "enable: unknown cache" "No such file or directory" "$(kerr enable no_such_cache)"
@@ -47,7 +48,8 @@ check_eq "a second start is refused" "Device or resource busy" "$(kerr enable 1)
 check_eq "buffer_kb cannot change while tracing" "Device or resource busy" "$(kerr buffer_kb 64)"
 check "ctl: kmemtrace stop" st kmemtrace stop
 check_eq "stopped" 0 "$(cat $K/enable)"
-logged "kmemtrace: buffer_kb: not a number" \
+logged "kmemtrace: buffer_kb: 'abc' is not a number" \
+	"kmemtrace: buffer_kb: '4294967296' is out of range" \
 	"kmemtrace: buffer_kb: 8 is not a multiple of 8 in 16..65536" \
 	"kmemtrace: buffer_kb: 100 is not a multiple of 8 in 16..65536" \
 	"kmemtrace: no slab cache named 'no_such_cache'" \
@@ -137,7 +139,8 @@ check_eq "a stop by another process: exit 1" 1 $?
 check "... saying so" grep -q '^kmemtrace-record: the trace was stopped by another process before the end' /tmp/rec8.txt
 check "... with what came until then saved" test -s /tmp/stopped/ctf/metadata
 
-# --- Start at load, and rmmod while recording.
+# --- Start at load, and rmmod while recording: refused (the recorder has
+# the cpuN files mapped), then done once it stopped.
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
 check "insmod slabtrace.ko kmemtrace=1 kmemtrace_buffer_kb=64" \
@@ -149,11 +152,13 @@ echo 0 > $K/enable
 storm=$!
 kmemtrace-record -o /tmp/rm > /tmp/rec4.txt 2>&1 &
 rec=$!
-sleep 2
-check "rmmod slabtrace while recording" rmmod slabtrace
+recording() { [ "$(head -n 1 $K/events)" -gt 0 ]; }
+check "the recording started" until_true 30 recording
 sleep 1
+check "rmmod slabtrace is refused while recording" sh -c "! rmmod slabtrace 2>/dev/null"
 kill $storm $rec 2>/dev/null
 wait 2>/dev/null
+check "rmmod slabtrace once the recorder stopped" rmmod slabtrace
 check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
 check "rmmod slabtrace" rmmod slabtrace
 check "a bad kmemtrace_buffer_kb fails the load" sh -c "! insmod $MODDIR/slabtrace.ko kmemtrace_buffer_kb=7"

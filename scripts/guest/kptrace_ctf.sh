@@ -16,12 +16,16 @@ K=$ST/kptrace_ctf
 N=1000
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
-for f in metadata buffer_kb events total_overruns abi_version; do
+for f in enable buffer_kb; do
+	check "kptrace_ctf/$f is 0600" test "$(stat -c %a $K/$f)" = 600
+done
+for f in metadata events total_overruns abi_version cpu0; do
 	check "kptrace_ctf/$f is 0400" test "$(stat -c %a $K/$f)" = 400
 done
 check_eq "abi_version" 1 "$(cat $K/abi_version)"
 check_eq "buffer_kb: the 2 MiB queue size" 2048 "$(cat $K/buffer_kb)"
-check "no stream files before the first start ctf" sh -c "! ls $K/cpu0 2>/dev/null"
+check "cpu0 before the first start ctf: no data" sh -c "! cat $K/cpu0 > /dev/null 2>&1"
+check_eq "enable reads 0" 0 "$(cat $K/enable)"
 check "metadata: no stream yet" sh -c "! cat $K/metadata > /dev/null 2>&1"
 
 # --- N getpid, a missing path, a write and exit_group into the stream.

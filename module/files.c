@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace: its files, one tree in two places.
+ *
+ * A file is declared once, as a struct slabtrace_file in its system's
+ * table, and made twice: in /proc/slabtrace/, which lockdown leaves alone
+ * (Secure Boot's lockdown=integrity refuses every debugfs file that can be
+ * written or mapped), and in /sys/kernel/debug/slabtrace/, wherever debugfs
+ * allows it.  Both inodes lead to the same struct slabtrace_file
+ * (i_private), and its file_operations serve both trees: debugfs calls
+ * them itself (debugfs_create_file_unsafe(); its open pins the module
+ * through fops->owner), procfs through the one struct proc_ops below,
+ * which dispatches every call to them, and whose open pins the module
+ * until the file's release.  So an open file always pins the module:
+ * rmmod fails with EBUSY while one is open, mapped or polled, and nothing
+ * a file uses goes before the file is closed.  The tree goes at module
+ * exit (slabtrace_files_exit()), when no file can be open; a system that
+ * tears down its state first removes its own files
+ * (slabtrace_files_remove()), so that on every path (a failed load too)
+ * no file outlives what it serves.
+ *
+ * Notes on locking
+ * ----------------
+ * - files_lock (mutex): the directories, the list of files made and each
+ *   file's dentry and pde.  Taken inside slabtrace_mutex (a command may
+ *   set a file's size), and before an inode's lock.
+ * - Removing a file waits for its handlers that are running (procfs), and
+ *   they may take slabtrace_mutex or files_lock: no file is removed with
+ *   either held.  The pointers are taken out under files_lock first.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/proc_fs.h>
+#include <linux/string.h>
+
+#include <slabtrace/files.h>
+
+/* Directories: the root, and those the tables name ("kmemtrace", "a/b"). */
+#define MAX_DIRS	8
+#define DIR_PATH_MAX	32
+
+struct st_dir {
+	char path[DIR_PATH_MAX];	/* "" for the root */
+	struct dentry *dentry;		/* in debugfs, or NULL */
+	struct proc_dir_entry *pde;	/* in procfs, or NULL */
+};
+
+/* files_lock: see Notes on locking. */
+static DEFINE_MUTEX(files_lock);
+static struct st_dir dirs[MAX_DIRS];
+static unsigned int nr_dirs;
+static LIST_HEAD(files_made);
+
+/*
+ * procfs: every call goes to the file's own file_operations.  A missing
+ * one gives what the VFS gives for a file without it.
+ */
+static int proc_file_open(struct inode *inode, struct file *file)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(inode);
+	int ret = 0;
+
+	/* As fops_get() does for debugfs: no open once rmmod has begun. */
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	if (f->fops->open)
+		ret = f->fops->open(inode, file);
+	if (ret)
+		module_put(THIS_MODULE);
+	return ret;
+}
+
+/*
+ * At close, or at the file's removal (procfs calls it then for files
+ * still open, which the pin allows only while a load fails).  The module
+ * reference goes last; rmmod's removal of the file then waits for this
+ * call to return (procfs's close_pdeo()).
+ */
+static int proc_file_release(struct inode *inode, struct file *file)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(inode);
+	int ret = 0;
+
+	if (f->fops->release)
+		ret = f->fops->release(inode, file);
+	module_put(THIS_MODULE);
+	return ret;
+}
+
+static ssize_t proc_file_read(struct file *file, char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+
+	return f->fops->read ? f->fops->read(file, buf, count, ppos) : -EINVAL;
+}
+
+static ssize_t proc_file_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+
+	return f->fops->write ? f->fops->write(file, buf, count, ppos) : -EINVAL;
+}
+
+static loff_t proc_file_lseek(struct file *file, loff_t offset, int whence)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+
+	return f->fops->llseek ? f->fops->llseek(file, offset, whence) : -ESPIPE;
+}
+
+static __poll_t proc_file_poll(struct file *file, poll_table *wait)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+
+	return f->fops->poll ? f->fops->poll(file, wait) : DEFAULT_POLLMASK;
+}
+
+static int proc_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+
+	return f->fops->mmap ? f->fops->mmap(file, vma) : -ENODEV;
+}
+
+static const struct proc_ops proc_file_ops = {
+	.proc_open = proc_file_open,
+	.proc_release = proc_file_release,
+	.proc_read = proc_file_read,
+	.proc_write = proc_file_write,
+	.proc_lseek = proc_file_lseek,
+	.proc_poll = proc_file_poll,
+	.proc_mmap = proc_file_mmap,
+};
+
+/*
+ * The directory of @path, made in both trees at its first use.  Called
+ * with files_lock held.
+ */
+static struct st_dir *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	char up[DIR_PATH_MAX];
+	struct st_dir *parent, *d;
+	unsigned int i;
+
+	lockdep_assert_held(&files_lock);
+	for (i = 0; i < nr_dirs; i++)
+		if (!strcmp(dirs[i].path, path))
+			return &dirs[i];
+	if (!nr_dirs)
+		return ERR_PTR(-ENODEV);	/* before init or after exit */
+	if (WARN_ON_ONCE(nr_dirs == MAX_DIRS || !*name ||
+			 strlen(path) >= DIR_PATH_MAX))
+		return ERR_PTR(-EINVAL);
+	strscpy(up, path, slash ? slash - path + 1 : 1);
+	parent = dir_of(up);
+	if (IS_ERR(parent))
+		return parent;
+	d = &dirs[nr_dirs];
+	d->pde = parent->pde ? proc_mkdir_mode(name, 0500, parent->pde) : NULL;
+	d->dentry = parent->dentry ? debugfs_create_dir(name, parent->dentry) :
+		    NULL;
+	if (IS_ERR(d->dentry))
+		d->dentry = NULL;
+	if (!d->pde && !d->dentry)
+		return ERR_PTR(-ENOMEM);
+	strscpy(d->path, path, DIR_PATH_MAX);
+	nr_dirs++;
+	return d;
+}
+
+/* Make @f in @dir's trees.  Called with files_lock held. */
+static int make(struct st_dir *dir, struct slabtrace_file *f)
+{
+	struct dentry *d;
+
+	lockdep_assert_held(&files_lock);
+	/* procfs's inode has read and write; the _iter forms are not passed. */
+	if (WARN_ON_ONCE(f->fops->read_iter || f->fops->write_iter))
+		return -EINVAL;
+	if (dir->pde)
+		f->pde = proc_create_data(f->name, f->mode, dir->pde,
+					  &proc_file_ops, f);
+	if (dir->dentry) {
+		d = debugfs_create_file_unsafe(f->name, f->mode, dir->dentry,
+					       f, f->fops);
+		f->dentry = IS_ERR(d) ? NULL : d;
+	}
+	/* What was made is removed with the rest, outside files_lock. */
+	if (f->pde || f->dentry)
+		list_add_tail(&f->node, &files_made);
+	/* debugfs may lack it; procfs, where there is a procfs, may not. */
+	if ((dir->pde && !f->pde) || (!f->pde && !f->dentry)) {
+		pr_err("cannot create the file %s\n", f->name);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * slabtrace_files_add - make files in both trees
+ * @dir: their directory: "" for the root, else a path below it ("kmemtrace")
+ * @files: their declarations; the core fills in dentry, pde and node, and
+ *	   keeps them until slabtrace_files_remove() or slabtrace_files_exit()
+ * @nr: how many
+ *
+ * Not with slabtrace_mutex held (a failure removes what was made).
+ *
+ * Return: 0, or -errno with none of them made.
+ */
+int slabtrace_files_add(const char *dir, struct slabtrace_file *files,
+			unsigned int nr)
+{
+	struct st_dir *d;
+	unsigned int i = 0;
+	int ret;
+
+	mutex_lock(&files_lock);
+	d = dir_of(dir);
+	ret = PTR_ERR_OR_ZERO(d);
+	for (; !ret && i < nr; i++) {
+		ret = make(d, &files[i]);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&files_lock);
+	if (ret)
+		slabtrace_files_remove(files, nr);
+	return ret;
+}
+
+/**
+ * slabtrace_files_remove - remove files from both trees
+ * @files: as given to slabtrace_files_add(); those not made, or removed
+ *	   already, are skipped
+ * @nr: how many
+ *
+ * Waits for their running handlers: not with slabtrace_mutex held.
+ */
+void slabtrace_files_remove(struct slabtrace_file *files, unsigned int nr)
+{
+	struct proc_dir_entry *pde;
+	struct dentry *dentry;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		mutex_lock(&files_lock);
+		pde = files[i].pde;
+		dentry = files[i].dentry;
+		files[i].pde = NULL;
+		files[i].dentry = NULL;
+		if (pde || dentry)
+			list_del(&files[i].node);
+		mutex_unlock(&files_lock);
+		proc_remove(pde);
+		debugfs_remove(dentry);
+	}
+}
+
+/**
+ * slabtrace_file_set_size - the size stat shows
+ * @f: the file
+ * @size: in bytes
+ *
+ * The debugfs inode takes it at once; procfs keeps a size per entry,
+ * given to each inode it makes (one per proc mount, at lookup), so an
+ * inode procfs made earlier keeps its own until its file sets it (the
+ * kptrace file does at open and read).
+ */
+void slabtrace_file_set_size(struct slabtrace_file *f, loff_t size)
+{
+	struct inode *inode;
+
+	mutex_lock(&files_lock);
+	if (f->pde)
+		proc_set_size(f->pde, size);
+	if (f->dentry) {
+		inode = d_inode(f->dentry);
+		inode_lock(inode);
+		i_size_write(inode, size);
+		inode_unlock(inode);
+	}
+	mutex_unlock(&files_lock);
+}
+
+/**
+ * slabtrace_files_init - the two roots
+ *
+ * /proc/slabtrace (mode 0500) and /sys/kernel/debug/slabtrace; one of them
+ * is enough (debugfs may be off, or not built).
+ *
+ * Return: 0, or -ENOMEM if neither could be made.
+ */
+int slabtrace_files_init(void)
+{
+	struct proc_dir_entry *pde = proc_mkdir_mode("slabtrace", 0500, NULL);
+	struct dentry *dentry = debugfs_create_dir("slabtrace", NULL);
+
+	if (IS_ERR(dentry))
+		dentry = NULL;
+	if (!pde && !dentry) {
+		pr_err("cannot create /proc/slabtrace or a debugfs directory\n");
+		return -ENOMEM;
+	}
+	if (!pde)
+		pr_warn("cannot create /proc/slabtrace: the files are in debugfs only\n");
+	if (!dentry)
+		pr_info("no debugfs: the files are in /proc/slabtrace only\n");
+	mutex_lock(&files_lock);
+	dirs[0] = (struct st_dir){ .pde = pde, .dentry = dentry };
+	nr_dirs = 1;
+	mutex_unlock(&files_lock);
+	return 0;
+}
+
+/*
+ * At module exit (or a failed load): both trees go, with every file still
+ * in them.  No file is open then but while a load fails; procfs calls the
+ * release of those.  Not with slabtrace_mutex held.
+ */
+void slabtrace_files_exit(void)
+{
+	struct slabtrace_file *f, *tmp;
+	struct proc_dir_entry *pde;
+	struct dentry *dentry;
+
+	mutex_lock(&files_lock);
+	list_for_each_entry_safe(f, tmp, &files_made, node) {
+		f->pde = NULL;
+		f->dentry = NULL;
+		list_del(&f->node);
+	}
+	pde = dirs[0].pde;
+	dentry = dirs[0].dentry;
+	memset(dirs, 0, sizeof(dirs));
+	nr_dirs = 0;
+	mutex_unlock(&files_lock);
+	proc_remove(pde);
+	debugfs_remove(dentry);
+}
