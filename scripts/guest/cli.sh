@@ -189,7 +189,7 @@ grep -q '^nobody:' /etc/passwd 2>/dev/null ||
 	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> /etc/passwd
 err=$(su nobody -c 'slabtrace status' 2>&1)
 check_eq "needs root" \
-	"slabtrace: needs root: /sys/kernel/debug is root's only (run it with sudo)" "$err"
+	"slabtrace: needs root: /proc/slabtrace is root's only (run it with sudo)" "$err"
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
 err=$(slabtrace status 2>&1)

@@ -115,6 +115,12 @@ static unsigned char *copybuf;
 static const char *sub = "kmemtrace";
 static int syscalls;			/* -s */
 static int meta = -1;			/* -s: kptrace_ctf/metadata, held open */
+/*
+ * The stream's abi_version, held open from the first check to the end: an
+ * open file of the module pins it, so rmmod is refused while this records,
+ * from before its trace starts (not only once the cpuN files are open).
+ */
+static int pin = -1;
 /* The UUID of the trace this recorder started; whether it started one. */
 static unsigned char uuid0[16];
 static int started;
@@ -423,6 +429,9 @@ static void open_streams(const char *ctfdir)
 		snprintf(path, sizeof(path), "%s%s", dir, de->d_name);
 		s->cpu = cpu;
 		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* A possible CPU that was offline at the start has no buffer. */
+		if (s->fd < 0 && errno == ENODATA)
+			continue;
 		if (s->fd < 0)
 			fail("%s: %s", path, strerror(errno));
 		s->map = mmap(NULL, map_size, PROT_READ, MAP_SHARED, s->fd, 0);
@@ -725,6 +734,9 @@ int main(int argc, char **argv)
 
 	st_check(syscalls ? "kptrace_ctf/abi_version" : "kmemtrace/abi_version", R_OK);
 	stream_path(path, sizeof(path), "abi_version");
+	pin = open(path, O_RDONLY | O_CLOEXEC);
+	if (pin < 0)
+		die("%s: %s", path, strerror(errno));
 	if (read_number(path) != (syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION))
 		die("%s: not ABI %d: a slabtrace module of another version", path,
 		    syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION);
