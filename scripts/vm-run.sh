@@ -21,7 +21,7 @@
 #
 # The run fails on: a FAIL line, a test exiting non-zero, a missing END or
 # DONE marker (guest hung, crashed or timed out), or a kernel splat in the
-# console.  The last line is "vm KVER: N passed, N failed", plus ", N
+# console (scripts/splats.sh).  The last line is "vm KVER: N passed, N failed", plus ", N
 # skipped" when a guest test printed "SKIP: test: why" (it cannot run on
 # this kernel or arch) instead of its checks.
 #
@@ -48,6 +48,7 @@
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/splats.sh"
 out=
 tmo=600
 keep=
@@ -268,10 +269,9 @@ judge() {
 		echo "FAIL: vm: guest did not reach DONE"
 		nfail=$((nfail + 1))
 	fi
-	splat='BUG:|WARNING:|Oops|general protection|KASAN|lockdep|possible recursive locking|RCU stall|rcu_.*detected stall|self-detected stall|list_add corruption|list_del corruption|Kernel panic|Call Trace:|blocked for more than'
-	if grep -Eq "$splat" "$c"; then
+	if grep -Eq "$SPLATS" "$c"; then
 		echo "FAIL: vm: kernel splat in the console:"
-		grep -En "$splat" "$c" | head -n 20 | sed 's/^/    /'
+		grep -En "$SPLATS" "$c" | head -n 20 | sed 's/^/    /'
 		nfail=$((nfail + 1))
 	else
 		echo "PASS: vm: console free of splats"
