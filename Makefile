@@ -10,12 +10,13 @@
 #   make KVER=6.12-debug  the same against the debug kernel: Debian's
 #                         linux-source-6.12 with PREEMPT_RT, lockdep, KASAN,
 #                         DEBUG_OBJECTS, built into ~/.cache/slabtrace the
-#                         first time (about 25 minutes on two cores)
+#                         first time (about 10 minutes on two cores)
 #   make modules_install  install for KDIR's kernel (then depmod)
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make check-debug      the VM suites on the debug kernel (building it if
-#                         needed); not part of make check: too slow cold
+#                         needed), about 16 minutes; not part of make check,
+#                         which it would take past CI's 45 minutes cold
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,

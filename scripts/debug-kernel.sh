@@ -89,7 +89,7 @@ if [ ! -f "$obj/.config" ]; then
 	fi
 fi
 echo "debug-kernel: building Debian's linux-source-6.12 $ver with" \
-	"scripts/debug-kernel.config in $dir (20-30 minutes on two cores; log: build.log)" >&2
+	"scripts/debug-kernel.config in $dir (about 10 minutes on two cores; log: build.log)" >&2
 kmake -j"$(nproc)" bzImage modules
 rm -rf "$dir/root"
 kmake INSTALL_MOD_PATH="$dir/root" modules_install
