@@ -3,16 +3,20 @@
 #
 # Install the Debian packages the build and the tests need, if missing.
 # Never a linux-image or linux-headers package: scripts/fetch-kernel.sh
-# downloads and unpacks those into the cache instead.  For the arm64
-# kernels: dpkg learns the arm64 architecture (so apt-get download finds
-# arm64 kernels and busybox), the cross binutils and C library are
-# installed, the cross compiler is unpacked by scripts/fetch-cross.sh.
+# downloads and unpacks those into the cache instead.  libelf-dev and
+# libssl-dev: objtool and the module-signing tools that the debug kernel's
+# build makes (scripts/debug-kernel.sh; its lockdown LSM selects
+# MODULE_SIG).  For the arm64 kernels: dpkg learns the arm64 architecture
+# (so apt-get download finds arm64 kernels and busybox), the cross
+# binutils and C library are installed, the cross compiler is unpacked by
+# scripts/fetch-cross.sh.
 set -eu
 pkgs="make gcc libc6-dev bc flex bison python3 perl xz-utils gzip cpio kmod
 busybox-static qemu-system-x86 dwarves sparse linux-source-6.12 python3-docutils
 gcc-multilib babeltrace2 libbabeltrace2-dev pkg-config
 chromium chromium-driver python3-selenium man-db groff-base
-qemu-system-arm binutils-aarch64-linux-gnu libc6-dev-arm64-cross clang dkms"
+qemu-system-arm binutils-aarch64-linux-gnu libc6-dev-arm64-cross clang dkms
+libelf-dev libssl-dev"
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 newarch=

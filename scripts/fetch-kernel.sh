@@ -4,7 +4,7 @@
 # Fetch a Debian kernel image and its headers into the cache, never
 # installing them: apt-get download + dpkg-deb -x.  Prints the directory.
 #
-#   scripts/fetch-kernel.sh 6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64
+#   scripts/fetch-kernel.sh 6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64|6.12-debug
 #
 # The -rt flavours are Debian's PREEMPT_RT kernels, the -arm64 ones its
 # arm64 kernels (dpkg --add-architecture arm64, done by scripts/deps.sh).
@@ -25,9 +25,13 @@
 #   abi               the ABI string, e.g. 6.1.0-56-amd64
 #   busybox           (arm64 only) Debian's busybox-static:arm64, for the
 #                     guest's initramfs (x86-64 guests use the host's)
+#
+# 6.12-debug is no Debian package but a kernel built here, with lockdep,
+# KASAN and PREEMPT_RT, in the same layout: scripts/debug-kernel.sh.
 set -eu
 
-kver=${1:?usage: $0 6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64}
+kver=${1:?usage: $0 6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64|6.12-debug}
+[ "$kver" != 6.12-debug ] || exec "$(dirname "$0")/debug-kernel.sh"
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
 
 # qa: the arch qualifier of the image and headers packages.
@@ -39,7 +43,7 @@ case $kver in
 6.12-rt) meta=linux-image-6.12-rt-amd64 ;;
 6.1-arm64) meta=linux-image-arm64 qa=:arm64 ;;
 6.12-arm64) meta=linux-image-6.12-arm64 qa=:arm64 ;;
-*)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64 or 6.12-arm64)" >&2
+*)	echo "fetch-kernel: unknown KVER '$kver' (want 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64, 6.12-arm64 or 6.12-debug)" >&2
 	exit 1 ;;
 esac
 

@@ -6,7 +6,7 @@
 #
 #   scripts/vm-run.sh [-o OUTDIR] [-t SECONDS] [-k] KVER TEST[,TEST...]
 #
-# KVER is 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64 or 6.12-arm64; the modules
+# KVER is 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64, 6.12-arm64 or 6.12-debug; the modules
 # must already be built in build/KVER/ (make KVER=... test-modules).  Each
 # TEST is scripts/guest/TEST.sh.  Files the guest leaves in /out are copied
 # (tar over the second serial port; on arm64 a virtio serial port, since
@@ -21,7 +21,7 @@
 #
 # The run fails on: a FAIL line, a test exiting non-zero, a missing END or
 # DONE marker (guest hung, crashed or timed out), or a kernel splat in the
-# console.  The last line is "vm KVER: N passed, N failed", plus ", N
+# console (scripts/splats.sh).  The last line is "vm KVER: N passed, N failed", plus ", N
 # skipped" when a guest test printed "SKIP: test: why" (it cannot run on
 # this kernel or arch) instead of its checks.
 #
@@ -45,11 +45,17 @@
 # cannot boot these kernels on this project's machines).
 # SLABTRACE_VM_MEM is the guest's memory in MiB (default 1024; the lowmem
 # test wants 256).
+#
+# The debug kernel (6.12-debug: KASAN, lockdep, PREEMPT_RT) runs the guest
+# several times slower: its default timeouts (-t, the boot's, the idle
+# one) are three times as long, and it is booted with kasan_multi_shot,
+# so that every KASAN report is printed, not only the first.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/splats.sh"
 out=
-tmo=600
+tmo=
 keep=
 while getopts o:t:k opt; do
 	case $opt in
@@ -62,6 +68,9 @@ done
 shift $((OPTIND - 1))
 kver=${1:?usage: vm-run.sh [-o OUTDIR] [-t SECONDS] KVER TEST[,TEST...]}
 tests=${2:?no tests named}
+slow=1
+case $kver in *-debug) slow=3 ;; esac
+tmo=${tmo:-$((600 * slow))}
 accel=${SLABTRACE_ACCEL:-tcg,thread=single}
 
 kdir=$("$top/scripts/fetch-kernel.sh" "$kver")
@@ -88,6 +97,7 @@ case $kver in
 	append=no_timer_check
 	busybox=/bin/busybox ;;
 esac
+[ "$slow" -eq 1 ] || append="$append kasan_multi_shot"
 
 # initramfs: busybox, init, guest tests, our modules, guest programs.
 root=$work/root
@@ -128,8 +138,8 @@ console=$work/console.log
 # stall reports): it is stopped too, rather than left to the overall
 # timeout.  Progress is a console line that is not a kernel message
 # (kernel messages start with "[ seconds]").
-boot_tmo=${SLABTRACE_BOOT_TIMEOUT:-180}
-idle_tmo=${SLABTRACE_IDLE_TIMEOUT:-180}
+boot_tmo=${SLABTRACE_BOOT_TIMEOUT:-$((180 * slow))}
+idle_tmo=${SLABTRACE_IDLE_TIMEOUT:-$((180 * slow))}
 booted=0
 hung=0
 boot() {
@@ -268,10 +278,9 @@ judge() {
 		echo "FAIL: vm: guest did not reach DONE"
 		nfail=$((nfail + 1))
 	fi
-	splat='BUG:|WARNING:|Oops|general protection|KASAN|lockdep|possible recursive locking|RCU stall|rcu_.*detected stall|self-detected stall|list_add corruption|list_del corruption|Kernel panic|Call Trace:|blocked for more than'
-	if grep -Eq "$splat" "$c"; then
+	if grep -Eq "$SPLATS" "$c"; then
 		echo "FAIL: vm: kernel splat in the console:"
-		grep -En "$splat" "$c" | head -n 20 | sed 's/^/    /'
+		grep -En "$SPLATS" "$c" | head -n 20 | sed 's/^/    /'
 		nfail=$((nfail + 1))
 	else
 		echo "PASS: vm: console free of splats"

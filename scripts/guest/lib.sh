@@ -43,6 +43,15 @@ skip() {
 	exit 0
 }
 
+# skip_checks "what: why": some checks of a test cannot run on this
+# kernel; says so in a SKIP line, which the runner counts, and goes on.
+skip_checks() { echo "SKIP: $T: $*"; }
+
+# The debug kernel (KVER 6.12-debug: KASAN, lockdep, PREEMPT_RT; its
+# release ends in -slabtrace-debug) runs the guest several times slower.
+DEBUG_KERNEL=
+case $(uname -r) in *-slabtrace-debug) DEBUG_KERNEL=1 ;; esac
+
 # A test ends with "finish"; its exit status is the number of failures.
 finish() { exit "$failed"; }
 

@@ -1073,7 +1073,7 @@ class Build(unittest.TestCase):
     def test_unknown_kver_stops_at_once(self):
         rc, out = self.make("KVER=6.99")
         self.assertEqual(rc, 2)
-        self.assertIn("unknown KVER '6.99': Debian's kernels are 6.1 6.12 6.1-rt 6.12-rt 6.1-arm64 6.12-arm64", out)
+        self.assertIn("unknown KVER '6.99': Debian's kernels are 6.1 6.12 6.1-rt 6.12-rt 6.1-arm64 6.12-arm64, the debug kernel 6.12-debug", out)
         self.assertNotIn("fetch-kernel", out)
 
     def test_no_headers_names_the_package(self):
