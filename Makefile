@@ -8,6 +8,9 @@
 #                         (fetched into ~/.cache/slabtrace, never installed;
 #                         -arm64: cross-built with Debian's aarch64 gcc-12)
 #   make modules_install  install for KDIR's kernel (then depmod)
+#   make sign [SIGN_KEY=... SIGN_CERT=...]   sign slabtrace.ko (Secure Boot)
+#                         with the kernel's scripts/sign-file; by default
+#                         with DKMS's key, /var/lib/dkms/mok.key and mok.pub
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make kunit            the KUnit suite only (UML, kunit.py)
@@ -71,7 +74,8 @@ VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v 
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
-	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools compat
+	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools compat \
+	sign
 
 all: modules
 
@@ -142,6 +146,13 @@ install-tools:
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
+
+# A key of your own: SIGN_KEY=key.pem SIGN_CERT=cert.der (make sign says
+# how to make one when there is none).
+SIGN_KEY ?= /var/lib/dkms/mok.key
+SIGN_CERT ?= /var/lib/dkms/mok.pub
+sign: headers
+	@scripts/sign-module.sh $(KDIR) $(BUILD)/slabtrace.ko $(SIGN_KEY) $(SIGN_CERT)
 
 sparse: shadow
 	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules
