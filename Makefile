@@ -11,6 +11,9 @@
 #   make sign [SIGN_KEY=... SIGN_CERT=...]   sign slabtrace.ko (Secure Boot)
 #                         with the kernel's scripts/sign-file; by default
 #                         with DKMS's key, /var/lib/dkms/mok.key and mok.pub
+#   make deb              the Debian packages slabtrace-dkms and
+#                         slabtrace-tools in build/deb/ (debhelper, dh-dkms;
+#                         lintian must find no error)
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make kunit            the KUnit suite only (UML, kunit.py)
@@ -75,7 +78,7 @@ TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
 	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools compat \
-	sign
+	sign deb
 
 all: modules
 
@@ -124,14 +127,18 @@ test-modules: shadow
 	done
 
 # kmemtrace's userspace: the recorder (static, as in the guest) and the
-# report (libbabeltrace2); the slabtrace command (static).
+# report (libbabeltrace2); the slabtrace command (static).  TOOLS_STATIC=
+# links the first two dynamically too (the Debian package does, as
+# Debian's policy asks); CPPFLAGS, CFLAGS and LDFLAGS are added (dpkg's
+# hardening flags, in the package).
+TOOLS_STATIC ?= -static
+TOOLS_CC = $(CC) -O2 -Wall -Wextra -Werror $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 tools:
 	@mkdir -p build/tools
-	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/slabtrace \
-		scripts/slabtrace.c
-	$(CC) -static -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-record \
+	$(TOOLS_CC) $(TOOLS_STATIC) -o build/tools/slabtrace scripts/slabtrace.c
+	$(TOOLS_CC) $(TOOLS_STATIC) -o build/tools/kmemtrace-record \
 		scripts/kmemtrace/record.c
-	$(CC) -O2 -Wall -Wextra -Werror -o build/tools/kmemtrace-report \
+	$(TOOLS_CC) -o build/tools/kmemtrace-report \
 		scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2)
 
 # The slabtrace command alone (no libbabeltrace2 needed) and its man page.
@@ -153,6 +160,9 @@ SIGN_KEY ?= /var/lib/dkms/mok.key
 SIGN_CERT ?= /var/lib/dkms/mok.pub
 sign: headers
 	@scripts/sign-module.sh $(KDIR) $(BUILD)/slabtrace.ko $(SIGN_KEY) $(SIGN_CERT)
+
+deb:
+	scripts/deb.sh
 
 sparse: shadow
 	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules

@@ -6,7 +6,7 @@
 # kernels 6.12-arm64 and 6.1-arm64 (W=1, a warning fails), sparse (6.1,
 # 6.12), clang -fsyntax-only (6.12, 6.12-arm64), LLVM=1 refused for
 # gcc-built kernels, dkms add/build with private trees, the build's
-# refusal of kernels without what slabtrace needs, make sign, checkpatch, the docs,
+# refusal of kernels without what slabtrace needs, make sign, make deb, checkpatch, the docs,
 # the KUnit suites on UML, the VM suites (every guest test) on 6.1, 6.12,
 # 6.12-rt, 6.1-rt and 6.12-arm64, core and load on 6.1-arm64, print in a
 # 256 MiB guest, the userspace tools (with what the VM runs saved), the
@@ -64,6 +64,7 @@ step "llvm refused" scripts/tests/test_llvm.sh
 step "dkms" scripts/tests/test_dkms.sh
 step "refusals" scripts/tests/test_refusals.sh
 step "sign" scripts/tests/test_sign.sh
+step "deb" scripts/tests/test_deb.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
