@@ -16,6 +16,9 @@
 #                         lintian must find no error)
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
+#   make check-debian     the packages installed and README.md's commands
+#                         run on a Debian system, in VMs booting 6.12 and
+#                         6.1 (make check runs it on 6.12 only)
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,
@@ -73,12 +76,12 @@ $(error LLVM=$(LLVM): the kernel in $(KDIR) was built with gcc ($(shell sed -n '
 endif
 endif
 
-VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v '^lowmem.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v -e '^lib.sh$$' -e '^lowmem.sh$$' -e '^realdeb.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
 	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools compat \
-	sign deb
+	sign deb check-debian
 
 all: modules
 
@@ -196,6 +199,9 @@ bench-peers:
 
 check:
 	scripts/check.sh
+
+check-debian:
+	scripts/tests/test_realdeb.sh 6.12 6.1
 
 compat:
 	scripts/compat.sh '$(value COMPAT)'

@@ -6,11 +6,14 @@
 # kernels 6.12-arm64 and 6.1-arm64 (W=1, a warning fails), sparse (6.1,
 # 6.12), clang -fsyntax-only (6.12, 6.12-arm64), LLVM=1 refused for
 # gcc-built kernels, dkms add/build with private trees, the build's
-# refusal of kernels without what slabtrace needs, make sign, make deb, checkpatch, the docs,
-# the KUnit suites on UML, the VM suites (every guest test) on 6.1, 6.12,
-# 6.12-rt, 6.1-rt and 6.12-arm64, core and load on 6.1-arm64, print in a
-# 256 MiB guest, the userspace tools (with what the VM runs saved), the
-# flame graph in headless Chromium and the slabtrace command.  A step that prints
+# refusal of kernels without what slabtrace needs, make sign, make deb and
+# the one version, checkpatch, the docs, the KUnit suites on UML, the VM
+# suites (every guest test) on 6.1, 6.12, 6.12-rt, 6.1-rt and 6.12-arm64,
+# core and load on 6.1-arm64, print in a 256 MiB guest, the packages
+# installed and README.md's commands run on a Debian system (6.12; make
+# check-debian runs it on 6.1 too), the userspace tools (with what the VM
+# runs saved), the flame graph in headless Chromium and the slabtrace
+# command.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
@@ -68,7 +71,7 @@ step "deb" scripts/tests/test_deb.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
-tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | grep -v '^lowmem.sh$' |
+tests=$(cd scripts/guest && ls *.sh | grep -v -e '^lib.sh$' -e '^lowmem.sh$' -e '^realdeb.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
 	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
@@ -84,6 +87,8 @@ step "vm 6.1-arm64" scripts/vm-run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,c
 rm -rf build/6.12/vm-lowmem
 step "vm lowmem" env SLABTRACE_VM_MEM=256 \
 	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem
+# The packages installed and README.md's commands run as a Debian user.
+step "realdeb 6.12" scripts/tests/test_realdeb.sh 6.12
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out
