@@ -13,11 +13,20 @@
 #                         DEBUG_OBJECTS, built into ~/.cache/slabtrace the
 #                         first time (about 10 minutes on two cores)
 #   make modules_install  install for KDIR's kernel (then depmod)
+#   make sign [SIGN_KEY=... SIGN_CERT=...]   sign slabtrace.ko (Secure Boot)
+#                         with the kernel's scripts/sign-file; by default
+#                         with DKMS's key, /var/lib/dkms/mok.key and mok.pub
+#   make deb              the Debian packages slabtrace-dkms and
+#                         slabtrace-tools in build/deb/ (debhelper, dh-dkms;
+#                         lintian must find no error)
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make check-debug      the VM suites on the debug kernel (building it if
 #                         needed), about 16 minutes; not part of make check,
 #                         which it would take past CI's 45 minutes cold
+#   make check-debian     the packages installed and README.md's commands
+#                         run on a Debian system, in VMs booting 6.12 and
+#                         6.1 (make check runs it on 6.12 only)
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,
@@ -93,15 +102,15 @@ endif
 endif
 
 # Not in the default list: lowmem and streams_lowmem (a 256 MiB guest),
-# relayrace and lockdown
+# relayrace and lockdown, realdeb (a Debian root file system)
 # (slub_debug; lockdown is never lowered, so last in a boot of their own):
 # make check runs them apart.
-VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|streams_lowmem|relayrace|lockdown)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|streams_lowmem|relayrace|lockdown|realdeb)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
 	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools \
-	uninstall-tools compat check-debug
+	uninstall-tools compat check-debug sign deb check-debian
 
 all: modules tools
 
@@ -151,17 +160,22 @@ test-modules: shadow
 
 # The user tools: the slabtrace command and kmemtrace's recorder (static,
 # libc only: they also run in the test VMs' busybox), and kmemtrace's
-# report (libbabeltrace2), when the library is there.
+# report (libbabeltrace2), when the library is there.  TOOLS_STATIC=
+# links the first two dynamically too (the Debian package does, as
+# Debian's policy asks); CPPFLAGS, CFLAGS and LDFLAGS are added (dpkg's
+# hardening flags, in the package).
+TOOLS_STATIC ?= -static
+TOOLS_CC = $(CC) $(TOOLS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 TOOLS_OUT ?= build/tools
 tools:
 	@mkdir -p $(TOOLS_OUT)
-	$(CC) -static $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/slabtrace \
+	$(TOOLS_CC) $(TOOLS_STATIC) -o $(TOOLS_OUT)/slabtrace \
 		scripts/slabtrace.c scripts/stfiles.c
-	$(CC) -static $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-record \
+	$(TOOLS_CC) $(TOOLS_STATIC) -o $(TOOLS_OUT)/kmemtrace-record \
 		scripts/kmemtrace/record.c scripts/stfiles.c
 	@if pkg-config --exists babeltrace2; then \
-		echo "$(CC) $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-report scripts/kmemtrace/report.c -lbabeltrace2"; \
-		$(CC) $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-report \
+		echo "$(TOOLS_CC) -o $(TOOLS_OUT)/kmemtrace-report scripts/kmemtrace/report.c -lbabeltrace2"; \
+		$(TOOLS_CC) -o $(TOOLS_OUT)/kmemtrace-report \
 			scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2); \
 	else \
 		rm -f $(TOOLS_OUT)/kmemtrace-report; \
@@ -205,6 +219,16 @@ uninstall-tools:
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
+
+# A key of your own: SIGN_KEY=key.pem SIGN_CERT=cert.der (make sign says
+# how to make one when there is none).
+SIGN_KEY ?= /var/lib/dkms/mok.key
+SIGN_CERT ?= /var/lib/dkms/mok.pub
+sign: headers
+	@scripts/sign-module.sh $(KDIR) $(BUILD)/slabtrace.ko $(SIGN_KEY) $(SIGN_CERT)
+
+deb:
+	scripts/deb.sh
 
 sparse: shadow
 	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules
@@ -251,6 +275,9 @@ check-debug:
 	SLABTRACE_VM_MEM=256 scripts/vm-run.sh -o build/$(DEBUG_KVER)/vm-lowmem \
 		$(DEBUG_KVER) lowmem || rc=1; \
 	exit $$rc
+
+check-debian:
+	scripts/tests/test_realdeb.sh 6.12 6.1
 
 compat:
 	scripts/compat.sh '$(value COMPAT)'

@@ -7,7 +7,7 @@
 #
 #   scripts/bench-peers.sh            (environment: see below)
 #
-# Boots the peers rootfs (scripts/peers-rootfs.sh, cached) under QEMU TCG
+# Boots the peers rootfs (scripts/debian-rootfs.sh peers, cached) under QEMU TCG
 # with -icount shift=0,sleep=off: the guest clock then advances one
 # nanosecond per guest instruction, so a run's "time" is the instructions
 # both vCPUs executed during it, whatever the host's load.  The guest
@@ -43,7 +43,7 @@ console=${BENCH_CONSOLE:-}
 if [ -z "$console" ]; then
 	kdir=$("$top/scripts/fetch-kernel.sh" 6.12)
 	make -C "$top" -s KVER=6.12 test-modules
-	rootfs=$("$top/scripts/peers-rootfs.sh" 6.12)
+	rootfs=$("$top/scripts/debian-rootfs.sh" peers 6.12)
 
 	ov=$out/overlay
 	rm -rf "$ov"

@@ -8,11 +8,12 @@
 # gcc-built kernels, dkms add/build with private trees, the build's
 # refusal of kernels without what slabtrace needs, the VM runner's splat
 # patterns, the debug kernel's refusal of a fragment the .config does not
-# follow, checkpatch, the docs,
+# follow, make sign, make deb and the one version, checkpatch, the docs,
 # the KUnit suites on UML, the VM suites (every guest test) on 6.1, 6.12,
 # 6.12-rt, 6.1-rt and 6.12-arm64, core and load on 6.1-arm64, print in a
 # 256 MiB guest, the streams' race and lockdown (6.12, 6.12-rt, 6.1, with
-# slub_debug), the userspace tools (with what the VM runs saved), the
+# slub_debug), the packages installed and README.md's commands
+# run on a Debian system (6.12; make check-debian runs it on 6.1 too), the userspace tools (with what the VM runs saved), the
 # flame graph in headless Chromium and the slabtrace command.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
@@ -68,10 +69,12 @@ step "dkms" scripts/tests/test_dkms.sh
 step "refusals" scripts/tests/test_refusals.sh
 step "splats" scripts/tests/test_splats.sh
 step "debug-kernel" scripts/tests/test_debug_kernel.sh
+step "sign" scripts/tests/test_sign.sh
+step "deb" scripts/tests/test_deb.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
-tests=$(cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|streams_lowmem|relayrace|lockdown)\.sh$' |
+tests=$(cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
 	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
@@ -99,6 +102,8 @@ for k in 6.12 6.12-rt 6.1; do
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \
 		scripts/vm-run.sh -o build/$k/vm-streams $k relayrace,lockdown
 done
+# The packages installed and README.md's commands run as a Debian user.
+step "realdeb 6.12" scripts/tests/test_realdeb.sh 6.12
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out

@@ -16,7 +16,7 @@ busybox-static qemu-system-x86 dwarves sparse linux-source-6.12 python3-docutils
 gcc-multilib babeltrace2 libbabeltrace2-dev pkg-config
 chromium chromium-driver python3-selenium man-db groff-base
 qemu-system-arm binutils-aarch64-linux-gnu libc6-dev-arm64-cross clang dkms
-libelf-dev libssl-dev"
+libelf-dev libssl-dev debhelper dh-dkms lintian debootstrap file"
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 newarch=

@@ -4,14 +4,20 @@
 # Boot a Debian kernel under QEMU with a busybox initramfs holding our modules
 # and guest tests, run the named tests, and judge the console.
 #
-#   scripts/vm-run.sh [-o OUTDIR] [-t SECONDS] [-k] KVER TEST[,TEST...]
+#   scripts/vm-run.sh [-o OUTDIR] [-t SECONDS] [-k] [-r ROOTFS] [-a FILE]...
+#                     KVER TEST[,TEST...]
 #
 # KVER is 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64, 6.12-arm64 or 6.12-debug; the modules
 # must already be built in build/KVER/ (make KVER=... test-modules).  Each
 # TEST is scripts/guest/TEST.sh.  Files the guest leaves in /out are copied
 # (tar over the second serial port; on arm64 a virtio serial port, since
 # QEMU's virt machine has one UART) to OUTDIR.  -k keeps the console log in OUTDIR
-# even on success.
+# even on success.  -a FILE puts FILE in the guest's /lib/slabtrace too.
+#
+# -r ROOTFS boots a Debian root file system (an uncompressed cpio archive
+# from scripts/debian-rootfs.sh) instead of busybox: the guest has Debian's
+# programs, and of ours only /init, /tests and /lib/slabtrace, unpacked
+# over it.
 #
 # x86-64 kernels boot in qemu-system-x86_64 (console ttyS0); arm64 kernels
 # in qemu-system-aarch64 -M virt -cpu max (console ttyAMA0) with Debian's
@@ -57,16 +63,21 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=
 tmo=
 keep=
-while getopts o:t:k opt; do
+rootfs=
+extra=
+while getopts o:t:kr:a: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
 	t) tmo=$OPTARG ;;
 	k) keep=1 ;;
+	r) rootfs=$OPTARG ;;
+	a) extra="$extra
+$OPTARG" ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-kver=${1:?usage: vm-run.sh [-o OUTDIR] [-t SECONDS] KVER TEST[,TEST...]}
+kver=${1:?usage: vm-run.sh [-o OUTDIR] [-t SECONDS] [-k] [-r ROOTFS] [-a FILE]... KVER TEST[,TEST...]}
 tests=${2:?no tests named}
 slow=1
 case $kver in *-debug) slow=3 ;; esac
@@ -99,16 +110,28 @@ case $kver in
 esac
 [ "$slow" -eq 1 ] || append="$append kasan_multi_shot"
 
-# initramfs: busybox, init, guest tests, our modules, guest programs.
+# initramfs: busybox, init, guest tests, our modules, guest programs;
+# over a Debian root file system (-r), only init, tests and modules, these
+# in usr/lib/slabtrace: bookworm's /lib is a symlink to usr/lib, and the
+# kernel would replace it with an entry "lib" of ours.
 root=$work/root
-mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" "$root/dev" \
-	"$root/tmp" "$root/tests" "$root/lib/slabtrace" "$root/out"
-cp "$busybox" "$root/bin/busybox"
+mods=$root/lib/slabtrace
+[ -z "$rootfs" ] || mods=$root/usr/lib/slabtrace
+mkdir -p "$root/tests" "$mods"
+[ -n "$rootfs" ] || mkdir -p "$root/bin" "$root/sbin" "$root/proc" "$root/sys" \
+	"$root/dev" "$root/tmp" "$root/out"
+if [ -z "$rootfs" ]; then
+	cp "$busybox" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+fi
 cp "$top/scripts/guest/init" "$root/init"
 cp "$top"/scripts/guest/*.sh "$root/tests/"
 chmod 755 "$root/init"
 for ko in "$bdir"/*.ko; do
-	[ -e "$ko" ] && cp "$ko" "$root/lib/slabtrace/"
+	[ -e "$ko" ] && cp "$ko" "$mods/"
+done
+echo "$extra" | while read -r f; do
+	[ -z "$f" ] || cp "$f" "$mods/"
 done
 # The kernel's modules for the /out port where they are not built in
 # (arm64 6.1: virtio_pci, virtio_console), loaded by /init in this order.
@@ -122,12 +145,15 @@ for m in virtio/virtio_pci_modern_dev virtio/virtio_pci_legacy_dev \
 	n=$((n + 1))
 	cp "$ko" "$root/lib/boot/$n-${m#*/}.ko"
 done
-if [ -d "$bdir/bin" ]; then
+if [ -d "$bdir/bin" ] && [ -z "$rootfs" ]; then
 	cp -r "$bdir/bin/." "$root/bin/"
 fi
 (cd "$root" && find . | cpio -o -H newc --quiet) > "$work/initrd.cpio"
 gzip -1 "$work/initrd.cpio"
-mv "$work/initrd.cpio.gz" "$work/initrd"
+# The kernel unpacks concatenated archives in order, later files over
+# earlier ones.
+cat ${rootfs:+"$rootfs"} "$work/initrd.cpio.gz" > "$work/initrd"
+rm "$work/initrd.cpio.gz"
 
 console=$work/console.log
 # boot: one QEMU run; rc is QEMU's exit status (124: the timeout).  A

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The guest half of make bench-peers (scripts/bench-peers.sh boots it as
-# /init's work in the peers rootfs, scripts/peers-rootfs.sh).  Every traced
+# /init's work in the peers rootfs, scripts/debian-rootfs.sh peers).  Every traced
 # run of a workload (/bench/wl) is paired with an untraced run just before
 # it; each pair is one line on the console:
 #

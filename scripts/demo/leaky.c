@@ -13,6 +13,10 @@
  *   free        free everything kept
  * rmmod frees what is kept.
  *
+ * /sys/module/leaky/parameters/bufs (0200): writing N does what "bufs N"
+ * does, for a kernel whose debugfs is locked down (lockdown refuses
+ * writable debugfs files, not module parameters).
+ *
  * Notes on locking
  * ----------------
  * - leaky_lock (mutex): the list of kept objects.
@@ -24,6 +28,7 @@
 #include <linux/init.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -159,6 +164,20 @@ static int run(const char *cmd, unsigned int n)
 	mutex_unlock(&leaky_lock);
 	return ret;
 }
+
+static int bufs_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	return ret ?: run("bufs", n);
+}
+
+static const struct kernel_param_ops bufs_ops = {
+	.set = bufs_set,
+};
+module_param_cb(bufs, &bufs_ops, NULL, 0200);
+MODULE_PARM_DESC(bufs, "keep N more kmalloc(50) buffers, as \"bufs N\" on ctl does");
 
 static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 			 size_t len, loff_t *ppos)

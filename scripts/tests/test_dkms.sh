@@ -12,6 +12,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 command -v dkms > /dev/null || { echo "dkms: not installed (scripts/deps.sh)"; echo "dkms: 0 passed, 1 failed"; exit 1; }
 kdir=$("$top/scripts/fetch-kernel.sh" 6.12)
+v=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$top/dkms.conf")
 kv=$(cat "$kdir/abi")
 t=$top/build/dkms
 npass=0
@@ -21,28 +22,28 @@ fail() { echo "FAIL: dkms: $*"; nfail=$((nfail + 1)); }
 
 # The source as a user has it (no build/, no .git), a private tree each.
 rm -rf "$t"
-mkdir -p "$t/dkms" "$t/src/slabtrace-0.1"
+mkdir -p "$t/dkms" "$t/src/slabtrace-$v"
 (cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) |
-	tar -C "$t/src/slabtrace-0.1" -xf -
+	tar -C "$t/src/slabtrace-$v" -xf -
 before=$(ls -A /var/lib/dkms 2>/dev/null)
 had_kv=0
 [ ! -e "/lib/modules/$kv" ] || had_kv=1
 trees="--dkmstree $t/dkms --sourcetree $t/src"
 
 # shellcheck disable=SC2086
-if dkms add -m slabtrace -v 0.1 $trees > "$t/add.log" 2>&1; then
+if dkms add -m slabtrace -v "$v" $trees > "$t/add.log" 2>&1; then
 	pass "dkms add"
 else
 	fail "dkms add: $(tail -n 3 "$t/add.log")"
 fi
 # shellcheck disable=SC2086
-if dkms build -m slabtrace -v 0.1 -k "$kv" --kernelsourcedir "$kdir/build" \
+if dkms build -m slabtrace -v "$v" -k "$kv" --kernelsourcedir "$kdir/build" \
 	$trees > "$t/build.log" 2>&1; then
 	pass "dkms build for $kv"
 else
 	fail "dkms build for $kv: $(tail -n 5 "$t/build.log")"
 fi
-ko=$(find "$t/dkms/slabtrace/0.1/$kv" -name slabtrace.ko 2>/dev/null | head -n 1)
+ko=$(find "$t/dkms/slabtrace/$v/$kv" -name slabtrace.ko 2>/dev/null | head -n 1)
 if [ -n "$ko" ]; then
 	pass "slabtrace.ko built"
 	vm=$(modinfo -F vermagic "$ko")
@@ -53,7 +54,7 @@ if [ -n "$ko" ]; then
 else
 	fail "no slabtrace.ko in $t/dkms"
 fi
-log=$(find "$t/dkms/slabtrace/0.1/$kv" -name make.log 2>/dev/null | head -n 1)
+log=$(find "$t/dkms/slabtrace/$v/$kv" -name make.log 2>/dev/null | head -n 1)
 if [ -z "$log" ]; then
 	fail "no make.log"
 elif grep -qi 'warning' "$log"; then

@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make sign: slabtrace.ko of the 6.12 build signed with a key made here
+# carries that key's signature (modinfo: signer, sig_key, the kernel's
+# hash); a second make sign leaves it alone; a missing key is refused with
+# the commands that make one.  The unsigned module is put back after.
+# The last line is "sign: N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+t=$top/build/sign
+T=sign
+. scripts/tests/lib.sh
+
+rm -rf "$t"
+mkdir -p "$t"
+make -s --no-print-directory KVER=6.12 modules || { fail "make KVER=6.12"; result; exit; }
+ko=build/6.12/slabtrace.ko
+kdir=$(scripts/fetch-kernel.sh 6.12)
+cp -p "$ko" "$t/unsigned.ko"
+trap 'cp -p "$t/unsigned.ko" "$top/$ko"' EXIT
+expect "the module is unsigned before" "" "$(modinfo -F signer "$ko")"
+
+openssl req -new -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=slabtrace test key/" \
+	-outform DER -keyout "$t/key.pem" -out "$t/cert.der" > "$t/openssl.log" 2>&1 ||
+	fail "openssl req: $(tail -n 2 "$t/openssl.log")"
+sign() { make -s --no-print-directory KVER=6.12 sign "$@" > "$t/out" 2>&1; }
+if sign SIGN_KEY="$t/key.pem" SIGN_CERT="$t/cert.der"; then
+	pass "make sign SIGN_KEY=... SIGN_CERT=..."
+else
+	fail "make sign: $(cat "$t/out")"
+fi
+expect "modinfo names the signer" "slabtrace test key" "$(modinfo -F signer "$ko")"
+expect "the key is the certificate's (serial)" \
+	"$(openssl x509 -inform DER -in "$t/cert.der" -noout -serial | sed 's/^serial=//')" \
+	"$(modinfo -F sig_key "$ko" | tr -d :)"
+expect "the hash is the kernel's CONFIG_MODULE_SIG_HASH" \
+	"$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kdir/build/.config")" \
+	"$(modinfo -F sig_hashalgo "$ko")"
+size=$(wc -c < "$ko")
+sign SIGN_KEY="$t/key.pem" SIGN_CERT="$t/cert.der"
+expect "a signed module is not signed twice" "$size" "$(wc -c < "$ko")"
+if grep -q "is signed already, by 'slabtrace test key'" "$t/out"; then
+	pass "make sign says it is signed already"
+else
+	fail "make sign on a signed module said: $(cat "$t/out")"
+fi
+
+cp -p "$t/unsigned.ko" "$ko"
+if sign SIGN_KEY="$t/no-such.key" SIGN_CERT="$t/cert.der"; then
+	fail "make sign without the key succeeded"
+else
+	pass "make sign without the key fails"
+fi
+if grep -q 'openssl req -new -x509' "$t/out" && grep -q 'mokutil --import' "$t/out"; then
+	pass "and says how to make a key and enrol it"
+else
+	fail "make sign without the key said: $(cat "$t/out")"
+fi
+expect "and leaves the module unsigned" "" "$(modinfo -F signer "$ko")"
+result
