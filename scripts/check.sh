@@ -28,6 +28,26 @@ total_pass=0
 total_fail=0
 summary=
 
+# tally NAME STATUS OUTPUT SECONDS: count a finished step's checks: its
+# last "N passed, N failed" line, or one check, passed if STATUS is 0.
+tally() {
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$3" | tail -n 1)
+	p=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "passed,") print $i }')
+	f=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^failed/) print $i }')
+	if [ -z "$p" ]; then
+		p=0
+		f=0
+		if [ "$2" -eq 0 ]; then p=1; else f=1; fi
+	elif [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	summary="$summary$(printf '%-14s %4s passed, %3s failed  (%ss)' "$1" "$p" "$f" "$4")
+"
+}
+
+# step NAME COMMAND...: run a step, show its output, count it.
 step() {
 	name=$1
 	shift
@@ -37,20 +57,51 @@ step() {
 	"$@" > "$log/out" 2>&1
 	rc=$?
 	cat "$log/out"
-	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log/out" | tail -n 1)
-	p=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "passed,") print $i }')
-	f=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^failed/) print $i }')
-	if [ -z "$p" ]; then
-		p=0
-		f=0
-		if [ $rc -eq 0 ]; then p=1; else f=1; fi
-	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
-	fi
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
-	summary="$summary$(printf '%-14s %4s passed, %3s failed  (%ss)' "$name" "$p" "$f" $(($(date +%s) - start)))
-"
+	tally "$name" $rc "$log/out" $(($(date +%s) - start))
+}
+
+# The VM steps: each QEMU (single-threaded TCG) keeps one host CPU busy,
+# so they run side by side, as many at once as there are CPUs (at least
+# two); their output is shown and counted in the order they were started,
+# once all have ended (vm_wait).  Step N's files: $log/vm.N.*.
+vm_jobs=$(nproc)
+[ "$vm_jobs" -ge 2 ] || vm_jobs=2
+vm_n=0
+
+# vm_step NAME COMMAND...: start a step in the background when a slot is free.
+vm_step() {
+	while [ "$(find "$log" -name 'vm.*.running' | wc -l)" -ge "$vm_jobs" ]; do
+		sleep 1
+	done
+	vm_n=$((vm_n + 1))
+	f=$log/vm.$vm_n
+	echo "$1" > "$f.name"
+	shift
+	echo "$*" > "$f.cmd"
+	echo "=== started: $(cat "$f.name")"
+	touch "$f.running"
+	(
+		start=$(date +%s)
+		"$@" > "$f.out" 2>&1
+		echo $? > "$f.rc"
+		echo $(($(date +%s) - start)) > "$f.secs"
+		rm -f "$f.running"
+	) &
+}
+
+# vm_wait: wait for every VM step, then show and count them in order.
+vm_wait() {
+	wait
+	i=1
+	while [ $i -le $vm_n ]; do
+		f=$log/vm.$i
+		echo
+		echo "=== $(cat "$f.name"): $(cat "$f.cmd")"
+		cat "$f.out"
+		tally "$(cat "$f.name")" "$(cat "$f.rc" 2>/dev/null || echo 1)" "$f.out" \
+			"$(cat "$f.secs" 2>/dev/null || echo 0)"
+		i=$((i + 1))
+	done
 }
 
 step "build 6.1" make --no-print-directory KVER=6.1 test-modules
@@ -78,18 +129,21 @@ tests=$(cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|streams_lowmem|rela
 	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
 	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
-step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
-step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
-step "vm 6.12-rt" scripts/vm-run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
-step "vm 6.1-rt" scripts/vm-run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
-step "vm 6.12-arm64" scripts/vm-run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$tests"
+# The longest first: the packages installed and README.md's commands run
+# as a Debian user (it builds its root file system the first time).
+vm_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
+vm_step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
+vm_step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
+vm_step "vm 6.12-rt" scripts/vm-run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
+vm_step "vm 6.1-rt" scripts/vm-run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
+vm_step "vm 6.12-arm64" scripts/vm-run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$tests"
 # arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
 # expect kmalloc-64.
-step "vm 6.1-arm64" scripts/vm-run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
+vm_step "vm 6.1-arm64" scripts/vm-run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
 # print and the streams' starts in a 256 MiB guest: ENOMEM, never the OOM
 # killer.
 rm -rf build/6.12/vm-lowmem
-step "vm lowmem" env SLABTRACE_VM_MEM=256 \
+vm_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
 	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem,streams_lowmem
 # The binary streams' files racing starts, stops and resizes, with freed
 # memory poisoned, on CPUs that run at once (multi-threaded TCG; the
@@ -98,12 +152,11 @@ step "vm lowmem" env SLABTRACE_VM_MEM=256 \
 # last in its boot, since lockdown is never lowered.
 for k in 6.12 6.12-rt 6.1; do
 	rm -rf build/$k/vm-streams
-	step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
+	vm_step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \
 		scripts/vm-run.sh -o build/$k/vm-streams $k relayrace,lockdown
 done
-# The packages installed and README.md's commands run as a Debian user.
-step "realdeb 6.12" scripts/tests/test_realdeb.sh 6.12
+vm_wait
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out
