@@ -14,7 +14,7 @@
  * the buffer, waits for the packet at its position to have the sequence
  * number it expects and a non-zero content_size (stored last, with release
  * semantics), then read()s exactly that many bytes, which also tells relay
- * the sub-buffer is free (scripts/kmemtrace/record.c).
+ * the sub-buffer is free (scripts/tools/kmemtrace/record.c).
  *
  * Notes on locking
  * ----------------

@@ -18,7 +18,7 @@
  *   total_overruns   0400  events lost (buffer full), the same way
  *   abi_version      0400  KPT_CTF_ABI_VERSION
  *
- * The recorder (scripts/kmemtrace/record.c, "kmemtrace-record -s") copies
+ * The recorder (scripts/tools/kmemtrace/record.c, "kmemtrace-record -s") copies
  * the streams into a directory babeltrace2 reads.  The event layout is in
  * <uapi/slabtrace/kptrace.h>.
  *

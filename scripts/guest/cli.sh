@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# The slabtrace command (scripts/slabtrace.c) against the real module:
+# The slabtrace command (scripts/tools/slabtrace/) against the real module:
 # record finds leaky's leak by function name, growth ranks the cache it
 # leaks into first, record --auto finds that cache itself, status shows
 # what is traced, and the errors name their cause.  record owns what it

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../include/uapi/slabtrace/kmemtrace.h"
+#include "../../../include/uapi/slabtrace/kmemtrace.h"
 
 /* The library's uint64_t, the type of its counts. */
 #define bt_u64 __typeof__(bt_value_integer_unsigned_get(NULL))
