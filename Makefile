@@ -148,14 +148,7 @@ tools:
 	$(call build_slabtrace,$(CC),$(TOOLS_OUT)/slabtrace,$(TOOLS_OUT)/gen,$(TOOLS_CFLAGS))
 	$(CC) -static $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-record \
 		$(KMT_RECORD_SRCS)
-	@if pkg-config --exists babeltrace2; then \
-		echo "$(CC) $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-report scripts/tools/kmemtrace/report.c -lbabeltrace2"; \
-		$(CC) $(TOOLS_CFLAGS) -o $(TOOLS_OUT)/kmemtrace-report \
-			scripts/tools/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2); \
-	else \
-		rm -f $(TOOLS_OUT)/kmemtrace-report; \
-		echo "make tools: kmemtrace-report not built: it needs libbabeltrace2 (apt install libbabeltrace2-dev)"; \
-	fi
+	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_OUT)/gen,$(TOOLS_CFLAGS))
 
 # Copies only: build with make (or make tools) first, as yourself.
 PREFIX ?= /usr/local

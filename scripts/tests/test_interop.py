@@ -87,7 +87,7 @@ def pprof(*args):
 
 def unit(index):
     """Bytes as bytes (not kB); counts as they are."""
-    return ["-unit=byte"] if index == "inuse_space" else []
+    return ["-unit=byte"] if index.endswith("_space") else []
 
 
 def traces(path, index):
@@ -248,6 +248,77 @@ class Pprof(unittest.TestCase):
             self.same_as_the_dump(before, bdump, "leaky")
             self.same_as_the_dump(after, adump, "leaky")
             self.diff_shows(before, after, {"leaky_orphan_buf [leaky]": (3, 192)})
+
+
+SITE = re.compile(r"^(\S+?)\+0x[0-9a-f]+( \[\S+\])? +(\d+) +(\d+) +(\d+) ")
+
+
+def kmt_text(report):
+    """kmemtrace-report's text: {function: [hits, bytes]} of its call
+    sites (by function, as pprof shows them) and its totals."""
+    sites = collections.defaultdict(lambda: [0, 0])
+    for line in report.splitlines():
+        m = SITE.match(line)
+        if m:
+            s = sites[m.group(1) + (m.group(2) or "")]
+            s[0] += int(m.group(3))
+            s[1] += int(m.group(5))
+    tot = {v: int(k) for k, v in re.findall(r"(\d+) (allocations|frees)\b", report)}
+    for key, pattern in (("allocated", r"allocated (\d+),"), ("unseen", r"never seen allocated: (\d+)"),
+                         ("doubles", r"Double frees: (\d+)")):
+        tot[key] = int(re.search(pattern, report).group(1))
+    return dict(sites), tot
+
+
+class KmemtraceReport(unittest.TestCase):
+    """kmemtrace-report --pprof: the allocations of the trace per call site
+    and cache, and what is left of them, as its text report counts them."""
+
+    def setUp(self):
+        need(GO, "golang-go")
+        if not test_cli.REPORT:
+            self.skipTest("no kmemtrace-report (libbabeltrace2-dev)")
+        self.tmp = tempfile.mkdtemp(prefix="slabtrace-kmt.")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def same_as_the_text(self, trace):
+        profile = os.path.join(self.tmp, "kmt.pb.gz")
+        p = subprocess.run([test_cli.REPORT, "--top", "0", "--pprof", profile, trace],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        sites, tot = kmt_text(p.stdout)
+        self.assertEqual(top_total(profile, "alloc_objects"), tot["allocations"], trace)
+        self.assertEqual(top_total(profile, "alloc_space"), tot["allocated"], trace)
+        # Left at the end: allocated, and not freed by a free that matched.
+        left = tot["allocations"] - (tot["frees"] - tot["unseen"] - tot["doubles"])
+        self.assertEqual(top_total(profile, "inuse_objects"), left, trace)
+        got = traces(profile, "alloc_objects")
+        self.assertEqual({k[0][0]: v for k, v in got.items()},
+                         {k: v[0] for k, v in sites.items()}, trace)
+        self.assertTrue(all(len(k[0]) == 1 for k in got), trace)
+        got = traces(profile, "alloc_space")
+        self.assertEqual({k[0][0]: v for k, v in got.items()},
+                         {k: v[1] for k, v in sites.items()}, trace)
+        return profile
+
+    def test_traces_checked_in(self):
+        for name in ("tiny", "widget"):
+            profile = self.same_as_the_text(os.path.join(HERE, "kmemtrace", name))
+        # widget: leaky's 1000 widgets, each freed: nothing left.
+        raw = pprof("-raw", profile)
+        self.assertRegex(raw, r"(?m)^ +1000 +208000 +0 +0: 1 \n +cache:\[leaky_widget\]$")
+        self.assertIn("alloc_objects/count alloc_space/bytes inuse_objects/count "
+                      "inuse_space/bytes", raw)
+
+    def test_traces_of_the_vm(self):
+        found = [os.path.join(d, "kmemtrace", "all") for d in VM_OUT
+                 if os.path.isdir(os.path.join(d, "kmemtrace", "all"))]
+        if not found:
+            self.skipTest("no kmemtrace recording in the VM output (guest test kmemtrace)")
+        for trace in found:
+            self.same_as_the_text(trace)
 
 
 def free_port():

@@ -71,7 +71,10 @@ void pprof_free(struct pprof *p)
 
 const char *const pprof_missing;
 
-/* Key → index: "s" strings, "f" functions, "l" locations, "m" mappings. */
+/*
+ * Key → index: "s" strings, "f" functions, "l" locations, "m" mappings,
+ * "S" samples.
+ */
 struct slot {
 	char *key;
 	size_t index;
@@ -94,6 +97,8 @@ struct pprof {
 	size_t nfunctions;
 	int64_t *comments;
 	size_t ncomments;
+	char *key;		/* pprof_add()'s, kept between calls */
+	size_t key_size;
 };
 
 static uint64_t fnv1a(const char *s)
@@ -257,14 +262,59 @@ struct pprof *pprof_new(const char *const types[][2], int ntypes)
 	return p;
 }
 
-/* A sample: @frames (innermost first), @values (one a type), @labels. */
+/*
+ * The key of a sample: its frames and labels, each ended by a byte no
+ * frame or label has.  Into @buf (*@size bytes, grown as needed).
+ */
+static void sample_key(char **buf, size_t *size, char *const *frames,
+		       int nframes, const struct pprof_label *labels,
+		       int nlabels)
+{
+	size_t len = 0, need;
+	int i;
+
+	for (i = 0; i < nframes + nlabels; i++) {
+		char num[32];
+		const char *k = i < nframes ? "" : labels[i - nframes].key;
+		const char *v = i < nframes ? frames[i] : labels[i - nframes].str;
+
+		if (!v) {
+			snprintf(num, sizeof(num), "%lld", labels[i - nframes].num);
+			v = num;
+		}
+		need = len + strlen(k) + strlen(v) + 3;
+		if (need > *size) {
+			*size = 2 * need;
+			*buf = xrealloc(*buf, *size);
+		}
+		len += sprintf(*buf + len, "%s\x01%s\x02", k, v);
+	}
+	if (!*size)
+		*buf = xrealloc(*buf, *size = 1);
+	(*buf)[len] = 0;
+}
+
+/*
+ * A sample: @frames (innermost first), @values (one a type), @labels.  A
+ * sample with the frames and labels of one added before is added to it.
+ */
 void pprof_add(struct pprof *p, char *const *frames, int nframes,
 	       const long long *values, const struct pprof_label *labels,
 	       int nlabels)
 {
-	pb_sample_t *s = xmalloc(sizeof(*s));
+	size_t n = p->nsamples, k;
+	pb_sample_t *s;
+	bool added;
 	int i;
 
+	sample_key(&p->key, &p->key_size, frames, nframes, labels, nlabels);
+	k = lookup(p, 'S', p->key, &n, &added);
+	if (!added) {
+		for (i = 0; i < p->ntypes; i++)
+			p->samples[k]->value[i] += values[i];
+		return;
+	}
+	s = xmalloc(sizeof(*s));
 	perftools__profiles__sample__init(s);
 	s->n_location_id = nframes;
 	s->location_id = xmalloc((nframes + 1) * sizeof(*s->location_id));
@@ -394,6 +444,7 @@ void pprof_free(struct pprof *p)
 	free(p->locations);
 	free(p->functions);
 	free(p->comments);
+	free(p->key);
 	free(p);
 }
 

@@ -4,7 +4,8 @@
  * Pyroscope and speedscope read), built sample by sample and written
  * once.  A sample is a stack of frames as slabtrace writes them
  * ("leaky_alloc_buf+0x1b/0x20 [leaky]", innermost first), one value per
- * sample type, and labels.  Each distinct frame is one location; each
+ * sample type, and labels; samples of the same frames and labels are
+ * added up into one.  Each distinct frame is one location; each
  * function ("leaky_alloc_buf [leaky]", named as the tools show it) one
  * function; each module, and the kernel ("vmlinux"), one mapping.
  *
