@@ -38,28 +38,32 @@ static void put_label(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void slab_metrics(FILE *f, const struct slabs *s)
+/* The family @name of every cache of @s: its objects, or (@bytes) bytes. */
+static void slab_family(FILE *f, const struct slabs *s, const char *name,
+			const char *help, bool bytes)
 {
 	int i;
 
-	family(f, "slabtrace_slab_objects", "gauge",
-	       "Objects allocated from the slab cache (active_objs of /proc/slabinfo).");
+	family(f, name, "gauge", help);
 	for (i = 0; i < s->n; i++) {
-		if (!s->v[i].seen)
+		const struct slab *sl = &s->v[i];
+
+		if (!sl->seen)
 			continue;
-		fputs("slabtrace_slab_objects{cache=", f);
-		put_label(f, s->v[i].name);
-		fprintf(f, "} %ld\n", s->v[i].active[1]);
+		fprintf(f, "%s{cache=", name);
+		put_label(f, sl->name);
+		fprintf(f, "} %ld\n", sl->active[1] * (bytes ? sl->objsize : 1));
 	}
-	family(f, "slabtrace_slab_bytes", "gauge",
-	       "Bytes of those objects: their number times the object size.");
-	for (i = 0; i < s->n; i++) {
-		if (!s->v[i].seen)
-			continue;
-		fputs("slabtrace_slab_bytes{cache=", f);
-		put_label(f, s->v[i].name);
-		fprintf(f, "} %ld\n", s->v[i].active[1] * s->v[i].objsize);
-	}
+}
+
+static void slab_metrics(FILE *f, const struct slabs *s)
+{
+	slab_family(f, s, "slabtrace_slab_objects",
+		    "Objects allocated from the slab cache (active_objs of /proc/slabinfo).",
+		    false);
+	slab_family(f, s, "slabtrace_slab_bytes",
+		    "Bytes of those objects: their number times the object size.",
+		    true);
 }
 
 /* The value of "@head @key VALUE ..." in the stats @text; -1 if none. */
