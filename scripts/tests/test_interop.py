@@ -42,6 +42,7 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_cli  # noqa: E402
+import test_kmemtrace  # noqa: E402
 
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
 DUMP = test_cli.DUMP
@@ -250,29 +251,34 @@ class Pprof(unittest.TestCase):
             self.diff_shows(before, after, {"leaky_orphan_buf [leaky]": (3, 192)})
 
 
-SITE = re.compile(r"^(\S+?)\+0x[0-9a-f]+( \[\S+\])? +(\d+) +(\d+) +(\d+) ")
-
-
-def kmt_text(report):
-    """kmemtrace-report's text: {function: [hits, bytes]} of its call
-    sites (by function, as pprof shows them) and its totals."""
-    sites = collections.defaultdict(lambda: [0, 0])
-    for line in report.splitlines():
-        m = SITE.match(line)
-        if m:
-            s = sites[m.group(1) + (m.group(2) or "")]
-            s[0] += int(m.group(3))
-            s[1] += int(m.group(5))
-    tot = {v: int(k) for k, v in re.findall(r"(\d+) (allocations|frees)\b", report)}
-    for key, pattern in (("allocated", r"allocated (\d+),"), ("unseen", r"never seen allocated: (\d+)"),
-                         ("doubles", r"Double frees: (\d+)")):
-        tot[key] = int(re.search(pattern, report).group(1))
-    return dict(sites), tot
+def kmt_expected(trace):
+    """What a kmemtrace recording holds, read by babeltrace2 (test_kmemtrace's
+    reading): {sample type: {function: value}}, allocations by their call
+    site's function, and the objects not freed by the end (an address
+    allocated again was freed unseen)."""
+    rc, events, _, _ = test_kmemtrace.babeltrace(trace)
+    assert rc == 0, trace
+    syms = test_kmemtrace.Syms(trace)
+    want = {t: collections.Counter() for t in ("alloc_objects", "alloc_space",
+                                               "inuse_objects", "inuse_space")}
+    live = {}
+    for e in events:
+        if e["name"] in ("kmem:kmalloc", "kmem:kmem_cache_alloc"):
+            func = syms.func(e["cs"])
+            want["alloc_objects"][func] += 1
+            want["alloc_space"][func] += e["alloc"]
+            live[e["ptr"]] = (func, e["alloc"])
+        else:
+            live.pop(e["ptr"], None)
+    for func, size in live.values():
+        want["inuse_objects"][func] += 1
+        want["inuse_space"][func] += size
+    return want
 
 
 class KmemtraceReport(unittest.TestCase):
     """kmemtrace-report --pprof: the allocations of the trace per call site
-    and cache, and what is left of them, as its text report counts them."""
+    and what is left of them, as babeltrace2 reads the trace's events."""
 
     def setUp(self):
         need(GO, "golang-go")
@@ -283,29 +289,27 @@ class KmemtraceReport(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp)
 
-    def same_as_the_text(self, trace):
+    def same_as_the_events(self, trace):
         profile = os.path.join(self.tmp, "kmt.pb.gz")
-        p = subprocess.run([test_cli.REPORT, "--top", "0", "--pprof", profile, trace],
+        p = subprocess.run([test_cli.REPORT, "--pprof", profile, trace],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
-        sites, tot = kmt_text(p.stdout)
-        self.assertEqual(top_total(profile, "alloc_objects"), tot["allocations"], trace)
-        self.assertEqual(top_total(profile, "alloc_space"), tot["allocated"], trace)
-        # Left at the end: allocated, and not freed by a free that matched.
-        left = tot["allocations"] - (tot["frees"] - tot["unseen"] - tot["doubles"])
-        self.assertEqual(top_total(profile, "inuse_objects"), left, trace)
-        got = traces(profile, "alloc_objects")
-        self.assertEqual({k[0][0]: v for k, v in got.items()},
-                         {k: v[0] for k, v in sites.items()}, trace)
-        self.assertTrue(all(len(k[0]) == 1 for k in got), trace)
-        got = traces(profile, "alloc_space")
-        self.assertEqual({k[0][0]: v for k, v in got.items()},
-                         {k: v[1] for k, v in sites.items()}, trace)
+        for index, want in kmt_expected(trace).items():
+            got = traces(profile, index)
+            self.assertTrue(all(len(k[0]) == 1 for k in got), trace)
+            funcs = collections.Counter()
+            for k, v in got.items():
+                funcs[k[0][0]] += v
+            self.assertEqual(+funcs, +want, "%s: %s" % (trace, index))
+            self.assertEqual(top_total(profile, index), sum(want.values()), trace)
+        # The totals the text report prints too.
+        allocs = int(re.search(r"(\d+) allocations", p.stdout).group(1))
+        self.assertEqual(top_total(profile, "alloc_objects"), allocs, trace)
         return profile
 
     def test_traces_checked_in(self):
         for name in ("tiny", "widget"):
-            profile = self.same_as_the_text(os.path.join(HERE, "kmemtrace", name))
+            profile = self.same_as_the_events(os.path.join(HERE, "kmemtrace", name))
         # widget: leaky's 1000 widgets, each freed: nothing left.
         raw = pprof("-raw", profile)
         self.assertRegex(raw, r"(?m)^ +1000 +208000 +0 +0: 1 \n +cache:\[leaky_widget\]$")
@@ -318,7 +322,7 @@ class KmemtraceReport(unittest.TestCase):
         if not found:
             self.skipTest("no kmemtrace recording in the VM output (guest test kmemtrace)")
         for trace in found:
-            self.same_as_the_text(trace)
+            self.same_as_the_events(trace)
 
 
 def free_port():
