@@ -402,7 +402,10 @@ class Report(unittest.TestCase):
                 (DUMP.replace("-\nObj ", "-\nStack 1: 3 objects, 192 bytes (150 "
                               "requested), age min/avg/max 0.100s/0.100s/0.100s, from "
                               "PID 1 sh:\nObj ", 1), "a stacks view"),
-                (DUMP + DUMP, "a second dump header")):
+                (DUMP + DUMP, "a second dump header"),
+                (DUMP + "garbage\n", "not a line of a per-object dump: 'garbage'"),
+                ("No snapshot in this session yet: print takes one.\n" + DUMP,
+                 "not a slabtrace dump (no 'Dumping outstanding allocs' line)")):
             tmp("st-report-test.txt", text)
             rc, out, err = report("--folded", self.path)
             self.assertEqual((rc, out), (1, ""), text)

@@ -178,10 +178,33 @@ static bool header_is(const char *line, const struct expect *e, const char *src)
 }
 
 /*
+ * Whether @line is one of the other lines a per-object dump has
+ * (module/slab/dump.c, module/stacks.c): drops, merged names, replaced
+ * records, the rules, a backtrace not saved.
+ */
+static bool other_line(const char *line)
+{
+	static const char *const heads[] = {
+		"drops: ", "shared with: ", "----",
+		" (backtrace not saved: stack depot full)",
+	};
+	unsigned long n;
+	size_t i;
+	int off = 0;
+
+	for (i = 0; i < ARRAY_SIZE(heads); i++)
+		if (!strncmp(line, heads[i], strlen(heads[i])))
+			return true;
+	return sscanf(line, "%lu records replaced: %n", &n, &off) == 1 && off;
+}
+
+/*
  * Parse a per-object dump (what ctl returns after "print CACHE") into
  * groups of objects by backtrace and system call.  @src names the input
  * in errors; the dump must be of the print @e, and list as many objects
- * as its header counts.  Returns false if @text is not such a dump.
+ * as its header counts.  A saved dump (@e names no cache) must have no
+ * line a dump does not have: a file of another kind is refused, not read
+ * as "0 objects".  Returns false if @text is not such a dump.
  */
 bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		const struct expect *e, const char *src)
@@ -265,6 +288,11 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 			o.frames[o.nframes++] = xstrdup(line + off);
 		} else if (!strncmp(line, "Stack ", 6)) {
 			note("%s: a stacks view, not a per-object dump", src);
+			return false;
+		} else if (!header) {
+			break;
+		} else if (!e->cache && !other_line(line)) {
+			note("%s: not a line of a per-object dump: '%.60s'", src, line);
 			return false;
 		}
 	}
