@@ -22,8 +22,9 @@ static long shown(const struct opts *o, bool full)
 }
 
 /*
- * Group, sort and show one dump (or add it to @pprof, if not NULL); exits
- * if it is not the one of @e.  Returns the seconds it was traced.
+ * Group, sort and show one dump (as text, JSON or folded stacks, as @o
+ * says), and add it to @pprof if not NULL; exits if it is not the one of
+ * @e.  Returns the seconds it was traced.
  */
 double show_dump(char *text, const struct opts *o, bool full,
 		 const struct expect *e, const char *src, bool *first,
