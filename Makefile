@@ -37,9 +37,9 @@
 #                         with slub_debug=FZPU init_on_free=1 (make check runs
 #                         it for 45 s without them)
 #   make tools            slabtrace, kmemtrace-record and (with libbabeltrace2)
-#                         kmemtrace-report in build/tools/
-#   make install-tools    copy what make tools built, slabtrace-flamegraph,
-#                         slabtrace-report and the man pages into DESTDIR/PREFIX
+#                         kmemtrace-report in build/tools/ (scripts/tools/)
+#   make install-tools    copy what make tools built, slabtrace-flamegraph
+#                         and the man pages into DESTDIR/PREFIX
 #                         (/usr/local); compiles nothing (sudo after make)
 #   make uninstall-tools  remove them
 #   make compat [COMPAT=REGEX]   build against every 6.1/6.12 headers package
@@ -101,6 +101,8 @@ $(error LLVM=$(LLVM): the kernel in $(KDIR) was built with gcc ($(shell sed -n '
 endif
 endif
 
+include scripts/tools/tools.mk
+
 # Not in the default list: lowmem and streams_lowmem (a 256 MiB guest),
 # relayrace and lockdown, realdeb (a Debian root file system)
 # (slub_debug; lockdown is never lowered, so last in a boot of their own):
@@ -148,9 +150,8 @@ test-modules: shadow
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
 	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
-		scripts/kmemtrace/record.c scripts/stfiles.c
-	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/slabtrace \
-		scripts/slabtrace.c scripts/stfiles.c
+		$(KMT_RECORD_SRCS)
+	$(call build_slabtrace,$(GUEST_CC),$(BUILD)/bin/slabtrace,$(BUILD)/tools-gen,-O2 -Wall -Wextra -Werror,-static)
 	@for p in $(GUEST_PROGS); do \
 		$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
 			scripts/guest/$$p.c || exit 1; \
@@ -158,29 +159,22 @@ test-modules: shadow
 			-o $(BUILD)/bin/$${p}32 scripts/guest/$$p.c || exit 1; \
 	done
 
-# The user tools: the slabtrace command and kmemtrace's recorder (static,
-# libc only: they also run in the test VMs' busybox), and kmemtrace's
-# report (libbabeltrace2), when the library is there.  TOOLS_STATIC=
-# links the first two dynamically too (the Debian package does, as
-# Debian's policy asks); CPPFLAGS, CFLAGS and LDFLAGS are added (dpkg's
-# hardening flags, in the package).
+# The user tools (scripts/tools/, tools.mk): the slabtrace command and
+# kmemtrace's recorder (static, libc only but for slabtrace's pprof
+# encoder: they also run in the test VMs' busybox), and kmemtrace's report
+# (libbabeltrace2), when the library is there.  TOOLS_STATIC= links the
+# first two dynamically too (the Debian package does, as Debian's policy
+# asks); CPPFLAGS, CFLAGS and LDFLAGS are added (dpkg's hardening flags,
+# in the package).
 TOOLS_STATIC ?= -static
-TOOLS_CC = $(CC) $(TOOLS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
+TOOLS_ALLFLAGS = $(TOOLS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 TOOLS_OUT ?= build/tools
 tools:
 	@mkdir -p $(TOOLS_OUT)
-	$(TOOLS_CC) $(TOOLS_STATIC) -o $(TOOLS_OUT)/slabtrace \
-		scripts/slabtrace.c scripts/stfiles.c
-	$(TOOLS_CC) $(TOOLS_STATIC) -o $(TOOLS_OUT)/kmemtrace-record \
-		scripts/kmemtrace/record.c scripts/stfiles.c
-	@if pkg-config --exists babeltrace2; then \
-		echo "$(TOOLS_CC) -o $(TOOLS_OUT)/kmemtrace-report scripts/kmemtrace/report.c -lbabeltrace2"; \
-		$(TOOLS_CC) -o $(TOOLS_OUT)/kmemtrace-report \
-			scripts/kmemtrace/report.c $$(pkg-config --cflags --libs babeltrace2); \
-	else \
-		rm -f $(TOOLS_OUT)/kmemtrace-report; \
-		echo "make tools: kmemtrace-report not built: it needs libbabeltrace2 (apt install libbabeltrace2-dev)"; \
-	fi
+	$(call build_slabtrace,$(CC),$(TOOLS_OUT)/slabtrace,$(TOOLS_OUT)/gen,$(TOOLS_ALLFLAGS),$(TOOLS_STATIC))
+	$(CC) $(TOOLS_STATIC) $(TOOLS_ALLFLAGS) -o $(TOOLS_OUT)/kmemtrace-record \
+		$(KMT_RECORD_SRCS)
+	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_OUT)/gen,$(TOOLS_ALLFLAGS))
 
 # Copies only: build with make (or make tools) first, as yourself.
 PREFIX ?= /usr/local
@@ -191,8 +185,7 @@ MANDIR ?= $(PREFIX)/share/man
 INSTALLED := $(TOOLS_OUT)/slabtrace:$(SBINDIR):slabtrace.8 \
 	$(TOOLS_OUT)/kmemtrace-record:$(SBINDIR):kmemtrace-record.8 \
 	$(TOOLS_OUT)/kmemtrace-report:$(BINDIR):kmemtrace-report.1 \
-	scripts/flamegraph.py:$(BINDIR):slabtrace-flamegraph.1 \
-	scripts/slabtrace_report.py:$(BINDIR):slabtrace-report.1
+	scripts/tools/flamegraph.py:$(BINDIR):slabtrace-flamegraph.1
 install-tools:
 	@for p in slabtrace kmemtrace-record; do \
 		[ -x $(TOOLS_OUT)/$$p ] || { \

@@ -33,7 +33,7 @@
  * the buffer, waits for the packet at its position to have the sequence
  * number it expects and a non-zero content_size (stored last, with release
  * semantics), then read()s exactly that many bytes, which also tells relay
- * the sub-buffer is free (scripts/kmemtrace/record.c).
+ * the sub-buffer is free (scripts/tools/kmemtrace/record.c).
  *
  * Relay allocates its buffers with GFP_KERNEL, which can wake the OOM
  * killer: a start first checks that the buffers leave enough memory

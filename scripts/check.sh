@@ -14,7 +14,8 @@
 # 256 MiB guest, the streams' race and lockdown (6.12, 6.12-rt, 6.1, with
 # slub_debug), the packages installed and README.md's commands
 # run on a Debian system (6.12; make check-debian runs it on 6.1 too), the userspace tools (with what the VM runs saved), the
-# flame graph in headless Chromium and the slabtrace command.  A step that prints
+# flame graph in headless Chromium, the slabtrace command, and its pprof
+# and Prometheus output read by go tool pprof, promtool and node_exporter.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
@@ -165,6 +166,11 @@ step "flame" env SLABTRACE_REQUIRE_BROWSER=1 /usr/bin/python3 \
 	scripts/tests/test_flamegraph_browser.py
 # The slabtrace command on a fake tree, and the JSON the VMs' cli test saved.
 step "cli" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_cli.py \
+	build/6.1/vm-out build/6.12/vm-out
+# What other tools read of slabtrace's: go tool pprof the profiles,
+# promtool and node_exporter the Prometheus files (made up, and the cli
+# guest test's).
+step "interop" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_interop.py \
 	build/6.1/vm-out build/6.12/vm-out
 # kmemtrace: babeltrace2 and kmemtrace-report on made-up, checked-in and
 # just-recorded traces.

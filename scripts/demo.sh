@@ -33,7 +33,7 @@ if ! scripts/vm-run.sh -o "$out" 6.12 demo > "$out.log" 2>&1; then
 	exit 1
 fi
 echo "demo: drawing the flame graph"
-scripts/flamegraph.py --title "slabtrace demo: outstanding kmalloc-64 objects" \
+scripts/tools/flamegraph.py --title "slabtrace demo: outstanding kmalloc-64 objects" \
 	--weight objects "$out/leaks.folded" > "$out/leaks.svg"
 echo
 cat "$out/demo.txt"
@@ -42,8 +42,8 @@ echo "demo: in $out:"
 echo "  demo.txt      this transcript"
 echo "  dump.txt      the raw dump, every outstanding object"
 echo "  leaks.folded  the folded stacks; leaks.svg, their flame graph"
-echo "                (scripts/flamegraph.py --weight objects leaks.folded > leaks.svg;"
+echo "                (scripts/tools/flamegraph.py --weight objects leaks.folded > leaks.svg;"
 echo "                open it in a browser: click to zoom, Search to highlight)"
-echo "  scripts/slabtrace_report.py $out/dump.txt   summarises the dump"
+echo "  build/6.12/bin/slabtrace report $out/dump.txt   summarises the dump"
 echo "The same commands work on a real machine after"
 echo "'make && sudo insmod slabtrace.ko' (README.md)."

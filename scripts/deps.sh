@@ -10,13 +10,24 @@
 # (so apt-get download finds arm64 kernels and busybox), the cross
 # binutils and C library are installed, the cross compiler is unpacked by
 # scripts/fetch-cross.sh.
+# The readers of the tools' pprof and Prometheus output, about 110 MB to
+# download (measured: apt-cache's sizes): golang-go (go tool pprof; 81 MB
+# with golang-1.19-go and -src), prometheus (promtool; 19 MB, 3 MB more of
+# its web UI's JavaScript), prometheus-node-exporter (4 MB); for the pprof
+# encoder's build, protobuf-c-compiler and libprotobuf-c-dev (0.1 MB, and
+# 1.8 MB of libprotobuf32 and libprotoc32) and zlib1g-dev.  The two
+# Prometheus packages start no daemon where no init system runs (a
+# container); with systemd they listen on 9090 and 9100, and the tests
+# start a node_exporter of their own on another port.
 set -eu
 pkgs="make gcc libc6-dev bc flex bison python3 perl xz-utils gzip cpio kmod
 busybox-static qemu-system-x86 dwarves sparse linux-source-6.12 python3-docutils
 gcc-multilib babeltrace2 libbabeltrace2-dev pkg-config
 chromium chromium-driver python3-selenium man-db groff-base
 qemu-system-arm binutils-aarch64-linux-gnu libc6-dev-arm64-cross clang dkms
-libelf-dev libssl-dev debhelper dh-dkms lintian debootstrap file"
+libelf-dev libssl-dev debhelper dh-dkms lintian debootstrap file
+protobuf-c-compiler libprotobuf-c-dev zlib1g-dev golang-go prometheus
+prometheus-node-exporter"
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 newarch=

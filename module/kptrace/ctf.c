@@ -17,9 +17,10 @@
  *                      "syscall size NK"
  *
  * A process holding metadata open is a reader, never traced (as one
- * holding kptrace_pipe open).  The recorder (scripts/kmemtrace/record.c,
- * "kmemtrace-record -s") copies the streams into a directory babeltrace2
- * reads.  The event layout is in <uapi/slabtrace/kptrace.h>.
+ * holding kptrace_pipe open).  The recorder
+ * (scripts/tools/kmemtrace/record.c, "kmemtrace-record -s") copies the
+ * streams into a directory babeltrace2 reads.  The event layout is in
+ * <uapi/slabtrace/kptrace.h>.
  *
  * Notes on locking
  * ----------------

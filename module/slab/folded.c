@@ -4,7 +4,7 @@
  * as dump.c shows them), and folded and folded_bytes, below.
  *
  * The last snapshot as folded stacks, the input of flame graph
- * tools (FlameGraph's flamegraph.pl, speedscope, scripts/flamegraph.py):
+ * tools (FlameGraph's flamegraph.pl, speedscope, scripts/tools/flamegraph.py):
  * one line per group of objects (aggregate.c), root frame first,
  *
  *   syscall:write;entry_SYSCALL_64_after_hwframe;...;leaky_alloc_buf [leaky] 3

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# The slabtrace command (scripts/slabtrace.c) against the real module:
+# The slabtrace command (scripts/tools/slabtrace/) against the real module:
 # record finds leaky's leak by function name, growth ranks the cache it
 # leaks into first, record --auto finds that cache itself, status shows
 # what is traced, and the errors name their cause.  record owns what it
@@ -9,7 +9,11 @@
 # of two caches in one session each read their own cache.  What the
 # commands printed is left in /out/cli-*.txt, and top --json in
 # /out/cli-top.json and cli-top-i.jsonl for the host to parse
-# (scripts/tests/test_cli.py).
+# (scripts/tests/test_cli.py); record's and report's pprof profiles with
+# their dumps (cli-record.*, cli-before.*, cli-after.*: before and after
+# a leak of 3 objects) and growth's Prometheus file (cli.prom) for
+# scripts/tests/test_interop.py, which reads them with go tool pprof,
+# promtool and node_exporter.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -30,9 +34,11 @@ check "status with nothing traced: what to do" \
 	grep -q '^next: slabtrace growth finds a growing cache' /out/cli-status-idle.txt
 
 # --- record around a command that leaks 20 buffers and 5 orphans.
-slabtrace record -c kmalloc-64 -o /tmp/rec -s 1 -- \
+slabtrace record -c kmalloc-64 -o /tmp/rec -s 1 --pprof /out/cli-record.pb.gz -- \
 	sh -c "echo bufs 20 > $LEAKY; echo orphans 5 > $LEAKY" > /out/cli-record.txt 2>&1
 check "record exits 0" test $? -eq 0
+cp /tmp/rec/kmalloc-64.dump /out/cli-record.dump
+check "record --pprof wrote a gzip file" sh -c "gzip -t /out/cli-record.pb.gz"
 check_eq "record's top stack is leaky's 20 buffers" \
 	"20 1280 leaky_alloc_buf [leaky] < keep [leaky] < ctl_write [leaky]" \
 	"$(awk '$1 == 1 && $2 ~ /^[0-9]+$/ { print $2, $3, substr($0, index($0, "leaky_alloc_buf")); exit }' /out/cli-record.txt)"
@@ -143,6 +149,33 @@ for c in kmalloc-64 kmalloc-128; do
 	slabtrace reset $c
 done
 echo free > $LEAKY
+
+# --- pprof: two prints of one trace, before and after leaky leaks 3
+# objects, each as a profile of leaky's objects (report --module leaky).
+slabtrace start kmalloc-64
+echo bufs 4 > $LEAKY
+dump kmalloc-64 /out/cli-before.dump
+echo orphans 3 > $LEAKY
+dump kmalloc-64 /out/cli-after.dump
+slabtrace stop kmalloc-64
+# Prometheus: growth's figures with a traced cache holding records.
+slabtrace growth -i 0.1 -r 2 --prometheus /out/cli.prom > /out/cli-growth-prom.txt 2>&1
+check "growth --prometheus exits 0" test $? -eq 0
+check "growth --prometheus: kmalloc-64's records" \
+	grep -Eq '^slabtrace_cache_records\{cache="kmalloc-64"\} [0-9]+$' /out/cli.prom
+check "growth --prometheus left no temporary file" \
+	sh -c "! ls /out | grep -q 'cli.prom.*tmp'"
+slabtrace reset kmalloc-64
+echo free > $LEAKY
+for c in before after; do
+	slabtrace report --module leaky --pprof /out/cli-$c.pb.gz /out/cli-$c.dump \
+		> /out/cli-$c.txt 2>&1
+	check "report --pprof of the $c dump exits 0" test $? -eq 0
+done
+check "before: leaky's 4 buffers" grep -Eq '^ +1 +4 +256 .* leaky_alloc_buf \[leaky\]' /out/cli-before.txt
+check "after: the 4 buffers" grep -Eq '^ +[12] +4 +256 .* leaky_alloc_buf \[leaky\]' /out/cli-after.txt
+check "after: and the 3 orphans" grep -Eq '^ +[12] +3 +192 .* leaky_orphan_buf \[leaky\]' /out/cli-after.txt
+check_eq "before: nothing else of leaky's" 1 "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+s ' /out/cli-before.txt)"
 
 # --- report on what record saved, without the module's help.
 check "report on record's saved dump" \

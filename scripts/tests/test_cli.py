@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the command-line tools on the host: the slabtrace command
-(scripts/slabtrace.c) and kmemtrace-record (scripts/kmemtrace/record.c)
+(scripts/tools/slabtrace/) and kmemtrace-record (scripts/tools/kmemtrace/)
 against a fake tree, a debugfs (or /proc/slabtrace) directory with
 slabtrace's files (plain files holding what the module printed in a VM
 run, scripts/tests/cli/), a /proc/slabinfo and a /sys/kernel/slab with
@@ -13,7 +13,8 @@ install-tools and uninstall-tools, and what a warning does to a build.
 
     scripts/tests/test_cli.py [VM_OUT_DIR...]
 
-Builds the programs into $TMPDIR (or uses $SLABTRACE_BIN for slabtrace).
+Builds the programs with make tools into $TMPDIR (or uses $SLABTRACE_BIN
+for slabtrace).
 With VM output directories (build/KVER/vm-out after the cli guest test),
 also parses the guest's "top --json" as JSON; SLABTRACE_REQUIRE_VM_OUT=1
 fails rather than skips when there is none.  The last line is "cli: N
@@ -83,24 +84,15 @@ def dump_of(name, older=None):
     return text.replace("Dumping outstanding allocs from kmalloc-64", head, 1)
 
 
-def cc(out, *srcs, libs=()):
-    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", out] +
-                   [os.path.join(TOP, f) for f in srcs] + list(libs), check=True)
-
-
 def build():
     global BIN, RECORD, REPORT
     tmp = tempfile.mkdtemp(prefix="slabtrace-cli.")
-    if not BIN:
-        BIN = os.path.join(tmp, "slabtrace")
-        cc(BIN, "scripts/slabtrace.c", "scripts/stfiles.c")
+    subprocess.run(["make", "--no-print-directory", "-s", "-C", TOP, "tools",
+                    "TOOLS_OUT=" + tmp, "WERROR=1"], check=True, stdout=subprocess.DEVNULL)
+    BIN = BIN or os.path.join(tmp, "slabtrace")
     RECORD = os.path.join(tmp, "kmemtrace-record")
-    cc(RECORD, "scripts/kmemtrace/record.c", "scripts/stfiles.c")
-    p = subprocess.run(["pkg-config", "--cflags", "--libs", "babeltrace2"],
-                       capture_output=True, text=True)
-    if p.returncode == 0:
+    if os.path.exists(os.path.join(tmp, "kmemtrace-report")):
         REPORT = os.path.join(tmp, "kmemtrace-report")
-        cc(REPORT, "scripts/kmemtrace/report.c", libs=p.stdout.split())
 
 
 class Fake:
@@ -428,18 +420,6 @@ class Cli(unittest.TestCase):
         self.assertIn("0 objects (0 bytes) pass the filters; 0 stacks", out)
         rc, out, err = self.fake.run("report", "--json", "--older", "1203", DUMP)
         self.assertEqual(json.loads(out)["caches"][0]["matched_objects"], 22)
-
-    def test_one_json_schema_for_both_reports(self):
-        # slabtrace report --json and slabtrace-report --json (the Python
-        # report, which ranks by bytes) write the same document.
-        py = os.path.join(TOP, "scripts", "slabtrace_report.py")
-        rc, out, err = self.fake.run("report", "--json", "--bytes", "-n", "100", DUMP)
-        self.assertEqual(rc, 0, err)
-        p = subprocess.run([sys.executable, py, "--json", "--top", "100", DUMP],
-                           capture_output=True, text=True)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(json.loads(out), json.loads(p.stdout))
-        self.assertEqual(len(json.loads(out)["caches"][0]["stacks"]), 3)
 
     def test_growth_around_a_command(self):
         p = os.path.join(self.fake.proc, "slabinfo")
@@ -941,8 +921,7 @@ class Causes(unittest.TestCase):
 
 # Each man page, and the program whose --help it must cover.
 MANS = {"slabtrace.8": None, "kmemtrace-record.8": "RECORD", "kmemtrace-report.1": "REPORT",
-        "slabtrace-flamegraph.1": "scripts/flamegraph.py",
-        "slabtrace-report.1": "scripts/slabtrace_report.py"}
+        "slabtrace-flamegraph.1": "scripts/tools/flamegraph.py"}
 
 
 def man_text(page):
@@ -996,7 +975,7 @@ class ManPages(unittest.TestCase):
 
     def test_examples_use_installed_commands(self):
         installed = ("slabtrace", "kmemtrace-record", "kmemtrace-report", "slabtrace-flamegraph",
-                     "slabtrace-report", "babeltrace2", "cat", "echo", "mount", "sudo")
+                     "babeltrace2", "cat", "echo", "mount", "sudo", "go", "promtool")
         for page in MANS:
             man = man_text(page)
             ex = man[man.index(".SH EXAMPLES"):man.index(".SH SEE ALSO")]
@@ -1032,11 +1011,10 @@ class Install(unittest.TestCase):
             self.assertEqual(rc, 0, out)
             self.assertNotRegex(out, r"\bcc\b|gcc")
             want = ["opt/st/sbin/slabtrace", "opt/st/sbin/kmemtrace-record",
-                    "opt/st/bin/slabtrace-flamegraph", "opt/st/bin/slabtrace-report",
+                    "opt/st/bin/slabtrace-flamegraph",
                     "opt/st/share/man/man8/slabtrace.8",
                     "opt/st/share/man/man8/kmemtrace-record.8",
-                    "opt/st/share/man/man1/slabtrace-flamegraph.1",
-                    "opt/st/share/man/man1/slabtrace-report.1"]
+                    "opt/st/share/man/man1/slabtrace-flamegraph.1"]
             if os.path.exists(os.path.join(tools, "kmemtrace-report")):
                 want += ["opt/st/bin/kmemtrace-report",
                          "opt/st/share/man/man1/kmemtrace-report.1"]

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The flame graph's script in a real browser: headless Chromium, driven
-by Selenium, loads the SVG scripts/flamegraph.py draws from the folded
+by Selenium, loads the SVG scripts/tools/flamegraph.py draws from the folded
 stacks of a `make demo` run (scripts/tests/flame/demo-6.12.folded) and
 checks what a person would see: hovering a frame fills the details bar,
 clicking one zooms (the frame spans the width, checked on a screenshot,
@@ -26,7 +26,7 @@ import unittest
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
 import flamegraph  # noqa: E402
 
 FOLDED = os.path.join(HERE, "flame", "demo-6.12.folded")

@@ -1,32 +1,39 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the userspace tools, scripts/flamegraph.py and
-scripts/slabtrace_report.py.
+"""Tests of the user tools' views of a dump: scripts/tools/flamegraph.py
+and the slabtrace command's report (scripts/tools/slabtrace/, the one
+parser of the dump in scripts/tools/lib/dump.c).
 
     scripts/tests/test_tools.py [VM_OUT_DIR...]
 
 On made-up input: the flame graph is well-formed XML, has one rectangle
 per merged frame, each as wide as its share of the total, and escapes odd
-names; the report groups, counts, ages and sorts as the kernel does.  On
-what a VM run saved (build/KVER/vm-out, from the leakviews guest test: one
-snapshot as objects, as stacks and as folded stacks): the report's groups
-of the objects dump are the kernel's groups, its folded stacks the
-kernel's, and the kernel's folded stacks render.  With
-SLABTRACE_REQUIRE_VM_OUT=1 (make check) a missing VM output fails rather
-than skips.  The last line is "tools: N passed, N failed".
+names; slabtrace report groups, counts, ages and sorts as the kernel does,
+and writes folded stacks and JSON.  On what a VM run saved
+(build/KVER/vm-out, from the leakviews guest test: one snapshot as
+objects, as stacks and as folded stacks): the report's groups of the
+objects dump are the kernel's groups, its folded stacks the kernel's, and
+the kernel's folded stacks render.  With SLABTRACE_REQUIRE_VM_OUT=1 (make
+check) a missing VM output fails rather than skips.  Builds slabtrace with
+make tools into $TMPDIR, or uses $SLABTRACE_BIN.  The last line is
+"tools: N passed, N failed".
 """
 
 import io
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "scripts", "tools"))
 import flamegraph  # noqa: E402
-import slabtrace_report as report  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
@@ -234,93 +241,175 @@ Obj 04, 64 bytes (50 requested), age 2.000s, cpu 0, from PID 5 sh in syscall wri
 """
 
 
+def slabtrace_bin():
+    """The slabtrace command: $SLABTRACE_BIN, or built once by make tools."""
+    global BIN
+    if BIN is None:
+        BIN = os.environ.get("SLABTRACE_BIN")
+    if BIN is None:
+        out = tempfile.mkdtemp(prefix="slabtrace-tools.")
+        p = subprocess.run(["make", "--no-print-directory", "-C", TOP, "tools",
+                            "TOOLS_OUT=" + out, "WERROR=1"], capture_output=True, text=True)
+        if p.returncode:
+            raise AssertionError("make tools: " + p.stdout + p.stderr)
+        BIN = os.path.join(out, "slabtrace")
+    return BIN
+
+
+BIN = None
+
+
+def report(*args, stdin=None):
+    """(exit code, stdout, stderr) of slabtrace report ARGS."""
+    p = subprocess.run([slabtrace_bin(), "report"] + list(args), input=stdin,
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def report_json(path, *args):
+    """The caches element of report --json's document, every stack."""
+    rc, out, err = report("--json", "-n", "1000000", *args, path)
+    assert rc == 0, err
+    return json.loads(out)["caches"][0]
+
+
+STACK = re.compile(r"^Stack (\d+): (\d+) objects?, (\d+) bytes \((\d+) requested\), "
+                   r"age min/avg/max (\d+)\.(\d{3})s/(\d+)\.(\d{3})s/(\d+)\.(\d{3})s, "
+                   r"from (.*):$")
+FRAME = re.compile(r"^ #\d+ \[<[^>]*>\] in (.*)$")
+
+
+def parse_stacks(lines):
+    """The groups of the kernel's stacks view, in its order: the oracle the
+    report's grouping is checked against."""
+    groups, g = [], None
+    for line in lines:
+        line = line.rstrip("\n")
+        m = STACK.match(line)
+        if m:
+            who, sep, syscall = m.group(11).partition(" in syscall ")
+            g = {"objects": int(m.group(2)), "bytes": int(m.group(3)),
+                 "requested": int(m.group(4)),
+                 "age_min_ms": int(m.group(5)) * 1000 + int(m.group(6)),
+                 "age_avg_ms": int(m.group(7)) * 1000 + int(m.group(8)),
+                 "age_max_ms": int(m.group(9)) * 1000 + int(m.group(10)),
+                 "syscall": syscall if sep else None, "frames": []}
+            groups.append(g)
+            continue
+        m = FRAME.match(line)
+        if m and g is not None:
+            g["frames"].append(m.group(1))
+        elif not line:
+            g = None
+    return groups
+
+
+KEYS = ("objects", "bytes", "requested", "age_min_ms", "age_avg_ms", "age_max_ms", "syscall")
+
+
+def group_keys(stack):
+    """A JSON stack's figures and frames, to compare with the kernel's."""
+    frames = [f if isinstance(f, str) else f["text"] for f in stack["frames"]]
+    return repr([stack[k] for k in KEYS] + [frames])
+
+
 class Report(unittest.TestCase):
-    def groups(self):
-        info = report.parse_dump(io.StringIO(DUMP))
-        self.assertEqual(info["cache"], "kmalloc-64")
-        self.assertEqual(len(info["objects"]), 4)
-        return report.aggregate(info["objects"])
+    def setUp(self):
+        self.path = tmp("st-report-test.txt", DUMP)
+
+    def tearDown(self):
+        os.unlink(self.path)
 
     def test_groups(self):
-        g = self.groups()
-        self.assertEqual([x["count"] for x in g], [3, 1])
+        c = report_json(self.path)
+        self.assertEqual((c["cache"], c["outstanding"], c["bytes"]), ("kmalloc-64", 4, 256))
+        g = c["stacks"]
+        self.assertEqual([x["objects"] for x in g], [3, 1])
         self.assertEqual(g[0]["bytes"], 192)
         self.assertEqual(g[0]["requested"], 140)
-        self.assertEqual((g[0]["age_min"], g[0]["age_avg"], g[0]["age_max"]),
+        self.assertEqual((g[0]["age_min_ms"], g[0]["age_avg_ms"], g[0]["age_max_ms"]),
                          (100, 900, 2000))
-        self.assertEqual(g[0]["who"], ["PID 5 sh", "PID 6 sh"])
+        self.assertEqual([x["context"] for x in g[0]["contexts"]], ["PID 5 sh", "PID 6 sh"])
         self.assertEqual(g[0]["syscall"], "write")
         self.assertIsNone(g[1]["syscall"])
 
     def test_folded(self):
-        self.assertEqual(report.folded(self.groups()),
-                         ["syscall:write;caller;leak [m] 3", "other 1"])
-        self.assertEqual(report.folded(self.groups(), "bytes"),
-                         ["syscall:write;caller;leak [m] 192", "other 64"])
+        self.assertEqual(report("--folded", self.path)[1],
+                         "syscall:write;caller;leak [m] 3\nother 1\n")
+        self.assertEqual(report("--folded", "--bytes", self.path)[1],
+                         "syscall:write;caller;leak [m] 192\nother 64\n")
+        self.assertEqual(report("--folded", "--older", "500", self.path)[1],
+                         "syscall:write;caller;leak [m] 2\n")
+        # A name with ';' (it separates the frames), a compat call, no backtrace.
+        odd = DUMP.replace("in syscall write:", "in syscall compat write:").replace(
+            "caller+0x5", "call;er+0x5").replace(" #01 [<b1>] in other+0x2/0x8\n", "")
+        rc, out, err = report("--folded", "-", stdin=odd)
+        self.assertEqual((rc, out), (0, "syscall:compat_write;call:er;leak [m] 3\n[unknown] 1\n"),
+                         err)
 
     def test_text(self):
-        out = io.StringIO()
-        report.report({"cache": "kmalloc-64", "traced": "3.000"}, self.groups(), 1, out)
-        text = out.getvalue()
-        self.assertIn("kmalloc-64: 4 outstanding objects (256 bytes) in 2 stacks", text)
-        self.assertIn("  1        3        192        140   0.100s   0.900s   2.000s  "
-                      "leak [m] < caller", text)
-        self.assertIn("... 1 more stacks", text)
-        self.assertNotIn("Stack 2:", text)
+        rc, out, _ = report("-n", "1", self.path)
+        self.assertEqual(rc, 0)
+        self.assertIn("kmalloc-64: 4 outstanding objects (256 bytes), traced 3.000s, "
+                      "0 records dropped; 2 stacks", out)
+        self.assertRegex(out, r"(?m)^   1        3        192        140  2\.000s  "
+                         r"leak \[m\] < caller$")
+        self.assertNotIn("other", out)
 
-    def test_cli(self):
-        path = tmp("st-report-test.txt", DUMP)
-        try:
-            code, out, _ = run(report.main, ["--older-than", "500", "--folded", path])
-            self.assertEqual((code, out), (0, "syscall:write;caller;leak [m] 2\n"))
-            code, out, _ = run(report.main, ["--folded", "--bytes", path])
-            self.assertEqual(out, "syscall:write;caller;leak [m] 192\nother 64\n")
-            code, out, _ = run(report.main, ["--json", path])
-            self.assertEqual(out.count("\n"), 1)
-            data = json.loads(out)
-            self.assertEqual(data["version"], 1)
-            c = data["caches"][0]
-            self.assertEqual((c["cache"], c["traced_s"], c["outstanding"], c["bytes"],
-                              c["dropped"], c["matched_objects"], c["matched_bytes"]),
-                             ("kmalloc-64", 3.0, 4, 256, 0, 4, 256))
-            self.assertEqual([(g["rank"], g["objects"], g["bytes"], g["age_max_ms"])
-                              for g in c["stacks"]], [(1, 3, 192, 2000), (2, 1, 64, 201)])
-            self.assertEqual(c["stacks"][0]["contexts"],
-                             [{"context": "PID 5 sh", "pid": 5}, {"context": "PID 6 sh", "pid": 6}])
-            self.assertEqual(c["stacks"][1]["contexts"], [{"context": "softirq", "pid": -1}])
-            self.assertEqual(c["stacks"][0]["frames"][0],
-                             {"function": "leak", "module": "m", "text": "leak+0x1b/0x20 [m]"})
-            code, out, _ = run(report.main, ["--json", "--top", "1", path])
-            self.assertEqual(len(json.loads(out)["caches"][0]["stacks"]), 1)
-            code, out, _ = run(report.main, ["--top", "1", path])
-            self.assertIn("... 1 more stacks", out)
-            with self.assertRaises(SystemExit):
-                run(report.main, ["--top", "0", path])
-            tmp("st-report-test.txt", "not a dump\n")
-            code, out, err = run(report.main, [path])
-            self.assertEqual(code, 1)
-            self.assertIn("not a slabtrace dump", err)
-            # Input it does not understand is refused, never "0 objects".
-            header = DUMP.split("\n", 1)[0]
-            for text, why in (
-                    ("", "not a slabtrace dump (empty)"),
-                    ("a;b 3\n", "not a slabtrace dump"),
-                    (header + " (by stack)\ntraced 1.000s, 0 outstanding (0 bytes) in 0 "
-                     "stacks, 0 records dropped\n", "a stacks view"),
-                    (header + "\n", "cut short: no 'traced ...' line"),
-                    (DUMP[:DUMP.index("Obj 03")], "cut short: it lists 2 objects, its header "
-                     "counts 4"),
-                    (DUMP.replace("-\nObj ", "-\nStack 1: 3 objects, 192 bytes (150 "
-                                  "requested), age min/avg/max 0.100s/0.100s/0.100s, from "
-                                  "PID 1 sh:\nObj ", 1), "a stacks view's group"),
-                    (DUMP + "garbage\n", "not a line of a per-object dump: 'garbage'"),
-                    (DUMP + DUMP, "a second dump header")):
-                tmp("st-report-test.txt", text)
-                code, out, err = run(report.main, [path])
-                self.assertEqual((code, out), (1, ""), text)
-                self.assertIn(why, err)
-        finally:
-            os.unlink(path)
+    def test_json(self):
+        rc, out, _ = report("--json", self.path)
+        self.assertEqual(out.count("\n"), 1)
+        data = json.loads(out)
+        self.assertEqual(data["version"], 1)
+        c = data["caches"][0]
+        self.assertEqual((c["cache"], c["traced_s"], c["outstanding"], c["bytes"],
+                          c["dropped"], c["matched_objects"], c["matched_bytes"]),
+                         ("kmalloc-64", 3.0, 4, 256, 0, 4, 256))
+        self.assertEqual([(g["rank"], g["objects"], g["bytes"], g["age_max_ms"])
+                          for g in c["stacks"]], [(1, 3, 192, 2000), (2, 1, 64, 201)])
+        self.assertEqual(c["stacks"][0]["contexts"],
+                         [{"context": "PID 5 sh", "pid": 5}, {"context": "PID 6 sh", "pid": 6}])
+        self.assertEqual(c["stacks"][1]["contexts"], [{"context": "softirq", "pid": -1}])
+        self.assertEqual(c["stacks"][0]["frames"][0],
+                         {"function": "leak", "module": "m", "text": "leak+0x1b/0x20 [m]"})
+        rc, out, _ = report("--json", "-n", "1", self.path)
+        self.assertEqual(len(json.loads(out)["caches"][0]["stacks"]), 1)
+
+    def test_more_contexts_counts_contexts(self):
+        # Six processes: four are named, "more" is the other two (not their objects).
+        objs = "".join("Obj %02d, 64 bytes (50 requested), age 0.100s, cpu 0, from PID %d sh:\n"
+                       "----\n #01 [<a1>] in leak+0x1b/0x20 [m]\n\n" % (i, 10 + i % 6)
+                       for i in range(12))
+        text = ("Dumping outstanding allocs from kmalloc-64\ntraced 1.000s, 12 outstanding "
+                "(768 bytes), 0 records dropped\n-------------------------\n" + objs)
+        rc, out, err = report("--json", "-", stdin=text)
+        s = json.loads(out)["caches"][0]["stacks"][0]
+        self.assertEqual((len(s["contexts"]), s["more_contexts"]), (4, 2), err)
+
+    def test_bad_input(self):
+        rc, out, err = report("--folded", "--json", self.path)
+        self.assertEqual(rc, 2)
+        # Input it does not understand is refused, never "0 objects".
+        header = DUMP.split("\n", 1)[0]
+        for text, why in (
+                ("", "not a slabtrace dump (no 'Dumping outstanding allocs' line)"),
+                ("a;b 3\n", "not a slabtrace dump"),
+                (header + " (by stack)\ntraced 1.000s, 0 outstanding (0 bytes) in 0 "
+                 "stacks, 0 records dropped\n", "a stacks view, not a per-object dump"),
+                (header + "\n", "cut short: no 'traced' line"),
+                (DUMP[:DUMP.index("Obj 03")], "cut short: it lists 2 objects, its header "
+                 "counts 4"),
+                (DUMP.replace("-\nObj ", "-\nStack 1: 3 objects, 192 bytes (150 "
+                              "requested), age min/avg/max 0.100s/0.100s/0.100s, from "
+                              "PID 1 sh:\nObj ", 1), "a stacks view"),
+                (DUMP + DUMP, "a second dump header"),
+                (DUMP + "garbage\n", "not a line of a per-object dump: 'garbage'"),
+                ("No snapshot in this session yet: print takes one.\n" + DUMP,
+                 "not a slabtrace dump (no 'Dumping outstanding allocs' line)")):
+            tmp("st-report-test.txt", text)
+            rc, out, err = report("--folded", self.path)
+            self.assertEqual((rc, out), (1, ""), text)
+            self.assertIn(why, err)
 
 
 def vm_file(name):
@@ -343,25 +432,24 @@ class AgainstTheKernel(unittest.TestCase):
     def test_report_groups_are_the_kernels(self):
         for path in vm_file("objects.txt"):
             d = os.path.dirname(path)
-            with open(path) as f:
-                mine = report.aggregate(report.parse_dump(f)["objects"])
+            mine = report_json(path, "--bytes")["stacks"]
             with open(os.path.join(d, "stacks-file.txt")) as f:
-                kernel = report.parse_stacks(f)
+                kernel = parse_stacks(f)
             self.assertGreaterEqual(len(kernel), 2, d)
-            keys = ("count", "bytes", "requested", "age_min", "age_avg", "age_max",
-                    "syscall", "frames")
-            self.assertEqual(sorted(repr([g[k] for k in keys]) for g in mine),
-                             sorted(repr([g[k] for k in keys]) for g in kernel), d)
+            self.assertEqual(sorted(group_keys(g) for g in mine),
+                             sorted(group_keys(g) for g in kernel), d)
             self.assertEqual([g["bytes"] for g in kernel],
                              sorted((g["bytes"] for g in kernel), reverse=True))
+            self.assertEqual([g["bytes"] for g in mine],
+                             sorted((g["bytes"] for g in mine), reverse=True))
 
     def test_report_folded_is_the_kernels(self):
         for path in vm_file("objects.txt"):
-            with open(path) as f:
-                mine = report.folded(report.aggregate(report.parse_dump(f)["objects"]))
+            rc, out, err = report("--folded", path)
+            self.assertEqual(rc, 0, err)
             with open(os.path.join(os.path.dirname(path), "objects.folded")) as f:
                 kernel = f.read().splitlines()
-            self.assertEqual(sorted(mine), sorted(kernel))
+            self.assertEqual(sorted(out.splitlines()), sorted(kernel))
 
     def test_kernel_folded_renders(self):
         for path in vm_file("stacks.folded") + vm_file("leaks.folded"):

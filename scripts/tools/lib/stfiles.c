@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The part of slabtrace(8) and kmemtrace-record(8) that is the same in
- * both: the root of the module's files, the causes when they cannot be
- * reached, the module's reason for a refused command (its kernel log
- * line), and messages.  See stfiles.h.  Static, libc only.
+ * both (in scripts/tools/lib, the tools' small library): the root of the
+ * module's files, the causes when they cannot be reached, the module's
+ * reason for a refused command (its kernel log line), and messages.  See
+ * stfiles.h.  Static, libc only.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -70,6 +71,15 @@ noreturn void usage_error(const char *help, const char *fmt, ...)
 void *xmalloc(size_t n)
 {
 	void *p = calloc(1, n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
 
 	if (!p)
 		die("out of memory");

@@ -34,6 +34,7 @@ noreturn void usage_error(const char *help, const char *fmt, ...);
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
 char *read_fd(int fd);
 char *read_all(const char *path);
 

@@ -2,7 +2,7 @@
 /*
  * kmemtrace-report(1): a recorded kmemtrace trace, per allocation call site.
  *
- *   kmemtrace-report [--sort KEY] [--top N] [--list N] DIR
+ *   kmemtrace-report [--sort KEY] [--top N] [--list N] [--pprof FILE] DIR
  *   kmemtrace-report --help | --version
  *
  * DIR is what kmemtrace-record wrote (DIR/ctf is the CTF trace; DIR/caches
@@ -14,6 +14,8 @@
  * allocated and double frees, counted and the first N listed; a warning
  * when the trace lost events.  --sort: bytes (default), hits, req, frag,
  * cross, site.  --top N: that many call sites (default 20, 0: all).
+ * --pprof FILE: the allocations and what is left of them as a pprof profile
+ * (../lib/pprof.c), a sample per call site and cache.
  */
 #define _GNU_SOURCE
 #include <babeltrace2/babeltrace.h>
@@ -27,7 +29,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../include/uapi/slabtrace/kmemtrace.h"
+#include "../../../include/uapi/slabtrace/kmemtrace.h"
+#include "../lib/pprof.h"
+#include "../lib/stfiles.h"
 
 /* The library's uint64_t, the type of its counts. */
 #define bt_u64 __typeof__(bt_value_integer_unsigned_get(NULL))
@@ -47,7 +51,9 @@ struct cache {
 struct obj {
 	__u64 ptr;		/* + 1; 0: empty slot */
 	__u32 site;
+	__u32 bytes;		/* allocated */
 	__u16 cpu;
+	__u16 cache;		/* its id */
 	__u8 live;
 };
 
@@ -71,7 +77,50 @@ static struct {
 	const bt_packet *packet;
 	__u32 cpu;
 	int error;
+	struct pprof *pprof;	/* --pprof */
+	__u64 first_ns, last_ns;	/* the events' times */
 } st;
+
+static void sym_name(__u32 cs, char *buf, size_t size);
+
+/* With --pprof: the allocation types, then what is left of them. */
+static const char *const pprof_types[][2] = {
+	{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+	{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+};
+
+/* One allocation (or, @live, one object left) of @bytes at @cs from @cache. */
+static void pprof_object(__u32 cs, unsigned int cache, __u64 bytes, bool live)
+{
+	long long v[4] = { 0 };
+	struct pprof_label label = { .key = "cache", .str = "?" };
+	char name[300], *frame = name;
+
+	sym_name(cs, name, sizeof(name));
+	if (cache <= KMT_CACHE_UNKNOWN && st.caches[cache].name[0])
+		label.str = st.caches[cache].name;
+	v[live ? 2 : 0] = 1;
+	v[live ? 3 : 1] = bytes;
+	pprof_add(st.pprof, &frame, 1, v, &label, 1);
+}
+
+/* The time of @msg's event in ns, if its stream has a clock. */
+static void event_time(const bt_message *msg, const bt_event *ev)
+{
+	const bt_stream_class *sc =
+		bt_stream_borrow_class_const(bt_event_borrow_stream_const(ev));
+	const bt_clock_snapshot *cs;
+	int64_t ns;
+
+	if (!bt_stream_class_borrow_default_clock_class_const(sc))
+		return;
+	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	if (bt_clock_snapshot_get_ns_from_origin(cs, &ns))
+		return;
+	if (!st.first_ns)
+		st.first_ns = ns;
+	st.last_ns = ns;
+}
 
 static void *xcalloc(size_t n, size_t size)
 {
@@ -189,6 +238,8 @@ static void on_event(const bt_message *msg)
 		st.cpu = bt_field_integer_unsigned_get_value(ctx);
 	}
 	st.events++;
+	if (st.pprof)
+		event_time(msg, ev);
 	if (id == KMT_KMALLOC || id == KMT_KMEM_CACHE_ALLOC) {
 		struct site *s = site_get(cs);
 		__u64 req = ufield(f, 2), alloc = ufield(f, 3);
@@ -207,6 +258,10 @@ static void on_event(const bt_message *msg)
 		o->site = cs;
 		o->cpu = st.cpu;
 		o->live = 1;
+		o->bytes = alloc;
+		o->cache = ufield(f, 5);
+		if (st.pprof)
+			pprof_object(cs, o->cache, alloc, false);
 		return;
 	}
 	st.frees++;
@@ -548,10 +603,50 @@ static void list_bad(const char *what, __u64 n, const struct bad *b,
 	}
 }
 
+/*
+ * The profile: what is left of the allocations added, its time the
+ * trace's (its metadata's modification time), its duration from the
+ * first event to the last.
+ */
+static void write_pprof(const char *file, const char *dir, __u64 lost)
+{
+	char path[4200], *line;
+	struct stat sb;
+	double when = 0;
+	size_t i;
+
+	for (i = 0; i < st.objs_cap; i++)
+		if (st.objs[i].ptr && st.objs[i].live)
+			pprof_object(st.objs[i].site, st.objs[i].cache,
+				     st.objs[i].bytes, true);
+	if (asprintf(&line, "kmemtrace %s: %llu allocations, %llu frees, %llu events lost",
+		     dir, st.allocs, st.frees, lost) < 0)
+		die("out of memory");
+	pprof_comment(st.pprof, line);
+	free(line);
+	snprintf(path, sizeof(path), "%s/ctf/metadata", dir);
+	if (!stat(path, &sb) || !stat(dir, &sb))
+		when = sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec / 1e9;
+	if (pprof_write(st.pprof, file, when,
+			(st.last_ns - st.first_ns) / 1e9)) {
+		int e = errno;
+
+		die("%s: %s", file, strerror(e));
+	}
+	pprof_free(st.pprof);
+}
+
 #define VERSION "0.1"
 
+#ifdef SLABTRACE_PPROF
+#define PPROF_NOTE ""
+#else
+#define PPROF_NOTE "                  (not in this build: it needs protobuf-c-compiler,\n" \
+	"                  libprotobuf-c-dev and zlib1g-dev to be built)\n"
+#endif
+
 static const char help[] =
-	"usage: kmemtrace-report [--sort KEY] [--top N] [--list N] DIR\n"
+	"usage: kmemtrace-report [--sort KEY] [--top N] [--list N] [--pprof FILE] DIR\n"
 	"       kmemtrace-report --help | --version\n"
 	"\n"
 	"Read a trace kmemtrace-record wrote into DIR and print, per allocation\n"
@@ -564,6 +659,11 @@ static const char help[] =
 	"                  frees), site (address)\n"
 	"  -t, --top N     call sites shown (20; 0: all)\n"
 	"  -l, --list N    frees of unseen pointers and double frees listed (10)\n"
+	"      --pprof FILE  also write a gzipped pprof profile (go tool pprof\n"
+	"                  FILE): per call site and cache (label), the\n"
+	"                  allocations (alloc_objects, alloc_space) and what is\n"
+	"                  left of them at the end (inuse_objects, inuse_space)\n"
+	PPROF_NOTE
 	"  -h, --help      this help\n"
 	"  -V, --version   the version\n";
 
@@ -583,12 +683,14 @@ int main(int argc, char **argv)
 		{ "list", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "pprof", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const keys[NKEYS] = {
 		"bytes", "hits", "req", "frag", "cross", "site",
 	};
 	char path[4200], ctfdir[4100], name[300];
+	const char *pprof_file = NULL;
 	unsigned int top = 20, list = 10, i;
 	struct site *sorted;
 	struct cache **bycache;
@@ -628,6 +730,14 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("kmemtrace-report %s\n", VERSION);
 			return 0;
+		case 'p':
+			if (pprof_missing) {
+				fprintf(stderr, "kmemtrace-report: --pprof: %s\n",
+					pprof_missing);
+				return 1;
+			}
+			pprof_file = optarg;
+			break;
 		case ':':
 			bad_usage("an argument is missing after", argv[optind - 1]);
 			break;
@@ -655,6 +765,9 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/overruns", argv[optind]);
 	overruns = file_number(path);
 
+	prog_name = "kmemtrace-report";
+	if (pprof_file)
+		st.pprof = pprof_new(pprof_types, 4);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	decode(ctfdir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -711,5 +824,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "kmemtrace-report: %llu events decoded in %.3f s (%.0f events/s)\n",
 		st.events, secs, secs > 0 ? st.events / secs : 0);
+	if (st.pprof)
+		write_pprof(pprof_file, argv[optind], lost);
 	return 0;
 }

@@ -66,9 +66,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../include/uapi/slabtrace/kmemtrace.h"
-#include "../../include/uapi/slabtrace/kptrace.h"
-#include "../stfiles.h"
+#include "../../../include/uapi/slabtrace/kmemtrace.h"
+#include "../../../include/uapi/slabtrace/kptrace.h"
+#include "../lib/stfiles.h"
 
 #define VERSION "0.1"
 #define MAX_CPUS 1024

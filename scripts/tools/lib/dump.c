@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one parser of the module's per-object dump: see dump.h.  Static,
+ * libc only.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+#include "escape.h"
+#include "stfiles.h"
+
+static long secs_to_ms(const char *s)
+{
+	long sec = 0, ms = 0;
+
+	if (sscanf(s, "%ld.%3lds", &sec, &ms) != 2)
+		return 0;
+	return sec * 1000 + ms;
+}
+
+/* The pid and command of a context, "PID 5 sh", "kthread x (PID 5)". */
+static void ctx_parse(const char *who, long *pid, char *comm, size_t size)
+{
+	const char *p;
+
+	*pid = -1;
+	comm[0] = 0;
+	if (sscanf(who, "PID %ld %255s", pid, comm) == 2)
+		return;
+	p = strchr(who, ' ');
+	if (p && (!strncmp(who, "kthread ", 8) || !strncmp(who, "worker ", 7))) {
+		const char *q = strstr(p, " (PID ");
+
+		if (q) {
+			snprintf(comm, size, "%.*s", (int)(q - p - 1), p + 1);
+			*pid = atol(q + 6);
+		}
+		return;
+	}
+	snprintf(comm, size, "%s", who);
+}
+
+static struct group *group_get(struct dump *d, const char *key)
+{
+	int i;
+
+	for (i = 0; i < d->ng; i++)
+		if (!strcmp(d->g[i].key, key))
+			return &d->g[i];
+	if (d->ng == d->capg) {
+		d->capg = d->capg ? 2 * d->capg : 64;
+		d->g = xrealloc(d->g, d->capg * sizeof(*d->g));
+	}
+	memset(&d->g[d->ng], 0, sizeof(*d->g));
+	d->g[d->ng].key = xstrdup(key);
+	return &d->g[d->ng++];
+}
+
+/* The context @who of @g, added if new. */
+static struct context *context_get(struct group *g, const char *who, long pid)
+{
+	int i;
+
+	for (i = 0; i < g->nctx; i++)
+		if (!strcmp(g->ctx[i].who, who))
+			return &g->ctx[i];
+	g->ctx = xrealloc(g->ctx, (g->nctx + 1) * sizeof(*g->ctx));
+	memset(&g->ctx[g->nctx], 0, sizeof(*g->ctx));
+	g->ctx[g->nctx].who = xstrdup(who);
+	g->ctx[g->nctx].pid = pid;
+	return &g->ctx[g->nctx++];
+}
+
+/* One object of the dump, while its frames are read. */
+struct object {
+	long bytes, requested, age;
+	char who[300];
+	char syscall[64];
+	char **frames;
+	int nframes, cap;
+};
+
+static bool frame_in_module(const char *frame, const char *mod)
+{
+	const char *b = strrchr(frame, '[');
+	size_t n = strlen(mod);
+
+	return b && !strncmp(b + 1, mod, n) && b[1 + n] == ']';
+}
+
+static void object_add(struct dump *d, struct object *o,
+		       const struct filter *f)
+{
+	char comm[320], *key;
+	struct context *c;
+	struct group *g;
+	size_t len = 0;
+	long pid;
+	int i;
+
+	ctx_parse(o->who, &pid, comm, sizeof(comm));
+	d->listed++;
+	if (o->age < f->older)
+		goto out;
+	if (f->pid >= 0 && pid != f->pid)
+		goto out;
+	if (f->comm && strcmp(comm, f->comm))
+		goto out;
+	if (f->module) {
+		for (i = 0; i < o->nframes; i++)
+			if (frame_in_module(o->frames[i], f->module))
+				break;
+		if (i == o->nframes)
+			goto out;
+	}
+	for (i = 0; i < o->nframes; i++)
+		len += strlen(o->frames[i]) + 1;
+	key = xmalloc(len + strlen(o->syscall) + 2);
+	len = sprintf(key, "%s", o->syscall);
+	for (i = 0; i < o->nframes; i++)
+		len += sprintf(key + len, "\n%s", o->frames[i]);
+	g = group_get(d, key);
+	free(key);
+	if (!g->objects) {
+		g->frames = o->frames;
+		g->nframes = o->nframes;
+		o->frames = NULL;
+		g->syscall = o->syscall[0] ? xstrdup(o->syscall) : NULL;
+		g->age_min = o->age;
+	}
+	g->objects++;
+	g->bytes += o->bytes;
+	g->requested += o->requested;
+	g->age_sum += o->age;
+	if (o->age < g->age_min)
+		g->age_min = o->age;
+	if (o->age > g->age_max)
+		g->age_max = o->age;
+	c = context_get(g, o->who, pid);
+	c->objects++;
+	c->bytes += o->bytes;
+	d->objects++;
+	d->obj_bytes += o->bytes;
+out:
+	for (i = 0; o->frames && i < o->nframes; i++)
+		free(o->frames[i]);
+	free(o->frames);
+	memset(o, 0, sizeof(*o));
+}
+
+/*
+ * Whether the header line @line (after "Dumping outstanding allocs from ")
+ * is that of the print @e describes; says why not, for @src.
+ */
+static bool header_is(const char *line, const struct expect *e, const char *src)
+{
+	char want[600], name[300];
+
+	if (!e->cache)
+		return true;
+	kernel_escape(e->cache, name, sizeof(name));
+	if (e->older)
+		snprintf(want, sizeof(want), "%s (older than %ld ms)", name, e->older);
+	else
+		snprintf(want, sizeof(want), "%s", name);
+	if (!strcmp(line, want))
+		return true;
+	fflush(stdout);
+	fprintf(stderr, "%s: %s: the dump is of '", prog_name, src);
+	put_escaped(stderr, line);
+	fputs("', not of the print made for '", stderr);
+	put_escaped(stderr, want);
+	fputs("' (another print in between?)\n", stderr);
+	return false;
+}
+
+/*
+ * Whether @line is one of the other lines a per-object dump has
+ * (module/slab/dump.c, module/stacks.c): drops, merged names, replaced
+ * records, the rules, a backtrace not saved.
+ */
+static bool other_line(const char *line)
+{
+	static const char *const heads[] = {
+		"drops: ", "shared with: ", "----",
+		" (backtrace not saved: stack depot full)",
+	};
+	unsigned long n;
+	size_t i;
+	int off = 0;
+
+	for (i = 0; i < ARRAY_SIZE(heads); i++)
+		if (!strncmp(line, heads[i], strlen(heads[i])))
+			return true;
+	return sscanf(line, "%lu records replaced: %n", &n, &off) == 1 && off;
+}
+
+/*
+ * Parse a per-object dump (what ctl returns after "print CACHE") into
+ * groups of objects by backtrace and system call.  @src names the input
+ * in errors; the dump must be of the print @e, and list as many objects
+ * as its header counts.  A saved dump (@e names no cache) must have no
+ * line a dump does not have: a file of another kind is refused, not read
+ * as "0 objects".  Returns false if @text is not such a dump.
+ */
+bool dump_parse(char *text, struct dump *d, const struct filter *f,
+		const struct expect *e, const char *src)
+{
+	struct object o = { 0 };
+	bool in_obj = false, header = false, traced = false;
+	char *line, *save = NULL;
+
+	memset(d, 0, sizeof(*d));
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned int nr;
+		int off = 0;
+
+		if (!strncmp(line, "Dumping outstanding allocs from ", 32)) {
+			char *p = line + 32;
+
+			if (header) {
+				note("%s: a second dump header", src);
+				return false;
+			}
+			if (strstr(p, " (by stack")) {
+				note("%s: a stacks view, not a per-object dump", src);
+				return false;
+			}
+			if (!header_is(p, e, src))
+				return false;
+			snprintf(d->cache, sizeof(d->cache), "%.*s",
+				 (int)strcspn(p, " "), p);
+			header = true;
+		} else if (header && !traced && !strncmp(line, "traced ", 7)) {
+			char t[32];
+
+			if (sscanf(line, "traced %31[0-9.]s, %ld outstanding (%ld bytes)",
+				   t, &d->outstanding, &d->bytes) != 3) {
+				note("%s: cannot read '%.60s'", src, line);
+				return false;
+			}
+			d->traced = atof(t);
+			if (strstr(line, "records dropped"))
+				d->dropped = atol(strrchr(line, ',') + 2);
+			traced = true;
+		} else if (!strncmp(line, "Obj ", 4)) {
+			char *p, *q;
+
+			if (!traced)
+				break;
+			if (in_obj)
+				object_add(d, &o, f);
+			in_obj = true;
+			p = strchr(line, ',');
+			if (!p || sscanf(p, ", %ld bytes (%ld requested)",
+					 &o.bytes, &o.requested) != 2) {
+				note("%s: cannot read '%.60s'", src, line);
+				return false;
+			}
+			p = strstr(line, ", age ");
+			o.age = p ? secs_to_ms(p + 6) : 0;
+			p = strstr(line, ", from ");
+			if (!p) {
+				note("%s: cannot read '%.60s'", src, line);
+				return false;
+			}
+			p += 7;
+			q = strstr(p, " in syscall ");
+			if (q) {
+				snprintf(o.syscall, sizeof(o.syscall), "%.*s",
+					 (int)(strlen(q + 12) - 1), q + 12);
+				*q = 0;
+			} else {
+				p[strlen(p) - 1] = 0;	/* the ':' */
+			}
+			snprintf(o.who, sizeof(o.who), "%s", p);
+		} else if (in_obj && sscanf(line, " #%u [<%*[^>]>] in %n", &nr,
+					    &off) == 1 && off > 0) {
+			if (o.nframes == o.cap) {
+				o.cap = o.cap ? 2 * o.cap : 16;
+				o.frames = xrealloc(o.frames,
+						    o.cap * sizeof(*o.frames));
+			}
+			o.frames[o.nframes++] = xstrdup(line + off);
+		} else if (!strncmp(line, "Stack ", 6)) {
+			note("%s: a stacks view, not a per-object dump", src);
+			return false;
+		} else if (!header) {
+			break;
+		} else if (!e->cache && !other_line(line)) {
+			note("%s: not a line of a per-object dump: '%.60s'", src, line);
+			return false;
+		}
+	}
+	if (in_obj)
+		object_add(d, &o, f);
+	if (!header) {
+		note("%s: not a slabtrace dump (no 'Dumping outstanding allocs' line)",
+		     src);
+		return false;
+	}
+	if (!traced) {
+		note("%s: the dump is cut short: no 'traced' line after its header", src);
+		return false;
+	}
+	if (d->listed != d->outstanding) {
+		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
+		     src, d->listed, d->outstanding);
+		return false;
+	}
+	return true;
+}
+
+/* Set for group_cmp() by dump_sort(). */
+static bool sort_by_bytes;
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+
+	if (sort_by_bytes && a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	if (a->objects != b->objects)
+		return a->objects > b->objects ? -1 : 1;
+	if (a->bytes != b->bytes)
+		return a->bytes > b->bytes ? -1 : 1;
+	if (a->age_max != b->age_max)
+		return a->age_max > b->age_max ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+/*
+ * Most objects first (most bytes first with @by_bytes), then bytes, the
+ * oldest, and the backtrace, so that the order is the same every time.
+ */
+void dump_sort(struct dump *d, bool by_bytes)
+{
+	sort_by_bytes = by_bytes;
+	qsort(d->g, d->ng, sizeof(*d->g), group_cmp);
+}
+
+void dump_free(struct dump *d)
+{
+	int i, j;
+
+	for (i = 0; i < d->ng; i++) {
+		for (j = 0; j < d->g[i].nframes; j++)
+			free(d->g[i].frames[j]);
+		for (j = 0; j < d->g[i].nctx; j++)
+			free(d->g[i].ctx[j].who);
+		free(d->g[i].frames);
+		free(d->g[i].ctx);
+		free(d->g[i].syscall);
+		free(d->g[i].key);
+	}
+	free(d->g);
+	memset(d, 0, sizeof(*d));
+}
+
+/*
+ * The function and the module of a frame, "leaky_alloc_buf+0x1b/0x20
+ * [leaky]": "leaky_alloc_buf" into @fn, "leaky" into @mod ("" for the
+ * kernel's own code).
+ */
+void frame_split(const char *frame, char *fn, size_t fn_size, char *mod,
+		 size_t mod_size)
+{
+	const char *b = strrchr(frame, '[');
+
+	snprintf(fn, fn_size, "%.*s", (int)strcspn(frame, "+ "), frame);
+	if (b)
+		snprintf(mod, mod_size, "%.*s", (int)strcspn(b + 1, "]"), b + 1);
+	else
+		snprintf(mod, mod_size, "%s", "");
+}
+
+/*
+ * The name of a frame as the tools show it: the function, and its module
+ * in brackets ("leaky_alloc_buf [leaky]", "vfs_write").
+ */
+void frame_func(const char *frame, char *buf, size_t size)
+{
+	char fn[256], mod[128];
+
+	frame_split(frame, fn, sizeof(fn), mod, sizeof(mod));
+	if (mod[0])
+		snprintf(buf, size, "%s [%s]", fn, mod);
+	else
+		snprintf(buf, size, "%s", fn);
+}

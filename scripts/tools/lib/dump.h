@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one parser of the module's per-object dump (what reading ctl gives
+ * after "print CACHE"), for every tool: it reads the header, groups the
+ * objects by backtrace and system call as the module's stacks view does,
+ * keeps who allocated them (per context), and refuses anything else: a
+ * stacks view, a second header, a dump cut short (fewer objects than its
+ * header counts).
+ *
+ * A frame is kept as the dump writes it after "in ":
+ * "leaky_alloc_buf+0x1b/0x20 [leaky]" (function+offset/size [module]).
+ */
+#ifndef SLABTRACE_DUMP_H
+#define SLABTRACE_DUMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Which objects count: the filters of top, leaks and report. */
+struct filter {
+	const char *module, *comm;
+	long pid;		/* -1: any */
+	long older;		/* ms; applied by the parser (report only) */
+	bool by_bytes;		/* rank by bytes (dump_sort) */
+};
+
+/* Who allocated some of a group's objects: one context of the dump. */
+struct context {
+	char *who;		/* "PID 5 sh", "kthread x (PID 7)", "softirq" */
+	long pid;		/* -1: none */
+	long objects, bytes;
+};
+
+/* The objects of one backtrace and system call. */
+struct group {
+	char *key;		/* frames and syscall, for grouping */
+	char **frames;
+	int nframes;
+	char *syscall;		/* or NULL */
+	long objects, bytes, requested;
+	long age_min, age_max, age_sum;		/* ms */
+	struct context *ctx;	/* in the order first seen */
+	int nctx;
+};
+
+struct dump {
+	char cache[256];	/* as the header writes it (escaped) */
+	double traced;		/* seconds */
+	long outstanding, bytes, dropped;
+	struct group *g;
+	int ng, capg;
+	long listed;			/* objects the dump lists */
+	long objects, obj_bytes;	/* after the filters */
+};
+
+/* The print a dump must come from: its cache and older-than (0: none). */
+struct expect {
+	const char *cache;	/* NULL: any (a saved dump) */
+	long older;
+};
+
+bool dump_parse(char *text, struct dump *d, const struct filter *f,
+		const struct expect *e, const char *src);
+void dump_sort(struct dump *d, bool by_bytes);
+void dump_free(struct dump *d);
+
+void frame_split(const char *frame, char *fn, size_t fn_size, char *mod,
+		 size_t mod_size);
+void frame_func(const char *frame, char *buf, size_t size);
+
+#endif

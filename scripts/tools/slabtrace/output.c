@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace(8): a parsed dump (../lib/dump.h) as the commands write it:
+ * a table of stacks (top, report) or every stack with its backtrace
+ * (leaks); JSON in the one schema of slabtrace(8), JSON OUTPUT; folded
+ * stacks as the module's folded files write them; a pprof profile.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../lib/pprof.h"
+#include "cli.h"
+
+/* A group's contexts named in full; the others are counted. */
+#define SHOWN_CONTEXTS 4
+
+static void print_ms(long ms)
+{
+	printf("%ld.%03lds", ms / 1000, ms % 1000);
+}
+
+static void group_print(const struct group *g, int rank, bool full)
+{
+	char fn[512];
+	int i;
+
+	printf("%4d %8ld %10ld %10ld  ", rank, g->objects, g->bytes,
+	       g->requested);
+	print_ms(g->age_max);
+	printf("  ");
+	if (!full) {
+		for (i = 0; i < g->nframes && i < 3; i++) {
+			frame_func(g->frames[i], fn, sizeof(fn));
+			printf("%s", i ? " < " : "");
+			put_escaped(stdout, fn);
+		}
+		putchar('\n');
+		return;
+	}
+	printf("from ");
+	for (i = 0; i < g->nctx && i < SHOWN_CONTEXTS; i++) {
+		printf("%s", i ? ", " : "");
+		put_escaped(stdout, g->ctx[i].who);
+	}
+	if (g->nctx > SHOWN_CONTEXTS)
+		printf(" and %d more", g->nctx - SHOWN_CONTEXTS);
+	if (g->syscall) {
+		printf(" in syscall ");
+		put_escaped(stdout, g->syscall);
+	}
+	printf(", age min/avg/max ");
+	print_ms(g->age_min);
+	putchar('/');
+	print_ms(g->age_sum / g->objects);
+	putchar('/');
+	print_ms(g->age_max);
+	putchar('\n');
+	for (i = 0; i < g->nframes; i++) {
+		printf("       #%02d ", i + 1);
+		put_escaped(stdout, g->frames[i]);
+		putchar('\n');
+	}
+	if (!g->nframes)
+		printf("       (backtrace not saved)\n");
+	putchar('\n');
+}
+
+/* Shows the first @top groups (all if @top < 0). */
+void dump_print(const struct dump *d, long top, bool full)
+{
+	int i;
+
+	put_escaped(stdout, d->cache);
+	printf(": %ld outstanding objects (%ld bytes), traced %.3fs, %ld records dropped",
+	       d->outstanding, d->bytes, d->traced, d->dropped);
+	if (d->objects != d->outstanding)
+		printf("; %ld objects (%ld bytes) pass the filters",
+		       d->objects, d->obj_bytes);
+	printf("; %d stacks\n", d->ng);
+	if (!d->ng)
+		return;
+	printf("%4s %8s %10s %10s  %-7s  %s\n", "#", "objects", "bytes",
+	       "requested", "age max", full ? "who, ages, backtrace" :
+	       "allocated in (innermost first)");
+	for (i = 0; i < d->ng && (top < 0 || i < top); i++)
+		group_print(&d->g[i], i + 1, full);
+}
+
+/*
+ * A JSON document (slabtrace(8), JSON OUTPUT) starts; @report is its
+ * number with -i, 0 without.
+ */
+void json_begin(long report)
+{
+	struct timespec ts;
+
+	printf("{\"version\": %d", JSON_VERSION);
+	if (report) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		printf(", \"report\": %ld, \"time\": %lld.%03ld", report,
+		       (long long)ts.tv_sec, ts.tv_nsec / 1000000);
+	}
+	printf(", \"caches\": [");
+}
+
+void json_end(void)
+{
+	printf("]}\n");
+}
+
+/* One element of "frames": function, module, the frame as written. */
+static void frame_json(const char *frame)
+{
+	char fn[256], mod[128];
+
+	frame_split(frame, fn, sizeof(fn), mod, sizeof(mod));
+	printf("{\"function\": ");
+	put_json_string(stdout, fn);
+	printf(", \"module\": ");
+	if (mod[0])
+		put_json_string(stdout, mod);
+	else
+		printf("null");
+	printf(", \"text\": ");
+	put_json_string(stdout, frame);
+	putchar('}');
+}
+
+/*
+ * The cache's element of "caches" (slabtrace(8), JSON OUTPUT), on the
+ * line it is on: the first @top groups (all if @top < 0).
+ */
+void dump_json(const struct dump *d, long top)
+{
+	int i, j;
+
+	printf("{\"cache\": ");
+	put_json_string(stdout, d->cache);
+	printf(", \"traced_s\": %.3f, \"outstanding\": %ld, \"bytes\": %ld",
+	       d->traced, d->outstanding, d->bytes);
+	printf(", \"dropped\": %ld, \"matched_objects\": %ld", d->dropped,
+	       d->objects);
+	printf(", \"matched_bytes\": %ld, \"stacks\": [", d->obj_bytes);
+	for (i = 0; i < d->ng && (top < 0 || i < top); i++) {
+		const struct group *g = &d->g[i];
+
+		printf("%s{\"rank\": %d, \"objects\": %ld", i ? ", " : "",
+		       i + 1, g->objects);
+		printf(", \"bytes\": %ld, \"requested\": %ld", g->bytes,
+		       g->requested);
+		printf(", \"age_min_ms\": %ld, \"age_avg_ms\": %ld", g->age_min,
+		       g->age_sum / g->objects);
+		printf(", \"age_max_ms\": %ld, \"syscall\": ", g->age_max);
+		if (g->syscall)
+			put_json_string(stdout, g->syscall);
+		else
+			printf("null");
+		printf(", \"contexts\": [");
+		for (j = 0; j < g->nctx && j < SHOWN_CONTEXTS; j++) {
+			printf("%s{\"context\": ", j ? ", " : "");
+			put_json_string(stdout, g->ctx[j].who);
+			printf(", \"pid\": %ld}", g->ctx[j].pid);
+		}
+		printf("], \"more_contexts\": %d, \"frames\": [",
+		       g->nctx > SHOWN_CONTEXTS ? g->nctx - SHOWN_CONTEXTS : 0);
+		for (j = 0; j < g->nframes; j++) {
+			printf("%s", j ? ", " : "");
+			frame_json(g->frames[j]);
+		}
+		printf("]}");
+	}
+	printf("]}");
+}
+
+/* @s with every @from byte as @to, written to stdout. */
+static void put_replaced(const char *s, char from, char to)
+{
+	for (; *s; s++)
+		putchar(*s == from ? to : *s);
+}
+
+/*
+ * The groups as folded stacks, as the module's folded (by objects) and
+ * folded_bytes (@by_bytes) files write them: the system call as the root
+ * frame ("syscall:write", "syscall:compat_write"), then the frames from
+ * the outermost in, without their offsets, ';' in a name as ':';
+ * "[unknown]" for a group without backtrace.
+ */
+void dump_folded(const struct dump *d, bool by_bytes)
+{
+	char fn[512];
+	int i, j;
+
+	for (i = 0; i < d->ng; i++) {
+		const struct group *g = &d->g[i];
+		bool any = false;
+
+		if (g->syscall) {
+			fputs("syscall:", stdout);
+			if (!strncmp(g->syscall, "compat ", 7)) {
+				fputs("compat_", stdout);
+				put_replaced(g->syscall + 7, ';', ':');
+			} else {
+				put_replaced(g->syscall, ';', ':');
+			}
+			any = true;
+		}
+		for (j = g->nframes - 1; j >= 0; j--) {
+			frame_func(g->frames[j], fn, sizeof(fn));
+			printf("%s", any ? ";" : "");
+			put_replaced(fn, ';', ':');
+			any = true;
+		}
+		printf("%s %ld\n", any ? "" : "[unknown]",
+		       by_bytes ? g->bytes : g->objects);
+	}
+}
+
+static const char *const inuse_types[][2] = {
+	{ "inuse_objects", "count" },
+	{ "inuse_space", "bytes" },
+};
+
+/* A profile of outstanding objects and bytes, for dump_pprof_add(). */
+struct pprof *dump_pprof_new(void)
+{
+	return pprof_new(inuse_types, 2);
+}
+
+static struct pprof_label label(const char *key, const char *str)
+{
+	return (struct pprof_label){ .key = key, .str = str };
+}
+
+/*
+ * The groups of @d that passed the filters, as samples: one for each
+ * context of each group, with its objects and bytes, labelled with the
+ * cache, the context and the system call.
+ */
+void dump_pprof_add(struct pprof *p, const struct dump *d)
+{
+	struct pprof_label labels[3];
+	char *line, filtered[96];
+	int i, j;
+
+	snprintf(filtered, sizeof(filtered), "%ld objects (%ld bytes) pass the filters",
+		 d->objects, d->obj_bytes);
+
+	if (asprintf(&line, "%s: traced %.3fs, %ld objects (%ld bytes), %ld records dropped; %s",
+		     d->cache, d->traced, d->outstanding, d->bytes, d->dropped,
+		     filtered) < 0)
+		die("out of memory");
+	pprof_comment(p, line);
+	free(line);
+	for (i = 0; i < d->ng; i++) {
+		const struct group *g = &d->g[i];
+
+		for (j = 0; j < g->nctx; j++) {
+			long long v[2] = { g->ctx[j].objects, g->ctx[j].bytes };
+			int n = 0;
+
+			labels[n++] = label("cache", d->cache);
+			labels[n++] = label("context", g->ctx[j].who);
+			if (g->syscall)
+				labels[n++] = label("syscall", g->syscall);
+			pprof_add(p, g->frames, g->nframes, v, labels, n);
+		}
+	}
+}
+
+/* Write @p to @path (captured at @time, over @duration s), or die. */
+void dump_pprof_write(struct pprof *p, const char *path, double time,
+		      double duration)
+{
+	if (pprof_write(p, path, time, duration)) {
+		int e = errno;
+
+		die("%s: %s", path, strerror(e));
+	}
+}

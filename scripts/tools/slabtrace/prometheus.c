@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace growth --prometheus FILE: each sample of /proc/slabinfo, and
+ * slabtrace's own counters (its stats file, when the module is loaded),
+ * in Prometheus' text exposition format, for node_exporter's textfile
+ * collector.  FILE is replaced whole each time (a temporary file beside
+ * it, then rename()), so a reader never sees half of one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* "# HELP" and "# TYPE" of the metric family @name. */
+static void family(FILE *f, const char *name, const char *type,
+		   const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void put_label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(f, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The family @name of every cache of @s: its objects, or (@bytes) bytes. */
+static void slab_family(FILE *f, const struct slabs *s, const char *name,
+			const char *help, bool bytes)
+{
+	int i;
+
+	family(f, name, "gauge", help);
+	for (i = 0; i < s->n; i++) {
+		const struct slab *sl = &s->v[i];
+
+		if (!sl->seen)
+			continue;
+		fprintf(f, "%s{cache=", name);
+		put_label(f, sl->name);
+		fprintf(f, "} %ld\n", sl->active[1] * (bytes ? sl->objsize : 1));
+	}
+}
+
+static void slab_metrics(FILE *f, const struct slabs *s)
+{
+	slab_family(f, s, "slabtrace_slab_objects",
+		    "Objects allocated from the slab cache (active_objs of /proc/slabinfo).",
+		    false);
+	slab_family(f, s, "slabtrace_slab_bytes",
+		    "Bytes of those objects: their number times the object size.",
+		    true);
+}
+
+/* The value of "@head @key VALUE ..." in the stats @text; -1 if none. */
+static long stats_value(const char *text, const char *head, const char *key)
+{
+	const char *line = stats_line(text, head), *p;
+	size_t kl = strlen(key);
+
+	for (p = strchr(line, ' '); p && *p && *p != '\n'; p = strchr(p + 1, ' '))
+		if (!strncmp(p + 1, key, kl) && p[1 + kl] == ' ')
+			return atol(p + 2 + kl);
+	return -1;
+}
+
+/* One sample of a cache's family: name{cache="NAME"[,kind="KIND"]} VALUE. */
+static void cache_sample(FILE *f, const char *metric, const char *cache,
+			 const char *kind, const char *value)
+{
+	fprintf(f, "%s{cache=", metric);
+	put_label(f, cache);
+	if (kind) {
+		fputs(",kind=", f);
+		put_label(f, kind);
+	}
+	fprintf(f, "} %s\n", value);
+}
+
+static void cache_metrics(FILE *f, const struct stats *st)
+{
+	int i, j;
+
+	family(f, "slabtrace_cache_tracing", "gauge",
+	       "1 while slabtrace traces the cache; 0 when stopped, its records kept.");
+	for (i = 0; i < st->n; i++)
+		cache_sample(f, "slabtrace_cache_tracing", st->caches[i].name,
+			     NULL, st->caches[i].tracing ? "1" : "0");
+	family(f, "slabtrace_cache_records", "gauge",
+	       "Records of the cache's objects not freed yet.");
+	for (i = 0; i < st->n; i++)
+		cache_sample(f, "slabtrace_cache_records", st->caches[i].name,
+			     NULL, kv_get(&st->caches[i], "records") ?: "0");
+	family(f, "slabtrace_cache_replaced_total", "counter",
+	       "Records dropped because their address was allocated again unseen (a free without tracepoint).");
+	for (i = 0; i < st->n; i++)
+		cache_sample(f, "slabtrace_cache_replaced_total",
+			     st->caches[i].name, NULL,
+			     kv_get(&st->caches[i], "replaced") ?: "0");
+	family(f, "slabtrace_cache_drops_total", "counter",
+	       "Allocations slabtrace could not record, by reason.");
+	for (i = 0; i < st->n; i++) {
+		const struct traced *t = &st->caches[i];
+
+		for (j = 0; j < t->nkv; j++)
+			if (strcmp(t->kv[j].key, "records") &&
+			    strcmp(t->kv[j].key, "replaced"))
+				cache_sample(f, "slabtrace_cache_drops_total",
+					     t->name, t->kv[j].key, t->kv[j].val);
+	}
+}
+
+/* A metric of one value, if @value is known (not -1). */
+static void single(FILE *f, const char *name, const char *type,
+		   const char *help, long value)
+{
+	if (value < 0)
+		return;
+	family(f, name, type, help);
+	fprintf(f, "%s %ld\n", name, value);
+}
+
+static void module_metrics(FILE *f, const struct slabs *s)
+{
+	long records = -1, held = -1, snapshots, written = -1, dropped = -1;
+	char path[PATH_MAX], *kpt;
+	struct stats st;
+	int i;
+
+	if (!read_stats(&st, false)) {
+		single(f, "slabtrace_up", "gauge",
+		       "1 if slabtrace's stats file could be read (the module is loaded), else 0.",
+		       0);
+		return;
+	}
+	single(f, "slabtrace_up", "gauge",
+	       "1 if slabtrace's stats file could be read (the module is loaded), else 0.",
+	       1);
+	if (sscanf(stats_line(st.text, "records"), "records %ld", &held) != 1)
+		held = -1;
+	single(f, "slabtrace_records", "gauge",
+	       "Records held: traced objects not freed yet, every cache.", held);
+	single(f, "slabtrace_records_limit", "gauge",
+	       "The most records slabtrace holds (limit N).",
+	       stats_value(st.text, "records", "limit"));
+	single(f, "slabtrace_pool_free_records", "gauge",
+	       "Records preallocated for the probes, unused.",
+	       stats_value(st.text, "pool", "free"));
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i].name, "slabtrace_record") && s->v[i].seen)
+			records = s->v[i].active[1] * s->v[i].objsize;
+	snapshots = stats_value(st.text, "snapshots", "bytes");
+	if (records >= 0 || snapshots >= 0)
+		family(f, "slabtrace_memory_bytes", "gauge",
+		       "Memory slabtrace holds: records (its slabtrace_record cache, the pool's included), snapshots (prints kept for reading).");
+	if (records >= 0)
+		fprintf(f, "slabtrace_memory_bytes{part=\"records\"} %ld\n", records);
+	if (snapshots >= 0)
+		fprintf(f, "slabtrace_memory_bytes{part=\"snapshots\"} %ld\n", snapshots);
+	cache_metrics(f, &st);
+	stats_free(&st);
+	st_path(path, sizeof(path), "kptrace_stats");
+	kpt = read_all(path);
+	if (kpt) {
+		char *w = strstr(kpt, "written: "), *d = strstr(kpt, "dropped: ");
+
+		written = w ? atol(w + 9) : -1;
+		dropped = d ? atol(d + 9) : -1;
+		free(kpt);
+	}
+	single(f, "slabtrace_kptrace_written_total", "counter",
+	       "System calls kptrace wrote to its queue.", written);
+	single(f, "slabtrace_kptrace_dropped_total", "counter",
+	       "System calls kptrace dropped (queue full).", dropped);
+}
+
+/* Replace @path with the metrics of the sample @s; dies if it cannot. */
+void prometheus_write(const char *path, const struct slabs *s)
+{
+	char tmp[PATH_MAX];
+	bool bad;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f)
+		die("%s: %s", tmp, strerror(errno));
+	slab_metrics(f, s);
+	module_metrics(f, s);
+	bad = ferror(f);
+	if (fclose(f))
+		bad = true;
+	if (bad) {
+		int e = errno ? errno : EIO;
+
+		unlink(tmp);
+		die("%s: %s", tmp, strerror(e));
+	}
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		die("%s: %s", path, strerror(e));
+	}
+}

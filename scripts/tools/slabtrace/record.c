@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace record: trace caches around a command, save a snapshot of
+ * each and show its top stacks (and write them as a pprof profile).
+ *
+ * record owns what it starts and nothing else.  While it decides, it
+ * holds a lock on /sys/kernel/slab (flock: other slabtrace records wait);
+ * a cache it starts stays locked (its /sys/kernel/slab/NAME directory, so
+ * merged names share the lock) until record has stopped and reset it.  A
+ * cache traced already, by hand or left by a killed record, is shared:
+ * never stopped or reset here.  A cache another record holds, or one
+ * holding the records of a stopped trace, is refused.  SIGINT, SIGTERM
+ * and SIGHUP end COMMAND, then record saves and cleans up.  Against
+ * SIGKILL, a watchdog child in a session of its own waits on a pipe from
+ * record: if the pipe closes without record's word that it cleaned up, the
+ * watchdog stops (and resets, but with --keep) the caches record started.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/pprof.h"
+#include "cli.h"
+
+/* Seconds since the epoch: the time of a capture. */
+static double wall_time(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void save(const char *dir, const char *cache, const char *ext,
+		 const char *text)
+{
+	char path[PATH_MAX + 300], name[256];
+	FILE *f;
+	int i;
+
+	snprintf(name, sizeof(name), "%s", cache);
+	for (i = 0; name[i]; i++)
+		if (name[i] == '/')
+			name[i] = '_';
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		die("%s: %s", path, strerror(errno));
+}
+
+/* --auto: the caches that grew while @cmd ran, most bytes first. */
+static void auto_caches(struct opts *o, char **cmd)
+{
+	struct slabs s;
+	double secs;
+	int i;
+
+	printf("record: a first run of the command, to see which caches grow\n");
+	secs = growth_sample(&s, cmd, 0, 0, NULL);
+	if (nsignals)
+		exit(128 + last_signal);
+	slab_aliases(&s);
+	if (!slab_grown(&s))
+		die("record --auto: no cache grew while the command ran; name one with -c");
+	growth_print(&s, secs, 5);
+	for (i = 0; i < s.n && o->ncaches < 3; i++) {
+		if (s.v[i].shrank)
+			continue;
+		if (!strncmp(s.v[i].name, "slabtrace", 9))
+			continue;
+		o->caches[o->ncaches++] = xstrdup(s.v[i].name);
+	}
+	if (!o->ncaches)
+		o->caches[o->ncaches++] = xstrdup(s.v[0].name);
+	free(s.v);
+}
+
+/* A cache record was asked to trace. */
+struct rec_cache {
+	const char *name;
+	bool own;		/* started here: stopped and reset here */
+	bool used;		/* traced here, owned or shared */
+	int lock;		/* its /sys/kernel/slab entry, locked while owned; -1 */
+};
+
+struct rec {
+	struct rec_cache c[MAX_CACHES];
+	int n;
+	bool keep;		/* --keep: stop, but no reset */
+	pid_t watchdog;
+};
+
+/*
+ * flock(@how) the directory @path: its fd; -1 if it cannot be opened (no
+ * sysfs: no lock), -2 if another process holds it (with LOCK_NB).
+ */
+static int lock_dir(const char *path, int how)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (flock(fd, how)) {
+		if (errno == EINTR)
+			continue;
+		close(fd);
+		return errno == EWOULDBLOCK ? -2 : -1;
+	}
+	return fd;
+}
+
+static void unlock(struct rec_cache *c)
+{
+	if (c->lock >= 0)
+		close(c->lock);
+	c->lock = -1;
+}
+
+/*
+ * Stop the caches of @r started here and, unless --keep, reset them; the
+ * watchdog's way, which says nothing of what fails (record may have done
+ * it already).
+ */
+static void release_quietly(const struct rec *r)
+{
+	char why[1024];
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		if (!r->c[i].own)
+			continue;
+		ctl_try(why, sizeof(why), "stop %s", r->c[i].name);
+		if (!r->keep)
+			ctl_try(why, sizeof(why), "reset %s", r->c[i].name);
+	}
+}
+
+/*
+ * The watchdog: waits in a session of its own, deaf to the terminal's
+ * signals, for record's word (a byte) on @fd.  The pipe closing without it
+ * means record is gone without cleaning up (SIGKILL, a crash): then the
+ * watchdog does it.  It holds the caches' locks (their fds, inherited)
+ * until then.
+ */
+static noreturn void watchdog_main(const struct rec *r, int fd)
+{
+	pid_t record = getppid();
+	char byte;
+	ssize_t n;
+	int i;
+
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	do
+		n = read(fd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		_exit(0);
+	release_quietly(r);
+	for (i = 0; i < r->n; i++)
+		if (r->c[i].own)
+			note("record (pid %d) ended without cleaning up; its watchdog %s %s",
+			     (int)record, r->keep ? "stopped" : "stopped and reset",
+			     r->c[i].name);
+	_exit(0);
+}
+
+static void watchdog_start(struct rec *r)
+{
+	int p[2];
+	pid_t pid;
+
+	pid = fork_piped(p);
+	if (!pid) {
+		close(p[1]);
+		watchdog_main(r, p[0]);
+	}
+	close(p[0]);
+	watchdog_fd = p[1];
+	r->watchdog = pid;
+}
+
+/* record cleaned up: the watchdog goes, and with it the caches' locks. */
+static void watchdog_done(struct rec *r)
+{
+	int i;
+
+	if (watchdog_fd >= 0) {
+		if (write(watchdog_fd, "", 1) != 1)
+			note("the watchdog (pid %d) is gone", (int)r->watchdog);
+		close(watchdog_fd);
+		watchdog_fd = -1;
+		while (waitpid(r->watchdog, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (i = 0; i < r->n; i++)
+		unlock(&r->c[i]);
+}
+
+/*
+ * Why record will not trace @c, given what stats says of it (@t, NULL if
+ * it is not traced), into @buf; false if it will.
+ */
+static bool refused(const struct rec_cache *c, const struct traced *t,
+		    char *buf, size_t size)
+{
+	if (c->lock == -2)
+		snprintf(buf, size, "another slabtrace record is tracing it (%s%s%s)",
+			 "slabtrace top -c ", c->name, " reads it meanwhile");
+	else if (t && !t->tracing)
+		snprintf(buf, size, "it holds the records of a stopped trace %s%s%s%s%s",
+			 "(slabtrace leaks -c ", c->name, " shows them, slabtrace reset ",
+			 c->name, " drops them)");
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Take the caches of @r: under the lock of /sys/kernel/slab, so that two
+ * records decide one after the other, own the ones nobody traces (locked,
+ * started), share the ones traced already, refuse the others: exit 1, or
+ * with @autosel leave them out.  Then the watchdog starts.
+ */
+static void rec_take(struct rec *r, bool autosel)
+{
+	char path[PATH_MAX], why[1024];
+	const struct traced *t;
+	bool no = false;
+	struct stats s;
+	int all, i;
+
+	slab_dir(path, sizeof(path), "");
+	all = lock_dir(path, LOCK_EX);
+	read_stats(&s, true);
+	for (i = 0; i < r->n; i++) {
+		struct rec_cache *c = &r->c[i];
+
+		slab_dir(path, sizeof(path), c->name);
+		c->lock = lock_dir(path, LOCK_EX | LOCK_NB);
+		t = stats_find(&s, c->name);
+		if (refused(c, t, why, sizeof(why))) {
+			note("record: not tracing %s: %s", c->name, why);
+			no = true;
+			continue;
+		}
+		c->used = true;
+		c->own = !t;
+		if (!c->own)
+			unlock(c);
+	}
+	stats_free(&s);
+	if (no && !autosel)
+		exit(1);
+	for (i = 0; i < r->n; i++) {
+		struct rec_cache *c = &r->c[i];
+
+		if (!c->own || !ctl_try(why, sizeof(why), "start %s", c->name))
+			continue;
+		note("record: not tracing %s: %s", c->name, why);
+		c->own = false;
+		c->used = false;
+		unlock(c);
+		if (autosel)
+			continue;
+		while (++i < r->n)
+			r->c[i].own = false;	/* not started yet */
+		release_quietly(r);
+		exit(1);
+	}
+	/* Not inherited by the watchdog: other records may decide now. */
+	if (all >= 0)
+		close(all);
+	for (i = 0; i < r->n; i++)
+		if (r->c[i].own) {
+			watchdog_start(r);
+			break;
+		}
+}
+
+static const char *const saved_views[NVIEWS] = {
+	"dump", "stacks", "folded", "folded_bytes",
+};
+
+int cmd_record(struct opts *o, int argc, char **argv)
+{
+	char dir[PATH_MAX], *texts[NVIEWS];
+	bool first = true, saved = true, shared = false, owned = false;
+	struct pprof *pprof = NULL;
+	double when = 0, duration = 0;
+	int ended, captures = 0;
+	struct rec r;
+	int i, j, rc = 0;
+
+	if (!argc)
+		usage("record: no COMMAND (after --)");
+	if (o->json || o->interval || o->rounds > 0)
+		usage("record: --json, -i and -r are for top");
+	if (o->ncaches && o->autosel)
+		usage("record: -c or --auto, not both");
+	if (!o->ncaches && !o->autosel)
+		usage("record: name the caches with -c CACHE, or let --auto find them");
+	st_check("ctl", R_OK | W_OK);
+	for (i = 0; i < o->ncaches; i++)
+		need_cache(o->caches[i]);
+	snprintf(dir, sizeof(dir), "%s", o->out ? o->out : "slabtrace.out");
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		die("%s: %s", dir, strerror(errno));
+	catch_signals();
+	if (o->autosel)
+		auto_caches(o, argv);
+	memset(&r, 0, sizeof(r));
+	r.keep = o->keep;
+	for (i = 0; i < o->ncaches; i++) {
+		r.c[r.n].name = o->caches[i];
+		r.c[r.n++].lock = -1;
+	}
+	rec_take(&r, o->autosel);
+	for (i = 0; i < r.n && !r.c[i].used; i++)
+		;
+	if (i == r.n)
+		die("record: no cache could be traced");
+	printf("record: tracing");
+	for (i = 0; i < r.n; i++) {
+		if (r.c[i].used)
+			printf(" %s%s", r.c[i].name, r.c[i].own ? "" : " (shared)");
+		shared |= r.c[i].used && !r.c[i].own;
+		owned |= r.c[i].own;
+	}
+	printf("; running");
+	for (i = 0; i < argc; i++)
+		printf(" %s", argv[i]);
+	printf("\n");
+	if (shared)
+		printf("record: %s, %s\n",
+		       "a shared cache was traced before: it is not stopped or reset here",
+		       "and its dump holds what it held before too");
+	if (!nsignals)
+		rc = run_command(argv);
+	else
+		note("record: signal %d came before %s started: not run", (int)last_signal,
+		     argv[0]);
+	ended = nsignals;
+	for (i = 0; i < r.n; i++)
+		if (r.c[i].own)
+			ctl("stop %s", r.c[i].name);
+	if (o->settle > 0 && nsignals == ended) {
+		printf("record: waiting %.1fs for deferred frees (RCU)\n", o->settle);
+		sleep_secs(o->settle);
+	}
+	if (o->pprof)
+		pprof = dump_pprof_new();
+	for (i = 0; i < r.n; i++) {
+		struct expect e = { r.c[i].name, 0 };
+		double traced;
+
+		if (!r.c[i].used)
+			continue;
+		if (nsignals != ended) {
+			saved = false;
+			break;
+		}
+		if (!captures++)
+			when = wall_time();
+		snapshot(r.c[i].name, 0, NVIEWS, texts);
+		for (j = 0; j < NVIEWS; j++)
+			save(dir, r.c[i].name, saved_views[j], texts[j]);
+		traced = show_dump(texts[VIEW_CTL], o, false, &e, "ctl", &first,
+				   pprof);
+		if (traced > duration)
+			duration = traced;
+		for (j = 0; j < NVIEWS; j++)
+			free(texts[j]);
+	}
+	if (pprof && captures)
+		dump_pprof_write(pprof, o->pprof, when, duration);
+	pprof_free(pprof);
+	for (i = 0; i < r.n; i++)
+		if (r.c[i].own && !r.keep)
+			ctl("reset %s", r.c[i].name);
+	watchdog_done(&r);
+	if (!saved)
+		note("record: signal %d: stopped%s what it started, saved what it had",
+		     (int)last_signal, r.keep ? "" : " and reset");
+	else
+		printf("\nrecord: saved in %s/: CACHE.dump (every object), CACHE.stacks,\n"
+		       "CACHE.folded and CACHE.folded_bytes (%s)%s%s\n", dir,
+		       "slabtrace-flamegraph CACHE.folded_bytes > leaks.svg",
+		       owned && !r.keep ? "; the records are reset" : "",
+		       shared ? "; the shared caches are left as they were" : "");
+	if (nsignals)
+		return 128 + last_signal;
+	return rc ? 3 : 0;
+}

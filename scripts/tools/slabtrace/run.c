@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slabtrace(8): running COMMAND (growth and record run it), the signals
+ * record catches to end it and clean up, and sleeping that a signal cuts
+ * short.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Signals record took (on_signal()); 0 in the other commands. */
+atomic_int nsignals;
+
+/* Sleep @s seconds; false if a signal came meanwhile. */
+bool sleep_secs(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+	int seen = nsignals;
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		if (nsignals != seen)
+			return false;
+	return true;
+}
+
+/* Whether a signal came from the terminal (^C, a hang-up): COMMAND got it too. */
+atomic_int signal_from_tty, last_signal;
+
+/*
+ * Run @argv and wait for it; its exit status, or 128 + the signal that
+ * killed it.  A signal record took meanwhile (nsignals) is passed on to it,
+ * SIGINT as SIGINT and the others as SIGTERM, unless it came from the
+ * terminal, which sent it to COMMAND as well; a second one kills it.
+ */
+int run_command(char **argv)
+{
+	int first = nsignals, seen = nsignals;
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog_name, argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+		if (nsignals == seen)
+			continue;
+		if (nsignals - first > 1)
+			kill(pid, SIGKILL);
+		else if (!signal_from_tty)
+			kill(pid, last_signal == SIGINT ? SIGINT : SIGTERM);
+		seen = nsignals;
+	}
+	if (WIFSIGNALED(status)) {
+		note("%s was killed by signal %d", argv[0], WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	if (WEXITSTATUS(status))
+		note("%s exited with %d", argv[0], WEXITSTATUS(status));
+	return WEXITSTATUS(status);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	last_signal = sig;
+	signal_from_tty = si->si_code == SI_KERNEL;
+	nsignals++;
+}
+
+/* No SA_RESTART: a wait or a sleep returns, and record looks. */
+void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
