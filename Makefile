@@ -101,7 +101,8 @@ $(error LLVM=$(LLVM): the kernel in $(KDIR) was built with gcc ($(shell sed -n '
 endif
 endif
 
-include scripts/tools/tools.mk
+# The tools' sources (absent from the DKMS package, which builds modules only).
+-include scripts/tools/tools.mk
 
 # Not in the default list: lowmem and streams_lowmem (a 256 MiB guest),
 # relayrace and lockdown, realdeb (a Debian root file system)
@@ -169,12 +170,14 @@ test-modules: shadow
 TOOLS_STATIC ?= -static
 TOOLS_ALLFLAGS = $(TOOLS_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 TOOLS_OUT ?= build/tools
+# protobuf-c's generated code: beside, not in, what install copies.
+TOOLS_GEN ?= $(TOOLS_OUT)-gen
 tools:
 	@mkdir -p $(TOOLS_OUT)
-	$(call build_slabtrace,$(CC),$(TOOLS_OUT)/slabtrace,$(TOOLS_OUT)/gen,$(TOOLS_ALLFLAGS),$(TOOLS_STATIC))
+	$(call build_slabtrace,$(CC),$(TOOLS_OUT)/slabtrace,$(TOOLS_GEN),$(TOOLS_ALLFLAGS),$(TOOLS_STATIC))
 	$(CC) $(TOOLS_STATIC) $(TOOLS_ALLFLAGS) -o $(TOOLS_OUT)/kmemtrace-record \
 		$(KMT_RECORD_SRCS)
-	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_OUT)/gen,$(TOOLS_ALLFLAGS))
+	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_GEN),$(TOOLS_ALLFLAGS))
 
 # Copies only: build with make (or make tools) first, as yourself.
 PREFIX ?= /usr/local

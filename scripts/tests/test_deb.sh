@@ -9,7 +9,7 @@
 # object file), hands it to DKMS when installed (dh_dkms's postinst) and
 # builds with the Makefile against the 6.12 headers, warning-free;
 # slabtrace-tools has every program make tools builds (dynamically linked),
-# flamegraph.py and every man page of Documentation/.  make deb leaves the
+# slabtrace-flamegraph and every man page of Documentation/.  make deb leaves the
 # tree as it found it.  The last line is "deb: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -98,7 +98,7 @@ make -s --no-print-directory tools > "$t/tools.log" 2>&1 || fail "make tools: $(
 for p in build/tools/*; do
 	has "slabtrace-tools has ${p##*/} (make tools builds it)" "$t/tools.list" " \./usr/sbin/${p##*/}$"
 done
-has "slabtrace-tools has flamegraph.py" "$t/tools.list" ' \./usr/bin/flamegraph\.py$'
+has "slabtrace-tools has slabtrace-flamegraph" "$t/tools.list" ' \./usr/bin/slabtrace-flamegraph$'
 for m in Documentation/*.[1-8]; do
 	has "slabtrace-tools has ${m##*/}" "$t/tools.list" " \./usr/share/man/man${m##*.}/${m##*/}\.gz$"
 done
