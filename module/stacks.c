@@ -316,8 +316,9 @@ void slabtrace_stack_store_exit(void)
 	cancel_work_sync(&defer_work);
 }
 
+#if SLABTRACE_TESTS
 /**
- * slabtrace_stack_first - the first frame of a saved trace
+ * slabtrace_stack_first - the first frame of a saved trace (for the tests)
  * @handle: the stack depot handle
  * @ip: where to store it
  *
@@ -332,6 +333,7 @@ int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
 	*ip = entries[0];
 	return 0;
 }
+#endif
 
 /**
  * slabtrace_frame_strip - a frame's name without its offset

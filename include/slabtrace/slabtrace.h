@@ -63,11 +63,15 @@ static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLABTRACE_STACK_DEPTH	32
 
-/* main.c */
+/* main.c: loading, the command mutex, the debugfs directory, the limit. */
 extern struct mutex slabtrace_mutex;
+extern struct dentry *slabtrace_debugfs;
+extern struct kmem_cache *slabtrace_record_cache;
+/* The record limit, all caches together; changed by "limit" (ctl.c). */
+extern unsigned long slabtrace_record_limit;
+
 /* snapshot.c: copies of records in progress (see its Notes on locking). */
 extern struct rw_semaphore slabtrace_print_sem;
-extern struct dentry *slabtrace_debugfs;
 
 /* context.c: who made an allocation. */
 enum slabtrace_ctx_kind {
@@ -105,7 +109,8 @@ int slabtrace_ctx_init(void);
 void slabtrace_ctx_exit(void);
 
 /*
- * The record of one outstanding object.  40 bytes: the stack and the
+ * The record of one outstanding object (table.c keeps them, pool.c gives
+ * them out).  40 bytes: the stack and the
  * context are stored once each, elsewhere, and named by 32- and 16-bit
  * handles; the time is in milliseconds since the cache's trace began
  * (slabtrace_traced.epoch), which lasts 49 days.
@@ -184,8 +189,6 @@ struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 				    void (*free_rec)(struct slabtrace_record *rec));
 unsigned long slabtrace_table_buckets(struct slabtrace_table *t);
-raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
-					const void *obj);
 bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
 			       u8 owner, u32 stamp, depot_stack_handle_t stack);
 
@@ -244,7 +247,6 @@ struct slabtrace_pool {
 #define SLABTRACE_RECORD_BYTES	48
 
 extern struct slabtrace_pool slabtrace_pool;
-extern struct kmem_cache *slabtrace_record_cache;
 
 int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
 			unsigned int size);
@@ -256,24 +258,6 @@ int slabtrace_pool_resize(struct slabtrace_pool *p, unsigned int size);
 void slabtrace_pool_drain(struct slabtrace_pool *p);
 unsigned long slabtrace_pool_free_count(struct slabtrace_pool *p);
 void slabtrace_record_free(struct slabtrace_record *rec);
-
-/* Why an allocation of a traced cache has no record, or an incomplete one. */
-enum slabtrace_drop {
-	SLABTRACE_DROP_POOL,		/* the pool was empty */
-	SLABTRACE_DROP_LIMIT,		/* the record limit was reached */
-	SLABTRACE_DROP_NMI,		/* allocated in NMI context */
-	SLABTRACE_DROP_STACK,		/* kept, no backtrace: depot full */
-	SLABTRACE_DROP_CTX,		/* kept, context "?": table full */
-	SLABTRACE_DROP_MAX,
-};
-
-/* Drops that mean no record at all; the others only lose a detail. */
-#define SLABTRACE_DROP_LOST_MAX	(SLABTRACE_DROP_NMI + 1)
-
-extern const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX];
-
-/* The record limit, all caches together; changed by "limit". */
-extern unsigned long slabtrace_record_limit;
 
 /* caches.c: cache names to caches. */
 struct slabtrace_cache_ref {
@@ -290,7 +274,26 @@ int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
 			    const char *name, char *buf, size_t size);
 void slabtrace_caches_exit(void);
 
-/* traced.c: the caches being traced, or holding records. */
+/*
+ * traced.c: the caches being traced, or holding records, and what the
+ * probes could not do for them.
+ *
+ * Why an allocation of a traced cache has no record, or an incomplete one.
+ */
+enum slabtrace_drop {
+	SLABTRACE_DROP_POOL,		/* the pool was empty */
+	SLABTRACE_DROP_LIMIT,		/* the record limit was reached */
+	SLABTRACE_DROP_NMI,		/* allocated in NMI context */
+	SLABTRACE_DROP_STACK,		/* kept, no backtrace: depot full */
+	SLABTRACE_DROP_CTX,		/* kept, context "?": table full */
+	SLABTRACE_DROP_MAX,
+};
+
+/* Drops that mean no record at all; the others only lose a detail. */
+#define SLABTRACE_DROP_LOST_MAX	(SLABTRACE_DROP_NMI + 1)
+
+extern const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX];
+
 struct slabtrace_traced {
 	struct slabtrace_cache_ref ref;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
@@ -334,7 +337,7 @@ struct slabtrace_traced *slabtrace_traced_of_id(struct slabtrace_set *set,
 						u8 id);
 void slabtrace_traced_exit(void);
 
-/* stacks.c */
+/* stacks.c: backtraces, and the names of their frames. */
 #define SLABTRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */
 unsigned int slabtrace_stack_trim(const unsigned long *entries,
 				  unsigned int nr, unsigned long call_site);
@@ -355,20 +358,32 @@ void slabtrace_stacks_init(void);
 long slabtrace_stack_deferred(void);
 void slabtrace_stack_store_exit(void);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
-int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 
-/* Failure hooks of the KUnit suites: pool.c, stacks.c, probes.c. */
+/* probes.c: the tracepoint probes, attached while needed. */
+int slabtrace_probes_update(void);
+void slabtrace_probes_state(bool *alloc, bool *free);
+void slabtrace_probes_exit(void);
+
+/*
+ * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
+ * probes.c).  Not in the benchmarks' kernel: the probes would pay for
+ * the hooks.
+ */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 extern bool slabtrace_fail_refill;
 extern bool slabtrace_fail_depot;
 extern bool slabtrace_fake_nmi;
 #endif
 
-/* probes.c */
-int slabtrace_probes_update(void);
-void slabtrace_probes_state(bool *alloc, bool *free);
+/* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
+#define SLABTRACE_TESTS	(IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST) || \
+			 IS_ENABLED(CONFIG_SLABTRACE_BENCH))
+#if SLABTRACE_TESTS
+int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 void slabtrace_probes_idle(void);
-void slabtrace_probes_exit(void);
+raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
+					const void *obj);
+#endif
 
 /* stats.c: the stats file. */
 int slabtrace_stats_init(void);
@@ -391,7 +406,7 @@ struct slabtrace_print_opts {
 	u32 older_than;			/* ms; 0: any age */
 };
 
-/* aggregate.c: the records of a snapshot grouped by backtrace. */
+/* A snapshot's records grouped by backtrace (aggregate.c groups them). */
 #define SLABTRACE_GROUP_WHO	4	/* contexts listed per group */
 
 struct slabtrace_group {
@@ -472,6 +487,7 @@ slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i);
 void slabtrace_snapshot_exit(void);
 void slabtrace_snapshot_exit_work(void);
 
+/* aggregate.c: the records of a snapshot grouped by backtrace. */
 int slabtrace_aggregate(struct slabtrace_snapshot *snap);
 void slabtrace_groups_free(struct slabtrace_snapshot *snap);
 

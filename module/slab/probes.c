@@ -355,7 +355,7 @@ static void idle_work_fn(struct work_struct *work)
 	mutex_unlock(&slabtrace_mutex);
 }
 
-/* Whether the alloc and the free probes are attached (for the tests). */
+/* Whether the alloc and the free probes are attached (stats and status). */
 void slabtrace_probes_state(bool *alloc, bool *free)
 {
 	mutex_lock(&slabtrace_mutex);
@@ -364,12 +364,14 @@ void slabtrace_probes_state(bool *alloc, bool *free)
 	mutex_unlock(&slabtrace_mutex);
 }
 
+#if SLABTRACE_TESTS
 /* Wait for the work that detaches idle probes (for the tests). */
 void slabtrace_probes_idle(void)
 {
 	irq_work_sync(&idle_kick);
 	flush_work(&idle_work);
 }
+#endif
 
 /*
  * At module exit: detach everything for good and wait until no probe runs,

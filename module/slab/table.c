@@ -510,12 +510,14 @@ bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
 	return found;
 }
 
+#if SLABTRACE_TESTS
 /* The stripe lock a record of @obj would be under (for the tests). */
 raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
 					const void *obj)
 {
 	return &t->stripe[stripe_of(obj_hash(obj))].lock;
 }
+#endif
 
 /**
  * slabtrace_table_purge - drop every record of one owner
