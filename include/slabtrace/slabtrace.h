@@ -13,6 +13,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
@@ -21,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/string_helpers.h>
 #include <linux/stackdepot.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -358,6 +360,58 @@ void slabtrace_stacks_init(void);
 long slabtrace_stack_deferred(void);
 void slabtrace_stack_store_exit(void);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
+
+/*
+ * make bench (CONFIG_SLABTRACE_BENCH only): how long raw spinlocks were
+ * held with interrupts off, by the code that held them, and how much
+ * each hold did (records or ids).
+ */
+enum slabtrace_hold {
+	SLABTRACE_HOLD_POOL,		/* pool.c: a refill's batch */
+	SLABTRACE_HOLD_PURGE,		/* table.c: a purge's bucket */
+	SLABTRACE_HOLD_GROW,		/* table.c: a resize's bucket */
+	SLABTRACE_HOLD_CTX,		/* context.c: a sweep's batch */
+	SLABTRACE_HOLDS,
+};
+
+struct slabtrace_hold_stat {
+	u64 holds;
+	u64 by_log2_ns[40];	/* holds of 2^i to 2^(i+1) - 1 ns */
+	u64 longest_ns;
+	unsigned int most_items;	/* in one hold */
+};
+
+#if IS_ENABLED(CONFIG_SLABTRACE_BENCH)
+extern struct slabtrace_hold_stat slabtrace_holds[SLABTRACE_HOLDS];
+
+static inline u64 slabtrace_hold_start(void)
+{
+	return ktime_get_ns();
+}
+
+/* A hold that began at @start ends, having done @items. */
+static inline void slabtrace_hold_end(enum slabtrace_hold h, u64 start,
+				      unsigned int items)
+{
+	struct slabtrace_hold_stat *s = &slabtrace_holds[h];
+	u64 ns = ktime_get_ns() - start;
+
+	s->holds++;
+	s->by_log2_ns[min(ns ? ilog2(ns) : 0, 39)]++;
+	s->longest_ns = max(s->longest_ns, ns);
+	s->most_items = max(s->most_items, items);
+}
+#else
+static inline u64 slabtrace_hold_start(void)
+{
+	return 0;
+}
+
+static inline void slabtrace_hold_end(enum slabtrace_hold h, u64 start,
+				      unsigned int items)
+{
+}
+#endif
 
 /* probes.c: the tracepoint probes, attached while needed. */
 int slabtrace_probes_update(void);

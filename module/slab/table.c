@@ -230,6 +230,7 @@ static void resize(struct slabtrace_table *t, bool shrink)
 			raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 			n = move_bucket(&t->stripe[i], i);
 			raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+			slabtrace_hold_end(SLABTRACE_HOLD_GROW, t0, n);
 			t->grow_hold_ns += ktime_get_ns() - t0;
 			t->grow_steps++;
 			t->grow_most_moved = max(t->grow_most_moved, n);
@@ -536,15 +537,18 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 	struct slabtrace_record **pp, *rec, *gone;
 	struct slabtrace_buckets *b;
 	unsigned long i, flags, n = 0;
-	unsigned int s;
+	unsigned int s, walked;
+	u64 t0;
 
 	mutex_lock(&t->grow_mutex);
 	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
 	for (i = 0; i <= b->mask && atomic_long_read(&t->owned[owner]); i++) {
 		s = i & (SLABTRACE_TABLE_LOCKS - 1);
 		gone = NULL;
+		walked = 0;
+		t0 = slabtrace_hold_start();
 		raw_spin_lock_irqsave(&t->stripe[s].lock, flags);
-		for (pp = &b->head[i]; (rec = *pp);) {
+		for (pp = &b->head[i]; (rec = *pp); walked++) {
 			if (rec->owner != owner) {
 				pp = &rec->next;
 				continue;
@@ -558,6 +562,7 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 		if (gone)
 			sig_update(b, i);
 		raw_spin_unlock_irqrestore(&t->stripe[s].lock, flags);
+		slabtrace_hold_end(SLABTRACE_HOLD_PURGE, t0, walked);
 		while ((rec = gone)) {
 			gone = rec->next;
 			free_rec(rec);
