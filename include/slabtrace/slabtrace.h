@@ -162,6 +162,9 @@ struct slabtrace_table {
 	atomic_long_t nr;
 	atomic_long_t owned[SLABTRACE_MAX_OWNERS];	/* by record owner */
 	atomic_long_t grow_failed;
+	/* After a failed grow, none is tried before this (jiffies). */
+	unsigned long grow_retry;
+	unsigned long grow_backoff;	/* how long the last wait was */
 	unsigned long shrinks;		/* resizes to fewer buckets */
 	/* Resize steps (one bucket each, under its lock): count, time, most moved. */
 	unsigned long grow_steps;
@@ -420,13 +423,15 @@ void slabtrace_probes_exit(void);
 
 /*
  * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
- * probes.c).  Not in the benchmarks' kernel: the probes would pay for
- * the hooks.
+ * probes.c, table.c).  Not in the benchmarks' kernel: the probes would
+ * pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 extern bool slabtrace_fail_refill;
 extern bool slabtrace_fail_depot;
 extern bool slabtrace_fake_nmi;
+extern bool slabtrace_fail_grow;
+extern unsigned long slabtrace_grow_tries;
 #endif
 
 /* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
