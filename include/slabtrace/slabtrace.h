@@ -427,7 +427,7 @@ void slabtrace_probes_exit(void);
  * pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-extern bool slabtrace_fail_refill;
+extern unsigned int slabtrace_fail_refill;	/* the Nth allocation from now */
 extern bool slabtrace_fail_depot;
 extern bool slabtrace_fake_nmi;
 extern bool slabtrace_fail_grow;
