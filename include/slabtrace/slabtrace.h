@@ -423,13 +423,14 @@ void slabtrace_probes_exit(void);
 
 /*
  * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
- * probes.c, table.c).  Not in the benchmarks' kernel: the probes would
- * pay for the hooks.
+ * probes.c, table.c, context.c).  Not in the benchmarks' kernel: the
+ * probes would pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 extern unsigned int slabtrace_fail_refill;	/* the Nth allocation from now */
 extern bool slabtrace_fail_depot;
 extern bool slabtrace_fake_nmi;
+extern bool slabtrace_fail_table_walk;
 extern bool slabtrace_fail_grow;
 extern unsigned long slabtrace_grow_tries;
 #endif
