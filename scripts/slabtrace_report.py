@@ -31,7 +31,7 @@ TRACED = re.compile(r"^traced (\d+\.\d{3})s, (\d+) outstanding \((\d+) bytes\)")
 OFFSET = re.compile(r"\+0x[0-9a-f]+/0x[0-9a-f]+")
 # The other lines a per-object dump has (dump.c); any line else is refused.
 KNOWN = re.compile(r"^(drops: .*|shared with: .*|\d+ records replaced: .*|-+|"
-                   r" \(backtrace not saved: stack depot full\)|)$")
+                   r" \(backtrace not saved\)|)$")
 
 
 class NotADump(ValueError):

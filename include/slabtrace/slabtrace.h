@@ -291,6 +291,7 @@ enum slabtrace_drop {
 	SLABTRACE_DROP_NMI,		/* allocated in NMI context */
 	SLABTRACE_DROP_STACK,		/* kept, no backtrace: depot full */
 	SLABTRACE_DROP_CTX,		/* kept, context "?": table full */
+	SLABTRACE_DROP_WALK,		/* kept, no backtrace: empty walk */
 	SLABTRACE_DROP_MAX,
 };
 
@@ -310,6 +311,7 @@ struct slabtrace_traced {
 	u64 traced_ns;		/* tracing time before @started */
 	atomic_long_t drops[SLABTRACE_DROP_MAX];
 	atomic_long_t replaced;	/* records of objects freed untraced */
+	atomic_long_t own;	/* slabtrace's own allocations: not recorded */
 	u32 mark;		/* "mark": records stamped >= mark; 0: none */
 };
 
@@ -357,6 +359,9 @@ void slabtrace_frame_folded(char *buf, size_t size, const char *name);
 #define SLABTRACE_STACK_WAITERS	32
 int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 			  unsigned int nr, unsigned long call_site);
+bool slabtrace_stack_defer(const void *obj, u8 owner, u32 stamp,
+			   unsigned long *entries, unsigned int nr,
+			   unsigned long call_site);
 void slabtrace_stack_flush(void);
 void slabtrace_stack_prime(void);
 void slabtrace_stacks_init(void);
@@ -423,8 +428,9 @@ void slabtrace_probes_exit(void);
 
 /*
  * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
- * probes.c, table.c, context.c).  Not in the benchmarks' kernel: the
- * probes would pay for the hooks.
+ * probes.c, table.c, context.c), hooks that run where a race would
+ * (probes.c), and a helper.  Not in the benchmarks' kernel: the probes
+ * would pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 extern unsigned int slabtrace_fail_refill;	/* the Nth allocation from now */
@@ -433,6 +439,9 @@ extern bool slabtrace_fake_nmi;
 extern bool slabtrace_fail_table_walk;
 extern bool slabtrace_fail_grow;
 extern unsigned long slabtrace_grow_tries;
+extern void (*slabtrace_test_before_insert)(void);
+extern void (*slabtrace_test_before_detach)(void);
+void slabtrace_stack_drain_now(void);
 #endif
 
 /* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */

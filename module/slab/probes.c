@@ -75,6 +75,10 @@ static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see what a probe does in NMI. */
 bool slabtrace_fake_nmi;
+/* Run by a probe just before its record goes into the table. */
+void (*slabtrace_test_before_insert)(void);
+/* Run by slabtrace_probes_update() once it has decided to detach. */
+void (*slabtrace_test_before_detach)(void);
 #endif
 
 static __always_inline bool probe_in_nmi(void)
@@ -146,6 +150,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	struct slabtrace_record *rec, *stale;
 	struct slabtrace_traced *tr;
 	unsigned int nr;
+	int stack;
+	u32 stamp;
 
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
@@ -166,25 +172,38 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		drop(tr, SLABTRACE_DROP_POOL);
 		goto evict;
 	}
+	stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->obj = obj;
 	rec->owner = tr->id;
-	rec->stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
+	rec->stamp = stamp;
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
-	switch (slabtrace_stack_store(rec, entries, nr, call_site)) {
-	case -EPERM:
+	stack = slabtrace_stack_store(rec, entries, nr, call_site);
+	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */
+		atomic_long_inc(&tr->own);
 		slabtrace_pool_put(&slabtrace_pool, rec);
 		goto evict;
-	case -ENOSPC:
-		drop(tr, SLABTRACE_DROP_STACK);
-		break;
 	}
+	if (unlikely(stack == -ENODATA))
+		drop(tr, SLABTRACE_DROP_WALK);
 	if (unlikely(!slabtrace_ctx_fill(rec)))
 		drop(tr, SLABTRACE_DROP_CTX);
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (slabtrace_test_before_insert)
+		slabtrace_test_before_insert();
+#endif
 	stale = slabtrace_table_insert(&slabtrace_records, rec);
 	if (stale)
 		record_gone(set, stale, true);
+	/*
+	 * The depot had no room: the trace is saved later, for a record the
+	 * work finds in the table, so only now (@rec may be freed already:
+	 * it is named by its identity).
+	 */
+	if (unlikely(stack == -EAGAIN) &&
+	    !slabtrace_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
+		drop(tr, SLABTRACE_DROP_STACK);
 	return;
 evict:
 	evict(set, obj);
@@ -300,9 +319,14 @@ static int free_probes(bool on)
  *
  * Both kinds while some cache is traced or some record is kept (the alloc
  * probes evict stale records); none otherwise, and then the pool goes back
- * to the slab.  Free probes go on before alloc probes and off after them,
- * so no record is made whose free could go unseen.  Called with
- * slabtrace_mutex held.
+ * to the slab.  Free probes go on before alloc probes and off after them.
+ * An alloc probe that read tr->tracing before a "stop" cleared it may
+ * still insert a record after the count was read here: once the alloc
+ * probes are off and every probe that ran has finished, the count is read
+ * again, and while records are kept the free probes stay (the last free
+ * of a stopped cache's records detaches them, through idle_work).  So no
+ * record is left whose free would go unseen.  Called with slabtrace_mutex
+ * held.
  *
  * Return: 0, or the error of a tracepoint registration.
  */
@@ -334,9 +358,16 @@ int slabtrace_probes_update(void)
 			return ret;
 		alloc_on = true;
 	}
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (!want && alloc_on && slabtrace_test_before_detach)
+		slabtrace_test_before_detach();
+#endif
 	if (!want && alloc_on) {
 		alloc_probes(false);
 		alloc_on = false;
+		/* No alloc probe runs any more: what they inserted is there. */
+		tracepoint_synchronize_unregister();
+		want = slabtrace_table_count(&slabtrace_records) > 0;
 	}
 	if (!want && free_on) {
 		free_probes(false);
