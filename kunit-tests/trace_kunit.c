@@ -5,9 +5,11 @@
  * object, whose backtrace starts at the allocating function and whose
  * context is right in task, softirq and hardirq context; stop keeps
  * records and frees still drop them; reset empties; kmalloc() lands in its
- * kmalloc-N cache; the probes are detached when nothing needs them; and a
- * cache destroyed while traced is dropped without its address being able
- * to match a new cache.
+ * kmalloc-N cache; the probes are detached when nothing needs them, and a
+ * record an alloc probe inserts while "stop" detaches them still has its
+ * free seen; a print whose cache is reset while it copies publishes
+ * nothing; and a cache destroyed while traced is dropped without its
+ * address being able to match a new cache.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -528,6 +530,70 @@ static void slabtrace_trace_probes_detach(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 }
 
+static void *late_obj;
+
+/*
+ * "stop"'s window: an alloc probe that read the cache as traced before
+ * stop cleared it inserts its record after stop counted the records.
+ * Run by slabtrace_probes_update(), with slabtrace_mutex held.
+ */
+static void insert_late(void)
+{
+	struct slabtrace_set *set;
+	struct slabtrace_traced *tr;
+
+	set = rcu_dereference_protected(slabtrace_active,
+					lockdep_is_held(&slabtrace_mutex));
+	tr = set->traced[0];
+	WRITE_ONCE(tr->tracing, true);
+	late_obj = alloc_obj(GFP_KERNEL);
+	WRITE_ONCE(tr->tracing, false);
+}
+
+/* A record made in stop's window keeps the free probes: its free is seen. */
+static void slabtrace_trace_stop_late_insert(struct kunit *test)
+{
+	bool alloc, free;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	slabtrace_test_before_detach = insert_late;
+	KUNIT_EXPECT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	slabtrace_test_before_detach = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, late_obj);
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_TRUE(test, free);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
+	kmem_cache_free(obj_cache, late_obj);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	/* Then the free probes go too. */
+	slabtrace_probes_idle();
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, free);
+}
+
+/* A reset while a print copies: run between the copy and its publishing. */
+static void reset_now(void)
+{
+	st_cmd("reset " OBJ_CACHE "\n");
+}
+
+/* A print whose cache was reset while it copied publishes nothing. */
+static void slabtrace_trace_reset_during_print(struct kunit *test)
+{
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	obj = alloc_obj(GFP_KERNEL);
+	slabtrace_test_after_copy = reset_now;
+	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), -EBUSY);
+	slabtrace_test_after_copy = NULL;
+	KUNIT_EXPECT_NULL(test, slabtrace_snapshot_get());
+	/* Traced still, from an empty table. */
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	kmem_cache_free(obj_cache, obj);
+}
+
 /*
  * Objects freed by kmem_cache_free_bulk() pass no tracepoint: their records
  * stay (a documented limit).  The cache is then destroyed while traced:
@@ -586,6 +652,8 @@ static void slabtrace_trace_suite_exit(struct kunit_suite *suite)
 /* Leave nothing traced for the next case. */
 static void slabtrace_trace_exit(struct kunit *test)
 {
+	slabtrace_test_before_detach = NULL;
+	slabtrace_test_after_copy = NULL;
 	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
 	st_cmd("stop " OBJ_CACHE "\n");
 	st_cmd("reset " OBJ_CACHE "\n");
@@ -610,6 +678,8 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_evict_stale),
 	KUNIT_CASE(slabtrace_trace_many),
 	KUNIT_CASE(slabtrace_trace_probes_detach),
+	KUNIT_CASE(slabtrace_trace_stop_late_insert),
+	KUNIT_CASE(slabtrace_trace_reset_during_print),
 	KUNIT_CASE(slabtrace_trace_destroyed),
 	{}
 };

@@ -429,8 +429,8 @@ void slabtrace_probes_exit(void);
 /*
  * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
  * probes.c, table.c, context.c), hooks that run where a race would
- * (probes.c), and a helper.  Not in the benchmarks' kernel: the probes
- * would pay for the hooks.
+ * (probes.c, snapshot.c), and a helper.  Not in the benchmarks' kernel:
+ * the probes would pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 extern unsigned int slabtrace_fail_refill;	/* the Nth allocation from now */
@@ -441,6 +441,7 @@ extern bool slabtrace_fail_grow;
 extern unsigned long slabtrace_grow_tries;
 extern void (*slabtrace_test_before_insert)(void);
 extern void (*slabtrace_test_before_detach)(void);
+extern void (*slabtrace_test_after_copy)(void);
 void slabtrace_stack_drain_now(void);
 #endif
 
@@ -533,8 +534,6 @@ void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap);
 int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);
-void slabtrace_snapshot_for_each(void (*fn)(struct slabtrace_snapshot *snap,
-					    void *arg), void *arg);
 void slabtrace_snapshots_alive(void (*fn)(struct slabtrace_snapshot *snap,
 					  void *arg), void *arg);
 void slabtrace_snapshot_drop_owner(u8 owner);
