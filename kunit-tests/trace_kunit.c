@@ -2,8 +2,10 @@
 /*
  * The "slabtrace_trace" suite proves the core semantics through the real
  * tracepoints: a traced cache has exactly one record per outstanding
- * object, whose backtrace starts at the allocating function and whose
- * context is right in task, softirq and hardirq context; stop keeps
+ * object (a stale one goes, counted, when its address is allocated or
+ * freed by another cache), whose backtrace starts at the allocating
+ * function and whose context is right in task, softirq and hardirq
+ * context; stop keeps
  * records and frees still drop them; reset empties; kmalloc() lands in its
  * kmalloc-N cache; the probes are detached when nothing needs them, and a
  * record an alloc probe inserts while "stop" detaches them still has its
@@ -530,6 +532,31 @@ static void slabtrace_trace_probes_detach(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 }
 
+/*
+ * A stale record whose address another cache allocated with no tracepoint
+ * (a bulk allocation, as the maple tree's) goes when that object is freed,
+ * counted as replaced: kmem_cache_free() names the other cache.
+ */
+static void slabtrace_trace_stale_freed_by_other_cache(struct kunit *test)
+{
+	struct slabtrace_set *set;
+	struct slabtrace_traced *a;
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	obj = alloc_obj(GFP_KERNEL);
+	kmem_cache_free_bulk(obj_cache, 1, &obj);
+	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	set = rcu_dereference_protected(slabtrace_active, true);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	a = set->traced[0];
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(a), 1);
+	/* The event the allocator fires when the other cache frees it. */
+	trace_kmem_cache_free(_THIS_IP_, obj, slabtrace_record_cache);
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(a), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&a->replaced), 1);
+}
+
 static void *late_obj;
 
 /*
@@ -676,6 +703,7 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_filters),
 	KUNIT_CASE(slabtrace_trace_under_irq_safe_lock),
 	KUNIT_CASE(slabtrace_trace_evict_stale),
+	KUNIT_CASE(slabtrace_trace_stale_freed_by_other_cache),
 	KUNIT_CASE(slabtrace_trace_many),
 	KUNIT_CASE(slabtrace_trace_probes_detach),
 	KUNIT_CASE(slabtrace_trace_stop_late_insert),

@@ -9,7 +9,10 @@
  * is in: its object was freed through a path with no tracepoint (bulk
  * frees, kfree_rcu() batches).  So both kinds of probe stay attached while
  * some cache is traced or some record is kept, and with nothing to do no
- * probe is attached at all.
+ * probe is attached at all.  An object allocated with no tracepoint either
+ * (bulk) at a stale record's address is seen when it is freed: by
+ * kmem_cache_free() of another cache, the record is counted as replaced
+ * too (kfree() does not say the cache).
  *
  * A probe runs inside the allocation or free it traces, under the caller's
  * locks, with preemption disabled, in any context: it takes its record from
@@ -96,15 +99,21 @@ static __always_inline void drop(struct slabtrace_traced *tr,
 	atomic_long_inc(&tr->drops[why]);
 }
 
-/* A record leaves the table: give it back, and maybe let the probes go. */
+/*
+ * A record leaves the table: give it back, and maybe let the probes go.
+ * It was @stale, or its address was freed from cache @from (NULL: not
+ * known), which is stale too if @from is not its cache: the object there
+ * was another cache's, allocated where no tracepoint saw it (bulk).
+ */
 static void record_gone(struct slabtrace_set *set,
-			struct slabtrace_record *rec, bool stale)
+			struct slabtrace_record *rec, bool stale,
+			const struct kmem_cache *from)
 {
 	struct slabtrace_traced *tr = NULL;
 
 	if (set)
 		tr = slabtrace_traced_of_id(set, rec->owner);
-	if (tr && stale)
+	if (tr && (stale || (from && from != tr->ref.cache)))
 		atomic_long_inc(&tr->replaced);
 	/* A stopped cache's last record: maybe detach the probes. */
 	if (tr && !READ_ONCE(tr->tracing) && !slabtrace_traced_count(tr))
@@ -122,7 +131,7 @@ static __always_inline void evict(struct slabtrace_set *set, const void *obj)
 		return;
 	stale = slabtrace_table_remove(&slabtrace_records, obj);
 	if (stale)
-		record_gone(set, stale, true);
+		record_gone(set, stale, true, NULL);
 }
 
 /* An allocation slabtrace's own code made (built in, there is no telling). */
@@ -195,7 +204,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 #endif
 	stale = slabtrace_table_insert(&slabtrace_records, rec);
 	if (stale)
-		record_gone(set, stale, true);
+		record_gone(set, stale, true, NULL);
 	/*
 	 * The depot had no room: the trace is saved later, for a record the
 	 * work finds in the table, so only now (@rec may be freed already:
@@ -209,8 +218,9 @@ evict:
 	evict(set, obj);
 }
 
-/* Any cache's record of @obj goes: @obj is free. */
-static __always_inline void record_free(const void *obj)
+/* Any cache's record of @obj goes: @obj, of cache @s if known, is free. */
+static __always_inline void record_free(const void *obj,
+					const struct kmem_cache *s)
 {
 	struct slabtrace_record *rec;
 
@@ -223,7 +233,7 @@ static __always_inline void record_free(const void *obj)
 	rec = slabtrace_table_remove(&slabtrace_records, obj);
 	if (rec)
 		record_gone(rcu_dereference_sched(slabtrace_active), rec,
-			    false);
+			    false, s);
 }
 
 /*
@@ -262,7 +272,7 @@ NOKPROBE_SYMBOL(slabtrace_probe_kmalloc);
 static void slabtrace_probe_kfree(void *data, unsigned long call_site,
 				  const void *ptr)
 {
-	record_free(ptr);
+	record_free(ptr, NULL);
 }
 
 static void slabtrace_probe_kmem_cache_free(void *data,
@@ -270,7 +280,7 @@ static void slabtrace_probe_kmem_cache_free(void *data,
 					    const void *ptr,
 					    const struct kmem_cache *s)
 {
-	record_free(ptr);
+	record_free(ptr, s);
 }
 
 static int alloc_probes(bool on)
