@@ -10,21 +10,24 @@ check "debugfs directory removed" test ! -e $ST
 check "insmod again after rmmod" insmod $MODDIR/slabtrace.ko
 check "rmmod again" rmmod slabtrace
 
-# rmmod while the context table is full: a sweep of it is queued, or
-# waiting for slabtrace_mutex while the exit purges the records, when the
+# rmmod as the context table fills: its sweep is kicked, and may wait for
+# slabtrace_mutex while the exit purges the records, then run while the
 # module goes.  Several rounds; what the exit freed too early would be
 # walked then (make stress boots with slub_debug=FZPU init_on_free=1, so
-# that such memory is poisoned).
+# that such memory is poisoned).  The table is swept once, then the
+# rmmod comes when it is nearly full again.
 check "insmod leaky.ko" insmod $MODDIR/leaky.ko
 swept() { awk '$1 == "contexts" { exit !($11 > 0) }' $ST/stats; }
+nearly_full() { awk '$1 == "contexts" { exit !($2 + 100 >= $4) }' $ST/stats; }
 for r in 1 2 3 4; do
 	insmod $MODDIR/slabtrace.ko || fail "round $r: insmod"
 	st start leaky_widget
-	echo "widgets 50000" > $LEAKY
+	echo "widgets 20000" > $LEAKY
 	kpt_probe -W $LEAKY -c 1000000 > /dev/null 2>&1 &
 	churner=$!
 	until_true 60 swept || fail "round $r: no sweep of the context table"
-	check "round $r: rmmod while the context table sweeps" rmmod slabtrace
+	until_true 60 nearly_full || fail "round $r: the context table did not fill again"
+	check "round $r: rmmod as the context table fills" rmmod slabtrace
 	kill $churner
 	wait $churner
 	echo free > $LEAKY
