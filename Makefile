@@ -150,6 +150,16 @@ test-modules: shadow
 	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
+	@# initleak's __init functions, for probepath: name, size, and how far
+	@# the next symbol of the section is ("-": none, it is the last).
+	@readelf -sW $(BUILD)/initleak.ko | awk ' \
+		function hex(h, r, i) { for (i = 1; i <= length(h); i++) \
+			r = r * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return r } \
+		$$4 != "SECTION" && $$7 ~ /^[0-9]+$$/ && $$8 !~ /^[$$.]/ { v[NR] = hex($$2); n[NR] = $$8; s[NR] = $$3; x[NR] = $$7 } \
+		END { for (i in n) if (n[i] ~ /^initleak_(alloc|init)$$/) { d = 0; \
+			for (j in n) if (x[j] == x[i] && v[j] > v[i] && (!d || v[j] - v[i] < d)) d = v[j] - v[i]; \
+			printf "%s %x %s\n", n[i], s[i], d ? sprintf("%x", d) : "-" } }' \
+		> $(BUILD)/bin/initleak.syms
 	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
 		$(KMT_RECORD_SRCS)
 	$(call build_slabtrace,$(GUEST_CC),$(BUILD)/bin/slabtrace,$(BUILD)/tools-gen,-O2 -Wall -Wextra -Werror,-static)
@@ -226,8 +236,10 @@ sign: headers
 deb:
 	scripts/deb.sh
 
+# The test build (make test-modules): what it has more is checked too,
+# and the VM tests that follow find their hooks in slabtrace.ko.
 sparse: shadow
-	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) C=2 modules
+	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m C=2 modules
 
 vm-test: test-modules
 	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)

@@ -7,9 +7,12 @@
  * tracepoint that only walks the stack (and one that also saves it in the
  * stack depot); the memory an outstanding record takes, pool included;
  * what a free of an untraced object costs while 16 caches hold 1,000,000
- * records, against none; and the longest step with interrupts off while
- * the table grows to 10,000,000 records.  Each result is one line,
- * "bench: NAME VALUE UNIT", for scripts/bench.sh.
+ * records, against none; and the longest time a raw spinlock is held with
+ * interrupts off: while the table grows to 10,000,000 records, while
+ * "pool" fills and empties a million records a CPU, while a "reset" drops
+ * a million records and the pool gives them back, and while the context
+ * table's sweep frees 65,000 names.  Each result is one line, "bench:
+ * NAME VALUE UNIT", for scripts/bench.sh.
  */
 #include <kunit/test.h>
 #include <linux/ktime.h>
@@ -28,6 +31,9 @@
 #define CACHES	16
 #define HELD	1000000UL
 #define GROWN	10000000UL
+
+/* Raw spinlock holds, by holder (slabtrace.h). */
+struct slabtrace_hold_stat slabtrace_holds[SLABTRACE_HOLDS];
 
 static struct kmem_cache *bench_cache;
 static struct kmem_cache *held_cache[CACHES];
@@ -87,6 +93,48 @@ static void report(struct kunit *test, const char *name, u64 value,
 		   const char *unit)
 {
 	kunit_info(test, "bench: %s %llu %s\n", name, value, unit);
+}
+
+/* The hold time @permille of @s's holds stay under (a power of 2), ns. */
+static u64 hold_quantile(const struct slabtrace_hold_stat *s,
+			 unsigned int permille)
+{
+	u64 seen = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s->by_log2_ns); i++) {
+		seen += s->by_log2_ns[i];
+		if (seen * 1000 >= s->holds * permille)
+			break;
+	}
+	return 2ULL << i;
+}
+
+/*
+ * The holds of @h since the last reset: how many, the most items (records,
+ * ids) one did, the time half of them and 99 % of them stayed under, and
+ * the longest measured.  UML is a process of the host: a hold during which
+ * the host ran something else is measured with that in it, which makes the
+ * longest (and only it, as long as that is rare) the host's more than ours.
+ */
+static void report_holds(struct kunit *test, const char *name,
+			 enum slabtrace_hold h, const char *items)
+{
+	const struct slabtrace_hold_stat *s = &slabtrace_holds[h];
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_holds", name);
+	report(test, key, s->holds, "holds");
+	if (!s->holds)
+		return;
+	snprintf(key, sizeof(key), "%s_most_in_one_hold", name);
+	report(test, key, s->most_items, items);
+	snprintf(key, sizeof(key), "%s_hold_p50_under", name);
+	report(test, key, hold_quantile(s, 500), "ns");
+	snprintf(key, sizeof(key), "%s_hold_p99_under", name);
+	report(test, key, hold_quantile(s, 990), "ns");
+	snprintf(key, sizeof(key), "%s_hold_longest_measured", name);
+	report(test, key, s->longest_ns, "ns");
 }
 
 static u64 time_traced(struct kunit *test)
@@ -329,6 +377,7 @@ static void slabtrace_bench_grow(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, slabtrace_table_init(t), 0);
+	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
 	start = ktime_get_ns();
 	for (i = 0; i < GROWN; i++) {
 		rec = kmem_cache_zalloc(slabtrace_record_cache, GFP_KERNEL);
@@ -350,7 +399,97 @@ static void slabtrace_bench_grow(struct kunit *test)
 	       "records");
 	report(test, "grow_insert_avg", div_u64(ktime_get_ns() - start, GROWN),
 	       "ns");
+	report_holds(test, "grow", SLABTRACE_HOLD_GROW, "records");
 	slabtrace_table_destroy(t, free_rec);
+}
+
+/* The refill work, run now. */
+static void pool_settle(void)
+{
+	irq_work_sync(&slabtrace_pool.refill_kick);
+	flush_work(&slabtrace_pool.refill_work);
+}
+
+/* "pool 1048576" fills every CPU's list, "pool 4096" empties it again. */
+static void slabtrace_bench_hold_pool_resize(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
+	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_MAX), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT), 0);
+	report_holds(test, "pool_resize_1M", SLABTRACE_HOLD_POOL, "records");
+	st_cmd("stop st_kunit_bench\n");
+	st_cmd("reset st_kunit_bench\n");
+}
+
+/*
+ * "reset" of a cache with a million records: the table is emptied a bucket
+ * a hold, every record goes back to this CPU's list, and the refill work
+ * gives the surplus back to the slab.
+ */
+static void slabtrace_bench_hold_reset(struct kunit *test)
+{
+	unsigned long i;
+	void **objs;
+
+	objs = vmalloc(HELD * sizeof(*objs));
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("limit %lu\n", 2 * HELD), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("pool %lu\n", HELD), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
+	for (i = 0; i < HELD; i++)
+		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
+	slabtrace_table_flush(&slabtrace_records);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&slabtrace_records), HELD);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT), 0);
+	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
+	KUNIT_EXPECT_EQ(test, st_cmd("reset st_kunit_bench\n"), 0);
+	pool_settle();
+	report_holds(test, "reset_1M_table", SLABTRACE_HOLD_PURGE, "records");
+	report_holds(test, "reset_1M_pool", SLABTRACE_HOLD_POOL, "records");
+	for (i = 0; i < HELD; i++)
+		kmem_cache_free(bench_cache, objs[i]);
+	vfree(objs);
+	st_cmd("stop st_kunit_bench\n");
+	st_cmd("reset st_kunit_bench\n");
+	st_cmd("limit %lu\n", 2 * HELD);
+}
+
+/*
+ * The context table filled to its most (a name per object, swept as it
+ * fills, so it grows), then every object freed: the sweep frees them all.
+ */
+static void slabtrace_bench_hold_sweep(struct kunit *test)
+{
+	unsigned int i, n = slabtrace_ctx_max();
+	char saved[TASK_COMM_LEN], name[TASK_COMM_LEN];
+	long freed;
+	void **objs;
+
+	objs = vmalloc(n * sizeof(*objs));
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	get_task_comm(saved, current);
+	KUNIT_ASSERT_EQ(test, st_cmd("pool %u\n", n), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "bench%u", i);
+		set_task_comm(current, name);
+		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
+		if (i % 4096 == 4095)
+			slabtrace_ctx_sweep();
+	}
+	set_task_comm(current, saved);
+	report(test, "sweep_names_in_use", slabtrace_ctx_count(), "names");
+	for (i = 0; i < n; i++)
+		kmem_cache_free(bench_cache, objs[i]);
+	vfree(objs);
+	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
+	freed = slabtrace_ctx_sweep();
+	report(test, "sweep_names_freed", freed, "names");
+	report_holds(test, "sweep", SLABTRACE_HOLD_CTX, "ids");
+	st_cmd("stop st_kunit_bench\n");
+	st_cmd("reset st_kunit_bench\n");
+	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
 }
 
 static int slabtrace_bench_suite_init(struct kunit_suite *suite)
@@ -386,6 +525,9 @@ static struct kunit_case slabtrace_bench_cases[] = {
 	KUNIT_CASE_SLOW(slabtrace_bench_record_bytes),
 	KUNIT_CASE_SLOW(slabtrace_bench_free_untraced),
 	KUNIT_CASE_SLOW(slabtrace_bench_grow),
+	KUNIT_CASE_SLOW(slabtrace_bench_hold_pool_resize),
+	KUNIT_CASE_SLOW(slabtrace_bench_hold_reset),
+	KUNIT_CASE_SLOW(slabtrace_bench_hold_sweep),
 	{}
 };
 

@@ -3,11 +3,15 @@
  * The "slabtrace_probe_path" suite proves what a probe does when it cannot
  * do its job, through the real tracepoints: an empty record pool is a
  * counted drop (never a wait, never an allocation) and the refill work
- * fills it again; the record limit is a counted drop; in NMI (simulated)
- * the probes only count; a full stack depot defers the backtrace to a work
- * item, and past its slots keeps the record without one, counted; a
- * kfree() of an object no cache holds takes no lock (it would deadlock
- * here if it did); and "pool" and "limit" refuse bad numbers.
+ * fills it again, and a "pool N" whose refill fails gives back what it
+ * took and keeps its size; the record limit is a counted drop; in NMI
+ * (simulated) the probes only count; a full stack depot defers the
+ * backtrace to a work item, and past its slots keeps the record without
+ * one, counted, and the work running before the record is in the table
+ * does not lose it; a kfree() of an object no cache holds takes no lock
+ * (it would deadlock here if it did); "pool" and "limit" refuse bad
+ * numbers; and the context table reclaims names, but frees nothing when
+ * it cannot walk the records.
  */
 #include <kunit/test.h>
 #include <linux/preempt.h>
@@ -102,11 +106,11 @@ static void slabtrace_probe_path_refill_fails(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	WRITE_ONCE(slabtrace_fail_refill, true);
+	WRITE_ONCE(slabtrace_fail_refill, 1);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), -ENOMEM);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
 	pool_settle();
-	WRITE_ONCE(slabtrace_fail_refill, false);
+	WRITE_ONCE(slabtrace_fail_refill, 0);
 	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr) +
 			atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]),
 			ARRAY_SIZE(objs));
@@ -114,6 +118,26 @@ static void slabtrace_probe_path_refill_fails(struct kunit *test)
 			0);
 	free_all(objs, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), 0);
+}
+
+/* A "pool N" that runs out of memory keeps its size and takes nothing. */
+static void slabtrace_probe_path_resize_gives_back(struct kunit *test)
+{
+	long before;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	pool_settle();
+	before = atomic_long_read(&slabtrace_pool.allocated);
+	/* 39 records more, then no memory. */
+	WRITE_ONCE(slabtrace_fail_refill, 40);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 1024\n"), -ENOMEM);
+	WRITE_ONCE(slabtrace_fail_refill, 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_pool.size, 16);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&slabtrace_pool.allocated),
+			before);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool 1024\n"), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_pool.size, 1024);
 }
 
 /* The record limit: what is past it is dropped, counted. */
@@ -196,8 +220,40 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, with, SLABTRACE_STACK_WAITERS);
 	slabtrace_snapshot_put(snap);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
-					   "(backtrace not saved: stack depot full)"));
+					   "(backtrace not saved)"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
+					   "drops: stack store full 4"));
 	free_all(objs, n);
+}
+
+/*
+ * The work that saves deferred backtraces may run on another CPU while a
+ * probe is between saving its trace and inserting its record: here it
+ * runs there (a test hook), and the record still gets its backtrace.
+ */
+static void slabtrace_probe_path_depot_full_work_first(struct kunit *test)
+{
+	struct slabtrace_snapshot *snap;
+	struct slabtrace_record *rec;
+	struct slabtrace_traced *tr;
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	WRITE_ONCE(slabtrace_fail_depot, true);
+	slabtrace_test_before_insert = slabtrace_stack_drain_now;
+	alloc_atomic(&obj, 1);
+	slabtrace_test_before_insert = NULL;
+	WRITE_ONCE(slabtrace_fail_depot, false);
+	snap = st_print(test, POOL_CACHE);
+	rec = st_find(snap, obj);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_NE(test, rec->stack, 0);
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_atomic));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_STACK]),
+			0);
+	slabtrace_snapshot_put(snap);
+	free_all(&obj, 1);
 }
 
 /*
@@ -338,6 +394,36 @@ static void slabtrace_probe_path_contexts_reclaimed(struct kunit *test)
 	free_all(kept, cap + 1);
 }
 
+/*
+ * A sweep that cannot walk the records (a test hook: as without memory)
+ * frees nothing: not the names in use, nor the others.
+ */
+static void slabtrace_probe_path_contexts_walk_fails(struct kunit *test)
+{
+	char saved[TASK_COMM_LEN];
+	unsigned int i, used;
+	void *kept, *obj;
+
+	get_task_comm(saved, current);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	kept = alloc_as("st_inuse", 0);
+	for (i = 1; i <= 20; i++) {
+		obj = alloc_as("st_unused", i);
+		kmem_cache_free(pool_cache, obj);
+	}
+	set_task_comm(current, saved);
+	used = slabtrace_ctx_count();
+	WRITE_ONCE(slabtrace_fail_table_walk, true);
+	KUNIT_EXPECT_LT(test, slabtrace_ctx_sweep(), 0);
+	WRITE_ONCE(slabtrace_fail_table_walk, false);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctx_count(), used);
+	/* Once it can walk them, the unused names go, not the one in use. */
+	KUNIT_EXPECT_GE(test, slabtrace_ctx_sweep(), 20);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
+					   "kthread st_inuse0 (PID "));
+	free_all(&kept, 1);
+}
+
 static unsigned long saved_limit;
 
 static int slabtrace_probe_path_init(struct kunit *test)
@@ -349,9 +435,11 @@ static int slabtrace_probe_path_init(struct kunit *test)
 /* Leave nothing traced, and the defaults, for the next case. */
 static void slabtrace_probe_path_exit(struct kunit *test)
 {
-	WRITE_ONCE(slabtrace_fail_refill, false);
+	WRITE_ONCE(slabtrace_fail_refill, 0);
 	WRITE_ONCE(slabtrace_fail_depot, false);
 	WRITE_ONCE(slabtrace_fake_nmi, false);
+	WRITE_ONCE(slabtrace_fail_table_walk, false);
+	slabtrace_test_before_insert = NULL;
 	st_cmd("stop " POOL_CACHE "\n");
 	st_cmd("reset " POOL_CACHE "\n");
 	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
@@ -374,12 +462,15 @@ static void slabtrace_probe_path_suite_exit(struct kunit_suite *suite)
 static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_pool_empty),
 	KUNIT_CASE(slabtrace_probe_path_refill_fails),
+	KUNIT_CASE(slabtrace_probe_path_resize_gives_back),
 	KUNIT_CASE(slabtrace_probe_path_limit),
 	KUNIT_CASE(slabtrace_probe_path_nmi),
 	KUNIT_CASE(slabtrace_probe_path_depot_full),
+	KUNIT_CASE(slabtrace_probe_path_depot_full_work_first),
 	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),
 	KUNIT_CASE(slabtrace_probe_path_bad_numbers),
 	KUNIT_CASE(slabtrace_probe_path_contexts_reclaimed),
+	KUNIT_CASE(slabtrace_probe_path_contexts_walk_fails),
 	{}
 };
 

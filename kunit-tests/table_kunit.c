@@ -7,8 +7,9 @@
  * a record (also while the table grows or shrinks under concurrent
  * inserts and removes) and rules out most absent keys, a purge drops
  * exactly one owner's records and shrinks a table it leaves far emptier
- * than its size (so does an iteration that finds it so), and an iteration
- * sees every record once.
+ * than its size (so does an iteration that finds it so), an iteration
+ * sees every record once, and a grow that finds no memory is not tried
+ * again at every insert.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -181,6 +182,45 @@ static void slabtrace_table_grow_iterate(struct kunit *test)
 		KUNIT_EXPECT_NOT_NULL(test, rec);
 		free_rec(rec);
 	}
+	slabtrace_table_destroy(t, free_rec);
+}
+
+/*
+ * A grow that finds no memory (a test hook) is not tried again at every
+ * insert past the threshold: the inserts queue no new attempt for a
+ * while, however many they are; once that while is over, the table grows.
+ */
+static void slabtrace_table_grow_backs_off(struct kunit *test)
+{
+	struct slabtrace_table *t = new_table(test);
+	unsigned long first_size = slabtrace_table_buckets(t), start;
+	unsigned long tries, elapsed;
+	unsigned int i;
+
+	slabtrace_grow_tries = 0;
+	WRITE_ONCE(slabtrace_fail_grow, true);
+	start = jiffies;
+	for (i = 0; i < NR; i++) {
+		slabtrace_table_insert(t, new_rec(test, i, 0));
+		/* Past 2 records a bucket, the grow work runs every 64. */
+		if (!(i % 64))
+			slabtrace_table_flush(t);
+	}
+	slabtrace_table_flush(t);
+	tries = slabtrace_grow_tries;
+	elapsed = jiffies - start;
+	WRITE_ONCE(slabtrace_fail_grow, false);
+	KUNIT_EXPECT_GE(test, tries, 1);
+	/* One, and one more per GROW_BACKOFF_MIN (a second) at most. */
+	KUNIT_EXPECT_LE(test, tries, 1 + elapsed / HZ);
+	KUNIT_EXPECT_GE(test, atomic_long_read(&t->grow_failed), 1);
+	KUNIT_EXPECT_EQ(test, slabtrace_table_buckets(t), first_size);
+
+	/* The wait over (as if it were), the next insert grows it. */
+	t->grow_retry = jiffies;
+	slabtrace_table_insert(t, new_rec(test, NR, 0));
+	slabtrace_table_flush(t);
+	KUNIT_EXPECT_GT(test, slabtrace_table_buckets(t), first_size);
 	slabtrace_table_destroy(t, free_rec);
 }
 
@@ -418,6 +458,7 @@ static void slabtrace_table_iter_small_buffer(struct kunit *test)
 
 static void slabtrace_table_exit(struct kunit *test)
 {
+	WRITE_ONCE(slabtrace_fail_grow, false);
 	st_expect_lockdep_clean(test);
 }
 
@@ -426,6 +467,7 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_replace),
 	KUNIT_CASE(slabtrace_table_maybe_check),
 	KUNIT_CASE(slabtrace_table_grow_iterate),
+	KUNIT_CASE(slabtrace_table_grow_backs_off),
 	KUNIT_CASE_SLOW(slabtrace_table_grow_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_owner),
 	KUNIT_CASE_SLOW(slabtrace_table_shrink_concurrent),

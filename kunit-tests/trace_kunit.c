@@ -2,12 +2,16 @@
 /*
  * The "slabtrace_trace" suite proves the core semantics through the real
  * tracepoints: a traced cache has exactly one record per outstanding
- * object, whose backtrace starts at the allocating function and whose
- * context is right in task, softirq and hardirq context; stop keeps
+ * object (a stale one goes, counted, when its address is allocated or
+ * freed by another cache), whose backtrace starts at the allocating
+ * function and whose context is right in task, softirq and hardirq
+ * context; stop keeps
  * records and frees still drop them; reset empties; kmalloc() lands in its
- * kmalloc-N cache; the probes are detached when nothing needs them; and a
- * cache destroyed while traced is dropped without its address being able
- * to match a new cache.
+ * kmalloc-N cache; the probes are detached when nothing needs them, and a
+ * record an alloc probe inserts while "stop" detaches them still has its
+ * free seen; a print whose cache is reset while it copies publishes
+ * nothing; and a cache destroyed while traced is dropped without its
+ * address being able to match a new cache.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -529,6 +533,95 @@ static void slabtrace_trace_probes_detach(struct kunit *test)
 }
 
 /*
+ * A stale record whose address another cache allocated with no tracepoint
+ * (a bulk allocation, as the maple tree's) goes when that object is freed,
+ * counted as replaced: kmem_cache_free() names the other cache.
+ */
+static void slabtrace_trace_stale_freed_by_other_cache(struct kunit *test)
+{
+	struct slabtrace_set *set;
+	struct slabtrace_traced *a;
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	obj = alloc_obj(GFP_KERNEL);
+	kmem_cache_free_bulk(obj_cache, 1, &obj);
+	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	set = rcu_dereference_protected(slabtrace_active, true);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	a = set->traced[0];
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(a), 1);
+	/* The event the allocator fires when the other cache frees it. */
+	trace_kmem_cache_free(_THIS_IP_, obj, slabtrace_record_cache);
+	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(a), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&a->replaced), 1);
+}
+
+static void *late_obj;
+
+/*
+ * "stop"'s window: an alloc probe that read the cache as traced before
+ * stop cleared it inserts its record after stop counted the records.
+ * Run by slabtrace_probes_update(), with slabtrace_mutex held.
+ */
+static void insert_late(void)
+{
+	struct slabtrace_set *set;
+	struct slabtrace_traced *tr;
+
+	set = rcu_dereference_protected(slabtrace_active,
+					lockdep_is_held(&slabtrace_mutex));
+	tr = set->traced[0];
+	WRITE_ONCE(tr->tracing, true);
+	late_obj = alloc_obj(GFP_KERNEL);
+	WRITE_ONCE(tr->tracing, false);
+}
+
+/* A record made in stop's window keeps the free probes: its free is seen. */
+static void slabtrace_trace_stop_late_insert(struct kunit *test)
+{
+	bool alloc, free;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	slabtrace_test_before_detach = insert_late;
+	KUNIT_EXPECT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	slabtrace_test_before_detach = NULL;
+	KUNIT_ASSERT_NOT_NULL(test, late_obj);
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_TRUE(test, free);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
+	kmem_cache_free(obj_cache, late_obj);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	/* Then the free probes go too. */
+	slabtrace_probes_idle();
+	slabtrace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, free);
+}
+
+/* A reset while a print copies: run between the copy and its publishing. */
+static void reset_now(void)
+{
+	st_cmd("reset " OBJ_CACHE "\n");
+}
+
+/* A print whose cache was reset while it copied publishes nothing. */
+static void slabtrace_trace_reset_during_print(struct kunit *test)
+{
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	obj = alloc_obj(GFP_KERNEL);
+	slabtrace_test_after_copy = reset_now;
+	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), -EBUSY);
+	slabtrace_test_after_copy = NULL;
+	KUNIT_EXPECT_NULL(test, slabtrace_snapshot_get());
+	/* Traced still, from an empty table. */
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	kmem_cache_free(obj_cache, obj);
+}
+
+/*
  * Objects freed by kmem_cache_free_bulk() pass no tracepoint: their records
  * stay (a documented limit).  The cache is then destroyed while traced:
  * the next command drops it, and until then no new cache can take its
@@ -586,6 +679,8 @@ static void slabtrace_trace_suite_exit(struct kunit_suite *suite)
 /* Leave nothing traced for the next case. */
 static void slabtrace_trace_exit(struct kunit *test)
 {
+	slabtrace_test_before_detach = NULL;
+	slabtrace_test_after_copy = NULL;
 	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
 	st_cmd("stop " OBJ_CACHE "\n");
 	st_cmd("reset " OBJ_CACHE "\n");
@@ -608,8 +703,11 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_filters),
 	KUNIT_CASE(slabtrace_trace_under_irq_safe_lock),
 	KUNIT_CASE(slabtrace_trace_evict_stale),
+	KUNIT_CASE(slabtrace_trace_stale_freed_by_other_cache),
 	KUNIT_CASE(slabtrace_trace_many),
 	KUNIT_CASE(slabtrace_trace_probes_detach),
+	KUNIT_CASE(slabtrace_trace_stop_late_insert),
+	KUNIT_CASE(slabtrace_trace_reset_during_print),
 	KUNIT_CASE(slabtrace_trace_destroyed),
 	{}
 };

@@ -12,8 +12,12 @@
  *   addresses: kallsyms would name the old frames after the new module.
  * So at LIVE, every frame in the module's init text, and at GOING, every
  * frame in the module, of every distinct stack of the records kept and of
- * the snapshots, is named while its symbols are still there
- * ("func+0x1b/0x20 [mod]"), and the name kept.  At COMING, a frame in the
+ * the snapshots (those of sessions and those open files still read), is
+ * named while its symbols are still there ("func+0x1b/0x20 [mod]"), and
+ * the name kept.  kallsyms sizes a module's function up to the next
+ * symbol, and its text's last one up to the end of that text (a page:
+ * "init_fn+0x33/0x1000") or to a symbol of what follows; the name kept
+ * gives that one its own size, from the module's symbol table.  At COMING, a frame in the
  * new module's range that has no name kept (it was saved after its code
  * went, say) is kept as "?": no frame is ever named after a module loaded
  * after its allocation.  Names are kept by (stack, address), not by
@@ -27,8 +31,9 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: walking the records and the snapshots, and every
- *   change to the table of names (the module notifier takes it), and
+ * - slabtrace_mutex, then slabtrace_print_sem for writing (no print is
+ *   filling a snapshot): walking the records and the snapshots, every
+ *   change to the table of names (the module notifier takes them), and
  *   modsyms_gen's increments (read with no lock).
  * - The table (an rhashtable by stack and address) is read under RCU; an
  *   entry is never removed before module exit.
@@ -105,6 +110,76 @@ static bool frame_in_walk(const struct keep_walk *w, unsigned long ip)
 	return within_module(ip, w->mod);
 }
 
+#ifdef CONFIG_KALLSYMS
+/*
+ * The size of the function of @mod that starts at @start, if kallsyms
+ * gave it @size because no symbol of its section follows it there (the
+ * end of the module's text or init text did, or a symbol of what comes
+ * after): its own size in the module's symbol table.  Otherwise @size.
+ */
+static unsigned long own_size(struct module *mod, unsigned long start,
+			      unsigned long size)
+{
+	struct mod_kallsyms *ks;
+	const typeof(*ks->symtab) *sym, *fn = NULL;
+	unsigned long own = size;
+	unsigned int i;
+
+	preempt_disable();
+	ks = rcu_dereference_sched(mod->kallsyms);
+	for (i = 1; i < ks->num_symtab && !fn; i++) {
+		sym = &ks->symtab[i];
+		if (sym->st_value == start && sym->st_size &&
+		    sym->st_shndx != SHN_UNDEF)
+			fn = sym;
+	}
+	for (i = 1; fn && i < ks->num_symtab; i++) {
+		sym = &ks->symtab[i];
+		/* A symbol of its section where kallsyms' size ends. */
+		if (sym->st_shndx == fn->st_shndx &&
+		    sym->st_value == start + size && ks->strtab[sym->st_name])
+			fn = NULL;
+	}
+	if (fn && fn->st_size < size)
+		own = fn->st_size;
+	preempt_enable();
+	return own;
+}
+#else
+static unsigned long own_size(struct module *mod, unsigned long start,
+			      unsigned long size)
+{
+	return size;
+}
+#endif
+
+/*
+ * What kallsyms calls frame @ip of the walk's module, "func+0x1b/0x20
+ * [mod]", with the size own_size() gives.
+ *
+ * Return: false if @ip has no symbol.
+ */
+static bool name_frame(const struct keep_walk *w, unsigned long ip, char *buf,
+		       size_t size)
+{
+	char mod[MODULE_NAME_LEN + 4] = "";	/* " [mod]" */
+	unsigned long off, len;
+	char *plus, *end;
+
+	if (!slabtrace_frame_symbol(buf, size, ip, true))
+		return false;
+	plus = strrchr(buf, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &off, &len) != 2 || off > ip)
+		return true;
+	end = strchr(plus, ' ');
+	if (end)
+		strscpy(mod, end, sizeof(mod));
+	/* kallsyms' own format (sprint_symbol()). */
+	snprintf(plus, size - (plus - buf), "+%#lx/%#lx%s", off,
+		 own_size(w->mod, ip - off, len), mod);
+	return true;
+}
+
 /* Keep @name for frame @ip of stack @handle. */
 static int keep_name(depot_stack_handle_t handle, unsigned long ip,
 		     const char *name)
@@ -151,8 +226,7 @@ static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 			continue;
 		/* Coming: what is there now is not what was. */
 		if (w->action == MODULE_STATE_COMING ||
-		    !slabtrace_frame_symbol(name, sizeof(name), entries[i],
-					    true))
+		    !name_frame(w, entries[i], name, sizeof(name)))
 			strscpy(name, "?", sizeof(name));
 		if (keep_name(handle, entries[i], name))
 			return;
@@ -185,9 +259,12 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	slabtrace_stack_flush();
 	xa_init(&w.seen);
 	mutex_lock(&slabtrace_mutex);
+	down_write(&slabtrace_print_sem);
 	slabtrace_table_for_each(&slabtrace_records, keep_record, &w);
-	slabtrace_snapshot_for_each(keep_snapshot, &w);
+	/* Those of sessions, and those only open files still read. */
+	slabtrace_snapshots_alive(keep_snapshot, &w);
 	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);
+	up_write(&slabtrace_print_sem);
 	mutex_unlock(&slabtrace_mutex);
 	xa_destroy(&w.seen);
 	return NOTIFY_OK;

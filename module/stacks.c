@@ -3,8 +3,11 @@
  * slabtrace: allocation backtraces, trimmed to start at the allocator's
  * caller and deduplicated in the stack depot.
  *
- * The walk starts inside the probe, so it begins with the tracer's frames:
- * the probe, the tracepoint's iterator, the allocator.  How many there are
+ * The probes walk the stack from their caller on (compat.h:
+ * slabtrace_stack_walk_caller(), the ORC unwinder from the probe's own
+ * frame on x86-64, stack_trace_save() elsewhere), so a walk begins with
+ * the tracer's frames: the tracepoint's iterator, the allocator, and with
+ * stack_trace_save() the probe and the walker too.  How many there are
  * depends on the kernel and on what the compiler inlined, so no fixed skip
  * count is right.  The tracepoint gives the allocator's return address
  * (call_site); the trace keeps the frames from that address on.  If the
@@ -12,17 +15,25 @@
  * after the last one that belongs to the tracer or the allocator, the way
  * mm/kfence/report.c finds the start of its reports.
  *
+ * An allocation made through slabtrace's own code (a frame of the walk in
+ * its text) is not recorded.  Only a task's own frames say so: in an
+ * interrupt the walk goes on into the interrupted task, which may be in
+ * slabtrace's code while the interrupt's allocation is someone else's;
+ * there the walk is cut at the interrupt's entry (filter_irq_stacks(), as
+ * the stack depot does itself) and not checked.
+ *
  * A frame is named by kallsyms when it is shown, or, if its code went
  * meanwhile (a module unloaded, a module's __init text freed), by the
  * name modsyms.c kept before it went.
  *
  * The probes save traces without letting the depot allocate (compat.h).
- * When its pools are full the trace is deferred: kept in one of a few
- * slots with the identities of the records waiting for it, and a work
- * item saves it from process context, where the depot may allocate (which
- * also gives the depot a new pool for the next traces), then gives the
- * handle to those records.  Only a trace that finds no room (every slot
- * taken, or its slot's waiters) is lost, counted (SLABTRACE_DROP_STACK);
+ * When its pools are full the trace is deferred: once its record is in
+ * the table, kept in one of a few slots with the identities of the
+ * records waiting for it, and a work item saves it from process context,
+ * where the depot may allocate (which also gives the depot a new pool for
+ * the next traces), then gives the handle to those records.  Only a trace
+ * that finds no room (every slot taken, or its slot's waiters) is lost,
+ * counted (SLABTRACE_DROP_STACK);
  * the depot is shared with KASAN and page_owner and capped, so it may
  * also refuse for good.  "start" primes the depot (a depot that nobody
  * let allocate has no pool at all).  No reference is taken
@@ -45,6 +56,7 @@
 #include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
@@ -128,17 +140,17 @@ static struct deferred defer_slot[SLABTRACE_STACK_DEFER];
 static unsigned int defer_nr;
 static atomic_long_t defer_count;
 
-/* Save the deferred traces, letting the depot allocate; give them out. */
-static void defer_work_fn(struct work_struct *work)
+/*
+ * Take the deferred traces out of their slots one by one, into @d, save
+ * each in the depot (letting it allocate if @can_sleep) and give it to the
+ * records waiting for it.
+ */
+static void defer_drain(struct deferred *d, bool can_sleep)
 {
 	depot_stack_handle_t handle;
-	struct deferred *d;
 	unsigned long flags;
 	unsigned int i;
 
-	d = kmalloc(sizeof(*d), GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
-	if (!d)
-		return;
 	for (;;) {
 		raw_spin_lock_irqsave(&defer_lock, flags);
 		if (defer_nr)
@@ -148,18 +160,46 @@ static void defer_work_fn(struct work_struct *work)
 		raw_spin_unlock_irqrestore(&defer_lock, flags);
 		if (!d->nr)
 			break;
-		handle = stack_depot_save(d->entries, d->nr,
-					  GFP_KERNEL | __GFP_NORETRY |
-					  __GFP_NOWARN);
+		if (can_sleep)
+			handle = stack_depot_save(d->entries, d->nr,
+						  GFP_KERNEL | __GFP_NORETRY |
+						  __GFP_NOWARN);
+		else
+			handle = slabtrace_depot_save_noalloc(d->entries, d->nr);
 		for (i = 0; handle && i < d->nr_waiters; i++)
 			slabtrace_table_set_stack(&slabtrace_records,
 						  d->waiters[i].obj,
 						  d->waiters[i].owner,
 						  d->waiters[i].stamp, handle);
-		cond_resched();
+		if (can_sleep)
+			cond_resched();
 	}
+}
+
+/* Save the deferred traces, letting the depot allocate; give them out. */
+static void defer_work_fn(struct work_struct *work)
+{
+	struct deferred *d;
+
+	d = kmalloc(sizeof(*d), GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!d)
+		return;
+	defer_drain(d, true);
 	kfree(d);
 }
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/*
+ * What the work does, at once and without sleeping (the depot has room):
+ * the tests run it where a probe could be overtaken by the work.
+ */
+void slabtrace_stack_drain_now(void)
+{
+	static struct deferred d;
+
+	defer_drain(&d, false);
+}
+#endif
 
 static DECLARE_WORK(defer_work, defer_work_fn);
 
@@ -195,8 +235,8 @@ static struct deferred *defer_find(u32 hash, const unsigned long *entries,
 }
 
 /* Keep a trace for later, if there is room, with its record's identity. */
-static bool defer(const struct slabtrace_record *rec,
-		  const unsigned long *entries, unsigned int nr)
+static bool defer(const struct waiter *w, const unsigned long *entries,
+		  unsigned int nr)
 {
 	u32 hash = jhash(entries, nr * sizeof(entries[0]), 0);
 	struct deferred *d;
@@ -207,10 +247,7 @@ static bool defer(const struct slabtrace_record *rec,
 		return false;
 	d = defer_find(hash, entries, nr);
 	if (d && d->nr_waiters < SLABTRACE_STACK_WAITERS) {
-		d->waiters[d->nr_waiters].obj = rec->obj;
-		d->waiters[d->nr_waiters].stamp = rec->stamp;
-		d->waiters[d->nr_waiters].owner = rec->owner;
-		d->nr_waiters++;
+		d->waiters[d->nr_waiters++] = *w;
 		kept = true;
 	}
 	raw_spin_unlock_irqrestore(&defer_lock, flags);
@@ -258,42 +295,88 @@ static bool own_frame(const unsigned long *entries, unsigned int nr)
 	return false;
 }
 
+/*
+ * The part of a walk that is the allocation's backtrace: from the
+ * allocator's caller on, and in an interrupt up to the interrupt's entry
+ * (what lies beyond is the interrupted task's).  Sets *@first to its first
+ * frame's index.
+ *
+ * Return: its length; 0 if the walk had no frame of the caller.
+ */
+static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
+				 unsigned long call_site, unsigned int *first)
+{
+	*first = slabtrace_stack_trim(entries, nr, call_site);
+	if (*first >= nr)
+		return 0;
+	nr -= *first;
+	if (!in_task())
+		nr = filter_irq_stacks(entries + *first, nr);
+	return nr;
+}
+
 /**
  * slabtrace_stack_store - save a backtrace from the allocator's caller on
- * @rec: the record it is for, with ->obj, ->owner and ->stamp set; its
- *	 ->stack is set here, or later by the deferred save
- * @entries: the walk, from stack_trace_save() in the probe itself (each
- *	     frame walked costs, so the walk starts as shallow as it can)
+ * @rec: the record it is for; its ->stack is set here (0 if not saved)
+ * @entries: the walk (compat.h: slabtrace_stack_walk_caller(), from the
+ *	     probe's caller on: each frame walked costs, so the walk starts as
+ *	     shallow as it can)
  * @nr: its length, at most SLABTRACE_STACK_DEPTH
  * @call_site: the allocator's return address, as the tracepoint gives it
  *
  * Called from the probes, in any context but NMI.  Never allocates.
  *
- * Return: 0 when saved, -EAGAIN when deferred (the record gets its
- * backtrace once the work has run), -ENOSPC when lost, -EPERM when the
- * trace passes through slabtrace's own code: slabtrace's allocations,
- * made directly or through a kernel helper (argv_split(), seq_open(), an
- * xarray's nodes), are not recorded.
+ * Return: 0 when saved; -EAGAIN when the depot had no room: once the
+ * record is in the table, slabtrace_stack_defer() has the trace saved
+ * later; -ENODATA when the walk had no frame of the caller; -EPERM when
+ * a task's backtrace passes through slabtrace's own code: slabtrace's
+ * allocations, made directly or through a kernel helper (argv_split(),
+ * seq_open(), an xarray's nodes), are not recorded.
  */
 int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 			  unsigned int nr, unsigned long call_site)
 {
-	unsigned int skip;
+	unsigned int first;
 
 	rec->stack = 0;
-	skip = slabtrace_stack_trim(entries, nr, call_site);
-	if (skip >= nr)
-		return -ENOSPC;
-	if (own_frame(entries + skip, nr - skip))
+	nr = backtrace_of(entries, nr, call_site, &first);
+	if (!nr)
+		return -ENODATA;
+	if (in_task() && own_frame(entries + first, nr))
 		return -EPERM;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (!READ_ONCE(slabtrace_fail_depot))
+	if (READ_ONCE(slabtrace_fail_depot))
+		return -EAGAIN;
 #endif
-		rec->stack = slabtrace_depot_save_noalloc(entries + skip,
-							  nr - skip);
-	if (likely(rec->stack))
-		return 0;
-	return defer(rec, entries + skip, nr - skip) ? -EAGAIN : -ENOSPC;
+	rec->stack = slabtrace_depot_save_noalloc(entries + first, nr);
+	return likely(rec->stack) ? 0 : -EAGAIN;
+}
+
+/**
+ * slabtrace_stack_defer - have a backtrace saved later, for a record
+ * @obj: the record's object
+ * @owner: its owner
+ * @stamp: its stamp
+ * @entries: the walk slabtrace_stack_store() could not save
+ * @nr: its length
+ * @call_site: the allocator's return address
+ *
+ * Called from the probes, once the record is in the table: the work that
+ * gives out the saved traces finds it there.  (It may be freed meanwhile,
+ * and its address used again by an object with another owner or stamp,
+ * which gets nothing.)  Any context but NMI.  Never allocates.
+ *
+ * Return: false if there was no room: the record has no backtrace.
+ */
+bool slabtrace_stack_defer(const void *obj, u8 owner, u32 stamp,
+			   unsigned long *entries, unsigned int nr,
+			   unsigned long call_site)
+{
+	struct waiter w = { .obj = obj, .stamp = stamp, .owner = owner };
+	unsigned int first;
+
+	nr = backtrace_of(entries, nr, call_site, &first);
+	return nr && defer(&w, entries + first, nr);
 }
 
 /* Let the deferred saves finish (before a print).  May sleep. */
@@ -316,8 +399,9 @@ void slabtrace_stack_store_exit(void)
 	cancel_work_sync(&defer_work);
 }
 
+#if SLABTRACE_TESTS
 /**
- * slabtrace_stack_first - the first frame of a saved trace
+ * slabtrace_stack_first - the first frame of a saved trace (for the tests)
  * @handle: the stack depot handle
  * @ip: where to store it
  *
@@ -332,6 +416,7 @@ int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
 	*ip = entries[0];
 	return 0;
 }
+#endif
 
 /**
  * slabtrace_frame_strip - a frame's name without its offset
@@ -446,7 +531,8 @@ void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 	if (handle)
 		nr = stack_depot_fetch(handle, &entries);
 	if (!nr) {
-		seq_puts(m, " (backtrace not saved: stack depot full)\n");
+		/* Why: the header's drops (stack store full, stack walk empty). */
+		seq_puts(m, " (backtrace not saved)\n");
 		return;
 	}
 	for (i = 0; i < nr; i++) {

@@ -13,6 +13,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
@@ -21,6 +22,7 @@
 #include <linux/string.h>
 #include <linux/string_helpers.h>
 #include <linux/stackdepot.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -63,8 +65,12 @@ static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLABTRACE_STACK_DEPTH	32
 
-/* main.c */
+/* main.c: loading, the command mutex, the limit. */
 extern struct mutex slabtrace_mutex;
+extern struct kmem_cache *slabtrace_record_cache;
+/* The record limit, all caches together; changed by "limit" (ctl.c). */
+extern unsigned long slabtrace_record_limit;
+
 /* snapshot.c: copies of records in progress (see its Notes on locking). */
 extern struct rw_semaphore slabtrace_print_sem;
 
@@ -104,7 +110,8 @@ int slabtrace_ctx_init(void);
 void slabtrace_ctx_exit(void);
 
 /*
- * The record of one outstanding object.  40 bytes: the stack and the
+ * The record of one outstanding object (table.c keeps them, pool.c gives
+ * them out).  40 bytes: the stack and the
  * context are stored once each, elsewhere, and named by 32- and 16-bit
  * handles; the time is in milliseconds since the cache's trace began
  * (slabtrace_traced.epoch), which lasts 49 days.
@@ -154,6 +161,9 @@ struct slabtrace_table {
 	atomic_long_t nr;
 	atomic_long_t owned[SLABTRACE_MAX_OWNERS];	/* by record owner */
 	atomic_long_t grow_failed;
+	/* After a failed grow, none is tried before this (jiffies). */
+	unsigned long grow_retry;
+	unsigned long grow_backoff;	/* how long the last wait was */
 	unsigned long shrinks;		/* resizes to fewer buckets */
 	/* Resize steps (one bucket each, under its lock): count, time, most moved. */
 	unsigned long grow_steps;
@@ -183,8 +193,6 @@ struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 				    void (*free_rec)(struct slabtrace_record *rec));
 unsigned long slabtrace_table_buckets(struct slabtrace_table *t);
-raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
-					const void *obj);
 bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
 			       u8 owner, u32 stamp, depot_stack_handle_t stack);
 
@@ -243,7 +251,6 @@ struct slabtrace_pool {
 #define SLABTRACE_RECORD_BYTES	48
 
 extern struct slabtrace_pool slabtrace_pool;
-extern struct kmem_cache *slabtrace_record_cache;
 
 int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
 			unsigned int size);
@@ -255,24 +262,6 @@ int slabtrace_pool_resize(struct slabtrace_pool *p, unsigned int size);
 void slabtrace_pool_drain(struct slabtrace_pool *p);
 unsigned long slabtrace_pool_free_count(struct slabtrace_pool *p);
 void slabtrace_record_free(struct slabtrace_record *rec);
-
-/* Why an allocation of a traced cache has no record, or an incomplete one. */
-enum slabtrace_drop {
-	SLABTRACE_DROP_POOL,		/* the pool was empty */
-	SLABTRACE_DROP_LIMIT,		/* the record limit was reached */
-	SLABTRACE_DROP_NMI,		/* allocated in NMI context */
-	SLABTRACE_DROP_STACK,		/* kept, no backtrace: depot full */
-	SLABTRACE_DROP_CTX,		/* kept, context "?": table full */
-	SLABTRACE_DROP_MAX,
-};
-
-/* Drops that mean no record at all; the others only lose a detail. */
-#define SLABTRACE_DROP_LOST_MAX	(SLABTRACE_DROP_NMI + 1)
-
-extern const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX];
-
-/* The record limit, all caches together; changed by "limit". */
-extern unsigned long slabtrace_record_limit;
 
 /* caches.c: cache names to caches. */
 struct slabtrace_cache_ref {
@@ -289,7 +278,27 @@ int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
 			    const char *name, char *buf, size_t size);
 void slabtrace_caches_exit(void);
 
-/* traced.c: the caches being traced, or holding records. */
+/*
+ * traced.c: the caches being traced, or holding records, and what the
+ * probes could not do for them.
+ *
+ * Why an allocation of a traced cache has no record, or an incomplete one.
+ */
+enum slabtrace_drop {
+	SLABTRACE_DROP_POOL,		/* the pool was empty */
+	SLABTRACE_DROP_LIMIT,		/* the record limit was reached */
+	SLABTRACE_DROP_NMI,		/* allocated in NMI context */
+	SLABTRACE_DROP_STACK,		/* kept, no backtrace: depot full */
+	SLABTRACE_DROP_CTX,		/* kept, context "?": table full */
+	SLABTRACE_DROP_WALK,		/* kept, no backtrace: empty walk */
+	SLABTRACE_DROP_MAX,
+};
+
+/* Drops that mean no record at all; the others only lose a detail. */
+#define SLABTRACE_DROP_LOST_MAX	(SLABTRACE_DROP_NMI + 1)
+
+extern const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX];
+
 struct slabtrace_traced {
 	struct slabtrace_cache_ref ref;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
@@ -301,6 +310,7 @@ struct slabtrace_traced {
 	u64 traced_ns;		/* tracing time before @started */
 	atomic_long_t drops[SLABTRACE_DROP_MAX];
 	atomic_long_t replaced;	/* records of objects freed untraced */
+	atomic_long_t own;	/* slabtrace's own allocations: not recorded */
 	u32 mark;		/* "mark": records stamped >= mark; 0: none */
 };
 
@@ -333,7 +343,7 @@ struct slabtrace_traced *slabtrace_traced_of_id(struct slabtrace_set *set,
 						u8 id);
 void slabtrace_traced_exit(void);
 
-/* stacks.c */
+/* stacks.c: backtraces, and the names of their frames. */
 #define SLABTRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */
 unsigned int slabtrace_stack_trim(const unsigned long *entries,
 				  unsigned int nr, unsigned long call_site);
@@ -348,26 +358,101 @@ void slabtrace_frame_folded(char *buf, size_t size, const char *name);
 #define SLABTRACE_STACK_WAITERS	32
 int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 			  unsigned int nr, unsigned long call_site);
+bool slabtrace_stack_defer(const void *obj, u8 owner, u32 stamp,
+			   unsigned long *entries, unsigned int nr,
+			   unsigned long call_site);
 void slabtrace_stack_flush(void);
 void slabtrace_stack_prime(void);
 void slabtrace_stacks_init(void);
 long slabtrace_stack_deferred(void);
 void slabtrace_stack_store_exit(void);
 void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
-int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 
-/* Failure hooks of the KUnit suites: pool.c, stacks.c, probes.c. */
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-extern bool slabtrace_fail_refill;
-extern bool slabtrace_fail_depot;
-extern bool slabtrace_fake_nmi;
+/*
+ * make bench (CONFIG_SLABTRACE_BENCH only): how long raw spinlocks were
+ * held with interrupts off, by the code that held them, and how much
+ * each hold did (records or ids).
+ */
+enum slabtrace_hold {
+	SLABTRACE_HOLD_POOL,		/* pool.c: a refill's batch */
+	SLABTRACE_HOLD_PURGE,		/* table.c: a purge's bucket */
+	SLABTRACE_HOLD_GROW,		/* table.c: a resize's bucket */
+	SLABTRACE_HOLD_CTX,		/* context.c: a sweep's batch */
+	SLABTRACE_HOLDS,
+};
+
+struct slabtrace_hold_stat {
+	u64 holds;
+	u64 by_log2_ns[40];	/* holds of 2^i to 2^(i+1) - 1 ns */
+	u64 longest_ns;
+	unsigned int most_items;	/* in one hold */
+};
+
+#if IS_ENABLED(CONFIG_SLABTRACE_BENCH)
+extern struct slabtrace_hold_stat slabtrace_holds[SLABTRACE_HOLDS];
+
+static inline u64 slabtrace_hold_start(void)
+{
+	return ktime_get_ns();
+}
+
+/* A hold that began at @start ends, having done @items. */
+static inline void slabtrace_hold_end(enum slabtrace_hold h, u64 start,
+				      unsigned int items)
+{
+	struct slabtrace_hold_stat *s = &slabtrace_holds[h];
+	u64 ns = ktime_get_ns() - start;
+
+	s->holds++;
+	s->by_log2_ns[min(ns ? ilog2(ns) : 0, 39)]++;
+	s->longest_ns = max(s->longest_ns, ns);
+	s->most_items = max(s->most_items, items);
+}
+#else
+static inline u64 slabtrace_hold_start(void)
+{
+	return 0;
+}
+
+static inline void slabtrace_hold_end(enum slabtrace_hold h, u64 start,
+				      unsigned int items)
+{
+}
 #endif
 
-/* probes.c */
+/* probes.c: the tracepoint probes, attached while needed. */
 int slabtrace_probes_update(void);
 void slabtrace_probes_state(bool *alloc, bool *free);
-void slabtrace_probes_idle(void);
 void slabtrace_probes_exit(void);
+
+/*
+ * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
+ * probes.c, table.c, context.c), hooks that run where a race would
+ * (probes.c, snapshot.c), and a helper.  Not in the benchmarks' kernel:
+ * the probes would pay for the hooks.
+ */
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+extern unsigned int slabtrace_fail_refill;	/* the Nth allocation from now */
+extern bool slabtrace_fail_depot;
+extern bool slabtrace_fake_nmi;
+extern bool slabtrace_fail_table_walk;
+extern bool slabtrace_fail_grow;
+extern unsigned long slabtrace_grow_tries;
+extern void (*slabtrace_test_before_insert)(void);
+extern void (*slabtrace_test_before_detach)(void);
+extern void (*slabtrace_test_after_copy)(void);
+void slabtrace_stack_drain_now(void);
+#endif
+
+/* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
+#define SLABTRACE_TESTS	(IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST) || \
+			 IS_ENABLED(CONFIG_SLABTRACE_BENCH))
+#if SLABTRACE_TESTS
+int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
+void slabtrace_probes_idle(void);
+raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
+					const void *obj);
+#endif
 
 /* stats.c: the stats file. */
 int slabtrace_stats_init(void);
@@ -390,7 +475,7 @@ struct slabtrace_print_opts {
 	u32 older_than;			/* ms; 0: any age */
 };
 
-/* aggregate.c: the records of a snapshot grouped by backtrace. */
+/* A snapshot's records grouped by backtrace (aggregate.c groups them). */
 #define SLABTRACE_GROUP_WHO	4	/* contexts listed per group */
 
 struct slabtrace_group {
@@ -448,8 +533,6 @@ void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap);
 int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 			   const struct slabtrace_record *rec);
 struct slabtrace_snapshot *slabtrace_snapshot_get(void);
-void slabtrace_snapshot_for_each(void (*fn)(struct slabtrace_snapshot *snap,
-					    void *arg), void *arg);
 void slabtrace_snapshots_alive(void (*fn)(struct slabtrace_snapshot *snap,
 					  void *arg), void *arg);
 void slabtrace_snapshot_drop_owner(u8 owner);
@@ -471,6 +554,7 @@ slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i);
 void slabtrace_snapshot_exit(void);
 void slabtrace_snapshot_exit_work(void);
 
+/* aggregate.c: the records of a snapshot grouped by backtrace. */
 int slabtrace_aggregate(struct slabtrace_snapshot *snap);
 void slabtrace_groups_free(struct slabtrace_snapshot *snap);
 

@@ -17,9 +17,15 @@
  * that records and snapshots use, takes the others out of the hash,
  * waits for the probes that may have found one (synchronize_rcu()),
  * looks at the records again for those, and frees the entries nobody
- * uses.  If less than a quarter of the table is free then, it grows by a
- * chunk, up to CTX_MAX: names still in use (objects outstanding) are
- * never lost, only new ones wait for the next sweep.
+ * uses.  A walk of the records that fails (no memory, the caller killed)
+ * frees nothing: every candidate goes back into the hash.  If less than
+ * a quarter of the table is free then, it grows by a chunk, up to
+ * CTX_MAX: names still in use (objects outstanding) are never lost, only
+ * new ones wait for the next sweep.
+ *
+ * "In syscall N" is said only of a task whose saved registers are a user
+ * mode's: a task forked from a kernel thread (a usermode helper before
+ * its exec) has zeroed ones, whose system call number would read 0.
  *
  * Notes on locking
  * ----------------
@@ -27,7 +33,8 @@
  *   ctx_hash, ctx_free, ctx_used, ctx_capacity, ctx_chunks[].  Taken by
  *   probes in task context, which may run inside any irq-safe lock of
  *   their caller, and on PREEMPT_RT with preemption disabled: a raw
- *   spinlock, held with irqs off, for a bounded bitmap search.
+ *   spinlock, held with irqs off, for a bounded bitmap search; the sweep
+ *   holds it for SWEEP_BATCH ids at a time.
  * - ctx_hash and the entries are read locklessly: the probes under RCU
  *   (they run with preemption disabled), the dump at any time.  An entry
  *   is complete before it is published (hash_add_rcu()); it is reused
@@ -63,6 +70,8 @@
 #define CTX_CHUNK	4096
 #define CTX_CHUNKS	16
 #define CTX_MAX		(CTX_CHUNK * CTX_CHUNKS)
+/* Ids the sweep looks at per hold of ctx_lock: a few microseconds. */
+#define SWEEP_BATCH	256
 
 enum {
 	CTX_ID_UNKNOWN,
@@ -158,11 +167,16 @@ static u16 ctx_intern(u8 kind, const char *comm)
 /* The system call current is in, or -1. */
 static s16 current_syscall(void)
 {
+	struct pt_regs *regs;
 	int nr;
 
 	if (!in_task() || (current->flags & (PF_KTHREAD | SLABTRACE_PF_WORKER)))
 		return -1;
-	nr = syscall_get_nr(current, task_pt_regs(current));
+	/* Not a user's registers: forked from a kernel thread, before exec. */
+	regs = task_pt_regs(current);
+	if (!user_mode(regs))
+		return -1;
+	nr = syscall_get_nr(current, regs);
 	if (nr < 0 || nr >= SLABTRACE_SYSCALL_COMPAT)
 		return -1;
 	return in_compat_syscall() ? nr | SLABTRACE_SYSCALL_COMPAT : nr;
@@ -343,6 +357,86 @@ static int mark_record(const struct slabtrace_record *rec, void *used)
 	return 0;
 }
 
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* The tests set it to see the sweep's walk of the records fail. */
+bool slabtrace_fail_table_walk;
+#endif
+
+/* Mark the ids the records use in @used: 0, or the walk's error. */
+static int mark_records(unsigned long *used)
+{
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (READ_ONCE(slabtrace_fail_table_walk))
+		return -ENOMEM;
+#endif
+	return slabtrace_table_for_each(&slabtrace_records, mark_record, used);
+}
+
+/*
+ * Take the entries of ids [@from, @to) that are given out and not in
+ * @used out of the hash, and mark them in @cand: SWEEP_BATCH ids a hold.
+ */
+static void unhash_unused(const unsigned long *used, unsigned long *cand,
+			  unsigned int from, unsigned int to)
+{
+	unsigned long flags;
+	unsigned int id, end;
+	u64 t0;
+
+	for (; from < to; from = end) {
+		end = min(from + SWEEP_BATCH, to);
+		t0 = slabtrace_hold_start();
+		raw_spin_lock_irqsave(&ctx_lock, flags);
+		for (id = from; id < end; id++) {
+			if (test_bit(id, ctx_free) || test_bit(id, used))
+				continue;
+			hash_del_rcu(&ctx_entry(id)->node);
+			__set_bit(id, cand);
+		}
+		raw_spin_unlock_irqrestore(&ctx_lock, flags);
+		slabtrace_hold_end(SLABTRACE_HOLD_CTX, t0, end - from);
+		cond_resched();
+	}
+}
+
+/*
+ * The candidates of @cand below @to: those in @used (or all, if @keep_all)
+ * go back into the hash, the others are freed.  SWEEP_BATCH ids a hold.
+ *
+ * Return: the number freed.
+ */
+static long settle(const unsigned long *used, const unsigned long *cand,
+		   unsigned int to, bool keep_all)
+{
+	struct slabtrace_ctx *c;
+	unsigned long flags;
+	unsigned int id, end, from;
+	long freed = 0;
+	u64 t0;
+
+	for (from = 0; from < to; from = end) {
+		end = min(from + SWEEP_BATCH, to);
+		id = from;
+		t0 = slabtrace_hold_start();
+		raw_spin_lock_irqsave(&ctx_lock, flags);
+		for_each_set_bit_from(id, cand, end) {
+			c = ctx_entry(id);
+			if (keep_all || test_bit(id, used)) {
+				hash_add_rcu(ctx_hash, &c->node,
+					     ctx_key(c->kind, c->comm));
+				continue;
+			}
+			__set_bit(id, ctx_free);
+			ctx_used--;
+			freed++;
+		}
+		raw_spin_unlock_irqrestore(&ctx_lock, flags);
+		slabtrace_hold_end(SLABTRACE_HOLD_CTX, t0, end - from);
+		cond_resched();
+	}
+	return freed;
+}
+
 static void mark_snapshot(struct slabtrace_snapshot *snap, void *used)
 {
 	unsigned long i;
@@ -354,17 +448,19 @@ static void mark_snapshot(struct slabtrace_snapshot *snap, void *used)
 /**
  * slabtrace_ctx_sweep - free the entries no record or snapshot uses
  *
- * Grows the table when less than a quarter of it is free after.  May sleep;
- * the work item calls it, and the unit tests.
+ * Grows the table when less than a quarter of it is free after.  A walk of
+ * the records that fails frees nothing.  May sleep; the work item calls
+ * it, and the unit tests.
  *
- * Return: the number of entries freed, or -ENOMEM.
+ * Return: the number of entries freed, or -ENOMEM, or the error of the
+ * walk (then nothing was freed).
  */
 long slabtrace_ctx_sweep(void)
 {
-	unsigned long *used, *cand, flags;
-	unsigned int id, capacity;
-	struct slabtrace_ctx *c;
-	long freed = 0;
+	unsigned long *used, *cand;
+	unsigned int capacity;
+	long freed;
+	int ret;
 
 	used = bitmap_zalloc(CTX_MAX, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	cand = bitmap_zalloc(CTX_MAX, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
@@ -375,42 +471,31 @@ long slabtrace_ctx_sweep(void)
 	}
 	mutex_lock(&slabtrace_mutex);
 	down_write(&slabtrace_print_sem);
-	slabtrace_table_for_each(&slabtrace_records, mark_record, used);
+	ret = mark_records(used);
+	if (ret)
+		goto out;
 	slabtrace_snapshots_alive(mark_snapshot, used);
 
 	/* Out of the hash: no probe finds them any more ... */
-	raw_spin_lock_irqsave(&ctx_lock, flags);
-	capacity = ctx_capacity;
-	for (id = CTX_ID_FIRST; id < capacity; id++) {
-		if (test_bit(id, ctx_free) || test_bit(id, used))
-			continue;
-		hash_del_rcu(&ctx_entry(id)->node);
-		__set_bit(id, cand);
-	}
-	raw_spin_unlock_irqrestore(&ctx_lock, flags);
+	capacity = READ_ONCE(ctx_capacity);
+	unhash_unused(used, cand, CTX_ID_FIRST, capacity);
 	/* ... once those that found one have put their records in. */
 	synchronize_rcu();
 	bitmap_zero(used, CTX_MAX);
-	slabtrace_table_for_each(&slabtrace_records, mark_record, used);
-
-	raw_spin_lock_irqsave(&ctx_lock, flags);
-	for_each_set_bit(id, cand, capacity) {
-		c = ctx_entry(id);
-		if (test_bit(id, used)) {
-			hash_add_rcu(ctx_hash, &c->node,
-				     ctx_key(c->kind, c->comm));
-			continue;
-		}
-		__set_bit(id, ctx_free);
-		ctx_used--;
-		freed++;
-	}
-	raw_spin_unlock_irqrestore(&ctx_lock, flags);
+	ret = mark_records(used);
+	/* Without the records' ids, none is known to be unused. */
+	freed = settle(used, cand, capacity, ret != 0);
+out:
 	up_write(&slabtrace_print_sem);
 	mutex_unlock(&slabtrace_mutex);
 	bitmap_free(used);
 	bitmap_free(cand);
-
+	WRITE_ONCE(ctx_last_sweep, jiffies);
+	if (ret) {
+		pr_warn_ratelimited("context table: the sweep could not walk the records (%d): nothing reclaimed\n",
+				    ret);
+		return ret;
+	}
 	atomic_long_inc(&ctx_sweeps);
 	atomic_long_add(freed, &ctx_reclaimed);
 	/* Still mostly full: the names are in use. */
@@ -418,7 +503,6 @@ long slabtrace_ctx_sweep(void)
 	    ctx_grow() == -ENOMEM)
 		pr_warn_ratelimited("context table: no memory to grow past %u entries\n",
 				    capacity);
-	WRITE_ONCE(ctx_last_sweep, jiffies);
 	return freed;
 }
 

@@ -9,7 +9,10 @@
  * is in: its object was freed through a path with no tracepoint (bulk
  * frees, kfree_rcu() batches).  So both kinds of probe stay attached while
  * some cache is traced or some record is kept, and with nothing to do no
- * probe is attached at all.
+ * probe is attached at all.  An object allocated with no tracepoint either
+ * (bulk) at a stale record's address is seen when it is freed: by
+ * kmem_cache_free() of another cache, the record is counted as replaced
+ * too (kfree() does not say the cache).
  *
  * A probe runs inside the allocation or free it traces, under the caller's
  * locks, with preemption disabled, in any context: it takes its record from
@@ -75,6 +78,10 @@ static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see what a probe does in NMI. */
 bool slabtrace_fake_nmi;
+/* Run by a probe just before its record goes into the table. */
+void (*slabtrace_test_before_insert)(void);
+/* Run by slabtrace_probes_update() once it has decided to detach. */
+void (*slabtrace_test_before_detach)(void);
 #endif
 
 static __always_inline bool probe_in_nmi(void)
@@ -92,15 +99,21 @@ static __always_inline void drop(struct slabtrace_traced *tr,
 	atomic_long_inc(&tr->drops[why]);
 }
 
-/* A record leaves the table: give it back, and maybe let the probes go. */
+/*
+ * A record leaves the table: give it back, and maybe let the probes go.
+ * It was @stale, or its address was freed from cache @from (NULL: not
+ * known), which is stale too if @from is not its cache: the object there
+ * was another cache's, allocated where no tracepoint saw it (bulk).
+ */
 static void record_gone(struct slabtrace_set *set,
-			struct slabtrace_record *rec, bool stale)
+			struct slabtrace_record *rec, bool stale,
+			const struct kmem_cache *from)
 {
 	struct slabtrace_traced *tr = NULL;
 
 	if (set)
 		tr = slabtrace_traced_of_id(set, rec->owner);
-	if (tr && stale)
+	if (tr && (stale || (from && from != tr->ref.cache)))
 		atomic_long_inc(&tr->replaced);
 	/* A stopped cache's last record: maybe detach the probes. */
 	if (tr && !READ_ONCE(tr->tracing) && !slabtrace_traced_count(tr))
@@ -118,7 +131,7 @@ static __always_inline void evict(struct slabtrace_set *set, const void *obj)
 		return;
 	stale = slabtrace_table_remove(&slabtrace_records, obj);
 	if (stale)
-		record_gone(set, stale, true);
+		record_gone(set, stale, true, NULL);
 }
 
 /* An allocation slabtrace's own code made (built in, there is no telling). */
@@ -146,6 +159,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	struct slabtrace_record *rec, *stale;
 	struct slabtrace_traced *tr;
 	unsigned int nr;
+	int stack;
+	u32 stamp;
 
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
@@ -166,32 +181,46 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		drop(tr, SLABTRACE_DROP_POOL);
 		goto evict;
 	}
+	stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->obj = obj;
 	rec->owner = tr->id;
-	rec->stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
+	rec->stamp = stamp;
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
-	switch (slabtrace_stack_store(rec, entries, nr, call_site)) {
-	case -EPERM:
+	stack = slabtrace_stack_store(rec, entries, nr, call_site);
+	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */
+		atomic_long_inc(&tr->own);
 		slabtrace_pool_put(&slabtrace_pool, rec);
 		goto evict;
-	case -ENOSPC:
-		drop(tr, SLABTRACE_DROP_STACK);
-		break;
 	}
+	if (unlikely(stack == -ENODATA))
+		drop(tr, SLABTRACE_DROP_WALK);
 	if (unlikely(!slabtrace_ctx_fill(rec)))
 		drop(tr, SLABTRACE_DROP_CTX);
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (slabtrace_test_before_insert)
+		slabtrace_test_before_insert();
+#endif
 	stale = slabtrace_table_insert(&slabtrace_records, rec);
 	if (stale)
-		record_gone(set, stale, true);
+		record_gone(set, stale, true, NULL);
+	/*
+	 * The depot had no room: the trace is saved later, for a record the
+	 * work finds in the table, so only now (@rec may be freed already:
+	 * it is named by its identity).
+	 */
+	if (unlikely(stack == -EAGAIN) &&
+	    !slabtrace_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
+		drop(tr, SLABTRACE_DROP_STACK);
 	return;
 evict:
 	evict(set, obj);
 }
 
-/* Any cache's record of @obj goes: @obj is free. */
-static __always_inline void record_free(const void *obj)
+/* Any cache's record of @obj goes: @obj, of cache @s if known, is free. */
+static __always_inline void record_free(const void *obj,
+					const struct kmem_cache *s)
 {
 	struct slabtrace_record *rec;
 
@@ -204,7 +233,7 @@ static __always_inline void record_free(const void *obj)
 	rec = slabtrace_table_remove(&slabtrace_records, obj);
 	if (rec)
 		record_gone(rcu_dereference_sched(slabtrace_active), rec,
-			    false);
+			    false, s);
 }
 
 /*
@@ -243,7 +272,7 @@ NOKPROBE_SYMBOL(slabtrace_probe_kmalloc);
 static void slabtrace_probe_kfree(void *data, unsigned long call_site,
 				  const void *ptr)
 {
-	record_free(ptr);
+	record_free(ptr, NULL);
 }
 
 static void slabtrace_probe_kmem_cache_free(void *data,
@@ -251,7 +280,7 @@ static void slabtrace_probe_kmem_cache_free(void *data,
 					    const void *ptr,
 					    const struct kmem_cache *s)
 {
-	record_free(ptr);
+	record_free(ptr, s);
 }
 
 static int alloc_probes(bool on)
@@ -300,9 +329,14 @@ static int free_probes(bool on)
  *
  * Both kinds while some cache is traced or some record is kept (the alloc
  * probes evict stale records); none otherwise, and then the pool goes back
- * to the slab.  Free probes go on before alloc probes and off after them,
- * so no record is made whose free could go unseen.  Called with
- * slabtrace_mutex held.
+ * to the slab.  Free probes go on before alloc probes and off after them.
+ * An alloc probe that read tr->tracing before a "stop" cleared it may
+ * still insert a record after the count was read here: once the alloc
+ * probes are off and every probe that ran has finished, the count is read
+ * again, and while records are kept the free probes stay (the last free
+ * of a stopped cache's records detaches them, through idle_work).  So no
+ * record is left whose free would go unseen.  Called with slabtrace_mutex
+ * held.
  *
  * Return: 0, or the error of a tracepoint registration.
  */
@@ -334,9 +368,16 @@ int slabtrace_probes_update(void)
 			return ret;
 		alloc_on = true;
 	}
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (!want && alloc_on && slabtrace_test_before_detach)
+		slabtrace_test_before_detach();
+#endif
 	if (!want && alloc_on) {
 		alloc_probes(false);
 		alloc_on = false;
+		/* No alloc probe runs any more: what they inserted is there. */
+		tracepoint_synchronize_unregister();
+		want = slabtrace_table_count(&slabtrace_records) > 0;
 	}
 	if (!want && free_on) {
 		free_probes(false);
@@ -355,7 +396,7 @@ static void idle_work_fn(struct work_struct *work)
 	mutex_unlock(&slabtrace_mutex);
 }
 
-/* Whether the alloc and the free probes are attached (for the tests). */
+/* Whether the alloc and the free probes are attached (stats and status). */
 void slabtrace_probes_state(bool *alloc, bool *free)
 {
 	mutex_lock(&slabtrace_mutex);
@@ -364,12 +405,14 @@ void slabtrace_probes_state(bool *alloc, bool *free)
 	mutex_unlock(&slabtrace_mutex);
 }
 
+#if SLABTRACE_TESTS
 /* Wait for the work that detaches idle probes (for the tests). */
 void slabtrace_probes_idle(void)
 {
 	irq_work_sync(&idle_kick);
 	flush_work(&idle_work);
 }
+#endif
 
 /*
  * At module exit: detach everything for good and wait until no probe runs,

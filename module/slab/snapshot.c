@@ -28,10 +28,16 @@
  * the life of a file someone keeps open on it.  The stats show what they
  * hold ("snapshots").
  *
+ * A print copies with slabtrace_mutex dropped; a reset of its cache
+ * meanwhile waits for the copy, then drops the cache's records: the copy
+ * is then of records that no longer exist, and the print fails (EBUSY)
+ * rather than publish it.
+ *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: sessions[], and the (re)arming of sweep_work.  A
- *   snapshot never changes once published; its kref says when it can go.
+ * - slabtrace_mutex: sessions[], owner_purges[], and the (re)arming of
+ *   sweep_work.  A snapshot never changes once published; its kref says
+ *   when it can go.
  * - slabtrace_print_sem: held for reading while records are copied, with
  *   slabtrace_mutex dropped so that other commands go on; held for
  *   writing (traced.c) while a cache's records are purged, so that a copy
@@ -73,6 +79,14 @@ static struct {
 static void sweep_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(sweep_work, sweep_fn);
 static bool sweep_off;		/* rmmod: not again */
+
+/* Per record owner: how many times its records were dropped. */
+static unsigned long owner_purges[SLABTRACE_MAX_OWNERS];
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* Run by a print once it has copied, before it takes the mutex again. */
+void (*slabtrace_test_after_copy)(void);
+#endif
 
 static void snapshot_free(struct kref *kref)
 {
@@ -283,24 +297,6 @@ void slabtrace_snapshot_stats(unsigned long *kept, unsigned long *alive,
 }
 
 /**
- * slabtrace_snapshot_for_each - call @fn on every snapshot kept
- * @fn: the function
- * @arg: passed to @fn
- *
- * Called with slabtrace_mutex held.
- */
-void slabtrace_snapshot_for_each(void (*fn)(struct slabtrace_snapshot *snap,
-					    void *arg), void *arg)
-{
-	int i;
-
-	lockdep_assert_held(&slabtrace_mutex);
-	for (i = 0; i < SNAP_SESSIONS; i++)
-		if (sessions[i].snap)
-			fn(sessions[i].snap, arg);
-}
-
-/**
  * slabtrace_snapshots_alive - call @fn on every snapshot not freed
  * @fn: the function; it may not put a snapshot
  * @arg: passed to @fn
@@ -340,14 +336,16 @@ struct slabtrace_snapshot *slabtrace_snapshot_get(void)
  * slabtrace_snapshot_drop_owner - forget the snapshots of a cache
  * @owner: its records' owner id
  *
- * For "reset": the memory goes now (readers keep theirs until they close).
- * Called with slabtrace_mutex held.
+ * For "reset": the memory goes now (readers keep theirs until they close),
+ * and a print copying the cache's records will not publish.  Called with
+ * slabtrace_mutex held.
  */
 void slabtrace_snapshot_drop_owner(u8 owner)
 {
 	int i;
 
 	lockdep_assert_held(&slabtrace_mutex);
+	owner_purges[owner]++;
 	for (i = 0; i < SNAP_SESSIONS; i++)
 		if (sessions[i].snap && sessions[i].snap->owner == owner)
 			slot_free(i);
@@ -437,12 +435,14 @@ static int fill_one(const struct slabtrace_record *rec, void *snap)
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
  * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
  * made with __GFP_NORETRY: it fails rather than wake the OOM killer),
- * -EINTR if the caller was killed.
+ * -EINTR if the caller was killed, -EBUSY if the cache was reset while
+ * its records were being copied.
  */
 int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 {
 	struct slabtrace_snapshot *snap;
 	struct slabtrace_traced *tr;
+	unsigned long purges;
 	int i, ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
@@ -488,13 +488,23 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	 * of this cache waits for it (slabtrace_print_sem).  Taken again
 	 * after the rwsem is released, in the order the others take them.
 	 */
+	purges = owner_purges[snap->owner];
 	down_read(&slabtrace_print_sem);
 	mutex_unlock(&slabtrace_mutex);
 	ret = slabtrace_table_for_each(&slabtrace_records, fill_one, snap);
 	if (!ret)
 		ret = slabtrace_aggregate(snap);
 	up_read(&slabtrace_print_sem);
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (slabtrace_test_after_copy)
+		slabtrace_test_after_copy();
+#endif
 	mutex_lock(&slabtrace_mutex);
+	if (!ret && owner_purges[snap->owner] != purges) {
+		pr_warn_ratelimited("print: %*pE was reset while its records were copied: print again\n",
+				    (int)strlen(snap->name), snap->name);
+		ret = -EBUSY;
+	}
 	if (ret) {
 		if (ret == -ENOMEM)
 			pr_warn_ratelimited("print: no memory for a copy of %lu records of %*pE\n",

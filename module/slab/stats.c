@@ -12,7 +12,7 @@
  *   stacks deferred 3
  *   snapshots kept 1 alive 1 bytes 45056
  *   probes alloc on free on
- *   cache kmalloc-64 tracing records 1024 replaced 0 pool_empty 0 ...
+ *   cache kmalloc-64 tracing records 1024 replaced 0 pool_empty 0 ... own 3
  *
  * One line per subject, "key value" pairs: made to be read by scripts.
  *
@@ -48,7 +48,8 @@ static void show_cache(struct seq_file *m, struct slabtrace_traced *tr)
 		show_key(m, slabtrace_drop_names[i]);
 		seq_printf(m, " %ld", atomic_long_read(&tr->drops[i]));
 	}
-	seq_putc(m, '\n');
+	/* Not drops: slabtrace's own allocations are never recorded. */
+	seq_printf(m, " own %ld\n", atomic_long_read(&tr->own));
 }
 
 static int stats_show(struct seq_file *m, void *v)

@@ -34,6 +34,11 @@
  * during a grow.  Only then is t->cur the new array; the old one is freed
  * after an RCU grace period (the probes run with preemption disabled).
  *
+ * A grow that finds no memory is not tried again for a while
+ * (GROW_BACKOFF_MIN, doubling up to GROW_BACKOFF_MAX after each failure):
+ * every insert past the threshold would otherwise queue another attempt
+ * at the largest allocation slabtrace makes.
+ *
  * Shrinking is the same move to a smaller array: a stripe's buckets are
  * still the hashes with its low bits, several old buckets pour into one
  * new one, and a record's old bucket still says whether it has moved.
@@ -54,6 +59,8 @@
  *   (so an iterator never sees a record twice).  Taken before a stripe
  *   lock.
  * - t->cur is read under RCU (sched) by slabtrace_table_maybe().
+ * - t->grow_retry and t->grow_backoff are written under t->grow_mutex;
+ *   the inserts read t->grow_retry with no lock.
  * - t->nr and t->owned[] are atomic; only approximate between locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -80,6 +87,9 @@
 #define SIG_SHIFT		24
 /* A purge shrinks the table when it leaves fewer records than this many. */
 #define SHRINK_BELOW		8
+/* How long no grow is tried after a failed one: doubling, within these. */
+#define GROW_BACKOFF_MIN	HZ
+#define GROW_BACKOFF_MAX	(64 * HZ)
 
 static_assert(TABLE_MIN_BUCKETS >= SLABTRACE_TABLE_LOCKS);
 static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
@@ -106,6 +116,12 @@ static inline unsigned int stripe_of(u32 hash)
 	return hash & (SLABTRACE_TABLE_LOCKS - 1);
 }
 
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* The tests set it to see a grow fail, and count the tries. */
+bool slabtrace_fail_grow;
+unsigned long slabtrace_grow_tries;
+#endif
+
 /* Never the OOM killer: a table that cannot grow works, only slower. */
 static struct slabtrace_buckets *buckets_alloc(unsigned long n)
 {
@@ -119,6 +135,17 @@ static struct slabtrace_buckets *buckets_alloc(unsigned long n)
 		b->sig = (u16 *)&b->head[n];
 	}
 	return b;
+}
+
+/* buckets_alloc() for a grow (the tests see it fail, and count it). */
+static struct slabtrace_buckets *grow_alloc(unsigned long n)
+{
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	slabtrace_grow_tries++;
+	if (READ_ONCE(slabtrace_fail_grow))
+		return NULL;
+#endif
+	return buckets_alloc(n);
 }
 
 /* The array the chain of @hash is in.  Called with its stripe lock held. */
@@ -206,17 +233,25 @@ static void resize(struct slabtrace_table *t, bool shrink)
 					lockdep_is_held(&t->grow_mutex));
 	old_size = old->mask + 1;
 	size = resize_target(atomic_long_read(&t->nr), old_size, shrink);
-	if (size == old_size)
+	if (size == old_size ||
+	    (size > old_size && time_before(jiffies, t->grow_retry)))
 		return;
-	new = buckets_alloc(size);
+	new = size > old_size ? grow_alloc(size) : buckets_alloc(size);
 	if (!new) {
 		/* A table that cannot shrink only keeps its memory. */
-		if (size > old_size)
+		if (size > old_size) {
 			atomic_long_inc(&t->grow_failed);
+			t->grow_backoff = clamp(2 * t->grow_backoff,
+						GROW_BACKOFF_MIN,
+						GROW_BACKOFF_MAX);
+			WRITE_ONCE(t->grow_retry, jiffies + t->grow_backoff);
+		}
 		pr_warn_ratelimited("no memory for a table of %lu buckets\n",
 				    size);
 		return;
 	}
+	if (size > old_size)
+		t->grow_backoff = 0;
 	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 		t->stripe[i].new = new;
@@ -230,6 +265,7 @@ static void resize(struct slabtrace_table *t, bool shrink)
 			raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 			n = move_bucket(&t->stripe[i], i);
 			raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
+			slabtrace_hold_end(SLABTRACE_HOLD_GROW, t0, n);
 			t->grow_hold_ns += ktime_get_ns() - t0;
 			t->grow_steps++;
 			t->grow_most_moved = max(t->grow_most_moved, n);
@@ -299,6 +335,8 @@ int slabtrace_table_init(struct slabtrace_table *t)
 	for (i = 0; i < SLABTRACE_MAX_OWNERS; i++)
 		atomic_long_set(&t->owned[i], 0);
 	atomic_long_set(&t->grow_failed, 0);
+	t->grow_retry = jiffies;
+	t->grow_backoff = 0;
 	t->shrinks = 0;
 	t->grow_steps = 0;
 	t->grow_hold_ns = 0;
@@ -413,7 +451,8 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 	size = b->mask + 1;
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 
-	if (nr > 2 * size && size < TABLE_MAX_BUCKETS)
+	if (nr > 2 * size && size < TABLE_MAX_BUCKETS &&
+	    time_after_eq(jiffies, READ_ONCE(t->grow_retry)))
 		irq_work_queue(&t->grow_kick);
 	return old;
 }
@@ -510,12 +549,14 @@ bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
 	return found;
 }
 
+#if SLABTRACE_TESTS
 /* The stripe lock a record of @obj would be under (for the tests). */
 raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
 					const void *obj)
 {
 	return &t->stripe[stripe_of(obj_hash(obj))].lock;
 }
+#endif
 
 /**
  * slabtrace_table_purge - drop every record of one owner
@@ -534,15 +575,18 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 	struct slabtrace_record **pp, *rec, *gone;
 	struct slabtrace_buckets *b;
 	unsigned long i, flags, n = 0;
-	unsigned int s;
+	unsigned int s, walked;
+	u64 t0;
 
 	mutex_lock(&t->grow_mutex);
 	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
 	for (i = 0; i <= b->mask && atomic_long_read(&t->owned[owner]); i++) {
 		s = i & (SLABTRACE_TABLE_LOCKS - 1);
 		gone = NULL;
+		walked = 0;
+		t0 = slabtrace_hold_start();
 		raw_spin_lock_irqsave(&t->stripe[s].lock, flags);
-		for (pp = &b->head[i]; (rec = *pp);) {
+		for (pp = &b->head[i]; (rec = *pp); walked++) {
 			if (rec->owner != owner) {
 				pp = &rec->next;
 				continue;
@@ -556,6 +600,7 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 		if (gone)
 			sig_update(b, i);
 		raw_spin_unlock_irqrestore(&t->stripe[s].lock, flags);
+		slabtrace_hold_end(SLABTRACE_HOLD_PURGE, t0, walked);
 		while ((rec = gone)) {
 			gone = rec->next;
 			free_rec(rec);

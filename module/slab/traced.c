@@ -45,6 +45,7 @@ const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX] = {
 	[SLABTRACE_DROP_NMI] = "in NMI",
 	[SLABTRACE_DROP_STACK] = "stack store full",
 	[SLABTRACE_DROP_CTX] = "context store full",
+	[SLABTRACE_DROP_WALK] = "stack walk empty",
 };
 
 /* Allocations of @tr not recorded at all. */

@@ -10,6 +10,10 @@
  *   orphans N   kmalloc(40) N times and forget them: a real leak, still
  *               there after rmmod (in leaky_orphan_buf())
  *   churn N     allocate and free N widgets and N buffers: no leak
+ *   helper N    run N usermode helpers (a path that does not exist); each
+ *               allocates a widget before its exec, in a task forked from
+ *               a kernel thread that is in no system call (in
+ *               leaky_helper_setup()), and the widget is kept
  *   free        free everything kept
  * rmmod frees what is kept.
  *
@@ -33,6 +37,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/umh.h>
 
 #define LEAKY_MAX	100000
 
@@ -139,6 +144,42 @@ static int churn(unsigned int n)
 	return 0;
 }
 
+/* In the helper's task, before its exec: a widget for the caller. */
+static noinline int leaky_helper_setup(struct subprocess_info *info,
+				       struct cred *new)
+{
+	struct leaky_widget **slot = info->data;
+
+	*slot = leaky_alloc_widget();
+	return *slot ? 0 : -ENOMEM;
+}
+
+/* @n usermode helpers, each keeping the widget it made. */
+static int helpers(unsigned int n)
+{
+	char *argv[2] = { "/nonexistent-leaky-helper", NULL };
+	char *envp[2] = { "PATH=/sbin:/bin", NULL };
+	struct subprocess_info *info;
+	struct leaky_widget *w;
+
+	while (n--) {
+		w = NULL;
+		info = call_usermodehelper_setup(argv[0], argv, envp,
+						 GFP_KERNEL,
+						 leaky_helper_setup, NULL, &w);
+		if (!info)
+			return -ENOMEM;
+		/* Its exec fails (no such file); the widget was made before. */
+		call_usermodehelper_exec(info, UMH_WAIT_EXEC);
+		if (!w)
+			return -ENOMEM;
+		mutex_lock(&leaky_lock);
+		list_add_tail(&w->list, &widgets);
+		mutex_unlock(&leaky_lock);
+	}
+	return 0;
+}
+
 static int run(const char *cmd, unsigned int n)
 {
 	int ret = 0;
@@ -147,6 +188,9 @@ static int run(const char *cmd, unsigned int n)
 		pr_warn("at most %d objects a command\n", LEAKY_MAX);
 		return -E2BIG;
 	}
+	/* Not under leaky_lock: the helpers run in tasks of their own. */
+	if (!strcmp(cmd, "helper"))
+		return helpers(n);
 	mutex_lock(&leaky_lock);
 	if (!strcmp(cmd, "widgets")) {
 		ret = keep(n, true);
@@ -199,7 +243,7 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	} else if (sscanf(buf, "%15s %u", cmd, &n) == 2) {
 		ret = run(cmd, n);
 	} else {
-		pr_warn("usage: widgets|bufs|orphans|churn N, or free\n");
+		pr_warn("usage: widgets|bufs|orphans|churn|helper N, or free\n");
 		ret = -EINVAL;
 	}
 	kfree(buf);

@@ -10,15 +10,43 @@ check "debugfs directory removed" test ! -e $ST
 check "insmod again after rmmod" insmod $MODDIR/slabtrace.ko
 check "rmmod again" rmmod slabtrace
 
+# rmmod as the context table fills: its sweep is kicked, and may wait for
+# slabtrace_mutex while the exit purges the records, then run while the
+# module goes.  Several rounds; what the exit freed too early would be
+# walked then (make stress boots with slub_debug=FZPU init_on_free=1, so
+# that such memory is poisoned).  The table is swept once, then the
+# rmmod comes when it is nearly full again.
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+swept() { awk '$1 == "contexts" { exit !($11 > 0) }' $ST/stats; }
+nearly_full() { awk '$1 == "contexts" { exit !($2 + 100 >= $4) }' $ST/stats; }
+for r in 1 2 3 4; do
+	insmod $MODDIR/slabtrace.ko || fail "round $r: insmod"
+	st start leaky_widget
+	echo "widgets 20000" > $LEAKY
+	kpt_probe -W $LEAKY -c 1000000 > /dev/null 2>&1 &
+	churner=$!
+	until_true 60 swept || fail "round $r: no sweep of the context table"
+	until_true 60 nearly_full || fail "round $r: the context table did not fill again"
+	check "round $r: rmmod as the context table fills" rmmod slabtrace
+	kill $churner
+	wait $churner
+	echo free > $LEAKY
+done
+check "rmmod leaky" rmmod leaky
+
 # Every step of loading can fail: the steps before it are undone, nothing
 # is left in debugfs, and the module loads normally afterwards (kmemtrace=1
-# has it start a capture at load, which must be undone too).
-for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
+# has it start a capture at load, which must be undone too).  fail_init is
+# in the test build only (make test-modules): main.c's 13 steps[].
+steps=13
+n=0
+while [ $n -lt $steps ]; do
+	n=$((n + 1))
 	check "fail_init=$n: the load fails" sh -c "! insmod $MODDIR/slabtrace.ko fail_init=$n kmemtrace=1 2>/dev/null"
 	check "fail_init=$n: nothing is left in debugfs" test ! -e $ST
 	check "fail_init=$n: the module is not loaded" sh -c "! grep -q '^slabtrace ' /proc/modules"
 done
-check "fail_init=13 (no such step) loads" insmod $MODDIR/slabtrace.ko fail_init=13
+check "fail_init=$((steps + 1)) (no such step) loads" insmod $MODDIR/slabtrace.ko fail_init=$((steps + 1))
 check "then ctl works" sh -c "echo 'pool 64' > $ST/ctl"
 check "rmmod after the failed loads" rmmod slabtrace
 finish

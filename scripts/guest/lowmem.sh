@@ -3,7 +3,8 @@
 # alone so), kmalloc-64 holds so many traced objects that a copy of their
 # records (40 bytes each) does not fit in the memory left.  "print" must
 # fail with ENOMEM, or succeed; never wake the OOM killer, never panic.
-# Then "reset" gives the memory back.
+# "pool 1048576" fails the same way and keeps the pool as it was.  Then
+# "reset" gives the memory back.
 . /tests/lib.sh
 
 mem=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
@@ -36,6 +37,22 @@ check "a copy of the $r records ($((r * 40)) bytes) exceeds the $a bytes availab
 out=$(ctl_errno "print kmalloc-64")
 echo "print: $out" >> /out/lowmem.txt
 check "print: ENOMEM or done ($out)" test "$out" = "Cannot allocate memory" -o "$out" = ok
+
+# "pool 1048576" (records kept ready per CPU) cannot fit in what is left:
+# it fails with ENOMEM, the pool keeps its size and gives back what the
+# attempt took (a refill's worth of slack: frees and refills go on).
+pool() { awk -v k="$1" '$1 == "pool" { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' $ST/stats; }
+size=$(pool per_cpu)
+before=$(pool allocated)
+pout=$(ctl_errno "pool 1048576")
+after=$(pool allocated)
+echo "pool 1048576: $pout; allocated $before -> $after; $(grep '^MemAvailable' /proc/meminfo)" >> /out/lowmem.txt
+check_eq "pool 1048576: ENOMEM" "Cannot allocate memory" "$pout"
+check_eq "pool 1048576: the pool keeps its size" "$size" "$(pool per_cpu)"
+check "pool 1048576: what it took is given back ($before -> $after records)" \
+	test "$after" -le $((before + 2 * size))
+logged "pool: no memory for 1048576 records per CPU"
+
 dmesg > /tmp/dmesg
 cp /tmp/dmesg /out/lowmem-dmesg.txt
 check_eq "the OOM killer never ran" 0 "$(grep -c 'invoked oom-killer' /tmp/dmesg)"

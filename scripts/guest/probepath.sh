@@ -38,6 +38,15 @@ check_eq "init text: #02 is initleak_init [initleak]" 8 \
 check_eq "init text: no frame of theirs named after a module loaded later" 0 \
 	"$(awk '/^Obj / { mine = 0 } /^ #01 .* in initleak_alloc\+/ { mine = 1 }
 		mine && /\[(stalefree|leaky)\]|in \?$/ { n++ } END { print n + 0 }' /tmp/init)"
+# The size in their names is the function's extent as kallsyms counts it,
+# up to the next symbol, or for the last function of the init text its own
+# size, never the rest of the init text (initleak.syms: readelf's sizes
+# and distances to the next symbol, at build time).
+while read -r f size next; do
+	[ "$next" = - ] && want=$size || want=$next
+	check_eq "init text: $f is named with its size (0x$want)" 8 \
+		"$(grep -c "^ #0[12] \[<[0-9a-f]*>\] in $f+0x[0-9a-f]*/0x$want \[initleak\]\$" /tmp/init)"
+done < /bin/initleak.syms
 check "rmmod initleak" rmmod initleak
 st stop kmalloc-256
 st reset kmalloc-256
@@ -176,10 +185,47 @@ else
 	st reset "$lonely"
 fi
 
+# --- A snapshot a reader still holds keeps its frames' names when their
+# module goes, though no record and no session's snapshot has them any
+# more: leaky's 5 buffers printed, one line read, the records and the
+# session's snapshot dropped by a reset, leaky unloaded; then read on.
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+st start kmalloc-64
+echo "bufs 5" > $LEAKY
+st print kmalloc-64
+exec 4< $ST/ctl
+read -r head <&4
+check_eq "a reader starts on kmalloc-64's snapshot" "Dumping outstanding allocs from kmalloc-64" "$head"
+st reset kmalloc-64
+echo free > $LEAKY
+check "rmmod leaky while a reader holds a snapshot of its buffers" rmmod leaky
+cat <&4 > /tmp/held
+exec 4<&-
+cp /tmp/held /out/held.txt
+check_eq "the reader still names #01 of the 5 buffers leaky_alloc_buf [leaky]" 5 \
+	"$(grep -c '^ #01 \[<[0-9a-f]*>\] in leaky_alloc_buf+0x[0-9a-f]*/0x[0-9a-f]* \[leaky\]$' /tmp/held)"
+st stop kmalloc-64
+st reset kmalloc-64
+
+# --- A usermode helper's allocations before its exec: its task was forked
+# from a kernel thread, is no kernel thread itself, and is in no system
+# call (whatever its zeroed registers would say).
+check "insmod leaky.ko" insmod $MODDIR/leaky.ko
+st start leaky_widget
+check "3 usermode helpers each made a widget" sh -c "echo 'helper 3' > $LEAKY"
+dump leaky_widget /tmp/umh
+cp /tmp/umh /out/umh.txt
+awk '/^Obj /{ obj = $0 } /^ #02 /{ if (index($0, " in leaky_helper_setup+")) print obj }' /tmp/umh > /tmp/umh-objs
+check_eq "the 3 widgets made in leaky_helper_setup() are listed" 3 "$(wc -l < /tmp/umh-objs)"
+check_eq "... each from a task (PID N comm)" 3 "$(grep -c ', from PID [0-9]* [^ ]*:$' /tmp/umh-objs)"
+check_eq "... none in a system call" 0 "$(grep -c ' in syscall ' /tmp/umh-objs)"
+echo free > $LEAKY
+st stop leaky_widget
+st reset leaky_widget
+
 # --- The context table: 4200 names (more than the 4093 a table holds),
 # each allocating and freeing a widget, fill it; a sweep reclaims the
 # names no record uses, and a name that comes later is shown, not "?".
-check "insmod leaky.ko" insmod $MODDIR/leaky.ko
 st start leaky_widget
 check_eq "kpt_probe: 4200 names churned widgets" "names=4200" "$(kpt_probe -W $LEAKY -c 4200)"
 reclaimed() { awk '$1 == "contexts" && $8 == "reclaimed" { exit !($9 > 0) }' $ST/stats; }

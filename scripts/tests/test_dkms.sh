@@ -5,7 +5,8 @@
 # the system: "dkms add" and "dkms build" of this checkout with private
 # trees (--dkmstree, --sourcetree) against the fetched Debian 6.12 headers
 # (--kernelsourcedir).  Checks that the module is built for that kernel,
-# that the build log (make.log) is free of warnings (make's jobserver
+# without the test build's hooks (no fail_init parameter), that the build
+# log (make.log) is free of warnings (make's jobserver
 # warning included), and that /var/lib/dkms and /lib/modules/KVER were
 # left alone.  The last line is "dkms: N passed, N failed".
 set -u
@@ -51,6 +52,12 @@ if [ -n "$ko" ]; then
 	"$kv "*) pass "its vermagic is $kv's" ;;
 	*) fail "vermagic '$vm', not $kv's" ;;
 	esac
+	# The test build's hooks (make test-modules) are not in a user's.
+	if modinfo -F parm "$ko" | grep -q '^fail_init:'; then
+		fail "the test-only parameter fail_init is in the module"
+	else
+		pass "no test-only parameter (fail_init)"
+	fi
 else
 	fail "no slabtrace.ko in $t/dkms"
 fi

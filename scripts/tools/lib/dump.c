@@ -186,7 +186,7 @@ static bool other_line(const char *line)
 {
 	static const char *const heads[] = {
 		"drops: ", "shared with: ", "----",
-		" (backtrace not saved: stack depot full)",
+		" (backtrace not saved)",
 	};
 	unsigned long n;
 	size_t i;
