@@ -180,7 +180,12 @@ static int helpers(unsigned int n)
 	return 0;
 }
 
-static int run(const char *cmd, unsigned int n)
+/*
+ * Inlined into its callers, so that a kept buffer's frames stay
+ * leaky_alloc_buf < keep < ctl_write (or bufs_set), as the tests and
+ * the docs show them.
+ */
+static __always_inline int run(const char *cmd, unsigned int n)
 {
 	int ret = 0;
 
