@@ -80,7 +80,6 @@ int kptrace_queue_resize(unsigned long size);
 struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
 					  struct ring_buffer_event **event);
 void kptrace_queue_commit(struct ring_buffer_event *event);
-void kptrace_queue_write(const struct kptrace_rec *rec);
 void kptrace_queue_drop(void);
 int kptrace_queue_pop(struct kptrace_rec *rec, size_t size);
 bool kptrace_queue_empty(void);
@@ -106,7 +105,6 @@ int kptrace_format(const struct kptrace_rec *rec, char *buf, size_t size);
 
 /* kptrace_summary.c: calls, errors and times per system call. */
 int kptrace_summary_init(void);
-void kptrace_summary_add(const struct kptrace_rec *rec);
 void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration);
 void kptrace_summary_reset(void);
 int kptrace_summary_show(struct seq_file *m);

@@ -18,7 +18,8 @@
  * - queue_lock (mutex): the reader side (peeking and consuming across
  *   CPUs, n_read), resizing and resetting, and creating kptrace_buffer.
  *   The writers (the hooks, preemption disabled) take nothing of ours:
- *   ring_buffer_write() serialises with its readers itself.
+ *   ring_buffer_lock_reserve() and its commit serialise with the readers
+ *   themselves.
  * - kptrace_buffer is set once, under queue_lock, before any hook can
  *   run, and freed at module exit after they are gone.
  * - n_written and n_dropped are per CPU, written only by their CPU's hooks.
@@ -133,19 +134,6 @@ struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
 void kptrace_queue_commit(struct ring_buffer_event *event)
 {
 	slabtrace_rb_commit(kptrace_buffer, event);
-	this_cpu_inc(n_written);
-	if (wq_has_sleeper(&kptrace_wait))
-		irq_work_queue(&wake_work);
-}
-
-/* A whole record: the same, for a record already made. */
-void kptrace_queue_write(const struct kptrace_rec *rec)
-{
-	if (ring_buffer_write(kptrace_buffer, sizeof(*rec) + rec->data_len,
-			      (void *)rec)) {
-		this_cpu_inc(n_dropped);
-		return;
-	}
 	this_cpu_inc(n_written);
 	if (wq_has_sleeper(&kptrace_wait))
 		irq_work_queue(&wake_work);

@@ -90,13 +90,6 @@ void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 		s->errors++;
 }
 
-/* Count the call of a queued record. */
-void kptrace_summary_add(const struct kptrace_rec *rec)
-{
-	kptrace_summary_count(rec->nr, rec->flags, rec->ret,
-			      rec->end_ns - rec->start_ns);
-}
-
 void kptrace_summary_reset(void)
 {
 	int cpu;
