@@ -71,6 +71,7 @@ int slabtrace_kptrace_command(int argc, char **argv);
 bool slabtrace_kptrace_tracing(void);
 int slabtrace_kptrace_reader(pid_t tgid, bool add);
 unsigned long slabtrace_kptrace_size(void);
+int kptrace_mem_check(const char *what, u64 bytes);
 void slabtrace_kptrace_exit_ctf(void);
 void slabtrace_kptrace_exit(void);
 
