@@ -67,7 +67,7 @@ $(error LLVM=$(LLVM): the kernel in $(KDIR) was built with gcc ($(shell sed -n '
 endif
 endif
 
-VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v '^lowmem.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -v '^lib.sh$$' | grep -v '^lowmem' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \

@@ -4,10 +4,13 @@
  * syscall tracepoint (UML has none; the VM tests trace real calls): the
  * text of a record, field by field, escaping included; the generated
  * syscall names; the queue, which drops what does not fit and loses
- * nothing else; and the summary's arithmetic and order.
+ * nothing else, is freed once a stopped trace's records are read, and is
+ * refused more than half the memory available; and the summary's
+ * arithmetic and order.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
+#include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -190,8 +193,8 @@ static void slabtrace_kptrace_queue_drops(struct kunit *test)
 	u64 last = 0;
 	int len;
 
-	KUNIT_ASSERT_EQ(test, kptrace_queue_init(PAGE_SIZE), 0);
-	KUNIT_ASSERT_EQ(test, kptrace_queue_resize(PAGE_SIZE), 0);
+	kptrace_queue_discard();
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(PAGE_SIZE), 0);
 	kptrace_queue_reset();
 	for (i = 1; i <= 1000; i++) {
 		r->rec.start_ns = i;
@@ -228,6 +231,83 @@ static void slabtrace_kptrace_queue_drops(struct kunit *test)
 	kptrace_queue_counts(&written, &read, &dropped);
 	KUNIT_EXPECT_EQ(test, written + read + dropped, 0);
 	KUNIT_EXPECT_EQ(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+	kptrace_queue_stop();
+}
+
+/*
+ * The queue is memory only while it is needed: a stopped trace's queue
+ * goes at once if it is empty, else when a reader took its last record,
+ * or when it is discarded ("syscall size") or reset ("syscall clear").
+ */
+static void slabtrace_kptrace_queue_freed(struct kunit *test)
+{
+	struct rec_buf *r = new_rec(test, 39, 0), *out = new_rec(test, 0, 0);
+	unsigned long records;
+
+	kptrace_queue_discard();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+
+	/* Stopped with nothing queued: freed by the stop. */
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	/* In use: written to, not held. */
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, records, 0);
+
+	/* Two records queued: held after the stop, until both are read. */
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_GE(test, kptrace_queue_held(&records), 4 * (PAGE_SIZE - 64));
+	KUNIT_EXPECT_EQ(test, records, 2);
+	KUNIT_EXPECT_GT(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+	KUNIT_EXPECT_GT(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, records, 1);
+	KUNIT_EXPECT_GT(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_TRUE(test, kptrace_queue_empty());
+	KUNIT_EXPECT_EQ(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+
+	/* A new start while records are unread keeps them. */
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_GT(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, records, 2);
+	/* "syscall size" discards them, "syscall clear" too. */
+	kptrace_queue_discard();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_TRUE(test, kptrace_queue_empty());
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_GT(test, kptrace_queue_held(&records), 0);
+	kptrace_queue_reset();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, kptrace_queue_bytes(), 0);
+}
+
+/* A command's buffers take at most half the memory available. */
+static void slabtrace_kptrace_queue_memory(struct kunit *test)
+{
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+	unsigned long records;
+
+	KUNIT_EXPECT_EQ(test, kptrace_mem_check("a test", avail / 4), 0);
+	KUNIT_EXPECT_EQ(test, kptrace_mem_check("a test", avail), -ENOMEM);
+	/* More than half: refused before anything is allocated. */
+	kptrace_queue_discard();
+	KUNIT_EXPECT_EQ(test,
+			kptrace_queue_start(DIV_ROUND_UP(avail * 3 / 5,
+							 num_possible_cpus())),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_TRUE(test, kptrace_queue_empty());
 }
 
 static void add(struct rec_buf *r, int nr, bool compat, u64 ns, s64 ret,
@@ -369,6 +449,8 @@ static struct kunit_case slabtrace_kptrace_cases[] = {
 	KUNIT_CASE(slabtrace_kptrace_format_kinds),
 	KUNIT_CASE(slabtrace_kptrace_format_longest),
 	KUNIT_CASE(slabtrace_kptrace_queue_drops),
+	KUNIT_CASE(slabtrace_kptrace_queue_freed),
+	KUNIT_CASE(slabtrace_kptrace_queue_memory),
 	KUNIT_CASE(slabtrace_kptrace_summary),
 	KUNIT_CASE(slabtrace_kptrace_readers),
 	{}

@@ -66,7 +66,7 @@ step "refusals" scripts/tests/test_refusals.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
-tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | grep -v '^lowmem.sh$' |
+tests=$(cd scripts/guest && ls *.sh | grep -v '^lib.sh$' | grep -v '^lowmem' |
 	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
 	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
@@ -78,10 +78,11 @@ step "vm 6.12-arm64" scripts/vm-run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$t
 # arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
 # expect kmalloc-64.
 step "vm 6.1-arm64" scripts/vm-run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
-# print in a 256 MiB guest: ENOMEM, never the OOM killer.
+# print, and kptrace's queue, in a 256 MiB guest: ENOMEM, never the OOM
+# killer (the lowmem* tests).
 rm -rf build/6.12/vm-lowmem
 step "vm lowmem" env SLABTRACE_VM_MEM=256 \
-	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem
+	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem,lowmem_kptrace
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out

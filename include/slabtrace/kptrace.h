@@ -69,15 +69,17 @@ int slabtrace_syscall_max(bool compat);
 int slabtrace_kptrace_init(void);
 int slabtrace_kptrace_command(int argc, char **argv);
 bool slabtrace_kptrace_tracing(void);
+void slabtrace_kptrace_show_state(struct seq_file *m);
 int slabtrace_kptrace_reader(pid_t tgid, bool add);
 unsigned long slabtrace_kptrace_size(void);
 int kptrace_mem_check(const char *what, u64 bytes);
 void slabtrace_kptrace_exit_ctf(void);
 void slabtrace_kptrace_exit(void);
 
-/* kptrace_queue.c: per-CPU binary records, drained in start order. */
-int kptrace_queue_init(unsigned long size);
-int kptrace_queue_resize(unsigned long size);
+/* queue.c: per-CPU binary records, drained in the order the calls ended. */
+int kptrace_queue_start(unsigned long size);
+void kptrace_queue_stop(void);
+void kptrace_queue_discard(void);
 struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
 					  struct ring_buffer_event **event);
 void kptrace_queue_commit(struct ring_buffer_event *event);
@@ -89,7 +91,7 @@ void kptrace_queue_counts(unsigned long *written, unsigned long *read,
 			  unsigned long *dropped);
 void kptrace_queue_show_stats(struct seq_file *m);
 unsigned long kptrace_queue_bytes(void);
-unsigned long kptrace_queue_size(void);
+unsigned long kptrace_queue_held(unsigned long *records);
 void kptrace_queue_exit(void);
 extern wait_queue_head_t kptrace_wait;
 

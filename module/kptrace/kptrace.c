@@ -72,6 +72,7 @@
 #include <linux/parser.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -620,6 +621,8 @@ static void kpt_detach(void)
 				    NULL);
 	tracepoint_synchronize_unregister();
 	table_free();
+	if (!to_ctf)
+		kptrace_queue_stop();
 	WRITE_ONCE(tracing, false);
 }
 
@@ -637,12 +640,12 @@ static int kpt_attach(void)
 	if (to_ctf)
 		ret = kptrace_ctf_open(kptrace_size);
 	else
-		ret = kptrace_queue_init(kptrace_size);
+		ret = kptrace_queue_start(kptrace_size);
 	if (ret)
 		return ret;
 	ret = table_alloc();
 	if (ret)
-		return ret;
+		goto err_output;
 	WRITE_ONCE(tracing, true);
 	/* Exit before enter, so that no call starts whose end goes unseen. */
 	ret = tracepoint_probe_register(tp_process_exit,
@@ -658,6 +661,11 @@ static int kpt_attach(void)
 				    ret);
 		kpt_detach();
 	}
+	return ret;
+
+err_output:
+	if (!to_ctf)
+		kptrace_queue_stop();
 	return ret;
 }
 
@@ -775,11 +783,11 @@ static int set_size(const char *arg)
 		pr_warn_ratelimited("syscall: size: stop tracing first\n");
 		return -EBUSY;
 	}
-	ret = kptrace_queue_resize(size);
-	if (!ret)
-		kptrace_size = size;
+	/* The next start makes a queue of the new size. */
+	kptrace_queue_discard();
+	WRITE_ONCE(kptrace_size, size);
 	kptrace_files_update_size();
-	return ret;
+	return 0;
 }
 
 /*
@@ -791,12 +799,14 @@ static int set_size(const char *arg)
  *   syscall start ctf [FILTER]     the same, into the binary stream
  *                                  (kptrace/ctf.c) instead of the queue;
  *                                  a new stream each time
- *   syscall stop                   stop; queued records stay readable
- *   syscall clear                  empty the queue, zero the counters and
- *                                  the summary; not while tracing
+ *   syscall stop                   stop; queued records stay readable,
+ *                                  the queue is freed once they are read
+ *   syscall clear                  empty (free) the queue, zero the
+ *                                  counters and the summary; not while
+ *                                  tracing
  *   syscall size BYTES             queue size per CPU (K and M suffixes),
- *                                  and the next stream's; empties the
- *                                  queue; not while tracing
+ *                                  and the next stream's; empties (frees)
+ *                                  the queue; not while tracing
  *
  * Called with slabtrace_mutex held.
  */
@@ -858,6 +868,22 @@ bool slabtrace_kptrace_tracing(void)
 	return READ_ONCE(tracing);
 }
 
+/*
+ * kptrace's line of the status file: tracing or off, and the memory a
+ * stopped trace's queue holds until its records are read.
+ */
+void slabtrace_kptrace_show_state(struct seq_file *m)
+{
+	unsigned long records, bytes = kptrace_queue_held(&records);
+
+	seq_printf(m, "kptrace: %s", slabtrace_kptrace_tracing() ?
+		   "tracing system calls" : "off");
+	if (bytes)
+		seq_printf(m, ", its queue holds %lu KiB for %lu unread records (freed once read, or at syscall clear)",
+			   bytes >> 10, records);
+	seq_putc(m, '\n');
+}
+
 int slabtrace_kptrace_init(void)
 {
 	unsigned int i;
@@ -901,7 +927,7 @@ void slabtrace_kptrace_exit(void)
 		kpt_stop();
 	mutex_unlock(&slabtrace_mutex);
 	kptrace_files_exit();
-	/* The stop freed the entries. */
+	/* The stop freed the entries; the queue may hold unread records. */
 	kptrace_queue_exit();
 	kptrace_summary_exit();
 }
