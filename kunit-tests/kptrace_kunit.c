@@ -5,8 +5,8 @@
  * text of a record, field by field, escaping included; the generated
  * syscall names; the queue, which drops what does not fit and loses
  * nothing else, is freed once a stopped trace's records are read, and is
- * refused more than half the memory available; and the summary's
- * arithmetic and order.
+ * refused more than half the memory available; the summary's arithmetic
+ * and order; the pid filter's numbers.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
@@ -436,6 +436,25 @@ static void slabtrace_kptrace_readers(struct kunit *test)
 		slabtrace_kptrace_reader(tgid, false);
 }
 
+/*
+ * A pid filter takes process IDs as /proc shows them: "+5" and "007" are
+ * refused (EINVAL, before any attempt to trace); "5" is taken, and UML,
+ * which has no syscall tracepoint, fails the start with ENODEV.
+ */
+static void slabtrace_kptrace_pid_filter(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"+5", "007", "0", "-3", "5x", "0x10", "99999999999",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, st_cmd("syscall start pid %s\n", bad[i]),
+				    -EINVAL, "pid '%s'", bad[i]);
+	KUNIT_EXPECT_EQ(test, st_cmd("syscall start pid 5 70\n"), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, slabtrace_kptrace_tracing());
+}
+
 static void kptrace_case_exit(struct kunit *test)
 {
 	st_expect_lockdep_clean(test);
@@ -451,6 +470,7 @@ static struct kunit_case slabtrace_kptrace_cases[] = {
 	KUNIT_CASE(slabtrace_kptrace_queue_drops),
 	KUNIT_CASE(slabtrace_kptrace_queue_freed),
 	KUNIT_CASE(slabtrace_kptrace_queue_memory),
+	KUNIT_CASE(slabtrace_kptrace_pid_filter),
 	KUNIT_CASE(slabtrace_kptrace_summary),
 	KUNIT_CASE(slabtrace_kptrace_readers),
 	{}

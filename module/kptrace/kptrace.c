@@ -63,6 +63,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compat.h>
+#include <linux/ctype.h>
 #include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -688,6 +689,18 @@ static int set_filter(struct kpt_filter *f)
 	return ret;
 }
 
+/*
+ * A process or thread ID as /proc shows it: decimal digits, the first not
+ * 0, no sign; kstrtoint() alone would take "+5" and "007".
+ */
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	if (!isdigit(arg[0]) || arg[0] == '0' ||
+	    strspn(arg, "0123456789") != strlen(arg))
+		return -EINVAL;
+	return kstrtoint(arg, 10, pid);
+}
+
 static int kpt_start(int argc, char **argv)
 {
 	bool ctf = argc > 1 && !strcmp(argv[1], "ctf");
@@ -715,8 +728,7 @@ static int kpt_start(int argc, char **argv)
 		   argc - 2 <= KPTRACE_MAX_PIDS) {
 		f->mode = FILTER_PID;
 		for (i = 2; i < argc; i++) {
-			if (kstrtoint(argv[i], 10, &f->pids[f->npids]) ||
-			    f->pids[f->npids] <= 0) {
+			if (parse_pid(argv[i], &f->pids[f->npids])) {
 				pr_warn_ratelimited("syscall: start: bad pid '%*pE'\n",
 						    (int)min_t(size_t,
 							       strlen(argv[i]),

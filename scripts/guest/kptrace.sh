@@ -3,8 +3,8 @@
 # should (numbers, names, arguments, returns, path, times); the queue made
 # by the start, kept after the stop for its records, freed when they are
 # read; pid and comm filters; the summary; a tiny queue drops and loses
-# nothing else; kptrace_pipe wakes a blocked reader; bad commands; rmmod
-# while tracing.
+# nothing else; kptrace_pipe wakes a blocked reader; bad commands (pid
+# "+5" and "007" among them); rmmod while tracing.
 . /tests/lib.sh
 
 [ "$(uname -m)" = x86_64 ] ||
@@ -251,7 +251,8 @@ check "with the 8 gone, a reader opens again" sh -c "cat $K > /dev/null"
 
 # --- bad commands.
 for cmd in "syscall" "syscall begin" "syscall start pid" "syscall start pid abc" \
-	"syscall start pid 0" "syscall start pid -3" "syscall start comm" \
+	"syscall start pid 0" "syscall start pid -3" "syscall start pid +5" \
+	"syscall start pid 007" "syscall start pid 5 +6" "syscall start comm" \
 	"syscall start comm a_name_longer_than_15" "syscall start everything" \
 	"syscall stop now" "syscall clear all" "syscall size" "syscall size 10X" \
 	"syscall size 1G" "syscall size 0x1000" "syscall size +4096" \
@@ -272,7 +273,8 @@ st syscall start comm nobody
 check_eq "size while tracing" "Device or resource busy" "$(ctl_errno 'syscall size 8K')"
 st syscall stop
 check "stop when stopped is harmless" st syscall stop
-logged "syscall: start: bad pid 'abc'" "syscall: size: '10X' is not a size" \
+logged "syscall: start: bad pid 'abc'" "syscall: start: bad pid '+5'" \
+	"syscall: start: bad pid '007'" "syscall: size: '10X' is not a size" \
 	"syscall: size: '18446744073709555712' is not a size from 4096 to 268435456 bytes (decimal, K or M): out of range" \
 	"syscall: expected start, stop, clear or size" "syscall: stop takes no argument" \
 	"syscall: size takes one size in bytes" "syscall: start: a command name has at most 15 bytes" \
