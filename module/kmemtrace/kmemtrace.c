@@ -107,6 +107,8 @@ int kmt_start(char **names, int nr)
 		return ret;
 	slabtrace_ctf_close(&t->ctf);
 	kmt_cachetab_reset();
+	/* For the cache table's pins; without, ids are by address only. */
+	slabtrace_caches_init();
 	kmt_slab_calibrate();
 	t->call_site_base = (unsigned long)kfree >= SZ_2G ?
 			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
@@ -194,6 +196,7 @@ int slabtrace_kmemtrace_init(void)
 	if (IS_ERR(kmt_dir))
 		return PTR_ERR(kmt_dir);
 	ret = kmt_files_init();
+	kmt_cachetab_files(kmt_dir);
 	/*
 	 * "enable" exists from here on: a writer may start a trace while the
 	 * module is still loading.  The parameter's start finds it running,
@@ -217,6 +220,7 @@ void slabtrace_kmemtrace_exit(void)
 	kmt_stop();
 	slabtrace_ctf_close(&kmt_trace.ctf);
 	filter_put(&kmt_trace);
+	kmt_cachetab_reset();
 	mutex_unlock(&slabtrace_mutex);
 	debugfs_remove(kmt_dir);
 	kmt_dir = NULL;

@@ -2,7 +2,8 @@
 # kmemtrace: the files and their bad input; a recording of leaky's known
 # allocations, saved in /out/kmemtrace/ for the host to read with
 # babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.sh); a tiny
-# buffer with no reader; rmmod while recording.
+# buffer with no reader; a cache destroyed and made again during a trace;
+# rmmod while recording.
 . /tests/lib.sh
 
 K=$ST/kmemtrace
@@ -15,7 +16,7 @@ check "insmod leaky.ko" insmod $MODDIR/leaky.ko
 for f in enable buffer_kb; do
 	check "$f is 0600" test "$(stat -c %a $K/$f)" = 600
 done
-for f in metadata caches abi_version total_overruns events; do
+for f in metadata caches abi_version total_overruns events cache_table_full; do
 	check "$f is 0400" test "$(stat -c %a $K/$f)" = 400
 done
 check_eq "abi_version" 1 "$(cat $K/abi_version)"
@@ -70,6 +71,7 @@ cat $K/events > $OUT/all.events
 check "the trace has metadata" grep -q '^/\* CTF 1.8 \*/' $OUT/all/ctf/metadata
 check "the trace has kallsyms" grep -q ' leaky_alloc_buf' $OUT/all/kallsyms
 check "the cache table names leaky_widget" grep -q " $size leaky_widget\$" $OUT/all/caches
+check_eq "the cache table had room for every cache" 0 "$(cat $K/cache_table_full)"
 check "a stream per CPU" test -s $OUT/all/ctf/cpu0
 check "kfree events can name their cache (struct slab calibrated)" \
 	sh -c "! dmesg | grep -q 'kmemtrace: cannot find an object'"
@@ -107,6 +109,22 @@ lost=$(head -n 1 $K/total_overruns)
 check "total_overruns is not 0 ($lost)" test "$lost" -gt 0
 check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/rec3.txt
 check "and per CPU" grep -q "^kmemtrace-record: cpu[0-9]* lost [0-9]* events" /tmp/rec3.txt
+echo 1024 > $K/buffer_kb
+
+# --- leaky_widget destroyed during a trace (rmmod leaky) and made again
+# (insmod leaky): two ids, the first named as destroyed.
+echo 4096 > $K/buffer_kb
+check "kmemtrace start (every cache)" st kmemtrace start
+echo churn 10 > $LEAKY
+check "rmmod leaky while traced" rmmod leaky
+check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
+echo churn 10 > $LEAKY
+check "kmemtrace stop" st kmemtrace stop
+cp $K/caches $OUT/reload.caches
+check_eq "the destroyed leaky_widget keeps its id" 1 \
+	"$(grep -c "^[0-9]* $size leaky_widget(destroyed)\$" $OUT/reload.caches)"
+check_eq "the new leaky_widget has another" 1 \
+	"$(grep -c "^[0-9]* $size leaky_widget\$" $OUT/reload.caches)"
 echo 1024 > $K/buffer_kb
 
 # --- Start at load, and rmmod while recording.
