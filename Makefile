@@ -104,11 +104,12 @@ endif
 # The tools' sources (absent from the DKMS package, which builds modules only).
 -include scripts/tools/tools.mk
 
-# Not in the default list: lowmem and streams_lowmem (a 256 MiB guest),
+# Not in the default list: lowmem, lowmem_kptrace and streams_lowmem (a
+# 256 MiB guest),
 # relayrace and lockdown, realdeb (a Debian root file system)
 # (slub_debug; lockdown is never lowered, so last in a boot of their own):
 # make check runs them apart.
-VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|streams_lowmem|relayrace|lockdown|realdeb)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \

@@ -5,7 +5,8 @@
  * payloads' sizes and fields; CTF packets in relay sub-buffers, their
  * header, the switch to the next one with the padding left out of the
  * closed packet's size; events lost to a full buffer, counted, and carried
- * by the next packet that closes; the cache table's ids; and a real
+ * by the next packet that closes; the cache table's ids, a cache
+ * destroyed and another made during a trace kept apart; and a real
  * trace of kmalloc-64 holding the events of one kmalloc(50) and kfree().
  */
 #include <kunit/test.h>
@@ -13,6 +14,7 @@
 #include <linux/relay.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/string.h>
 #include <uapi/slabtrace/ctf.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
@@ -269,13 +271,24 @@ static void overruns(struct kunit *test)
 	slabtrace_stream_exit(c);
 }
 
+static void reset_cachetab(void)
+{
+	mutex_lock(&slabtrace_mutex);
+	kmt_cachetab_reset();
+	mutex_unlock(&slabtrace_mutex);
+}
+
+/* Fake caches, 8 bytes apart, zeroed: no live kobject, so none is pinned. */
+#define FAKES	3000
+
 static void cache_ids(struct kunit *test)
 {
-	static char fake[3000];
+	char *fake = kunit_kzalloc(test, FAKES * 8 + PAGE_SIZE, GFP_KERNEL);
 	unsigned int i, unknown = 0;
 	u16 a, b, id;
 
-	kmt_cachetab_reset();
+	KUNIT_ASSERT_NOT_NULL(test, fake);
+	reset_cachetab();
 	a = kmt_cache_id((void *)&fake[0]);
 	b = kmt_cache_id((void *)&fake[8]);
 	KUNIT_EXPECT_GE(test, a, KMT_CACHE_FIRST);
@@ -284,19 +297,78 @@ static void cache_ids(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[0]), a);
 	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[8]), b);
 	/* More caches than slots: the rest are KMT_CACHE_UNKNOWN, counted. */
-	for (i = 2; i < ARRAY_SIZE(fake); i++) {
-		id = kmt_cache_id((void *)&fake[i]);
+	for (i = 2; i < FAKES; i++) {
+		id = kmt_cache_id((void *)&fake[i * 8]);
 		if (id == KMT_CACHE_UNKNOWN)
 			unknown++;
 	}
-	/* ARRAY_SIZE(fake) - 1 caches: fake[8] came twice. */
-	KUNIT_EXPECT_GE(test, unknown,
-			(unsigned int)(ARRAY_SIZE(fake) - 1 - KMT_CACHE_SLOTS));
+	/* FAKES - 1 caches: fake[8] came twice. */
+	KUNIT_EXPECT_GE(test, unknown, FAKES - 1 - KMT_CACHE_SLOTS);
 	KUNIT_EXPECT_EQ(test, kmt_cachetab_full(), (unsigned long)unknown);
 	/* Known ones keep their ids. */
 	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[0]), a);
-	kmt_cachetab_reset();
+	reset_cachetab();
 	KUNIT_EXPECT_EQ(test, kmt_cachetab_full(), 0UL);
+}
+
+static void kmt_kunit_ctor(void *obj)
+{
+}
+
+/* What the "caches" file says of cache id @id: "SIZE NAME", or NULL. */
+static const char *caches_line(struct kunit *test, u16 id)
+{
+	struct seq_file m = { };
+	char want[16], *line, *next;
+
+	m.size = 128 * 1024;
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	KUNIT_ASSERT_EQ(test, kmt_caches_show(&m, false), 0);
+	KUNIT_ASSERT_LT(test, m.count, m.size);
+	snprintf(want, sizeof(want), "%u ", id);
+	for (next = m.buf; (line = strsep(&next, "\n")) && *line; )
+		if (str_has_prefix(line, want))
+			return line + strlen(want);
+	return NULL;
+}
+
+/*
+ * A cache destroyed during a trace, and a new one made after it: they get
+ * different ids (the table holds the first, so the second cannot take its
+ * address), and the listing names both, the first as destroyed.
+ */
+static void cache_reused(struct kunit *test)
+{
+	struct kmem_cache *gone, *next;
+	const char *line;
+	u16 id_gone, id_next;
+
+	mutex_lock(&slabtrace_mutex);
+	KUNIT_ASSERT_EQ(test, slabtrace_caches_init(), 0);
+	kmt_cachetab_reset();
+	mutex_unlock(&slabtrace_mutex);
+	/* With a constructor: never merged, its own sysfs name. */
+	gone = kmem_cache_create("kmt_kunit_gone", 200, 0, 0, kmt_kunit_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, gone);
+	id_gone = kmt_cache_id(gone);
+	kmem_cache_destroy(gone);
+	next = kmem_cache_create("kmt_kunit_next", 200, 0, 0, kmt_kunit_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, next);
+	id_next = kmt_cache_id(next);
+	KUNIT_EXPECT_PTR_NE(test, next, gone);
+	KUNIT_EXPECT_NE(test, id_next, id_gone);
+	line = caches_line(test, id_gone);
+	KUNIT_EXPECT_NOT_NULL(test, line);
+	if (line)
+		KUNIT_EXPECT_STREQ(test, line, "200 kmt_kunit_gone(destroyed)");
+	line = caches_line(test, id_next);
+	KUNIT_EXPECT_NOT_NULL(test, line);
+	if (line)
+		KUNIT_EXPECT_STREQ(test, line, "200 kmt_kunit_next");
+	kmem_cache_destroy(next);
+	reset_cachetab();
+	st_expect_lockdep_clean(test);
 }
 
 /* The allocation and free the "probes" case looks for. */
@@ -399,6 +471,7 @@ static struct kunit_case kmemtrace_cases[] = {
 	KUNIT_CASE(packets),
 	KUNIT_CASE(overruns),
 	KUNIT_CASE(cache_ids),
+	KUNIT_CASE(cache_reused),
 	KUNIT_CASE(probes),
 	{}
 };

@@ -4,10 +4,13 @@
  * syscall tracepoint (UML has none; the VM tests trace real calls): the
  * text of a record, field by field, escaping included; the generated
  * syscall names; the queue, which drops what does not fit and loses
- * nothing else; and the summary's arithmetic and order.
+ * nothing else, is freed once a stopped trace's records are read, and is
+ * refused more than half the memory available; the summary's arithmetic
+ * and order; the pid filter's numbers.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
+#include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -166,6 +169,22 @@ static void slabtrace_kptrace_format_longest(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ends_with(line, "\\xff\"\n"));
 }
 
+/* Queue @r as the hooks do: reserve, fill in place, commit. */
+static void put(const struct rec_buf *r)
+{
+	size_t len = sizeof(r->rec) + r->rec.data_len;
+	struct ring_buffer_event *ev;
+	struct kptrace_rec *rec;
+
+	preempt_disable();
+	rec = kptrace_queue_reserve(r->rec.data_len, &ev);
+	if (rec) {
+		memcpy(rec, &r->rec, len);
+		kptrace_queue_commit(ev);
+	}
+	preempt_enable();
+}
+
 /* A tiny queue fills, drops, and gives back every record it took, in order. */
 static void slabtrace_kptrace_queue_drops(struct kunit *test)
 {
@@ -174,13 +193,13 @@ static void slabtrace_kptrace_queue_drops(struct kunit *test)
 	u64 last = 0;
 	int len;
 
-	KUNIT_ASSERT_EQ(test, kptrace_queue_init(PAGE_SIZE), 0);
-	KUNIT_ASSERT_EQ(test, kptrace_queue_resize(PAGE_SIZE), 0);
+	kptrace_queue_discard();
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(PAGE_SIZE), 0);
 	kptrace_queue_reset();
 	for (i = 1; i <= 1000; i++) {
 		r->rec.start_ns = i;
 		r->rec.end_ns = i + 1;
-		kptrace_queue_write(&r->rec);
+		put(r);
 	}
 	kptrace_queue_counts(&written, &read, &dropped);
 	KUNIT_EXPECT_EQ(test, written + dropped, 1000);
@@ -202,7 +221,7 @@ static void slabtrace_kptrace_queue_drops(struct kunit *test)
 	r->rec.flags = KPTRACE_DATA;
 	r->rec.data_len = 5;
 	memcpy(r->rec.data, "/a/b/", 5);
-	kptrace_queue_write(&r->rec);
+	put(r);
 	len = kptrace_queue_pop(&out->rec, sizeof(*out));
 	KUNIT_EXPECT_EQ(test, len, sizeof(out->rec) + 5);
 	KUNIT_EXPECT_EQ(test, out->rec.data_len, 5);
@@ -212,6 +231,83 @@ static void slabtrace_kptrace_queue_drops(struct kunit *test)
 	kptrace_queue_counts(&written, &read, &dropped);
 	KUNIT_EXPECT_EQ(test, written + read + dropped, 0);
 	KUNIT_EXPECT_EQ(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+	kptrace_queue_stop();
+}
+
+/*
+ * The queue is memory only while it is needed: a stopped trace's queue
+ * goes at once if it is empty, else when a reader took its last record,
+ * or when it is discarded ("syscall size") or reset ("syscall clear").
+ */
+static void slabtrace_kptrace_queue_freed(struct kunit *test)
+{
+	struct rec_buf *r = new_rec(test, 39, 0), *out = new_rec(test, 0, 0);
+	unsigned long records;
+
+	kptrace_queue_discard();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+
+	/* Stopped with nothing queued: freed by the stop. */
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	/* In use: written to, not held. */
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, records, 0);
+
+	/* Two records queued: held after the stop, until both are read. */
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_GE(test, kptrace_queue_held(&records), 4 * (PAGE_SIZE - 64));
+	KUNIT_EXPECT_EQ(test, records, 2);
+	KUNIT_EXPECT_GT(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+	KUNIT_EXPECT_GT(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, records, 1);
+	KUNIT_EXPECT_GT(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_TRUE(test, kptrace_queue_empty());
+	KUNIT_EXPECT_EQ(test, kptrace_queue_pop(&out->rec, sizeof(*out)), 0);
+
+	/* A new start while records are unread keeps them. */
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_GT(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, records, 2);
+	/* "syscall size" discards them, "syscall clear" too. */
+	kptrace_queue_discard();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_TRUE(test, kptrace_queue_empty());
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	put(r);
+	kptrace_queue_stop();
+	KUNIT_EXPECT_GT(test, kptrace_queue_held(&records), 0);
+	kptrace_queue_reset();
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_EQ(test, kptrace_queue_bytes(), 0);
+}
+
+/* A command's buffers take at most half the memory available. */
+static void slabtrace_kptrace_queue_memory(struct kunit *test)
+{
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+	unsigned long records;
+
+	KUNIT_EXPECT_EQ(test, kptrace_mem_check("a test", avail / 4), 0);
+	KUNIT_EXPECT_EQ(test, kptrace_mem_check("a test", avail), -ENOMEM);
+	/* More than half: refused before anything is allocated. */
+	kptrace_queue_discard();
+	KUNIT_EXPECT_EQ(test,
+			kptrace_queue_start(DIV_ROUND_UP(avail * 3 / 5,
+							 num_possible_cpus())),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, kptrace_queue_held(&records), 0);
+	KUNIT_EXPECT_TRUE(test, kptrace_queue_empty());
 }
 
 static void add(struct rec_buf *r, int nr, bool compat, u64 ns, s64 ret,
@@ -223,7 +319,8 @@ static void add(struct rec_buf *r, int nr, bool compat, u64 ns, s64 ret,
 	r->rec.ret = ret;
 	r->rec.flags = (compat ? KPTRACE_COMPAT : 0) | flags;
 	preempt_disable();
-	kptrace_summary_add(&r->rec);
+	kptrace_summary_count(r->rec.nr, r->rec.flags, r->rec.ret,
+			      r->rec.end_ns - r->rec.start_ns);
 	preempt_enable();
 }
 
@@ -339,6 +436,25 @@ static void slabtrace_kptrace_readers(struct kunit *test)
 		slabtrace_kptrace_reader(tgid, false);
 }
 
+/*
+ * A pid filter takes process IDs as /proc shows them: "+5" and "007" are
+ * refused (EINVAL, before any attempt to trace); "5" is taken, and UML,
+ * which has no syscall tracepoint, fails the start with ENODEV.
+ */
+static void slabtrace_kptrace_pid_filter(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"+5", "007", "0", "-3", "5x", "0x10", "99999999999",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, st_cmd("syscall start pid %s\n", bad[i]),
+				    -EINVAL, "pid '%s'", bad[i]);
+	KUNIT_EXPECT_EQ(test, st_cmd("syscall start pid 5 70\n"), -ENODEV);
+	KUNIT_EXPECT_FALSE(test, slabtrace_kptrace_tracing());
+}
+
 static void kptrace_case_exit(struct kunit *test)
 {
 	st_expect_lockdep_clean(test);
@@ -352,6 +468,9 @@ static struct kunit_case slabtrace_kptrace_cases[] = {
 	KUNIT_CASE(slabtrace_kptrace_format_kinds),
 	KUNIT_CASE(slabtrace_kptrace_format_longest),
 	KUNIT_CASE(slabtrace_kptrace_queue_drops),
+	KUNIT_CASE(slabtrace_kptrace_queue_freed),
+	KUNIT_CASE(slabtrace_kptrace_queue_memory),
+	KUNIT_CASE(slabtrace_kptrace_pid_filter),
 	KUNIT_CASE(slabtrace_kptrace_summary),
 	KUNIT_CASE(slabtrace_kptrace_readers),
 	{}

@@ -21,6 +21,8 @@
  * Notes on locking
  * ----------------
  * - slabtrace_mutex: slab_kset and kobj_offset, set once by caches_init().
+ *   slabtrace_cache_pin(), called by probes, reads kobj_offset without it
+ *   (READ_ONCE; 0 until it is set).
  * - kset_find_obj() takes the kset's list_lock itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -92,7 +94,7 @@ static int calibrate(void)
 		       off[0], off[1], off[2]);
 		return -ENODEV;
 	}
-	kobj_offset = off[0];
+	WRITE_ONCE(kobj_offset, off[0]);
 	return 0;
 }
 
@@ -122,6 +124,19 @@ static int caches_init(void)
 		slab_kset = NULL;
 	}
 	return ret;
+}
+
+/**
+ * slabtrace_caches_init - find the caches, if not done yet
+ *
+ * slabtrace_cache_get() does it itself; a user of slabtrace_cache_pin()
+ * calls this first.  Called with slabtrace_mutex held.
+ *
+ * Return: 0, or -ENODEV if caches cannot be found on this kernel.
+ */
+int slabtrace_caches_init(void)
+{
+	return caches_init();
 }
 
 /**
@@ -155,6 +170,32 @@ void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
 	kobject_put(ref->kobj);
 	ref->kobj = NULL;
 	ref->cache = NULL;
+}
+
+/**
+ * slabtrace_cache_pin - hold a cache a probe sees
+ * @s: a cache in use (an object of it is being allocated or freed)
+ *
+ * A reference on its kobject, as slabtrace_cache_get() takes: @s is not
+ * freed, so no new cache takes its address, until slabtrace_cache_unpin(),
+ * even if it is destroyed meanwhile.  No lock, no allocation: any context.
+ *
+ * Return: the kobject, for slabtrace_cache_unpin(); NULL if the caches
+ * were not found (slabtrace_caches_init()) or @s has no live kobject.
+ */
+struct kobject *slabtrace_cache_pin(const struct kmem_cache *s)
+{
+	unsigned long off = READ_ONCE(kobj_offset);
+
+	if (!off)
+		return NULL;
+	return kobject_get_unless_zero((struct kobject *)((char *)s + off));
+}
+
+/* Let a cache slabtrace_cache_pin() held go.  Process context. */
+void slabtrace_cache_unpin(struct kobject *kobj)
+{
+	kobject_put(kobj);
 }
 
 /* kmem_cache_destroy() took the cache out of sysfs. */

@@ -159,8 +159,7 @@ void slabtrace_status_show(struct seq_file *m)
 		if (!first || (set->traced[i]->tracing && !first->tracing))
 			first = set->traced[i];
 	}
-	seq_printf(m, "kptrace: %s\n", slabtrace_kptrace_tracing() ?
-		   "tracing system calls" : "off");
+	slabtrace_kptrace_show_state(m);
 	slabtrace_streams_status(m);
 	if (first) {
 		seq_puts(m, "next: echo print ");

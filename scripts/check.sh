@@ -126,7 +126,7 @@ step "deb" scripts/tests/test_deb.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
-tests=$(cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
+tests=$(cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
 	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
@@ -141,11 +141,11 @@ vm_step "vm 6.12-arm64" scripts/vm-run.sh -o build/6.12-arm64/vm-out 6.12-arm64 
 # arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
 # expect kmalloc-64.
 vm_step "vm 6.1-arm64" scripts/vm-run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
-# print and the streams' starts in a 256 MiB guest: ENOMEM, never the OOM
+# print, kptrace's queue and the streams' starts in a 256 MiB guest: ENOMEM, never the OOM
 # killer.
 rm -rf build/6.12/vm-lowmem
 vm_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
-	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem,streams_lowmem
+	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem,lowmem_kptrace,streams_lowmem
 # The binary streams' files racing starts, stops and resizes, with freed
 # memory poisoned, on CPUs that run at once (multi-threaded TCG; the
 # streams' tracepoints held by two more probes, so that no start patches

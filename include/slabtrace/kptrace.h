@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kptrace internals: the binary record of one finished system call, the
- * queue it waits in, its text form, the per-syscall summary.  The files of
- * module/kptrace*.c implement one block each; the locking rules are at the
- * top of those files.
+ * queue it waits in, its text form, the per-syscall summary, the binary
+ * stream.  Each file of module/kptrace/ implements one block below (the
+ * system call names are module/syscalls.c's); the locking rules are at
+ * the top of those files.
  */
 #ifndef _SLABTRACE_KPTRACE_H
 #define _SLABTRACE_KPTRACE_H
@@ -60,7 +61,7 @@ struct kptrace_call {
 	char data[KPTRACE_DATA_MAX];
 };
 
-/* syscalls.c: the running kernel's numbering, generated at build time. */
+/* module/syscalls.c: the running kernel's numbering, generated at build time. */
 const char *slabtrace_syscall_name(int nr, bool compat);
 int slabtrace_syscall_path_arg(int nr, bool compat);
 int slabtrace_syscall_max(bool compat);
@@ -69,18 +70,20 @@ int slabtrace_syscall_max(bool compat);
 int slabtrace_kptrace_init(void);
 int slabtrace_kptrace_command(int argc, char **argv);
 bool slabtrace_kptrace_tracing(void);
+void slabtrace_kptrace_show_state(struct seq_file *m);
 int slabtrace_kptrace_reader(pid_t tgid, bool add);
 unsigned long slabtrace_kptrace_size(void);
+int kptrace_mem_check(const char *what, u64 bytes);
 void slabtrace_kptrace_exit_ctf(void);
 void slabtrace_kptrace_exit(void);
 
-/* kptrace_queue.c: per-CPU binary records, drained in start order. */
-int kptrace_queue_init(unsigned long size);
-int kptrace_queue_resize(unsigned long size);
+/* queue.c: per-CPU binary records, drained in the order the calls ended. */
+int kptrace_queue_start(unsigned long size);
+void kptrace_queue_stop(void);
+void kptrace_queue_discard(void);
 struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
 					  struct ring_buffer_event **event);
 void kptrace_queue_commit(struct ring_buffer_event *event);
-void kptrace_queue_write(const struct kptrace_rec *rec);
 void kptrace_queue_drop(void);
 int kptrace_queue_pop(struct kptrace_rec *rec, size_t size);
 bool kptrace_queue_empty(void);
@@ -89,7 +92,7 @@ void kptrace_queue_counts(unsigned long *written, unsigned long *read,
 			  unsigned long *dropped);
 void kptrace_queue_show_stats(struct seq_file *m);
 unsigned long kptrace_queue_bytes(void);
-unsigned long kptrace_queue_size(void);
+unsigned long kptrace_queue_held(unsigned long *records);
 void kptrace_queue_exit(void);
 extern wait_queue_head_t kptrace_wait;
 
@@ -103,18 +106,17 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		       u8 flags);
 void kptrace_ctf_exit(void);
 
-/* kptrace_format.c: a record as one line of text. */
+/* format.c: a record as one line of text. */
 int kptrace_format(const struct kptrace_rec *rec, char *buf, size_t size);
 
-/* kptrace_summary.c: calls, errors and times per system call. */
+/* summary.c: calls, errors and times per system call. */
 int kptrace_summary_init(void);
-void kptrace_summary_add(const struct kptrace_rec *rec);
 void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration);
 void kptrace_summary_reset(void);
 int kptrace_summary_show(struct seq_file *m);
 void kptrace_summary_exit(void);
 
-/* kptrace_files.c: the debugfs files. */
+/* files.c: the debugfs files. */
 int kptrace_files_init(void);
 void kptrace_files_update_size(void);
 void kptrace_files_exit(void);

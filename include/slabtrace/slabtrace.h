@@ -269,8 +269,11 @@ struct slabtrace_cache_ref {
 	struct kobject *kobj;		/* holds the cache's memory */
 };
 
+int slabtrace_caches_init(void);
 int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref);
 void slabtrace_cache_put(struct slabtrace_cache_ref *ref);
+struct kobject *slabtrace_cache_pin(const struct kmem_cache *s);
+void slabtrace_cache_unpin(struct kobject *kobj);
 bool slabtrace_cache_bucket(const char *name);
 int slabtrace_cache_merged(const struct slabtrace_cache_ref *ref);
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref);

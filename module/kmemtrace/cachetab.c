@@ -6,19 +6,29 @@
  *
  * A probe finds or claims a slot by open addressing, at most
  * KMT_CACHE_PROBES slots from the pointer's hash, claiming an empty one
- * with cmpxchg(); a full neighbourhood gives KMT_CACHE_UNKNOWN, counted.
- * Slots are cleared only when no probe is registered (a new trace).
- * Names are looked up when the table is listed, by walking
- * /sys/kernel/slab: a cache destroyed meanwhile is listed as "?".
+ * with cmpxchg(); a full neighbourhood gives KMT_CACHE_UNKNOWN, counted
+ * (the cache_table_full file).  The probe that claims a slot pins the
+ * cache (a reference on its kobject, slabtrace_cache_pin()): a cache
+ * destroyed during the trace keeps its memory, so no new cache takes its
+ * address and its id, until the table is reset (the next start, or
+ * rmmod).  Slots are cleared and the pins dropped only when no probe is
+ * registered.  Names are looked up when the table is listed, by walking
+ * /sys/kernel/slab; a pinned cache no longer there was destroyed, and is
+ * listed under its own sysfs name, with "(destroyed)".
  *
  * Notes on locking
  * ----------------
- * - No lock on the slots: they go from NULL to a pointer once per trace.
- * - Listing takes slabtrace_mutex (caches.c's lookups need it).
+ * - No lock on the slots: a slot's cache goes from NULL to a pointer once
+ *   per trace, then its pin from NULL to the kobject (WRITE_ONCE).
+ * - slabtrace_mutex: resetting the table (the callers hold it, the probes
+ *   unregistered), and listing it (caches.c's lookups need it; a reset
+ *   must not drop a pin the listing reads).
  */
+#include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/kobject.h>
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -27,7 +37,12 @@
 
 #include <slabtrace/kmemtrace.h>
 
-static const struct kmem_cache *slots[KMT_CACHE_SLOTS];
+struct kmt_slot {
+	const struct kmem_cache *cache;
+	struct kobject *pin;		/* holds the cache's memory, or NULL */
+};
+
+static struct kmt_slot slots[KMT_CACHE_SLOTS];
 static atomic_long_t table_full;
 
 /**
@@ -46,9 +61,16 @@ u16 kmt_cache_id(const struct kmem_cache *s)
 
 	for (i = 0; i < KMT_CACHE_PROBES; i++) {
 		slot = (h + i) & (KMT_CACHE_SLOTS - 1);
-		cur = READ_ONCE(slots[slot]);
-		if (!cur)
-			cur = cmpxchg(&slots[slot], NULL, s) ?: s;
+		cur = READ_ONCE(slots[slot].cache);
+		if (!cur) {
+			cur = cmpxchg(&slots[slot].cache, NULL, s);
+			if (!cur) {
+				/* Claimed: @s is in use, so it can be pinned. */
+				WRITE_ONCE(slots[slot].pin,
+					   slabtrace_cache_pin(s));
+				return KMT_CACHE_FIRST + slot;
+			}
+		}
 		if (cur == s)
 			return KMT_CACHE_FIRST + slot;
 	}
@@ -56,9 +78,18 @@ u16 kmt_cache_id(const struct kmem_cache *s)
 	return KMT_CACHE_UNKNOWN;
 }
 
-/* A new trace.  No probe may run. */
+/*
+ * A new trace, or rmmod: the slots cleared, the caches let go.  No probe
+ * may run.  Called with slabtrace_mutex held.
+ */
 void kmt_cachetab_reset(void)
 {
+	unsigned int i;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	for (i = 0; i < KMT_CACHE_SLOTS; i++)
+		if (slots[i].pin)
+			slabtrace_cache_unpin(slots[i].pin);
 	memset(slots, 0, sizeof(slots));
 	atomic_long_set(&table_full, 0);
 }
@@ -67,6 +98,23 @@ void kmt_cachetab_reset(void)
 unsigned long kmt_cachetab_full(void)
 {
 	return atomic_long_read(&table_full);
+}
+
+static int full_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%lu\n", kmt_cachetab_full());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(full);
+
+/*
+ * The table's counter, beside the trace's other counters in @dir:
+ * cache_table_full (0400), the events of this trace written with cache
+ * "?" because the table was full.
+ */
+void kmt_cachetab_files(struct dentry *dir)
+{
+	debugfs_create_file("cache_table_full", 0400, dir, NULL, &full_fops);
 }
 
 #define NAMES_MAX	96
@@ -94,7 +142,7 @@ static bool list_actor(struct dir_context *ctx, const char *name, int len,
 	if (slabtrace_cache_get(n, &ref))
 		return true;
 	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
-		if (READ_ONCE(slots[i]) != ref.cache)
+		if (READ_ONCE(slots[i].cache) != ref.cache)
 			continue;
 		l->size[i] = kmem_cache_size(ref.cache);
 		used = strlen(l->names[i]);
@@ -112,16 +160,32 @@ static bool list_actor(struct dir_context *ctx, const char *name, int len,
 	return true;
 }
 
-/* Fill @l from /sys/kernel/slab.  Called with slabtrace_mutex held. */
+/*
+ * Fill @l from /sys/kernel/slab, then name the pinned caches it did not
+ * list: destroyed since the trace saw them.  Called with slabtrace_mutex
+ * held (the pins stay).
+ */
 static void list_names(struct listing *l)
 {
+	struct slabtrace_cache_ref ref;
 	struct file *dir;
+	unsigned int i;
 
+	lockdep_assert_held(&slabtrace_mutex);
 	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
-	if (IS_ERR(dir))
-		return;
-	iterate_dir(dir, &l->ctx);
-	fput(dir);
+	if (!IS_ERR(dir)) {
+		iterate_dir(dir, &l->ctx);
+		fput(dir);
+	}
+	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
+		ref.kobj = READ_ONCE(slots[i].pin);
+		if (!ref.kobj || l->names[i][0])
+			continue;
+		ref.cache = (struct kmem_cache *)slots[i].cache;
+		l->size[i] = kmem_cache_size(ref.cache);
+		scnprintf(l->names[i], NAMES_MAX, "%s%s", kobject_name(ref.kobj),
+			  slabtrace_cache_destroyed(&ref) ? "(destroyed)" : "");
+	}
 }
 
 /**
@@ -155,7 +219,7 @@ int kmt_caches_show(struct seq_file *m, bool tsdl)
 		seq_printf(m, "%d 0 -\n%d 0 (pages)\n", KMT_CACHE_NONE,
 			   KMT_CACHE_PAGES);
 	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
-		if (!READ_ONCE(slots[i]))
+		if (!READ_ONCE(slots[i].cache))
 			continue;
 		if (tsdl)
 			seq_printf(m, "\t\"%s\" = %u,\n",

@@ -111,6 +111,8 @@ int kmt_start(char **names, int nr)
 	if (ret)
 		goto err_filter;
 	kmt_cachetab_reset();
+	/* For the cache table's pins; without, ids are by address only. */
+	slabtrace_caches_init();
 	kmt_slab_calibrate();
 	t->call_site_base = (unsigned long)kfree >= SZ_2G ?
 			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
@@ -188,6 +190,7 @@ int slabtrace_kmemtrace_init(void)
 		return -EINVAL;
 	}
 	ret = kmt_files_init();
+	kmt_cachetab_files(kmt_dir);
 	/*
 	 * "enable" exists from here on: a writer may start a trace while the
 	 * module is still loading.  The parameter's start finds it running,
@@ -210,6 +213,7 @@ void slabtrace_kmemtrace_exit(void)
 	mutex_lock(&slabtrace_mutex);
 	kmt_stop();
 	filter_put(&kmt_trace);
+	kmt_cachetab_reset();
 	mutex_unlock(&slabtrace_mutex);
 	slabtrace_stream_exit(&kmt_trace.stream);
 }

@@ -9,7 +9,8 @@
  * kptrace_pipe (0400)    the same, but a read waits for calls to come, like
  *                        ftrace's trace_pipe; poll() and O_NONBLOCK work.
  * kptrace_stats (0400)   records written, read, dropped; bytes queued; the
- *                        queue's size.
+ *                        queue's size, and the bytes it was allocated (0
+ *                        when there is none).
  * kptrace_summary (0400) calls, errors and times per system call.
  *
  * A line taken from the queue belongs to the open file that took it: a

@@ -12,47 +12,68 @@
  * instead.  The tracepoints are found by name with
  * for_each_kernel_tracepoint(): sys_enter and sys_exit are not exported.
  *
- * The in-flight entries are an rhashtable keyed by task_struct pointer,
- * one entry per traced task, taken at its first traced call from
- * kptrace_tasks entries allocated at the first "syscall start" (a hook
- * never allocates: on PREEMPT_RT even a GFP_NOWAIT allocation may take a
- * sleeping lock), kept from call to call and given back at the task's
- * exit.  A task that finds none left has its calls counted as dropped.
- * The hooks run in task context only, where rhashtable's bucket locks
- * are safe on every kernel.  Processes reading kptrace are never traced:
- * each read would queue a record for the next read.
+ * The in-flight entries, one per traced task, are kptrace_tasks entries
+ * allocated at "syscall start" and freed at "syscall stop", with a fixed
+ * hash table of buckets indexing them by task_struct pointer: a power of
+ * two of buckets, at least kptrace_tasks, never resized.  A task takes a
+ * free entry at its first traced call, keeps it from call to call, and
+ * gives it back at its exit.  The hooks never allocate and take no
+ * sleeping lock, on any kernel (on PREEMPT_RT even a GFP_NOWAIT
+ * allocation, which an rhashtable makes when an insertion finds it full,
+ * or a spinlock_t may sleep, and so may 6.1's rhashtable bucket locks,
+ * which disable bottom halves): an entry comes from the free list, a
+ * bucket is changed under a short raw spinlock, and a bucket holds at
+ * most KPT_CHAIN_MAX entries, so every loop of a hook is bounded.  A task
+ * that finds no free entry, or its bucket full, has its calls counted as
+ * dropped.  Processes reading kptrace are never traced: each
+ * read would queue a record for the next read.
  *
  * Notes on locking
  * ----------------
  * - slabtrace_mutex: attaching and detaching the hooks (tracing), the
- *   output (to_ctf, set only while the hooks are detached), the
- *   filter pointer's updates, the in-flight table's creation and
- *   destruction.
- * - The hooks run with preemption disabled; they read filter under RCU
- *   (sched) and look up in the table with rhashtable's _fast calls, which
- *   take rcu_read_lock() themselves.  An in-flight entry is only touched
- *   by its own task's hooks, or given back after a grace period
- *   (call_rcu(), and rcu_barrier() before the module goes).
+ *   output (to_ctf, set only while the hooks are detached), the filter
+ *   pointer's updates, the entries' and the buckets' allocation and
+ *   freeing (only while the hooks are detached).
+ * - The hooks run with preemption disabled, in task context: an RCU
+ *   read-side critical section.  They read filter under RCU (sched), and
+ *   walk a bucket under RCU (hlist_for_each_entry_rcu()).
+ * - bucket_locks[] (raw spinlocks, KPT_LOCKS stripes): bucket b is changed
+ *   only under bucket_locks[b % KPT_LOCKS], held for one hlist insertion
+ *   or removal (and the count of at most KPT_CHAIN_MAX entries before an
+ *   insertion).  Taken only by the hooks, in task context, never nested,
+ *   never with another lock of ours.
+ * - An in-flight entry is only written by its own task's hooks, or given
+ *   back after a grace period (call_rcu(), so that no walk of its old
+ *   bucket still reaches it when it is reused in another); the detach
+ *   waits for those (rcu_barrier()) before it frees the entries.
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
- *   by the hooks and by the RCU callback that gives an entry back.
+ *   by the hooks and by the RCU callback that gives an entry back (the
+ *   start builds the list before either can run).
  * - readers_lock (spinlock): readers[] and nr_readers, the processes
  *   reading kptrace; the hooks read them without the lock (a reader that
  *   just opened may see one more of its calls traced).
- * - last_entry (per CPU): written and read by the hooks of its CPU only.
- *   An entry's task is set by its own task's hook before it enters the
- *   table, and cleared (WRITE_ONCE) when it leaves it; other CPUs read it
- *   with READ_ONCE and use the entry only if it is their current task.
+ * - last_entry (per CPU): written and read by the hooks of its CPU only,
+ *   cleared by the detach once they are gone.  An entry's task is set by
+ *   its own task's hook before it enters a bucket, and cleared
+ *   (WRITE_ONCE) when it leaves it; other CPUs read it with READ_ONCE and
+ *   use the entry only if it is their current task.
+ * - Order: slabtrace_mutex before queue.c's queue_lock; the raw spinlocks
+ *   are innermost and never nested.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compat.h>
+#include <linux/ctype.h>
+#include <linux/hash.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/parser.h>
-#include <linux/rhashtable.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -157,20 +178,20 @@ static const struct kernel_param_ops tasks_param_ops = {
 module_param_cb(kptrace_tasks, &tasks_param_ops, &kptrace_tasks, 0444);
 MODULE_PARM_DESC(kptrace_tasks, "kptrace: traced tasks alive at once, 4..1048576 (default 4096)");
 
+/* Stripes of bucket locks: bucket b's is bucket_locks[b % KPT_LOCKS]. */
+#define KPT_LOCKS	64
+/* Entries in one bucket, at most: a walk of a bucket ends within this. */
+#define KPT_CHAIN_MAX	16
+/* What a command asks for in proportion to kptrace_tasks. */
+#define KPT_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 struct kpt_task {
-	struct rhash_head node;
-	struct task_struct *task;	/* the key */
+	struct hlist_node node;		/* in its bucket */
+	struct task_struct *task;	/* the key; NULL out of the buckets */
 	struct rcu_head rcu;
 	struct kpt_task *next_free;	/* on entries_free */
 	bool active;			/* between sys_enter and sys_exit */
 	struct kptrace_call call;
-};
-
-static const struct rhashtable_params kpt_params = {
-	.head_offset = offsetof(struct kpt_task, node),
-	.key_offset = offsetof(struct kpt_task, task),
-	.key_len = sizeof_field(struct kpt_task, task),
-	.automatic_shrinking = true,
 };
 
 enum { FILTER_ALL, FILTER_PID, FILTER_COMM };
@@ -187,7 +208,9 @@ static struct kpt_task *entries;	/* kptrace_tasks of them */
 static DEFINE_PER_CPU(struct kpt_task *, last_entry);
 static struct kpt_task *entries_free;
 static DEFINE_RAW_SPINLOCK(entries_lock);
-static struct rhashtable kpt_tasks;
+static struct hlist_head *buckets;	/* 1 << bucket_bits of them */
+static unsigned int bucket_bits;
+static raw_spinlock_t bucket_locks[KPT_LOCKS];
 static struct kpt_filter __rcu *filter;
 static bool tracing;
 /* The hooks write to the binary stream (kptrace/ctf.c), not the queue. */
@@ -323,51 +346,163 @@ static void entry_put(struct kpt_task *t)
 	raw_spin_unlock_irqrestore(&entries_lock, flags);
 }
 
-/* The entries, at the first start.  Called with slabtrace_mutex. */
-static int entries_init(void)
+/**
+ * kptrace_mem_check - whether a command may allocate @bytes
+ * @what: what for, in the log line
+ * @bytes: how much
+ *
+ * A command's buffers take at most half the memory available
+ * (si_mem_available()): a start that would take more fails at once,
+ * rather than leave the system short (or wake the OOM killer).
+ *
+ * Return: 0, or -ENOMEM (logged).
+ */
+int kptrace_mem_check(const char *what, u64 bytes)
 {
-	unsigned int i;
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+
+	if (bytes <= avail / 2)
+		return 0;
+	pr_warn_ratelimited("syscall: start: %s would take %llu KiB, more than half the %llu KiB available\n",
+			    what, bytes >> 10, avail >> 10);
+	return -ENOMEM;
+}
+
+/*
+ * The entries, all free, and their buckets, empty.  Called at start with
+ * slabtrace_mutex held, the hooks detached.
+ */
+static int table_alloc(void)
+{
+	unsigned int i, nr = roundup_pow_of_two(kptrace_tasks);
+	int ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	if (entries)
-		return 0;
-	entries = kvcalloc(kptrace_tasks, sizeof(*entries),
-			   GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
-	if (!entries)
+	ret = kptrace_mem_check("the table of tasks",
+				(u64)kptrace_tasks * sizeof(*entries) +
+				(u64)nr * sizeof(*buckets));
+	if (ret)
+		return ret;
+	entries = kvcalloc(kptrace_tasks, sizeof(*entries), KPT_GFP);
+	buckets = kvcalloc(nr, sizeof(*buckets), KPT_GFP);
+	if (!entries || !buckets) {
+		kvfree(entries);
+		kvfree(buckets);
+		entries = NULL;
+		buckets = NULL;
+		pr_warn_ratelimited("syscall: start: no memory for %u tasks\n",
+				    kptrace_tasks);
 		return -ENOMEM;
-	for (i = 0; i < kptrace_tasks; i++)
-		entry_put(&entries[i]);
+	}
+	bucket_bits = ilog2(nr);
+	for (i = 0; i + 1 < kptrace_tasks; i++)
+		entries[i].next_free = &entries[i + 1];
+	entries_free = entries;
 	return 0;
+}
+
+/*
+ * Free the entries and the buckets (NULL or not).  Called at stop with
+ * slabtrace_mutex held, once no hook runs.
+ */
+static void table_free(void)
+{
+	int cpu;
+
+	lockdep_assert_held(&slabtrace_mutex);
+	/* The entries of exited tasks, given back after a grace period. */
+	rcu_barrier();
+	for_each_possible_cpu(cpu)
+		per_cpu(last_entry, cpu) = NULL;
+	kvfree(entries);
+	kvfree(buckets);
+	entries = NULL;
+	buckets = NULL;
+	entries_free = NULL;
+}
+
+static unsigned int bucket_of(const struct task_struct *task)
+{
+	return hash_ptr((void *)task, bucket_bits);
+}
+
+/* @task's entry, or NULL.  Called by the hooks (RCU readers). */
+static struct kpt_task *table_lookup(const struct task_struct *task)
+{
+	struct kpt_task *t;
+	unsigned int n = 0;
+
+	/* A bucket holds at most KPT_CHAIN_MAX entries (table_insert()). */
+	hlist_for_each_entry_rcu(t, &buckets[bucket_of(task)], node) {
+		if (READ_ONCE(t->task) == task)
+			return t;
+		if (++n == KPT_CHAIN_MAX)
+			break;
+	}
+	return NULL;
+}
+
+/* Put @t, its task set, in its bucket: false if the bucket is full. */
+static bool table_insert(struct kpt_task *t)
+{
+	unsigned int b = bucket_of(t->task), n = 0;
+	raw_spinlock_t *lock = &bucket_locks[b % KPT_LOCKS];
+	struct kpt_task *pos;
+
+	raw_spin_lock(lock);
+	hlist_for_each_entry(pos, &buckets[b], node)
+		n++;
+	if (n < KPT_CHAIN_MAX)
+		hlist_add_head_rcu(&t->node, &buckets[b]);
+	raw_spin_unlock(lock);
+	return n < KPT_CHAIN_MAX;
+}
+
+static void kpt_free_rcu(struct rcu_head *head)
+{
+	entry_put(container_of(head, struct kpt_task, rcu));
+}
+
+/* Take @t out of its bucket; it is free again after a grace period. */
+static void table_remove(struct kpt_task *t)
+{
+	unsigned int b = bucket_of(t->task);
+	raw_spinlock_t *lock = &bucket_locks[b % KPT_LOCKS];
+
+	raw_spin_lock(lock);
+	hlist_del_rcu(&t->node);
+	raw_spin_unlock(lock);
+	/* Out of the buckets: no last_entry may match it. */
+	WRITE_ONCE(t->task, NULL);
+	call_rcu(&t->rcu, kpt_free_rcu);
 }
 
 /*
  * The in-flight entry of @task, the task running the hook.  The entry the
  * last hook on this CPU used first (last_entry): a task making call
- * after call on one CPU finds it there without a table lookup.  An entry
- * out of the table always has task NULL, so a stale last_entry whose task
- * is @task is @task's entry; it is never freed while the hooks can run
- * (the entries array lives until module exit), nor taken out of the
- * table but by @task's own exit: it stays valid after the table's RCU
- * read section ends.
+ * after call on one CPU finds it there without a lookup.  An entry out of
+ * the buckets always has task NULL, so a stale last_entry whose task is
+ * @task is @task's entry; it is never freed while the hooks can run, nor
+ * taken out of its bucket but by @task's own exit: it stays valid after
+ * the RCU read section ends.
  */
 static struct kpt_task *task_entry(struct task_struct *task, bool create)
 {
-	struct kpt_task *t = this_cpu_read(last_entry), *old;
+	struct kpt_task *t = this_cpu_read(last_entry);
 
 	if (likely(t && READ_ONCE(t->task) == task))
 		return t;
-	t = rhashtable_lookup_fast(&kpt_tasks, &task, kpt_params);
+	t = table_lookup(task);
 	if (!t && create) {
 		t = entry_get();
 		if (!t)
 			return NULL;
 		t->task = task;
-		old = rhashtable_lookup_get_insert_fast(&kpt_tasks, &t->node,
-							kpt_params);
-		if (old) {
-			WRITE_ONCE(t->task, NULL);
+		if (!table_insert(t)) {
+			/* Never in a bucket: free again at once. */
+			t->task = NULL;
 			entry_put(t);
-			t = IS_ERR(old) ? NULL : old;
+			return NULL;
 		}
 	}
 	if (t)
@@ -385,7 +520,7 @@ static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
 		return;
 	t = task_entry(current, true);
 	if (!t) {
-		/* The task's first traced call, and no memory to follow it. */
+		/* The task's first traced call, and no entry to follow it. */
 		kptrace_queue_drop();
 		return;
 	}
@@ -455,11 +590,6 @@ static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
 	}
 }
 
-static void kpt_free_rcu(struct rcu_head *head)
-{
-	entry_put(container_of(head, struct kpt_task, rcu));
-}
-
 /* The task exits: a call still in flight will not return. */
 static void kpt_process_exit(void *data, struct task_struct *p)
 {
@@ -468,11 +598,7 @@ static void kpt_process_exit(void *data, struct task_struct *p)
 	if (t) {
 		if (t->active)
 			finish(t, 0, KPTRACE_NORETURN);
-		if (!rhashtable_remove_fast(&kpt_tasks, &t->node, kpt_params)) {
-			/* Out of the table: no last_entry may match it. */
-			WRITE_ONCE(t->task, NULL);
-			call_rcu(&t->rcu, kpt_free_rcu);
-		}
+		table_remove(t);
 	}
 }
 
@@ -486,14 +612,6 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 		tp_process_exit = tp;
 }
 
-static void free_entry(void *ptr, void *arg)
-{
-	struct kpt_task *t = ptr;
-
-	WRITE_ONCE(t->task, NULL);
-	entry_put(t);
-}
-
 /* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
 static void kpt_detach(void)
 {
@@ -503,7 +621,9 @@ static void kpt_detach(void)
 	tracepoint_probe_unregister(tp_process_exit, (void *)kpt_process_exit,
 				    NULL);
 	tracepoint_synchronize_unregister();
-	rhashtable_free_and_destroy(&kpt_tasks, free_entry, NULL);
+	table_free();
+	if (!to_ctf)
+		kptrace_queue_stop();
 	WRITE_ONCE(tracing, false);
 }
 
@@ -521,15 +641,12 @@ static int kpt_attach(void)
 	if (to_ctf)
 		ret = kptrace_ctf_open(kptrace_size);
 	else
-		ret = kptrace_queue_init(kptrace_size);
+		ret = kptrace_queue_start(kptrace_size);
 	if (ret)
 		return ret;
-	ret = entries_init();
+	ret = table_alloc();
 	if (ret)
-		return ret;
-	ret = rhashtable_init(&kpt_tasks, &kpt_params);
-	if (ret)
-		return ret;
+		goto err_output;
 	WRITE_ONCE(tracing, true);
 	/* Exit before enter, so that no call starts whose end goes unseen. */
 	ret = tracepoint_probe_register(tp_process_exit,
@@ -545,6 +662,11 @@ static int kpt_attach(void)
 				    ret);
 		kpt_detach();
 	}
+	return ret;
+
+err_output:
+	if (!to_ctf)
+		kptrace_queue_stop();
 	return ret;
 }
 
@@ -565,6 +687,18 @@ static int set_filter(struct kpt_filter *f)
 		kfree(f);
 	}
 	return ret;
+}
+
+/*
+ * A process or thread ID as /proc shows it: decimal digits, the first not
+ * 0, no sign; kstrtoint() alone would take "+5" and "007".
+ */
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	if (!isdigit(arg[0]) || arg[0] == '0' ||
+	    strspn(arg, "0123456789") != strlen(arg))
+		return -EINVAL;
+	return kstrtoint(arg, 10, pid);
 }
 
 static int kpt_start(int argc, char **argv)
@@ -594,8 +728,7 @@ static int kpt_start(int argc, char **argv)
 		   argc - 2 <= KPTRACE_MAX_PIDS) {
 		f->mode = FILTER_PID;
 		for (i = 2; i < argc; i++) {
-			if (kstrtoint(argv[i], 10, &f->pids[f->npids]) ||
-			    f->pids[f->npids] <= 0) {
+			if (parse_pid(argv[i], &f->pids[f->npids])) {
 				pr_warn_ratelimited("syscall: start: bad pid '%*pE'\n",
 						    (int)min_t(size_t,
 							       strlen(argv[i]),
@@ -662,11 +795,11 @@ static int set_size(const char *arg)
 		pr_warn_ratelimited("syscall: size: stop tracing first\n");
 		return -EBUSY;
 	}
-	ret = kptrace_queue_resize(size);
-	if (!ret)
-		kptrace_size = size;
+	/* The next start makes a queue of the new size. */
+	kptrace_queue_discard();
+	WRITE_ONCE(kptrace_size, size);
 	kptrace_files_update_size();
-	return ret;
+	return 0;
 }
 
 /*
@@ -678,12 +811,14 @@ static int set_size(const char *arg)
  *   syscall start ctf [FILTER]     the same, into the binary stream
  *                                  (kptrace/ctf.c) instead of the queue;
  *                                  a new stream each time
- *   syscall stop                   stop; queued records stay readable
- *   syscall clear                  empty the queue, zero the counters and
- *                                  the summary; not while tracing
+ *   syscall stop                   stop; queued records stay readable,
+ *                                  the queue is freed once they are read
+ *   syscall clear                  empty (free) the queue, zero the
+ *                                  counters and the summary; not while
+ *                                  tracing
  *   syscall size BYTES             queue size per CPU (K and M suffixes),
- *                                  and the next stream's; empties the
- *                                  queue; not while tracing
+ *                                  and the next stream's; empties (frees)
+ *                                  the queue; not while tracing
  *
  * Called with slabtrace_mutex held.
  */
@@ -778,10 +913,29 @@ void kptrace_ctf_show_enable(struct seq_file *m)
 	seq_putc(m, '\n');
 }
 
+/*
+ * kptrace's line of the status file: tracing or off, and the memory a
+ * stopped trace's queue holds until its records are read.
+ */
+void slabtrace_kptrace_show_state(struct seq_file *m)
+{
+	unsigned long records, bytes = kptrace_queue_held(&records);
+
+	seq_printf(m, "kptrace: %s", slabtrace_kptrace_tracing() ?
+		   "tracing system calls" : "off");
+	if (bytes)
+		seq_printf(m, ", its queue holds %lu KiB for %lu unread records (freed once read, or at syscall clear)",
+			   bytes >> 10, records);
+	seq_putc(m, '\n');
+}
+
 int slabtrace_kptrace_init(void)
 {
+	unsigned int i;
 	int ret;
 
+	for (i = 0; i < KPT_LOCKS; i++)
+		raw_spin_lock_init(&bucket_locks[i]);
 	ret = kptrace_summary_init();
 	if (ret)
 		return ret;
@@ -815,11 +969,7 @@ void slabtrace_kptrace_exit(void)
 		kpt_stop();
 	mutex_unlock(&slabtrace_mutex);
 	kptrace_files_exit();
-	/* The entries of exited tasks, given back after a grace period. */
-	rcu_barrier();
+	/* The stop freed the entries; the queue may hold unread records. */
 	kptrace_queue_exit();
 	kptrace_summary_exit();
-	kvfree(entries);
-	entries = NULL;
-	entries_free = NULL;
 }

@@ -4,23 +4,38 @@
  *
  * The kernel's ring_buffer, one per CPU, in its non-overwriting mode: the
  * hooks write a binary record on the CPU they run on, in place (reserve,
- * fill, commit), and a full queue
- * refuses it, which is counted as dropped; nothing is allocated and nothing
- * waits.  A record is written when its call ends, on the CPU it ends on,
- * so each CPU's queue is in the order its calls ended; a reader takes the
- * record that ended first of all the CPUs' oldest, and consumes it: the
- * records come out in the order the calls ended, whichever CPU they ran on
- * (a merge of sorted queues).  Not by start time: that would need the
- * records of calls still running, a long call holding back every other.
+ * fill, commit), and a full queue refuses it, which is counted as dropped;
+ * nothing is allocated and nothing waits.  A record is written when its
+ * call ends, on the CPU it ends on, so each CPU's queue is in the order its
+ * calls ended; a reader takes the record that ended first of all the
+ * CPUs' oldest, and consumes it: the records come out in the order the
+ * calls ended, whichever CPU they ran on (a merge of sorted queues).  Not
+ * by start time: that would need the records of calls still running, a
+ * long call holding back every other.
+ *
+ * The queue exists only while it is needed: "syscall start" makes it (if
+ * records of an earlier trace do not still hold it), after checking that
+ * it takes at most half the memory available (kptrace_mem_check());
+ * once tracing stopped, it is freed as soon as it is empty: at "syscall
+ * stop" if nothing is queued, else when a reader takes the last record,
+ * or at "syscall clear" or "syscall size", which empty it.  Until then
+ * kptrace_stats and status say how much memory it holds.
  *
  * Notes on locking
  * ----------------
- * - queue_lock (mutex): the reader side (peeking and consuming across
- *   CPUs, n_read), resizing and resetting, and creating kptrace_buffer.
- *   The writers (the hooks, preemption disabled) take nothing of ours:
- *   ring_buffer_write() serialises with its readers itself.
- * - kptrace_buffer is set once, under queue_lock, before any hook can
- *   run, and freed at module exit after they are gone.
+ * - queue_lock (mutex): kptrace_buffer's creation and freeing, in_use,
+ *   the reader side (peeking and consuming across CPUs,
+ *   n_read), resetting.  The writers (the hooks, preemption disabled)
+ *   take nothing of ours: ring_buffer_lock_reserve() and its commit
+ *   serialise with the readers themselves.
+ * - kptrace_buffer is RCU-protected: a reader that does not take
+ *   queue_lock (kptrace_queue_empty(), which a waiting reader's wakeup
+ *   condition calls, and kptrace_queue_bytes()) reads it under
+ *   rcu_read_lock(); the queue is freed a grace period after it is
+ *   unpublished.  The hooks use it without RCU: they run only while the
+ *   queue is in use (in_use, between kptrace_queue_start() and
+ *   kptrace_queue_stop(), which is called once they are detached), and a
+ *   queue in use is never freed.
  * - n_written and n_dropped are per CPU, written only by their CPU's hooks.
  * - A hook never wakes a reader itself: the wait queue's lock is a
  *   sleeping lock on PREEMPT_RT.  It queues an irq_work, which wakes the
@@ -32,6 +47,7 @@
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/ring_buffer.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
@@ -48,60 +64,115 @@ static void wake_fn(struct irq_work *work)
 
 static struct irq_work wake_work = IRQ_WORK_INIT(wake_fn);
 
-static struct trace_buffer *kptrace_buffer;
+static struct trace_buffer __rcu *kptrace_buffer;
 static DEFINE_MUTEX(queue_lock);
-static unsigned long queue_size;	/* per CPU, bytes */
+static bool in_use;			/* between start and stop */
 static unsigned long n_read;
 static DEFINE_PER_CPU(unsigned long, n_written);
 static DEFINE_PER_CPU(unsigned long, n_dropped);
 
-/**
- * kptrace_queue_init - create the queue, if it does not exist yet
- * @size: bytes per CPU
- *
- * Return: 0 or -ENOMEM.
- */
-int kptrace_queue_init(unsigned long size)
+/* The queue, for its owner.  Called with queue_lock held. */
+static struct trace_buffer *locked_buffer(void)
 {
-	int ret = 0;
+	return rcu_dereference_protected(kptrace_buffer,
+					 lockdep_is_held(&queue_lock));
+}
 
-	mutex_lock(&queue_lock);
-	if (!kptrace_buffer) {
-		kptrace_buffer = ring_buffer_alloc(size, 0);
-		if (kptrace_buffer)
-			queue_size = size;
-		else
-			ret = -ENOMEM;
-	}
-	mutex_unlock(&queue_lock);
-	return ret;
+/*
+ * The queue, for the hooks: it is in use while they run, and a queue in
+ * use is never freed (Notes on locking).
+ */
+static struct trace_buffer *writer_buffer(void)
+{
+	return rcu_dereference_protected(kptrace_buffer, 1);
+}
+
+/* Free the queue, if any.  Called with queue_lock held, not in use. */
+static void queue_free(void)
+{
+	struct trace_buffer *b = locked_buffer();
+
+	lockdep_assert_held(&queue_lock);
+	if (!b)
+		return;
+	RCU_INIT_POINTER(kptrace_buffer, NULL);
+	/* Lockless readers (kptrace_queue_empty()) may still look at it. */
+	synchronize_rcu();
+	ring_buffer_free(b);
+}
+
+/* Free the queue if it is idle and empty.  Called with queue_lock held. */
+static void queue_trim(void)
+{
+	struct trace_buffer *b = locked_buffer();
+
+	lockdep_assert_held(&queue_lock);
+	if (b && !in_use && !ring_buffer_entries(b))
+		queue_free();
 }
 
 /**
- * kptrace_queue_resize - empty the queue and give each CPU @size bytes
- * @size: bytes per CPU
+ * kptrace_queue_start - the queue, for a trace to write to
+ * @size: bytes per CPU, if it must be made
  *
- * Nothing may be writing to the queue.
+ * Makes the queue unless the records of an earlier trace still hold it
+ * (of the same size: "syscall size" discards it).
+ * The hooks may write to it once this returned 0, until
+ * kptrace_queue_stop().
  *
- * Return: 0, or -ENOMEM (the queue keeps its old size).
+ * Return: 0; -ENOMEM if it would take more than half the memory
+ * available (logged) or could not be allocated.
  */
-int kptrace_queue_resize(unsigned long size)
+int kptrace_queue_start(unsigned long size)
 {
+	struct trace_buffer *b;
 	int ret = 0;
 
 	mutex_lock(&queue_lock);
-	if (kptrace_buffer) {
-		ring_buffer_reset(kptrace_buffer);
-		ret = ring_buffer_resize(kptrace_buffer, size,
-					 RING_BUFFER_ALL_CPUS);
+	if (locked_buffer())
+		goto out;
+	ret = kptrace_mem_check("the queue",
+				(u64)PAGE_ALIGN(size) * num_possible_cpus());
+	if (ret)
+		goto out;
+	/* The ring buffer allocates with __GFP_RETRY_MAYFAIL: no OOM kill. */
+	b = ring_buffer_alloc(size, 0);
+	if (!b) {
+		pr_warn_ratelimited("syscall: start: no memory for a queue of %lu bytes per CPU\n",
+				    size);
+		ret = -ENOMEM;
+		goto out;
 	}
+	rcu_assign_pointer(kptrace_buffer, b);
+out:
 	if (!ret)
-		queue_size = size;
+		in_use = true;
 	mutex_unlock(&queue_lock);
 	return ret;
 }
 
-/* A call the hooks could not follow (no memory): counted as dropped. */
+/*
+ * The trace stopped, its hooks are detached: the queue is freed now if it
+ * is empty, else once a reader took its last record (or at a reset).
+ */
+void kptrace_queue_stop(void)
+{
+	mutex_lock(&queue_lock);
+	in_use = false;
+	queue_trim();
+	mutex_unlock(&queue_lock);
+}
+
+/* Free the queue, and the records it holds.  Not while it is in use. */
+void kptrace_queue_discard(void)
+{
+	mutex_lock(&queue_lock);
+	if (!WARN_ON_ONCE(in_use))
+		queue_free();
+	mutex_unlock(&queue_lock);
+}
+
+/* A call the hooks could not follow (no entry): counted as dropped. */
 void kptrace_queue_drop(void)
 {
 	this_cpu_inc(n_dropped);
@@ -112,15 +183,15 @@ void kptrace_queue_drop(void)
  * @data_len: the bytes of its data[]
  * @event: for kptrace_queue_commit()
  *
- * Called by the hooks, with preemption disabled; a full queue counts the
- * record as dropped.
+ * Called by the hooks, with preemption disabled, while the queue is in
+ * use; a full queue counts the record as dropped.
  *
  * Return: the record to fill, then commit; NULL if the queue is full.
  */
 struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
 					  struct ring_buffer_event **event)
 {
-	*event = ring_buffer_lock_reserve(kptrace_buffer,
+	*event = ring_buffer_lock_reserve(writer_buffer(),
 					  sizeof(struct kptrace_rec) + data_len);
 	if (!*event) {
 		this_cpu_inc(n_dropped);
@@ -132,27 +203,14 @@ struct kptrace_rec *kptrace_queue_reserve(unsigned int data_len,
 /* Queue the record kptrace_queue_reserve() gave, and wake the readers. */
 void kptrace_queue_commit(struct ring_buffer_event *event)
 {
-	slabtrace_rb_commit(kptrace_buffer, event);
-	this_cpu_inc(n_written);
-	if (wq_has_sleeper(&kptrace_wait))
-		irq_work_queue(&wake_work);
-}
-
-/* A whole record: the same, for a record already made. */
-void kptrace_queue_write(const struct kptrace_rec *rec)
-{
-	if (ring_buffer_write(kptrace_buffer, sizeof(*rec) + rec->data_len,
-			      (void *)rec)) {
-		this_cpu_inc(n_dropped);
-		return;
-	}
+	slabtrace_rb_commit(writer_buffer(), event);
 	this_cpu_inc(n_written);
 	if (wq_has_sleeper(&kptrace_wait))
 		irq_work_queue(&wake_work);
 }
 
 /* The CPU whose oldest record ended first, or -1.  Called with queue_lock. */
-static int oldest_cpu(void)
+static int oldest_cpu(struct trace_buffer *b)
 {
 	struct ring_buffer_event *ev;
 	const struct kptrace_rec *r;
@@ -161,7 +219,7 @@ static int oldest_cpu(void)
 
 	lockdep_assert_held(&queue_lock);
 	for_each_possible_cpu(cpu) {
-		ev = ring_buffer_peek(kptrace_buffer, cpu, NULL, NULL);
+		ev = ring_buffer_peek(b, cpu, NULL, NULL);
 		if (!ev)
 			continue;
 		r = ring_buffer_event_data(ev);
@@ -178,20 +236,24 @@ static int oldest_cpu(void)
  * @rec: where to copy it
  * @size: room at @rec, at least sizeof(*rec) + KPTRACE_DATA_MAX
  *
+ * The last record of a queue no trace writes to frees the queue.
+ *
  * Return: its length, 0 if the queue is empty.
  */
 int kptrace_queue_pop(struct kptrace_rec *rec, size_t size)
 {
 	struct ring_buffer_event *ev;
+	struct trace_buffer *b;
 	int cpu, len = 0;
 
 	mutex_lock(&queue_lock);
-	if (!kptrace_buffer)
+	b = locked_buffer();
+	if (!b)
 		goto out;
-	cpu = oldest_cpu();
+	cpu = oldest_cpu(b);
 	if (cpu < 0)
 		goto out;
-	ev = ring_buffer_consume(kptrace_buffer, cpu, NULL, NULL);
+	ev = ring_buffer_consume(b, cpu, NULL, NULL);
 	if (!ev)
 		goto out;
 	/* The event's length is padded: the record says its own. */
@@ -201,42 +263,88 @@ int kptrace_queue_pop(struct kptrace_rec *rec, size_t size)
 	len = sizeof(*rec) + rec->data_len;
 	n_read++;
 out:
+	queue_trim();
 	mutex_unlock(&queue_lock);
 	return len;
 }
 
+/* Whether no record is queued.  Any context but NMI; takes no lock. */
 bool kptrace_queue_empty(void)
 {
-	return !kptrace_buffer || !ring_buffer_entries(kptrace_buffer);
+	struct trace_buffer *b;
+	bool empty;
+
+	rcu_read_lock();
+	b = rcu_dereference(kptrace_buffer);
+	empty = !b || !ring_buffer_entries(b);
+	rcu_read_unlock();
+	return empty;
 }
 
-/* Bytes queued, all CPUs. */
+/* Bytes queued, all CPUs.  Takes no lock. */
 unsigned long kptrace_queue_bytes(void)
 {
+	struct trace_buffer *b;
 	unsigned long bytes = 0;
 	int cpu;
 
-	if (!kptrace_buffer)
-		return 0;
-	for_each_possible_cpu(cpu)
-		bytes += ring_buffer_bytes_cpu(kptrace_buffer, cpu);
+	rcu_read_lock();
+	b = rcu_dereference(kptrace_buffer);
+	if (b)
+		for_each_possible_cpu(cpu)
+			bytes += ring_buffer_bytes_cpu(b, cpu);
+	rcu_read_unlock();
 	return bytes;
 }
 
-/* Bytes per CPU the queue has, or will have when created. */
-unsigned long kptrace_queue_size(void)
+/* Bytes of records the queue can hold, all CPUs: 0 when it is freed. */
+static unsigned long allocated(void)
 {
-	return queue_size;
+	struct trace_buffer *b = locked_buffer();
+	unsigned long bytes = 0;
+	int cpu;
+
+	lockdep_assert_held(&queue_lock);
+	if (b)
+		for_each_possible_cpu(cpu)
+			bytes += ring_buffer_size(b, cpu);
+	return bytes;
 }
 
-/* Empty the queue and zero the counters.  Nothing may be writing to it. */
+/**
+ * kptrace_queue_held - what a queue no trace writes to holds
+ * @records: set to the records it holds
+ *
+ * Return: the bytes it was allocated (all CPUs), 0 if there is no such
+ * queue (none, or one in use).
+ */
+unsigned long kptrace_queue_held(unsigned long *records)
+{
+	unsigned long bytes = 0;
+
+	*records = 0;
+	mutex_lock(&queue_lock);
+	if (!in_use && locked_buffer()) {
+		*records = ring_buffer_entries(locked_buffer());
+		bytes = allocated();
+	}
+	mutex_unlock(&queue_lock);
+	return bytes;
+}
+
+/*
+ * Empty the queue and zero the counters; a queue no trace writes to is
+ * freed.  Nothing may be writing to it.
+ */
 void kptrace_queue_reset(void)
 {
 	int cpu;
 
 	mutex_lock(&queue_lock);
-	if (kptrace_buffer)
-		ring_buffer_reset(kptrace_buffer);
+	if (in_use)
+		ring_buffer_reset(locked_buffer());
+	else
+		queue_free();
 	for_each_possible_cpu(cpu) {
 		per_cpu(n_written, cpu) = 0;
 		per_cpu(n_dropped, cpu) = 0;
@@ -270,7 +378,9 @@ void kptrace_queue_show_stats(struct seq_file *m)
 	seq_printf(m, "written: %lu\nread: %lu\ndropped: %lu\n", written,
 		   read, dropped);
 	seq_printf(m, "queued: %lu bytes\nqueue size: %lu bytes per CPU, %u CPUs\n",
-		   kptrace_queue_bytes(), queue_size, num_possible_cpus());
+		   kptrace_queue_bytes(), slabtrace_kptrace_size(),
+		   num_possible_cpus());
+	seq_printf(m, "allocated: %lu bytes\n", allocated());
 	mutex_unlock(&queue_lock);
 }
 
@@ -278,7 +388,8 @@ void kptrace_queue_show_stats(struct seq_file *m)
 void kptrace_queue_exit(void)
 {
 	irq_work_sync(&wake_work);
-	if (kptrace_buffer)
-		ring_buffer_free(kptrace_buffer);
-	kptrace_buffer = NULL;
+	mutex_lock(&queue_lock);
+	in_use = false;
+	queue_free();
+	mutex_unlock(&queue_lock);
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kptrace: the summary, per system call, of what was traced since "syscall
- * start" or "syscall clear": calls, errors, and total, min, average and
- * max duration, like "strace -c" and "perf trace -s".  It counts every
- * finished call, those the full queue dropped too.
+ * kptrace: the summary, per system call, of what was traced since the
+ * module was loaded or the last "syscall clear" (a new "syscall start"
+ * adds to it): calls, errors, and total, min, average and max duration,
+ * like "strace -c" and "perf trace -s".  It counts every finished call,
+ * those the full queue dropped too.
  *
  *   syscall                 calls    errors     total us       min us       avg us       max us
  *   getpid                   1000         0      812.000        0.700        0.812       15.300
@@ -88,13 +89,6 @@ void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 	s->total_ns += duration;
 	if (!(flags & KPTRACE_NORETURN) && IS_ERR_VALUE(ret))
 		s->errors++;
-}
-
-/* Count the call of a queued record. */
-void kptrace_summary_add(const struct kptrace_rec *rec)
-{
-	kptrace_summary_count(rec->nr, rec->flags, rec->ret,
-			      rec->end_ns - rec->start_ns);
 }
 
 void kptrace_summary_reset(void)

@@ -4,7 +4,8 @@
 # babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.sh); a tiny
 # buffer with no reader; the recorder and other users' traces (it refuses
 # to start over one, fails on a restart and on a stop, and leaves them
-# running); rmmod refused while recording, done after; the recorder's errors.
+# running); a cache destroyed and made again during a trace; rmmod refused
+# while recording, done after; the recorder's errors.
 . /tests/lib.sh
 
 K=$ST/kmemtrace
@@ -17,7 +18,7 @@ check "insmod leaky.ko" insmod $MODDIR/leaky.ko
 for f in enable buffer_kb; do
 	check "$f is 0600" test "$(stat -c %a $K/$f)" = 600
 done
-for f in metadata caches abi_version total_overruns events; do
+for f in metadata caches abi_version total_overruns events cache_table_full; do
 	check "$f is 0400" test "$(stat -c %a $K/$f)" = 400
 done
 check_eq "abi_version" 1 "$(cat $K/abi_version)"
@@ -74,6 +75,7 @@ cat $K/events > $OUT/all.events
 check "the trace has metadata" grep -q '^/\* CTF 1.8 \*/' $OUT/all/ctf/metadata
 check "the trace has kallsyms" grep -q ' leaky_alloc_buf' $OUT/all/kallsyms
 check "the cache table names leaky_widget" grep -q " $size leaky_widget\$" $OUT/all/caches
+check_eq "the cache table had room for every cache" 0 "$(cat $K/cache_table_full)"
 check "a stream per CPU" test -s $OUT/all/ctf/cpu0
 check "kfree events can name their cache (struct slab calibrated)" \
 	sh -c "! dmesg | grep -q 'kmemtrace: cannot find an object'"
@@ -138,6 +140,22 @@ kmemtrace-record -o /tmp/stopped -- sh -c "echo churn 100 > $LEAKY; echo 0 > $K/
 check_eq "a stop by another process: exit 1" 1 $?
 check "... saying so" grep -q '^kmemtrace-record: the trace was stopped by another process before the end' /tmp/rec8.txt
 check "... with what came until then saved" test -s /tmp/stopped/ctf/metadata
+
+# --- leaky_widget destroyed during a trace (rmmod leaky) and made again
+# (insmod leaky): two ids, the first named as destroyed.
+echo 4096 > $K/buffer_kb
+check "kmemtrace start (every cache)" st kmemtrace start
+echo churn 10 > $LEAKY
+check "rmmod leaky while traced" rmmod leaky
+check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
+echo churn 10 > $LEAKY
+check "kmemtrace stop" st kmemtrace stop
+cp $K/caches $OUT/reload.caches
+check_eq "the destroyed leaky_widget keeps its id" 1 \
+	"$(grep -c "^[0-9]* $size leaky_widget(destroyed)\$" $OUT/reload.caches)"
+check_eq "the new leaky_widget has another" 1 \
+	"$(grep -c "^[0-9]* $size leaky_widget\$" $OUT/reload.caches)"
+echo 1024 > $K/buffer_kb
 
 # --- Start at load, and rmmod while recording: refused (the recorder has
 # the cpuN files mapped), then done once it stopped.

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # kptrace: known system calls of kpt_probe give exactly the records they
-# should (numbers, names, arguments, returns, path, times); pid and comm
-# filters; the summary; a tiny queue drops and loses nothing else;
-# kptrace_pipe wakes a blocked reader; bad commands; rmmod while tracing.
+# should (numbers, names, arguments, returns, path, times); the queue made
+# by the start, kept after the stop for its records, freed when they are
+# read; pid and comm filters; the summary; a tiny queue drops and loses
+# nothing else; kptrace_pipe wakes a blocked reader; bad commands (pid
+# "+5" and "007" among them); rmmod while tracing.
 . /tests/lib.sh
 
 [ "$(uname -m)" = x86_64 ] ||
@@ -25,15 +27,25 @@ done
 check_eq "kptrace reads empty before any trace" "" "$(cat $K)"
 
 # --- comm filter, and the records of known calls.
+allocated() { sed -n 's/^allocated: \([0-9]*\) bytes$/\1/p' $ST/kptrace_stats; }
+check_eq "no queue before any trace" 0 "$(allocated)"
 check "syscall start comm kpt_probe" st syscall start comm kpt_probe
+check "the start made the queue (2 MiB per CPU)" \
+	test "$(allocated)" -ge $((2000000 * $(nproc)))
 kpt_probe -g 10 -f /kpt/no/such/file -l 37 > /tmp/p.out
 check "syscall stop" st syscall stop
 queued=$(sed -n 's/^queued: \([0-9]*\) bytes$/\1/p' $ST/kptrace_stats)
 check "kptrace: bytes are queued" test "$queued" -gt 0
 check_eq "kptrace's size is the bytes queued" "$queued" "$(stat -c %s $K)"
+check "stopped, the queue is kept for its records" test "$(allocated)" -gt 0
+cp $ST/status /out/kptrace_status_held.txt
+check "status says what it holds" \
+	grep -q '^kptrace: off, its queue holds [0-9]* KiB for [1-9][0-9]* unread records (freed once read, or at syscall clear)$' $ST/status
 cat $K > /tmp/k.txt
 cp /tmp/k.txt /out/kptrace.txt
 check_eq "kptrace is empty once read" 0 "$(stat -c %s $K)"
+check_eq "the last record read freed the queue" 0 "$(allocated)"
+check "status: off, nothing held" grep -q '^kptrace: off$' $ST/status
 check_eq "a second read returns nothing" "" "$(cat $K)"
 pid=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/p.out)
 check_eq "kpt_probe says it made 10 getpid" "getpid=$pid calls=10" "$(grep '^getpid=' /tmp/p.out)"
@@ -139,6 +151,19 @@ check_eq "order: ... and started after it" 10 \
 	"$(awk -F'[][]' '/ \(nanosleep\):/ { s = $2 + 0 } / \(getpid\):/ { g[++n] = $2 + 0 }
 		END { for (i = 1; i <= n; i++) if (g[i] > s) k++; print k + 0 }' /tmp/ko.txt)"
 
+# --- a stopped trace that queued nothing frees its queue at once; "syscall
+# size" frees one that holds records.
+check "syscall start comm nobody" st syscall start comm nobody
+check "syscall stop" st syscall stop
+check_eq "nothing queued: the stop freed the queue" 0 "$(allocated)"
+st syscall start comm kpt_probe
+kpt_probe -g 3 > /dev/null
+st syscall stop
+check "kpt_probe's records hold the queue" test "$(allocated)" -gt 0
+check "syscall size 2M" st syscall size 2M
+check_eq "syscall size freed it, records and all" 0 "$(allocated)"
+check_eq "... and kptrace reads empty" "" "$(cat $K)"
+
 # --- a tiny queue drops, and loses nothing else.
 check "syscall size 4K" st syscall size 4K
 st syscall clear
@@ -226,7 +251,8 @@ check "with the 8 gone, a reader opens again" sh -c "cat $K > /dev/null"
 
 # --- bad commands.
 for cmd in "syscall" "syscall begin" "syscall start pid" "syscall start pid abc" \
-	"syscall start pid 0" "syscall start pid -3" "syscall start comm" \
+	"syscall start pid 0" "syscall start pid -3" "syscall start pid +5" \
+	"syscall start pid 007" "syscall start pid 5 +6" "syscall start comm" \
 	"syscall start comm a_name_longer_than_15" "syscall start everything" \
 	"syscall stop now" "syscall clear all" "syscall size" "syscall size 10X" \
 	"syscall size 1G" "syscall size 0x1000" "syscall size +4096" \
@@ -247,7 +273,8 @@ st syscall start comm nobody
 check_eq "size while tracing" "Device or resource busy" "$(ctl_errno 'syscall size 8K')"
 st syscall stop
 check "stop when stopped is harmless" st syscall stop
-logged "syscall: start: bad pid 'abc'" "syscall: size: '10X' is not a size" \
+logged "syscall: start: bad pid 'abc'" "syscall: start: bad pid '+5'" \
+	"syscall: start: bad pid '007'" "syscall: size: '10X' is not a size" \
 	"syscall: size: '18446744073709555712' is not a size from 4096 to 268435456 bytes (decimal, K or M): out of range" \
 	"syscall: expected start, stop, clear or size" "syscall: stop takes no argument" \
 	"syscall: size takes one size in bytes" "syscall: start: a command name has at most 15 bytes" \

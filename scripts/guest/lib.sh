@@ -91,6 +91,21 @@ logged() {
 	done
 }
 
+# A kernel splat, as a line of dmesg shows it.
+SPLAT='BUG:|WARNING:|Oops|general protection|Call Trace:|scheduling while atomic|possible recursive locking|stall'
+
+# log_mark: note where the kernel log ends, for no_splat_since.
+log_mark() { dmesg > /tmp/.log.mark; }
+
+# no_splat_since "WHEN" FILE: what the kernel logged since log_mark goes
+# to /out/FILE; a check that none of it is a splat.
+no_splat_since() {
+	dmesg > /tmp/.log.now
+	tail -n +"$(($(wc -l < /tmp/.log.mark) + 1))" /tmp/.log.now > "/out/$2"
+	check_eq "the kernel logged no splat $1" "" \
+		"$(grep -E "$SPLAT" "/out/$2" | head -n 3)"
+}
+
 # objs_from FILE FUNC: the "Obj" lines of the objects whose frame #01 is FUNC.
 objs_from() {
 	awk -v f="$2" '/^Obj /{ obj = $0 } /^ #01 /{ if (index($0, " in " f "+")) print obj }' "$1"
