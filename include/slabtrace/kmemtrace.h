@@ -44,7 +44,6 @@ struct kmem_cache *kmt_slab_cache(const void *obj, bool *known);
 u16 kmt_cache_id(const struct kmem_cache *s);
 void kmt_cachetab_reset(void);
 unsigned long kmt_cachetab_full(void);
-void kmt_cachetab_files(struct dentry *dir);
 int kmt_caches_show(struct seq_file *m, bool tsdl);
 
 /* kmemtrace.c: control; files.c: the stream's part. */

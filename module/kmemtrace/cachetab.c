@@ -100,23 +100,6 @@ unsigned long kmt_cachetab_full(void)
 	return atomic_long_read(&table_full);
 }
 
-static int full_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%lu\n", kmt_cachetab_full());
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(full);
-
-/*
- * The table's counter, beside the trace's other counters in @dir:
- * cache_table_full (0400), the events of this trace written with cache
- * "?" because the table was full.
- */
-void kmt_cachetab_files(struct dentry *dir)
-{
-	debugfs_create_file("cache_table_full", 0400, dir, NULL, &full_fops);
-}
-
 #define NAMES_MAX	96
 
 struct listing {

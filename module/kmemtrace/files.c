@@ -3,9 +3,10 @@
  * kmemtrace: its stream's part (module/ctf.c makes the directory
  * /proc/slabtrace/kmemtrace/ and its common files): the commands behind
  * enable and buffer_kb, the metadata's env entries and event classes,
- * and its own file:
+ * and its own files:
  *
- *   caches          0400  "ID OBJECT_SIZE NAME[,ALIAS...]" of the caches seen
+ *   caches            0400  "ID OBJECT_SIZE NAME[,ALIAS...]" of the caches seen
+ *   cache_table_full  0400  events written with cache "?": the table was full
  *
  * Notes on locking
  * ----------------
@@ -86,10 +87,18 @@ static const struct file_operations caches_fops = {
 	.release = single_release,
 };
 
-static struct slabtrace_file caches_file = {
-	.name = "caches",
-	.mode = 0400,
-	.fops = &caches_fops,
+/* Events of this trace written with cache "?": the table was full. */
+static int full_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%lu\n", kmt_cachetab_full());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(full);
+
+/* kmemtrace's files besides the stream's own. */
+static struct slabtrace_file extra_files[] = {
+	{ .name = "caches", .mode = 0400, .fops = &caches_fops },
+	{ .name = "cache_table_full", .mode = 0400, .fops = &full_fops },
 };
 
 /* enable: "0", or "1" and the caches named. */
@@ -152,5 +161,5 @@ static const struct slabtrace_stream_ops stream_ops = {
 int kmt_files_init(void)
 {
 	return slabtrace_stream_init(&kmt_trace.stream, &stream_ops,
-				     &caches_file, 1);
+				     extra_files, ARRAY_SIZE(extra_files));
 }

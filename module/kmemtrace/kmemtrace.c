@@ -190,7 +190,6 @@ int slabtrace_kmemtrace_init(void)
 		return -EINVAL;
 	}
 	ret = kmt_files_init();
-	kmt_cachetab_files(kmt_dir);
 	/*
 	 * "enable" exists from here on: a writer may start a trace while the
 	 * module is still loading.  The parameter's start finds it running,
