@@ -109,7 +109,7 @@ endif
 # relayrace and lockdown, realdeb (a Debian root file system)
 # (slub_debug; lockdown is never lowered, so last in a boot of their own):
 # make check runs them apart.
-VM_TESTS ?= $(shell cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+VM_TESTS ?= $(shell cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
@@ -145,11 +145,11 @@ modules: shadow
 # slabtrace.ko plus what only the VM tests and the demo use: the leaky
 # module, and the guest's test programs (static, any kernel of the arch),
 # each also as a 32-bit program (NAME32) where GUEST_CC32 is set.
-GUEST_PROGS := $(patsubst scripts/guest/%.c,%,$(wildcard scripts/guest/*.c))
+GUEST_PROGS := $(patsubst scripts/vm/guest/%.c,%,$(wildcard scripts/vm/guest/*.c))
 
 test-modules: shadow
 	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
-	@cp $(BUILD)/scripts/demo/*.ko $(BUILD)/
+	@cp $(BUILD)/scripts/test-modules/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
 	@# initleak's __init functions, for probepath: name, size, and how far
 	@# the next symbol of the section is ("-": none, it is the last).
@@ -166,9 +166,9 @@ test-modules: shadow
 	$(call build_slabtrace,$(GUEST_CC),$(BUILD)/bin/slabtrace,$(BUILD)/tools-gen,-O2 -Wall -Wextra -Werror,-static)
 	@for p in $(GUEST_PROGS); do \
 		$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
-			scripts/guest/$$p.c || exit 1; \
+			scripts/vm/guest/$$p.c || exit 1; \
 		[ -z "$(GUEST_CC32)" ] || $(GUEST_CC32) -static -O2 -Wall -Wextra -Werror \
-			-o $(BUILD)/bin/$${p}32 scripts/guest/$$p.c || exit 1; \
+			-o $(BUILD)/bin/$${p}32 scripts/vm/guest/$$p.c || exit 1; \
 	done
 
 # The user tools (scripts/tools/, tools.mk): the slabtrace command and
@@ -243,7 +243,7 @@ sparse: shadow
 	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m C=2 modules
 
 vm-test: test-modules
-	scripts/vm-run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
+	scripts/vm/run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
 
 # The guest test "stress" for STRESS_SECS, with SLUB's red zones and
 # poisoning (a cheap KASAN: Debian's kernels have none).
@@ -254,7 +254,7 @@ stress:
 	rm -rf build/$(STRESS_KVER)/stress-out
 	SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 stress_secs=$(STRESS_SECS)$(if \
 		$(STRESS_SEED), stress_seed=$(STRESS_SEED))" \
-		scripts/vm-run.sh -k -t $$(($(STRESS_SECS) + 600)) \
+		scripts/vm/run.sh -k -t $$(($(STRESS_SECS) + 600)) \
 		-o build/$(STRESS_KVER)/stress-out $(STRESS_KVER) stress
 
 kunit:
@@ -264,10 +264,10 @@ checkpatch:
 	scripts/checkpatch.sh
 
 bench:
-	scripts/bench.sh
+	scripts/bench/bench.sh
 
 bench-peers:
-	scripts/bench-peers.sh
+	scripts/bench/peers.sh
 
 check:
 	scripts/check.sh
@@ -280,8 +280,8 @@ check-debug:
 	@$(MAKE) --no-print-directory KVER=$(DEBUG_KVER) test-modules
 	rm -rf build/$(DEBUG_KVER)/vm-out build/$(DEBUG_KVER)/vm-lowmem
 	@rc=0; \
-	scripts/vm-run.sh -o build/$(DEBUG_KVER)/vm-out $(DEBUG_KVER) $(VM_TESTS) || rc=1; \
-	SLABTRACE_VM_MEM=256 scripts/vm-run.sh -o build/$(DEBUG_KVER)/vm-lowmem \
+	scripts/vm/run.sh -o build/$(DEBUG_KVER)/vm-out $(DEBUG_KVER) $(VM_TESTS) || rc=1; \
+	SLABTRACE_VM_MEM=256 scripts/vm/run.sh -o build/$(DEBUG_KVER)/vm-lowmem \
 		$(DEBUG_KVER) lowmem || rc=1; \
 	exit $$rc
 
@@ -292,7 +292,7 @@ compat:
 	scripts/compat.sh '$(value COMPAT)'
 
 demo:
-	scripts/demo.sh
+	scripts/vm/demo.sh
 
 clean:
 	rm -rf build

@@ -12,7 +12,7 @@
  * "pool" fills and empties a million records a CPU, while a "reset" drops
  * a million records and the pool gives them back, and while the context
  * table's sweep frees 65,000 names.  Each result is one line, "bench:
- * NAME VALUE UNIT", for scripts/bench.sh.
+ * NAME VALUE UNIT", for scripts/bench/bench.sh.
  */
 #include <kunit/test.h>
 #include <linux/ktime.h>

@@ -126,26 +126,26 @@ step "deb" scripts/tests/test_deb.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "kunit" scripts/kunit.sh
-tests=$(cd scripts/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
+tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
 	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
 # The longest first: the packages installed and README.md's commands run
 # as a Debian user (it builds its root file system the first time).
 vm_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
-vm_step "vm 6.1" scripts/vm-run.sh -o build/6.1/vm-out 6.1 "$tests"
-vm_step "vm 6.12" scripts/vm-run.sh -o build/6.12/vm-out 6.12 "$tests"
-vm_step "vm 6.12-rt" scripts/vm-run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
-vm_step "vm 6.1-rt" scripts/vm-run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
-vm_step "vm 6.12-arm64" scripts/vm-run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$tests"
+vm_step "vm 6.1" scripts/vm/run.sh -o build/6.1/vm-out 6.1 "$tests"
+vm_step "vm 6.12" scripts/vm/run.sh -o build/6.12/vm-out 6.12 "$tests"
+vm_step "vm 6.12-rt" scripts/vm/run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
+vm_step "vm 6.1-rt" scripts/vm/run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
+vm_step "vm 6.12-arm64" scripts/vm/run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$tests"
 # arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
 # expect kmalloc-64.
-vm_step "vm 6.1-arm64" scripts/vm-run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
+vm_step "vm 6.1-arm64" scripts/vm/run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
 # print, kptrace's queue and the streams' starts in a 256 MiB guest: ENOMEM, never the OOM
 # killer.
 rm -rf build/6.12/vm-lowmem
 vm_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
-	scripts/vm-run.sh -o build/6.12/vm-lowmem 6.12 lowmem,lowmem_kptrace,streams_lowmem
+	scripts/vm/run.sh -o build/6.12/vm-lowmem 6.12 lowmem,lowmem_kptrace,streams_lowmem
 # The binary streams' files racing starts, stops and resizes, with freed
 # memory poisoned, on CPUs that run at once (multi-threaded TCG; the
 # streams' tracepoints held by two more probes, so that no start patches
@@ -155,7 +155,7 @@ for k in 6.12 6.12-rt 6.1; do
 	rm -rf build/$k/vm-streams
 	vm_step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \
-		scripts/vm-run.sh -o build/$k/vm-streams $k relayrace,lockdown
+		scripts/vm/run.sh -o build/$k/vm-streams $k relayrace,lockdown
 done
 vm_wait
 # The userspace tools, also against what the VMs just saved.

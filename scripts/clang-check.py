@@ -51,7 +51,7 @@ def main():
         sys.exit("clang-check: no %s" % clang)
     target = "aarch64-linux-gnu" if kver.endswith("-arm64") else "x86_64-linux-gnu"
     cmds = []
-    for sub in ("module", "scripts/demo"):
+    for sub in ("module", "scripts/test-modules"):
         for d, _, files in os.walk(os.path.join(bdir, sub)):
             cmds += [os.path.join(d, f) for f in files
                      if f.startswith(".") and f.endswith(".o.cmd")]

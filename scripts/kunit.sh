@@ -12,7 +12,7 @@
 #   scripts/kunit.sh [kunit.py run options...]
 #
 # SLABTRACE_KUNITCONFIG names another kunitconfig (relative to kunit-tests/)
-# and gets a build directory of its own; scripts/bench.sh uses that.
+# and gets a build directory of its own; scripts/bench/bench.sh uses that.
 #
 # The last line is "kunit: N passed, N failed, N skipped".
 set -eu

@@ -1,529 +1,138 @@
-#!/bin/bash
+#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest half of make bench-peers (scripts/bench-peers.sh boots it as
-# /init's work in the peers rootfs, scripts/debian-rootfs.sh peers).  Every traced
-# run of a workload (/bench/wl) is paired with an untraced run just before
-# it; each pair is one line on the console:
+# make bench-peers: slabtrace and kptrace against the peer tools (bcc's
+# memleak, bpftrace, syscount, perf trace, strace) in one boot of Debian's
+# 6.12 kernel, in guest instructions.
 #
-#   BENCH PART TOOL ROUND UNTRACED_NS TRACED_NS EVENTS LOST
+#   scripts/bench/peers.sh            (environment: see below)
 #
-# NS are guest nanoseconds, which under -icount shift=0 are guest
-# instructions; EVENTS the events the tool had to handle in the traced run
-# (allocations in the traced caches for part 1, each with its free in
-# the same run; system calls for part 2); LOST what it lost of
-# them ("-" where the tool has no way to lose any or to say).  Other lines:
-# "INFO ..." (caches, versions, start-up times), "FAIL ...".
+# Boots the peers rootfs (scripts/vm/debian-rootfs.sh peers, cached) under QEMU TCG
+# with -icount shift=0,sleep=off: the guest clock then advances one
+# nanosecond per guest instruction, so a run's "time" is the instructions
+# both vCPUs executed during it, whatever the host's load.  The guest
+# (scripts/bench/peers-guest.sh) pairs every traced run with an untraced one just
+# before it; this script turns the pairs into added cost = (traced -
+# untraced) / untraced, and guest instructions per traced event =
+# (traced - untraced) / events, medians and ranges over the pairs.
 #
-# Kernel parameters (environment): bench_pairs (5), bench_files (file
-# churn iterations, 10000), bench_getpid (getpid() calls, 100000),
-# bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
-# comma separated: 1000000), bench_text_max (read the whole text dump
-# of at most this many records: 1000000), bench_tools (only the rows of
-# these tools, comma separated, each a whole name like kptrace:binary or
-# the name before the ':' like slabtrace: all), bench_profile (also
-# profile with perf, PROFILE lines: "slabtrace" its probes on the churn's
-# caches, a tool of part 2 like kptrace:binary the getpid() calls it
-# traces; none by default).
-set -u
+# Writes build/bench/peers.csv (one row per pair), build/bench/peers.txt
+# (the table) and build/bench/console.log, and prints the table.
+#
+#   BENCH_PAIRS (5)  BENCH_FILES (10000)  BENCH_GETPID (100000)
+#   BENCH_PARTS (1,2,3,4)  BENCH_SCALE (1000000)
+#   BENCH_MEM (3072 MiB)  BENCH_TIMEOUT (7200 s)
+#   BENCH_TOOLS (all)  only these tools' rows, comma separated, each a
+#                      whole name (kptrace:binary) or the name before the
+#                      ':' (slabtrace, memleak): to iterate without waiting
+#                      for the minutes bcc and bpftrace take to start
+#   BENCH_PROFILE=TOOL  also profile with perf in the guest (samples by
+#                      guest instructions) and print the report's top
+#                      symbols (PROFILE lines): "slabtrace" its probes on
+#                      the churn's caches, a part 2 tool (kptrace:binary)
+#                      the getpid() calls it traces
+#   BENCH_CONSOLE=FILE  only recompute the table from a console log
+#   BENCH_OUT (build/bench)  where the files go
+set -eu
 
-PAIRS=${bench_pairs:-5}
-FILES=${bench_files:-10000}
-GETPIDS=${bench_getpid:-100000}
-PARTS=${bench_parts:-1,2,3,4}
-SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
-TOOLS=${bench_tools:-all}
-PROFILE=${bench_profile:-}
-B=/bench
-ST=/sys/kernel/debug/slabtrace
-T=/sys/kernel/tracing
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${BENCH_OUT:-$top/build/bench}
+mkdir -p "$out"
+console=${BENCH_CONSOLE:-}
 
-info() { echo "INFO $*"; }
-wl_ns() { "$B/wl" "$@" | sed -n 's/^ns=\([0-9]*\).*/\1/p'; }
-now_ns() { date +%s%N; }
+if [ -z "$console" ]; then
+	kdir=$("$top/scripts/fetch-kernel.sh" 6.12)
+	make -C "$top" -s KVER=6.12 test-modules
+	rootfs=$("$top/scripts/vm/debian-rootfs.sh" peers 6.12)
 
-# wait_for FILE PATTERN SECONDS PID: until FILE has a line matching
-# PATTERN; fails at once if process PID has exited.
-wait_for() {
-	local n=$(($3 * 10))
-	while ! grep -q "$2" "$1" 2>/dev/null; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		kill -0 "$4" 2>/dev/null || return 1
-		sleep 0.1
-	done
-}
+	ov=$out/overlay
+	rm -rf "$ov"
+	mkdir -p "$ov/bench"
+	cp "$top/scripts/bench/peers-init" "$ov/init"
+	cp "$top/scripts/bench/peers-guest.sh" "$ov/bench/peers.sh"
+	cp "$top/build/6.12/slabtrace.ko" "$top/build/6.12/leaky.ko" \
+		"$top/build/6.12/bin/kmemtrace-record" "$ov/bench/"
+	${CC:-gcc} -static -O2 -Wall -Wextra -Werror -o "$ov/bench/wl" "$top/scripts/bench/wl.c"
+	chmod 755 "$ov/init" "$ov/bench/peers.sh"
+	# The rootfs, then our files: the kernel unpacks concatenated archives
+	# in order, later files replacing earlier ones.
+	(cd "$ov" && find . | cpio -o -H newc --quiet) > "$out/overlay.cpio"
+	cat "$rootfs" "$out/overlay.cpio" > "$out/initrd.cpio"
 
-# stop_bg PID: SIGINT, then SIGKILL after 20 s (bpftrace 0.17 can hang on
-# SIGINT).
-stop_bg() {
-	local n=200
-	kill -INT "$1" 2>/dev/null
-	while kill -0 "$1" 2>/dev/null; do
-		n=$((n - 1))
-		if [ "$n" -le 0 ]; then
-			echo "INFO watchdog: SIGKILL to $(cat /proc/$1/comm 2>/dev/null) $1"
-			kill -KILL "$1" 2>/dev/null
-			break
-		fi
-		sleep 0.1
-	done
-	wait "$1" 2>/dev/null
-}
+	console=$out/console.log
+	echo "bench-peers: booting (icount; this takes a while: tail -f $console)" >&2
+	timeout --foreground "${BENCH_TIMEOUT:-7200}" qemu-system-x86_64 \
+		-accel tcg,thread=single -icount shift=0,sleep=off \
+		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
+		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
+		-serial "file:$console" < /dev/null > "$out/qemu.log" 2>&1 || true
+	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
+	rm -rf "$ov"
+	sed -i 's/\r$//' "$console"
+fi
 
-# started NAME T0: log a tool's start-up time (wall clock, guest ns).
-started() { info "startup $1 $(( ($(now_ns) - $2) / 1000000 )) ms"; }
+grep -q '^BENCH-DONE' "$console" ||
+	echo "bench-peers: the guest did not finish; the table has what it measured" >&2
+grep '^FAIL' "$console" >&2 || true
 
-# --- Part 1: leak tracing of the file churn.
+csv=$out/peers.csv
+grep '^SCALE [0-9]* [a-z-]* [0-9-]* ' "$console" | awk '{ print $2 "," $3 "," $4 "," $5 }' > "$out/scale.csv"
+echo "part,tool,round,untraced_ns,traced_ns,events,lost,added_cost,ins_per_event" > "$csv"
+grep '^BENCH [0-9]' "$console" | awk '
+{
+	added = ($6 - $5) / $5
+	per = $7 > 0 ? ($6 - $5) / $7 : 0
+	printf "%s,%s,%s,%s,%s,%s,%s,%.4f,%.0f\n", $2, $3, $4, $5, $6, $7, $8, added, per
+}' >> "$csv"
 
-# The kmem events of one churn, from the kernel's hist triggers:
-# kmem_cache_free by cache name (6.12's kmem_cache_alloc event has no
-# name; in a churn, frees match allocations), kmalloc by bytes_alloc.
-HIST_CA='hist:keys=common_pid'
-HIST_CF='hist:keys=name:sort=hitcount.descending:size=256'
-HIST_KM='hist:keys=bytes_alloc:sort=hitcount.descending:size=256'
-HIST_KF='hist:keys=common_pid'
-count_kmem() {
-	local e c n
-	echo "$HIST_CA" > "$T/events/kmem/kmem_cache_alloc/trigger"
-	echo "$HIST_CF" > "$T/events/kmem/kmem_cache_free/trigger"
-	echo "$HIST_KM" > "$T/events/kmem/kmalloc/trigger"
-	echo "$HIST_KF" > "$T/events/kmem/kfree/trigger"
-	"$B/wl" files "$FILES" > /dev/null
-	for e in kmem_cache_alloc kmalloc kmem_cache_free kfree; do
-		cat "$T/events/kmem/$e/hist" > "/tmp/hist.$e"
-	done
-	echo "!$HIST_CA" > "$T/events/kmem/kmem_cache_alloc/trigger"
-	echo "!$HIST_CF" > "$T/events/kmem/kmem_cache_free/trigger"
-	echo "!$HIST_KM" > "$T/events/kmem/kmalloc/trigger"
-	echo "!$HIST_KF" > "$T/events/kmem/kfree/trigger"
-	KMEM_EVENTS=0
-	for e in kmem_cache_alloc kmalloc kmem_cache_free kfree; do
-		n=$(sed -n 's/^ *Hits: *//p' "/tmp/hist.$e")
-		info "kmem events of one churn: $e ${n:-?}"
-		KMEM_EVENTS=$((KMEM_EVENTS + ${n:-0}))
-	done
-	info "kmem events of one churn: total $KMEM_EVENTS"
-	# Allocations per cache: "NAME COUNT", most first.
+# The table: per tool, the median and range of the added cost and of the
+# instructions per event, the median of the untraced run, and the losses.
+table=$out/peers.txt
+{
+	grep '^INFO \(kernel\|version\|pairs\|caches\|one cache\|kmem events of one churn: total\|allocations in the traced\|startup\)' "$console" |
+		sed 's/^INFO /# /' | sort | uniq -c | awk '{ c = $1; $1 = ""; sub(/^ /, ""); print $0 (c > 1 ? "  (x" c ")" : "") }'
+	tail -n +2 "$csv" | sort -t, -k1,1n -k2,2 -s | awk -F, '
+	function median(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function flush(   m, p, b) {
+		if (!n)
+			return
+		m = median(ac, n); lo = ac[1]; hi = ac[n]
+		p = median(pe, n); plo = pe[1]; phi = pe[n]
+		b = median(un, n)
+		printf "%-4s %-18s %5d %12.0f %14d %9.3f %7.3f-%-7.3f %8.0f %7.0f-%-7.0f %s\n", part, tool, n, b, ev, m, lo, hi, p, plo, phi, lost
+		n = 0; lost = ""
+	}
+	BEGIN {
+		printf "%-4s %-18s %5s %12s %14s %9s %15s %8s %15s %s\n", "part", "tool", "pairs", "untraced_ns", "events/run", "added", "added range", "ins/ev", "ins/ev range", "lost per run"
+	}
 	{
-		sed -n 's/^{ name: *\([^ }]*\) *} hitcount: *\([0-9]*\)/\1 \2/p' /tmp/hist.kmem_cache_free
-		sed -n 's/^{ bytes_alloc: *\([0-9]*\) *} hitcount: *\([0-9]*\)/kmalloc-\1 \2/p' /tmp/hist.kmalloc |
-			sed 's/^kmalloc-1024 /kmalloc-1k /; s/^kmalloc-2048 /kmalloc-2k /; s/^kmalloc-4096 /kmalloc-4k /; s/^kmalloc-8192 /kmalloc-8k /'
-	} | sort -k2,2nr > /tmp/percache
-	sed 's/^/INFO per cache: /' /tmp/percache | head -n 20
-	# The caches the churn allocates from at least once per 2 iterations,
-	# and the events (allocations and frees) in them.
-	CACHES=$(awk -v min=$((FILES / 2)) '$2 >= min { print $1 }' /tmp/percache | paste -sd' ')
-	ONE=${BENCH_ONE:-${CACHES%% *}}
-	EV_ALL=$(awk -v min=$((FILES / 2)) '$2 >= min { s += $2 } END { print s + 0 }' /tmp/percache)
-	EV_ONE=$(awk -v c="$ONE" '$1 == c { print $2; exit }' /tmp/percache)
-	KMEM_ALLOCS=$(awk '{ s += $2 } END { print s + 0 }' /tmp/percache)
-	info "caches the churn uses: $CACHES"
-	info "one cache: $ONE"
-	info "allocations in the traced caches: one ${EV_ONE:=0}, all $EV_ALL, every cache $KMEM_ALLOCS"
-}
-
-slab_start() { local c; for c in $1; do echo "start $c" > $ST/ctl || echo "FAIL start $c"; done; }
-slab_stop() {
-	local c d=0 n
-	for c in $1; do
-		echo "stop $c" > $ST/ctl
-		echo "print $c top 1" > $ST/ctl && n=$(sed -n 's/.*outstanding.*, \([0-9]*\) records dropped.*/\1/p' $ST/ctl | head -n 1)
-		d=$((d + ${n:-0}))
-		echo "reset $c" > $ST/ctl
-	done
-	LOST=$d
-}
-
-# wanted TOOL: whether bench_tools asks for TOOL's rows.
-wanted() {
-	[ "$TOOLS" = all ] && return 0
-	case ,$TOOLS, in *,"$1",* | *,"${1%%:*}",*) return 0 ;; esac
-	return 1
-}
-
-# start_tool TOOL WORKLOAD...: start_TOOL, or say why it did not start.
-start_tool() {
-	start_"${1%%:*}" "$@" && return 0
-	echo "FAIL $1 did not start:"
-	sed 's/^/FAIL   /' /tmp/"${1%%:*}".out 2>/dev/null | tail -n 30
-	[ -n "${BG:-}" ] && kill -KILL "$BG" 2>/dev/null
-	return 1
-}
-
-# pair PART TOOL ROUND EVENTS WORKLOAD...: untraced run, then
-# tool_start TOOL, traced run, tool_stop TOOL; one BENCH line.
-pair() {
-	local part=$1 tool=$2 round=$3 ev=$4 base traced
-	shift 4
-	wanted "$tool" || return 0
-	base=$(wl_ns "$@")
-	LOST=-
-	start_tool "$tool" "$@" || return
-	if [ -n "${WRAP:-}" ]; then
-		traced=$($WRAP "$B/wl" "$@" 2> /tmp/wrap.err | tee /tmp/wrap.out |
-			sed -n 's/^ns=\([0-9]*\).*/\1/p')
-	else
-		traced=$(wl_ns "$@")
-	fi
-	stop_"${tool%%:*}" "$tool" "$@"
-	echo "BENCH $part $tool $round $base $traced $ev $LOST"
-}
-
-# bracket PART TOOL EVENTS WORKLOAD...: for the tools whose start-up
-# takes minutes under TCG (bcc compiles its program with clang, bpftrace
-# with LLVM): one untraced run, tool_start, PAIRS traced runs, tool_stop,
-# one untraced run; each traced run is paired with the mean of the two
-# untraced runs around them.  One BENCH line per traced run.
-bracket() {
-	local part=$1 tool=$2 ev=$3 b1 b2 r
-	local -a traced
-	shift 3
-	wanted "$tool" || return 0
-	b1=$(wl_ns "$@")
-	LOST=-
-	start_tool "$tool" "$@" || return
-	for r in $(seq "$PAIRS"); do
-		traced[$r]=$(wl_ns "$@")
-		if ! kill -0 "$BG" 2>/dev/null; then
-			echo "FAIL $tool exited during traced run $r:"
-			tail -n 20 /tmp/"${tool%%:*}".out | sed 's/^/FAIL   /'
-			traced[$r]=
-		fi
-	done
-	stop_"${tool%%:*}" "$tool" "$@"
-	b2=$(wl_ns "$@")
-	info "bracket $tool untraced before $b1 after $b2"
-	for r in $(seq "$PAIRS"); do
-		[ -n "${traced[$r]}" ] &&
-			echo "BENCH $part $tool $r $(((b1 + b2) / 2)) ${traced[$r]} $ev $LOST"
-	done
-}
-
-start_slabtrace() { case $1 in *:one) slab_start "$ONE" ;; *) slab_start "$CACHES" ;; esac; }
-stop_slabtrace() { case $1 in *:one) slab_stop "$ONE" ;; *) slab_stop "$CACHES" ;; esac; }
-
-start_memleak() {
-	local t0 opt=
-	[ "$1" = memleak:combined ] && opt=--combined-only
-	t0=$(now_ns)
-	# Python buffers its own output: stdbuf does not reach it.
-	PYTHONUNBUFFERED=1 memleak-bpfcc $opt > /tmp/memleak.out 2>&1 &
-	BG=$!
-	wait_for /tmp/memleak.out 'Attaching to kernel allocators' 600 "$BG" || return 1
-	sleep 1
-	started "$1" "$t0"
-}
-stop_memleak() { stop_bg "$BG"; }
-
-cat > /tmp/leak.bt <<'EOF'
-BEGIN { printf("ready\n"); }
-tracepoint:kmem:kmem_cache_alloc { @a[args->ptr] = kstack; }
-tracepoint:kmem:kmalloc { @a[args->ptr] = kstack; }
-tracepoint:kmem:kmem_cache_free { delete(@a[args->ptr]); }
-tracepoint:kmem:kfree { delete(@a[args->ptr]); }
-END { clear(@a); }
-EOF
-
-start_bpftrace() {
-	local t0
-	t0=$(now_ns)
-	stdbuf -oL -eL bpftrace /tmp/leak.bt > /tmp/bpftrace.out 2>&1 &
-	BG=$!
-	wait_for /tmp/bpftrace.out '^ready' 600 "$BG" || return 1
-	sleep 1
-	started "$1" "$t0"
-}
-stop_bpftrace() {
-	stop_bg "$BG"
-	LOST=$(grep -c 'Lost\|lost' /tmp/bpftrace.out)
-	[ "$LOST" = 0 ] && LOST=-
-}
-
-# --- Part 2: system call tracing of getpid().
-
-# kptrace:binary: kmemtrace-record -s into /tmp (tmpfs), the binary
-# stream; LOST is what its packets say was discarded (events_discarded).
-start_kptrace() {
-	echo "syscall clear" > $ST/ctl
-	if [ "$1" = kptrace:binary ]; then
-		# Not the last run's "recording" line: wait_for may look first.
-		rm -rf /tmp/kb /tmp/kptrace.out
-		"$B/kmemtrace-record" -s -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
-		BG=$!
-		wait_for /tmp/kptrace.out '^kmemtrace-record: recording' 60 "$BG" || return 1
-		return 0
-	fi
-	if [ "$1" = kptrace:reader ]; then
-		cat $ST/kptrace_pipe > /dev/null &
-		BG=$!
-		sleep 0.2
-	fi
-	echo "syscall start comm wl" > $ST/ctl
-}
-stop_kptrace() {
-	if [ "$1" = kptrace:binary ]; then
-		kill -INT "$BG"
-		wait "$BG" 2>/dev/null
-		LOST=$(sed -n 's/^kmemtrace-record: the packets say \([0-9]*\) discarded$/\1/p' /tmp/kptrace.out)
-		info "kptrace $1: $(grep -v recording /tmp/kptrace.out | tr '\n' ' ') bytes $(du -sb /tmp/kb/ctf | cut -f1); summary $(grep '^getpid' $ST/kptrace_summary | tr -s ' '); queue $(tr '\n' ' ' < $ST/kptrace_stats)"
-		echo "syscall clear" > $ST/ctl
-		return
-	fi
-	echo "syscall stop" > $ST/ctl
-	LOST=$(sed -n 's/^dropped: //p' $ST/kptrace_stats)
-	if [ "$1" = kptrace:reader ]; then
-		sleep 1
-		kill "$BG" 2>/dev/null
-		wait "$BG" 2>/dev/null
-	fi
-	info "kptrace $1 stats: $(tr '\n' ' ' < $ST/kptrace_stats)"
-	echo "syscall clear" > $ST/ctl
-}
-
-SYSCOUNT=$(command -v syscount || command -v bpf-syscount || command -v syscount-bpfcc)
-start_syscount() {
-	local t0
-	t0=$(now_ns)
-	stdbuf -oL -eL "$SYSCOUNT" > /tmp/syscount.out 2>&1 &
-	BG=$!
-	wait_for /tmp/syscount.out 'Tracing\|Ctrl' 600 "$BG" || return 1
-	sleep 1
-	started "$1" "$t0"
-}
-stop_syscount() {
-	local n
-	stop_bg "$BG"
-	# System-wide: the count includes the other processes' few getpid()s.
-	n=$(awk '$1 == "getpid" { print $2 }' /tmp/syscount.out | head -n 1)
-	[ -n "$n" ] && LOST=$(($3 > n ? $3 - n : 0))
-	[ -n "$n" ] || { info "syscount output:"; sed 's/^/INFO   /' /tmp/syscount.out | head -n 20; }
-}
-
-start_perf() { WRAP="perf trace -s -o /tmp/perf.out --"; }
-stop_perf() {
-	local n
-	WRAP=
-	n=$(awk '$1 == "getpid" { print $2; exit }' /tmp/perf.out)
-	info "perf trace: LOST $(sed -n 's/.*LOST \([0-9]*\) events.*/\1/p' /tmp/perf.out | awk '{ s += $1 } END { print s + 0 }') events"
-	[ -n "$n" ] && LOST=$(($3 - n))
-	[ -n "$n" ] || { info "perf trace output:"; sed 's/^/INFO   /' /tmp/perf.out | head -n 30; }
-}
-
-start_strace() { WRAP="strace -c -f -o /tmp/strace.out"; }
-stop_strace() {
-	local n
-	WRAP=
-	n=$(awk '$NF == "getpid" { print $4; exit }' /tmp/strace.out)
-	[ -n "$n" ] && LOST=$(($3 - n))
-	[ -n "$n" ] || { info "strace output:"; sed 's/^/INFO   /' /tmp/strace.out | head -n 20; }
-}
-
-# --- Part 3: event streams of the churn, every kmem event written to a
-# file in /tmp (tmpfs): kmemtrace-record (slabtrace's relay stream, the
-# four slab events), perf kmem record (perf's ring buffers, the slab
-# events), trace-cmd record -e kmem (ftrace's, every kmem event: page
-# allocations and rss_stat too).  LOST is what the tool says it lost;
-# the INFO line gives the events written and the bytes.
-
-PAIRS_DONE_TC=
-start_kmemtrace() { rm -rf /tmp/kt; WRAP="$B/kmemtrace-record -o /tmp/kt --"; }
-stop_kmemtrace() {
-	WRAP=
-	LOST=$(sed -n 's/^kmemtrace-record: [0-9]* events written, \([0-9]*\) lost.*/\1/p' /tmp/wrap.out)
-	info "stream kmemtrace events $(sed -n 's/^kmemtrace-record: \([0-9]*\) events written.*/\1/p' /tmp/wrap.out) bytes $(du -sb /tmp/kt/ctf | cut -f1)"
-	rm -rf /tmp/kt
-}
-start_perfkmem() { rm -f /tmp/perf.data; WRAP="perf kmem record -q -o /tmp/perf.data --"; }
-stop_perfkmem() {
-	local ev
-	WRAP=
-	# "LOST events: N", "LOST_SAMPLES events: N", "SAMPLE events: N (x%)"
-	perf report -i /tmp/perf.data --stats > /tmp/perf.stats 2>/dev/null
-	LOST=$(awk '$1 ~ /^LOST/ && $2 == "events:" { s += $3 } END { print s + 0 }' /tmp/perf.stats)
-	ev=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' /tmp/perf.stats)
-	info "stream perfkmem events ${ev:-?} bytes $(stat -c %s /tmp/perf.data)"
-	rm -f /tmp/perf.data
-}
-start_tracecmd() { rm -f /tmp/tc.dat; WRAP="trace-cmd record -e kmem -o /tmp/tc.dat"; }
-stop_tracecmd() {
-	local ev
-	WRAP=
-	# The per-CPU buffer stats it saved: "overrun: N", "dropped events:
-	# N", "read events: N".  Its data is compressed: bytes per event are
-	# given uncompressed too ("N bytes in size (M uncompressed)").
-	trace-cmd report --stat -i /tmp/tc.dat > /tmp/tc.stat 2>&1
-	LOST=$(awk '$1 == "overrun:" { s += $2 } $1 == "dropped" && $2 == "events:" { s += $3 } END { print s + 0 }' /tmp/tc.stat)
-	ev=$(awk '$1 == "read" && $2 == "events:" { s += $3 } END { print s + 0 }' /tmp/tc.stat)
-	info "stream tracecmd events $ev bytes $(stat -c %s /tmp/tc.dat) uncompressed $(sed -n 's/.*(\([0-9]*\) uncompressed).*/\1/p' /tmp/wrap.err | awk '{ s += $1 } END { print s + 0 }')"
-	[ "$PAIRS_DONE_TC" ] || { sed 's/^/INFO   trace-cmd --stat: /' /tmp/tc.stat | head -n 40; PAIRS_DONE_TC=1; }
-	rm -f /tmp/tc.dat
-}
-
-# --- Part 4: scale.  N outstanding kmalloc-64 objects (the leaky module's
-# "bufs", kmalloc(50) each), kept untraced and then traced: the difference
-# in MemAvailable is what slabtrace holds for N records, all included
-# (records, table, stacks, pool).  Then the time of each read-out, and the
-# memory held after a print and after reset.  One line each:
-#   SCALE N WHAT VALUE UNIT
-
-# mem: the memory counters the scale part reads, in bytes, one line.
-mem() {
-	awk '/^(MemFree|Slab|SUnreclaim|VmallocUsed|Percpu|KernelStack|PageTables):/ { printf "%s %.0f ", $1, $2 * 1024 } END { print "" }' /proc/meminfo
-	grep '^slabtrace' /proc/slabinfo | awk '{ printf "slabinfo %s %s objs of %s B; ", $1, $3, $4 } END { print "" }'
-}
-# used: SUnreclaim + VmallocUsed + Percpu, in bytes: what a module's
-# kmalloc, vmalloc and percpu allocations take.
-used() { awk '/^(SUnreclaim|VmallocUsed|Percpu):/ { s += $2 } END { printf "%.0f\n", s * 1024 }' /proc/meminfo; }
-memavail() { echo $(($(awk '/^MemFree/ { print $2 }' /proc/meminfo) * 1024)); }
-# keep N: the leaky module allocates N buffers, 10000 a write (a write
-# that allocates a million at once would hold its lock for seconds).
-keep() {
-	local left=$1 k
-	while [ "$left" -gt 0 ]; do
-		k=$((left < 10000 ? left : 10000))
-		echo "bufs $k" > /sys/kernel/debug/leaky/ctl || { echo "FAIL bufs $k"; return 1; }
-		left=$((left - k))
-	done
-}
-# timed WHAT N COMMAND...: guest ns (instructions) of COMMAND.
-timed() {
-	local what=$1 n=$2 t0 t1
-	shift 2
-	t0=$(now_ns)
-	"$@"
-	t1=$(now_ns)
-	echo "SCALE $n $what $((t1 - t0)) ns"
-}
-scale() {
-	local n=$1 m0 m1 m2 m3 m4 m5 u0 u1 u2 u3 u4 u5
-	sync
-	echo "SCALE $n mem-before $(mem)"
-	m0=$(memavail); u0=$(used)
-	timed "keep-untraced" "$n" keep "$n"
-	m1=$(memavail); u1=$(used)
-	echo "SCALE $n mem-untraced-kept $(mem)"
-	echo free > /sys/kernel/debug/leaky/ctl
-	sleep 1
-	echo "limit $((n + n / 4))" > $ST/ctl
-	echo "pool 65536" > $ST/ctl
-	m2=$(memavail); u2=$(used)
-	echo "SCALE $n mem-freed-pool-set $(mem)"
-	echo "start kmalloc-64" > $ST/ctl
-	timed "keep-traced" "$n" keep "$n"
-	echo "stop kmalloc-64" > $ST/ctl
-	m3=$(memavail); u3=$(used)
-	echo "SCALE $n mem-traced-kept $(mem)"
-	echo "SCALE $n untraced-keep-bytes $((m0 - m1)) B (MemFree), $((u1 - u0)) B (SUnreclaim+VmallocUsed+Percpu)"
-	echo "SCALE $n traced-keep-bytes $((m2 - m3)) B (MemFree), $((u3 - u2)) B (SUnreclaim+VmallocUsed+Percpu)"
-	echo "SCALE $n bytes-per-record $(( (u3 - u2 - (u1 - u0)) / n )) B"
-	echo "SCALE $n stats $(grep -E '^(records|table|pool)' $ST/stats | tr '\n' ' ')"
-	timed print "$n" sh -c "echo 'print kmalloc-64' > $ST/ctl"
-	m4=$(memavail); u4=$(used)
-	echo "SCALE $n held-after-print $((u4 - u3)) B ($((m3 - m4)) B MemFree)"
-	echo "SCALE $n header $(head -n 2 $ST/ctl | tail -n 1)"
-	# The whole dump as text (one object a paragraph): up to a million.
-	if [ "$n" -le "${bench_text_max:-1000000}" ]; then
-		timed read-text "$n" sh -c "cat $ST/ctl | wc -c > /tmp/textbytes"
-		echo "SCALE $n text $(cat /tmp/textbytes) B"
-	fi
-	timed print-stacks "$n" sh -c "echo 'print kmalloc-64 stacks' > $ST/ctl"
-	timed read-stacks "$n" sh -c "cat $ST/ctl > /tmp/stacks.txt"
-	echo "SCALE $n stacks-text $(wc -c < /tmp/stacks.txt) B"
-	timed read-folded "$n" sh -c "cat $ST/folded > /tmp/folded.txt"
-	echo "SCALE $n folded-text $(wc -c < /tmp/folded.txt) B"
-	rm -f /tmp/stacks.txt /tmp/folded.txt
-	timed reset "$n" sh -c "echo 'reset kmalloc-64' > $ST/ctl"
-	echo free > /sys/kernel/debug/leaky/ctl
-	sleep 1
-	m5=$(memavail); u5=$(used)
-	echo "SCALE $n held-after-reset $((u5 - u2)) B ($((m2 - m5)) B MemFree), objects freed too"
-	echo "SCALE $n mem-after-reset $(mem)"
-}
-
-# profile TOOL WORKLOAD...: where the instructions go while TOOL traces
-# WORKLOAD: perf samples every CPU on cpu-clock, which under -icount ticks
-# with guest instructions.  The report's top symbols, self and with
-# children, as PROFILE lines.
-profile() {
-	local tool=$1
-	shift
-	echo 0 > /proc/sys/kernel/kptr_restrict
-	echo -1 > /proc/sys/kernel/perf_event_paranoid
-	start_tool "$tool" "$@" || return
-	perf record -q -e cpu-clock -F 20000 -a -g -o /tmp/perf.data -- \
-		"$B/wl" "$@" > /dev/null 2> /tmp/perf.err ||
-		sed 's/^/FAIL perf record: /' /tmp/perf.err
-	stop_"${tool%%:*}" "$tool" "$@"
-	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
-		-g none --percent-limit 0.3 2> /dev/null | grep -v '^#' |
-		grep -v '^$' | head -n 70 | sed 's/^/PROFILE self /'
-	perf report -i /tmp/perf.data --stdio --children --sort sym \
-		-g none --percent-limit 1 2> /dev/null | grep -v '^#' |
-		grep -v '^$' | head -n 70 | sed 's/^/PROFILE children /'
-	rm -f /tmp/perf.data
-}
-
-# --- The run.
-info "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
-for p in bpftrace bpfcc-tools libbpf-tools strace linux-perf trace-cmd; do
-	info "version $(dpkg-query -W -f '${Package} ${Version}' $p 2>/dev/null)"
-done
-info "pairs $PAIRS, churn $FILES files, $GETPIDS getpid()"
-t0=$(now_ns)
-busybox insmod $B/slabtrace.ko || echo "FAIL insmod slabtrace.ko"
-echo "start kmalloc-64" > $ST/ctl
-started "slabtrace (insmod, start)" "$t0"
-echo "stop kmalloc-64" > $ST/ctl
-echo "reset kmalloc-64" > $ST/ctl
-
-case ,$PARTS, in
-*,1,*)
-	count_kmem
-	for r in $(seq "$PAIRS"); do
-		pair 1 slabtrace:one "$r" "$EV_ONE" files "$FILES"
-		pair 1 slabtrace:all "$r" "$EV_ALL" files "$FILES"
-	done
-	[ "$PROFILE" = slabtrace ] && profile slabtrace:all files "$FILES"
-	bracket 1 bpftrace:all "$KMEM_ALLOCS" files "$FILES"
-	bracket 1 memleak:all "$KMEM_ALLOCS" files "$FILES"
-	bracket 1 memleak:combined "$KMEM_ALLOCS" files "$FILES"
-	;;
-esac
-
-case ,$PARTS, in
-*,2,*)
-	for r in $(seq "$PAIRS"); do
-		pair 2 kptrace:noreader "$r" "$GETPIDS" getpid "$GETPIDS"
-		pair 2 kptrace:reader "$r" "$GETPIDS" getpid "$GETPIDS"
-		pair 2 kptrace:binary "$r" "$GETPIDS" getpid "$GETPIDS"
-		pair 2 syscount "$r" "$GETPIDS" getpid "$GETPIDS"
-		pair 2 perf:trace "$r" "$GETPIDS" getpid "$GETPIDS"
-		pair 2 strace "$r" "$GETPIDS" getpid "$GETPIDS"
-	done
-	case $PROFILE in
-	"" | slabtrace) ;;
-	*) profile "$PROFILE" getpid "$GETPIDS" ;;
-	esac
-	;;
-esac
-case ,$PARTS, in
-*,3,*)
-	[ -n "${KMEM_EVENTS:-}" ] || count_kmem
-	for r in $(seq "$PAIRS"); do
-		pair 3 kmemtrace "$r" "$KMEM_EVENTS" files "$FILES"
-		pair 3 perfkmem "$r" "$KMEM_EVENTS" files "$FILES"
-		pair 3 tracecmd "$r" "$KMEM_EVENTS" files "$FILES"
-	done
-	;;
-esac
-
-case ,$PARTS, in
-*,4,*)
-	busybox insmod $B/leaky.ko || echo "FAIL insmod leaky.ko"
-	for n in $SCALE; do
-		scale "$n"
-	done
-	;;
-esac
-echo "BENCH-DONE"
+		if ($1 != part || $2 != tool)
+			flush()
+		part = $1; tool = $2; ev = $6
+		n++
+		ac[n] = $8; pe[n] = $9; un[n] = $4
+		lost = lost (lost == "" ? "" : " ") $7
+	}
+	END { flush() }'
+	# Part 3's streams: events written and bytes, per run.
+	grep '^INFO stream ' "$console" | awk '
+	{
+		n[$3]++
+		ev[$3] = ev[$3] " " $5
+		if ($5 > 0)
+			bpe[$3] = bpe[$3] sprintf(" %.1f", $7 / $5) ($9 > 0 ? sprintf(" (%.1f uncompressed)", $9 / $5) : "")
+	}
+	END {
+		for (t in n)
+			printf "stream %-10s events written:%s; bytes per event:%s\n", t, ev[t], bpe[t]
+	}' | sort
+	grep '^SCALE ' "$console" | sed 's/^SCALE /scale /'
+} > "$table"
+cat "$table"
+echo "bench-peers: $csv, $table, $console" >&2

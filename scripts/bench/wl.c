@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * wl: the workloads of make bench-peers (scripts/bench-peers.sh), built
+ * wl: the workloads of make bench-peers (scripts/bench/peers.sh), built
  * static and run in the guest.  Each prints one line, "ns=N ops=M", N the
  * CLOCK_MONOTONIC nanoseconds of its loop: under QEMU's -icount shift=0 the
  * guest clock advances one nanosecond per guest instruction, so N counts

@@ -18,7 +18,7 @@ for slabtrace).
 With VM output directories (build/KVER/vm-out after the cli guest test),
 also parses the guest's "top --json" as JSON; SLABTRACE_REQUIRE_VM_OUT=1
 fails rather than skips when there is none.  The last line is "cli: N
-passed, N failed".  The VM tests scripts/guest/cli.sh and kmemtrace.sh run
+passed, N failed".  The VM tests scripts/vm/guest/cli.sh and kmemtrace.sh run
 the same programs against the real module.
 """
 

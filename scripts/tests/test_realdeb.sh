@@ -3,10 +3,10 @@
 #
 # slabtrace on a real Debian system: make deb's packages installed with apt
 # and used through sudo as README.md says, in a VM booting Debian's kernel
-# with a Debian bookworm root file system (scripts/debian-rootfs.sh
+# with a Debian bookworm root file system (scripts/vm/debian-rootfs.sh
 # realdeb: Debian's sudo and sudoers, a user in group sudo, the kernel's
 # headers installed by apt, dkms).  The guest side is
-# scripts/guest/realdeb.sh.
+# scripts/vm/guest/realdeb.sh.
 #
 #   scripts/tests/test_realdeb.sh [KVER...]     (6.12, the default, and/or 6.1)
 #
@@ -38,8 +38,8 @@ for k in $kvers; do
 		fail "$k: make test-modules (leaky.ko)"
 		continue
 	fi
-	if ! rootfs=$(scripts/debian-rootfs.sh realdeb "$k"); then
-		fail "$k: the Debian root file system (scripts/debian-rootfs.sh)"
+	if ! rootfs=$(scripts/vm/debian-rootfs.sh realdeb "$k"); then
+		fail "$k: the Debian root file system (scripts/vm/debian-rootfs.sh)"
 		continue
 	fi
 	set --
@@ -51,12 +51,12 @@ for k in $kvers; do
 	SLABTRACE_VM_MEM=${SLABTRACE_VM_MEM:-2560} \
 	SLABTRACE_IDLE_TIMEOUT=${SLABTRACE_IDLE_TIMEOUT:-900} \
 	SLABTRACE_APPEND="${SLABTRACE_APPEND:+$SLABTRACE_APPEND }realdeb_lockdown=${SLABTRACE_REALDEB_LOCKDOWN:-0} realdeb_sessions=${SLABTRACE_REALDEB_SESSIONS:-0}" \
-		scripts/vm-run.sh -k -t 3600 -r "$rootfs" "$@" \
+		scripts/vm/run.sh -k -t 3600 -r "$rootfs" "$@" \
 		-o "build/$k/realdeb-out" "$k" realdeb > "build/$k/realdeb.log" 2>&1
 	cat "build/$k/realdeb.log"
 	line=$(grep -E "^vm $k: [0-9]+ passed, [0-9]+ failed" "build/$k/realdeb.log" | tail -n 1)
 	if [ -z "$line" ]; then
-		fail "$k: no result from scripts/vm-run.sh"
+		fail "$k: no result from scripts/vm/run.sh"
 		continue
 	fi
 	npass=$((npass + $(echo "$line" | awk '{ print $3 }')))

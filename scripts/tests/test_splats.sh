@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The VM runner's splat patterns (scripts/splats.sh) against the first
+# The VM runner's splat patterns (scripts/vm/splats.sh) against the first
 # line of each kind of report, as the kernel prints it (the formats of
 # linux-source-6.12), and against console lines that are no splat: the
 # debug kernel's boot messages of its checkers, and the guest's own lines.
 # The last line is "splats: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-. "$top/scripts/splats.sh"
+. "$top/scripts/vm/splats.sh"
 npass=0
 nfail=0
 

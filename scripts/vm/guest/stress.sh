@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# stress: the fuzzer (scripts/guest/fuzz.c) for STRESS_SECS seconds (45,
+# stress: the fuzzer (scripts/vm/guest/fuzz.c) for STRESS_SECS seconds (45,
 # 150 on the debug kernel; the kernel parameter stress_secs= sets it, as
 # make stress does, and stress_seed= the seed of a run to make its
 # commands again), with
-# stressirq (scripts/demo/stressirq.c) allocating in task, softirq and
+# stressirq (scripts/test-modules/stressirq.c) allocating in task, softirq and
 # hardirq context: random and mutated commands to every writable file,
 # random reads and seeks of every file, slabtrace and stressirq unloaded
 # and loaded again.  Every write succeeded or failed with an expected

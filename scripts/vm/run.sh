@@ -4,18 +4,18 @@
 # Boot a Debian kernel under QEMU with a busybox initramfs holding our modules
 # and guest tests, run the named tests, and judge the console.
 #
-#   scripts/vm-run.sh [-o OUTDIR] [-t SECONDS] [-k] [-r ROOTFS] [-a FILE]...
+#   scripts/vm/run.sh [-o OUTDIR] [-t SECONDS] [-k] [-r ROOTFS] [-a FILE]...
 #                     KVER TEST[,TEST...]
 #
 # KVER is 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64, 6.12-arm64 or 6.12-debug; the modules
 # must already be built in build/KVER/ (make KVER=... test-modules).  Each
-# TEST is scripts/guest/TEST.sh.  Files the guest leaves in /out are copied
+# TEST is scripts/vm/guest/TEST.sh.  Files the guest leaves in /out are copied
 # (tar over the second serial port; on arm64 a virtio serial port, since
 # QEMU's virt machine has one UART) to OUTDIR.  -k keeps the console log in OUTDIR
 # even on success.  -a FILE puts FILE in the guest's /lib/slabtrace too.
 #
 # -r ROOTFS boots a Debian root file system (an uncompressed cpio archive
-# from scripts/debian-rootfs.sh) instead of busybox: the guest has Debian's
+# from scripts/vm/debian-rootfs.sh) instead of busybox: the guest has Debian's
 # programs, and of ours only /init, /tests and /lib/slabtrace, unpacked
 # over it.
 #
@@ -27,7 +27,7 @@
 #
 # The run fails on: a FAIL line, a test exiting non-zero, a missing END or
 # DONE marker (guest hung, crashed or timed out), or a kernel splat in the
-# console (scripts/splats.sh).  The last line is "vm KVER: N passed, N failed", plus ", N
+# console (scripts/vm/splats.sh).  The last line is "vm KVER: N passed, N failed", plus ", N
 # skipped" when a guest test printed "SKIP: test: why" (it cannot run on
 # this kernel or arch) instead of its checks.
 #
@@ -58,8 +58,8 @@
 # so that every KASAN report is printed, not only the first.
 set -eu
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/scripts/splats.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/vm/splats.sh"
 out=
 tmo=
 keep=
@@ -77,7 +77,7 @@ $OPTARG" ;;
 	esac
 done
 shift $((OPTIND - 1))
-kver=${1:?usage: vm-run.sh [-o OUTDIR] [-t SECONDS] [-k] [-r ROOTFS] [-a FILE]... KVER TEST[,TEST...]}
+kver=${1:?usage: scripts/vm/run.sh [-o OUTDIR] [-t SECONDS] [-k] [-r ROOTFS] [-a FILE]... KVER TEST[,TEST...]}
 tests=${2:?no tests named}
 slow=1
 case $kver in *-debug) slow=3 ;; esac
@@ -124,8 +124,8 @@ if [ -z "$rootfs" ]; then
 	cp "$busybox" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 fi
-cp "$top/scripts/guest/init" "$root/init"
-cp "$top"/scripts/guest/*.sh "$root/tests/"
+cp "$top/scripts/vm/guest/init" "$root/init"
+cp "$top"/scripts/vm/guest/*.sh "$root/tests/"
 chmod 755 "$root/init"
 for ko in "$bdir"/*.ko; do
 	[ -e "$ko" ] && cp "$ko" "$mods/"

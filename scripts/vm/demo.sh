@@ -5,7 +5,7 @@
 # kernel, boot it in a VM, hunt leaky's leaks among normal activity, show
 # the top stacks, and leave the raw dump and a flame graph in build/demo/.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 # Say what each step does before it starts: the first run downloads a
 # kernel and may install packages, and would otherwise be silent for minutes.
@@ -27,7 +27,7 @@ fi
 out=$top/build/demo
 rm -rf "$out"
 echo "demo: booting Debian's 6.12 kernel under QEMU (TCG): about 15 seconds"
-if ! scripts/vm-run.sh -o "$out" 6.12 demo > "$out.log" 2>&1; then
+if ! scripts/vm/run.sh -o "$out" 6.12 demo > "$out.log" 2>&1; then
 	cat "$out.log"
 	echo "demo: the VM run failed" >&2
 	exit 1

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz: slabtrace's stress test in the guest (scripts/guest/stress.sh).
+ * fuzz: slabtrace's stress test in the guest (scripts/vm/guest/stress.sh).
  * Built static with the host's gcc (make test-modules).
  *
  *   fuzz [-t SECONDS] [-s SEED] [-w WRITERS] [-r READERS] [-H SECONDS]
@@ -929,7 +929,7 @@ static void reloader(int nworkers)
 		unexpected("insmod slabtrace at the end failed");
 }
 
-/* What scripts/vm-run.sh calls a splat. */
+/* What scripts/vm/run.sh calls a splat. */
 static const char * const splats[] = {
 	"BUG:", "WARNING:", "Oops", "general protection", "Call Trace:",
 	"scheduling while atomic", "possible recursive locking", "stall",

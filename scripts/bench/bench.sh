@@ -6,7 +6,7 @@
 # own), N = 1,000,000 operations per figure.  Prints "NAME VALUE UNIT".
 # Numbers, not tests: nothing here passes or fails on a time.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
 SLABTRACE_KUNITCONFIG=bench.kunitconfig "$top/scripts/kunit.sh" > /dev/null || {
 	echo "bench: the benchmark kernel failed; see $cache/kunit-um-bench/kunit.log" >&2

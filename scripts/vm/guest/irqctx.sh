@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Interrupt allocations: the irqalloc module (scripts/demo/irqalloc.c) keeps
+# Interrupt allocations: the irqalloc module (scripts/test-modules/irqalloc.c) keeps
 # known numbers of kmalloc(50) objects made in task, softirq (a timer) and
 # hardirq (an hrtimer) context while its threads churn kmalloc-64 on every
 # CPU, so that most interrupts land inside the allocator and slabtrace's

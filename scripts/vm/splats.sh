@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# The kernel messages that fail a VM run (scripts/vm-run.sh): an extended
+# The kernel messages that fail a VM run (scripts/vm/run.sh): an extended
 # regular expression for grep -E, matched against every line of the
 # guest's console.  Sourced; scripts/tests/test_splats.sh checks it
 # against the first line of each checker's report.

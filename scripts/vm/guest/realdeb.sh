@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # slabtrace as a Debian user installs and uses it, on the Debian system of
-# scripts/debian-rootfs.sh realdeb (scripts/tests/test_realdeb.sh boots it
+# scripts/vm/debian-rootfs.sh realdeb (scripts/tests/test_realdeb.sh boots it
 # with make deb's packages, README.md and leaky.ko in /lib/slabtrace; the
 # busybox VMs do not run this test).
 #

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers sourced by the guest tests.  Every check prints one line,
-# "PASS: test: what" or "FAIL: test: what", which scripts/vm-run.sh counts.
+# "PASS: test: what" or "FAIL: test: what", which scripts/vm/run.sh counts.
 
 T=${0##*/}
 T=${T%.sh}
@@ -37,7 +37,7 @@ ctl_errno() {
 }
 
 # skip "why": the whole test cannot run on this machine; says why, in a
-# line scripts/vm-run.sh counts, and ends the test.
+# line scripts/vm/run.sh counts, and ends the test.
 skip() {
 	echo "SKIP: $T: $*"
 	exit 0

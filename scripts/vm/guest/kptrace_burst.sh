@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # kptrace_burst: 100 new tasks traced at once.  "syscall start" traces
-# every process; kpt_burst (scripts/guest/kpt_burst.c) releases 100
+# every process; kpt_burst (scripts/vm/guest/kpt_burst.c) releases 100
 # waiting children, SCHED_FIFO on CPU 0 with RT throttling off, which each
 # make one call and stay alive until all have.  Each takes an in-flight
 # entry at that call, and the entries' table starts at 64 buckets: past

@@ -10,7 +10,7 @@
 # "syscall stop", "syscall start ctf", "syscall stop", "syscall start",
 # which goes round at least twice before the storm ends.  Every loop did
 # its share and every command succeeded; the kernel logged no splat
-# (scripts/vm-run.sh also fails the run on one in the console).  A hook
+# (scripts/vm/run.sh also fails the run on one in the console).  A hook
 # that takes a sleeping lock or allocates shows up here on PREEMPT_RT as
 # "BUG: scheduling while atomic" or a WARNING from __local_bh_disable_ip.
 . /tests/lib.sh

@@ -3,7 +3,7 @@
 # allocate from them in parallel for STORM_SECS (20) seconds and another
 # loop prints them and reads ctl; then stop and reset.  Every command
 # succeeded, every task and the print loop ran, prints listed objects, and
-# the kernel logged no splat (scripts/vm-run.sh also fails the run on one
+# the kernel logged no splat (scripts/vm/run.sh also fails the run on one
 # in the console).  On PREEMPT_RT a probe that takes a sleeping lock shows
 # up here as "BUG: scheduling while atomic" (contended locks only: a
 # single task never shows it).

@@ -5,7 +5,7 @@
 # kernels: debootstrap'ed, made for its use (PROFILE), packed as an
 # uncompressed cpio initramfs.  Prints its path.
 #
-#   scripts/debian-rootfs.sh PROFILE [KVER]     (KVER: 6.12, the default, or 6.1)
+#   scripts/vm/debian-rootfs.sh PROFILE [KVER]     (KVER: 6.12, the default, or 6.1)
 #
 # PROFILE is
 #   peers    make bench-peers's: the peer tools slabtrace is measured
@@ -34,7 +34,7 @@
 # is installed on the host but debootstrap.
 set -eu
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 profile=${1:?usage: debian-rootfs.sh peers|realdeb [KVER]}
 kver=${2:-6.12}
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
