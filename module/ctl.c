@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: /sys/kernel/debug/slabtrace/ctl, the command file.
+ * slabtrace: /proc/slabtrace/ctl (and the same in debugfs), the command file.
  *
  * A write is one command; a read returns the snapshot of the last "print"
  * (dump.c).  A bad command fails the write with an errno and says why in

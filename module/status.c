@@ -35,7 +35,7 @@
 
 /* What "help" logs: the commands of ctl (ctl.c parses them). */
 static const char *const help_lines[] = {
-	"commands (echo COMMAND > /sys/kernel/debug/slabtrace/ctl):",
+	"commands (echo COMMAND > /proc/slabtrace/ctl):",
 	"  start CACHE        record every allocation from CACHE (a /proc/slabinfo name)",
 	"  stop CACHE         record no new ones; frees still drop records",
 	"  print CACHE [stacks] [top N] [older-than MS] [since-mark]",

@@ -209,7 +209,7 @@ static int stream_stop(void)
 	words[0] = stop_word;
 	words[1] = NULL;
 	if (slabtrace_kptrace_tracing() && !kptrace_ctf_tracing()) {
-		pr_warn_ratelimited("kptrace_ctf: enable: 0: the calls go to the text queue, not to this stream ('syscall stop' stops them)\n");
+		pr_warn_ratelimited("kptrace/ctf: enable: 0: the calls go to the text queue, not to this stream ('syscall stop' stops them)\n");
 		return -EBUSY;
 	}
 	return slabtrace_kptrace_command(1, words);
@@ -235,7 +235,7 @@ static int set_buffer_kb(unsigned int kb)
 
 static const struct slabtrace_stream_ops stream_ops = {
 	.name = "kptrace",
-	.dir = "kptrace_ctf",
+	.dir = "kptrace/ctf",
 	.abi_version = KPT_CTF_ABI_VERSION,
 	.metadata_size = 64 * 1024,
 	.start = stream_start,

@@ -202,10 +202,10 @@ DEFINE_SHOW_ATTRIBUTE(summary);
 
 /* files[0] is kptrace: kptrace_files_update_size() sets its size. */
 static struct slabtrace_file files[] = {
-	{ .name = "kptrace", .mode = 0400, .fops = &kptrace_fops },
-	{ .name = "kptrace_pipe", .mode = 0400, .fops = &pipe_fops },
-	{ .name = "kptrace_stats", .mode = 0400, .fops = &stats_fops },
-	{ .name = "kptrace_summary", .mode = 0400, .fops = &summary_fops },
+	{ .name = "queue", .mode = 0400, .fops = &kptrace_fops },
+	{ .name = "pipe", .mode = 0400, .fops = &pipe_fops },
+	{ .name = "stats", .mode = 0400, .fops = &stats_fops },
+	{ .name = "summary", .mode = 0400, .fops = &summary_fops },
 };
 
 /* Make the size of kptrace the bytes queued. */
@@ -223,7 +223,7 @@ static void size_work_fn(struct work_struct *work)
 
 int kptrace_files_init(void)
 {
-	return slabtrace_files_add("", files, ARRAY_SIZE(files));
+	return slabtrace_files_add("kptrace", files, ARRAY_SIZE(files));
 }
 
 /* At module exit, once tracing stopped: nothing re-arms size_work. */

@@ -9,7 +9,7 @@
  *
  *   syscall:write;entry_SYSCALL_64_after_hwframe;...;leaky_alloc_buf [leaky] 3
  *
- * weighed by objects in /sys/kernel/debug/slabtrace/folded and by bytes in
+ * weighed by objects in /proc/slabtrace/slab/folded and by bytes in
  * folded_bytes.  A group made in a system call starts with the pseudo-frame
  * "syscall:NAME".  Every group is listed, whatever "top" said.
  *
@@ -144,5 +144,5 @@ static struct slabtrace_file folded_files[] = {
 
 int slabtrace_folded_init(void)
 {
-	return slabtrace_files_add("", folded_files, ARRAY_SIZE(folded_files));
+	return slabtrace_files_add("slab", folded_files, ARRAY_SIZE(folded_files));
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: /sys/kernel/debug/slabtrace/stats, the state of the tracer:
+ * slabtrace: /proc/slabtrace/slab/stats, the state of the tracer:
  * records against the limit, the table, the pool, the context table, the
  * probes, and for each cache in the set its records and every kind of
  * drop (enum slabtrace_drop).
@@ -103,7 +103,7 @@ int slabtrace_stats_init(void)
 {
 	int ret;
 
-	ret = slabtrace_files_add("", &stats_file, 1);
+	ret = slabtrace_files_add("slab", &stats_file, 1);
 	if (ret)
 		return ret;
 	/* Its companion for people (status.c). */

@@ -35,7 +35,7 @@ SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
 TOOLS=${bench_tools:-all}
 PROFILE=${bench_profile:-}
 B=/bench
-ST=/sys/kernel/debug/slabtrace
+ST=/proc/slabtrace
 T=/sys/kernel/tracing
 
 info() { echo "INFO $*"; }
@@ -255,7 +255,7 @@ start_kptrace() {
 		return 0
 	fi
 	if [ "$1" = kptrace:reader ]; then
-		cat $ST/kptrace_pipe > /dev/null &
+		cat $ST/kptrace/pipe > /dev/null &
 		BG=$!
 		sleep 0.2
 	fi
@@ -266,18 +266,18 @@ stop_kptrace() {
 		kill -INT "$BG"
 		wait "$BG" 2>/dev/null
 		LOST=$(sed -n 's/^kmemtrace-record: the packets say \([0-9]*\) discarded$/\1/p' /tmp/kptrace.out)
-		info "kptrace $1: $(grep -v recording /tmp/kptrace.out | tr '\n' ' ') bytes $(du -sb /tmp/kb/ctf | cut -f1); summary $(grep '^getpid' $ST/kptrace_summary | tr -s ' '); queue $(tr '\n' ' ' < $ST/kptrace_stats)"
+		info "kptrace $1: $(grep -v recording /tmp/kptrace.out | tr '\n' ' ') bytes $(du -sb /tmp/kb/ctf | cut -f1); summary $(grep '^getpid' $ST/kptrace/summary | tr -s ' '); queue $(tr '\n' ' ' < $ST/kptrace/stats)"
 		echo "syscall clear" > $ST/ctl
 		return
 	fi
 	echo "syscall stop" > $ST/ctl
-	LOST=$(sed -n 's/^dropped: //p' $ST/kptrace_stats)
+	LOST=$(sed -n 's/^dropped: //p' $ST/kptrace/stats)
 	if [ "$1" = kptrace:reader ]; then
 		sleep 1
 		kill "$BG" 2>/dev/null
 		wait "$BG" 2>/dev/null
 	fi
-	info "kptrace $1 stats: $(tr '\n' ' ' < $ST/kptrace_stats)"
+	info "kptrace $1 stats: $(tr '\n' ' ' < $ST/kptrace/stats)"
 	echo "syscall clear" > $ST/ctl
 }
 
@@ -417,7 +417,7 @@ scale() {
 	echo "SCALE $n untraced-keep-bytes $((m0 - m1)) B (MemFree), $((u1 - u0)) B (SUnreclaim+VmallocUsed+Percpu)"
 	echo "SCALE $n traced-keep-bytes $((m2 - m3)) B (MemFree), $((u3 - u2)) B (SUnreclaim+VmallocUsed+Percpu)"
 	echo "SCALE $n bytes-per-record $(( (u3 - u2 - (u1 - u0)) / n )) B"
-	echo "SCALE $n stats $(grep -E '^(records|table|pool)' $ST/stats | tr '\n' ' ')"
+	echo "SCALE $n stats $(grep -E '^(records|table|pool)' $ST/slab/stats | tr '\n' ' ')"
 	timed print "$n" sh -c "echo 'print kmalloc-64' > $ST/ctl"
 	m4=$(memavail); u4=$(used)
 	echo "SCALE $n held-after-print $((u4 - u3)) B ($((m3 - m4)) B MemFree)"
@@ -430,7 +430,7 @@ scale() {
 	timed print-stacks "$n" sh -c "echo 'print kmalloc-64 stacks' > $ST/ctl"
 	timed read-stacks "$n" sh -c "cat $ST/ctl > /tmp/stacks.txt"
 	echo "SCALE $n stacks-text $(wc -c < /tmp/stacks.txt) B"
-	timed read-folded "$n" sh -c "cat $ST/folded > /tmp/folded.txt"
+	timed read-folded "$n" sh -c "cat $ST/slab/folded > /tmp/folded.txt"
 	echo "SCALE $n folded-text $(wc -c < /tmp/folded.txt) B"
 	rm -f /tmp/stacks.txt /tmp/folded.txt
 	timed reset "$n" sh -c "echo 'reset kmalloc-64' > $ST/ctl"

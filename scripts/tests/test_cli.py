@@ -120,11 +120,11 @@ class Fake:
             os.makedirs(os.path.join(self.sys, "module", "slabtrace"))
             os.makedirs(self.st)
             shutil.copy(DUMP, os.path.join(self.st, "ctl"))
-            self.write("stats", STATS)
-            shutil.copy(STACKS, os.path.join(self.st, "stacks"))
-            self.write("folded", "syscall:write;ctl_write [leaky] 20\n")
-            self.write("folded_bytes", "syscall:write;ctl_write [leaky] 1280\n")
-            self.write("kptrace_stats", "written: 30\nread: 30\ndropped: 2\n"
+            self.write("slab/stats", STATS)
+            shutil.copy(STACKS, os.path.join(self.st, "slab", "stacks"))
+            self.write("slab/folded", "syscall:write;ctl_write [leaky] 20\n")
+            self.write("slab/folded_bytes", "syscall:write;ctl_write [leaky] 1280\n")
+            self.write("kptrace/stats", "written: 30\nread: 30\ndropped: 2\n"
                        "queued: 0 bytes\nqueue size: 2097152 bytes per CPU, 2 CPUs\n")
 
     def slabinfo(self, w, k, d):
@@ -207,17 +207,17 @@ class Cli(unittest.TestCase):
             "next: slabtrace top (the stacks holding most), slabtrace leaks (all of them)"])
 
     def test_status_nothing_traced(self):
-        self.fake.write("stats", STATS_IDLE)
+        self.fake.write("slab/stats", STATS_IDLE)
         rc, out, err = self.fake.run("status")
         self.assertEqual(rc, 0, err)
         self.assertIn("caches: none traced", out)
         self.assertIn("next: slabtrace growth finds a growing cache", out)
 
     def test_status_rejects_other_stats(self):
-        self.fake.write("stats", "hello\n")
+        self.fake.write("slab/stats", "hello\n")
         rc, out, err = self.fake.run("status")
         self.assertEqual(rc, 1)
-        self.assertIn("stats: not the stats of this version of slabtrace", err)
+        self.assertIn("slab/stats: not the stats of this version of slabtrace", err)
 
     def test_files_under_proc_first(self):
         # /proc/slabtrace when it exists, though debugfs has the files too.
@@ -346,7 +346,7 @@ class Cli(unittest.TestCase):
         self.assertEqual(len(json.loads(out)["caches"][0]["stacks"]), 2)
 
     def test_escapes_odd_bytes(self):
-        self.fake.write("stats", STATS.replace("cache kmalloc-64", "cache odd\033name"))
+        self.fake.write("slab/stats", STATS.replace("cache kmalloc-64", "cache odd\033name"))
         _, out, _ = self.fake.run("status")
         self.assertIn("cache odd\\x1bname:", out)
         self.assertNotIn("\033", out)
@@ -551,7 +551,7 @@ class Record(unittest.TestCase):
 
     def setUp(self):
         self.fake = Fake()
-        self.fake.write("stats", STATS_IDLE)
+        self.fake.write("slab/stats", STATS_IDLE)
         self.out = os.path.join(self.fake.root, "rec")
 
     def tearDown(self):
@@ -594,7 +594,7 @@ class Record(unittest.TestCase):
     def test_a_cache_traced_already_is_shared(self):
         # Traced by hand (or left by a killed record): read, never stopped
         # or reset.
-        self.fake.write("stats", STATS_TRACING)
+        self.fake.write("slab/stats", STATS_TRACING)
         rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
                                      "--", "true")
         self.assertEqual(rc, 0, err)
@@ -604,7 +604,7 @@ class Record(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(self.out, "kmalloc-64.dump")))
 
     def test_a_merged_name_of_a_traced_cache_is_shared(self):
-        self.fake.write("stats", STATS_TRACING.replace("kmalloc-64", "Acpi-Namespace"))
+        self.fake.write("slab/stats", STATS_TRACING.replace("kmalloc-64", "Acpi-Namespace"))
         self.fake.write("ctl", dump_of("shared_policy_node"))
         rc, out, err = self.fake.run("record", "-c", "shared_policy_node", "-s", "0",
                                      "--", "true")
@@ -612,7 +612,7 @@ class Record(unittest.TestCase):
         self.assertEqual(self.fake.commands(), ["print shared_policy_node"])
 
     def test_a_stopped_cache_with_records_is_refused(self):
-        self.fake.write("stats", STATS)
+        self.fake.write("slab/stats", STATS)
         rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--", "true")
         self.assertEqual(rc, 1)
         self.assertEqual(err, "slabtrace: record: not tracing kmalloc-64: it holds the records "
@@ -815,7 +815,7 @@ class Recorder(unittest.TestCase):
         self.assertIn("cpu0: packet 5 where 1 was due: packets lost: nothing saved", err)
 
     def test_syscalls_refused_while_kptrace_traces(self):
-        self.stream(UUID_A, 1, sub="kptrace_ctf")
+        self.stream(UUID_A, 1, sub="kptrace/ctf")
         self.fake.write("status", STATUS.replace("kptrace: off", "kptrace: tracing system calls"))
         rc, out, err = self.record("-s", "--", "true")
         self.assertEqual(rc, 1)

@@ -386,7 +386,7 @@ class Prometheus(unittest.TestCase):
         self.assertEqual(os.listdir(os.path.dirname(self.prom)), ["slabtrace.prom"])
 
     def test_memory_held(self):
-        self.fake.write("stats", test_cli.STATS.replace(
+        self.fake.write("slab/stats", test_cli.STATS.replace(
             "stacks deferred 0\n", "stacks deferred 0\nsnapshots kept 1 alive 1 bytes 45056\n"))
         with open(os.path.join(self.fake.proc, "slabinfo"), "a") as f:
             f.write("slabtrace_record    8192    8192     48   85    1 : tunables    0    0    0 "

@@ -15,9 +15,9 @@
  * that falls behind: the tests' way to make overruns).
  *
  * -s records kptrace's system calls instead ("syscall start ctf" on ctl,
- * the files of kptrace_ctf/): every process but the recorder, or the
+ * the files of kptrace/ctf/): every process but the recorder, or the
  * tasks named COMM (-c), or the PIDs (-p, up to 16); -b is then "syscall
- * size" (KiB, whole pages).  The recorder holds kptrace_ctf/metadata open
+ * size" (KiB, whole pages).  The recorder holds kptrace/ctf/metadata open
  * from start to end: that makes it a kptrace reader, never traced.  DIR
  * default kptrace.trace; no caches or kallsyms.  Says "recording" once
  * the calls are recorded, and at the end also the events the packets
@@ -111,10 +111,10 @@ static struct stream streams[MAX_CPUS];
 static int nstreams;
 static size_t subbuf_size, map_size;
 static unsigned char *copybuf;
-/* The stream's directory under the root: kmemtrace, or kptrace_ctf (-s). */
+/* The stream's directory under the root: kmemtrace, or kptrace/ctf (-s). */
 static const char *sub = "kmemtrace";
 static int syscalls;			/* -s */
-static int meta = -1;			/* -s: kptrace_ctf/metadata, held open */
+static int meta = -1;			/* -s: kptrace/ctf/metadata, held open */
 /*
  * The stream's abi_version, held open from the first check to the end: an
  * open file of the module pins it, so rmmod is refused while this records,
@@ -700,7 +700,7 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			syscalls = 1;
-			sub = "kptrace_ctf";
+			sub = "kptrace/ctf";
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -732,7 +732,7 @@ int main(int argc, char **argv)
 	if (strlen(outdir) > sizeof(ctfdir) - 8)
 		bad_usage("-o: a path too long (%s)", outdir);
 
-	st_check(syscalls ? "kptrace_ctf/abi_version" : "kmemtrace/abi_version", R_OK);
+	st_check(syscalls ? "kptrace/ctf/abi_version" : "kmemtrace/abi_version", R_OK);
 	stream_path(path, sizeof(path), "abi_version");
 	pin = open(path, O_RDONLY | O_CLOEXEC);
 	if (pin < 0)

@@ -173,7 +173,7 @@ static void module_metrics(FILE *f, const struct slabs *s)
 		fprintf(f, "slabtrace_memory_bytes{part=\"snapshots\"} %ld\n", snapshots);
 	cache_metrics(f, &st);
 	stats_free(&st);
-	st_path(path, sizeof(path), "kptrace_stats");
+	st_path(path, sizeof(path), "kptrace/stats");
 	kpt = read_all(path);
 	if (kpt) {
 		char *w = strstr(kpt, "written: "), *d = strstr(kpt, "dropped: ");

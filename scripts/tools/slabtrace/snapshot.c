@@ -82,7 +82,7 @@ static char *blob_recv(int fd)
 
 /* What a print shows: ctl, then the views of the same snapshot. */
 static const char *const view_files[NVIEWS] = {
-	"ctl", "stacks", "folded", "folded_bytes",
+	"ctl", "slab/stacks", "slab/folded", "slab/folded_bytes",
 };
 
 /* The child of snapshot(): print, and send the first @nviews views to @out. */

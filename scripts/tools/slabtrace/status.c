@@ -33,14 +33,14 @@ bool read_stats(struct stats *s, bool die_on_error)
 	char path[PATH_MAX], *line, *save = NULL;
 
 	memset(s, 0, sizeof(*s));
-	st_path(path, sizeof(path), "stats");
+	st_path(path, sizeof(path), "slab/stats");
 	s->text = read_all(path);
 	if (!s->text) {
 		int e = errno;
 
 		if (!die_on_error)
 			return false;
-		st_check("stats", R_OK);
+		st_check("slab/stats", R_OK);
 		die("%s: %s", path, strerror(e));
 	}
 	for (line = strtok_r(s->text, "\n", &save); line;
@@ -157,7 +157,7 @@ int cmd_status(void)
 		   &ctx_max) != 2 ||
 	    sscanf(stats_line(s.text, "probes"), "probes alloc %7s free %7s",
 		   alloc, freep) != 2)
-		die("%s/stats: not the stats of this version of slabtrace", st_root());
+		die("%s/slab/stats: not the stats of this version of slabtrace", st_root());
 	/*
 	 * The module's status file says it for people (traced since when,
 	 * drops by kind): shown as it is, but for its hint and kptrace line,
@@ -181,7 +181,7 @@ int cmd_status(void)
 	}
 	printf("pool: %lu free, %lu per CPU; contexts: %u of %u\n", pfree,
 	       per_cpu, ctx, ctx_max);
-	st_path(path, sizeof(path), "kptrace_stats");
+	st_path(path, sizeof(path), "kptrace/stats");
 	kpt = read_all(path);
 	if (kpt) {
 		char *w = strstr(kpt, "written: "), *dr = strstr(kpt, "dropped: ");

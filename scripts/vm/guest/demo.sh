@@ -15,7 +15,7 @@ run() {
 say "# Booted Debian's $(uname -r) kernel, $(nproc) CPUs."
 run insmod $MODDIR/slabtrace.ko
 run insmod $MODDIR/leaky.ko
-run "echo start kmalloc-64 > /sys/kernel/debug/slabtrace/ctl"
+run "echo start kmalloc-64 > /proc/slabtrace/ctl"
 say "# The workload: normal activity, and leaky keeping 20 kmalloc(50)"
 say "# buffers and forgetting 5 kmalloc(40) ones among 300 it frees."
 run "ls -R /sys/kernel /proc/sys > /dev/null; cat /proc/slabinfo > /dev/null"
@@ -23,14 +23,14 @@ run "echo churn 300 > /sys/kernel/debug/leaky/ctl"
 run "echo bufs 20 > /sys/kernel/debug/leaky/ctl"
 run "echo orphans 5 > /sys/kernel/debug/leaky/ctl"
 run "ls -R /sys/devices > /dev/null"
-run "echo stop kmalloc-64 > /sys/kernel/debug/slabtrace/ctl"
+run "echo stop kmalloc-64 > /proc/slabtrace/ctl"
 say "# Give short-lived objects time to go, then look at what stayed."
 run "sleep 1"
-run "echo print kmalloc-64 top 5 > /sys/kernel/debug/slabtrace/ctl"
-run "cat /sys/kernel/debug/slabtrace/stacks"
-run "cat /sys/kernel/debug/slabtrace/folded > /out/leaks.folded"
-run "cat /sys/kernel/debug/slabtrace/ctl > /out/dump.txt"
-cat $ST/stacks > /tmp/stacks
+run "echo print kmalloc-64 top 5 > /proc/slabtrace/ctl"
+run "cat /proc/slabtrace/slab/stacks"
+run "cat /proc/slabtrace/slab/folded > /out/leaks.folded"
+run "cat /proc/slabtrace/ctl > /out/dump.txt"
+cat $ST/slab/stacks > /tmp/stacks
 check_eq "the demo's top stack is leaky's 20 buffers" \
 	"Stack 1: 20 objects, 1280 bytes (1000 requested) leaky_alloc_buf" \
 	"$(awk '/^Stack 1: /{ split($0, h, ", age"); s = h[1] } s && / #01 /{ sub(/.* in /, ""); sub(/\+.*/, ""); print s, $0; exit }' /tmp/stacks)"

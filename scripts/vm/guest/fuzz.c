@@ -63,7 +63,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ST		"/sys/kernel/debug/slabtrace"
+/* slabtrace's two trees: the same files, fuzzed through either. */
+#define ST		"/proc/slabtrace"
+#define ST_DEBUGFS	"/sys/kernel/debug/slabtrace"
 #define MAX_WORKERS	16
 #define NR_ERRNO	140
 #define CMD_MAX		4200
@@ -480,14 +482,14 @@ static size_t mutate(char *c, size_t len, size_t size)
 }
 
 /*
- * ENOENT: slabtrace is not loaded; ENXIO: it is being unloaded (debugfs
- * cannot take a reference on the module); EUSERS: a 9th process opening
- * kptrace or kptrace_pipe; EBUSY: a reader too many; ENODATA: a stream's
- * cpuN before its first start.
+ * ENOENT: slabtrace is not loaded; ENXIO, ENODEV: it is being unloaded
+ * (debugfs, /proc/slabtrace cannot take a reference on the module);
+ * EUSERS: a 9th process opening kptrace/queue or kptrace/pipe; EBUSY: a
+ * reader too many; ENODATA: a stream's cpuN before its first start.
  */
 static int expected_open_errno(int err, int reader)
 {
-	return err == ENOENT || err == ENXIO ||
+	return err == ENOENT || err == ENXIO || err == ENODEV ||
 	       (reader && (err == EBUSY || err == EUSERS || err == ENODATA));
 }
 
@@ -586,7 +588,7 @@ static void one_write(void)
 		v = V_GARBAGE;
 		oracle = DONT_KNOW;
 	}
-	snprintf(path, sizeof(path), ST "/%s", file);
+	snprintf(path, sizeof(path), "%s/%s", below(2) ? ST : ST_DEBUGFS, file);
 	fd = open_file(path, below(4) ? O_WRONLY : O_RDWR);
 	if (fd < 0) {
 		sleep_ms(1);	/* slabtrace is not loaded */
@@ -628,14 +630,18 @@ static void one_write(void)
 	}
 }
 
-/* A random file under ST (depth 2), or NULL. */
+/* A random file of either tree (kptrace's stream aside), or NULL. */
 static int random_file(char *path, size_t size)
 {
-	static const char * const dirs[] = { ST, ST "/kmemtrace" };
+	static const char * const dirs[] = {
+		ST, ST "/slab", ST "/kptrace", ST "/kmemtrace",
+		ST_DEBUGFS, ST_DEBUGFS "/slab", ST_DEBUGFS "/kptrace",
+		ST_DEBUGFS "/kmemtrace",
+	};
 	char names[64][64];
 	struct dirent *d;
 	unsigned int n = 0;
-	const char *dir = dirs[below(2)];
+	const char *dir = pick(dirs, ARRAY_SIZE(dirs));
 	DIR *dp = opendir(dir);
 
 	if (!dp)
@@ -669,7 +675,7 @@ static int expected_read_errno(int err)
  */
 static void reader_crowd(void)
 {
-	static const char * const files[] = { ST "/kptrace", ST "/kptrace_pipe" };
+	static const char * const files[] = { ST "/kptrace/queue", ST "/kptrace/pipe" };
 	static char buf[4096];
 	int i, j, status, n = 12, fd;
 	pid_t pids[12];

@@ -3,14 +3,14 @@
 # should (numbers, names, arguments, returns, path, times); the queue made
 # by the start, kept after the stop for its records, freed when they are
 # read; pid and comm filters; the summary; a tiny queue drops and loses
-# nothing else; kptrace_pipe wakes a blocked reader; bad commands (pid
+# nothing else; kptrace/pipe wakes a blocked reader; bad commands (pid
 # "+5" and "007" among them); rmmod while tracing.
 . /tests/lib.sh
 
 [ "$(uname -m)" = x86_64 ] ||
 	skip "its expected records are x86-64's (system call numbers, ia32 compat calls of kpt_probe32)"
 
-K=$ST/kptrace
+K=$ST/kptrace/queue
 # x86_64 system call numbers (the ABI; kptrace's names come from the
 # kernel's own headers).
 NR_WRITE=1
@@ -21,29 +21,36 @@ NR_OPENAT=257
 AT_FDCWD='0x\(ffffffff\)\{0,1\}ffffff9c'
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
-for f in kptrace kptrace_pipe kptrace_stats kptrace_summary; do
-	check "$f is 0400" test "$(stat -c %a $ST/$f)" = 400
+for f in queue pipe stats summary; do
+	check "kptrace/$f is 0400" test "$(stat -c %a $ST/kptrace/$f)" = 400
 done
 check_eq "kptrace reads empty before any trace" "" "$(cat $K)"
 
 # --- comm filter, and the records of known calls.
-allocated() { sed -n 's/^allocated: \([0-9]*\) bytes$/\1/p' $ST/kptrace_stats; }
+allocated() { sed -n 's/^allocated: \([0-9]*\) bytes$/\1/p' $ST/kptrace/stats; }
 check_eq "no queue before any trace" 0 "$(allocated)"
 check "syscall start comm kpt_probe" st syscall start comm kpt_probe
 check "the start made the queue (2 MiB per CPU)" \
 	test "$(allocated)" -ge $((2000000 * $(nproc)))
 kpt_probe -g 10 -f /kpt/no/such/file -l 37 > /tmp/p.out
 check "syscall stop" st syscall stop
-queued=$(sed -n 's/^queued: \([0-9]*\) bytes$/\1/p' $ST/kptrace_stats)
+queued=$(sed -n 's/^queued: \([0-9]*\) bytes$/\1/p' $ST/kptrace/stats)
 check "kptrace: bytes are queued" test "$queued" -gt 0
-check_eq "kptrace's size is the bytes queued" "$queued" "$(stat -c %s $K)"
+# procfs gives its inode the size when it is opened or read; debugfs's
+# follows by itself.
+exec 3< $K
+check_eq "kptrace/queue's size, once open, is the bytes queued" "$queued" \
+	"$(stat -L -c %s /proc/self/fd/3)"
+exec 3<&-
+check_eq "debugfs: kptrace/queue's size is the bytes queued" "$queued" \
+	"$(stat -c %s $ST_DEBUGFS/kptrace/queue)"
 check "stopped, the queue is kept for its records" test "$(allocated)" -gt 0
 cp $ST/status /out/kptrace_status_held.txt
 check "status says what it holds" \
 	grep -q '^kptrace: off, its queue holds [0-9]* KiB for [1-9][0-9]* unread records (freed once read, or at syscall clear)$' $ST/status
 cat $K > /tmp/k.txt
 cp /tmp/k.txt /out/kptrace.txt
-check_eq "kptrace is empty once read" 0 "$(stat -c %s $K)"
+check_eq "kptrace/queue's size is 0 once read" 0 "$(stat -c %s $K)"
 check_eq "the last record read freed the queue" 0 "$(allocated)"
 check "status: off, nothing held" grep -q '^kptrace: off$' $ST/status
 check_eq "a second read returns nothing" "" "$(cat $K)"
@@ -69,7 +76,7 @@ check_eq "every record ends after it starts" 0 \
 check_eq "records come oldest first" 0 \
 	"$(awk '{ s = substr($1, 2) + 0; if (s < last) n++; last = s } END { print n + 0 }' /tmp/k.txt)"
 
-cat $ST/kptrace_summary > /tmp/sum.txt
+cat $ST/kptrace/summary > /tmp/sum.txt
 cp /tmp/sum.txt /out/kptrace_summary.txt
 check "summary: getpid 10 calls, 0 errors" grep -q '^getpid  *10  *0 ' /tmp/sum.txt
 check "summary: openat 2 calls, 1 error" grep -q '^openat  *2  *1 ' /tmp/sum.txt
@@ -78,7 +85,7 @@ check "summary: write 2 calls" grep -q '^write  *2  *0 ' /tmp/sum.txt
 total=$(awk '$1 == "total" { print $2 }' /tmp/sum.txt)
 check_eq "summary: the total is the number of records" "$(wc -l < /tmp/k.txt)" "$total"
 check "summary: min <= avg <= max" awk '$1 == "getpid" && !($5 <= $6 && $6 <= $7) { exit 1 }' /tmp/sum.txt
-cat $ST/kptrace_stats > /tmp/stats.txt
+cat $ST/kptrace/stats > /tmp/stats.txt
 cp /tmp/stats.txt /out/kptrace_stats.txt
 check "stats: written = read = records" \
 	grep -q "^written: $total\$" /tmp/stats.txt
@@ -100,7 +107,7 @@ check_eq "compat: 4 getpid, labelled compat" 4 \
 	"$(grep -c "Syscall 20 (compat getpid):(.*) ret: $pid32 pid: $pid32 " /tmp/k32.txt)"
 check_eq "compat: openat with its path" 1 \
 	"$(grep -c "Syscall 295 (compat openat):(0xffffff9c, .*) ret: -2 .* data: \"/kpt/compat\"\$" /tmp/k32.txt)"
-check "compat: the summary has a compat getpid row" grep -q '^compat getpid  *4  *0 ' $ST/kptrace_summary
+check "compat: the summary has a compat getpid row" grep -q '^compat getpid  *4  *0 ' $ST/kptrace/summary
 
 # --- pid filter: only the named process.  The filter is armed while
 # kpt_probe waits on the FIFO; what it did before (exec, startup, its
@@ -108,7 +115,7 @@ check "compat: the summary has a compat getpid row" grep -q '^compat getpid  *4 
 # how far it got: only the calls after its marker, an openat of
 # /kpt/mark made once it has read the FIFO, are counted.
 check "syscall clear" st syscall clear
-check_eq "clear empties the summary" "total 0 0" "$(awk '$1 == "total" { print $1, $2, $3 }' $ST/kptrace_summary)"
+check_eq "clear empties the summary" "total 0 0" "$(awk '$1 == "total" { print $1, $2, $3 }' $ST/kptrace/summary)"
 rm -f /tmp/go
 mkfifo /tmp/go
 kpt_probe -w /tmp/go -m /kpt/mark -g 7 > /tmp/p2.out &
@@ -170,7 +177,7 @@ st syscall clear
 st syscall start comm kpt_probe
 kpt_probe -g 3000 > /dev/null
 st syscall stop
-cat $ST/kptrace_stats > /tmp/stats2.txt
+cat $ST/kptrace/stats > /tmp/stats2.txt
 cp /tmp/stats2.txt /out/kptrace_stats_tiny.txt
 written=$(sed -n 's/^written: //p' /tmp/stats2.txt)
 dropped=$(sed -n 's/^dropped: //p' /tmp/stats2.txt)
@@ -178,37 +185,37 @@ check "tiny queue: records were dropped" test "$dropped" -gt 0
 check "tiny queue: 4096 bytes per CPU" grep -q "^queue size: 4096 bytes per CPU" /tmp/stats2.txt
 n=$(cat $K | wc -l)
 check_eq "tiny queue: every record written is read" "$written" "$n"
-check "tiny queue: the summary counts all 3000 getpid" grep -q '^getpid  *3000 ' $ST/kptrace_summary
-check_eq "tiny queue: written + dropped = calls" "$(awk '$1 == "total" { print $2 }' $ST/kptrace_summary)" "$((written + dropped))"
+check "tiny queue: the summary counts all 3000 getpid" grep -q '^getpid  *3000 ' $ST/kptrace/summary
+check_eq "tiny queue: written + dropped = calls" "$(awk '$1 == "total" { print $2 }' $ST/kptrace/summary)" "$((written + dropped))"
 st syscall size 2M
 
-# --- kptrace_pipe blocks until records come; poll() and O_NONBLOCK.
+# --- kptrace/pipe blocks until records come; poll() and O_NONBLOCK.
 st syscall clear
-check_eq "kptrace_pipe: O_NONBLOCK on an empty queue: EAGAIN" "nonblock=-1 errno=11" \
-	"$(kpt_probe -N $ST/kptrace_pipe)"
-check_eq "kptrace_pipe: poll() on an empty queue times out" "poll=0 revents=0x0" \
-	"$(kpt_probe -P $ST/kptrace_pipe)"
-cat $ST/kptrace_pipe > /tmp/pipe.txt &
+check_eq "kptrace/pipe: O_NONBLOCK on an empty queue: EAGAIN" "nonblock=-1 errno=11" \
+	"$(kpt_probe -N $ST/kptrace/pipe)"
+check_eq "kptrace/pipe: poll() on an empty queue times out" "poll=0 revents=0x0" \
+	"$(kpt_probe -P $ST/kptrace/pipe)"
+cat $ST/kptrace/pipe > /tmp/pipe.txt &
 reader=$!
-# Waiting: it has kptrace_pipe open and sleeps (in read()).
+# Waiting: it has kptrace/pipe open and sleeps (in read()).
 reader_waits() {
-	ls -l /proc/$reader/fd 2>/dev/null | grep -q 'kptrace_pipe$' &&
+	ls -l /proc/$reader/fd 2>/dev/null | grep -q 'kptrace/pipe$' &&
 		grep -q '^State:.*S (sleeping)' /proc/$reader/status
 }
-check "kptrace_pipe: the reader waits" until_true 30 reader_waits
-check_eq "kptrace_pipe: nothing yet" 0 "$(wc -c < /tmp/pipe.txt)"
+check "kptrace/pipe: the reader waits" until_true 30 reader_waits
+check_eq "kptrace/pipe: nothing yet" 0 "$(wc -c < /tmp/pipe.txt)"
 st syscall start comm kpt_probe
 kpt_probe -g 5 > /dev/null
 got5() { [ "$(grep -c "Syscall $NR_GETPID (getpid)" /tmp/pipe.txt)" = 5 ]; }
-check "kptrace_pipe: the reader got the 5 getpid" until_true 10 got5
-check "kptrace_pipe: the reader still waits" kill -0 $reader
+check "kptrace/pipe: the reader got the 5 getpid" until_true 10 got5
+check "kptrace/pipe: the reader still waits" kill -0 $reader
 kill $reader
 wait 2>/dev/null
 kpt_probe -g 1 > /dev/null
-check_eq "kptrace_pipe: poll() says a record is there" "poll=1 revents=0x1" \
-	"$(kpt_probe -P $ST/kptrace_pipe)"
-check "kptrace: its size follows while tracing" \
-	until_true 5 sh -c "test \"\$(stat -c %s $K)\" -gt 0"
+check_eq "kptrace/pipe: poll() says a record is there" "poll=1 revents=0x1" \
+	"$(kpt_probe -P $ST/kptrace/pipe)"
+check "debugfs: kptrace/queue's size follows while tracing" \
+	until_true 5 sh -c "test \"\$(stat -c %s $ST_DEBUGFS/kptrace/queue)\" -gt 0"
 
 # --- a new filter while tracing applies at once.
 check "syscall start comm nobody, while tracing" st syscall start comm nobody
@@ -240,7 +247,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	sleep 60 < $K &
 	holders="$holders $!"
 done
-eight_readers() { [ "$(ls -l /proc/[0-9]*/fd 2>/dev/null | grep -c 'kptrace$')" -ge 8 ]; }
+eight_readers() { [ "$(ls -l /proc/[0-9]*/fd 2>/dev/null | grep -c 'kptrace/queue$')" -ge 8 ]; }
 check "8 processes have kptrace open" until_true 30 eight_readers
 out=$( (cat $K > /dev/null) 2>&1 )
 check_eq "a 9th reader is refused" "Too many users" "${out##*: }"
@@ -267,7 +274,7 @@ for size in 18446744073709555712 17592186044417M 99999999999999999999999999K \
 		"$(ctl_errno "syscall size $size")"
 done
 check "syscall size 64K (decimal with K) is taken" st syscall size 64K
-check "  ... and is the queue's size" grep -q "^queue size: 65536 bytes per CPU" $ST/kptrace_stats
+check "  ... and is the queue's size" grep -q "^queue size: 65536 bytes per CPU" $ST/kptrace/stats
 st syscall size 2M
 st syscall start comm nobody
 check_eq "size while tracing" "Device or resource busy" "$(ctl_errno 'syscall size 8K')"
@@ -298,7 +305,7 @@ logged "syscall: size: '100G' is not a size"
 check "insmod slabtrace.ko kptrace_size=8192" insmod $MODDIR/slabtrace.ko kptrace_size=8192
 check_eq "the parameter is visible" 8192 "$(cat /sys/module/slabtrace/parameters/kptrace_size)"
 check "trace everything for a moment" st syscall start
-check "the queue has the parameter's size" grep -q "^queue size: 8192 bytes per CPU" $ST/kptrace_stats
+check "the queue has the parameter's size" grep -q "^queue size: 8192 bytes per CPU" $ST/kptrace/stats
 kpt_probe -g 100 > /dev/null
 check "cat kptrace ends" sh -c "timeout 10 cat $K > /dev/null"
 check "rmmod slabtrace while tracing everything" rmmod slabtrace
@@ -338,7 +345,7 @@ cat $K > /tmp/tasks.txt
 cp /tmp/tasks.txt /out/kptrace_tasks.txt
 check_eq "4 of the 6 traced" 4 "$(sed -n 's/.* pid: \([0-9]*\) tid: .*/\1/p' /tmp/tasks.txt | sort -u | wc -l)"
 check "the others' calls were dropped" \
-	test "$(sed -n 's/^dropped: //p' $ST/kptrace_stats)" -gt 0
+	test "$(sed -n 's/^dropped: //p' $ST/kptrace/stats)" -gt 0
 st syscall clear
 st syscall start comm sleep
 sleep 0

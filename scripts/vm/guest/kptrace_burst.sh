@@ -31,9 +31,9 @@ wait $burst
 check_eq "kpt_burst: all $N called, together" "0 burst $N" "$? $(tail -n 1 /tmp/burst.out)"
 check "syscall stop" st syscall stop
 echo "$rt_was" > $rt
-cat $ST/kptrace > /tmp/burst.txt
+cat $ST/kptrace/queue > /tmp/burst.txt
 check_eq "each child's getpid traced" $N \
 	"$(sed -n 's/.* (getpid):.* pid: \([0-9]*\) tid: .* comm: kpt_burst .*/\1/p' /tmp/burst.txt | sort -u | wc -l)"
-check_eq "no call dropped" 0 "$(sed -n 's/^dropped: //p' $ST/kptrace_stats)"
+check_eq "no call dropped" 0 "$(sed -n 's/^dropped: //p' $ST/kptrace/stats)"
 check "rmmod slabtrace" rmmod slabtrace
 finish

@@ -12,15 +12,15 @@
 [ "$(uname -m)" = x86_64 ] ||
 	skip "the host test's expected events are x86-64's (system call numbers)"
 
-K=$ST/kptrace_ctf
+K=$ST/kptrace/ctf
 N=1000
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 for f in enable buffer_kb; do
-	check "kptrace_ctf/$f is 0600" test "$(stat -c %a $K/$f)" = 600
+	check "kptrace/ctf/$f is 0600" test "$(stat -c %a $K/$f)" = 600
 done
 for f in metadata events total_overruns abi_version cpu0; do
-	check "kptrace_ctf/$f is 0400" test "$(stat -c %a $K/$f)" = 400
+	check "kptrace/ctf/$f is 0400" test "$(stat -c %a $K/$f)" = 400
 done
 check_eq "abi_version" 1 "$(cat $K/abi_version)"
 check_eq "buffer_kb: the 2 MiB queue size" 2048 "$(cat $K/buffer_kb)"
@@ -45,12 +45,12 @@ check "the stream has files per CPU and the metadata" \
 	test -s /out/kptrace_ctf/ctf/metadata -a -s /out/kptrace_ctf/ctf/cpu0
 check "metadata names the syscall event" grep -q 'name = "syscall";' /out/kptrace_ctf/ctf/metadata
 check "metadata maps 39 to getpid" grep -q '"getpid" = 39' /out/kptrace_ctf/ctf/metadata
-cat $ST/kptrace_summary > /tmp/sum.txt
+cat $ST/kptrace/summary > /tmp/sum.txt
 check "summary counts the stream's calls: getpid $N" grep -q "^getpid  *$N  *0 " /tmp/sum.txt
 total=$(awk '$1 == "total" { print $2 }' /tmp/sum.txt)
 check_eq "summary's total is the events written" "$written" "$total"
-check "nothing went to the text queue" grep -q '^written: 0$' $ST/kptrace_stats
-check_eq "kptrace reads empty" "" "$(cat $ST/kptrace)"
+check "nothing went to the text queue" grep -q '^written: 0$' $ST/kptrace/stats
+check_eq "kptrace reads empty" "" "$(cat $ST/kptrace/queue)"
 
 # --- every process: the recorder itself is not traced.
 st syscall clear
@@ -72,7 +72,7 @@ written=$(head -n 1 $K/events)
 check "events were lost" test "$lost" -gt 0
 check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/r3.out
 check "and the packets say as much" grep -q "the packets say $lost discarded" /tmp/r3.out
-total=$(awk '$1 == "total" { print $2 }' $ST/kptrace_summary)
+total=$(awk '$1 == "total" { print $2 }' $ST/kptrace/summary)
 check_eq "written + lost = the calls the summary counted" "$total" "$((written + lost))"
 st syscall size 2M
 
@@ -82,7 +82,7 @@ check "syscall start comm kpt_probe (the queue)" st syscall start comm kpt_probe
 before=$(head -n 1 $K/events)
 kpt_probe -g 5 > /dev/null
 st syscall stop
-check_eq "the queue has the 5 getpid" 5 "$(grep -c 'Syscall 39 (getpid)' $ST/kptrace)"
+check_eq "the queue has the 5 getpid" 5 "$(grep -c 'Syscall 39 (getpid)' $ST/kptrace/queue)"
 check_eq "the stream got nothing" "$before" "$(head -n 1 $K/events)"
 
 # --- bad commands.

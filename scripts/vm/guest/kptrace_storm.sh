@@ -59,7 +59,7 @@ done
 # The reader: drains kptrace, as a user's cat would.
 (
 	while [ ! -e $S/stop ]; do
-		cat $ST/kptrace > /dev/null || echo "cat kptrace failed" >> $S/errors
+		cat $ST/kptrace/queue > /dev/null || echo "cat kptrace failed" >> $S/errors
 		echo >> $S/reader.rounds
 		sleep 0.3
 	done
@@ -99,7 +99,7 @@ check "the reader drained kptrace" test "$(rounds reader)" -gt 0
 check_eq "every command and process of the storm succeeded" 0 \
 	"$(cat $S/errors 2>/dev/null | wc -l)"
 check "syscall stop" st syscall stop
-cat $ST/kptrace_stats > $S/stats
+cat $ST/kptrace/stats > $S/stats
 cp $S/stats /out/kptrace_storm_stats.txt
 check "calls were recorded" \
 	test "$(sed -n 's/^written: //p' $S/stats)" -gt 0

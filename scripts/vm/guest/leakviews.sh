@@ -8,10 +8,10 @@
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 check "insmod leaky.ko" insmod $MODDIR/leaky.ko
-check "stacks is 0400" test "$(stat -c %a $ST/stacks)" = 400
-check "folded is 0400" test "$(stat -c %a $ST/folded)" = 400
-check "folded_bytes is 0400" test "$(stat -c %a $ST/folded_bytes)" = 400
-check_eq "folded reads empty before any print" "" "$(cat $ST/folded)"
+check "stacks is 0400" test "$(stat -c %a $ST/slab/stacks)" = 400
+check "folded is 0400" test "$(stat -c %a $ST/slab/folded)" = 400
+check "folded_bytes is 0400" test "$(stat -c %a $ST/slab/folded_bytes)" = 400
+check_eq "folded reads empty before any print" "" "$(cat $ST/slab/folded)"
 
 st start kmalloc-64
 st start leaky_widget
@@ -100,14 +100,14 @@ check_eq "since-mark on a cache without a mark" "Invalid argument" "$(ctl_errno 
 # --- one snapshot, every view: objects, stacks, folded (for the host's
 # test of the userspace report and flame graph, scripts/tests/).
 dump kmalloc-64 /tmp/objects
-cat $ST/stacks > /tmp/stacks
+cat $ST/slab/stacks > /tmp/stacks
 check "stacks file: the same snapshot, by stack" \
 	grep -q '^Dumping outstanding allocs from kmalloc-64 (by stack)$' /tmp/stacks
 check_eq "stacks file: the same objects as ctl" "$(outstanding /tmp/objects)" \
 	"$(sed -n 's/^traced [0-9.]*s, \([0-9]*\) outstanding .*/\1/p' /tmp/stacks)"
 cp /tmp/objects /out/objects.txt
 cp /tmp/stacks /out/stacks-file.txt
-cat $ST/folded > /out/objects.folded
+cat $ST/slab/folded > /out/objects.folded
 # A reader keeps the snapshot it started with; one starting anew gets the
 # newest; an open file keeps the module loaded.
 exec 3< $ST/ctl
@@ -122,8 +122,8 @@ exec 3<&-
 
 # --- the stacks view, and the folded stacks of the same snapshot.
 dump "kmalloc-64 stacks" /tmp/agg
-cat $ST/folded > /tmp/folded
-cat $ST/folded_bytes > /tmp/folded_bytes
+cat $ST/slab/folded > /tmp/folded
+cat $ST/slab/folded_bytes > /tmp/folded_bytes
 cp /tmp/agg /out/stacks.txt
 cp /tmp/folded /out/stacks.folded
 check "stacks: the header counts stacks" grep -q '^traced [0-9.]*s, [0-9]* outstanding ([0-9]* bytes) in [0-9]* stacks, 0 records dropped$' /tmp/agg
@@ -156,7 +156,7 @@ check "folded: leaky's line, root first, syscall pseudo-frame" \
 	grep -q "^syscall:write;$entry;.*;leaky_alloc_buf \[leaky\] 8\$" /tmp/folded
 
 dump "kmalloc-64 stacks top 2" /tmp/top
-cat $ST/folded > /tmp/top.folded
+cat $ST/slab/folded > /tmp/top.folded
 check_eq "top 2: two groups" 2 "$(grep -c '^Stack ' /tmp/top)"
 check "top 2: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (by stack, top 2)$' /tmp/top
 check_eq "top 2: still every stack in folded" \
@@ -189,21 +189,21 @@ check "after rmmod: frame #01 keeps offset and module" \
 check "after rmmod: so does frame #02" \
 	grep -Eq '^ #02 \[<[0-9a-f]*>\] in (run|ctl_write)\+0x[0-9a-f]*/0x[0-9a-f]* \[leaky\]$' /tmp/after
 dump "kmalloc-64 stacks" /tmp/after-agg
-check "after rmmod: the folded leaf too" grep -q ';leaky_orphan_buf \[leaky\] 6$' $ST/folded
+check "after rmmod: the folded leaf too" grep -q ';leaky_orphan_buf \[leaky\] 6$' $ST/slab/folded
 check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
 dump kmalloc-64 /tmp/again
 check_eq "reloaded: the old leak still shows" 6 "$(objs_from /tmp/again leaky_orphan_buf | wc -l)"
 
 # --- a snapshot lives while its session does, then goes (no later print).
 # snaps: "KEPT ALIVE BYTES" from the stats.
-snaps() { sed -n 's/^snapshots kept \([0-9]*\) alive \([0-9]*\) bytes \([0-9]*\)$/\1 \2 \3/p' $ST/stats; }
+snaps() { sed -n 's/^snapshots kept \([0-9]*\) alive \([0-9]*\) bytes \([0-9]*\)$/\1 \2 \3/p' $ST/slab/stats; }
 st reset kmalloc-64
 check_eq "reset drops this session's snapshot" "0 0 0" "$(snaps)"
 rm -f /tmp/sess.done
 # Its own session: print, then two opens read it (ctl, folded).
 echo bufs 3 > $LEAKY
 setsid sh -c "echo 'print kmalloc-64' > $ST/ctl && cat $ST/ctl > /tmp/sess.txt &&
-	cat $ST/folded > /tmp/sess.folded && snaps_line=\$(grep '^snapshots ' $ST/stats) &&
+	cat $ST/slab/folded > /tmp/sess.folded && snaps_line=\$(grep '^snapshots ' $ST/slab/stats) &&
 	echo \"\$snaps_line\" > /tmp/sess.stats; touch /tmp/sess.done"
 check "the session has ended" until_true 20 test -e /tmp/sess.done
 check "the session read its own snapshot" grep -q '^ #01 .* in leaky_alloc_buf+' /tmp/sess.txt
@@ -217,16 +217,16 @@ cp /tmp/sess.stats /out/snapshot-stats.txt
 echo free > $LEAKY
 
 # --- the table grows with the records, and shrinks back at reset.
-buckets() { sed -n 's/^table buckets \([0-9]*\) .*/\1/p' $ST/stats; }
+buckets() { sed -n 's/^table buckets \([0-9]*\) .*/\1/p' $ST/slab/stats; }
 small=$(buckets)
 echo bufs 20000 > $LEAKY
-check "20000 records grow the table" until_true 20 sh -c "[ \$(sed -n 's/^table buckets \([0-9]*\) .*/\1/p' $ST/stats) -ge 8192 ]"
-grep '^table ' $ST/stats > /out/table-grown.txt
+check "20000 records grow the table" until_true 20 sh -c "[ \$(sed -n 's/^table buckets \([0-9]*\) .*/\1/p' $ST/slab/stats) -ge 8192 ]"
+grep '^table ' $ST/slab/stats > /out/table-grown.txt
 echo free > $LEAKY
 st reset kmalloc-64
 check_eq "reset shrinks it back to its first size" "$small" "$(buckets)"
-check "the stats count the shrink" grep -Eq '^table .* shrinks [1-9][0-9]*$' $ST/stats
-grep '^table ' $ST/stats > /out/table-shrunk.txt
+check "the stats count the shrink" grep -Eq '^table .* shrinks [1-9][0-9]*$' $ST/slab/stats
+grep '^table ' $ST/slab/stats > /out/table-shrunk.txt
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
 finish

@@ -5,7 +5,10 @@
 
 T=${0##*/}
 T=${T%.sh}
-ST=/sys/kernel/debug/slabtrace
+# slabtrace's files: /proc/slabtrace, what the tools use, and the same
+# tree in debugfs (core.sh checks that it mirrors /proc's).
+ST=/proc/slabtrace
+ST_DEBUGFS=/sys/kernel/debug/slabtrace
 MODDIR=/lib/slabtrace
 failed=0
 

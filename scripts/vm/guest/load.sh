@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-# The module loads, creates its debugfs directory and unloads cleanly;
+# The module loads, creates its two trees (/proc/slabtrace and debugfs's)
+# and unloads cleanly;
 # a failure at any step of loading leaves nothing behind.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
-check "debugfs directory exists" test -d $ST
+check "/proc/slabtrace exists" test -d $ST
+check "the debugfs directory exists" test -d $ST_DEBUGFS
 check "rmmod slabtrace" rmmod slabtrace
-check "debugfs directory removed" test ! -e $ST
+check "/proc/slabtrace removed" test ! -e $ST
+check "the debugfs directory removed" test ! -e $ST_DEBUGFS
 check "insmod again after rmmod" insmod $MODDIR/slabtrace.ko
 check "rmmod again" rmmod slabtrace
 
@@ -17,8 +20,8 @@ check "rmmod again" rmmod slabtrace
 # that such memory is poisoned).  The table is swept once, then the
 # rmmod comes when it is nearly full again.
 check "insmod leaky.ko" insmod $MODDIR/leaky.ko
-swept() { awk '$1 == "contexts" { exit !($11 > 0) }' $ST/stats; }
-nearly_full() { awk '$1 == "contexts" { exit !($2 + 100 >= $4) }' $ST/stats; }
+swept() { awk '$1 == "contexts" { exit !($11 > 0) }' $ST/slab/stats; }
+nearly_full() { awk '$1 == "contexts" { exit !($2 + 100 >= $4) }' $ST/slab/stats; }
 for r in 1 2 3 4; do
 	insmod $MODDIR/slabtrace.ko || fail "round $r: insmod"
 	st start leaky_widget
@@ -35,7 +38,7 @@ done
 check "rmmod leaky" rmmod leaky
 
 # Every step of loading can fail: the steps before it are undone, nothing
-# is left in debugfs, and the module loads normally afterwards (kmemtrace=1
+# is left in /proc or debugfs, and the module loads normally afterwards (kmemtrace=1
 # has it start a capture at load, which must be undone too).  fail_init is
 # in the test build only (make test-modules): main.c's 13 steps[].
 steps=13
@@ -43,7 +46,8 @@ n=0
 while [ $n -lt $steps ]; do
 	n=$((n + 1))
 	check "fail_init=$n: the load fails" sh -c "! insmod $MODDIR/slabtrace.ko fail_init=$n kmemtrace=1 2>/dev/null"
-	check "fail_init=$n: nothing is left in debugfs" test ! -e $ST
+	check "fail_init=$n: nothing is left in /proc or debugfs" \
+		test ! -e $ST -a ! -e $ST_DEBUGFS
 	check "fail_init=$n: the module is not loaded" sh -c "! grep -q '^slabtrace ' /proc/modules"
 done
 check "fail_init=$((steps + 1)) (no such step) loads" insmod $MODDIR/slabtrace.ko fail_init=$((steps + 1))

@@ -12,8 +12,8 @@
 # after relayrace, in a boot of its own).
 . /tests/lib.sh
 
-P=/proc/slabtrace
-D=$ST
+P=$ST
+D=$ST_DEBUGFS
 LK=/sys/kernel/security/lockdown
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -21,9 +21,9 @@ check_eq "/proc/slabtrace is root's (0500)" 500 "$(stat -c %a $P)"
 # Every file, by the debugfs listing: the same in /proc, the same mode.
 (cd $D && find . -type f | sort) > /tmp/d.files
 (cd $P && find . -type f | sort) > /tmp/p.files
-check "the debugfs tree has the files (ctl, kmemtrace/cpu0, kptrace_ctf/enable)" \
+check "the debugfs tree has the files (ctl, kmemtrace/cpu0, kptrace/ctf/enable)" \
 	sh -c "grep -qx ./ctl /tmp/d.files && grep -qx ./kmemtrace/cpu0 /tmp/d.files &&
-		grep -qx ./kptrace_ctf/enable /tmp/d.files"
+		grep -qx ./kptrace/ctf/enable /tmp/d.files"
 check_eq "the same files in /proc/slabtrace" "$(cat /tmp/d.files)" "$(cat /tmp/p.files)"
 while read -r f; do
 	echo "$f $(stat -c %a "$P/$f") $(stat -c %a "$D/$f")"
@@ -59,10 +59,10 @@ n=$(nobjs /tmp/dump)
 check "the dump lists the 200 files' dentries ($n objects)" test "$n" -ge 200
 check_eq "ctl: print dentry stacks" ok "$(perr $P/ctl 'print dentry stacks')"
 for f in stacks folded folded_bytes; do
-	check "$f names d_alloc" grep -q 'd_alloc' $P/$f
+	check "slab/$f names d_alloc" grep -q 'd_alloc' $P/slab/$f
 done
 check "status: dentry is traced" grep -q '^cache dentry: tracing' $P/status
-check "stats: dentry is traced" grep -q '^cache dentry tracing' $P/stats
+check "stats: dentry is traced" grep -q '^cache dentry tracing' $P/slab/stats
 check_eq "ctl: stop dentry" ok "$(perr $P/ctl 'stop dentry')"
 check_eq "ctl: reset dentry" ok "$(perr $P/ctl 'reset dentry')"
 check_eq "a bad command still says why" "Invalid argument" "$(perr $P/ctl 'start')"
@@ -71,35 +71,35 @@ check_eq "a bad command still says why" "Invalid argument" "$(perr $P/ctl 'start
 check_eq "ctl: syscall start comm kpt_probe" ok "$(perr $P/ctl 'syscall start comm kpt_probe')"
 kpt_probe -g 10 > /dev/null
 check_eq "ctl: syscall stop" ok "$(perr $P/ctl 'syscall stop')"
-queued=$(sed -n 's/^queued: \([0-9]*\) bytes$/\1/p' $P/kptrace_stats)
-check "kptrace_stats: bytes queued ($queued)" test "$queued" -gt 0
+queued=$(sed -n 's/^queued: \([0-9]*\) bytes$/\1/p' $P/kptrace/stats)
+check "kptrace/stats: bytes queued ($queued)" test "$queued" -gt 0
 # procfs gives an inode its size when it is looked up, opened or read.
-exec 3< $P/kptrace
+exec 3< $P/kptrace/queue
 check_eq "kptrace's size, once open, is the bytes queued" "$queued" "$(stat -L -c %s /proc/self/fd/3)"
 cat <&3 > /tmp/k.txt
 exec 3<&-
 check_eq "kptrace: the 10 getpid" 10 "$(grep -c '(getpid)' /tmp/k.txt)"
-check_eq "kptrace's size once read" 0 "$(stat -c %s $P/kptrace)"
-check "kptrace_summary: getpid 10" grep -q '^getpid  *10 ' $P/kptrace_summary
-check_eq "kptrace_pipe, O_NONBLOCK, empty: EAGAIN" "nonblock=-1 errno=11" \
-	"$(kpt_probe -N $P/kptrace_pipe)"
+check_eq "kptrace's size once read" 0 "$(stat -c %s $P/kptrace/queue)"
+check "kptrace/summary: getpid 10" grep -q '^getpid  *10 ' $P/kptrace/summary
+check_eq "kptrace/pipe, O_NONBLOCK, empty: EAGAIN" "nonblock=-1 errno=11" \
+	"$(kpt_probe -N $P/kptrace/pipe)"
 
 # --- kptrace: the binary stream, started with enable.
-K=$P/kptrace_ctf
-check_eq "kptrace_ctf/buffer_kb: 16" ok "$(perr $K/buffer_kb 16)"
-check_eq "kptrace_ctf/buffer_kb reads 16" 16 "$(cat $K/buffer_kb)"
-check "the same setting as syscall size" grep -q '^queue size: 16384 bytes per CPU' $P/kptrace_stats
-check_eq "kptrace_ctf/enable: 1 comm kpt_probe" ok "$(perr $K/enable '1 comm kpt_probe')"
-check_eq "kptrace_ctf/enable reads the filter" "1 comm kpt_probe" "$(cat $K/enable)"
+K=$P/kptrace/ctf
+check_eq "kptrace/ctf/buffer_kb: 16" ok "$(perr $K/buffer_kb 16)"
+check_eq "kptrace/ctf/buffer_kb reads 16" 16 "$(cat $K/buffer_kb)"
+check "the same setting as syscall size" grep -q '^queue size: 16384 bytes per CPU' $P/kptrace/stats
+check_eq "kptrace/ctf/enable: 1 comm kpt_probe" ok "$(perr $K/enable '1 comm kpt_probe')"
+check_eq "kptrace/ctf/enable reads the filter" "1 comm kpt_probe" "$(cat $K/enable)"
 kpt_probe -g 10 > /dev/null
-check_eq "kptrace_ctf/enable: 0" ok "$(perr $K/enable 0)"
+check_eq "kptrace/ctf/enable: 0" ok "$(perr $K/enable 0)"
 check_eq "stopped" 0 "$(cat $K/enable)"
-check "kptrace_ctf/metadata" grep -q 'tracer_name = "slabtrace-kptrace";' $K/metadata
-check "kptrace_ctf/events: written" test "$(head -n 1 $K/events)" -ge 10
+check "kptrace/ctf/metadata" grep -q 'tracer_name = "slabtrace-kptrace";' $K/metadata
+check "kptrace/ctf/events: written" test "$(head -n 1 $K/events)" -ge 10
 for c in $(cd $K && ls -d cpu*); do
-	check_eq "kptrace_ctf/$c begins with a packet" c1fc1fc1 "$(magic $K/$c)"
+	check_eq "kptrace/ctf/$c begins with a packet" c1fc1fc1 "$(magic $K/$c)"
 done
-check "status: the stream's buffers, kept" grep -q '^kptrace_ctf: stopped, its buffers (' $P/status
+check "status: the stream's buffers, kept" grep -q '^kptrace/ctf: stopped, its buffers (' $P/status
 
 # --- kmemtrace: through ctl, then through enable.
 M=$P/kmemtrace
@@ -122,15 +122,16 @@ done
 check "status: kmemtrace's buffers, kept" grep -q '^kmemtrace: stopped, its buffers (.* x 16 KiB)' $P/status
 
 # --- debugfs, locked down: what can be written or mapped is refused.
-for f in ctl kmemtrace/enable kmemtrace/buffer_kb kptrace_ctf/enable \
-	kptrace_ctf/buffer_kb kmemtrace/cpu0 kptrace_ctf/cpu0; do
+for f in ctl kmemtrace/enable kmemtrace/buffer_kb kptrace/ctf/enable \
+	kptrace/ctf/buffer_kb kmemtrace/cpu0 kptrace/ctf/cpu0; do
 	check_eq "debugfs $f: EPERM" "Operation not permitted" "$(perr $D/$f)"
 done
 check_eq "debugfs ctl: no command" "Operation not permitted" "$(perr $D/ctl 'start dentry')"
-for f in status stats stacks folded folded_bytes kptrace kptrace_stats \
-	kptrace_summary kmemtrace/metadata kmemtrace/caches kmemtrace/events \
-	kmemtrace/total_overruns kmemtrace/abi_version kptrace_ctf/metadata \
-	kptrace_ctf/events kptrace_ctf/abi_version; do
+for f in status slab/stats slab/stacks slab/folded slab/folded_bytes \
+	kptrace/queue kptrace/stats kptrace/summary kmemtrace/metadata \
+	kmemtrace/caches kmemtrace/events kmemtrace/total_overruns \
+	kmemtrace/abi_version kptrace/ctf/metadata kptrace/ctf/events \
+	kptrace/ctf/abi_version; do
 	check_eq "debugfs $f reads" ok "$(perr $D/$f)"
 done
 check "debugfs status is /proc's" sh -c "cat $D/status | grep -q '^kmemtrace: stopped'"
@@ -152,11 +153,11 @@ check_eq "ctl: start dentry" ok "$(perr $P/ctl 'start dentry')"
 check_eq "ctl: print dentry" ok "$(perr $P/ctl 'print dentry')"
 check "the dump reads" grep -q '^Dumping outstanding allocs from dentry' $P/ctl
 check_eq "ctl: stop dentry" ok "$(perr $P/ctl 'stop dentry')"
-check_eq "kptrace_ctf/enable: 1 comm kpt_probe" ok "$(perr $K/enable '1 comm kpt_probe')"
+check_eq "kptrace/ctf/enable: 1 comm kpt_probe" ok "$(perr $K/enable '1 comm kpt_probe')"
 kpt_probe -g 3 > /dev/null
-check_eq "kptrace_ctf/enable: 0" ok "$(perr $K/enable 0)"
-check_eq "kptrace_ctf/cpu0 reads" c1fc1fc1 "$(magic $K/cpu0)"
-check "kptrace_ctf/metadata reads" grep -q 'tracer_name = "slabtrace-kptrace";' $K/metadata
+check_eq "kptrace/ctf/enable: 0" ok "$(perr $K/enable 0)"
+check_eq "kptrace/ctf/cpu0 reads" c1fc1fc1 "$(magic $K/cpu0)"
+check "kptrace/ctf/metadata reads" grep -q 'tracer_name = "slabtrace-kptrace";' $K/metadata
 
 # --- rmmod: refused while a file of /proc/slabtrace is open, then done.
 check "rmmod is refused while /proc/slabtrace/status is open" \

@@ -16,7 +16,7 @@ st limit 4000000
 st start kmalloc-64
 
 avail() { awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo; }
-records() { awk '$1 == "records" { print $2 }' $ST/stats; }
+records() { awk '$1 == "records" { print $2 }' $ST/slab/stats; }
 # kmalloc(50) objects, 50000 a command, until the records' copy cannot
 # fit in what is available (each object costs ~110 bytes, a copy 40).
 # The leak itself must not run the guest out: stop at 16 MiB left.
@@ -41,7 +41,7 @@ check "print: ENOMEM or done ($out)" test "$out" = "Cannot allocate memory" -o "
 # "pool 1048576" (records kept ready per CPU) cannot fit in what is left:
 # it fails with ENOMEM, the pool keeps its size and gives back what the
 # attempt took (a refill's worth of slack: frees and refills go on).
-pool() { awk -v k="$1" '$1 == "pool" { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' $ST/stats; }
+pool() { awk -v k="$1" '$1 == "pool" { for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' $ST/slab/stats; }
 size=$(pool per_cpu)
 before=$(pool allocated)
 pout=$(ctl_errno "pool 1048576")

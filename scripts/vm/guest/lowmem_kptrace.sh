@@ -13,7 +13,7 @@ check "a small guest (MemTotal ${mem} kB)" test "$mem" -le $((320 * 1024))
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 cpus=$(nproc)
 avail() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; }
-allocated() { sed -n 's/^allocated: \([0-9]*\) bytes$/\1/p' $ST/kptrace_stats; }
+allocated() { sed -n 's/^allocated: \([0-9]*\) bytes$/\1/p' $ST/kptrace/stats; }
 
 check "syscall size 256M" st syscall size 256M
 check_eq "syscall start with 256 MiB per CPU: ENOMEM" "Cannot allocate memory" \

@@ -59,7 +59,7 @@ echo free_bulk > $SF
 dump stalefree_a /tmp/sa; cp /tmp/sa /out/sa.txt
 check_eq "objects freed with no tracepoint keep their records" 2000 "$(outstanding /tmp/sa)"
 check_eq "... made in stalefree_alloc()" 2000 "$(objs_from /tmp/sa stalefree_alloc | wc -l)"
-check "stopped with records: both probes stay attached" grep -q '^probes alloc on free on$' $ST/stats
+check "stopped with records: both probes stay attached" grep -q '^probes alloc on free on$' $ST/slab/stats
 echo shrink > $SF
 echo "reuse 8000" > $SF
 reused=$(sed -n 's/.* reused \([0-9]*\)$/\1/p' $SF)
@@ -71,7 +71,7 @@ replaced=$(sed -n 's/^\([0-9]*\) records replaced: .*/\1/p' /tmp/sa2)
 check "every address stalefree_b reused lost its stale record" test "${replaced:-0}" -ge "$reused"
 check_eq "records left + replaced = the 2000 freed" 2000 "$(($(outstanding /tmp/sa2) + ${replaced:-0}))"
 # Other caches go on taking old addresses: the stats line on its own.
-cp $ST/stats /out/stats.txt
+cp $ST/slab/stats /out/stats.txt
 check_eq "the stats line: records + replaced = 2000 too" 2000 \
 	"$(awk '$1 == "cache" && $2 == "stalefree_a" { print $5 + $7 }' /out/stats.txt)"
 st reset stalefree_a
@@ -80,7 +80,7 @@ st reset stalefree_a
 check_eq "limit 0 is refused" "Invalid argument" "$(ctl_errno 'limit 0')"
 check_eq "limit 18446744073709551616 is refused" "Numerical result out of range" "$(ctl_errno 'limit 18446744073709551616')"
 check_eq "limit 10" ok "$(ctl_errno 'limit 10')"
-check "stats show the limit" grep -q '^records 0 limit 10$' $ST/stats
+check "stats show the limit" grep -q '^records 0 limit 10$' $ST/slab/stats
 st start stalefree_a
 echo "alloc 100" > $SF
 dump stalefree_a /tmp/lim
@@ -95,7 +95,7 @@ check_eq "limit 1000000" ok "$(ctl_errno 'limit 1000000')"
 check_eq "pool 15 is refused" "Numerical result out of range" "$(ctl_errno 'pool 15')"
 check_eq "pool 12k is refused" "Invalid argument" "$(ctl_errno 'pool 12k')"
 check_eq "pool 64" ok "$(ctl_errno 'pool 64')"
-check "stats show the pool size" grep -q '^pool free [0-9]* per_cpu 64 allocated [0-9]*$' $ST/stats
+check "stats show the pool size" grep -q '^pool free [0-9]* per_cpu 64 allocated [0-9]*$' $ST/slab/stats
 check_eq "pool 4096" ok "$(ctl_errno 'pool 4096')"
 
 # --- Each session reads its own snapshot.
@@ -127,7 +127,7 @@ st reset kmalloc-128
 st start kmalloc-32
 st start kmalloc-64
 st start kmalloc-512
-exec 3< $ST/ctl
+exec 3< $ST_DEBUGFS/ctl
 for c in kmalloc-32 kmalloc-64 kmalloc-512; do
 	dump $c /tmp/own-$c
 	check_eq "$c: no record made through slabtrace" 0 "$(grep -c '\[slabtrace\]' /tmp/own-$c)"
@@ -228,9 +228,9 @@ st reset leaky_widget
 # names no record uses, and a name that comes later is shown, not "?".
 st start leaky_widget
 check_eq "kpt_probe: 4200 names churned widgets" "names=4200" "$(kpt_probe -W $LEAKY -c 4200)"
-reclaimed() { awk '$1 == "contexts" && $8 == "reclaimed" { exit !($9 > 0) }' $ST/stats; }
+reclaimed() { awk '$1 == "contexts" && $8 == "reclaimed" { exit !($9 > 0) }' $ST/slab/stats; }
 check "a sweep reclaimed the names nobody uses" until_true 30 reclaimed
-grep '^contexts ' $ST/stats > /out/contexts.txt
+grep '^contexts ' $ST/slab/stats > /out/contexts.txt
 check_eq "a new name keeps a widget" "kept=1" "$(kpt_probe -n ctx_fresh -W $LEAKY -K)"
 dump leaky_widget /tmp/ctx; cp /tmp/ctx /out/contexts_dump.txt
 check_eq "its widget shows its name, not ?" 1 "$(grep -c '^Obj .* PID [0-9]* ctx_fresh' /tmp/ctx)"

@@ -33,10 +33,9 @@ if [ "${relay_pin_keys:-0}" = 1 ]; then
 		done
 	done
 fi
-# Before the file layer there was no /proc tree: the same loops on debugfs
-# alone (how this test showed the bug in the module of before).
-P=/proc/slabtrace
-[ -d $P ] || P=$ST
+# The readers use both trees: /proc's and debugfs's.
+P=$ST
+D=$ST_DEBUGFS
 ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || skip "needs two CPUs"
 
@@ -48,7 +47,7 @@ race() {
 	rm -f /tmp/r.*.out
 	for i in $(seq "$READERS"); do
 		(relay_reader -t "$SECS" "$P/$dir/cpu0" > /tmp/r.$i.0.out) &
-		(relay_reader -t "$SECS" "$ST/$dir/cpu1" > /tmp/r.$i.1.out) &
+		(relay_reader -t "$SECS" "$D/$dir/cpu1" > /tmp/r.$i.1.out) &
 	done
 	end=$(($(date +%s) + SECS))
 	n=0
@@ -78,9 +77,7 @@ race() {
 		check "$dir: read ($(get reads))" test "$(get reads)" -gt 0
 		check_eq "$dir: every mapping began with a packet" 0 "$(get badmagic)"
 		check_eq "$dir: no other error" 0 "$(get other)"
-		if [ "$P" = /proc/slabtrace ]; then
-			check_eq "$dir: the cpuN files are always there" 0 "$(get enoent)"
-		fi
+		check_eq "$dir: the cpuN files are always there" 0 "$(get enoent)"
 	done
 }
 
@@ -91,17 +88,12 @@ race kmemtrace "echo 1 > $P/kmemtrace/enable" "echo 0 > $P/kmemtrace/enable" \
 echo 1024 > $P/kmemtrace/buffer_kb
 
 # kptrace's stream: every process ("1" is "syscall start ctf").
-if [ -e $P/kptrace_ctf/enable ]; then
-	race kptrace_ctf "echo 1 > $P/kptrace_ctf/enable" \
-		"echo 0 > $P/kptrace_ctf/enable" "echo %s > $P/kptrace_ctf/buffer_kb"
-else
-	race kptrace_ctf "echo syscall start ctf > $ST/ctl" \
-		"echo syscall stop > $ST/ctl" "echo syscall size %sK > $ST/ctl"
-fi
+race kptrace/ctf "echo 1 > $P/kptrace/ctf/enable" \
+	"echo 0 > $P/kptrace/ctf/enable" "echo %s > $P/kptrace/ctf/buffer_kb"
 st syscall size 2M
 
 # rmmod while a cpuN file is mapped (its descriptor closed), in each tree.
-for tree in $P $ST; do
+for tree in $P $D; do
 	echo 1 > $P/kmemtrace/enable
 	rm -f /tmp/hold
 	mkfifo /tmp/hold

@@ -71,14 +71,14 @@ check "stressirq is loaded after the fuzz" grep -q '^stressirq ' /proc/modules
 dmesg -c > /dev/null
 check "syscall stop" ctl syscall stop
 check "kmemtrace stop" ctl kmemtrace stop
-for c in $(sed -n 's/^cache \([^ ]*\) .*/\1/p' $ST/stats); do
+for c in $(sed -n 's/^cache \([^ ]*\) .*/\1/p' $ST/slab/stats); do
 	ctl stop "$c"
 	ctl reset "$c"
 done
-cp $ST/stats /out/stress-stats.txt
-check_eq "after reset, no cache is listed in stats" "" "$(grep '^cache ' $ST/stats)"
+cp $ST/slab/stats /out/stress-stats.txt
+check_eq "after reset, no cache is listed in stats" "" "$(grep '^cache ' $ST/slab/stats)"
 check_eq "after reset, no record is kept" "records 0" \
-	"$(sed -n 's/^\(records [0-9]*\) .*/\1/p' $ST/stats)"
+	"$(sed -n 's/^\(records [0-9]*\) .*/\1/p' $ST/slab/stats)"
 # With nothing traced the probes go (a work item detaches them) and the
 # pool gives its records back: slabtrace_record is empty.  The count is
 # exact after a shrink, which flushes the per-CPU slabs.
@@ -86,9 +86,9 @@ SLAB=/sys/kernel/slab/slabtrace_record
 empty() {
 	echo 1 > $SLAB/shrink
 	objs=$(cut -d' ' -f1 $SLAB/objects)
-	pool=$(sed -n 's/^pool \(.*\)/\1/p' $ST/stats)
+	pool=$(sed -n 's/^pool \(.*\)/\1/p' $ST/slab/stats)
 	[ "$objs" = 0 ] && [ "$pool" != "${pool% allocated 0}" ] &&
-		grep -q '^probes alloc off free off$' $ST/stats
+		grep -q '^probes alloc off free off$' $ST/slab/stats
 }
 check "with nothing traced, slabtrace_record has no object" until_true 10 empty
 echo "stress: slabtrace_record: $objs objects; pool: $pool"
