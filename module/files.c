@@ -42,7 +42,7 @@
 #include <slabtrace/files.h>
 
 /* Directories: the root, and those the tables name ("kmemtrace", "a/b"). */
-#define MAX_DIRS	8
+#define MAX_DIRS	16
 #define DIR_PATH_MAX	32
 
 struct st_dir {
