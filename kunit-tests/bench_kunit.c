@@ -33,7 +33,7 @@
 #define GROWN	10000000UL
 
 /* Raw spinlock holds, by holder (slabtrace.h). */
-struct slabtrace_hold_stat slabtrace_holds[SLABTRACE_HOLDS];
+struct slab_trace_hold_stat slab_trace_holds[SLAB_TRACE_HOLDS];
 
 static struct kmem_cache *bench_cache;
 static struct kmem_cache *held_cache[CACHES];
@@ -68,7 +68,7 @@ static bool floor_depot;
 static void floor_probe(void *data, unsigned long call_site, const void *ptr,
 			struct kmem_cache *s, gfp_t gfp_flags, int node)
 {
-	unsigned long entries[SLABTRACE_STACK_DEPTH];
+	unsigned long entries[SLAB_TRACE_STACK_DEPTH];
 
 	if (s != bench_cache)
 		return;
@@ -96,7 +96,7 @@ static void report(struct kunit *test, const char *name, u64 value,
 }
 
 /* The hold time @permille of @s's holds stay under (a power of 2), ns. */
-static u64 hold_quantile(const struct slabtrace_hold_stat *s,
+static u64 hold_quantile(const struct slab_trace_hold_stat *s,
 			 unsigned int permille)
 {
 	u64 seen = 0;
@@ -118,9 +118,9 @@ static u64 hold_quantile(const struct slabtrace_hold_stat *s,
  * longest (and only it, as long as that is rare) the host's more than ours.
  */
 static void report_holds(struct kunit *test, const char *name,
-			 enum slabtrace_hold h, const char *items)
+			 enum slab_trace_hold h, const char *items)
 {
-	const struct slabtrace_hold_stat *s = &slabtrace_holds[h];
+	const struct slab_trace_hold_stat *s = &slab_trace_holds[h];
 	char key[64];
 
 	snprintf(key, sizeof(key), "%s_holds", name);
@@ -213,36 +213,36 @@ static void slabtrace_bench_pairs(struct kunit *test)
 /* What a traced pair does besides the walk, one step at a time. */
 static void slabtrace_bench_steps(struct kunit *test)
 {
-	struct slabtrace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	struct slabtrace_record rec = { }, *r;
+	struct slab_trace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct slab_trace_record rec = { }, *r;
 	u64 sink = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	KUNIT_ASSERT_EQ(test, slabtrace_table_init(t), 0);
-	KUNIT_ASSERT_EQ(test, slabtrace_pool_fill(&slabtrace_pool), 0);
+	KUNIT_ASSERT_EQ(test, slab_trace_table_init(t), 0);
+	KUNIT_ASSERT_EQ(test, slab_trace_pool_fill(&slab_trace_pool), 0);
 	TIME_N(test, "step_clock", sink += ktime_get_ns());
-	TIME_N(test, "step_context", slabtrace_ctx_fill(&rec));
+	TIME_N(test, "step_context", slab_trace_ctx_fill(&rec));
 	TIME_N(test, "step_record_pool_get_put",
-	       r = slabtrace_pool_get(&slabtrace_pool);
-	       slabtrace_pool_put(&slabtrace_pool, r));
-	r = kmem_cache_zalloc(slabtrace_record_cache, GFP_KERNEL);
+	       r = slab_trace_pool_get(&slab_trace_pool);
+	       slab_trace_pool_put(&slab_trace_pool, r));
+	r = kmem_cache_zalloc(slab_trace_record_cache, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->obj = &rec;
 	TIME_N(test, "step_table_insert_remove",
-	       slabtrace_table_insert(t, r);
-	       slabtrace_table_remove(t, &rec));
+	       slab_trace_table_insert(t, r);
+	       slab_trace_table_remove(t, &rec));
 	preempt_disable();
-	TIME_N(test, "step_table_maybe", sink += slabtrace_table_maybe(t, &rec));
+	TIME_N(test, "step_table_maybe", sink += slab_trace_table_maybe(t, &rec));
 	preempt_enable();
-	kmem_cache_free(slabtrace_record_cache, r);
-	slabtrace_table_destroy(t, slabtrace_record_free);
+	kmem_cache_free(slab_trace_record_cache, r);
+	slab_trace_table_destroy(t, slab_trace_record_free);
 	KUNIT_EXPECT_NE(test, sink, 0);
 }
 
 /* Memory per outstanding record: the record, and its share of buckets. */
 static void slabtrace_bench_record_bytes(struct kunit *test)
 {
-	struct slabtrace_table *t = &slabtrace_records;
+	struct slab_trace_table *t = &slab_trace_records;
 	unsigned long i, buckets;
 	void **objs;
 
@@ -252,29 +252,29 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
 	for (i = 0; i < KEPT; i++)
 		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
-	slabtrace_table_flush(t);
-	buckets = slabtrace_table_buckets(t);
-	KUNIT_EXPECT_EQ(test, slabtrace_table_count(t), KEPT);
-	report(test, "record_object", kmem_cache_size(slabtrace_record_cache),
+	slab_trace_table_flush(t);
+	buckets = slab_trace_table_buckets(t);
+	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), KEPT);
+	report(test, "record_object", kmem_cache_size(slab_trace_record_cache),
 	       "bytes");
 	report(test, "record_buckets_x100",
 	       div_u64(100 * buckets * (sizeof(void *) + sizeof(u16)), KEPT),
 	       "bytes");
 	/* Every record taken from the slab, the default pool's included. */
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT), 0);
 	report(test, "record_all_x100",
-	       div_u64(100 * (atomic_long_read(&slabtrace_pool.allocated) *
-			      kmem_cache_size(slabtrace_record_cache) +
+	       div_u64(100 * (atomic_long_read(&slab_trace_pool.allocated) *
+			      kmem_cache_size(slab_trace_record_cache) +
 			      buckets * (sizeof(void *) + sizeof(u16))), KEPT),
 	       "bytes");
-	report(test, "pool_per_cpu", SLABTRACE_POOL_DEFAULT *
-	       kmem_cache_size(slabtrace_record_cache), "bytes");
+	report(test, "pool_per_cpu", SLAB_TRACE_POOL_DEFAULT *
+	       kmem_cache_size(slab_trace_record_cache), "bytes");
 	for (i = 0; i < KEPT; i++)
 		kmem_cache_free(bench_cache, objs[i]);
 	vfree(objs);
 	st_cmd("stop st_kunit_bench\n");
 	st_cmd("reset st_kunit_bench\n");
-	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
+	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
 }
 
 #define FREES	100000UL
@@ -332,11 +332,11 @@ static void slabtrace_bench_free_untraced(struct kunit *test)
 			objs[i * per + j] = kmem_cache_alloc(held_cache[i],
 							     GFP_KERNEL);
 		/* Let the refill work fill the pool for the next cache. */
-		irq_work_sync(&slabtrace_pool.refill_kick);
-		flush_work(&slabtrace_pool.refill_work);
+		irq_work_sync(&slab_trace_pool.refill_kick);
+		flush_work(&slab_trace_pool.refill_work);
 	}
-	slabtrace_table_flush(&slabtrace_records);
-	report(test, "records_held", slabtrace_table_count(&slabtrace_records),
+	slab_trace_table_flush(&slab_trace_records);
+	report(test, "records_held", slab_trace_table_count(&slab_trace_records),
 	       "records");
 	for (r = 0; r < ROUNDS; r++)
 		held[r] = time_pairs();
@@ -358,39 +358,39 @@ static void slabtrace_bench_free_untraced(struct kunit *test)
 		st_cmd("reset st_kunit_held%lu\n", i);
 	}
 	vfree(objs);
-	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
+	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
 	st_cmd("limit %lu\n", 2 * HELD);
 }
 
-static void free_rec(struct slabtrace_record *rec)
+static void free_rec(struct slab_trace_record *rec)
 {
-	kmem_cache_free(slabtrace_record_cache, rec);
+	kmem_cache_free(slab_trace_record_cache, rec);
 }
 
 /* The longest step a grow makes with interrupts off, up to 10 M records. */
 static void slabtrace_bench_grow(struct kunit *test)
 {
-	struct slabtrace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	struct slabtrace_record *rec;
+	struct slab_trace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct slab_trace_record *rec;
 	unsigned long i;
 	u64 start;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	KUNIT_ASSERT_EQ(test, slabtrace_table_init(t), 0);
-	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
+	KUNIT_ASSERT_EQ(test, slab_trace_table_init(t), 0);
+	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
 	start = ktime_get_ns();
 	for (i = 0; i < GROWN; i++) {
-		rec = kmem_cache_zalloc(slabtrace_record_cache, GFP_KERNEL);
+		rec = kmem_cache_zalloc(slab_trace_record_cache, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, rec);
 		rec->obj = (void *)(0xffff888000000000UL + i * 64);
-		slabtrace_table_insert(t, rec);
+		slab_trace_table_insert(t, rec);
 		/* The grow work runs when it can: here, every 1024 inserts. */
 		if (!(i % 1024))
-			slabtrace_table_flush(t);
+			slab_trace_table_flush(t);
 	}
-	slabtrace_table_flush(t);
-	report(test, "grow_records", slabtrace_table_count(t), "records");
-	report(test, "grow_buckets", slabtrace_table_buckets(t), "buckets");
+	slab_trace_table_flush(t);
+	report(test, "grow_records", slab_trace_table_count(t), "records");
+	report(test, "grow_buckets", slab_trace_table_buckets(t), "buckets");
 	/* One bucket a lock hold: how long such a hold is, and its worst. */
 	report(test, "grow_steps", t->grow_steps, "steps");
 	report(test, "grow_hold_avg", div64_u64(t->grow_hold_ns, t->grow_steps),
@@ -399,25 +399,25 @@ static void slabtrace_bench_grow(struct kunit *test)
 	       "records");
 	report(test, "grow_insert_avg", div_u64(ktime_get_ns() - start, GROWN),
 	       "ns");
-	report_holds(test, "grow", SLABTRACE_HOLD_GROW, "records");
-	slabtrace_table_destroy(t, free_rec);
+	report_holds(test, "grow", SLAB_TRACE_HOLD_GROW, "records");
+	slab_trace_table_destroy(t, free_rec);
 }
 
 /* The refill work, run now. */
 static void pool_settle(void)
 {
-	irq_work_sync(&slabtrace_pool.refill_kick);
-	flush_work(&slabtrace_pool.refill_work);
+	irq_work_sync(&slab_trace_pool.refill_kick);
+	flush_work(&slab_trace_pool.refill_work);
 }
 
 /* "pool 1048576" fills every CPU's list, "pool 4096" empties it again. */
 static void slabtrace_bench_hold_pool_resize(struct kunit *test)
 {
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
-	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_MAX), 0);
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT), 0);
-	report_holds(test, "pool_resize_1M", SLABTRACE_HOLD_POOL, "records");
+	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_MAX), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT), 0);
+	report_holds(test, "pool_resize_1M", SLAB_TRACE_HOLD_POOL, "records");
 	st_cmd("stop st_kunit_bench\n");
 	st_cmd("reset st_kunit_bench\n");
 }
@@ -439,14 +439,14 @@ static void slabtrace_bench_hold_reset(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
 	for (i = 0; i < HELD; i++)
 		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
-	slabtrace_table_flush(&slabtrace_records);
-	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&slabtrace_records), HELD);
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT), 0);
-	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
+	slab_trace_table_flush(&slab_trace_records);
+	KUNIT_EXPECT_EQ(test, slab_trace_table_count(&slab_trace_records), HELD);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT), 0);
+	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
 	KUNIT_EXPECT_EQ(test, st_cmd("reset st_kunit_bench\n"), 0);
 	pool_settle();
-	report_holds(test, "reset_1M_table", SLABTRACE_HOLD_PURGE, "records");
-	report_holds(test, "reset_1M_pool", SLABTRACE_HOLD_POOL, "records");
+	report_holds(test, "reset_1M_table", SLAB_TRACE_HOLD_PURGE, "records");
+	report_holds(test, "reset_1M_pool", SLAB_TRACE_HOLD_POOL, "records");
 	for (i = 0; i < HELD; i++)
 		kmem_cache_free(bench_cache, objs[i]);
 	vfree(objs);
@@ -461,7 +461,7 @@ static void slabtrace_bench_hold_reset(struct kunit *test)
  */
 static void slabtrace_bench_hold_sweep(struct kunit *test)
 {
-	unsigned int i, n = slabtrace_ctx_max();
+	unsigned int i, n = slab_trace_ctx_max();
 	char saved[TASK_COMM_LEN], name[TASK_COMM_LEN];
 	long freed;
 	void **objs;
@@ -476,20 +476,20 @@ static void slabtrace_bench_hold_sweep(struct kunit *test)
 		set_task_comm(current, name);
 		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
 		if (i % 4096 == 4095)
-			slabtrace_ctx_sweep();
+			slab_trace_ctx_sweep();
 	}
 	set_task_comm(current, saved);
-	report(test, "sweep_names_in_use", slabtrace_ctx_count(), "names");
+	report(test, "sweep_names_in_use", slab_trace_ctx_count(), "names");
 	for (i = 0; i < n; i++)
 		kmem_cache_free(bench_cache, objs[i]);
 	vfree(objs);
-	memset(slabtrace_holds, 0, sizeof(slabtrace_holds));
-	freed = slabtrace_ctx_sweep();
+	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
+	freed = slab_trace_ctx_sweep();
 	report(test, "sweep_names_freed", freed, "names");
-	report_holds(test, "sweep", SLABTRACE_HOLD_CTX, "ids");
+	report_holds(test, "sweep", SLAB_TRACE_HOLD_CTX, "ids");
 	st_cmd("stop st_kunit_bench\n");
 	st_cmd("reset st_kunit_bench\n");
-	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
+	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
 }
 
 static int slabtrace_bench_suite_init(struct kunit_suite *suite)

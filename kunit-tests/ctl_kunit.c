@@ -83,7 +83,7 @@ static void slabtrace_ctl_rejects(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, slabtrace_ctl_command(buf, len), c->err);
 	/* Nothing became traced. */
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 }
 
 /* start twice, stop twice, reset of an untraced cache: all fine. */
@@ -96,7 +96,7 @@ static void slabtrace_ctl_harmless_repeats(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("reset kmalloc-128\n"), 0);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 }
 
 /* Names are case sensitive, surrounding blanks are not significant. */
@@ -126,7 +126,7 @@ static void slabtrace_ctl_too_many(struct kunit *test)
 		ret = st_cmd("start %s\n", names[i]);
 		if (ret == -ENOENT)
 			continue;	/* not on this kernel */
-		if (started < SLABTRACE_MAX_CACHES) {
+		if (started < SLAB_TRACE_MAX_CACHES) {
 			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s", names[i]);
 			started += !ret;
 		} else {
@@ -134,13 +134,13 @@ static void slabtrace_ctl_too_many(struct kunit *test)
 			full++;
 		}
 	}
-	KUNIT_EXPECT_EQ(test, started, SLABTRACE_MAX_CACHES);
+	KUNIT_EXPECT_EQ(test, started, SLAB_TRACE_MAX_CACHES);
 	KUNIT_EXPECT_GT(test, full, 0);
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		st_cmd("stop %s\n", names[i]);
 		st_cmd("reset %s\n", names[i]);
 	}
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 }
 
 static void bucket_ctor(void *p)

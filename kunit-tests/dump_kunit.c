@@ -131,20 +131,20 @@ static void slabtrace_dump_stopped_counts(struct kunit *test)
 /* The optional header lines, on a snapshot made by hand. */
 static void slabtrace_dump_header_lines(struct kunit *test)
 {
-	struct slabtrace_snapshot *snap = slabtrace_snapshot_alloc();
+	struct slab_trace_snapshot *snap = slab_trace_snapshot_alloc();
 	char *text;
 
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	strscpy(snap->name, "st_kunit_dump", sizeof(snap->name));
 	snap->replaced = 3;
-	snap->drops[SLABTRACE_DROP_POOL] = 2;
-	snap->drops[SLABTRACE_DROP_STACK] = 1;
+	snap->drops[SLAB_TRACE_DROP_POOL] = 2;
+	snap->drops[SLAB_TRACE_DROP_STACK] = 1;
 	snap->grow_failed = 4;
 	strscpy(snap->aliases, "a, b", sizeof(snap->aliases));
 	snap->opts.older_than = 250;
 	snap->opts.since_mark = true;
 	mutex_lock(&slabtrace_mutex);
-	slabtrace_snapshot_publish(snap);
+	slab_trace_snapshot_publish(snap);
 	mutex_unlock(&slabtrace_mutex);
 	text = st_read_ctl(test);
 	KUNIT_EXPECT_STREQ(test, text,
@@ -212,10 +212,10 @@ static void slabtrace_dump_merged_only_when_shared(struct kunit *test)
 #define SHARED	60	/* records, on three stacks, interleaved */
 
 /* Every item of the ctl view of @r's snapshot, as one read() shows it. */
-static char *render_items(struct kunit *test, struct slabtrace_reader *r,
+static char *render_items(struct kunit *test, struct slab_trace_reader *r,
 			  size_t size)
 {
-	const struct seq_operations *ops = &slabtrace_dump_seq_ops;
+	const struct seq_operations *ops = &slab_trace_dump_seq_ops;
 	struct seq_file m = { .private = r, .size = size };
 	loff_t pos = 0;
 	void *v;
@@ -231,30 +231,30 @@ static char *render_items(struct kunit *test, struct slabtrace_reader *r,
 	return m.buf;
 }
 
-/* A backtrace as slabtrace_stack_show() prints it, with no cache. */
+/* A backtrace as slab_trace_stack_show() prints it, with no cache. */
 static char *stack_text(struct kunit *test, depot_stack_handle_t handle)
 {
 	struct seq_file m = { .size = 16384 };
 
 	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	slabtrace_stack_show(&m, handle);
+	slab_trace_stack_show(&m, handle);
 	KUNIT_ASSERT_LT(test, m.count, m.size);
 	return m.buf;
 }
 
 /* Check each record's block of @text against its own backtrace. */
 static void expect_own_stacks(struct kunit *test, const char *text,
-			      struct slabtrace_snapshot *snap, void **objs,
+			      struct slab_trace_snapshot *snap, void **objs,
 			      void *(**fns)(void))
 {
-	struct slabtrace_record *rec;
+	struct slab_trace_record *rec;
 	const char *l = text, *fn_at;
 	char want[KSYM_SYMBOL_LEN + 8];
 	unsigned long i;
 	int k;
 
-	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++) {
+	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++) {
 		for (k = 0; k < SHARED && objs[k] != rec->obj; k++)
 			;
 		KUNIT_ASSERT_LT(test, k, SHARED);
@@ -282,8 +282,8 @@ static void expect_own_stacks(struct kunit *test, const char *text,
 static void slabtrace_dump_shared_stacks(struct kunit *test)
 {
 	void *(*fns[3])(void) = { dump_alloc_a, dump_alloc_b, dump_alloc_c };
-	struct slabtrace_reader r = { };
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_reader r = { };
+	struct slab_trace_snapshot *snap;
 	char *first, *again;
 	void **objs;
 	int k;
@@ -300,8 +300,8 @@ static void slabtrace_dump_shared_stacks(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, first, again);
 	expect_own_stacks(test, first, snap, objs, fns);
 	expect_own_stacks(test, again, snap, objs, fns);
-	slabtrace_reader_clear(&r);
-	slabtrace_snapshot_put(snap);
+	slab_trace_reader_clear(&r);
+	slab_trace_snapshot_put(snap);
 	for (k = 0; k < SHARED; k++)
 		kmem_cache_free(dump_cache, objs[k]);
 }

@@ -62,15 +62,15 @@ static void header_forms(struct kunit *test)
 
 static void payloads(struct kunit *test)
 {
-	struct kmt_trace t = {
+	struct kmemtrace_trace t = {
 		.call_site_base = 0x1000000,
 		.ptr_base = 0x40000000,
 	};
 	u8 b[KMT_ALLOC_PAYLOAD + 1];
 
 	memset(b, 0xaa, sizeof(b));
-	kmt_encode_alloc(b, &t, 0x1000000 + 0x1234, (void *)0x40000000 + 0xabcdef0,
-			 50, 64, (__force gfp_t)0xcc0, 0x2b, NUMA_NO_NODE);
+	kmemtrace_encode_alloc(b, &t, 0x1000000 + 0x1234, (void *)0x40000000 + 0xabcdef0,
+			       50, 64, (__force gfp_t)0xcc0, 0x2b, NUMA_NO_NODE);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0x1234ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 4, 6), 0xabcdef0ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 10, 4), 50ULL);
@@ -81,14 +81,14 @@ static void payloads(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[KMT_ALLOC_PAYLOAD], 0xaa);	/* no more */
 
 	memset(b, 0xaa, sizeof(b));
-	kmt_encode_free(b, &t, 0x1000000 + 0x10, (void *)0x40000000 + 0x88, 7);
+	kmemtrace_encode_free(b, &t, 0x1000000 + 0x10, (void *)0x40000000 + 0x88, 7);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0x10ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 4, 6), 0x88ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 10, 2), 7ULL);
 	KUNIT_EXPECT_EQ(test, b[KMT_FREE_PAYLOAD], 0xaa);
 
 	/* A call site out of the 4 GiB window is all ones, not wrapped. */
-	kmt_encode_free(b, &t, 0x10, (void *)0x40000000, 0);
+	kmemtrace_encode_free(b, &t, 0x10, (void *)0x40000000, 0);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0xffffffffULL);
 	/* The average of an alloc/free pair with compact headers. */
 	KUNIT_EXPECT_LE(test, (SLABTRACE_CTF_HDR_COMPACT * 2 + KMT_ALLOC_PAYLOAD +
@@ -274,7 +274,7 @@ static void overruns(struct kunit *test)
 static void reset_cachetab(void)
 {
 	mutex_lock(&slabtrace_mutex);
-	kmt_cachetab_reset();
+	kmemtrace_cachetab_reset();
 	mutex_unlock(&slabtrace_mutex);
 }
 
@@ -289,26 +289,26 @@ static void cache_ids(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, fake);
 	reset_cachetab();
-	a = kmt_cache_id((void *)&fake[0]);
-	b = kmt_cache_id((void *)&fake[8]);
+	a = kmemtrace_cache_id((void *)&fake[0]);
+	b = kmemtrace_cache_id((void *)&fake[8]);
 	KUNIT_EXPECT_GE(test, a, KMT_CACHE_FIRST);
-	KUNIT_EXPECT_LT(test, a, KMT_CACHE_FIRST + KMT_CACHE_SLOTS);
+	KUNIT_EXPECT_LT(test, a, KMT_CACHE_FIRST + KMEMTRACE_CACHE_SLOTS);
 	KUNIT_EXPECT_NE(test, a, b);
-	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[0]), a);
-	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[8]), b);
+	KUNIT_EXPECT_EQ(test, kmemtrace_cache_id((void *)&fake[0]), a);
+	KUNIT_EXPECT_EQ(test, kmemtrace_cache_id((void *)&fake[8]), b);
 	/* More caches than slots: the rest are KMT_CACHE_UNKNOWN, counted. */
 	for (i = 2; i < FAKES; i++) {
-		id = kmt_cache_id((void *)&fake[i * 8]);
+		id = kmemtrace_cache_id((void *)&fake[i * 8]);
 		if (id == KMT_CACHE_UNKNOWN)
 			unknown++;
 	}
 	/* FAKES - 1 caches: fake[8] came twice. */
-	KUNIT_EXPECT_GE(test, unknown, FAKES - 1 - KMT_CACHE_SLOTS);
-	KUNIT_EXPECT_EQ(test, kmt_cachetab_full(), (unsigned long)unknown);
+	KUNIT_EXPECT_GE(test, unknown, FAKES - 1 - KMEMTRACE_CACHE_SLOTS);
+	KUNIT_EXPECT_EQ(test, kmemtrace_cachetab_full(), (unsigned long)unknown);
 	/* Known ones keep their ids. */
-	KUNIT_EXPECT_EQ(test, kmt_cache_id((void *)&fake[0]), a);
+	KUNIT_EXPECT_EQ(test, kmemtrace_cache_id((void *)&fake[0]), a);
 	reset_cachetab();
-	KUNIT_EXPECT_EQ(test, kmt_cachetab_full(), 0UL);
+	KUNIT_EXPECT_EQ(test, kmemtrace_cachetab_full(), 0UL);
 }
 
 static void kmt_kunit_ctor(void *obj)
@@ -324,7 +324,7 @@ static const char *caches_line(struct kunit *test, u16 id)
 	m.size = 128 * 1024;
 	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	KUNIT_ASSERT_EQ(test, kmt_caches_show(&m, false), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_caches_show(&m, false), 0);
 	KUNIT_ASSERT_LT(test, m.count, m.size);
 	snprintf(want, sizeof(want), "%u ", id);
 	for (next = m.buf; (line = strsep(&next, "\n")) && *line; )
@@ -346,16 +346,16 @@ static void cache_reused(struct kunit *test)
 
 	mutex_lock(&slabtrace_mutex);
 	KUNIT_ASSERT_EQ(test, slabtrace_caches_init(), 0);
-	kmt_cachetab_reset();
+	kmemtrace_cachetab_reset();
 	mutex_unlock(&slabtrace_mutex);
 	/* With a constructor: never merged, its own sysfs name. */
 	gone = kmem_cache_create("kmt_kunit_gone", 200, 0, 0, kmt_kunit_ctor);
 	KUNIT_ASSERT_NOT_NULL(test, gone);
-	id_gone = kmt_cache_id(gone);
+	id_gone = kmemtrace_cache_id(gone);
 	kmem_cache_destroy(gone);
 	next = kmem_cache_create("kmt_kunit_next", 200, 0, 0, kmt_kunit_ctor);
 	KUNIT_ASSERT_NOT_NULL(test, next);
-	id_next = kmt_cache_id(next);
+	id_next = kmemtrace_cache_id(next);
 	KUNIT_EXPECT_PTR_NE(test, next, gone);
 	KUNIT_EXPECT_NE(test, id_next, id_gone);
 	line = caches_line(test, id_gone);
@@ -392,7 +392,7 @@ static void scan(struct kunit *test, struct slabtrace_stream *c, int cpu,
 {
 	struct rchan_buf *buf = *per_cpu_ptr(c->chan->buf, cpu);
 	size_t sub = c->chan->subbuf_size, off, end, len;
-	u64 want = (unsigned long)ptr - kmt_trace.ptr_base;
+	u64 want = (unsigned long)ptr - kmemtrace_trace.ptr_base;
 	unsigned int i, id;
 	const u8 *pkt, *e;
 
@@ -440,17 +440,17 @@ static void probes(struct kunit *test)
 	int cpu;
 
 	mutex_lock(&slabtrace_mutex);
-	KUNIT_ASSERT_EQ(test, kmt_start(names, 1), 0);
+	KUNIT_ASSERT_EQ(test, kmemtrace_start(names, 1), 0);
 	mutex_unlock(&slabtrace_mutex);
 	p = kmt_kunit_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	kfree(p);
 	mutex_lock(&slabtrace_mutex);
-	kmt_stop();
+	kmemtrace_stop();
 	mutex_unlock(&slabtrace_mutex);
 
 	for_each_online_cpu(cpu)
-		scan(test, &kmt_trace.stream, cpu, p, &f);
+		scan(test, &kmemtrace_trace.stream, cpu, p, &f);
 	KUNIT_EXPECT_EQ(test, f.allocs, 1U);
 	KUNIT_EXPECT_EQ(test, f.req, 50ULL);
 	/* The tracepoint's: the slab size, 128 with KASAN's metadata. */
@@ -460,7 +460,7 @@ static void probes(struct kunit *test)
 	KUNIT_EXPECT_GE(test, f.cache_alloc, KMT_CACHE_FIRST);
 	KUNIT_EXPECT_EQ(test, f.cache_free, f.cache_alloc);
 	KUNIT_EXPECT_EQ(test,
-			slabtrace_stream_lost(&kmt_trace.stream,
+			slabtrace_stream_lost(&kmemtrace_trace.stream,
 					      raw_smp_processor_id()), 0UL);
 	st_expect_lockdep_clean(test);
 }

@@ -417,23 +417,23 @@ static void slabtrace_kptrace_readers(struct kunit *test)
 	pid_t tgid;
 
 	for (tgid = 1001; tgid <= 1008; tgid++)
-		KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(tgid, true), 0);
-	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1009, true), -EUSERS);
-	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1003, true), 0);
+		KUNIT_EXPECT_EQ(test, kptrace_readers_update(tgid, true), 0);
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), -EUSERS);
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1003, true), 0);
 	/* 1003 has two opens: one close keeps its place. */
-	slabtrace_kptrace_reader(1003, false);
-	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1009, true), -EUSERS);
-	slabtrace_kptrace_reader(1003, false);
-	KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(1009, true), 0);
-	slabtrace_kptrace_reader(1009, false);
+	kptrace_readers_update(1003, false);
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), -EUSERS);
+	kptrace_readers_update(1003, false);
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), 0);
+	kptrace_readers_update(1009, false);
 	for (tgid = 1001; tgid <= 1008; tgid++)
 		if (tgid != 1003)
-			slabtrace_kptrace_reader(tgid, false);
+			kptrace_readers_update(tgid, false);
 	/* All gone: the table is empty again. */
 	for (tgid = 2001; tgid <= 2008; tgid++)
-		KUNIT_EXPECT_EQ(test, slabtrace_kptrace_reader(tgid, true), 0);
+		KUNIT_EXPECT_EQ(test, kptrace_readers_update(tgid, true), 0);
 	for (tgid = 2001; tgid <= 2008; tgid++)
-		slabtrace_kptrace_reader(tgid, false);
+		kptrace_readers_update(tgid, false);
 }
 
 /*
@@ -452,7 +452,7 @@ static void slabtrace_kptrace_pid_filter(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, st_cmd("syscall start pid %s\n", bad[i]),
 				    -EINVAL, "pid '%s'", bad[i]);
 	KUNIT_EXPECT_EQ(test, st_cmd("syscall start pid 5 70\n"), -ENODEV);
-	KUNIT_EXPECT_FALSE(test, slabtrace_kptrace_tracing());
+	KUNIT_EXPECT_FALSE(test, kptrace_tracing());
 }
 
 static void kptrace_case_exit(struct kunit *test)

@@ -27,11 +27,11 @@ static void pool_ctor(void *obj)
 {
 }
 
-static struct slabtrace_traced *traced(struct kunit *test)
+static struct slab_trace_traced *traced(struct kunit *test)
 {
-	struct slabtrace_set *set;
+	struct slab_trace_set *set;
 
-	set = rcu_dereference_protected(slabtrace_active, true);
+	set = rcu_dereference_protected(slab_trace_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	KUNIT_ASSERT_EQ(test, set->nr, 1);
 	return set->traced[0];
@@ -40,8 +40,8 @@ static struct slabtrace_traced *traced(struct kunit *test)
 /* Wait for the pool's refill work, as if the CPU had gone idle. */
 static void pool_settle(void)
 {
-	irq_work_sync(&slabtrace_pool.refill_kick);
-	flush_work(&slabtrace_pool.refill_work);
+	irq_work_sync(&slab_trace_pool.refill_kick);
+	flush_work(&slab_trace_pool.refill_work);
 }
 
 /*
@@ -69,7 +69,7 @@ static void free_all(void **objs, unsigned int n)
 /* An empty pool drops, counted; the refill work fills it again. */
 static void slabtrace_probe_path_pool_empty(struct kunit *test)
 {
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	void *objs[100];
 	long rec, dropped;
 
@@ -77,22 +77,22 @@ static void slabtrace_probe_path_pool_empty(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
-	rec = slabtrace_traced_count(tr);
-	dropped = atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]);
+	rec = slab_trace_traced_count(tr);
+	dropped = atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]);
 	KUNIT_EXPECT_EQ(test, rec + dropped, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_GE(test, rec, 16);
 	KUNIT_EXPECT_GT(test, dropped, 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
 					   "drops: pool empty "));
 	free_all(objs, ARRAY_SIZE(objs));
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 0);
 
 	/* Refilled: the next 16 all have records. */
 	pool_settle();
-	KUNIT_EXPECT_GE(test, slabtrace_pool_free_count(&slabtrace_pool), 16);
+	KUNIT_EXPECT_GE(test, slab_trace_pool_free_count(&slab_trace_pool), 16);
 	alloc_atomic(objs, 16);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 16);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]),
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 16);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]),
 			dropped);
 	free_all(objs, 16);
 }
@@ -100,21 +100,21 @@ static void slabtrace_probe_path_pool_empty(struct kunit *test)
 /* A refill that finds no memory fails the command, and nothing breaks. */
 static void slabtrace_probe_path_refill_fails(struct kunit *test)
 {
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	void *objs[40];
 
 	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	WRITE_ONCE(slabtrace_fail_refill, 1);
+	WRITE_ONCE(slab_trace_fail_refill, 1);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), -ENOMEM);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
 	pool_settle();
-	WRITE_ONCE(slabtrace_fail_refill, 0);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr) +
-			atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]),
+	WRITE_ONCE(slab_trace_fail_refill, 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr) +
+			atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]),
 			ARRAY_SIZE(objs));
-	KUNIT_EXPECT_GT(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_POOL]),
+	KUNIT_EXPECT_GT(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]),
 			0);
 	free_all(objs, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), 0);
@@ -128,55 +128,55 @@ static void slabtrace_probe_path_resize_gives_back(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	pool_settle();
-	before = atomic_long_read(&slabtrace_pool.allocated);
+	before = atomic_long_read(&slab_trace_pool.allocated);
 	/* 39 records more, then no memory. */
-	WRITE_ONCE(slabtrace_fail_refill, 40);
+	WRITE_ONCE(slab_trace_fail_refill, 40);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 1024\n"), -ENOMEM);
-	WRITE_ONCE(slabtrace_fail_refill, 0);
-	KUNIT_EXPECT_EQ(test, slabtrace_pool.size, 16);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&slabtrace_pool.allocated),
+	WRITE_ONCE(slab_trace_fail_refill, 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_pool.size, 16);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&slab_trace_pool.allocated),
 			before);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 1024\n"), 0);
-	KUNIT_EXPECT_EQ(test, slabtrace_pool.size, 1024);
+	KUNIT_EXPECT_EQ(test, slab_trace_pool.size, 1024);
 }
 
 /* The record limit: what is past it is dropped, counted. */
 static void slabtrace_probe_path_limit(struct kunit *test)
 {
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	void *objs[10];
 
 	KUNIT_ASSERT_EQ(test, st_cmd("limit 4\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 4);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_LIMIT]),
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_LIMIT]),
 			6);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
 					   ", 4 outstanding (800 bytes), 6 records dropped\n"
 					   "drops: limit reached 6\n"));
 	free_all(objs, ARRAY_SIZE(objs));
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 0);
 }
 
 /* In NMI a probe takes no lock: allocations are counted, frees wait. */
 static void slabtrace_probe_path_nmi(struct kunit *test)
 {
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	void *objs[3], *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
 	obj = kmem_cache_alloc(pool_cache, GFP_KERNEL);
-	WRITE_ONCE(slabtrace_fake_nmi, true);
+	WRITE_ONCE(slab_trace_fake_nmi, true);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
 	/* Its free is not seen: the record stays until the address is reused. */
 	kmem_cache_free(pool_cache, obj);
-	WRITE_ONCE(slabtrace_fake_nmi, false);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_NMI]),
+	WRITE_ONCE(slab_trace_fake_nmi, false);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_NMI]),
 			3);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(tr), 1);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 1);
 	free_all(objs, ARRAY_SIZE(objs));
 }
 
@@ -187,28 +187,28 @@ static void slabtrace_probe_path_nmi(struct kunit *test)
  */
 static void slabtrace_probe_path_depot_full(struct kunit *test)
 {
-	const unsigned int n = SLABTRACE_STACK_WAITERS + 4;
-	struct slabtrace_snapshot *snap;
-	struct slabtrace_record *rec;
+	const unsigned int n = SLAB_TRACE_STACK_WAITERS + 4;
+	struct slab_trace_snapshot *snap;
+	struct slab_trace_record *rec;
 	unsigned int i, with = 0;
-	struct slabtrace_traced *tr;
-	void *objs[SLABTRACE_STACK_WAITERS + 4];
-	long deferred = slabtrace_stack_deferred();
+	struct slab_trace_traced *tr;
+	void *objs[SLAB_TRACE_STACK_WAITERS + 4];
+	long deferred = slab_trace_stack_deferred();
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	WRITE_ONCE(slabtrace_fail_depot, true);
+	WRITE_ONCE(slab_trace_fail_depot, true);
 	alloc_atomic(objs, n);
-	WRITE_ONCE(slabtrace_fail_depot, false);
+	WRITE_ONCE(slab_trace_fail_depot, false);
 	/* One trace, one slot: its waiters, then losses. */
-	KUNIT_EXPECT_EQ(test, slabtrace_stack_deferred() - deferred,
-			SLABTRACE_STACK_WAITERS);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_STACK]),
-			n - SLABTRACE_STACK_WAITERS);
+	KUNIT_EXPECT_EQ(test, slab_trace_stack_deferred() - deferred,
+			SLAB_TRACE_STACK_WAITERS);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_STACK]),
+			n - SLAB_TRACE_STACK_WAITERS);
 	/* print waits for the deferred saves. */
 	snap = st_print(test, POOL_CACHE);
 	KUNIT_EXPECT_EQ(test, snap->nr, n);
-	KUNIT_EXPECT_EQ(test, slabtrace_snapshot_dropped(snap), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_snapshot_dropped(snap), 0);
 	for (i = 0; i < n; i++) {
 		rec = st_find(snap, objs[i]);
 		KUNIT_ASSERT_NOT_NULL(test, rec);
@@ -217,8 +217,8 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_atomic));
 		}
 	}
-	KUNIT_EXPECT_EQ(test, with, SLABTRACE_STACK_WAITERS);
-	slabtrace_snapshot_put(snap);
+	KUNIT_EXPECT_EQ(test, with, SLAB_TRACE_STACK_WAITERS);
+	slab_trace_snapshot_put(snap);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
 					   "(backtrace not saved)"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
@@ -233,26 +233,26 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
  */
 static void slabtrace_probe_path_depot_full_work_first(struct kunit *test)
 {
-	struct slabtrace_snapshot *snap;
-	struct slabtrace_record *rec;
-	struct slabtrace_traced *tr;
+	struct slab_trace_snapshot *snap;
+	struct slab_trace_record *rec;
+	struct slab_trace_traced *tr;
 	void *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	WRITE_ONCE(slabtrace_fail_depot, true);
-	slabtrace_test_before_insert = slabtrace_stack_drain_now;
+	WRITE_ONCE(slab_trace_fail_depot, true);
+	slab_trace_test_before_insert = slab_trace_stack_drain_now;
 	alloc_atomic(&obj, 1);
-	slabtrace_test_before_insert = NULL;
-	WRITE_ONCE(slabtrace_fail_depot, false);
+	slab_trace_test_before_insert = NULL;
+	WRITE_ONCE(slab_trace_fail_depot, false);
 	snap = st_print(test, POOL_CACHE);
 	rec = st_find(snap, obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_NE(test, rec->stack, 0);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_atomic));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_STACK]),
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_STACK]),
 			0);
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 	free_all(&obj, 1);
 }
 
@@ -277,13 +277,13 @@ static void slabtrace_probe_path_free_untraced_no_lock(struct kunit *test)
 		objs[i] = kmalloc(64, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
 		rcu_read_lock_sched();
-		maybe = slabtrace_table_maybe(&slabtrace_records, objs[i]);
+		maybe = slab_trace_table_maybe(&slab_trace_records, objs[i]);
 		rcu_read_unlock_sched();
 		if (!victim && !maybe)
 			victim = objs[i];
 	}
 	KUNIT_ASSERT_NOT_NULL(test, victim);
-	lock = slabtrace_table_lock_of(&slabtrace_records, victim);
+	lock = slab_trace_table_lock_of(&slab_trace_records, victim);
 	raw_spin_lock_irqsave(lock, flags);
 	kfree(victim);
 	raw_spin_unlock_irqrestore(lock, flags);
@@ -291,7 +291,7 @@ static void slabtrace_probe_path_free_untraced_no_lock(struct kunit *test)
 		if (objs[i] != victim)
 			kfree(objs[i]);
 	free_all(kept, ARRAY_SIZE(kept));
-	KUNIT_EXPECT_EQ(test, slabtrace_table_count(&slabtrace_records), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_table_count(&slab_trace_records), 0);
 }
 
 /* "pool N" and "limit N" refuse what they cannot do, with an errno. */
@@ -309,7 +309,7 @@ static void slabtrace_probe_path_bad_numbers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 0\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 0x10\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 99999999999999999999\n"), -ERANGE);
-	KUNIT_EXPECT_EQ(test, slabtrace_pool.size, SLABTRACE_POOL_DEFAULT);
+	KUNIT_EXPECT_EQ(test, slab_trace_pool.size, SLAB_TRACE_POOL_DEFAULT);
 }
 
 /* Allocate from the pool's cache as a task called "@prefix@i". */
@@ -326,13 +326,13 @@ static void *alloc_as(const char *prefix, unsigned int i)
 }
 
 /* Whether a record of @snap was made by a task called @comm. */
-static bool snap_has_comm(struct slabtrace_snapshot *snap, const char *comm)
+static bool snap_has_comm(struct slab_trace_snapshot *snap, const char *comm)
 {
-	const struct slabtrace_record *rec;
+	const struct slab_trace_record *rec;
 	unsigned long i;
 
-	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++)
-		if (!strcmp(slabtrace_ctx_get(rec->ctx)->comm, comm))
+	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++)
+		if (!strcmp(slab_trace_ctx_get(rec->ctx)->comm, comm))
 			return true;
 	return false;
 }
@@ -343,11 +343,11 @@ static bool snap_has_comm(struct slabtrace_snapshot *snap, const char *comm)
  */
 static void slabtrace_probe_path_contexts_reclaimed(struct kunit *test)
 {
-	long reclaimed = slabtrace_ctx_reclaimed(), drops;
-	unsigned int i, cap = slabtrace_ctx_capacity();
-	struct slabtrace_snapshot *snap;
+	long reclaimed = slab_trace_ctx_reclaimed(), drops;
+	unsigned int i, cap = slab_trace_ctx_capacity();
+	struct slab_trace_snapshot *snap;
 	char saved[TASK_COMM_LEN];
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	void *obj, **kept;
 	char *text;
 
@@ -363,25 +363,25 @@ static void slabtrace_probe_path_contexts_reclaimed(struct kunit *test)
 		obj = alloc_as("st_gone", i);
 		kmem_cache_free(pool_cache, obj);
 	}
-	drops = atomic_long_read(&tr->drops[SLABTRACE_DROP_CTX]);
+	drops = atomic_long_read(&tr->drops[SLAB_TRACE_DROP_CTX]);
 	KUNIT_EXPECT_GT(test, drops, 0);
-	KUNIT_EXPECT_GE(test, slabtrace_ctx_sweep(), 0);
-	KUNIT_EXPECT_GE(test, slabtrace_ctx_reclaimed() - reclaimed, cap - 100);
-	KUNIT_EXPECT_LT(test, slabtrace_ctx_count(), 100);
-	KUNIT_EXPECT_EQ(test, slabtrace_ctx_capacity(), cap);
+	KUNIT_EXPECT_GE(test, slab_trace_ctx_sweep(), 0);
+	KUNIT_EXPECT_GE(test, slab_trace_ctx_reclaimed() - reclaimed, cap - 100);
+	KUNIT_EXPECT_LT(test, slab_trace_ctx_count(), 100);
+	KUNIT_EXPECT_EQ(test, slab_trace_ctx_capacity(), cap);
 	/* The name in use is kept; a new one is interned again. */
 	kept[1] = alloc_as("st_after", 1);
 	text = st_read_ctl_of(test, POOL_CACHE);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kthread st_keep0 (PID "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kthread st_after1 (PID "));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLABTRACE_DROP_CTX]),
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_CTX]),
 			drops);
 
 	/* Every name in use: the sweep frees nothing, the table grows. */
 	for (i = 2; i <= cap; i++)
 		kept[i] = alloc_as("st_kept", i);
-	KUNIT_EXPECT_GE(test, slabtrace_ctx_sweep(), 0);
-	KUNIT_EXPECT_GT(test, slabtrace_ctx_capacity(), cap);
+	KUNIT_EXPECT_GE(test, slab_trace_ctx_sweep(), 0);
+	KUNIT_EXPECT_GT(test, slab_trace_ctx_capacity(), cap);
 	obj = alloc_as("st_grown", 0);
 	set_task_comm(current, saved);
 	/* Too many records for the text: their contexts, from a snapshot. */
@@ -389,7 +389,7 @@ static void slabtrace_probe_path_contexts_reclaimed(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_grown0"));
 	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_keep0"));
 	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_kept100"));
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 	kmem_cache_free(pool_cache, obj);
 	free_all(kept, cap + 1);
 }
@@ -412,13 +412,13 @@ static void slabtrace_probe_path_contexts_walk_fails(struct kunit *test)
 		kmem_cache_free(pool_cache, obj);
 	}
 	set_task_comm(current, saved);
-	used = slabtrace_ctx_count();
-	WRITE_ONCE(slabtrace_fail_table_walk, true);
-	KUNIT_EXPECT_LT(test, slabtrace_ctx_sweep(), 0);
-	WRITE_ONCE(slabtrace_fail_table_walk, false);
-	KUNIT_EXPECT_EQ(test, slabtrace_ctx_count(), used);
+	used = slab_trace_ctx_count();
+	WRITE_ONCE(slab_trace_fail_table_walk, true);
+	KUNIT_EXPECT_LT(test, slab_trace_ctx_sweep(), 0);
+	WRITE_ONCE(slab_trace_fail_table_walk, false);
+	KUNIT_EXPECT_EQ(test, slab_trace_ctx_count(), used);
 	/* Once it can walk them, the unused names go, not the one in use. */
-	KUNIT_EXPECT_GE(test, slabtrace_ctx_sweep(), 20);
+	KUNIT_EXPECT_GE(test, slab_trace_ctx_sweep(), 20);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
 					   "kthread st_inuse0 (PID "));
 	free_all(&kept, 1);
@@ -428,23 +428,23 @@ static unsigned long saved_limit;
 
 static int slabtrace_probe_path_init(struct kunit *test)
 {
-	saved_limit = slabtrace_record_limit;
+	saved_limit = slab_trace_record_limit;
 	return 0;
 }
 
 /* Leave nothing traced, and the defaults, for the next case. */
 static void slabtrace_probe_path_exit(struct kunit *test)
 {
-	WRITE_ONCE(slabtrace_fail_refill, 0);
-	WRITE_ONCE(slabtrace_fail_depot, false);
-	WRITE_ONCE(slabtrace_fake_nmi, false);
-	WRITE_ONCE(slabtrace_fail_table_walk, false);
-	slabtrace_test_before_insert = NULL;
+	WRITE_ONCE(slab_trace_fail_refill, 0);
+	WRITE_ONCE(slab_trace_fail_depot, false);
+	WRITE_ONCE(slab_trace_fake_nmi, false);
+	WRITE_ONCE(slab_trace_fail_table_walk, false);
+	slab_trace_test_before_insert = NULL;
 	st_cmd("stop " POOL_CACHE "\n");
 	st_cmd("reset " POOL_CACHE "\n");
-	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
+	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
 	st_cmd("limit %lu\n", saved_limit);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 	st_expect_lockdep_clean(test);
 }
 

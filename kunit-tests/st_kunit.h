@@ -32,14 +32,14 @@ static inline __printf(1, 2) int st_cmd(const char *fmt, ...)
 	return ret;
 }
 
-/* "print CACHE", then its snapshot (put it with slabtrace_snapshot_put). */
-static inline struct slabtrace_snapshot *st_print(struct kunit *test,
-						  const char *cache)
+/* "print CACHE", then its snapshot (put it with slab_trace_snapshot_put). */
+static inline struct slab_trace_snapshot *st_print(struct kunit *test,
+						   const char *cache)
 {
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_snapshot *snap;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", cache), 0);
-	snap = slabtrace_snapshot_get();
+	snap = slab_trace_snapshot_get();
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	return snap;
 }
@@ -48,34 +48,34 @@ static inline struct slabtrace_snapshot *st_print(struct kunit *test,
 static inline unsigned long st_outstanding(struct kunit *test,
 					   const char *cache)
 {
-	struct slabtrace_snapshot *snap = st_print(test, cache);
+	struct slab_trace_snapshot *snap = st_print(test, cache);
 	unsigned long nr = snap->nr;
 
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 	return nr;
 }
 
 /* The record of @obj in @snap, or NULL. */
-static inline struct slabtrace_record *
-st_find(struct slabtrace_snapshot *snap, const void *obj)
+static inline struct slab_trace_record *
+st_find(struct slab_trace_snapshot *snap, const void *obj)
 {
-	struct slabtrace_record *rec;
+	struct slab_trace_record *rec;
 	unsigned long i;
 
-	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++)
+	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++)
 		if (rec->obj == obj)
 			return rec;
 	return NULL;
 }
 
 /* Whether the first frame of @rec's backtrace is the function @fn. */
-static inline bool st_first_frame_is(const struct slabtrace_record *rec,
+static inline bool st_first_frame_is(const struct slab_trace_record *rec,
 				     void *fn)
 {
 	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
 	unsigned long ip;
 
-	if (slabtrace_stack_first(rec->stack, &ip))
+	if (slab_trace_stack_first(rec->stack, &ip))
 		return false;
 	snprintf(want, sizeof(want), "%ps", fn);
 	snprintf(got, sizeof(got), "%ps", (void *)ip);
@@ -83,7 +83,7 @@ static inline bool st_first_frame_is(const struct slabtrace_record *rec,
 }
 
 /* Whether frame @n of @rec's backtrace (0: #01) is in function @fn. */
-static inline bool st_frame_is(const struct slabtrace_record *rec,
+static inline bool st_frame_is(const struct slab_trace_record *rec,
 			       unsigned int n, void *fn)
 {
 	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
@@ -99,8 +99,8 @@ static inline bool st_frame_is(const struct slabtrace_record *rec,
 /* What reading ctl returns now, rendered into a test-managed buffer. */
 static inline char *st_read_ctl(struct kunit *test)
 {
-	const struct seq_operations *ops = &slabtrace_dump_seq_ops;
-	struct slabtrace_reader r = { };
+	const struct seq_operations *ops = &slab_trace_dump_seq_ops;
+	struct slab_trace_reader r = { };
 	struct seq_file m = { .private = &r };
 	loff_t pos = 0;
 	void *v;
@@ -111,7 +111,7 @@ static inline char *st_read_ctl(struct kunit *test)
 	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos))
 		ops->show(&m, v);
 	ops->stop(&m, v);
-	slabtrace_reader_clear(&r);
+	slab_trace_reader_clear(&r);
 	KUNIT_EXPECT_LT(test, m.count, m.size);
 	m.buf[min(m.count, m.size)] = '\0';
 	return m.buf;

@@ -57,7 +57,7 @@ static noinline void *kmalloc_50(void)
 /* start, allocate N, free M: exactly N - M records, the right ones. */
 static void slabtrace_trace_outstanding(struct kunit *test)
 {
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_snapshot *snap;
 	void *objs[10];
 	unsigned int i;
 
@@ -76,7 +76,7 @@ static void slabtrace_trace_outstanding(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		KUNIT_EXPECT_EQ_MSG(test, !!st_find(snap, objs[i]), i >= 4,
 				    "object %u", i);
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 
 	for (; i-- > 4;)
 		kmem_cache_free(obj_cache, objs[i]);
@@ -89,8 +89,8 @@ static void slabtrace_trace_outstanding(struct kunit *test)
  */
 static void slabtrace_trace_first_frame(struct kunit *test)
 {
-	struct slabtrace_snapshot *snap;
-	const struct slabtrace_record *rec;
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
 	void *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
@@ -102,11 +102,11 @@ static void slabtrace_trace_first_frame(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	KUNIT_EXPECT_TRUE(test, st_frame_is(rec, 1, slabtrace_trace_first_frame));
 	/* The context of a KUnit case: its kthread. */
-	KUNIT_EXPECT_EQ(test, slabtrace_ctx_get(rec->ctx)->kind, SLABTRACE_CTX_KTHREAD);
-	KUNIT_EXPECT_STREQ(test, slabtrace_ctx_get(rec->ctx)->comm, current->comm);
+	KUNIT_EXPECT_EQ(test, slab_trace_ctx_get(rec->ctx)->kind, SLAB_TRACE_CTX_KTHREAD);
+	KUNIT_EXPECT_STREQ(test, slab_trace_ctx_get(rec->ctx)->comm, current->comm);
 	KUNIT_EXPECT_EQ(test, rec->pid, task_pid_nr(current));
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, OBJ_SIZE);
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 	kmem_cache_free(obj_cache, obj);
 }
 
@@ -143,7 +143,7 @@ static void slabtrace_trace_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
 	/* The reset took the snapshot's memory with the records. */
-	KUNIT_EXPECT_NULL(test, slabtrace_snapshot_get());
+	KUNIT_EXPECT_NULL(test, slab_trace_snapshot_get());
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	after = alloc_obj(GFP_KERNEL);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
@@ -159,8 +159,8 @@ static void slabtrace_trace_reset(struct kunit *test)
 /* kmalloc(50) is a kmalloc-64 object, 50 bytes requested. */
 static void slabtrace_trace_kmalloc(struct kunit *test)
 {
-	struct slabtrace_snapshot *snap;
-	const struct slabtrace_record *rec;
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
 	void *p;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-64\n"), 0);
@@ -172,19 +172,19 @@ static void slabtrace_trace_kmalloc(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, 50);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_50));
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 
 	kfree(p);
 	snap = st_print(test, "kmalloc-64");
 	KUNIT_EXPECT_NULL(test, st_find(snap, p));
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 
 	/* Not kmalloc-128's: a 50-byte kmalloc is never there. */
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
 	p = kmalloc_50();
 	snap = st_print(test, "kmalloc-128");
 	KUNIT_EXPECT_NULL(test, st_find(snap, p));
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 	kfree(p);
 	st_cmd("stop kmalloc-128\n");
 	st_cmd("reset kmalloc-128\n");
@@ -243,8 +243,8 @@ static void run_in_irq(struct kunit *test, struct irq_alloc *a, bool hard)
 
 static void check_irq(struct kunit *test, bool hard)
 {
-	struct slabtrace_snapshot *snap;
-	const struct slabtrace_record *rec;
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
 	struct irq_alloc *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
@@ -255,11 +255,11 @@ static void check_irq(struct kunit *test, bool hard)
 	snap = st_print(test, OBJ_CACHE);
 	rec = st_find(snap, a->obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
-	KUNIT_EXPECT_EQ(test, slabtrace_ctx_get(rec->ctx)->kind,
-			hard ? SLABTRACE_CTX_HARDIRQ : SLABTRACE_CTX_SOFTIRQ);
+	KUNIT_EXPECT_EQ(test, slab_trace_ctx_get(rec->ctx)->kind,
+			hard ? SLAB_TRACE_CTX_HARDIRQ : SLAB_TRACE_CTX_SOFTIRQ);
 	KUNIT_EXPECT_EQ(test, rec->pid, 0);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 
 	a->free = true;
 	run_in_irq(test, a, hard);
@@ -283,7 +283,7 @@ static void slabtrace_trace_softirq(struct kunit *test)
 static void slabtrace_trace_many(struct kunit *test)
 {
 	const unsigned long n = 20000;
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_snapshot *snap;
 	unsigned long i;
 	void **objs;
 
@@ -296,16 +296,16 @@ static void slabtrace_trace_many(struct kunit *test)
 		objs[i] = alloc_obj(GFP_KERNEL);
 	snap = st_print(test, OBJ_CACHE);
 	/* Every allocation has a record or was counted as dropped. */
-	KUNIT_EXPECT_EQ(test, snap->nr + slabtrace_snapshot_dropped(snap), n);
-	KUNIT_EXPECT_GT(test, snap->nr / SLABTRACE_SNAP_PER_CHUNK, 100);
+	KUNIT_EXPECT_EQ(test, snap->nr + slab_trace_snapshot_dropped(snap), n);
+	KUNIT_EXPECT_GT(test, snap->nr / SLAB_TRACE_SNAP_PER_CHUNK, 100);
 	KUNIT_EXPECT_NOT_NULL(test, xa_load(&snap->chunks,
-					    (snap->nr - 1) / SLABTRACE_SNAP_PER_CHUNK));
-	KUNIT_EXPECT_NOT_NULL(test, slabtrace_snapshot_entry(snap, snap->nr - 1));
-	KUNIT_EXPECT_NULL(test, slabtrace_snapshot_entry(snap, snap->nr));
-	if (!slabtrace_snapshot_dropped(snap))
+					    (snap->nr - 1) / SLAB_TRACE_SNAP_PER_CHUNK));
+	KUNIT_EXPECT_NOT_NULL(test, slab_trace_snapshot_entry(snap, snap->nr - 1));
+	KUNIT_EXPECT_NULL(test, slab_trace_snapshot_entry(snap, snap->nr));
+	if (!slab_trace_snapshot_dropped(snap))
 		for (i = 0; i < n; i += n / 50)
 			KUNIT_EXPECT_NOT_NULL(test, st_find(snap, objs[i]));
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 	for (i = 0; i < n; i++)
 		kmem_cache_free(obj_cache, objs[i]);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
@@ -324,8 +324,8 @@ static noinline void alloc_objs(void **objs, unsigned int n)
 /* since-mark and older-than pick exactly the objects they should. */
 static void slabtrace_trace_filters(struct kunit *test)
 {
-	struct slabtrace_snapshot *snap, *all;
-	const struct slabtrace_record *rec;
+	struct slab_trace_snapshot *snap, *all;
+	const struct slab_trace_record *rec;
 	void *old[2], *young[3];
 	unsigned int i, want;
 
@@ -338,12 +338,12 @@ static void slabtrace_trace_filters(struct kunit *test)
 	alloc_objs(young, ARRAY_SIZE(young));
 
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " since-mark\n"), 0);
-	snap = slabtrace_snapshot_get();
+	snap = slab_trace_snapshot_get();
 	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(young));
 	for (i = 0; i < ARRAY_SIZE(young); i++)
 		KUNIT_EXPECT_NOT_NULL(test, st_find(snap, young[i]));
 	KUNIT_EXPECT_TRUE(test, snap->opts.since_mark);
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 
 	/*
 	 * older-than 500: the old objects, 1000 ms older than the young, are
@@ -353,11 +353,11 @@ static void slabtrace_trace_filters(struct kunit *test)
 	 */
 	all = st_print(test, OBJ_CACHE);
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " older-than 500\n"), 0);
-	snap = slabtrace_snapshot_get();
+	snap = slab_trace_snapshot_get();
 	for (i = 0, want = 0; i < ARRAY_SIZE(young); i++) {
 		rec = st_find(all, young[i]);
 		KUNIT_ASSERT_NOT_NULL(test, rec);
-		if (slabtrace_snapshot_age(snap, rec) >= 500) {
+		if (slab_trace_snapshot_age(snap, rec) >= 500) {
 			KUNIT_EXPECT_NOT_NULL(test, st_find(snap, young[i]));
 			want++;
 		} else {
@@ -367,16 +367,16 @@ static void slabtrace_trace_filters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(old) + want);
 	for (i = 0; i < ARRAY_SIZE(old); i++)
 		KUNIT_EXPECT_NOT_NULL(test, st_find(snap, old[i]));
-	slabtrace_snapshot_put(snap);
-	slabtrace_snapshot_put(all);
+	slab_trace_snapshot_put(snap);
+	slab_trace_snapshot_put(all);
 
 	/* Grouped: one backtrace, alloc_objs() calling alloc_obj(). */
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " stacks since-mark\n"),
 			0);
-	snap = slabtrace_snapshot_get();
+	snap = slab_trace_snapshot_get();
 	KUNIT_EXPECT_EQ(test, snap->nr_groups, 1);
 	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, ARRAY_SIZE(young));
-	slabtrace_snapshot_put(snap);
+	slab_trace_snapshot_put(snap);
 
 	/* reset forgets the mark with the records. */
 	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
@@ -449,9 +449,9 @@ static void slabtrace_trace_under_irq_safe_lock(struct kunit *test)
  */
 static void slabtrace_trace_evict_stale(struct kunit *test)
 {
-	struct slabtrace_record *rec;
-	struct slabtrace_set *set;
-	struct slabtrace_traced *a;
+	struct slab_trace_record *rec;
+	struct slab_trace_set *set;
+	struct slab_trace_traced *a;
 	bool alloc, free;
 	void *obj;
 
@@ -461,7 +461,7 @@ static void slabtrace_trace_evict_stale(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
 	/* Stopped, with a record: the alloc probes stay, to evict it. */
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_state(&alloc, &free);
 	KUNIT_EXPECT_TRUE(test, alloc);
 
 	/*
@@ -472,33 +472,33 @@ static void slabtrace_trace_evict_stale(struct kunit *test)
 	 */
 	trace_kmem_cache_alloc(_THIS_IP_, obj, obj_cache, GFP_KERNEL,
 			       NUMA_NO_NODE);
-	set = rcu_dereference_protected(slabtrace_active, true);
+	set = rcu_dereference_protected(slab_trace_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	a = set->traced[0];
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(a), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&a->replaced), 1);
 
 	/* A record of kmalloc-128 at an address OBJ_CACHE allocates. */
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
-	set = rcu_dereference_protected(slabtrace_active, true);
+	set = rcu_dereference_protected(slab_trace_active, true);
 	KUNIT_ASSERT_EQ(test, set->nr, 2);
 	obj = alloc_obj(GFP_KERNEL);
-	rec = slabtrace_pool_get(&slabtrace_pool);
+	rec = slab_trace_pool_get(&slab_trace_pool);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	memset(rec, 0, sizeof(*rec));
 	rec->obj = obj;
 	rec->owner = set->traced[1]->id;
-	rec = slabtrace_table_insert(&slabtrace_records, rec);
+	rec = slab_trace_table_insert(&slab_trace_records, rec);
 	/* It replaced OBJ_CACHE's record... */
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->owner, set->traced[0]->id);
-	slabtrace_pool_put(&slabtrace_pool, rec);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(set->traced[0]), 0);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(set->traced[1]), 1);
+	slab_trace_pool_put(&slab_trace_pool, rec);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[0]), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[1]), 1);
 	/* ...and the free of the object drops it, whoever holds it. */
 	kmem_cache_free(obj_cache, obj);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(set->traced[1]), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[1]), 0);
 }
 
 /* Both probes while tracing or while records remain (the alloc probes evict). */
@@ -507,25 +507,25 @@ static void slabtrace_trace_probes_detach(struct kunit *test)
 	bool alloc, free;
 	void *obj;
 
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, alloc);
 	KUNIT_EXPECT_FALSE(test, free);
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_state(&alloc, &free);
 	KUNIT_EXPECT_TRUE(test, alloc);
 	KUNIT_EXPECT_TRUE(test, free);
 
 	obj = alloc_obj(GFP_KERNEL);
 	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_state(&alloc, &free);
 	KUNIT_EXPECT_TRUE(test, alloc);
 	KUNIT_EXPECT_TRUE(test, free);
 
 	/* The last record goes: the free probes follow, from a work item. */
 	kmem_cache_free(obj_cache, obj);
-	slabtrace_probes_idle();
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_idle();
+	slab_trace_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, alloc);
 	KUNIT_EXPECT_FALSE(test, free);
 	/* Stopped and empty, it still prints. */
@@ -539,21 +539,21 @@ static void slabtrace_trace_probes_detach(struct kunit *test)
  */
 static void slabtrace_trace_stale_freed_by_other_cache(struct kunit *test)
 {
-	struct slabtrace_set *set;
-	struct slabtrace_traced *a;
+	struct slab_trace_set *set;
+	struct slab_trace_traced *a;
 	void *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	obj = alloc_obj(GFP_KERNEL);
 	kmem_cache_free_bulk(obj_cache, 1, &obj);
 	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
-	set = rcu_dereference_protected(slabtrace_active, true);
+	set = rcu_dereference_protected(slab_trace_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	a = set->traced[0];
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(a), 1);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(a), 1);
 	/* The event the allocator fires when the other cache frees it. */
-	trace_kmem_cache_free(_THIS_IP_, obj, slabtrace_record_cache);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(a), 0);
+	trace_kmem_cache_free(_THIS_IP_, obj, slab_trace_record_cache);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&a->replaced), 1);
 }
 
@@ -562,14 +562,14 @@ static void *late_obj;
 /*
  * "stop"'s window: an alloc probe that read the cache as traced before
  * stop cleared it inserts its record after stop counted the records.
- * Run by slabtrace_probes_update(), with slabtrace_mutex held.
+ * Run by slab_trace_probes_update(), with slabtrace_mutex held.
  */
 static void insert_late(void)
 {
-	struct slabtrace_set *set;
-	struct slabtrace_traced *tr;
+	struct slab_trace_set *set;
+	struct slab_trace_traced *tr;
 
-	set = rcu_dereference_protected(slabtrace_active,
+	set = rcu_dereference_protected(slab_trace_active,
 					lockdep_is_held(&slabtrace_mutex));
 	tr = set->traced[0];
 	WRITE_ONCE(tr->tracing, true);
@@ -583,19 +583,19 @@ static void slabtrace_trace_stop_late_insert(struct kunit *test)
 	bool alloc, free;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
-	slabtrace_test_before_detach = insert_late;
+	slab_trace_test_before_detach = insert_late;
 	KUNIT_EXPECT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
-	slabtrace_test_before_detach = NULL;
+	slab_trace_test_before_detach = NULL;
 	KUNIT_ASSERT_NOT_NULL(test, late_obj);
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, alloc);
 	KUNIT_EXPECT_TRUE(test, free);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
 	kmem_cache_free(obj_cache, late_obj);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	/* Then the free probes go too. */
-	slabtrace_probes_idle();
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_idle();
+	slab_trace_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, free);
 }
 
@@ -612,10 +612,10 @@ static void slabtrace_trace_reset_during_print(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	obj = alloc_obj(GFP_KERNEL);
-	slabtrace_test_after_copy = reset_now;
+	slab_trace_test_after_copy = reset_now;
 	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), -EBUSY);
-	slabtrace_test_after_copy = NULL;
-	KUNIT_EXPECT_NULL(test, slabtrace_snapshot_get());
+	slab_trace_test_after_copy = NULL;
+	KUNIT_EXPECT_NULL(test, slab_trace_snapshot_get());
 	/* Traced still, from an empty table. */
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	kmem_cache_free(obj_cache, obj);
@@ -630,7 +630,7 @@ static void slabtrace_trace_reset_during_print(struct kunit *test)
 static void slabtrace_trace_destroyed(struct kunit *test)
 {
 	struct kmem_cache *gone, *next;
-	struct slabtrace_set *set;
+	struct slab_trace_set *set;
 	void *objs[3], *obj;
 
 	gone = kmem_cache_create("st_kunit_gone", OBJ_SIZE, 0, 0, obj_ctor);
@@ -652,14 +652,14 @@ static void slabtrace_trace_destroyed(struct kunit *test)
 	obj = kmem_cache_alloc(next, GFP_KERNEL);
 
 	/* Still in the set, still holding exactly the two stale records. */
-	set = rcu_dereference_protected(slabtrace_active, true);
+	set = rcu_dereference_protected(slab_trace_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	KUNIT_EXPECT_EQ(test, set->nr, 1);
-	KUNIT_EXPECT_EQ(test, slabtrace_traced_count(set->traced[0]), 2);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[0]), 2);
 
 	/* Any command sweeps it away; its name is gone. */
 	KUNIT_EXPECT_EQ(test, st_cmd("print st_kunit_gone\n"), -ENOENT);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 	KUNIT_EXPECT_EQ(test, st_cmd("print st_kunit_next\n"), -ENODATA);
 	kmem_cache_free(next, obj);
 	kmem_cache_destroy(next);
@@ -679,16 +679,16 @@ static void slabtrace_trace_suite_exit(struct kunit_suite *suite)
 /* Leave nothing traced for the next case. */
 static void slabtrace_trace_exit(struct kunit *test)
 {
-	slabtrace_test_before_detach = NULL;
-	slabtrace_test_after_copy = NULL;
-	st_cmd("pool %u\n", SLABTRACE_POOL_DEFAULT);
+	slab_trace_test_before_detach = NULL;
+	slab_trace_test_after_copy = NULL;
+	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
 	st_cmd("stop " OBJ_CACHE "\n");
 	st_cmd("reset " OBJ_CACHE "\n");
 	st_cmd("stop kmalloc-64\n");
 	st_cmd("reset kmalloc-64\n");
 	st_cmd("stop kmalloc-128\n");
 	st_cmd("reset kmalloc-128\n");
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slabtrace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 	st_expect_lockdep_clean(test);
 }
 

@@ -89,7 +89,7 @@ static const match_table_t print_options = {
 };
 
 /* The options of "print" in @argv (after the cache name). */
-static int parse_print(int argc, char **argv, struct slabtrace_print_opts *o)
+static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
 {
 	substring_t args[MAX_OPT_ARGS];
 	u32 *num;
@@ -144,31 +144,31 @@ static int set_number(int cmd, const char *arg)
 			pr_warn_ratelimited("ctl: limit: 0 would record nothing\n");
 			return -EINVAL;
 		}
-		WRITE_ONCE(slabtrace_record_limit, n);
+		WRITE_ONCE(slab_trace_record_limit, n);
 		return 0;
 	}
-	if (n < SLABTRACE_POOL_MIN || n > SLABTRACE_POOL_MAX) {
+	if (n < SLAB_TRACE_POOL_MIN || n > SLAB_TRACE_POOL_MAX) {
 		pr_warn_ratelimited("ctl: pool: %lu is not in %u..%u\n", n,
-				    SLABTRACE_POOL_MIN, SLABTRACE_POOL_MAX);
+				    SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
 		return -ERANGE;
 	}
-	return slabtrace_pool_resize(&slabtrace_pool, n);
+	return slab_trace_pool_resize(&slab_trace_pool, n);
 }
 
 static int run(int cmd, const char *name,
-	       const struct slabtrace_print_opts *opts)
+	       const struct slab_trace_print_opts *opts)
 {
 	switch (cmd) {
 	case CMD_START:
-		return slabtrace_start(name);
+		return slab_trace_start(name);
 	case CMD_STOP:
-		return slabtrace_stop(name);
+		return slab_trace_stop(name);
 	case CMD_PRINT:
-		return slabtrace_print(name, opts);
+		return slab_trace_print(name, opts);
 	case CMD_MARK:
-		return slabtrace_mark(name);
+		return slab_trace_mark(name);
 	default:
-		return slabtrace_reset(name);
+		return slab_trace_reset(name);
 	}
 }
 
@@ -183,7 +183,7 @@ static int run(int cmd, const char *name,
  */
 int slabtrace_ctl_command(char *buf, size_t len)
 {
-	struct slabtrace_print_opts opts = { };
+	struct slab_trace_print_opts opts = { };
 	substring_t args[MAX_OPT_ARGS];
 	char **argv;
 	int argc, cmd, ret;
@@ -212,7 +212,7 @@ int slabtrace_ctl_command(char *buf, size_t len)
 	}
 	if (cmd == CMD_SYSCALL) {
 		mutex_lock(&slabtrace_mutex);
-		ret = slabtrace_kptrace_command(argc - 1, argv + 1);
+		ret = kptrace_command(argc - 1, argv + 1);
 		mutex_unlock(&slabtrace_mutex);
 		goto out;
 	}
@@ -225,7 +225,7 @@ int slabtrace_ctl_command(char *buf, size_t len)
 		goto out;
 	}
 	if (cmd == CMD_KMEMTRACE) {
-		ret = slabtrace_kmemtrace_command(argc - 1, argv + 1);
+		ret = kmemtrace_command(argc - 1, argv + 1);
 		goto out;
 	}
 	if (cmd == CMD_HELP) {
@@ -252,7 +252,7 @@ int slabtrace_ctl_command(char *buf, size_t len)
 	}
 
 	mutex_lock(&slabtrace_mutex);
-	slabtrace_traced_sweep();
+	slab_trace_traced_sweep();
 	ret = run(cmd, argv[1], &opts);
 	mutex_unlock(&slabtrace_mutex);
 out:
@@ -282,14 +282,14 @@ static int ctl_open(struct inode *inode, struct file *file)
 {
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
-	return slabtrace_reader_open(file, &slabtrace_dump_seq_ops);
+	return slab_trace_reader_open(file, &slab_trace_dump_seq_ops);
 }
 
 static int ctl_release(struct inode *inode, struct file *file)
 {
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
-	return slabtrace_reader_release(inode, file);
+	return slab_trace_reader_release(inode, file);
 }
 
 /* Opened for writing only, there is no seq_file to seek. */

@@ -44,10 +44,10 @@
 
 /* Serialises the commands; see Notes on locking in each file. */
 DEFINE_MUTEX(slabtrace_mutex);
-struct kmem_cache *slabtrace_record_cache;
-unsigned long slabtrace_record_limit;
+struct kmem_cache *slab_trace_record_cache;
+unsigned long slab_trace_record_limit;
 
-static unsigned int pool_size = SLABTRACE_POOL_DEFAULT;
+static unsigned int pool_size = SLAB_TRACE_POOL_DEFAULT;
 module_param(pool_size, uint, 0400);
 MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
 
@@ -59,47 +59,54 @@ MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 
 static unsigned long default_limit(void)
 {
 	return (totalram_pages() << PAGE_SHIFT) / 64 /
-	       SLABTRACE_RECORD_BYTES;
+	       SLAB_TRACE_RECORD_BYTES;
 }
 
 static int records_init(void)
 {
-	/* Not merged with any other cache, so never traced with one. */
-	slabtrace_record_cache = KMEM_CACHE(slabtrace_record, SLAB_NOLEAKTRACE);
-	return slabtrace_record_cache ? 0 : -ENOMEM;
+	/*
+	 * Not merged with any other cache, so never traced with one; named
+	 * "slabtrace_record" in /proc/slabinfo.
+	 */
+	slab_trace_record_cache =
+		kmem_cache_create("slabtrace_record",
+				  sizeof(struct slab_trace_record),
+				  __alignof__(struct slab_trace_record),
+				  SLAB_NOLEAKTRACE, NULL);
+	return slab_trace_record_cache ? 0 : -ENOMEM;
 }
 
 static void records_exit(void)
 {
-	kmem_cache_destroy(slabtrace_record_cache);
-	slabtrace_record_cache = NULL;
+	kmem_cache_destroy(slab_trace_record_cache);
+	slab_trace_record_cache = NULL;
 }
 
 static int pool_init(void)
 {
-	return slabtrace_pool_init(&slabtrace_pool, slabtrace_record_cache,
-				   pool_size);
+	return slab_trace_pool_init(&slab_trace_pool, slab_trace_record_cache,
+				    pool_size);
 }
 
 static void pool_exit(void)
 {
-	slabtrace_pool_destroy(&slabtrace_pool);
+	slab_trace_pool_destroy(&slab_trace_pool);
 }
 
 static int table_init(void)
 {
-	return slabtrace_table_init(&slabtrace_records);
+	return slab_trace_table_init(&slab_trace_records);
 }
 
 /* Its records go back to the pool. */
 static void table_exit(void)
 {
-	slabtrace_table_destroy(&slabtrace_records, slabtrace_record_free);
+	slab_trace_table_destroy(&slab_trace_records, slab_trace_record_free);
 }
 
 static int stacks_init(void)
 {
-	slabtrace_stacks_init();
+	slab_trace_stacks_init();
 	return stack_depot_init();
 }
 
@@ -109,12 +116,12 @@ static int stacks_init(void)
  */
 static void commands_exit(void)
 {
-	slabtrace_probes_exit();
+	slab_trace_probes_exit();
 	mutex_lock(&slabtrace_mutex);
-	slabtrace_traced_exit();
-	slabtrace_snapshot_exit();
+	slab_trace_traced_exit();
+	slab_trace_snapshot_exit();
 	mutex_unlock(&slabtrace_mutex);
-	slabtrace_snapshot_exit_work();
+	slab_trace_snapshot_exit_work();
 }
 
 /* A step of loading, and what undoes it (either may be NULL). */
@@ -130,19 +137,19 @@ static const struct step steps[] = {
 	/* Its records go back to the pool. */
 	{ "record table", table_init, table_exit },
 	/* The sweep walks the record table and the snapshots. */
-	{ "contexts", slabtrace_ctx_init, slabtrace_ctx_exit },
+	{ "contexts", slab_trace_ctx_init, slab_trace_ctx_exit },
 	/* Traces saved late are given to records of the table. */
-	{ "stack depot", stacks_init, slabtrace_stack_store_exit },
+	{ "stack depot", stacks_init, slab_trace_stack_store_exit },
 	/* The module notifier names the frames of records and snapshots. */
-	{ "module notifier", slabtrace_modsyms_init, slabtrace_modsyms_exit },
+	{ "module notifier", slab_trace_modsyms_init, slab_trace_modsyms_exit },
 	/* Cache names, looked up by the commands of every part. */
 	{ "cache lookup", NULL, slabtrace_caches_exit },
 	/* /proc/slabtrace and the debugfs directory, with what is in them. */
 	{ "file trees", slabtrace_files_init, slabtrace_files_exit },
-	{ "folded files", slabtrace_folded_init, NULL },
-	{ "stats files", slabtrace_stats_init, NULL },
-	{ "kptrace", slabtrace_kptrace_init, slabtrace_kptrace_exit },
-	{ "kmemtrace", slabtrace_kmemtrace_init, slabtrace_kmemtrace_exit },
+	{ "folded files", slab_trace_folded_init, NULL },
+	{ "stats files", slab_trace_stats_init, NULL },
+	{ "kptrace", kptrace_init, kptrace_exit },
+	{ "kmemtrace", kmemtrace_init, kmemtrace_exit },
 	/* Last: no command can start before everything is in place. */
 	{ "ctl", slabtrace_ctl_init, commands_exit },
 };
@@ -194,12 +201,12 @@ static int __init slabtrace_init(void)
 		pr_err("not supported on kernels with CONFIG_RANDOM_KMALLOC_CACHES: a kmalloc() object's cache cannot be known\n");
 		return -EOPNOTSUPP;
 	}
-	if (pool_size < SLABTRACE_POOL_MIN || pool_size > SLABTRACE_POOL_MAX) {
+	if (pool_size < SLAB_TRACE_POOL_MIN || pool_size > SLAB_TRACE_POOL_MAX) {
 		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
-			SLABTRACE_POOL_MIN, SLABTRACE_POOL_MAX);
+			SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
 		return -EINVAL;
 	}
-	slabtrace_record_limit = record_limit ?: default_limit();
+	slab_trace_record_limit = record_limit ?: default_limit();
 	for (i = 0; i < ARRAY_SIZE(steps); i++) {
 		ret = step_injected(i + 1);
 		if (!ret && steps[i].init)

@@ -26,12 +26,12 @@
  * more: the work is done at module load and unload.
  *
  * Readers that cache the text of backtraces (dump.c) empty their cache
- * when slabtrace_modsyms_gen() changes: once per module notification,
+ * when slab_trace_modsyms_gen() changes: once per module notification,
  * after the names are kept.
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex, then slabtrace_print_sem for writing (no print is
+ * - slabtrace_mutex, then slab_trace_print_sem for writing (no print is
  *   filling a snapshot): walking the records and the snapshots, every
  *   change to the table of names (the module notifier takes them), and
  *   modsyms_gen's increments (read with no lock).
@@ -72,13 +72,13 @@ static struct rhashtable modsyms;
 static unsigned long modsyms_gen;
 
 /* Changes whenever a frame's name may have changed: a module came or went. */
-unsigned long slabtrace_modsyms_gen(void)
+unsigned long slab_trace_modsyms_gen(void)
 {
 	return READ_ONCE(modsyms_gen);
 }
 
 /**
- * slabtrace_modsym - the name kept for a frame of a stack
+ * slab_trace_modsym - the name kept for a frame of a stack
  * @handle: the stack
  * @ip: the frame's address
  *
@@ -86,7 +86,7 @@ unsigned long slabtrace_modsyms_gen(void)
  *
  * Return: the name, or NULL if kallsyms is to name the frame.
  */
-const char *slabtrace_modsym(depot_stack_handle_t handle, unsigned long ip)
+const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip)
 {
 	struct modsym_key key = { .ip = ip, .handle = handle };
 	struct modsym *s;
@@ -166,7 +166,7 @@ static bool name_frame(const struct keep_walk *w, unsigned long ip, char *buf,
 	unsigned long off, len;
 	char *plus, *end;
 
-	if (!slabtrace_frame_symbol(buf, size, ip, true))
+	if (!slab_trace_frame_symbol(buf, size, ip, true))
 		return false;
 	plus = strrchr(buf, '+');
 	if (!plus || sscanf(plus, "+%lx/%lx", &off, &len) != 2 || off > ip)
@@ -204,7 +204,7 @@ static int keep_name(depot_stack_handle_t handle, unsigned long ip,
 /* Name the frames of @handle in the walk's range.  Called with the mutex. */
 static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 {
-	char name[SLABTRACE_FRAME_MAX];
+	char name[SLAB_TRACE_FRAME_MAX];
 	unsigned long *entries;
 	unsigned int i, nr;
 	bool kept;
@@ -220,7 +220,7 @@ static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 		if (!frame_in_walk(w, entries[i]))
 			continue;
 		rcu_read_lock();
-		kept = slabtrace_modsym(handle, entries[i]);
+		kept = slab_trace_modsym(handle, entries[i]);
 		rcu_read_unlock();
 		if (kept)
 			continue;
@@ -233,13 +233,13 @@ static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 	}
 }
 
-static int keep_record(const struct slabtrace_record *rec, void *arg)
+static int keep_record(const struct slab_trace_record *rec, void *arg)
 {
 	keep_stack(arg, rec->stack);
 	return 0;
 }
 
-static void keep_snapshot(struct slabtrace_snapshot *snap, void *arg)
+static void keep_snapshot(struct slab_trace_snapshot *snap, void *arg)
 {
 	unsigned long i;
 
@@ -256,15 +256,15 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	    action != MODULE_STATE_COMING)
 		return NOTIFY_DONE;
 	/* The traces still to be saved are records' stacks too. */
-	slabtrace_stack_flush();
+	slab_trace_stack_flush();
 	xa_init(&w.seen);
 	mutex_lock(&slabtrace_mutex);
-	down_write(&slabtrace_print_sem);
-	slabtrace_table_for_each(&slabtrace_records, keep_record, &w);
+	down_write(&slab_trace_print_sem);
+	slab_trace_table_for_each(&slab_trace_records, keep_record, &w);
 	/* Those of sessions, and those only open files still read. */
-	slabtrace_snapshots_alive(keep_snapshot, &w);
+	slab_trace_snapshots_alive(keep_snapshot, &w);
 	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);
-	up_write(&slabtrace_print_sem);
+	up_write(&slab_trace_print_sem);
 	mutex_unlock(&slabtrace_mutex);
 	xa_destroy(&w.seen);
 	return NOTIFY_OK;
@@ -294,7 +294,7 @@ static void modsyms_unregister(void)
 }
 #endif
 
-int slabtrace_modsyms_init(void)
+int slab_trace_modsyms_init(void)
 {
 	int ret = rhashtable_init(&modsyms, &modsym_params);
 
@@ -312,7 +312,7 @@ static void modsym_free(void *ptr, void *arg)
 }
 
 /* At module exit: nothing shows a backtrace any more. */
-void slabtrace_modsyms_exit(void)
+void slab_trace_modsyms_exit(void)
 {
 	modsyms_unregister();
 	rhashtable_free_and_destroy(&modsyms, modsym_free, NULL);

@@ -33,7 +33,7 @@
  * where the depot may allocate (which also gives the depot a new pool for
  * the next traces), then gives the handle to those records.  Only a trace
  * that finds no room (every slot taken, or its slot's waiters) is lost,
- * counted (SLABTRACE_DROP_STACK);
+ * counted (SLAB_TRACE_DROP_STACK);
  * the depot is shared with KASAN and page_owner and capped, so it may
  * also refuse for good.  "start" primes the depot (a depot that nobody
  * let allocate has no pool at all).  No reference is taken
@@ -68,7 +68,7 @@
 
 /* Functions whose frames come before the allocator's caller. */
 static const char *const tracer_prefixes[] = {
-	"slabtrace_", "__traceiter_", "__bpf_trace_",
+	"slab_trace_", "slabtrace_", "__traceiter_", "__bpf_trace_",
 	"kmalloc", "__kmalloc", "kmem_cache_alloc", "__kmem_cache_alloc",
 	"slab_alloc", "__slab_alloc", "___slab_alloc", "__do_kmalloc",
 	"kfree", "kmem_cache_free", "stack_trace_save", "arch_stack_walk",
@@ -91,7 +91,7 @@ static bool tracer_frame(unsigned long ip)
 #define TRACER_FRAMES_MAX	12
 
 /**
- * slabtrace_stack_trim - where the allocator's caller is in a trace
+ * slab_trace_stack_trim - where the allocator's caller is in a trace
  * @entries: the trace, innermost frame first
  * @nr: its length
  * @call_site: the allocator's return address
@@ -99,8 +99,8 @@ static bool tracer_frame(unsigned long ip)
  * Return: the index of the first frame to keep; 0 if nothing is known to
  * be the tracer's.
  */
-unsigned int slabtrace_stack_trim(const unsigned long *entries,
-				  unsigned int nr, unsigned long call_site)
+unsigned int slab_trace_stack_trim(const unsigned long *entries,
+				   unsigned int nr, unsigned long call_site)
 {
 	unsigned int i;
 
@@ -116,7 +116,7 @@ unsigned int slabtrace_stack_trim(const unsigned long *entries,
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see the depot full. */
-bool slabtrace_fail_depot;
+bool slab_trace_fail_depot;
 #endif
 
 /* A record waiting for a deferred trace. */
@@ -131,12 +131,12 @@ struct deferred {
 	u32 hash;
 	unsigned int nr;
 	unsigned int nr_waiters;
-	unsigned long entries[SLABTRACE_STACK_DEPTH];
-	struct waiter waiters[SLABTRACE_STACK_WAITERS];
+	unsigned long entries[SLAB_TRACE_STACK_DEPTH];
+	struct waiter waiters[SLAB_TRACE_STACK_WAITERS];
 };
 
 static DEFINE_RAW_SPINLOCK(defer_lock);
-static struct deferred defer_slot[SLABTRACE_STACK_DEFER];
+static struct deferred defer_slot[SLAB_TRACE_STACK_DEFER];
 static unsigned int defer_nr;
 static atomic_long_t defer_count;
 
@@ -167,10 +167,10 @@ static void defer_drain(struct deferred *d, bool can_sleep)
 		else
 			handle = slabtrace_depot_save_noalloc(d->entries, d->nr);
 		for (i = 0; handle && i < d->nr_waiters; i++)
-			slabtrace_table_set_stack(&slabtrace_records,
-						  d->waiters[i].obj,
-						  d->waiters[i].owner,
-						  d->waiters[i].stamp, handle);
+			slab_trace_table_set_stack(&slab_trace_records,
+						   d->waiters[i].obj,
+						   d->waiters[i].owner,
+						   d->waiters[i].stamp, handle);
 		if (can_sleep)
 			cond_resched();
 	}
@@ -193,7 +193,7 @@ static void defer_work_fn(struct work_struct *work)
  * What the work does, at once and without sleeping (the depot has room):
  * the tests run it where a probe could be overtaken by the work.
  */
-void slabtrace_stack_drain_now(void)
+void slab_trace_stack_drain_now(void)
 {
 	static struct deferred d;
 
@@ -224,7 +224,7 @@ static struct deferred *defer_find(u32 hash, const unsigned long *entries,
 		    !memcmp(d->entries, entries, nr * sizeof(entries[0])))
 			return d;
 	}
-	if (defer_nr == SLABTRACE_STACK_DEFER)
+	if (defer_nr == SLAB_TRACE_STACK_DEFER)
 		return NULL;
 	d = &defer_slot[defer_nr++];
 	d->hash = hash;
@@ -246,7 +246,7 @@ static bool defer(const struct waiter *w, const unsigned long *entries,
 	if (!raw_spin_trylock_irqsave(&defer_lock, flags))
 		return false;
 	d = defer_find(hash, entries, nr);
-	if (d && d->nr_waiters < SLABTRACE_STACK_WAITERS) {
+	if (d && d->nr_waiters < SLAB_TRACE_STACK_WAITERS) {
 		d->waiters[d->nr_waiters++] = *w;
 		kept = true;
 	}
@@ -258,15 +258,15 @@ static bool defer(const struct waiter *w, const unsigned long *entries,
 }
 
 /**
- * slabtrace_stack_prime - let the depot allocate before tracing starts
+ * slab_trace_stack_prime - let the depot allocate before tracing starts
  *
  * A depot nobody saved to with allocation allowed has no pool at all: the
  * probes' first traces would all be deferred.  Saving the caller's own
  * trace from process context gives it one.  May sleep.
  */
-void slabtrace_stack_prime(void)
+void slab_trace_stack_prime(void)
 {
-	unsigned long entries[SLABTRACE_STACK_DEPTH];
+	unsigned long entries[SLAB_TRACE_STACK_DEPTH];
 	unsigned int nr;
 
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
@@ -278,7 +278,7 @@ void slabtrace_stack_prime(void)
 static unsigned long own_start, own_end;
 
 /* Called at load, before any probe. */
-void slabtrace_stacks_init(void)
+void slab_trace_stacks_init(void)
 {
 #ifdef MODULE
 	slabtrace_module_text(THIS_MODULE, &own_start, &own_end);
@@ -306,7 +306,7 @@ static bool own_frame(const unsigned long *entries, unsigned int nr)
 static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
 				 unsigned long call_site, unsigned int *first)
 {
-	*first = slabtrace_stack_trim(entries, nr, call_site);
+	*first = slab_trace_stack_trim(entries, nr, call_site);
 	if (*first >= nr)
 		return 0;
 	nr -= *first;
@@ -316,25 +316,25 @@ static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
 }
 
 /**
- * slabtrace_stack_store - save a backtrace from the allocator's caller on
+ * slab_trace_stack_store - save a backtrace from the allocator's caller on
  * @rec: the record it is for; its ->stack is set here (0 if not saved)
  * @entries: the walk (compat.h: slabtrace_stack_walk_caller(), from the
  *	     probe's caller on: each frame walked costs, so the walk starts as
  *	     shallow as it can)
- * @nr: its length, at most SLABTRACE_STACK_DEPTH
+ * @nr: its length, at most SLAB_TRACE_STACK_DEPTH
  * @call_site: the allocator's return address, as the tracepoint gives it
  *
  * Called from the probes, in any context but NMI.  Never allocates.
  *
  * Return: 0 when saved; -EAGAIN when the depot had no room: once the
- * record is in the table, slabtrace_stack_defer() has the trace saved
+ * record is in the table, slab_trace_stack_defer() has the trace saved
  * later; -ENODATA when the walk had no frame of the caller; -EPERM when
  * a task's backtrace passes through slabtrace's own code: slabtrace's
  * allocations, made directly or through a kernel helper (argv_split(),
  * seq_open(), an xarray's nodes), are not recorded.
  */
-int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
-			  unsigned int nr, unsigned long call_site)
+int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries,
+			   unsigned int nr, unsigned long call_site)
 {
 	unsigned int first;
 
@@ -345,7 +345,7 @@ int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 	if (in_task() && own_frame(entries + first, nr))
 		return -EPERM;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slabtrace_fail_depot))
+	if (READ_ONCE(slab_trace_fail_depot))
 		return -EAGAIN;
 #endif
 	rec->stack = slabtrace_depot_save_noalloc(entries + first, nr);
@@ -353,11 +353,11 @@ int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
 }
 
 /**
- * slabtrace_stack_defer - have a backtrace saved later, for a record
+ * slab_trace_stack_defer - have a backtrace saved later, for a record
  * @obj: the record's object
  * @owner: its owner
  * @stamp: its stamp
- * @entries: the walk slabtrace_stack_store() could not save
+ * @entries: the walk slab_trace_stack_store() could not save
  * @nr: its length
  * @call_site: the allocator's return address
  *
@@ -368,9 +368,9 @@ int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
  *
  * Return: false if there was no room: the record has no backtrace.
  */
-bool slabtrace_stack_defer(const void *obj, u8 owner, u32 stamp,
-			   unsigned long *entries, unsigned int nr,
-			   unsigned long call_site)
+bool slab_trace_stack_defer(const void *obj, u8 owner, u32 stamp,
+			    unsigned long *entries, unsigned int nr,
+			    unsigned long call_site)
 {
 	struct waiter w = { .obj = obj, .stamp = stamp, .owner = owner };
 	unsigned int first;
@@ -380,34 +380,34 @@ bool slabtrace_stack_defer(const void *obj, u8 owner, u32 stamp,
 }
 
 /* Let the deferred saves finish (before a print).  May sleep. */
-void slabtrace_stack_flush(void)
+void slab_trace_stack_flush(void)
 {
 	irq_work_sync(&defer_kick);
 	flush_work(&defer_work);
 }
 
 /* Traces saved later than their allocation, since load (for the stats). */
-long slabtrace_stack_deferred(void)
+long slab_trace_stack_deferred(void)
 {
 	return atomic_long_read(&defer_count);
 }
 
 /* At module exit, after the probes are gone. */
-void slabtrace_stack_store_exit(void)
+void slab_trace_stack_store_exit(void)
 {
 	irq_work_sync(&defer_kick);
 	cancel_work_sync(&defer_work);
 }
 
-#if SLABTRACE_TESTS
+#if SLAB_TRACE_TESTS
 /**
- * slabtrace_stack_first - the first frame of a saved trace (for the tests)
+ * slab_trace_stack_first - the first frame of a saved trace (for the tests)
  * @handle: the stack depot handle
  * @ip: where to store it
  *
  * Return: 0, or -ENOENT if @handle holds no trace.
  */
-int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
+int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
 {
 	unsigned long *entries;
 
@@ -419,14 +419,14 @@ int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
 #endif
 
 /**
- * slabtrace_frame_strip - a frame's name without its offset
+ * slab_trace_frame_strip - a frame's name without its offset
  * @buf: where to write it
  * @size: its size
  * @name: "func+0x1b/0x20 [mod]", or "func+0x1b/0x20"
  *
  * "func [mod]", or "func"; a name with no offset is copied as it is.
  */
-void slabtrace_frame_strip(char *buf, size_t size, const char *name)
+void slab_trace_frame_strip(char *buf, size_t size, const char *name)
 {
 	const char *plus = strchr(name, '+'), *mod = strchr(name, ' ');
 
@@ -438,7 +438,7 @@ void slabtrace_frame_strip(char *buf, size_t size, const char *name)
 }
 
 /**
- * slabtrace_frame_name - the name of a frame, as a backtrace shows it
+ * slab_trace_frame_name - the name of a frame, as a backtrace shows it
  * @buf: where to write it
  * @size: its size
  * @handle: the stack the frame is in
@@ -450,24 +450,24 @@ void slabtrace_frame_strip(char *buf, size_t size, const char *name)
  * symbol is "?": %pS would print it raw, and the only address a reader
  * sees is the one %pK hashes.
  */
-void slabtrace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
-			  unsigned long ip, bool offset)
+void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+			   unsigned long ip, bool offset)
 {
 	const char *kept;
 
 	rcu_read_lock();
-	kept = slabtrace_modsym(handle, ip);
+	kept = slab_trace_modsym(handle, ip);
 	if (kept && offset)
 		strscpy(buf, kept, size);
 	else if (kept)
-		slabtrace_frame_strip(buf, size, kept);
+		slab_trace_frame_strip(buf, size, kept);
 	rcu_read_unlock();
-	if (!kept && !slabtrace_frame_symbol(buf, size, ip, offset))
+	if (!kept && !slab_trace_frame_symbol(buf, size, ip, offset))
 		strscpy(buf, "?", size);
 }
 
 /**
- * slabtrace_frame_symbol - what kallsyms calls a frame
+ * slab_trace_frame_symbol - what kallsyms calls a frame
  * @buf: where to write it
  * @size: its size
  * @ip: the frame's address
@@ -476,8 +476,8 @@ void slabtrace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
  * Return: false, with @buf holding nothing a user may see, if @ip has no
  * symbol.
  */
-bool slabtrace_frame_symbol(char *buf, size_t size, unsigned long ip,
-			    bool offset)
+bool slab_trace_frame_symbol(char *buf, size_t size, unsigned long ip,
+			     bool offset)
 {
 	snprintf(buf, size, offset ? "%pS" : "%ps", (void *)ip);
 	/* No symbol: vsprintf printed the raw address. */
@@ -489,16 +489,16 @@ bool slabtrace_frame_symbol(char *buf, size_t size, unsigned long ip,
 }
 
 /**
- * slabtrace_frame_folded - a frame's name as a folded stack can hold it
+ * slab_trace_frame_folded - a frame's name as a folded stack can hold it
  * @buf: where to write it
  * @size: its size
- * @name: the name (slabtrace_frame_name(), without offset)
+ * @name: the name (slab_trace_frame_name(), without offset)
  *
  * Folded stacks separate frames with ';' and end with " COUNT": a ';'
  * becomes ':', and any byte that is not printable ASCII becomes '?'.
  * Spaces stay ("func [mod]"): readers take the count after the last one.
  */
-void slabtrace_frame_folded(char *buf, size_t size, const char *name)
+void slab_trace_frame_folded(char *buf, size_t size, const char *name)
 {
 	size_t i;
 
@@ -516,15 +516,15 @@ void slabtrace_frame_folded(char *buf, size_t size, const char *name)
 }
 
 /**
- * slabtrace_stack_show - print a saved trace, one numbered frame a line
+ * slab_trace_stack_show - print a saved trace, one numbered frame a line
  * @m: where
  * @handle: the stack depot handle
  *
  * Addresses follow the %pK rules (kptr_restrict) of the reader.
  */
-void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
+void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 {
-	char name[SLABTRACE_FRAME_MAX];
+	char name[SLAB_TRACE_FRAME_MAX];
 	unsigned long *entries;
 	unsigned int i, nr = 0;
 
@@ -536,8 +536,8 @@ void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		slabtrace_frame_name(name, sizeof(name), handle, entries[i],
-				     true);
+		slab_trace_frame_name(name, sizeof(name), handle, entries[i],
+				      true);
 		seq_printf(m, " #%02u [<%pK>] in %s\n", i + 1,
 			   (void *)entries[i], name);
 	}

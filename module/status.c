@@ -103,7 +103,7 @@ static void show_secs(struct seq_file *m, u64 ns)
 }
 
 /* "cache NAME: tracing, traced 1.234s, 7 records, drops: none". */
-static void show_cache(struct seq_file *m, struct slabtrace_traced *tr,
+static void show_cache(struct seq_file *m, struct slab_trace_traced *tr,
 		       u64 now)
 {
 	bool any = false;
@@ -113,18 +113,18 @@ static void show_cache(struct seq_file *m, struct slabtrace_traced *tr,
 	seq_puts(m, "cache ");
 	slabtrace_seq_name(m, tr->name, sizeof(tr->name));
 	seq_printf(m, ": %s, traced ", tr->tracing ? "tracing" : "stopped");
-	show_secs(m, slabtrace_traced_time(tr, now));
-	n = slabtrace_traced_count(tr);
+	show_secs(m, slab_trace_traced_time(tr, now));
+	n = slab_trace_traced_count(tr);
 	seq_printf(m, ", %ld record%s", n, n == 1 ? "" : "s");
 	n = atomic_long_read(&tr->replaced);
 	if (n)
 		seq_printf(m, ", %ld replaced", n);
-	for (i = 0; i < SLABTRACE_DROP_MAX; i++) {
+	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++) {
 		n = atomic_long_read(&tr->drops[i]);
 		if (!n)
 			continue;
 		seq_printf(m, "%s%s %ld", any ? ", " : ", drops: ",
-			   slabtrace_drop_names[i], n);
+			   slab_trace_drop_names[i], n);
 		any = true;
 	}
 	seq_puts(m, any ? "\n" : ", drops: none\n");
@@ -138,28 +138,28 @@ static void show_cache(struct seq_file *m, struct slabtrace_traced *tr,
  */
 void slabtrace_status_show(struct seq_file *m)
 {
-	struct slabtrace_traced *first = NULL;
+	struct slab_trace_traced *first = NULL;
 	u64 now = ktime_get_mono_fast_ns();
-	struct slabtrace_set *set;
+	struct slab_trace_set *set;
 	bool alloc, free;
 	unsigned int i, nr;
 
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_state(&alloc, &free);
 	mutex_lock(&slabtrace_mutex);
-	set = rcu_dereference_protected(slabtrace_active,
+	set = rcu_dereference_protected(slab_trace_active,
 					lockdep_is_held(&slabtrace_mutex));
 	nr = set ? set->nr : 0;
 	seq_printf(m, "slabtrace: %u cache%s traced or holding records, %ld records (limit %lu), probes %s\n",
 		   nr, nr == 1 ? "" : "s",
-		   slabtrace_table_count(&slabtrace_records),
-		   READ_ONCE(slabtrace_record_limit),
+		   slab_trace_table_count(&slab_trace_records),
+		   READ_ONCE(slab_trace_record_limit),
 		   alloc || free ? "attached" : "detached");
 	for (i = 0; i < nr; i++) {
 		show_cache(m, set->traced[i], now);
 		if (!first || (set->traced[i]->tracing && !first->tracing))
 			first = set->traced[i];
 	}
-	slabtrace_kptrace_show_state(m);
+	kptrace_show_state(m);
 	slabtrace_streams_status(m);
 	if (first) {
 		seq_puts(m, "next: echo print ");

@@ -18,7 +18,7 @@ struct slabtrace_syscall {
 
 #include "syscall_table.h"
 
-static const struct slabtrace_syscall *lookup(int nr, bool compat)
+static const struct slabtrace_syscall *syscall_entry(int nr, bool compat)
 {
 	const struct slabtrace_syscall *t = compat ? syscalls_32 : syscalls_64;
 	int n = compat ? ARRAY_SIZE(syscalls_32) : ARRAY_SIZE(syscalls_64);
@@ -31,7 +31,7 @@ static const struct slabtrace_syscall *lookup(int nr, bool compat)
 /* The name of system call @nr, or NULL if the kernel has none. */
 const char *slabtrace_syscall_name(int nr, bool compat)
 {
-	const struct slabtrace_syscall *s = lookup(nr, compat);
+	const struct slabtrace_syscall *s = syscall_entry(nr, compat);
 
 	return s ? s->name : NULL;
 }
@@ -39,7 +39,7 @@ const char *slabtrace_syscall_name(int nr, bool compat)
 /* Which argument of system call @nr is a path (0-based), or -1. */
 int slabtrace_syscall_path_arg(int nr, bool compat)
 {
-	const struct slabtrace_syscall *s = lookup(nr, compat);
+	const struct slabtrace_syscall *s = syscall_entry(nr, compat);
 
 	return s && s->path_arg ? s->path_arg - 1 : -1;
 }

@@ -16,45 +16,45 @@ struct kmem_cache;
 struct seq_file;
 
 /* Cache ids of the table: KMT_CACHE_FIRST + slot. */
-#define KMT_CACHE_SLOTS		1024
-#define KMT_CACHE_PROBES	16	/* slots tried per lookup */
+#define KMEMTRACE_CACHE_SLOTS		1024
+#define KMEMTRACE_CACHE_PROBES	16	/* slots tried per lookup */
 
 /* The stream, and what selects the events of the current trace. */
-struct kmt_trace {
+struct kmemtrace_trace {
 	struct slabtrace_stream stream;
 	unsigned int nr_filter;			/* 0: every cache */
-	struct slabtrace_cache_ref filter[SLABTRACE_MAX_CACHES];
+	struct slabtrace_cache_ref filter[SLAB_TRACE_MAX_CACHES];
 	char filter_names[SLABTRACE_CMD_MAX + 1];
 	unsigned long call_site_base;		/* call_site field: offset */
 	unsigned long ptr_base;			/* ptr field: offset */
 };
 
 /* probes.c: the events. */
-int kmt_probes_register(struct kmt_trace *t);
-void kmt_probes_unregister(struct kmt_trace *t);
-void kmt_encode_alloc(u8 *p, const struct kmt_trace *t,
-		      unsigned long call_site, const void *ptr, size_t req,
-		      size_t alloc, gfp_t gfp, u16 cache, int node);
-void kmt_encode_free(u8 *p, const struct kmt_trace *t,
-		     unsigned long call_site, const void *ptr, u16 cache);
-void kmt_slab_calibrate(void);
-struct kmem_cache *kmt_slab_cache(const void *obj, bool *known);
+int kmemtrace_probes_register(struct kmemtrace_trace *t);
+void kmemtrace_probes_unregister(struct kmemtrace_trace *t);
+void kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
+			    unsigned long call_site, const void *ptr, size_t req,
+			    size_t alloc, gfp_t gfp, u16 cache, int node);
+void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
+			   unsigned long call_site, const void *ptr, u16 cache);
+void kmemtrace_slab_calibrate(void);
+struct kmem_cache *kmemtrace_slab_cache(const void *obj, bool *known);
 
 /* cachetab.c: cache pointers to the small ids the events carry. */
-u16 kmt_cache_id(const struct kmem_cache *s);
-void kmt_cachetab_reset(void);
-unsigned long kmt_cachetab_full(void);
-int kmt_caches_show(struct seq_file *m, bool tsdl);
+u16 kmemtrace_cache_id(const struct kmem_cache *s);
+void kmemtrace_cachetab_reset(void);
+unsigned long kmemtrace_cachetab_full(void);
+int kmemtrace_caches_show(struct seq_file *m, bool tsdl);
 
 /* kmemtrace.c: control; files.c: the stream's part. */
-extern struct kmt_trace kmt_trace;
-extern bool kmt_running;
-extern unsigned int kmt_buffer_kb;
-int kmt_start(char **names, int nr);
-int kmt_stop(void);
-int kmt_files_init(void);
-int slabtrace_kmemtrace_init(void);
-void slabtrace_kmemtrace_exit(void);
-int slabtrace_kmemtrace_command(int argc, char **argv);
+extern struct kmemtrace_trace kmemtrace_trace;
+extern bool kmemtrace_running;
+extern unsigned int kmemtrace_buffer_kb;
+int kmemtrace_start(char **names, int nr);
+int kmemtrace_stop(void);
+int kmemtrace_files_init(void);
+int kmemtrace_init(void);
+void kmemtrace_exit(void);
+int kmemtrace_command(int argc, char **argv);
 
 #endif /* _SLABTRACE_KMEMTRACE_H */

@@ -67,15 +67,15 @@ int slabtrace_syscall_path_arg(int nr, bool compat);
 int slabtrace_syscall_max(bool compat);
 
 /* kptrace.c: the hooks and the "syscall" commands. */
-int slabtrace_kptrace_init(void);
-int slabtrace_kptrace_command(int argc, char **argv);
-bool slabtrace_kptrace_tracing(void);
-void slabtrace_kptrace_show_state(struct seq_file *m);
-int slabtrace_kptrace_reader(pid_t tgid, bool add);
-unsigned long slabtrace_kptrace_size(void);
+int kptrace_init(void);
+int kptrace_command(int argc, char **argv);
+bool kptrace_tracing(void);
+void kptrace_show_state(struct seq_file *m);
+int kptrace_readers_update(pid_t tgid, bool add);
+unsigned long kptrace_buffer_size(void);
 int kptrace_mem_check(const char *what, u64 bytes);
-void slabtrace_kptrace_exit_ctf(void);
-void slabtrace_kptrace_exit(void);
+void kptrace_exit_ctf(void);
+void kptrace_exit(void);
 
 /* queue.c: per-CPU binary records, drained in the order the calls ended. */
 int kptrace_queue_start(unsigned long size);

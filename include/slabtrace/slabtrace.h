@@ -59,78 +59,78 @@ static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
 /* Longest command accepted in one write to ctl. */
 #define SLABTRACE_CMD_MAX	255
 /* Caches traced, or stopped but still holding records, at once. */
-#define SLABTRACE_MAX_CACHES	16
+#define SLAB_TRACE_MAX_CACHES	16
 /* Record owners: one more, for the fresh table of a cache being reset. */
-#define SLABTRACE_MAX_OWNERS	(SLABTRACE_MAX_CACHES + 1)
+#define SLAB_TRACE_MAX_OWNERS	(SLAB_TRACE_MAX_CACHES + 1)
 /* Frames walked per allocation, before the tracer's own are trimmed. */
-#define SLABTRACE_STACK_DEPTH	32
+#define SLAB_TRACE_STACK_DEPTH	32
 
 /* main.c: loading, the command mutex, the limit. */
 extern struct mutex slabtrace_mutex;
-extern struct kmem_cache *slabtrace_record_cache;
+extern struct kmem_cache *slab_trace_record_cache;
 /* The record limit, all caches together; changed by "limit" (ctl.c). */
-extern unsigned long slabtrace_record_limit;
+extern unsigned long slab_trace_record_limit;
 
 /* snapshot.c: copies of records in progress (see its Notes on locking). */
-extern struct rw_semaphore slabtrace_print_sem;
+extern struct rw_semaphore slab_trace_print_sem;
 
 /* context.c: who made an allocation. */
-enum slabtrace_ctx_kind {
-	SLABTRACE_CTX_TASK,
-	SLABTRACE_CTX_KTHREAD,
-	SLABTRACE_CTX_WORKER,		/* a process's io_uring or vhost thread */
-	SLABTRACE_CTX_SOFTIRQ,
-	SLABTRACE_CTX_HARDIRQ,
+enum slab_trace_ctx_kind {
+	SLAB_TRACE_CTX_TASK,
+	SLAB_TRACE_CTX_KTHREAD,
+	SLAB_TRACE_CTX_WORKER,		/* a process's io_uring or vhost thread */
+	SLAB_TRACE_CTX_SOFTIRQ,
+	SLAB_TRACE_CTX_HARDIRQ,
 };
 
 /*
  * A context is interned: one per (kind, comm) seen, shared by all records
  * through its id, in a table allocated once, never freed before module exit.
  */
-struct slabtrace_ctx {
+struct slab_trace_ctx {
 	struct hlist_node node;
 	u16 id;
 	u8 kind;
 	char comm[TASK_COMM_LEN];
 };
 
-struct slabtrace_record;
-bool slabtrace_ctx_fill(struct slabtrace_record *rec);
-const struct slabtrace_ctx *slabtrace_ctx_get(u16 id);
-unsigned int slabtrace_ctx_count(void);
-unsigned int slabtrace_ctx_capacity(void);
-unsigned int slabtrace_ctx_max(void);
-long slabtrace_ctx_reclaimed(void);
-long slabtrace_ctx_sweeps(void);
-long slabtrace_ctx_sweep(void);
-void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec);
-void slabtrace_syscall_show(struct seq_file *m,
-			    const struct slabtrace_record *rec);
-int slabtrace_ctx_init(void);
-void slabtrace_ctx_exit(void);
+struct slab_trace_record;
+bool slab_trace_ctx_fill(struct slab_trace_record *rec);
+const struct slab_trace_ctx *slab_trace_ctx_get(u16 id);
+unsigned int slab_trace_ctx_count(void);
+unsigned int slab_trace_ctx_capacity(void);
+unsigned int slab_trace_ctx_max(void);
+long slab_trace_ctx_reclaimed(void);
+long slab_trace_ctx_sweeps(void);
+long slab_trace_ctx_sweep(void);
+void slab_trace_ctx_show(struct seq_file *m, const struct slab_trace_record *rec);
+void slab_trace_syscall_show(struct seq_file *m,
+			     const struct slab_trace_record *rec);
+int slab_trace_ctx_init(void);
+void slab_trace_ctx_exit(void);
 
 /*
  * The record of one outstanding object (table.c keeps them, pool.c gives
  * them out).  40 bytes: the stack and the
  * context are stored once each, elsewhere, and named by 32- and 16-bit
  * handles; the time is in milliseconds since the cache's trace began
- * (slabtrace_traced.epoch), which lasts 49 days.
+ * (slab_trace_traced.epoch), which lasts 49 days.
  */
-struct slabtrace_record {
-	struct slabtrace_record *next;	/* hash chain, or pool free list */
+struct slab_trace_record {
+	struct slab_trace_record *next;	/* hash chain, or pool free list */
 	const void *obj;		/* the object: the key */
 	u32 stamp;			/* allocated at epoch + stamp ms */
 	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
 	pid_t pid;			/* 0 in interrupts */
 	u32 bytes_req;
-	u16 ctx;			/* slabtrace_ctx_get() */
+	u16 ctx;			/* slab_trace_ctx_get() */
 	u16 cpu;
-	s16 syscall;			/* -1: none; | SLABTRACE_SYSCALL_COMPAT */
-	u8 owner;			/* slabtrace_traced.id */
+	s16 syscall;			/* -1: none; | SLAB_TRACE_SYSCALL_COMPAT */
+	u8 owner;			/* slab_trace_traced.id */
 };
 
-/* slabtrace_record.syscall of a 32-bit system call. */
-#define SLABTRACE_SYSCALL_COMPAT	0x4000
+/* slab_trace_record.syscall of a 32-bit system call. */
+#define SLAB_TRACE_SYSCALL_COMPAT	0x4000
 
 /*
  * table.c: the records of every traced cache in one table, by object
@@ -138,28 +138,28 @@ struct slabtrace_record {
  * answers a free whatever cache it is in, and finds the stale record of a
  * reused address whatever cache held it.
  */
-#define SLABTRACE_TABLE_LOCKS	128
+#define SLAB_TRACE_TABLE_LOCKS	128
 
-struct slabtrace_buckets {
+struct slab_trace_buckets {
 	unsigned long mask;		/* number of buckets - 1 */
 	u16 *sig;			/* per bucket: see table.c */
-	struct slabtrace_record *head[];
+	struct slab_trace_record *head[];
 };
 
 /* One stripe of the table, on a cacheline of its own. */
-struct slabtrace_stripe {
-	/* The chains of the buckets b with b % SLABTRACE_TABLE_LOCKS == i. */
+struct slab_trace_stripe {
+	/* The chains of the buckets b with b % SLAB_TRACE_TABLE_LOCKS == i. */
 	raw_spinlock_t lock;
-	struct slabtrace_buckets *old;	/* where the stripe's records are */
-	struct slabtrace_buckets *new;	/* during a grow: where they go */
+	struct slab_trace_buckets *old;	/* where the stripe's records are */
+	struct slab_trace_buckets *new;	/* during a grow: where they go */
 	unsigned long moved;		/* buckets of old moved to new */
 } ____cacheline_aligned_in_smp;
 
-struct slabtrace_table {
-	struct slabtrace_stripe stripe[SLABTRACE_TABLE_LOCKS];
-	struct slabtrace_buckets __rcu *cur;	/* for the lockless check */
+struct slab_trace_table {
+	struct slab_trace_stripe stripe[SLAB_TRACE_TABLE_LOCKS];
+	struct slab_trace_buckets __rcu *cur;	/* for the lockless check */
 	atomic_long_t nr;
-	atomic_long_t owned[SLABTRACE_MAX_OWNERS];	/* by record owner */
+	atomic_long_t owned[SLAB_TRACE_MAX_OWNERS];	/* by record owner */
 	atomic_long_t grow_failed;
 	/* After a failed grow, none is tried before this (jiffies). */
 	unsigned long grow_retry;
@@ -175,66 +175,66 @@ struct slabtrace_table {
 	struct irq_work grow_kick;	/* queues grow_work from a probe */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	/* Called by a resize between rows of moves, with no lock held. */
-	void (*grow_step)(struct slabtrace_table *t);
+	void (*grow_step)(struct slab_trace_table *t);
 #endif
 };
 
-extern struct slabtrace_table slabtrace_records;
+extern struct slab_trace_table slab_trace_records;
 
-int slabtrace_table_init(struct slabtrace_table *t);
-void slabtrace_table_destroy(struct slabtrace_table *t,
-			     void (*free_rec)(struct slabtrace_record *rec));
-void slabtrace_table_flush(struct slabtrace_table *t);
-bool slabtrace_table_maybe(struct slabtrace_table *t, const void *obj);
-struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
-						struct slabtrace_record *rec);
-struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
-						const void *obj);
-unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
-				    void (*free_rec)(struct slabtrace_record *rec));
-unsigned long slabtrace_table_buckets(struct slabtrace_table *t);
-bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
-			       u8 owner, u32 stamp, depot_stack_handle_t stack);
+int slab_trace_table_init(struct slab_trace_table *t);
+void slab_trace_table_destroy(struct slab_trace_table *t,
+			      void (*free_rec)(struct slab_trace_record *rec));
+void slab_trace_table_flush(struct slab_trace_table *t);
+bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj);
+struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
+						  struct slab_trace_record *rec);
+struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
+						  const void *obj);
+unsigned long slab_trace_table_purge(struct slab_trace_table *t, u8 owner,
+				     void (*free_rec)(struct slab_trace_record *rec));
+unsigned long slab_trace_table_buckets(struct slab_trace_table *t);
+bool slab_trace_table_set_stack(struct slab_trace_table *t, const void *obj,
+				u8 owner, u32 stamp, depot_stack_handle_t stack);
 
-static inline long slabtrace_table_count(struct slabtrace_table *t)
+static inline long slab_trace_table_count(struct slab_trace_table *t)
 {
 	return atomic_long_read(&t->nr);
 }
 
-static inline long slabtrace_table_owned(struct slabtrace_table *t, u8 owner)
+static inline long slab_trace_table_owned(struct slab_trace_table *t, u8 owner)
 {
 	return atomic_long_read(&t->owned[owner]);
 }
 
-struct slabtrace_table_iter {
-	struct slabtrace_table *t;
+struct slab_trace_table_iter {
+	struct slab_trace_table *t;
 	unsigned long bucket;
 	unsigned int need;		/* room the last bucket wanted */
 };
 
-void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
-				struct slabtrace_table *t);
-int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
-			      struct slabtrace_record *buf, unsigned int room);
-void slabtrace_table_iter_stop(struct slabtrace_table_iter *it);
-int slabtrace_table_for_each(struct slabtrace_table *t,
-			     int (*fn)(const struct slabtrace_record *rec,
-				       void *arg),
-			     void *arg);
+void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
+				 struct slab_trace_table *t);
+int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
+			       struct slab_trace_record *buf, unsigned int room);
+void slab_trace_table_iter_stop(struct slab_trace_table_iter *it);
+int slab_trace_table_for_each(struct slab_trace_table *t,
+			      int (*fn)(const struct slab_trace_record *rec,
+					void *arg),
+			      void *arg);
 
 /*
  * pool.c: records, preallocated.  The probes take and give back records
  * per CPU and never call the slab allocator; a work item refills.
  */
-struct slabtrace_pool_cpu {
+struct slab_trace_pool_cpu {
 	raw_spinlock_t lock;
-	struct slabtrace_record *head;
+	struct slab_trace_record *head;
 	unsigned int nr;
 };
 
-struct slabtrace_pool {
+struct slab_trace_pool {
 	struct kmem_cache *cache;
-	struct slabtrace_pool_cpu __percpu *cpu;
+	struct slab_trace_pool_cpu __percpu *cpu;
 	unsigned int size;		/* records per CPU, refilled to */
 	atomic_long_t allocated;	/* from the cache, not yet freed */
 	bool draining;			/* refill nothing */
@@ -244,24 +244,24 @@ struct slabtrace_pool {
 };
 
 /* Records per CPU: the default, and what "pool N" accepts. */
-#define SLABTRACE_POOL_DEFAULT	4096U
-#define SLABTRACE_POOL_MIN	16U
-#define SLABTRACE_POOL_MAX	1048576U	/* 2^20 */
+#define SLAB_TRACE_POOL_DEFAULT	4096U
+#define SLAB_TRACE_POOL_MIN	16U
+#define SLAB_TRACE_POOL_MAX	1048576U	/* 2^20 */
 /* What a record costs, table included (the default limit's unit). */
-#define SLABTRACE_RECORD_BYTES	48
+#define SLAB_TRACE_RECORD_BYTES	48
 
-extern struct slabtrace_pool slabtrace_pool;
+extern struct slab_trace_pool slab_trace_pool;
 
-int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
-			unsigned int size);
-void slabtrace_pool_destroy(struct slabtrace_pool *p);
-struct slabtrace_record *slabtrace_pool_get(struct slabtrace_pool *p);
-void slabtrace_pool_put(struct slabtrace_pool *p, struct slabtrace_record *rec);
-int slabtrace_pool_fill(struct slabtrace_pool *p);
-int slabtrace_pool_resize(struct slabtrace_pool *p, unsigned int size);
-void slabtrace_pool_drain(struct slabtrace_pool *p);
-unsigned long slabtrace_pool_free_count(struct slabtrace_pool *p);
-void slabtrace_record_free(struct slabtrace_record *rec);
+int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
+			 unsigned int size);
+void slab_trace_pool_destroy(struct slab_trace_pool *p);
+struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p);
+void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *rec);
+int slab_trace_pool_fill(struct slab_trace_pool *p);
+int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size);
+void slab_trace_pool_drain(struct slab_trace_pool *p);
+unsigned long slab_trace_pool_free_count(struct slab_trace_pool *p);
+void slab_trace_record_free(struct slab_trace_record *rec);
 
 /* caches.c: cache names to caches. */
 struct slabtrace_cache_ref {
@@ -287,104 +287,104 @@ void slabtrace_caches_exit(void);
  *
  * Why an allocation of a traced cache has no record, or an incomplete one.
  */
-enum slabtrace_drop {
-	SLABTRACE_DROP_POOL,		/* the pool was empty */
-	SLABTRACE_DROP_LIMIT,		/* the record limit was reached */
-	SLABTRACE_DROP_NMI,		/* allocated in NMI context */
-	SLABTRACE_DROP_STACK,		/* kept, no backtrace: depot full */
-	SLABTRACE_DROP_CTX,		/* kept, context "?": table full */
-	SLABTRACE_DROP_WALK,		/* kept, no backtrace: empty walk */
-	SLABTRACE_DROP_MAX,
+enum slab_trace_drop {
+	SLAB_TRACE_DROP_POOL,		/* the pool was empty */
+	SLAB_TRACE_DROP_LIMIT,		/* the record limit was reached */
+	SLAB_TRACE_DROP_NMI,		/* allocated in NMI context */
+	SLAB_TRACE_DROP_STACK,		/* kept, no backtrace: depot full */
+	SLAB_TRACE_DROP_CTX,		/* kept, context "?": table full */
+	SLAB_TRACE_DROP_WALK,		/* kept, no backtrace: empty walk */
+	SLAB_TRACE_DROP_MAX,
 };
 
 /* Drops that mean no record at all; the others only lose a detail. */
-#define SLABTRACE_DROP_LOST_MAX	(SLABTRACE_DROP_NMI + 1)
+#define SLAB_TRACE_DROP_LOST_MAX	(SLAB_TRACE_DROP_NMI + 1)
 
-extern const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX];
+extern const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX];
 
-struct slabtrace_traced {
+struct slab_trace_traced {
 	struct slabtrace_cache_ref ref;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;
-	u8 id;			/* its records' owner in slabtrace_records */
+	u8 id;			/* its records' owner in slab_trace_records */
 	bool tracing;		/* written under slabtrace_mutex */
 	u64 epoch;		/* ns: record stamps count from here */
 	u64 started;		/* when tracing last started, ns */
 	u64 traced_ns;		/* tracing time before @started */
-	atomic_long_t drops[SLABTRACE_DROP_MAX];
+	atomic_long_t drops[SLAB_TRACE_DROP_MAX];
 	atomic_long_t replaced;	/* records of objects freed untraced */
 	atomic_long_t own;	/* slabtrace's own allocations: not recorded */
 	u32 mark;		/* "mark": records stamped >= mark; 0: none */
 };
 
-static inline long slabtrace_traced_count(const struct slabtrace_traced *tr)
+static inline long slab_trace_traced_count(const struct slab_trace_traced *tr)
 {
-	return slabtrace_table_owned(&slabtrace_records, tr->id);
+	return slab_trace_table_owned(&slab_trace_records, tr->id);
 }
 
-long slabtrace_traced_dropped(const struct slabtrace_traced *tr);
+long slab_trace_traced_dropped(const struct slab_trace_traced *tr);
 
 /* The published set, read by the probes under RCU. */
-struct slabtrace_set {
+struct slab_trace_set {
 	struct rcu_head rcu;
 	unsigned int nr;
-	struct slabtrace_traced *traced[SLABTRACE_MAX_CACHES];
+	struct slab_trace_traced *traced[SLAB_TRACE_MAX_CACHES];
 };
 
-extern struct slabtrace_set __rcu *slabtrace_active;
+extern struct slab_trace_set __rcu *slab_trace_active;
 
-int slabtrace_start(const char *name);
-int slabtrace_stop(const char *name);
-int slabtrace_reset(const char *name);
-int slabtrace_mark(const char *name);
-struct slabtrace_traced *slabtrace_traced_find(const char *cmd,
-					       const char *name);
-u64 slabtrace_traced_time(const struct slabtrace_traced *tr, u64 now);
-u32 slabtrace_stamp(const struct slabtrace_traced *tr, u64 now);
-void slabtrace_traced_sweep(void);
-struct slabtrace_traced *slabtrace_traced_of_id(struct slabtrace_set *set,
-						u8 id);
-void slabtrace_traced_exit(void);
+int slab_trace_start(const char *name);
+int slab_trace_stop(const char *name);
+int slab_trace_reset(const char *name);
+int slab_trace_mark(const char *name);
+struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
+						 const char *name);
+u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now);
+u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now);
+void slab_trace_traced_sweep(void);
+struct slab_trace_traced *slab_trace_traced_of_id(struct slab_trace_set *set,
+						  u8 id);
+void slab_trace_traced_exit(void);
 
 /* stacks.c: backtraces, and the names of their frames. */
-#define SLABTRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */
-unsigned int slabtrace_stack_trim(const unsigned long *entries,
-				  unsigned int nr, unsigned long call_site);
-void slabtrace_frame_strip(char *buf, size_t size, const char *name);
-void slabtrace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
-			  unsigned long ip, bool offset);
-bool slabtrace_frame_symbol(char *buf, size_t size, unsigned long ip,
-			    bool offset);
-void slabtrace_frame_folded(char *buf, size_t size, const char *name);
+#define SLAB_TRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */
+unsigned int slab_trace_stack_trim(const unsigned long *entries,
+				   unsigned int nr, unsigned long call_site);
+void slab_trace_frame_strip(char *buf, size_t size, const char *name);
+void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+			   unsigned long ip, bool offset);
+bool slab_trace_frame_symbol(char *buf, size_t size, unsigned long ip,
+			     bool offset);
+void slab_trace_frame_folded(char *buf, size_t size, const char *name);
 /* Traces waiting for room in the stack depot, and records for each. */
-#define SLABTRACE_STACK_DEFER	16
-#define SLABTRACE_STACK_WAITERS	32
-int slabtrace_stack_store(struct slabtrace_record *rec, unsigned long *entries,
-			  unsigned int nr, unsigned long call_site);
-bool slabtrace_stack_defer(const void *obj, u8 owner, u32 stamp,
-			   unsigned long *entries, unsigned int nr,
-			   unsigned long call_site);
-void slabtrace_stack_flush(void);
-void slabtrace_stack_prime(void);
-void slabtrace_stacks_init(void);
-long slabtrace_stack_deferred(void);
-void slabtrace_stack_store_exit(void);
-void slabtrace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
+#define SLAB_TRACE_STACK_DEFER	16
+#define SLAB_TRACE_STACK_WAITERS	32
+int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries,
+			   unsigned int nr, unsigned long call_site);
+bool slab_trace_stack_defer(const void *obj, u8 owner, u32 stamp,
+			    unsigned long *entries, unsigned int nr,
+			    unsigned long call_site);
+void slab_trace_stack_flush(void);
+void slab_trace_stack_prime(void);
+void slab_trace_stacks_init(void);
+long slab_trace_stack_deferred(void);
+void slab_trace_stack_store_exit(void);
+void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
 /*
  * make bench (CONFIG_SLABTRACE_BENCH only): how long raw spinlocks were
  * held with interrupts off, by the code that held them, and how much
  * each hold did (records or ids).
  */
-enum slabtrace_hold {
-	SLABTRACE_HOLD_POOL,		/* pool.c: a refill's batch */
-	SLABTRACE_HOLD_PURGE,		/* table.c: a purge's bucket */
-	SLABTRACE_HOLD_GROW,		/* table.c: a resize's bucket */
-	SLABTRACE_HOLD_CTX,		/* context.c: a sweep's batch */
-	SLABTRACE_HOLDS,
+enum slab_trace_hold {
+	SLAB_TRACE_HOLD_POOL,		/* pool.c: a refill's batch */
+	SLAB_TRACE_HOLD_PURGE,		/* table.c: a purge's bucket */
+	SLAB_TRACE_HOLD_GROW,		/* table.c: a resize's bucket */
+	SLAB_TRACE_HOLD_CTX,		/* context.c: a sweep's batch */
+	SLAB_TRACE_HOLDS,
 };
 
-struct slabtrace_hold_stat {
+struct slab_trace_hold_stat {
 	u64 holds;
 	u64 by_log2_ns[40];	/* holds of 2^i to 2^(i+1) - 1 ns */
 	u64 longest_ns;
@@ -392,18 +392,18 @@ struct slabtrace_hold_stat {
 };
 
 #if IS_ENABLED(CONFIG_SLABTRACE_BENCH)
-extern struct slabtrace_hold_stat slabtrace_holds[SLABTRACE_HOLDS];
+extern struct slab_trace_hold_stat slab_trace_holds[SLAB_TRACE_HOLDS];
 
-static inline u64 slabtrace_hold_start(void)
+static inline u64 slab_trace_hold_start(void)
 {
 	return ktime_get_ns();
 }
 
 /* A hold that began at @start ends, having done @items. */
-static inline void slabtrace_hold_end(enum slabtrace_hold h, u64 start,
-				      unsigned int items)
+static inline void slab_trace_hold_end(enum slab_trace_hold h, u64 start,
+				       unsigned int items)
 {
-	struct slabtrace_hold_stat *s = &slabtrace_holds[h];
+	struct slab_trace_hold_stat *s = &slab_trace_holds[h];
 	u64 ns = ktime_get_ns() - start;
 
 	s->holds++;
@@ -412,21 +412,21 @@ static inline void slabtrace_hold_end(enum slabtrace_hold h, u64 start,
 	s->most_items = max(s->most_items, items);
 }
 #else
-static inline u64 slabtrace_hold_start(void)
+static inline u64 slab_trace_hold_start(void)
 {
 	return 0;
 }
 
-static inline void slabtrace_hold_end(enum slabtrace_hold h, u64 start,
-				      unsigned int items)
+static inline void slab_trace_hold_end(enum slab_trace_hold h, u64 start,
+				       unsigned int items)
 {
 }
 #endif
 
 /* probes.c: the tracepoint probes, attached while needed. */
-int slabtrace_probes_update(void);
-void slabtrace_probes_state(bool *alloc, bool *free);
-void slabtrace_probes_exit(void);
+int slab_trace_probes_update(void);
+void slab_trace_probes_state(bool *alloc, bool *free);
+void slab_trace_probes_exit(void);
 
 /*
  * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
@@ -435,30 +435,30 @@ void slabtrace_probes_exit(void);
  * the probes would pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-extern unsigned int slabtrace_fail_refill;	/* the Nth allocation from now */
-extern bool slabtrace_fail_depot;
-extern bool slabtrace_fake_nmi;
-extern bool slabtrace_fail_table_walk;
-extern bool slabtrace_fail_grow;
-extern unsigned long slabtrace_grow_tries;
-extern void (*slabtrace_test_before_insert)(void);
-extern void (*slabtrace_test_before_detach)(void);
-extern void (*slabtrace_test_after_copy)(void);
-void slabtrace_stack_drain_now(void);
+extern unsigned int slab_trace_fail_refill;	/* the Nth allocation from now */
+extern bool slab_trace_fail_depot;
+extern bool slab_trace_fake_nmi;
+extern bool slab_trace_fail_table_walk;
+extern bool slab_trace_fail_grow;
+extern unsigned long slab_trace_grow_tries;
+extern void (*slab_trace_test_before_insert)(void);
+extern void (*slab_trace_test_before_detach)(void);
+extern void (*slab_trace_test_after_copy)(void);
+void slab_trace_stack_drain_now(void);
 #endif
 
 /* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
-#define SLABTRACE_TESTS	(IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST) || \
-			 IS_ENABLED(CONFIG_SLABTRACE_BENCH))
-#if SLABTRACE_TESTS
-int slabtrace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
-void slabtrace_probes_idle(void);
-raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
-					const void *obj);
+#define SLAB_TRACE_TESTS	(IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST) || \
+				 IS_ENABLED(CONFIG_SLABTRACE_BENCH))
+#if SLAB_TRACE_TESTS
+int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
+void slab_trace_probes_idle(void);
+raw_spinlock_t *slab_trace_table_lock_of(struct slab_trace_table *t,
+					 const void *obj);
 #endif
 
 /* stats.c: the stats file. */
-int slabtrace_stats_init(void);
+int slab_trace_stats_init(void);
 
 /* status.c: the status file, ctl before a print, the "help" command. */
 int slabtrace_status_init(void);
@@ -467,11 +467,11 @@ int slabtrace_help(void);
 bool slabtrace_name_hint(const char *name, char *buf, size_t size);
 
 /* snapshot.c: what "print" takes and reading ctl shows. */
-#define SLABTRACE_SNAP_PER_CHUNK \
-	(PAGE_SIZE / sizeof(struct slabtrace_record))
+#define SLAB_TRACE_SNAP_PER_CHUNK \
+	(PAGE_SIZE / sizeof(struct slab_trace_record))
 
 /* What "print" was asked for (ctl.c parses it). */
-struct slabtrace_print_opts {
+struct slab_trace_print_opts {
 	bool stacks;			/* the aggregated view */
 	bool since_mark;		/* only records made after "mark" */
 	u32 top;			/* stacks shown; 0: all */
@@ -479,12 +479,12 @@ struct slabtrace_print_opts {
 };
 
 /* A snapshot's records grouped by backtrace (aggregate.c groups them). */
-#define SLABTRACE_GROUP_WHO	4	/* contexts listed per group */
+#define SLAB_TRACE_GROUP_WHO	4	/* contexts listed per group */
 
-struct slabtrace_group {
-	struct slabtrace_group *next;	/* same stack, while grouping */
+struct slab_trace_group {
+	struct slab_trace_group *next;	/* same stack, while grouping */
 	depot_stack_handle_t stack;
-	s16 syscall;			/* as slabtrace_record.syscall */
+	s16 syscall;			/* as slab_trace_record.syscall */
 	u8 nwho;
 	u32 count;
 	u32 more_who;			/* contexts beyond who[] */
@@ -496,17 +496,17 @@ struct slabtrace_group {
 	struct {
 		pid_t pid;
 		u16 ctx;
-	} who[SLABTRACE_GROUP_WHO];
+	} who[SLAB_TRACE_GROUP_WHO];
 };
 
-struct slabtrace_snapshot {
+struct slab_trace_snapshot {
 	struct kref kref;
 	struct list_head alive;		/* snapshot.c's list of them all */
 	char name[SLABTRACE_NAME_MAX + 1];
 	char aliases[256];		/* "" unless the cache is shared */
-	struct slabtrace_print_opts opts;
+	struct slab_trace_print_opts opts;
 	u32 mark;			/* the mark since-mark used */
-	struct slabtrace_group **groups; /* most bytes first */
+	struct slab_trace_group **groups; /* most bytes first */
 	unsigned long nr_groups;
 	u64 taken;			/* ns */
 	u64 epoch;			/* of the records' stamps, ns */
@@ -514,7 +514,7 @@ struct slabtrace_snapshot {
 	bool tracing;
 	unsigned int object_size;
 	u8 owner;			/* the records copied */
-	long drops[SLABTRACE_DROP_MAX];
+	long drops[SLAB_TRACE_DROP_MAX];
 	long grow_failed;		/* the table's, all caches' */
 	long replaced;
 	unsigned long nr;
@@ -522,58 +522,58 @@ struct slabtrace_snapshot {
 	struct xarray chunks;		/* index -> page of records */
 };
 
-struct slabtrace_stack_texts;
+struct slab_trace_stack_texts;
 
 /* An open ctl, stacks or folded file, reading: what its seq_file holds. */
-struct slabtrace_reader {
-	struct slabtrace_snapshot *snap;	/* referenced, or NULL */
-	struct slabtrace_stack_texts *texts;	/* dump.c's, or NULL */
+struct slab_trace_reader {
+	struct slab_trace_snapshot *snap;	/* referenced, or NULL */
+	struct slab_trace_stack_texts *texts;	/* dump.c's, or NULL */
 };
 
-int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts);
-struct slabtrace_snapshot *slabtrace_snapshot_alloc(void);
-void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap);
-int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
-			   const struct slabtrace_record *rec);
-struct slabtrace_snapshot *slabtrace_snapshot_get(void);
-void slabtrace_snapshots_alive(void (*fn)(struct slabtrace_snapshot *snap,
-					  void *arg), void *arg);
-void slabtrace_snapshot_drop_owner(u8 owner);
-long slabtrace_snapshot_dropped(const struct slabtrace_snapshot *snap);
-u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
-			   const struct slabtrace_record *rec);
-struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,
-						  loff_t pos);
-int slabtrace_reader_open(struct file *file,
-			  const struct seq_operations *ops);
-int slabtrace_reader_release(struct inode *inode, struct file *file);
-void slabtrace_reader_clear(struct slabtrace_reader *r);
-void slabtrace_snapshot_sweep(void);
-void slabtrace_snapshot_stats(unsigned long *kept, unsigned long *alive,
-			      size_t *mem);
-void slabtrace_snapshot_put(struct slabtrace_snapshot *snap);
-struct slabtrace_record *
-slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i);
-void slabtrace_snapshot_exit(void);
-void slabtrace_snapshot_exit_work(void);
+int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts);
+struct slab_trace_snapshot *slab_trace_snapshot_alloc(void);
+void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap);
+int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
+			    const struct slab_trace_record *rec);
+struct slab_trace_snapshot *slab_trace_snapshot_get(void);
+void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
+					   void *arg), void *arg);
+void slab_trace_snapshot_drop_owner(u8 owner);
+long slab_trace_snapshot_dropped(const struct slab_trace_snapshot *snap);
+u32 slab_trace_snapshot_age(const struct slab_trace_snapshot *snap,
+			    const struct slab_trace_record *rec);
+struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
+						    loff_t pos);
+int slab_trace_reader_open(struct file *file,
+			   const struct seq_operations *ops);
+int slab_trace_reader_release(struct inode *inode, struct file *file);
+void slab_trace_reader_clear(struct slab_trace_reader *r);
+void slab_trace_snapshot_sweep(void);
+void slab_trace_snapshot_stats(unsigned long *kept, unsigned long *alive,
+			       size_t *mem);
+void slab_trace_snapshot_put(struct slab_trace_snapshot *snap);
+struct slab_trace_record *
+slab_trace_snapshot_entry(struct slab_trace_snapshot *snap, unsigned long i);
+void slab_trace_snapshot_exit(void);
+void slab_trace_snapshot_exit_work(void);
 
 /* aggregate.c: the records of a snapshot grouped by backtrace. */
-int slabtrace_aggregate(struct slabtrace_snapshot *snap);
-void slabtrace_groups_free(struct slabtrace_snapshot *snap);
+int slab_trace_aggregate(struct slab_trace_snapshot *snap);
+void slab_trace_groups_free(struct slab_trace_snapshot *snap);
 
 /* dump.c: the text of a snapshot; folded.c: its folded stacks. */
-extern const struct seq_operations slabtrace_dump_seq_ops;
-extern const struct seq_operations slabtrace_stacks_seq_ops;
-void slabtrace_stack_texts_free(struct slabtrace_stack_texts *texts);
-int slabtrace_folded_init(void);
-void slabtrace_folded_show(struct seq_file *m,
-			   const struct slabtrace_snapshot *snap, bool bytes);
+extern const struct seq_operations slab_trace_dump_seq_ops;
+extern const struct seq_operations slab_trace_stacks_seq_ops;
+void slab_trace_stack_texts_free(struct slab_trace_stack_texts *texts);
+int slab_trace_folded_init(void);
+void slab_trace_folded_show(struct seq_file *m,
+			    const struct slab_trace_snapshot *snap, bool bytes);
 
 /* modsyms.c: names of frames in module code that went away. */
-int slabtrace_modsyms_init(void);
-const char *slabtrace_modsym(depot_stack_handle_t handle, unsigned long ip);
-unsigned long slabtrace_modsyms_gen(void);
-void slabtrace_modsyms_exit(void);
+int slab_trace_modsyms_init(void);
+const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip);
+unsigned long slab_trace_modsyms_gen(void);
+void slab_trace_modsyms_exit(void);
 
 /* ctl.c */
 int slabtrace_ctl_command(char *buf, size_t len);

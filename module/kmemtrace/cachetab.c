@@ -5,7 +5,7 @@
  * "caches" file, and the cache enumeration of the metadata).
  *
  * A probe finds or claims a slot by open addressing, at most
- * KMT_CACHE_PROBES slots from the pointer's hash, claiming an empty one
+ * KMEMTRACE_CACHE_PROBES slots from the pointer's hash, claiming an empty one
  * with cmpxchg(); a full neighbourhood gives KMT_CACHE_UNKNOWN, counted
  * (the cache_table_full file).  The probe that claims a slot pins the
  * cache (a reference on its kobject, slabtrace_cache_pin()): a cache
@@ -37,30 +37,30 @@
 
 #include <slabtrace/kmemtrace.h>
 
-struct kmt_slot {
+struct kmemtrace_slot {
 	const struct kmem_cache *cache;
 	struct kobject *pin;		/* holds the cache's memory, or NULL */
 };
 
-static struct kmt_slot slots[KMT_CACHE_SLOTS];
+static struct kmemtrace_slot slots[KMEMTRACE_CACHE_SLOTS];
 static atomic_long_t table_full;
 
 /**
- * kmt_cache_id - the id of a cache in this trace
+ * kmemtrace_cache_id - the id of a cache in this trace
  * @s: the cache
  *
  * Safe in any context but NMI.
  *
  * Return: KMT_CACHE_FIRST + its slot, or KMT_CACHE_UNKNOWN.
  */
-u16 kmt_cache_id(const struct kmem_cache *s)
+u16 kmemtrace_cache_id(const struct kmem_cache *s)
 {
-	unsigned int h = hash_ptr((void *)s, ilog2(KMT_CACHE_SLOTS));
+	unsigned int h = hash_ptr((void *)s, ilog2(KMEMTRACE_CACHE_SLOTS));
 	const struct kmem_cache *cur;
 	unsigned int i, slot;
 
-	for (i = 0; i < KMT_CACHE_PROBES; i++) {
-		slot = (h + i) & (KMT_CACHE_SLOTS - 1);
+	for (i = 0; i < KMEMTRACE_CACHE_PROBES; i++) {
+		slot = (h + i) & (KMEMTRACE_CACHE_SLOTS - 1);
 		cur = READ_ONCE(slots[slot].cache);
 		if (!cur) {
 			cur = cmpxchg(&slots[slot].cache, NULL, s);
@@ -82,12 +82,12 @@ u16 kmt_cache_id(const struct kmem_cache *s)
  * A new trace, or rmmod: the slots cleared, the caches let go.  No probe
  * may run.  Called with slabtrace_mutex held.
  */
-void kmt_cachetab_reset(void)
+void kmemtrace_cachetab_reset(void)
 {
 	unsigned int i;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	for (i = 0; i < KMT_CACHE_SLOTS; i++)
+	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++)
 		if (slots[i].pin)
 			slabtrace_cache_unpin(slots[i].pin);
 	memset(slots, 0, sizeof(slots));
@@ -95,7 +95,7 @@ void kmt_cachetab_reset(void)
 }
 
 /* Events that got KMT_CACHE_UNKNOWN. */
-unsigned long kmt_cachetab_full(void)
+unsigned long kmemtrace_cachetab_full(void)
 {
 	return atomic_long_read(&table_full);
 }
@@ -124,7 +124,7 @@ static bool list_actor(struct dir_context *ctx, const char *name, int len,
 	n[len] = '\0';
 	if (slabtrace_cache_get(n, &ref))
 		return true;
-	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
+	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		if (READ_ONCE(slots[i].cache) != ref.cache)
 			continue;
 		l->size[i] = kmem_cache_size(ref.cache);
@@ -160,7 +160,7 @@ static void list_names(struct listing *l)
 		iterate_dir(dir, &l->ctx);
 		fput(dir);
 	}
-	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
+	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		ref.kobj = READ_ONCE(slots[i].pin);
 		if (!ref.kobj || l->names[i][0])
 			continue;
@@ -172,20 +172,20 @@ static void list_names(struct listing *l)
 }
 
 /**
- * kmt_caches_show - list the caches the trace saw
+ * kmemtrace_caches_show - list the caches the trace saw
  * @m: where
  * @tsdl: as a TSDL enumeration, the metadata's "cache_t"; else as the
  *        "caches" file: "ID OBJECT_SIZE NAME[,ALIAS...]" lines
  *
  * Return: 0 or -ENOMEM.
  */
-int kmt_caches_show(struct seq_file *m, bool tsdl)
+int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 {
 	struct listing l = { .ctx.actor = list_actor };
 	unsigned int i;
 
-	l.names = kvcalloc(KMT_CACHE_SLOTS, NAMES_MAX, GFP_KERNEL);
-	l.size = kvcalloc(KMT_CACHE_SLOTS, sizeof(*l.size), GFP_KERNEL);
+	l.names = kvcalloc(KMEMTRACE_CACHE_SLOTS, NAMES_MAX, GFP_KERNEL);
+	l.size = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.size), GFP_KERNEL);
 	if (!l.names || !l.size) {
 		kvfree(l.names);
 		kvfree(l.size);
@@ -201,7 +201,7 @@ int kmt_caches_show(struct seq_file *m, bool tsdl)
 	else
 		seq_printf(m, "%d 0 -\n%d 0 (pages)\n", KMT_CACHE_NONE,
 			   KMT_CACHE_PAGES);
-	for (i = 0; i < KMT_CACHE_SLOTS; i++) {
+	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		if (!READ_ONCE(slots[i].cache))
 			continue;
 		if (tsdl)

@@ -35,8 +35,8 @@ static void metadata_env(struct seq_file *m)
 	lockdep_assert_held(&slabtrace_mutex);
 	seq_printf(m,
 		   "\tcall_site_base = \"0x%lx\";\n"
-		   "\tptr_base = \"0x%lx\";\n", kmt_trace.call_site_base,
-		   kmt_trace.ptr_base);
+		   "\tptr_base = \"0x%lx\";\n", kmemtrace_trace.call_site_base,
+		   kmemtrace_trace.ptr_base);
 }
 
 /* The cache table as an enum, then the four event classes. */
@@ -45,7 +45,7 @@ static int metadata_events(struct seq_file *m)
 	unsigned int id;
 	int ret;
 
-	ret = kmt_caches_show(m, true);
+	ret = kmemtrace_caches_show(m, true);
 	if (ret)
 		return ret;
 	for (id = 0; id < KMT_NR_EVENTS; id++) {
@@ -71,7 +71,7 @@ static int metadata_events(struct seq_file *m)
 
 static int caches_show(struct seq_file *m, void *v)
 {
-	return kmt_caches_show(m, false);
+	return kmemtrace_caches_show(m, false);
 }
 
 static int caches_open(struct inode *inode, struct file *file)
@@ -90,7 +90,7 @@ static const struct file_operations caches_fops = {
 /* Events of this trace written with cache "?": the table was full. */
 static int full_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "%lu\n", kmt_cachetab_full());
+	seq_printf(m, "%lu\n", kmemtrace_cachetab_full());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(full);
@@ -105,23 +105,23 @@ static struct slabtrace_file extra_files[] = {
 static void show_enable(struct seq_file *m)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	seq_printf(m, "%d%s\n", kmt_running,
-		   kmt_running ? kmt_trace.filter_names : "");
+	seq_printf(m, "%d%s\n", kmemtrace_running,
+		   kmemtrace_running ? kmemtrace_trace.filter_names : "");
 }
 
 static int start(int argc, char **argv)
 {
-	return kmt_start(argv, argc);
+	return kmemtrace_start(argv, argc);
 }
 
 static bool running(void)
 {
-	return READ_ONCE(kmt_running);
+	return READ_ONCE(kmemtrace_running);
 }
 
 static unsigned int buffer_kb(void)
 {
-	return READ_ONCE(kmt_buffer_kb);
+	return READ_ONCE(kmemtrace_buffer_kb);
 }
 
 /* A number of KiB: a multiple of 8 in KMT_BUFFER_KB_MIN..MAX. */
@@ -133,11 +133,11 @@ static int set_buffer_kb(unsigned int kb)
 				    kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
 		return -EINVAL;
 	}
-	if (kmt_running) {
+	if (kmemtrace_running) {
 		pr_warn_ratelimited("kmemtrace: buffer_kb: cannot change while tracing\n");
 		return -EBUSY;
 	}
-	WRITE_ONCE(kmt_buffer_kb, kb);
+	WRITE_ONCE(kmemtrace_buffer_kb, kb);
 	return 0;
 }
 
@@ -148,7 +148,7 @@ static const struct slabtrace_stream_ops stream_ops = {
 	.metadata_size = 256 * 1024,
 	.kernel_addresses = true,
 	.start = start,
-	.stop = kmt_stop,
+	.stop = kmemtrace_stop,
 	.show_enable = show_enable,
 	.running = running,
 	.buffer_kb = buffer_kb,
@@ -158,8 +158,8 @@ static const struct slabtrace_stream_ops stream_ops = {
 };
 
 /* The stream, its directory and files.  Not with slabtrace_mutex held. */
-int kmt_files_init(void)
+int kmemtrace_files_init(void)
 {
-	return slabtrace_stream_init(&kmt_trace.stream, &stream_ops,
+	return slabtrace_stream_init(&kmemtrace_trace.stream, &stream_ops,
 				     extra_files, ARRAY_SIZE(extra_files));
 }

@@ -14,7 +14,7 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: kmt_trace, kmt_running and kmt_buffer_kb; held
+ * - slabtrace_mutex: kmemtrace_trace, kmemtrace_running and kmemtrace_buffer_kb; held
  *   across start, stop and the files that read the trace's state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -29,17 +29,17 @@
 
 #include <slabtrace/kmemtrace.h>
 
-struct kmt_trace kmt_trace;
-bool kmt_running;
+struct kmemtrace_trace kmemtrace_trace;
+bool kmemtrace_running;
 
-static bool kmt_param_on;
-module_param_named(kmemtrace, kmt_param_on, bool, 0400);
+static bool kmemtrace_param_on;
+module_param_named(kmemtrace, kmemtrace_param_on, bool, 0400);
 MODULE_PARM_DESC(kmemtrace, "Start kmemtrace of every cache at load");
-unsigned int kmt_buffer_kb = KMT_BUFFER_KB_DEFAULT;
-module_param_named(kmemtrace_buffer_kb, kmt_buffer_kb, uint, 0400);
+unsigned int kmemtrace_buffer_kb = KMT_BUFFER_KB_DEFAULT;
+module_param_named(kmemtrace_buffer_kb, kmemtrace_buffer_kb, uint, 0400);
 MODULE_PARM_DESC(kmemtrace_buffer_kb, "kmemtrace buffer per CPU, KiB (16..65536, a multiple of 8)");
 
-static void filter_put(struct kmt_trace *t)
+static void filter_put(struct kmemtrace_trace *t)
 {
 	while (t->nr_filter)
 		slabtrace_cache_put(&t->filter[--t->nr_filter]);
@@ -47,14 +47,14 @@ static void filter_put(struct kmt_trace *t)
 }
 
 /* Resolve the cache names of a filtered trace. */
-static int filter_get(struct kmt_trace *t, char **names, int nr)
+static int filter_get(struct kmemtrace_trace *t, char **names, int nr)
 {
 	size_t len = 0;
 	int i, ret;
 
-	if (nr > SLABTRACE_MAX_CACHES) {
+	if (nr > SLAB_TRACE_MAX_CACHES) {
 		pr_warn_ratelimited("kmemtrace: at most %d caches, not %d\n",
-				    SLABTRACE_MAX_CACHES, nr);
+				    SLAB_TRACE_MAX_CACHES, nr);
 		return -E2BIG;
 	}
 	for (i = 0; i < nr; i++) {
@@ -82,7 +82,7 @@ err:
 }
 
 /**
- * kmt_start - start a trace
+ * kmemtrace_start - start a trace
  * @names: the caches to trace; every cache if @nr is 0
  * @nr: their number
  *
@@ -91,13 +91,13 @@ err:
  * Return: 0; -EBUSY if a trace runs; -ENOENT for an unknown cache;
  * -EPERM under lockdown=confidentiality; -ENOMEM.
  */
-int kmt_start(char **names, int nr)
+int kmemtrace_start(char **names, int nr)
 {
-	struct kmt_trace *t = &kmt_trace;
+	struct kmemtrace_trace *t = &kmemtrace_trace;
 	int ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	if (kmt_running) {
+	if (kmemtrace_running) {
 		pr_warn_ratelimited("kmemtrace: already started\n");
 		return -EBUSY;
 	}
@@ -106,24 +106,24 @@ int kmt_start(char **names, int nr)
 	if (ret)
 		return ret;
 	ret = slabtrace_stream_open(&t->stream,
-				    (size_t)kmt_buffer_kb * 1024 / SLABTRACE_CTF_SUBBUFS,
+				    (size_t)kmemtrace_buffer_kb * 1024 / SLABTRACE_CTF_SUBBUFS,
 				    SLABTRACE_CTF_SUBBUFS);
 	if (ret)
 		goto err_filter;
-	kmt_cachetab_reset();
+	kmemtrace_cachetab_reset();
 	/* For the cache table's pins; without, ids are by address only. */
 	slabtrace_caches_init();
-	kmt_slab_calibrate();
+	kmemtrace_slab_calibrate();
 	t->call_site_base = (unsigned long)kfree >= SZ_2G ?
 			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
 	t->ptr_base = PAGE_OFFSET;
-	ret = kmt_probes_register(t);
+	ret = kmemtrace_probes_register(t);
 	if (ret)
 		goto err_filter;
-	kmt_running = true;
+	kmemtrace_running = true;
 	pr_info_ratelimited("kmemtrace: started (%s), %u KiB per CPU\n",
 			    t->nr_filter ? t->filter_names + 1 : "every cache",
-			    kmt_buffer_kb);
+			    kmemtrace_buffer_kb);
 	return 0;
 
 err_filter:
@@ -132,7 +132,7 @@ err_filter:
 }
 
 /**
- * kmt_stop - stop the trace, if any, and close its open packets
+ * kmemtrace_stop - stop the trace, if any, and close its open packets
  *
  * The buffers stay for the reader.  Stopping a stopped trace closes the
  * packets again: one opened where the reader made room since carries the
@@ -141,15 +141,15 @@ err_filter:
  *
  * Return: 0.
  */
-int kmt_stop(void)
+int kmemtrace_stop(void)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	if (kmt_running) {
-		kmt_probes_unregister(&kmt_trace);
-		kmt_running = false;
+	if (kmemtrace_running) {
+		kmemtrace_probes_unregister(&kmemtrace_trace);
+		kmemtrace_running = false;
 		pr_info_ratelimited("kmemtrace: stopped\n");
 	}
-	slabtrace_stream_flush(&kmt_trace.stream);
+	slabtrace_stream_flush(&kmemtrace_trace.stream);
 	return 0;
 }
 
@@ -158,7 +158,7 @@ int kmt_stop(void)
  *   kmemtrace start [CACHE...]   trace every cache, or those named
  *   kmemtrace stop               stop, and close the open packets
  */
-int slabtrace_kmemtrace_command(int argc, char **argv)
+int kmemtrace_command(int argc, char **argv)
 {
 	int ret;
 
@@ -172,47 +172,47 @@ int slabtrace_kmemtrace_command(int argc, char **argv)
 	}
 	mutex_lock(&slabtrace_mutex);
 	if (!strcmp(argv[0], "start"))
-		ret = kmt_start(argv + 1, argc - 1);
+		ret = kmemtrace_start(argv + 1, argc - 1);
 	else
-		ret = kmt_stop();
+		ret = kmemtrace_stop();
 	mutex_unlock(&slabtrace_mutex);
 	return ret;
 }
 
-int slabtrace_kmemtrace_init(void)
+int kmemtrace_init(void)
 {
 	int ret;
 
-	if (kmt_buffer_kb < KMT_BUFFER_KB_MIN ||
-	    kmt_buffer_kb > KMT_BUFFER_KB_MAX || kmt_buffer_kb % 8) {
+	if (kmemtrace_buffer_kb < KMT_BUFFER_KB_MIN ||
+	    kmemtrace_buffer_kb > KMT_BUFFER_KB_MAX || kmemtrace_buffer_kb % 8) {
 		pr_warn("kmemtrace_buffer_kb=%u: not a multiple of 8 in %d..%d\n",
-			kmt_buffer_kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
+			kmemtrace_buffer_kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
 		return -EINVAL;
 	}
-	ret = kmt_files_init();
+	ret = kmemtrace_files_init();
 	/*
 	 * "enable" exists from here on: a writer may start a trace while the
 	 * module is still loading.  The parameter's start finds it running,
 	 * and a failure stops whatever runs, before the module goes.
 	 */
-	if (!ret && kmt_param_on) {
+	if (!ret && kmemtrace_param_on) {
 		mutex_lock(&slabtrace_mutex);
-		if (!kmt_running)
-			ret = kmt_start(NULL, 0);
+		if (!kmemtrace_running)
+			ret = kmemtrace_start(NULL, 0);
 		mutex_unlock(&slabtrace_mutex);
 	}
 	if (ret)
-		slabtrace_kmemtrace_exit();
+		kmemtrace_exit();
 	return ret;
 }
 
 /* At module exit: the trace stops, then its files and buffers go. */
-void slabtrace_kmemtrace_exit(void)
+void kmemtrace_exit(void)
 {
 	mutex_lock(&slabtrace_mutex);
-	kmt_stop();
-	filter_put(&kmt_trace);
-	kmt_cachetab_reset();
+	kmemtrace_stop();
+	filter_put(&kmemtrace_trace);
+	kmemtrace_cachetab_reset();
 	mutex_unlock(&slabtrace_mutex);
-	slabtrace_stream_exit(&kmt_trace.stream);
+	slabtrace_stream_exit(&kmemtrace_trace.stream);
 }

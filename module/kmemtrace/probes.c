@@ -13,8 +13,8 @@
  * Notes on locking
  * ----------------
  * - The probes run with preemption disabled (the tracepoints' contract);
- *   struct kmt_trace is not changed while they are registered, and is
- *   freed only after kmt_probes_unregister(), which waits for them.
+ *   struct kmemtrace_trace is not changed while they are registered, and is
+ *   freed only after kmemtrace_probes_unregister(), which waits for them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,13 +35,13 @@ static unsigned int slab_cache_word;
 #define SLAB_CACHE_WORDS	8
 
 /**
- * kmt_slab_cache - the cache an object belongs to
+ * kmemtrace_slab_cache - the cache an object belongs to
  * @obj: a slab object, or a page-allocator kmalloc() block
  * @known: set to whether the answer can be trusted
  *
  * Return: the cache, or NULL for memory that is not a slab's.
  */
-struct kmem_cache *kmt_slab_cache(const void *obj, bool *known)
+struct kmem_cache *kmemtrace_slab_cache(const void *obj, bool *known)
 {
 	struct folio *folio = virt_to_folio(obj);
 
@@ -57,7 +57,7 @@ struct kmem_cache *kmt_slab_cache(const void *obj, bool *known)
  * believe a word only if objects of three kmalloc caches agree on it.
  * Process context.
  */
-void kmt_slab_calibrate(void)
+void kmemtrace_slab_calibrate(void)
 {
 	static const size_t sizes[] = { 128, 256, 1024 };
 	const unsigned int index[] = {
@@ -95,7 +95,7 @@ static u32 offset32(unsigned long v, unsigned long base)
 }
 
 /**
- * kmt_encode_alloc - the fields of an allocation event
+ * kmemtrace_encode_alloc - the fields of an allocation event
  * @p: KMT_ALLOC_PAYLOAD bytes
  * @t: the trace (its bases)
  * @call_site: the caller
@@ -106,9 +106,9 @@ static u32 offset32(unsigned long v, unsigned long base)
  * @cache: cache id
  * @node: NUMA node asked for, or NUMA_NO_NODE
  */
-void kmt_encode_alloc(u8 *p, const struct kmt_trace *t,
-		      unsigned long call_site, const void *ptr, size_t req,
-		      size_t alloc, gfp_t gfp, u16 cache, int node)
+void kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
+			    unsigned long call_site, const void *ptr, size_t req,
+			    size_t alloc, gfp_t gfp, u16 cache, int node)
 {
 	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
 	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);
@@ -120,23 +120,24 @@ void kmt_encode_alloc(u8 *p, const struct kmt_trace *t,
 }
 
 /**
- * kmt_encode_free - the fields of a free event
+ * kmemtrace_encode_free - the fields of a free event
  * @p: KMT_FREE_PAYLOAD bytes
  * @t: the trace
  * @call_site: the caller
  * @ptr: the object
  * @cache: cache id
  */
-void kmt_encode_free(u8 *p, const struct kmt_trace *t,
-		     unsigned long call_site, const void *ptr, u16 cache)
+void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
+			   unsigned long call_site, const void *ptr, u16 cache)
 {
 	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
 	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);
 	slabtrace_put_le16(p + 10, cache);
 }
 
-/* Whether events of @s are wanted.  NULL: not a slab cache. */
-static bool wanted(const struct kmt_trace *t, const struct kmem_cache *s)
+/* Whether the filter takes the events of @s.  NULL: not a slab cache. */
+static bool filter_takes(const struct kmemtrace_trace *t,
+			 const struct kmem_cache *s)
 {
 	unsigned int i;
 
@@ -151,11 +152,11 @@ static bool wanted(const struct kmt_trace *t, const struct kmem_cache *s)
 static u16 cache_id(const struct kmem_cache *s, bool known)
 {
 	if (s)
-		return kmt_cache_id(s);
+		return kmemtrace_cache_id(s);
 	return known ? KMT_CACHE_PAGES : KMT_CACHE_NONE;
 }
 
-static void emit_alloc(struct kmt_trace *t, unsigned int id,
+static void emit_alloc(struct kmemtrace_trace *t, unsigned int id,
 		       unsigned long call_site, const void *ptr, size_t req,
 		       size_t alloc, gfp_t gfp, int node,
 		       const struct kmem_cache *s, bool known)
@@ -163,7 +164,7 @@ static void emit_alloc(struct kmt_trace *t, unsigned int id,
 	unsigned long flags;
 	u8 *p;
 
-	if (!wanted(t, s))
+	if (!filter_takes(t, s))
 		return;
 	if (unlikely(in_nmi())) {
 		atomic_long_inc(&t->stream.lost_nmi);
@@ -172,19 +173,19 @@ static void emit_alloc(struct kmt_trace *t, unsigned int id,
 	local_irq_save(flags);
 	p = slabtrace_stream_reserve(&t->stream, id, KMT_ALLOC_PAYLOAD);
 	if (p)
-		kmt_encode_alloc(p, t, call_site, ptr, req, alloc, gfp,
-				 cache_id(s, known), node);
+		kmemtrace_encode_alloc(p, t, call_site, ptr, req, alloc, gfp,
+				       cache_id(s, known), node);
 	local_irq_restore(flags);
 }
 
-static void emit_free(struct kmt_trace *t, unsigned int id,
+static void emit_free(struct kmemtrace_trace *t, unsigned int id,
 		      unsigned long call_site, const void *ptr,
 		      const struct kmem_cache *s, bool known)
 {
 	unsigned long flags;
 	u8 *p;
 
-	if (t->nr_filter && (!known || !wanted(t, s)))
+	if (t->nr_filter && (!known || !filter_takes(t, s)))
 		return;
 	if (unlikely(in_nmi())) {
 		atomic_long_inc(&t->stream.lost_nmi);
@@ -193,7 +194,7 @@ static void emit_free(struct kmt_trace *t, unsigned int id,
 	local_irq_save(flags);
 	p = slabtrace_stream_reserve(&t->stream, id, KMT_FREE_PAYLOAD);
 	if (p)
-		kmt_encode_free(p, t, call_site, ptr, cache_id(s, known));
+		kmemtrace_encode_free(p, t, call_site, ptr, cache_id(s, known));
 	local_irq_restore(flags);
 }
 
@@ -207,7 +208,7 @@ static void probe_kmalloc(void *data, unsigned long call_site,
 
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	s = kmt_slab_cache(ptr, &known);
+	s = kmemtrace_slab_cache(ptr, &known);
 	if (!known) {
 		s = slabtrace_kmalloc_cache(bytes_req, gfp, call_site);
 		known = true;
@@ -236,7 +237,7 @@ static void probe_kfree(void *data, unsigned long call_site, const void *ptr)
 
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	s = kmt_slab_cache(ptr, &known);
+	s = kmemtrace_slab_cache(ptr, &known);
 	emit_free(data, KMT_KFREE, call_site, ptr, s, known);
 }
 
@@ -249,7 +250,7 @@ static void probe_kmem_cache_free(void *data, unsigned long call_site,
 }
 
 /* Called with slabtrace_mutex held. */
-int kmt_probes_register(struct kmt_trace *t)
+int kmemtrace_probes_register(struct kmemtrace_trace *t)
 {
 	int ret;
 
@@ -279,7 +280,7 @@ err_kmalloc:
 }
 
 /* Called with slabtrace_mutex held; returns when no probe runs. */
-void kmt_probes_unregister(struct kmt_trace *t)
+void kmemtrace_probes_unregister(struct kmemtrace_trace *t)
 {
 	lockdep_assert_held(&slabtrace_mutex);
 	unregister_trace_kmem_cache_free(probe_kmem_cache_free, t);

@@ -45,7 +45,7 @@
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-static struct slabtrace_stream kpt_stream;
+static struct slabtrace_stream kptrace_stream;
 
 /* Bytes per CPU of a stream for a queue size of @size: whole pages. */
 static size_t ctf_bytes(unsigned long size)
@@ -65,11 +65,11 @@ static size_t ctf_bytes(unsigned long size)
 int kptrace_ctf_open(unsigned long size)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	if (!kpt_stream.ops) {
+	if (!kptrace_stream.ops) {
 		pr_warn_ratelimited("syscall: start ctf: the module is going\n");
 		return -ENODEV;
 	}
-	return slabtrace_stream_open(&kpt_stream,
+	return slabtrace_stream_open(&kptrace_stream,
 				     ctf_bytes(size) / SLABTRACE_CTF_SUBBUFS,
 				     SLABTRACE_CTF_SUBBUFS);
 }
@@ -78,7 +78,7 @@ int kptrace_ctf_open(unsigned long size)
 void kptrace_ctf_flush(void)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	slabtrace_stream_flush(&kpt_stream);
+	slabtrace_stream_flush(&kptrace_stream);
 }
 
 /**
@@ -107,7 +107,7 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		     KPT_CTF_OFF_PATH_LEN);
 	BUILD_BUG_ON(KPT_CTF_OFF_PATH_LEN + 1 != KPT_CTF_PAYLOAD);
 	local_irq_save(irqs);
-	p = slabtrace_stream_reserve_at(&kpt_stream, compat ?
+	p = slabtrace_stream_reserve_at(&kptrace_stream, compat ?
 					KPT_CTF_SYSCALL_COMPAT : KPT_CTF_SYSCALL,
 					KPT_CTF_PAYLOAD + call->data_len, end);
 	if (p) {
@@ -195,7 +195,7 @@ static int stream_start(int argc, char **argv)
 	words[0] = start_word;
 	words[1] = ctf_word;
 	memcpy(words + 2, argv, argc * sizeof(*words));
-	ret = slabtrace_kptrace_command(argc + 2, words);
+	ret = kptrace_command(argc + 2, words);
 	kfree(words);
 	return ret;
 }
@@ -208,16 +208,16 @@ static int stream_stop(void)
 	lockdep_assert_held(&slabtrace_mutex);
 	words[0] = stop_word;
 	words[1] = NULL;
-	if (slabtrace_kptrace_tracing() && !kptrace_ctf_tracing()) {
+	if (kptrace_tracing() && !kptrace_ctf_tracing()) {
 		pr_warn_ratelimited("kptrace/ctf: enable: 0: the calls go to the text queue, not to this stream ('syscall stop' stops them)\n");
 		return -EBUSY;
 	}
-	return slabtrace_kptrace_command(1, words);
+	return kptrace_command(1, words);
 }
 
 static unsigned int buffer_kb(void)
 {
-	return ctf_bytes(slabtrace_kptrace_size()) / 1024;
+	return ctf_bytes(kptrace_buffer_size()) / 1024;
 }
 
 /* "syscall size NK": the queue's size and the next stream's are one. */
@@ -230,7 +230,7 @@ static int set_buffer_kb(unsigned int kb)
 	words[0] = size_word;
 	words[1] = num;
 	words[2] = NULL;
-	return slabtrace_kptrace_command(2, words);
+	return kptrace_command(2, words);
 }
 
 static const struct slabtrace_stream_ops stream_ops = {
@@ -245,13 +245,13 @@ static const struct slabtrace_stream_ops stream_ops = {
 	.buffer_kb = buffer_kb,
 	.set_buffer_kb = set_buffer_kb,
 	.metadata_events = metadata_events,
-	.reader = slabtrace_kptrace_reader,
+	.reader = kptrace_readers_update,
 };
 
 /* The stream, its directory and files.  Not with slabtrace_mutex held. */
 int kptrace_ctf_init(void)
 {
-	return slabtrace_stream_init(&kpt_stream, &stream_ops, NULL, 0);
+	return slabtrace_stream_init(&kptrace_stream, &stream_ops, NULL, 0);
 }
 
 /*
@@ -260,5 +260,5 @@ int kptrace_ctf_init(void)
  */
 void kptrace_ctf_exit(void)
 {
-	slabtrace_stream_exit(&kpt_stream);
+	slabtrace_stream_exit(&kptrace_stream);
 }

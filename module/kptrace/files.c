@@ -22,7 +22,7 @@
  *
  * Notes on locking
  * ----------------
- * - kpt_reader.lock (mutex): one open file's pending line.
+ * - kptrace_reader.lock (mutex): one open file's pending line.
  * - The inode lock of kptrace: its i_size.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -39,7 +39,7 @@
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-struct kpt_reader {
+struct kptrace_reader {
 	struct mutex lock;		/* the pending line */
 	pid_t tgid;			/* the process that opened the file */
 	size_t len;			/* of line */
@@ -66,14 +66,14 @@ static void update_size_of(struct file *file)
 
 static int reader_open(struct inode *inode, struct file *file)
 {
-	struct kpt_reader *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct kptrace_reader *r = kzalloc(sizeof(*r), GFP_KERNEL);
 	int ret;
 
 	if (!r)
 		return -ENOMEM;
 	mutex_init(&r->lock);
 	r->tgid = task_tgid_nr(current);
-	ret = slabtrace_kptrace_reader(r->tgid, true);
+	ret = kptrace_readers_update(r->tgid, true);
 	if (ret) {
 		kfree(r);
 		return ret;
@@ -84,16 +84,16 @@ static int reader_open(struct inode *inode, struct file *file)
 
 static int reader_release(struct inode *inode, struct file *file)
 {
-	struct kpt_reader *r = file->private_data;
+	struct kptrace_reader *r = file->private_data;
 
-	slabtrace_kptrace_reader(r->tgid, false);
+	kptrace_readers_update(r->tgid, false);
 	mutex_destroy(&r->lock);
 	kfree(r);
 	return 0;
 }
 
 /* Copy out lines, taking calls from the queue as needed. */
-static ssize_t drain(struct kpt_reader *r, char __user *ubuf, size_t count)
+static ssize_t drain(struct kptrace_reader *r, char __user *ubuf, size_t count)
 {
 	size_t done = 0, n;
 
@@ -115,7 +115,7 @@ static ssize_t drain(struct kpt_reader *r, char __user *ubuf, size_t count)
 	return done;
 }
 
-static bool ready(struct kpt_reader *r)
+static bool ready(struct kptrace_reader *r)
 {
 	return r->off < r->len || !kptrace_queue_empty();
 }
@@ -123,7 +123,7 @@ static bool ready(struct kpt_reader *r)
 static ssize_t kptrace_read(struct file *file, char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	struct kpt_reader *r = file->private_data;
+	struct kptrace_reader *r = file->private_data;
 	ssize_t ret;
 
 	mutex_lock(&r->lock);
@@ -146,7 +146,7 @@ static int kptrace_open(struct inode *inode, struct file *file)
 static ssize_t pipe_read(struct file *file, char __user *ubuf, size_t count,
 			 loff_t *ppos)
 {
-	struct kpt_reader *r = file->private_data;
+	struct kptrace_reader *r = file->private_data;
 	ssize_t ret;
 
 	for (;;) {
@@ -166,7 +166,7 @@ static ssize_t pipe_read(struct file *file, char __user *ubuf, size_t count,
 
 static __poll_t pipe_poll(struct file *file, poll_table *wait)
 {
-	struct kpt_reader *r = file->private_data;
+	struct kptrace_reader *r = file->private_data;
 
 	poll_wait(file, &kptrace_wait, wait);
 	return ready(r) ? EPOLLIN | EPOLLRDNORM : 0;
@@ -212,7 +212,7 @@ static struct slabtrace_file files[] = {
 void kptrace_files_update_size(void)
 {
 	slabtrace_file_set_size(&files[0], kptrace_queue_bytes());
-	if (slabtrace_kptrace_tracing())
+	if (kptrace_tracing())
 		mod_delayed_work(system_wq, &size_work, HZ / 10);
 }
 

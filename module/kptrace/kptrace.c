@@ -23,7 +23,7 @@
  * or a spinlock_t may sleep, and so may 6.1's rhashtable bucket locks,
  * which disable bottom halves): an entry comes from the free list, a
  * bucket is changed under a short raw spinlock, and a bucket holds at
- * most KPT_CHAIN_MAX entries, so every loop of a hook is bounded.  A task
+ * most KPTRACE_CHAIN_MAX entries, so every loop of a hook is bounded.  A task
  * that finds no free entry, or its bucket full, has its calls counted as
  * dropped.  Processes reading kptrace are never traced: each
  * read would queue a record for the next read.
@@ -37,9 +37,9 @@
  * - The hooks run with preemption disabled, in task context: an RCU
  *   read-side critical section.  They read filter under RCU (sched), and
  *   walk a bucket under RCU (hlist_for_each_entry_rcu()).
- * - bucket_locks[] (raw spinlocks, KPT_LOCKS stripes): bucket b is changed
- *   only under bucket_locks[b % KPT_LOCKS], held for one hlist insertion
- *   or removal (and the count of at most KPT_CHAIN_MAX entries before an
+ * - bucket_locks[] (raw spinlocks, KPTRACE_LOCKS stripes): bucket b is changed
+ *   only under bucket_locks[b % KPTRACE_LOCKS], held for one hlist insertion
+ *   or removal (and the count of at most KPTRACE_CHAIN_MAX entries before an
  *   insertion).  Taken only by the hooks, in task context, never nested,
  *   never with another lock of ours.
  * - An in-flight entry is only written by its own task's hooks, or given
@@ -84,8 +84,8 @@
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-#define KPT_SIZE_MIN	PAGE_SIZE
-#define KPT_SIZE_MAX	(256UL << 20)
+#define KPTRACE_SIZE_MIN	PAGE_SIZE
+#define KPTRACE_SIZE_MAX	(256UL << 20)
 
 static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
 
@@ -98,7 +98,7 @@ static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
  * Not memparse(), which wraps on overflow: "17592186044417M" would be 1M.
  *
  * Return: 0; -EINVAL if @arg is not such a size; -ERANGE if it overflows
- * or is outside KPT_SIZE_MIN..KPT_SIZE_MAX.
+ * or is outside KPTRACE_SIZE_MIN..KPTRACE_SIZE_MAX.
  */
 static int parse_size(const char *arg, unsigned long *size)
 {
@@ -120,13 +120,13 @@ static int parse_size(const char *arg, unsigned long *size)
 		num[digits] = '\0';
 		ret = kstrtou64(num, 10, &n);
 		if (!ret && (check_shl_overflow(n, shift, &n) ||
-			     n < KPT_SIZE_MIN || n > KPT_SIZE_MAX))
+			     n < KPTRACE_SIZE_MIN || n > KPTRACE_SIZE_MAX))
 			ret = -ERANGE;
 	}
 	if (ret) {
 		pr_warn_ratelimited("syscall: size: '%*pE' is not a size from %lu to %lu bytes (decimal, K or M)%s\n",
 				    (int)min_t(size_t, strlen(arg), 32), arg,
-				    KPT_SIZE_MIN, KPT_SIZE_MAX,
+				    KPTRACE_SIZE_MIN, KPTRACE_SIZE_MAX,
 				    ret == -ERANGE ? ": out of range" : "");
 		return ret;
 	}
@@ -146,11 +146,11 @@ static const struct kernel_param_ops size_param_ops = {
 
 module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0444);
 MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
-#define KPT_MAX_READERS	8
+#define KPTRACE_MAX_READERS	8
 
 /* In-flight entries: traced tasks alive at once. */
-#define KPT_TASKS_MIN	4U
-#define KPT_TASKS_MAX	SZ_1M
+#define KPTRACE_TASKS_MIN	4U
+#define KPTRACE_TASKS_MAX	SZ_1M
 static unsigned int kptrace_tasks = 4096;
 
 static int set_tasks_param(const char *val, const struct kernel_param *kp)
@@ -158,12 +158,12 @@ static int set_tasks_param(const char *val, const struct kernel_param *kp)
 	unsigned int n;
 	int ret = kstrtouint(val, 10, &n);
 
-	if (!ret && (n < KPT_TASKS_MIN || n > KPT_TASKS_MAX))
+	if (!ret && (n < KPTRACE_TASKS_MIN || n > KPTRACE_TASKS_MAX))
 		ret = -ERANGE;
 	if (ret) {
 		pr_warn("kptrace_tasks=%*pE: not a number in %u..%u\n",
 			(int)min_t(size_t, strlen(val), 24), val,
-			KPT_TASKS_MIN, KPT_TASKS_MAX);
+			KPTRACE_TASKS_MIN, KPTRACE_TASKS_MAX);
 		return ret;
 	}
 	*(unsigned int *)kp->arg = n;
@@ -178,25 +178,25 @@ static const struct kernel_param_ops tasks_param_ops = {
 module_param_cb(kptrace_tasks, &tasks_param_ops, &kptrace_tasks, 0444);
 MODULE_PARM_DESC(kptrace_tasks, "kptrace: traced tasks alive at once, 4..1048576 (default 4096)");
 
-/* Stripes of bucket locks: bucket b's is bucket_locks[b % KPT_LOCKS]. */
-#define KPT_LOCKS	64
+/* Stripes of bucket locks: bucket b's is bucket_locks[b % KPTRACE_LOCKS]. */
+#define KPTRACE_LOCKS	64
 /* Entries in one bucket, at most: a walk of a bucket ends within this. */
-#define KPT_CHAIN_MAX	16
+#define KPTRACE_CHAIN_MAX	16
 /* What a command asks for in proportion to kptrace_tasks. */
-#define KPT_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+#define KPTRACE_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
-struct kpt_task {
+struct kptrace_task {
 	struct hlist_node node;		/* in its bucket */
 	struct task_struct *task;	/* the key; NULL out of the buckets */
 	struct rcu_head rcu;
-	struct kpt_task *next_free;	/* on entries_free */
+	struct kptrace_task *next_free;	/* on entries_free */
 	bool active;			/* between sys_enter and sys_exit */
 	struct kptrace_call call;
 };
 
 enum { FILTER_ALL, FILTER_PID, FILTER_COMM };
 
-struct kpt_filter {
+struct kptrace_filter {
 	struct rcu_head rcu;
 	int mode;
 	unsigned int npids;
@@ -204,21 +204,21 @@ struct kpt_filter {
 	char comm[TASK_COMM_LEN];
 };
 
-static struct kpt_task *entries;	/* kptrace_tasks of them */
-static DEFINE_PER_CPU(struct kpt_task *, last_entry);
-static struct kpt_task *entries_free;
+static struct kptrace_task *entries;	/* kptrace_tasks of them */
+static DEFINE_PER_CPU(struct kptrace_task *, last_entry);
+static struct kptrace_task *entries_free;
 static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct hlist_head *buckets;	/* 1 << bucket_bits of them */
 static unsigned int bucket_bits;
-static raw_spinlock_t bucket_locks[KPT_LOCKS];
-static struct kpt_filter __rcu *filter;
+static raw_spinlock_t bucket_locks[KPTRACE_LOCKS];
+static struct kptrace_filter __rcu *filter;
 static bool tracing;
 /* The hooks write to the binary stream (kptrace/ctf.c), not the queue. */
 static bool to_ctf;
 
 static DEFINE_SPINLOCK(readers_lock);
-static pid_t readers[KPT_MAX_READERS];
-static unsigned int reader_refs[KPT_MAX_READERS];
+static pid_t readers[KPTRACE_MAX_READERS];
+static unsigned int reader_refs[KPTRACE_MAX_READERS];
 static unsigned int nr_readers;		/* readers[] in use */
 
 static struct tracepoint *tp_sys_enter, *tp_sys_exit, *tp_process_exit;
@@ -229,62 +229,62 @@ static bool is_reader(pid_t tgid)
 
 	if (likely(!READ_ONCE(nr_readers)))
 		return false;
-	for (i = 0; i < KPT_MAX_READERS; i++)
+	for (i = 0; i < KPTRACE_MAX_READERS; i++)
 		if (READ_ONCE(readers[i]) == tgid)
 			return true;
 	return false;
 }
 
 /**
- * slabtrace_kptrace_reader - a process opened or closed a kptrace file
+ * kptrace_readers_update - a process opened or closed a kptrace file
  * @tgid: the process; the closing may happen in another process (the last
  *	  fput() of a shared file): the caller passes the tgid it opened with
  * @add: opened (true) or closed
  *
  * A process that reads kptrace is never traced: its own read() calls
- * would fill the queue it drains.  At most KPT_MAX_READERS processes
+ * would fill the queue it drains.  At most KPTRACE_MAX_READERS processes
  * have kptrace open at once; the next one's open fails rather than see
  * its own calls.
  *
- * Return: 0, or -EUSERS if @add and KPT_MAX_READERS other processes are
+ * Return: 0, or -EUSERS if @add and KPTRACE_MAX_READERS other processes are
  * readers already.
  */
-int slabtrace_kptrace_reader(pid_t tgid, bool add)
+int kptrace_readers_update(pid_t tgid, bool add)
 {
-	unsigned int i, free = KPT_MAX_READERS;
+	unsigned int i, free = KPTRACE_MAX_READERS;
 	int ret = 0;
 
 	spin_lock(&readers_lock);
-	for (i = 0; i < KPT_MAX_READERS; i++) {
+	for (i = 0; i < KPTRACE_MAX_READERS; i++) {
 		if (readers[i] == tgid)
 			break;
-		if (!readers[i] && free == KPT_MAX_READERS)
+		if (!readers[i] && free == KPTRACE_MAX_READERS)
 			free = i;
 	}
 	if (add) {
-		if (i == KPT_MAX_READERS && free < KPT_MAX_READERS) {
+		if (i == KPTRACE_MAX_READERS && free < KPTRACE_MAX_READERS) {
 			i = free;
 			WRITE_ONCE(readers[i], tgid);
 			WRITE_ONCE(nr_readers, nr_readers + 1);
 		}
-		if (i < KPT_MAX_READERS)
+		if (i < KPTRACE_MAX_READERS)
 			reader_refs[i]++;
 		else
 			ret = -EUSERS;
-	} else if (i < KPT_MAX_READERS && !--reader_refs[i]) {
+	} else if (i < KPTRACE_MAX_READERS && !--reader_refs[i]) {
 		WRITE_ONCE(readers[i], 0);
 		WRITE_ONCE(nr_readers, nr_readers - 1);
 	}
 	spin_unlock(&readers_lock);
 	if (ret)
 		pr_warn_ratelimited("kptrace: %u processes have it open already: no more readers\n",
-				    KPT_MAX_READERS);
+				    KPTRACE_MAX_READERS);
 	return ret;
 }
 
-static bool wanted(struct task_struct *task)
+static bool task_traced(struct task_struct *task)
 {
-	const struct kpt_filter *f = rcu_dereference_sched(filter);
+	const struct kptrace_filter *f = rcu_dereference_sched(filter);
 	unsigned int i;
 
 	if (!f || is_reader(task->tgid))
@@ -321,9 +321,9 @@ static bool copy_path(struct kptrace_call *t, unsigned long uaddr)
 }
 
 /* A free entry, zeroed, or NULL.  Any context. */
-static struct kpt_task *entry_get(void)
+static struct kptrace_task *entry_get(void)
 {
-	struct kpt_task *t;
+	struct kptrace_task *t;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&entries_lock, flags);
@@ -336,7 +336,7 @@ static struct kpt_task *entry_get(void)
 	return t;
 }
 
-static void entry_put(struct kpt_task *t)
+static void entry_put(struct kptrace_task *t)
 {
 	unsigned long flags;
 
@@ -383,8 +383,8 @@ static int table_alloc(void)
 				(u64)nr * sizeof(*buckets));
 	if (ret)
 		return ret;
-	entries = kvcalloc(kptrace_tasks, sizeof(*entries), KPT_GFP);
-	buckets = kvcalloc(nr, sizeof(*buckets), KPT_GFP);
+	entries = kvcalloc(kptrace_tasks, sizeof(*entries), KPTRACE_GFP);
+	buckets = kvcalloc(nr, sizeof(*buckets), KPTRACE_GFP);
 	if (!entries || !buckets) {
 		kvfree(entries);
 		kvfree(buckets);
@@ -427,54 +427,54 @@ static unsigned int bucket_of(const struct task_struct *task)
 }
 
 /* @task's entry, or NULL.  Called by the hooks (RCU readers). */
-static struct kpt_task *table_lookup(const struct task_struct *task)
+static struct kptrace_task *table_lookup(const struct task_struct *task)
 {
-	struct kpt_task *t;
+	struct kptrace_task *t;
 	unsigned int n = 0;
 
-	/* A bucket holds at most KPT_CHAIN_MAX entries (table_insert()). */
+	/* A bucket holds at most KPTRACE_CHAIN_MAX entries (table_insert()). */
 	hlist_for_each_entry_rcu(t, &buckets[bucket_of(task)], node) {
 		if (READ_ONCE(t->task) == task)
 			return t;
-		if (++n == KPT_CHAIN_MAX)
+		if (++n == KPTRACE_CHAIN_MAX)
 			break;
 	}
 	return NULL;
 }
 
 /* Put @t, its task set, in its bucket: false if the bucket is full. */
-static bool table_insert(struct kpt_task *t)
+static bool table_insert(struct kptrace_task *t)
 {
 	unsigned int b = bucket_of(t->task), n = 0;
-	raw_spinlock_t *lock = &bucket_locks[b % KPT_LOCKS];
-	struct kpt_task *pos;
+	raw_spinlock_t *lock = &bucket_locks[b % KPTRACE_LOCKS];
+	struct kptrace_task *pos;
 
 	raw_spin_lock(lock);
 	hlist_for_each_entry(pos, &buckets[b], node)
 		n++;
-	if (n < KPT_CHAIN_MAX)
+	if (n < KPTRACE_CHAIN_MAX)
 		hlist_add_head_rcu(&t->node, &buckets[b]);
 	raw_spin_unlock(lock);
-	return n < KPT_CHAIN_MAX;
+	return n < KPTRACE_CHAIN_MAX;
 }
 
-static void kpt_free_rcu(struct rcu_head *head)
+static void kptrace_task_free_rcu(struct rcu_head *head)
 {
-	entry_put(container_of(head, struct kpt_task, rcu));
+	entry_put(container_of(head, struct kptrace_task, rcu));
 }
 
 /* Take @t out of its bucket; it is free again after a grace period. */
-static void table_remove(struct kpt_task *t)
+static void table_remove(struct kptrace_task *t)
 {
 	unsigned int b = bucket_of(t->task);
-	raw_spinlock_t *lock = &bucket_locks[b % KPT_LOCKS];
+	raw_spinlock_t *lock = &bucket_locks[b % KPTRACE_LOCKS];
 
 	raw_spin_lock(lock);
 	hlist_del_rcu(&t->node);
 	raw_spin_unlock(lock);
 	/* Out of the buckets: no last_entry may match it. */
 	WRITE_ONCE(t->task, NULL);
-	call_rcu(&t->rcu, kpt_free_rcu);
+	call_rcu(&t->rcu, kptrace_task_free_rcu);
 }
 
 /*
@@ -486,9 +486,9 @@ static void table_remove(struct kpt_task *t)
  * taken out of its bucket but by @task's own exit: it stays valid after
  * the RCU read section ends.
  */
-static struct kpt_task *task_entry(struct task_struct *task, bool create)
+static struct kptrace_task *task_entry(struct task_struct *task, bool create)
 {
-	struct kpt_task *t = this_cpu_read(last_entry);
+	struct kptrace_task *t = this_cpu_read(last_entry);
 
 	if (likely(t && READ_ONCE(t->task) == task))
 		return t;
@@ -510,13 +510,13 @@ static struct kpt_task *task_entry(struct task_struct *task, bool create)
 	return t;
 }
 
-static void kpt_sys_enter(void *data, struct pt_regs *regs, long id)
+static void kptrace_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct kptrace_call *c;
-	struct kpt_task *t;
+	struct kptrace_task *t;
 	int arg;
 
-	if (!wanted(current))
+	if (!task_traced(current))
 		return;
 	t = task_entry(current, true);
 	if (!t) {
@@ -565,7 +565,7 @@ static void queue_rec(const struct kptrace_call *c, u64 end, long ret,
 }
 
 /* Write @t's call to the queue or the stream, and count it in the summary. */
-static void finish(struct kpt_task *t, long ret, u8 flags)
+static void finish(struct kptrace_task *t, long ret, u8 flags)
 {
 	const struct kptrace_call *c = &t->call;
 	u64 end = ktime_get_mono_fast_ns();
@@ -578,9 +578,9 @@ static void finish(struct kpt_task *t, long ret, u8 flags)
 	kptrace_summary_count(c->nr, c->flags | flags, ret, end - c->start_ns);
 }
 
-static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
+static void kptrace_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct kpt_task *t = task_entry(current, false);
+	struct kptrace_task *t = task_entry(current, false);
 
 	if (t && t->active) {
 		if (is_reader(current->tgid))
@@ -591,9 +591,9 @@ static void kpt_sys_exit(void *data, struct pt_regs *regs, long ret)
 }
 
 /* The task exits: a call still in flight will not return. */
-static void kpt_process_exit(void *data, struct task_struct *p)
+static void kptrace_process_exit(void *data, struct task_struct *p)
 {
-	struct kpt_task *t = task_entry(p, false);
+	struct kptrace_task *t = task_entry(p, false);
 
 	if (t) {
 		if (t->active)
@@ -613,12 +613,12 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 }
 
 /* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
-static void kpt_detach(void)
+static void kptrace_detach(void)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	tracepoint_probe_unregister(tp_sys_enter, (void *)kpt_sys_enter, NULL);
-	tracepoint_probe_unregister(tp_sys_exit, (void *)kpt_sys_exit, NULL);
-	tracepoint_probe_unregister(tp_process_exit, (void *)kpt_process_exit,
+	tracepoint_probe_unregister(tp_sys_enter, (void *)kptrace_sys_enter, NULL);
+	tracepoint_probe_unregister(tp_sys_exit, (void *)kptrace_sys_exit, NULL);
+	tracepoint_probe_unregister(tp_process_exit, (void *)kptrace_process_exit,
 				    NULL);
 	tracepoint_synchronize_unregister();
 	table_free();
@@ -627,7 +627,7 @@ static void kpt_detach(void)
 	WRITE_ONCE(tracing, false);
 }
 
-static int kpt_attach(void)
+static int kptrace_attach(void)
 {
 	int ret;
 
@@ -650,17 +650,17 @@ static int kpt_attach(void)
 	WRITE_ONCE(tracing, true);
 	/* Exit before enter, so that no call starts whose end goes unseen. */
 	ret = tracepoint_probe_register(tp_process_exit,
-					(void *)kpt_process_exit, NULL);
+					(void *)kptrace_process_exit, NULL);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_sys_exit,
-						(void *)kpt_sys_exit, NULL);
+						(void *)kptrace_sys_exit, NULL);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_sys_enter,
-						(void *)kpt_sys_enter, NULL);
+						(void *)kptrace_sys_enter, NULL);
 	if (ret) {
 		pr_warn_ratelimited("syscall: cannot attach to the syscall tracepoints (%d)\n",
 				    ret);
-		kpt_detach();
+		kptrace_detach();
 	}
 	return ret;
 
@@ -670,9 +670,9 @@ err_output:
 	return ret;
 }
 
-static int set_filter(struct kpt_filter *f)
+static int set_filter(struct kptrace_filter *f)
 {
-	struct kpt_filter *old;
+	struct kptrace_filter *old;
 	int ret = 0;
 
 	lockdep_assert_held(&slabtrace_mutex);
@@ -680,7 +680,7 @@ static int set_filter(struct kpt_filter *f)
 	if (old)
 		kfree_rcu(old, rcu);
 	else
-		ret = kpt_attach();
+		ret = kptrace_attach();
 	if (ret) {
 		RCU_INIT_POINTER(filter, NULL);
 		synchronize_rcu();
@@ -701,10 +701,10 @@ static int parse_pid(const char *arg, pid_t *pid)
 	return kstrtoint(arg, 10, pid);
 }
 
-static int kpt_start(int argc, char **argv)
+static int kptrace_start(int argc, char **argv)
 {
 	bool ctf = argc > 1 && !strcmp(argv[1], "ctf");
-	struct kpt_filter *f;
+	struct kptrace_filter *f;
 	unsigned int i;
 	int ret = -EINVAL;
 
@@ -760,9 +760,9 @@ bad:
 	return ret;
 }
 
-static int kpt_stop(void)
+static int kptrace_stop(void)
 {
-	struct kpt_filter *old;
+	struct kptrace_filter *old;
 
 	/*
 	 * Close the stream's open packets, even when stopped: one opened
@@ -774,7 +774,7 @@ static int kpt_stop(void)
 		pr_info_ratelimited("syscall: stop: not tracing\n");
 		return 0;
 	}
-	kpt_detach();
+	kptrace_detach();
 	kptrace_ctf_flush();
 	old = rcu_replace_pointer(filter, NULL,
 				  lockdep_is_held(&slabtrace_mutex));
@@ -822,7 +822,7 @@ static int set_size(const char *arg)
  *
  * Called with slabtrace_mutex held.
  */
-int slabtrace_kptrace_command(int argc, char **argv)
+int kptrace_command(int argc, char **argv)
 {
 	enum { K_START, K_STOP, K_CLEAR, K_SIZE, K_ERR };
 	static const match_table_t verbs = {
@@ -851,9 +851,9 @@ int slabtrace_kptrace_command(int argc, char **argv)
 	}
 	switch (verb) {
 	case K_START:
-		return kpt_start(argc, argv);
+		return kptrace_start(argc, argv);
 	case K_STOP:
-		return kpt_stop();
+		return kptrace_stop();
 	case K_SIZE:
 		return set_size(argv[1]);
 	default:
@@ -870,12 +870,12 @@ int slabtrace_kptrace_command(int argc, char **argv)
 }
 
 /* Bytes per CPU of the queue, and of the next binary stream. */
-unsigned long slabtrace_kptrace_size(void)
+unsigned long kptrace_buffer_size(void)
 {
 	return READ_ONCE(kptrace_size);
 }
 
-bool slabtrace_kptrace_tracing(void)
+bool kptrace_tracing(void)
 {
 	return READ_ONCE(tracing);
 }
@@ -893,7 +893,7 @@ bool kptrace_ctf_tracing(void)
  */
 void kptrace_ctf_show_enable(struct seq_file *m)
 {
-	const struct kpt_filter *f;
+	const struct kptrace_filter *f;
 	unsigned int i;
 
 	f = rcu_dereference_protected(filter, lockdep_is_held(&slabtrace_mutex));
@@ -917,11 +917,11 @@ void kptrace_ctf_show_enable(struct seq_file *m)
  * kptrace's line of the status file: tracing or off, and the memory a
  * stopped trace's queue holds until its records are read.
  */
-void slabtrace_kptrace_show_state(struct seq_file *m)
+void kptrace_show_state(struct seq_file *m)
 {
 	unsigned long records, bytes = kptrace_queue_held(&records);
 
-	seq_printf(m, "kptrace: %s", slabtrace_kptrace_tracing() ?
+	seq_printf(m, "kptrace: %s", kptrace_tracing() ?
 		   "tracing system calls" : "off");
 	if (bytes)
 		seq_printf(m, ", its queue holds %lu KiB for %lu unread records (freed once read, or at syscall clear)",
@@ -929,12 +929,12 @@ void slabtrace_kptrace_show_state(struct seq_file *m)
 	seq_putc(m, '\n');
 }
 
-int slabtrace_kptrace_init(void)
+int kptrace_init(void)
 {
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < KPT_LOCKS; i++)
+	for (i = 0; i < KPTRACE_LOCKS; i++)
 		raw_spin_lock_init(&bucket_locks[i]);
 	ret = kptrace_summary_init();
 	if (ret)
@@ -951,22 +951,22 @@ int slabtrace_kptrace_init(void)
 }
 
 /* At module exit: stop writing to the binary stream; its files go, then its buffers. */
-void slabtrace_kptrace_exit_ctf(void)
+void kptrace_exit_ctf(void)
 {
 	mutex_lock(&slabtrace_mutex);
 	if (tracing && to_ctf)
-		kpt_stop();
+		kptrace_stop();
 	mutex_unlock(&slabtrace_mutex);
 	kptrace_ctf_exit();
 }
 
 /* At module exit, after slabtrace's files are gone: no command can come. */
-void slabtrace_kptrace_exit(void)
+void kptrace_exit(void)
 {
-	slabtrace_kptrace_exit_ctf();
+	kptrace_exit_ctf();
 	mutex_lock(&slabtrace_mutex);
 	if (tracing)
-		kpt_stop();
+		kptrace_stop();
 	mutex_unlock(&slabtrace_mutex);
 	kptrace_files_exit();
 	/* The stop freed the entries; the queue may hold unread records. */

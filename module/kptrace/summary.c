@@ -26,7 +26,7 @@
 
 #include <slabtrace/kptrace.h>
 
-struct kpt_stat {
+struct kptrace_stat {
 	u64 calls;
 	u64 errors;
 	u64 total_ns;
@@ -34,8 +34,8 @@ struct kpt_stat {
 	u64 max_ns;
 };
 
-static struct kpt_stat __percpu *stats_native;
-static struct kpt_stat __percpu *stats_compat;
+static struct kptrace_stat __percpu *stats_native;
+static struct kptrace_stat __percpu *stats_compat;
 /* slabtrace_syscall_max(false) and (true), for the hooks. */
 static int max_native, max_compat;
 
@@ -43,12 +43,12 @@ int kptrace_summary_init(void)
 {
 	max_native = slabtrace_syscall_max(false);
 	max_compat = slabtrace_syscall_max(true);
-	stats_native = __alloc_percpu(sizeof(struct kpt_stat) *
+	stats_native = __alloc_percpu(sizeof(struct kptrace_stat) *
 				      slabtrace_syscall_max(false),
-				      __alignof__(struct kpt_stat));
-	stats_compat = __alloc_percpu(sizeof(struct kpt_stat) *
+				      __alignof__(struct kptrace_stat));
+	stats_compat = __alloc_percpu(sizeof(struct kptrace_stat) *
 				      slabtrace_syscall_max(true),
-				      __alignof__(struct kpt_stat));
+				      __alignof__(struct kptrace_stat));
 	if (!stats_native || !stats_compat) {
 		kptrace_summary_exit();
 		return -ENOMEM;
@@ -76,7 +76,7 @@ void kptrace_summary_exit(void)
 void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 {
 	bool compat = flags & KPTRACE_COMPAT;
-	struct kpt_stat *s;
+	struct kptrace_stat *s;
 
 	if (nr < 0 || nr >= (compat ? max_compat : max_native))
 		return;
@@ -97,22 +97,22 @@ void kptrace_summary_reset(void)
 
 	for_each_possible_cpu(cpu) {
 		memset(per_cpu_ptr(stats_native, cpu), 0,
-		       sizeof(struct kpt_stat) * slabtrace_syscall_max(false));
+		       sizeof(struct kptrace_stat) * slabtrace_syscall_max(false));
 		memset(per_cpu_ptr(stats_compat, cpu), 0,
-		       sizeof(struct kpt_stat) * slabtrace_syscall_max(true));
+		       sizeof(struct kptrace_stat) * slabtrace_syscall_max(true));
 	}
 }
 
-struct kpt_row {
-	struct kpt_stat s;
+struct kptrace_row {
+	struct kptrace_stat s;
 	int nr;
 	bool compat;
 };
 
 /* The sum over CPUs of system call @nr's counters, in @row. */
-static void sum(struct kpt_row *row, struct kpt_stat __percpu *stats)
+static void sum(struct kptrace_row *row, struct kptrace_stat __percpu *stats)
 {
-	const struct kpt_stat *c;
+	const struct kptrace_stat *c;
 	int cpu;
 
 	memset(&row->s, 0, sizeof(row->s));
@@ -132,7 +132,7 @@ static void sum(struct kpt_row *row, struct kpt_stat __percpu *stats)
 /* Most total time first; the name breaks ties, so the order is stable. */
 static int cmp_rows(const void *a, const void *b)
 {
-	const struct kpt_row *x = a, *y = b;
+	const struct kptrace_row *x = a, *y = b;
 
 	if (x->s.total_ns != y->s.total_ns)
 		return x->s.total_ns > y->s.total_ns ? -1 : 1;
@@ -150,7 +150,7 @@ static void show_us(struct seq_file *m, u64 ns)
 }
 
 static void show_row(struct seq_file *m, const char *name, const char *prefix,
-		     const struct kpt_stat *s)
+		     const struct kptrace_stat *s)
 {
 	char label[40];
 
@@ -169,8 +169,8 @@ static void show_row(struct seq_file *m, const char *name, const char *prefix,
 int kptrace_summary_show(struct seq_file *m)
 {
 	int nn = slabtrace_syscall_max(false), nc = slabtrace_syscall_max(true);
-	struct kpt_stat all = { };
-	struct kpt_row *rows;
+	struct kptrace_stat all = { };
+	struct kptrace_row *rows;
 	int i, n = 0;
 
 	rows = kvcalloc(nn + nc, sizeof(*rows), GFP_KERNEL);

@@ -21,10 +21,10 @@
 #include <slabtrace/slabtrace.h>
 
 /* The group of @rec's (stack, system call) in the chain @first, or NULL. */
-static struct slabtrace_group *group_find(struct slabtrace_group *first,
-					  const struct slabtrace_record *rec)
+static struct slab_trace_group *group_find(struct slab_trace_group *first,
+					   const struct slab_trace_record *rec)
 {
-	struct slabtrace_group *g;
+	struct slab_trace_group *g;
 
 	for (g = first; g; g = g->next)
 		if (g->syscall == rec->syscall)
@@ -32,15 +32,15 @@ static struct slabtrace_group *group_find(struct slabtrace_group *first,
 	return NULL;
 }
 
-static void add_who(struct slabtrace_group *g,
-		    const struct slabtrace_record *rec)
+static void add_who(struct slab_trace_group *g,
+		    const struct slab_trace_record *rec)
 {
 	unsigned int i;
 
 	for (i = 0; i < g->nwho; i++)
 		if (g->who[i].pid == rec->pid && g->who[i].ctx == rec->ctx)
 			return;
-	if (g->nwho == SLABTRACE_GROUP_WHO) {
+	if (g->nwho == SLAB_TRACE_GROUP_WHO) {
 		g->more_who++;	/* an estimate: repeats are not told apart */
 		return;
 	}
@@ -49,7 +49,7 @@ static void add_who(struct slabtrace_group *g,
 	g->nwho++;
 }
 
-static void add(struct slabtrace_group *g, const struct slabtrace_record *rec,
+static void add(struct slab_trace_group *g, const struct slab_trace_record *rec,
 		u32 age, unsigned int object_size)
 {
 	if (!g->count || age < g->age_min)
@@ -69,8 +69,8 @@ static void add(struct slabtrace_group *g, const struct slabtrace_record *rec,
  */
 static int cmp_groups(const void *a, const void *b)
 {
-	const struct slabtrace_group *x = *(const struct slabtrace_group **)a;
-	const struct slabtrace_group *y = *(const struct slabtrace_group **)b;
+	const struct slab_trace_group *x = *(const struct slab_trace_group **)a;
+	const struct slab_trace_group *y = *(const struct slab_trace_group **)b;
 
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
@@ -84,21 +84,21 @@ static int cmp_groups(const void *a, const void *b)
 }
 
 /**
- * slabtrace_aggregate - group a snapshot's records
+ * slab_trace_aggregate - group a snapshot's records
  * @snap: the snapshot, filled but not published
  *
  * Return: 0, or -ENOMEM (no group is left behind).
  */
-int slabtrace_aggregate(struct slabtrace_snapshot *snap)
+int slab_trace_aggregate(struct slab_trace_snapshot *snap)
 {
-	struct slabtrace_group *g, *first;
-	struct slabtrace_record *rec;
+	struct slab_trace_group *g, *first;
+	struct slab_trace_record *rec;
 	unsigned long i, key;
 	struct xarray xa;
 	int ret = 0;
 
 	xa_init(&xa);
-	for (i = 0; (rec = slabtrace_snapshot_entry(snap, i)); i++) {
+	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++) {
 		first = xa_load(&xa, rec->stack);
 		g = group_find(first, rec);
 		if (!g) {
@@ -118,7 +118,7 @@ int slabtrace_aggregate(struct slabtrace_snapshot *snap)
 			}
 			snap->nr_groups++;
 		}
-		add(g, rec, slabtrace_snapshot_age(snap, rec), snap->object_size);
+		add(g, rec, slab_trace_snapshot_age(snap, rec), snap->object_size);
 		if (!(i % 4096)) {
 			cond_resched();
 			if (fatal_signal_pending(current)) {
@@ -160,7 +160,7 @@ int slabtrace_aggregate(struct slabtrace_snapshot *snap)
 	return 0;
 }
 
-void slabtrace_groups_free(struct slabtrace_snapshot *snap)
+void slab_trace_groups_free(struct slab_trace_snapshot *snap)
 {
 	unsigned long i;
 

@@ -12,7 +12,7 @@
  *
  * Any user can make new names (prctl(PR_SET_NAME)), so entries are
  * reclaimed.  When a probe finds no free entry, the name shows as "?"
- * (with its pid), is counted (SLABTRACE_DROP_CTX), and a sweep is kicked
+ * (with its pid), is counted (SLAB_TRACE_DROP_CTX), and a sweep is kicked
  * (irq_work, then a work item, at most one a second): it marks the ids
  * that records and snapshots use, takes the others out of the hash,
  * waits for the probes that may have found one (synchronize_rcu()),
@@ -40,7 +40,7 @@
  *   is complete before it is published (hash_add_rcu()); it is reused
  *   only after a grace period and only when no record or snapshot holds
  *   its id.
- * - The sweep takes slabtrace_mutex, then slabtrace_print_sem for writing
+ * - The sweep takes slabtrace_mutex, then slab_trace_print_sem for writing
  *   (no print is copying records), then the snapshots' list lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -80,15 +80,15 @@ enum {
 	CTX_ID_FIRST,		/* the first interned one */
 };
 
-static struct slabtrace_ctx ctx_fixed[CTX_ID_FIRST] = {
-	[CTX_ID_UNKNOWN] = { .kind = SLABTRACE_CTX_TASK, .comm = "?" },
-	[CTX_ID_SOFTIRQ] = { .kind = SLABTRACE_CTX_SOFTIRQ },
-	[CTX_ID_HARDIRQ] = { .kind = SLABTRACE_CTX_HARDIRQ },
+static struct slab_trace_ctx ctx_fixed[CTX_ID_FIRST] = {
+	[CTX_ID_UNKNOWN] = { .kind = SLAB_TRACE_CTX_TASK, .comm = "?" },
+	[CTX_ID_SOFTIRQ] = { .kind = SLAB_TRACE_CTX_SOFTIRQ },
+	[CTX_ID_HARDIRQ] = { .kind = SLAB_TRACE_CTX_HARDIRQ },
 };
 
 static DEFINE_HASHTABLE(ctx_hash, 8);
 static DEFINE_RAW_SPINLOCK(ctx_lock);
-static struct slabtrace_ctx *ctx_chunks[CTX_CHUNKS];
+static struct slab_trace_ctx *ctx_chunks[CTX_CHUNKS];
 static unsigned long *ctx_free;		/* CTX_MAX bits: 1 = a free entry */
 static unsigned int ctx_capacity;	/* ids below it have entries */
 static unsigned int ctx_used;		/* interned, the fixed ones too */
@@ -105,18 +105,18 @@ static u32 ctx_key(u8 kind, const char *comm)
 }
 
 /* The entry of a given-out id; fixed ones are not in the chunks. */
-static struct slabtrace_ctx *ctx_entry(unsigned int id)
+static struct slab_trace_ctx *ctx_entry(unsigned int id)
 {
-	struct slabtrace_ctx *chunk;
+	struct slab_trace_ctx *chunk;
 
 	/* Pairs with the release in ctx_grow(). */
 	chunk = smp_load_acquire(&ctx_chunks[id / CTX_CHUNK]);
 	return chunk ? &chunk[id % CTX_CHUNK] : NULL;
 }
 
-static struct slabtrace_ctx *ctx_find(u32 key, u8 kind, const char *comm)
+static struct slab_trace_ctx *ctx_find(u32 key, u8 kind, const char *comm)
 {
-	struct slabtrace_ctx *c;
+	struct slab_trace_ctx *c;
 
 	hash_for_each_possible_rcu(ctx_hash, c, node, key)
 		if (c->kind == kind && !memcmp(c->comm, comm, TASK_COMM_LEN))
@@ -130,7 +130,7 @@ static struct irq_work ctx_sweep_kick = IRQ_WORK_INIT(ctx_sweep_kick_fn);
 /* The id of (@kind, @comm), or CTX_ID_UNKNOWN if the table is full. */
 static u16 ctx_intern(u8 kind, const char *comm)
 {
-	struct slabtrace_ctx *c, *found;
+	struct slab_trace_ctx *c, *found;
 	u32 key = ctx_key(kind, comm);
 	unsigned long flags;
 	unsigned int id;
@@ -177,20 +177,20 @@ static s16 current_syscall(void)
 	if (!user_mode(regs))
 		return -1;
 	nr = syscall_get_nr(current, regs);
-	if (nr < 0 || nr >= SLABTRACE_SYSCALL_COMPAT)
+	if (nr < 0 || nr >= SLAB_TRACE_SYSCALL_COMPAT)
 		return -1;
-	return in_compat_syscall() ? nr | SLABTRACE_SYSCALL_COMPAT : nr;
+	return in_compat_syscall() ? nr | SLAB_TRACE_SYSCALL_COMPAT : nr;
 }
 
 /**
- * slabtrace_ctx_fill - record where an allocation happens
+ * slab_trace_ctx_fill - record where an allocation happens
  * @rec: the record being filled in
  *
  * Called from the probes: any context but NMI, preemption disabled.
  *
  * Return: false if the context could not be interned (shown as "?").
  */
-bool slabtrace_ctx_fill(struct slabtrace_record *rec)
+bool slab_trace_ctx_fill(struct slab_trace_record *rec)
 {
 	char comm[TASK_COMM_LEN];
 	u8 kind;
@@ -207,11 +207,11 @@ bool slabtrace_ctx_fill(struct slabtrace_record *rec)
 		return true;
 	}
 	if (current->flags & PF_KTHREAD)
-		kind = SLABTRACE_CTX_KTHREAD;
+		kind = SLAB_TRACE_CTX_KTHREAD;
 	else if (current->flags & SLABTRACE_PF_WORKER)
-		kind = SLABTRACE_CTX_WORKER;
+		kind = SLAB_TRACE_CTX_WORKER;
 	else
-		kind = SLABTRACE_CTX_TASK;
+		kind = SLAB_TRACE_CTX_TASK;
 	/*
 	 * Unlocked, like printk's %s of current->comm: a concurrent rename may
 	 * tear it, never overrun it.  Padded, since the whole array is the key.
@@ -224,41 +224,41 @@ bool slabtrace_ctx_fill(struct slabtrace_record *rec)
 }
 
 /* Contexts interned, how many fit now, and at most (for the stats). */
-unsigned int slabtrace_ctx_count(void)
+unsigned int slab_trace_ctx_count(void)
 {
 	return READ_ONCE(ctx_used) - CTX_ID_FIRST;
 }
 
-unsigned int slabtrace_ctx_capacity(void)
+unsigned int slab_trace_ctx_capacity(void)
 {
 	return READ_ONCE(ctx_capacity) - CTX_ID_FIRST;
 }
 
-unsigned int slabtrace_ctx_max(void)
+unsigned int slab_trace_ctx_max(void)
 {
 	return CTX_MAX - CTX_ID_FIRST;
 }
 
 /* Entries reclaimed, and sweeps made, since load. */
-long slabtrace_ctx_reclaimed(void)
+long slab_trace_ctx_reclaimed(void)
 {
 	return atomic_long_read(&ctx_reclaimed);
 }
 
-long slabtrace_ctx_sweeps(void)
+long slab_trace_ctx_sweeps(void)
 {
 	return atomic_long_read(&ctx_sweeps);
 }
 
 /**
- * slabtrace_ctx_get - the context a record's id stands for
- * @id: slabtrace_record.ctx
+ * slab_trace_ctx_get - the context a record's id stands for
+ * @id: slab_trace_record.ctx
  *
  * Return: the context; the "?" one for an id that was never given out.
  */
-const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
+const struct slab_trace_ctx *slab_trace_ctx_get(u16 id)
 {
-	const struct slabtrace_ctx *c;
+	const struct slab_trace_ctx *c;
 
 	if (id < CTX_ID_FIRST)
 		return &ctx_fixed[id];
@@ -267,7 +267,7 @@ const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
 }
 
 /**
- * slabtrace_ctx_show - print the context of a record
+ * slab_trace_ctx_show - print the context of a record
  * @m: where
  * @rec: the record
  *
@@ -276,23 +276,23 @@ const struct slabtrace_ctx *slabtrace_ctx_get(u16 id)
  * own), "softirq", "hardirq";
  * the name escaped (SLABTRACE_ESCAPE): "PID 9 X\nObj" is one line.
  */
-void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
+void slab_trace_ctx_show(struct seq_file *m, const struct slab_trace_record *rec)
 {
-	const struct slabtrace_ctx *c = slabtrace_ctx_get(rec->ctx);
+	const struct slab_trace_ctx *c = slab_trace_ctx_get(rec->ctx);
 
 	switch (c->kind) {
-	case SLABTRACE_CTX_HARDIRQ:
+	case SLAB_TRACE_CTX_HARDIRQ:
 		seq_puts(m, "hardirq");
 		break;
-	case SLABTRACE_CTX_SOFTIRQ:
+	case SLAB_TRACE_CTX_SOFTIRQ:
 		seq_puts(m, "softirq");
 		break;
-	case SLABTRACE_CTX_WORKER:
+	case SLAB_TRACE_CTX_WORKER:
 		seq_puts(m, "worker ");
 		slabtrace_seq_name(m, c->comm, sizeof(c->comm));
 		seq_printf(m, " (PID %d)", rec->pid);
 		break;
-	case SLABTRACE_CTX_KTHREAD:
+	case SLAB_TRACE_CTX_KTHREAD:
 		seq_puts(m, "kthread ");
 		slabtrace_seq_name(m, c->comm, sizeof(c->comm));
 		seq_printf(m, " (PID %d)", rec->pid);
@@ -305,17 +305,17 @@ void slabtrace_ctx_show(struct seq_file *m, const struct slabtrace_record *rec)
 }
 
 /**
- * slabtrace_syscall_show - print the system call a record was made in
+ * slab_trace_syscall_show - print the system call a record was made in
  * @m: where
  * @rec: the record
  *
  * " in syscall openat", or nothing outside system calls.
  */
-void slabtrace_syscall_show(struct seq_file *m,
-			    const struct slabtrace_record *rec)
+void slab_trace_syscall_show(struct seq_file *m,
+			     const struct slab_trace_record *rec)
 {
-	bool compat = rec->syscall & SLABTRACE_SYSCALL_COMPAT;
-	int nr = rec->syscall & ~SLABTRACE_SYSCALL_COMPAT;
+	bool compat = rec->syscall & SLAB_TRACE_SYSCALL_COMPAT;
+	int nr = rec->syscall & ~SLAB_TRACE_SYSCALL_COMPAT;
 	const char *name;
 
 	if (rec->syscall < 0)
@@ -330,7 +330,7 @@ void slabtrace_syscall_show(struct seq_file *m,
 /* Add a chunk of entries.  Called from the sweep or at init. */
 static int ctx_grow(void)
 {
-	struct slabtrace_ctx *chunk;
+	struct slab_trace_ctx *chunk;
 	unsigned long flags;
 	unsigned int n = READ_ONCE(ctx_capacity) / CTX_CHUNK;
 
@@ -351,7 +351,7 @@ static int ctx_grow(void)
 	return 0;
 }
 
-static int mark_record(const struct slabtrace_record *rec, void *used)
+static int mark_record(const struct slab_trace_record *rec, void *used)
 {
 	__set_bit(rec->ctx, used);
 	return 0;
@@ -359,17 +359,17 @@ static int mark_record(const struct slabtrace_record *rec, void *used)
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see the sweep's walk of the records fail. */
-bool slabtrace_fail_table_walk;
+bool slab_trace_fail_table_walk;
 #endif
 
 /* Mark the ids the records use in @used: 0, or the walk's error. */
 static int mark_records(unsigned long *used)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slabtrace_fail_table_walk))
+	if (READ_ONCE(slab_trace_fail_table_walk))
 		return -ENOMEM;
 #endif
-	return slabtrace_table_for_each(&slabtrace_records, mark_record, used);
+	return slab_trace_table_for_each(&slab_trace_records, mark_record, used);
 }
 
 /*
@@ -385,7 +385,7 @@ static void unhash_unused(const unsigned long *used, unsigned long *cand,
 
 	for (; from < to; from = end) {
 		end = min(from + SWEEP_BATCH, to);
-		t0 = slabtrace_hold_start();
+		t0 = slab_trace_hold_start();
 		raw_spin_lock_irqsave(&ctx_lock, flags);
 		for (id = from; id < end; id++) {
 			if (test_bit(id, ctx_free) || test_bit(id, used))
@@ -394,7 +394,7 @@ static void unhash_unused(const unsigned long *used, unsigned long *cand,
 			__set_bit(id, cand);
 		}
 		raw_spin_unlock_irqrestore(&ctx_lock, flags);
-		slabtrace_hold_end(SLABTRACE_HOLD_CTX, t0, end - from);
+		slab_trace_hold_end(SLAB_TRACE_HOLD_CTX, t0, end - from);
 		cond_resched();
 	}
 }
@@ -408,7 +408,7 @@ static void unhash_unused(const unsigned long *used, unsigned long *cand,
 static long settle(const unsigned long *used, const unsigned long *cand,
 		   unsigned int to, bool keep_all)
 {
-	struct slabtrace_ctx *c;
+	struct slab_trace_ctx *c;
 	unsigned long flags;
 	unsigned int id, end, from;
 	long freed = 0;
@@ -417,7 +417,7 @@ static long settle(const unsigned long *used, const unsigned long *cand,
 	for (from = 0; from < to; from = end) {
 		end = min(from + SWEEP_BATCH, to);
 		id = from;
-		t0 = slabtrace_hold_start();
+		t0 = slab_trace_hold_start();
 		raw_spin_lock_irqsave(&ctx_lock, flags);
 		for_each_set_bit_from(id, cand, end) {
 			c = ctx_entry(id);
@@ -431,22 +431,22 @@ static long settle(const unsigned long *used, const unsigned long *cand,
 			freed++;
 		}
 		raw_spin_unlock_irqrestore(&ctx_lock, flags);
-		slabtrace_hold_end(SLABTRACE_HOLD_CTX, t0, end - from);
+		slab_trace_hold_end(SLAB_TRACE_HOLD_CTX, t0, end - from);
 		cond_resched();
 	}
 	return freed;
 }
 
-static void mark_snapshot(struct slabtrace_snapshot *snap, void *used)
+static void mark_snapshot(struct slab_trace_snapshot *snap, void *used)
 {
 	unsigned long i;
 
 	for (i = 0; i < snap->nr; i++)
-		__set_bit(slabtrace_snapshot_entry(snap, i)->ctx, used);
+		__set_bit(slab_trace_snapshot_entry(snap, i)->ctx, used);
 }
 
 /**
- * slabtrace_ctx_sweep - free the entries no record or snapshot uses
+ * slab_trace_ctx_sweep - free the entries no record or snapshot uses
  *
  * Grows the table when less than a quarter of it is free after.  A walk of
  * the records that fails frees nothing.  May sleep; the work item calls
@@ -455,7 +455,7 @@ static void mark_snapshot(struct slabtrace_snapshot *snap, void *used)
  * Return: the number of entries freed, or -ENOMEM, or the error of the
  * walk (then nothing was freed).
  */
-long slabtrace_ctx_sweep(void)
+long slab_trace_ctx_sweep(void)
 {
 	unsigned long *used, *cand;
 	unsigned int capacity;
@@ -470,11 +470,11 @@ long slabtrace_ctx_sweep(void)
 		return -ENOMEM;
 	}
 	mutex_lock(&slabtrace_mutex);
-	down_write(&slabtrace_print_sem);
+	down_write(&slab_trace_print_sem);
 	ret = mark_records(used);
 	if (ret)
 		goto out;
-	slabtrace_snapshots_alive(mark_snapshot, used);
+	slab_trace_snapshots_alive(mark_snapshot, used);
 
 	/* Out of the hash: no probe finds them any more ... */
 	capacity = READ_ONCE(ctx_capacity);
@@ -486,7 +486,7 @@ long slabtrace_ctx_sweep(void)
 	/* Without the records' ids, none is known to be unused. */
 	freed = settle(used, cand, capacity, ret != 0);
 out:
-	up_write(&slabtrace_print_sem);
+	up_write(&slab_trace_print_sem);
 	mutex_unlock(&slabtrace_mutex);
 	bitmap_free(used);
 	bitmap_free(cand);
@@ -508,7 +508,7 @@ out:
 
 static void ctx_sweep_fn(struct work_struct *work)
 {
-	slabtrace_ctx_sweep();
+	slab_trace_ctx_sweep();
 }
 
 static DECLARE_DELAYED_WORK(ctx_sweep_work, ctx_sweep_fn);
@@ -523,7 +523,7 @@ static void ctx_sweep_kick_fn(struct irq_work *work)
 }
 
 /* The first chunk of entries; the probes never allocate. */
-int slabtrace_ctx_init(void)
+int slab_trace_ctx_init(void)
 {
 	int ret;
 
@@ -541,7 +541,7 @@ int slabtrace_ctx_init(void)
 }
 
 /* Called after the probes are unregistered and synchronised. */
-void slabtrace_ctx_exit(void)
+void slab_trace_ctx_exit(void)
 {
 	unsigned int i;
 

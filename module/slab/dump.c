@@ -22,7 +22,7 @@
  *
  * Formatted at read time, so %pK follows the reader's kptr_restrict rights.
  * The snapshot a reader shows is picked when it reads from offset 0: the
- * newest one (slabtrace_snapshot_seq()).
+ * newest one (slab_trace_snapshot_seq()).
  *
  * Naming a frame (kallsyms, modsyms.c) is most of the cost of a dump, and a
  * million records share a few stacks: each open file keeps the text of
@@ -33,7 +33,7 @@
  * for the reader: each read() formats a canary address with %pK, and the
  * cache is emptied when that comes out different (another reader of the
  * same file, kptr_restrict changed).  It is also emptied when a module
- * came or went (slabtrace_modsyms_gen()): the names kept for frames of
+ * came or went (slab_trace_modsyms_gen()): the names kept for frames of
  * code that went are what it must show then.
  *
  * No locks of its own: a snapshot is immutable, and the reference the
@@ -53,21 +53,21 @@
 #define TEXTS_BYTES	(256 * 1024)		/* their text, at most */
 #define TEXTS_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 
-/* The text slabtrace_stack_show() gave for a stack. */
+/* The text slab_trace_stack_show() gave for a stack. */
 struct stack_text {
 	depot_stack_handle_t handle;
 	unsigned int len;
 	char *text;
 };
 
-struct slabtrace_stack_texts {
+struct slab_trace_stack_texts {
 	char canary[32];		/* "%pK" of the cache, when filled */
-	unsigned long gen;		/* slabtrace_modsyms_gen(), likewise */
+	unsigned long gen;		/* slab_trace_modsyms_gen(), likewise */
 	size_t bytes;			/* of text held */
 	struct stack_text slot[TEXTS_SLOTS];
 };
 
-static void texts_empty(struct slabtrace_stack_texts *tx)
+static void texts_empty(struct slab_trace_stack_texts *tx)
 {
 	unsigned int i;
 
@@ -79,7 +79,7 @@ static void texts_empty(struct slabtrace_stack_texts *tx)
 	tx->bytes = 0;
 }
 
-void slabtrace_stack_texts_free(struct slabtrace_stack_texts *tx)
+void slab_trace_stack_texts_free(struct slab_trace_stack_texts *tx)
 {
 	if (tx)
 		texts_empty(tx);
@@ -90,9 +90,9 @@ void slabtrace_stack_texts_free(struct slabtrace_stack_texts *tx)
  * At each read(): the reader's cache, emptied if what it holds is not what
  * this reader would see now.  NULL without memory: no cache.
  */
-static struct slabtrace_stack_texts *texts_check(struct slabtrace_reader *r)
+static struct slab_trace_stack_texts *texts_check(struct slab_trace_reader *r)
 {
-	struct slabtrace_stack_texts *tx = r->texts;
+	struct slab_trace_stack_texts *tx = r->texts;
 	char canary[sizeof(tx->canary)];
 
 	if (!tx) {
@@ -109,21 +109,21 @@ static struct slabtrace_stack_texts *texts_check(struct slabtrace_reader *r)
 	return tx;
 }
 
-/* A stack's backtrace, as slabtrace_stack_show() prints it, cached. */
+/* A stack's backtrace, as slab_trace_stack_show() prints it, cached. */
 static void show_stack(struct seq_file *m, depot_stack_handle_t handle)
 {
-	struct slabtrace_reader *r = m->private;
-	struct slabtrace_stack_texts *tx = r->texts;
+	struct slab_trace_reader *r = m->private;
+	struct slab_trace_stack_texts *tx = r->texts;
 	size_t start = m->count, len;
 	unsigned long gen;
 	struct stack_text *s;
 	char *text;
 
 	if (!tx || !handle) {
-		slabtrace_stack_show(m, handle);
+		slab_trace_stack_show(m, handle);
 		return;
 	}
-	gen = slabtrace_modsyms_gen();
+	gen = slab_trace_modsyms_gen();
 	if (tx->gen != gen) {
 		texts_empty(tx);
 		tx->gen = gen;
@@ -133,7 +133,7 @@ static void show_stack(struct seq_file *m, depot_stack_handle_t handle)
 		seq_write(m, s->text, s->len);
 		return;
 	}
-	slabtrace_stack_show(m, handle);
+	slab_trace_stack_show(m, handle);
 	if (seq_has_overflowed(m))
 		return;
 	len = m->count - start;
@@ -166,13 +166,13 @@ static void show_secs(struct seq_file *m, u64 ns)
 }
 
 /* Whether @m shows groups: the stacks file, or ctl after "print stacks". */
-static bool by_stack(struct seq_file *m, struct slabtrace_snapshot *snap)
+static bool by_stack(struct seq_file *m, struct slab_trace_snapshot *snap)
 {
-	return m->op == &slabtrace_stacks_seq_ops || snap->opts.stacks;
+	return m->op == &slab_trace_stacks_seq_ops || snap->opts.stacks;
 }
 
 /* " (by stack, top 5, older than 100 ms, since mark)", or nothing. */
-static void show_opts(struct seq_file *m, const struct slabtrace_print_opts *o,
+static void show_opts(struct seq_file *m, const struct slab_trace_print_opts *o,
 		      bool stacks)
 {
 	const char *sep = " (";
@@ -201,15 +201,15 @@ static void show_opts(struct seq_file *m, const struct slabtrace_print_opts *o,
  * "drops: pool empty 3, stack store full 1", the kinds that happened, and
  * the table's failures to grow.
  */
-static void show_drops(struct seq_file *m, struct slabtrace_snapshot *snap)
+static void show_drops(struct seq_file *m, struct slab_trace_snapshot *snap)
 {
 	const char *sep = "drops: ";
 	int i;
 
-	for (i = 0; i < SLABTRACE_DROP_MAX; i++) {
+	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++) {
 		if (!snap->drops[i])
 			continue;
-		seq_printf(m, "%s%s %ld", sep, slabtrace_drop_names[i],
+		seq_printf(m, "%s%s %ld", sep, slab_trace_drop_names[i],
 			   snap->drops[i]);
 		sep = ", ";
 	}
@@ -223,7 +223,7 @@ static void show_drops(struct seq_file *m, struct slabtrace_snapshot *snap)
 		seq_putc(m, '\n');
 }
 
-static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
+static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 {
 	seq_puts(m, "Dumping outstanding allocs from ");
 	slabtrace_seq_name(m, snap->name, sizeof(snap->name));
@@ -233,7 +233,7 @@ static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
 	seq_printf(m, ", %lu outstanding (%lu bytes)", snap->nr, snap->bytes);
 	if (by_stack(m, snap))
 		seq_printf(m, " in %lu stacks", snap->nr_groups);
-	seq_printf(m, ", %ld records dropped\n", slabtrace_snapshot_dropped(snap));
+	seq_printf(m, ", %ld records dropped\n", slab_trace_snapshot_dropped(snap));
 	show_drops(m, snap);
 	if (snap->aliases[0]) {
 		/* A list of names: its ", " separators stay as they are. */
@@ -250,13 +250,13 @@ static void show_header(struct seq_file *m, struct slabtrace_snapshot *snap)
 }
 
 /* Item @i of the view: an object, or a group. */
-static void *item(struct seq_file *m, struct slabtrace_snapshot *snap,
+static void *item(struct seq_file *m, struct slab_trace_snapshot *snap,
 		  unsigned long i)
 {
 	unsigned long n = snap->nr_groups;
 
 	if (!by_stack(m, snap))
-		return slabtrace_snapshot_entry(snap, i);
+		return slab_trace_snapshot_entry(snap, i);
 	if (snap->opts.top)
 		n = min_t(unsigned long, n, snap->opts.top);
 	return i < n ? snap->groups[i] : NULL;
@@ -267,9 +267,9 @@ static void *item(struct seq_file *m, struct slabtrace_snapshot *snap,
 
 static void *dump_at(struct seq_file *m, loff_t *pos)
 {
-	struct slabtrace_snapshot *snap = slabtrace_snapshot_seq(m, *pos);
+	struct slab_trace_snapshot *snap = slab_trace_snapshot_seq(m, *pos);
 
-	if (!snap && !*pos && m->op != &slabtrace_stacks_seq_ops)
+	if (!snap && !*pos && m->op != &slab_trace_stacks_seq_ops)
 		return NO_SNAPSHOT;
 	if (!snap)
 		return NULL;
@@ -293,10 +293,10 @@ static void dump_stop(struct seq_file *m, void *v)
 {
 }
 
-static void show_group(struct seq_file *m, struct slabtrace_snapshot *snap,
-		       const struct slabtrace_group *g, loff_t nr)
+static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
+		       const struct slab_trace_group *g, loff_t nr)
 {
-	struct slabtrace_record who = { .syscall = -1 };
+	struct slab_trace_record who = { .syscall = -1 };
 	unsigned int i;
 
 	seq_printf(m, "Stack %lld: %u object%s, %llu bytes (%llu requested), age min/avg/max ",
@@ -312,12 +312,12 @@ static void show_group(struct seq_file *m, struct slabtrace_snapshot *snap,
 		who.ctx = g->who[i].ctx;
 		if (i)
 			seq_puts(m, ", ");
-		slabtrace_ctx_show(m, &who);
+		slab_trace_ctx_show(m, &who);
 	}
 	if (g->more_who)
 		seq_printf(m, " and %u more", g->more_who);
 	who.syscall = g->syscall;
-	slabtrace_syscall_show(m, &who);
+	slab_trace_syscall_show(m, &who);
 	seq_puts(m, ":\n----\n");
 	show_stack(m, g->stack);
 	seq_putc(m, '\n');
@@ -325,9 +325,9 @@ static void show_group(struct seq_file *m, struct slabtrace_snapshot *snap,
 
 static int dump_show(struct seq_file *m, void *v)
 {
-	struct slabtrace_reader *r = m->private;
-	struct slabtrace_snapshot *snap = r->snap;
-	const struct slabtrace_record *rec = v;
+	struct slab_trace_reader *r = m->private;
+	struct slab_trace_snapshot *snap = r->snap;
+	const struct slab_trace_record *rec = v;
 
 	if (v == NO_SNAPSHOT) {
 		seq_puts(m, "No snapshot in this session yet: print takes one.\n");
@@ -347,18 +347,18 @@ static int dump_show(struct seq_file *m, void *v)
 	seq_put_decimal_ull(m, ", ", snap->object_size);
 	seq_put_decimal_ull(m, " bytes (", rec->bytes_req);
 	seq_puts(m, " requested), age ");
-	show_secs(m, (u64)slabtrace_snapshot_age(snap, rec) * NSEC_PER_MSEC);
+	show_secs(m, (u64)slab_trace_snapshot_age(snap, rec) * NSEC_PER_MSEC);
 	seq_put_decimal_ull(m, ", cpu ", rec->cpu);
 	seq_puts(m, ", from ");
-	slabtrace_ctx_show(m, rec);
-	slabtrace_syscall_show(m, rec);
+	slab_trace_ctx_show(m, rec);
+	slab_trace_syscall_show(m, rec);
 	seq_puts(m, ":\n----\n");
 	show_stack(m, rec->stack);
 	seq_putc(m, '\n');
 	return 0;
 }
 
-const struct seq_operations slabtrace_dump_seq_ops = {
+const struct seq_operations slab_trace_dump_seq_ops = {
 	.start = dump_start,
 	.next = dump_next,
 	.stop = dump_stop,
@@ -366,7 +366,7 @@ const struct seq_operations slabtrace_dump_seq_ops = {
 };
 
 /* The stacks file: the same snapshot, always by stack. */
-const struct seq_operations slabtrace_stacks_seq_ops = {
+const struct seq_operations slab_trace_stacks_seq_ops = {
 	.start = dump_start,
 	.next = dump_next,
 	.stop = dump_stop,

@@ -25,19 +25,19 @@
 static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 		       unsigned long ip)
 {
-	char name[SLABTRACE_FRAME_MAX], folded[SLABTRACE_FRAME_MAX];
+	char name[SLAB_TRACE_FRAME_MAX], folded[SLAB_TRACE_FRAME_MAX];
 
-	slabtrace_frame_name(name, sizeof(name), handle, ip, false);
-	slabtrace_frame_folded(folded, sizeof(folded), name);
+	slab_trace_frame_name(name, sizeof(name), handle, ip, false);
+	slab_trace_frame_folded(folded, sizeof(folded), name);
 	seq_puts(m, folded);
 }
 
 /* One group's line. */
-static void show_group(struct seq_file *m, const struct slabtrace_group *g,
+static void show_group(struct seq_file *m, const struct slab_trace_group *g,
 		       bool bytes)
 {
-	bool compat = g->syscall & SLABTRACE_SYSCALL_COMPAT;
-	int nr = g->syscall & ~SLABTRACE_SYSCALL_COMPAT;
+	bool compat = g->syscall & SLAB_TRACE_SYSCALL_COMPAT;
+	int nr = g->syscall & ~SLAB_TRACE_SYSCALL_COMPAT;
 	unsigned long *entries;
 	unsigned int i, n = 0;
 	const char *name;
@@ -63,13 +63,13 @@ static void show_group(struct seq_file *m, const struct slabtrace_group *g,
 }
 
 /**
- * slabtrace_folded_show - a snapshot's folded stacks
+ * slab_trace_folded_show - a snapshot's folded stacks
  * @m: where
  * @snap: the snapshot
  * @bytes: weigh by bytes, not by objects
  */
-void slabtrace_folded_show(struct seq_file *m,
-			   const struct slabtrace_snapshot *snap, bool bytes)
+void slab_trace_folded_show(struct seq_file *m,
+			    const struct slab_trace_snapshot *snap, bool bytes)
 {
 	unsigned long i;
 
@@ -79,7 +79,7 @@ void slabtrace_folded_show(struct seq_file *m,
 
 static void *folded_start(struct seq_file *m, loff_t *pos)
 {
-	struct slabtrace_snapshot *snap = slabtrace_snapshot_seq(m, *pos);
+	struct slab_trace_snapshot *snap = slab_trace_snapshot_seq(m, *pos);
 
 	return snap && *pos < snap->nr_groups ? snap->groups[*pos] : NULL;
 }
@@ -122,7 +122,7 @@ static const struct seq_operations folded_bytes_seq_ops = {
 
 static int folded_open(struct inode *inode, struct file *file)
 {
-	return slabtrace_reader_open(file, slabtrace_file_data(inode));
+	return slab_trace_reader_open(file, slabtrace_file_data(inode));
 }
 
 static const struct file_operations folded_fops = {
@@ -130,19 +130,19 @@ static const struct file_operations folded_fops = {
 	.open = folded_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = slabtrace_reader_release,
+	.release = slab_trace_reader_release,
 };
 
 static struct slabtrace_file folded_files[] = {
 	{ .name = "stacks", .mode = 0400, .fops = &folded_fops,
-	  .data = (void *)&slabtrace_stacks_seq_ops },
+	  .data = (void *)&slab_trace_stacks_seq_ops },
 	{ .name = "folded", .mode = 0400, .fops = &folded_fops,
 	  .data = (void *)&folded_seq_ops },
 	{ .name = "folded_bytes", .mode = 0400, .fops = &folded_fops,
 	  .data = (void *)&folded_bytes_seq_ops },
 };
 
-int slabtrace_folded_init(void)
+int slab_trace_folded_init(void)
 {
 	return slabtrace_files_add("slab", folded_files, ARRAY_SIZE(folded_files));
 }

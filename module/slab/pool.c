@@ -23,7 +23,7 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_pool_cpu.lock (raw spinlock, irq-safe): that CPU's list and
+ * - slab_trace_pool_cpu.lock (raw spinlock, irq-safe): that CPU's list and
  *   count.  Taken by the probes on their own CPU (one record a hold), and
  *   by the refill work for every CPU in turn (POOL_BATCH records a hold);
  *   never two at once.  Taken inside the table's
@@ -49,20 +49,20 @@
  */
 #define POOL_BATCH	64
 
-struct slabtrace_pool slabtrace_pool;
+struct slab_trace_pool slab_trace_pool;
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /*
  * The tests set it to see a refill fail: N > 0 fails the Nth allocation
  * from now and every one after.
  */
-unsigned int slabtrace_fail_refill;
+unsigned int slab_trace_fail_refill;
 #endif
 
 /* Called with c->lock held. */
-static struct slabtrace_record *list_pop(struct slabtrace_pool_cpu *c)
+static struct slab_trace_record *list_pop(struct slab_trace_pool_cpu *c)
 {
-	struct slabtrace_record *rec = c->head;
+	struct slab_trace_record *rec = c->head;
 
 	lockdep_assert_held(&c->lock);
 	if (rec) {
@@ -72,8 +72,8 @@ static struct slabtrace_record *list_pop(struct slabtrace_pool_cpu *c)
 	return rec;
 }
 
-static void list_push(struct slabtrace_pool_cpu *c,
-		      struct slabtrace_record *rec)
+static void list_push(struct slab_trace_pool_cpu *c,
+		      struct slab_trace_record *rec)
 {
 	lockdep_assert_held(&c->lock);
 	rec->next = c->head;
@@ -83,24 +83,24 @@ static void list_push(struct slabtrace_pool_cpu *c,
 
 static void refill_kick_fn(struct irq_work *work)
 {
-	struct slabtrace_pool *p = container_of(work, struct slabtrace_pool,
-						refill_kick);
+	struct slab_trace_pool *p = container_of(work, struct slab_trace_pool,
+						 refill_kick);
 
 	schedule_work(&p->refill_work);
 }
 
 /**
- * slabtrace_pool_get - take a record
+ * slab_trace_pool_get - take a record
  * @p: the pool
  *
  * Any context but NMI.  Asks for a refill when the CPU's list runs low.
  *
  * Return: a record (not zeroed), or NULL if this CPU's list is empty.
  */
-struct slabtrace_record *slabtrace_pool_get(struct slabtrace_pool *p)
+struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p)
 {
-	struct slabtrace_pool_cpu *c;
-	struct slabtrace_record *rec;
+	struct slab_trace_pool_cpu *c;
+	struct slab_trace_record *rec;
 	unsigned long flags;
 	bool low;
 
@@ -117,15 +117,15 @@ struct slabtrace_record *slabtrace_pool_get(struct slabtrace_pool *p)
 }
 
 /**
- * slabtrace_pool_put - give a record back
+ * slab_trace_pool_put - give a record back
  * @p: the pool
  * @rec: the record, unlinked from everything
  *
  * Any context but NMI.
  */
-void slabtrace_pool_put(struct slabtrace_pool *p, struct slabtrace_record *rec)
+void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *rec)
 {
-	struct slabtrace_pool_cpu *c;
+	struct slab_trace_pool_cpu *c;
 	unsigned long flags;
 	bool high;
 
@@ -141,26 +141,26 @@ void slabtrace_pool_put(struct slabtrace_pool *p, struct slabtrace_record *rec)
 }
 
 /* Free a record of the global pool (the tables' free_rec). */
-void slabtrace_record_free(struct slabtrace_record *rec)
+void slab_trace_record_free(struct slab_trace_record *rec)
 {
-	slabtrace_pool_put(&slabtrace_pool, rec);
+	slab_trace_pool_put(&slab_trace_pool, rec);
 }
 
-static struct slabtrace_record *rec_alloc(struct slabtrace_pool *p)
+static struct slab_trace_record *rec_alloc(struct slab_trace_pool *p)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	unsigned int n = READ_ONCE(slabtrace_fail_refill);
+	unsigned int n = READ_ONCE(slab_trace_fail_refill);
 
 	if (n == 1)
 		return NULL;
 	if (n)
-		WRITE_ONCE(slabtrace_fail_refill, n - 1);
+		WRITE_ONCE(slab_trace_fail_refill, n - 1);
 #endif
 	return kmem_cache_alloc(p->cache,
 				GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 }
 
-static void rec_free(struct slabtrace_pool *p, struct slabtrace_record *rec)
+static void rec_free(struct slab_trace_pool *p, struct slab_trace_record *rec)
 {
 	kmem_cache_free(p->cache, rec);
 	atomic_long_dec(&p->allocated);
@@ -170,17 +170,17 @@ static void rec_free(struct slabtrace_pool *p, struct slabtrace_record *rec)
  * Move what @c holds beyond @want to *@list, POOL_BATCH records a hold.
  * Called with p->refill_mutex held (the lists are not otherwise bounded).
  */
-static void take_surplus(struct slabtrace_pool_cpu *c, unsigned int want,
-			 struct slabtrace_record **list)
+static void take_surplus(struct slab_trace_pool_cpu *c, unsigned int want,
+			 struct slab_trace_record **list)
 {
-	struct slabtrace_record *rec;
+	struct slab_trace_record *rec;
 	unsigned long flags;
 	unsigned int n;
 	bool more;
 	u64 t0;
 
 	do {
-		t0 = slabtrace_hold_start();
+		t0 = slab_trace_hold_start();
 		raw_spin_lock_irqsave(&c->lock, flags);
 		for (n = 0; n < POOL_BATCH && c->nr > want; n++) {
 			rec = list_pop(c);
@@ -189,7 +189,7 @@ static void take_surplus(struct slabtrace_pool_cpu *c, unsigned int want,
 		}
 		more = c->nr > want;
 		raw_spin_unlock_irqrestore(&c->lock, flags);
-		slabtrace_hold_end(SLABTRACE_HOLD_POOL, t0, n);
+		slab_trace_hold_end(SLAB_TRACE_HOLD_POOL, t0, n);
 		cond_resched();
 	} while (more);
 }
@@ -200,16 +200,16 @@ static void take_surplus(struct slabtrace_pool_cpu *c, unsigned int want,
  *
  * Return: how many @c lacks still.
  */
-static unsigned int give(struct slabtrace_pool_cpu *c, unsigned int want,
-			 bool all, struct slabtrace_record **list)
+static unsigned int give(struct slab_trace_pool_cpu *c, unsigned int want,
+			 bool all, struct slab_trace_record **list)
 {
-	struct slabtrace_record *rec;
+	struct slab_trace_record *rec;
 	unsigned long flags;
 	unsigned int n, lack;
 	u64 t0;
 
 	do {
-		t0 = slabtrace_hold_start();
+		t0 = slab_trace_hold_start();
 		raw_spin_lock_irqsave(&c->lock, flags);
 		for (n = 0; n < POOL_BATCH && *list; n++) {
 			if (!all && c->nr >= want)
@@ -220,7 +220,7 @@ static unsigned int give(struct slabtrace_pool_cpu *c, unsigned int want,
 		}
 		lack = want > c->nr ? want - c->nr : 0;
 		raw_spin_unlock_irqrestore(&c->lock, flags);
-		slabtrace_hold_end(SLABTRACE_HOLD_POOL, t0, n);
+		slab_trace_hold_end(SLAB_TRACE_HOLD_POOL, t0, n);
 		cond_resched();
 	} while (*list && (all || lack));
 	return lack;
@@ -232,11 +232,11 @@ static unsigned int give(struct slabtrace_pool_cpu *c, unsigned int want,
  *
  * Return: 0, or -ENOMEM if some list could not be filled.
  */
-static int refill(struct slabtrace_pool *p)
+static int refill(struct slab_trace_pool *p)
 {
-	struct slabtrace_record *spare = NULL, *fresh, *rec;
+	struct slab_trace_record *spare = NULL, *fresh, *rec;
 	unsigned int want = p->draining ? 0 : p->size, need;
-	struct slabtrace_pool_cpu *c;
+	struct slab_trace_pool_cpu *c;
 	int cpu, ret = 0;
 
 	lockdep_assert_held(&p->refill_mutex);
@@ -272,8 +272,8 @@ static int refill(struct slabtrace_pool *p)
 
 static void refill_work_fn(struct work_struct *work)
 {
-	struct slabtrace_pool *p = container_of(work, struct slabtrace_pool,
-						refill_work);
+	struct slab_trace_pool *p = container_of(work, struct slab_trace_pool,
+						 refill_work);
 
 	mutex_lock(&p->refill_mutex);
 	refill(p);
@@ -281,19 +281,19 @@ static void refill_work_fn(struct work_struct *work)
 }
 
 /**
- * slabtrace_pool_init - set up an empty pool
+ * slab_trace_pool_init - set up an empty pool
  * @p: the pool, zeroed
  * @cache: where its records come from
  * @size: records per CPU, once filled
  *
  * Return: 0 or -ENOMEM.
  */
-int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
-			unsigned int size)
+int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
+			 unsigned int size)
 {
 	int cpu;
 
-	p->cpu = alloc_percpu(struct slabtrace_pool_cpu);
+	p->cpu = alloc_percpu(struct slab_trace_pool_cpu);
 	if (!p->cpu)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
@@ -309,7 +309,7 @@ int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
 }
 
 /**
- * slabtrace_pool_fill - fill every CPU's list now, and keep them filled
+ * slab_trace_pool_fill - fill every CPU's list now, and keep them filled
  * @p: the pool
  *
  * May sleep.
@@ -317,7 +317,7 @@ int slabtrace_pool_init(struct slabtrace_pool *p, struct kmem_cache *cache,
  * Return: 0, or -ENOMEM if some list could not be filled (what could be
  * is kept).
  */
-int slabtrace_pool_fill(struct slabtrace_pool *p)
+int slab_trace_pool_fill(struct slab_trace_pool *p)
 {
 	int ret;
 
@@ -332,10 +332,10 @@ int slabtrace_pool_fill(struct slabtrace_pool *p)
  * Whether @size records per CPU fit in half of the memory available, over
  * what the lists hold already.  Called with p->refill_mutex held.
  */
-static bool fits(struct slabtrace_pool *p, unsigned int size)
+static bool fits(struct slab_trace_pool *p, unsigned int size)
 {
 	u64 want = (u64)size * num_possible_cpus();
-	u64 have = slabtrace_pool_free_count(p);
+	u64 have = slab_trace_pool_free_count(p);
 	u64 bytes, avail = (u64)max(si_mem_available(), 0L) << PAGE_SHIFT;
 
 	lockdep_assert_held(&p->refill_mutex);
@@ -350,7 +350,7 @@ static bool fits(struct slabtrace_pool *p, unsigned int size)
 }
 
 /**
- * slabtrace_pool_resize - change the number of records kept per CPU
+ * slab_trace_pool_resize - change the number of records kept per CPU
  * @p: the pool
  * @size: the new number
  *
@@ -360,7 +360,7 @@ static bool fits(struct slabtrace_pool *p, unsigned int size)
  *
  * Return: 0 or -ENOMEM.
  */
-int slabtrace_pool_resize(struct slabtrace_pool *p, unsigned int size)
+int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size)
 {
 	unsigned int old;
 	int ret = -ENOMEM;
@@ -383,13 +383,13 @@ out:
 }
 
 /**
- * slabtrace_pool_drain - give every record of the lists back to the slab
+ * slab_trace_pool_drain - give every record of the lists back to the slab
  * @p: the pool
  *
  * For when nothing is traced.  Records put back later stay until the next
  * refill or drain.  May sleep.
  */
-void slabtrace_pool_drain(struct slabtrace_pool *p)
+void slab_trace_pool_drain(struct slab_trace_pool *p)
 {
 	mutex_lock(&p->refill_mutex);
 	p->draining = true;
@@ -398,7 +398,7 @@ void slabtrace_pool_drain(struct slabtrace_pool *p)
 }
 
 /* Records in the lists now, all CPUs (approximate, for the stats). */
-unsigned long slabtrace_pool_free_count(struct slabtrace_pool *p)
+unsigned long slab_trace_pool_free_count(struct slab_trace_pool *p)
 {
 	unsigned long n = 0;
 	int cpu;
@@ -409,17 +409,17 @@ unsigned long slabtrace_pool_free_count(struct slabtrace_pool *p)
 }
 
 /*
- * slabtrace_pool_destroy - free the pool and the records in its lists
+ * slab_trace_pool_destroy - free the pool and the records in its lists
  *
  * No probe may use @p any more.  Tolerates a pool whose init failed.
  */
-void slabtrace_pool_destroy(struct slabtrace_pool *p)
+void slab_trace_pool_destroy(struct slab_trace_pool *p)
 {
 	if (!p->cpu)
 		return;
 	irq_work_sync(&p->refill_kick);
 	cancel_work_sync(&p->refill_work);
-	slabtrace_pool_drain(p);
+	slab_trace_pool_drain(p);
 	WARN_ON_ONCE(atomic_long_read(&p->allocated));
 	free_percpu(p->cpu);
 	p->cpu = NULL;

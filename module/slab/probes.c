@@ -19,12 +19,12 @@
  * the per-CPU pool (pool.c), saves its stack in the depot without letting
  * it allocate (stacks.c), interns its context in a preallocated table
  * (context.c), and takes no lock but raw spinlocks; it never allocates and
- * never waits.  What it cannot do it counts (enum slabtrace_drop) and asks
+ * never waits.  What it cannot do it counts (enum slab_trace_drop) and asks
  * for work (refills, growing the table, detaching idle probes) through an
  * irq_work.  In NMI it does nothing but count.
  *
  * A free of an object no cache holds costs one lock-free check of the
- * table (slabtrace_table_maybe()); a free of a traced object takes one
+ * table (slab_trace_table_maybe()); a free of a traced object takes one
  * stripe lock.  slabtrace's own allocations are not recorded: kmemleak
  * hides its metadata too.
  *
@@ -32,7 +32,7 @@
  * ----------------
  * - slabtrace_mutex: attaching and detaching (alloc_on, free_on, exiting).
  * - The probes run with preemption disabled, the tracepoints' contract, and
- *   read slabtrace_active under RCU; they take the raw spinlocks of the
+ *   read slab_trace_active under RCU; they take the raw spinlocks of the
  *   table (table.c), the pool (pool.c), the context table (context.c) and
  *   the stack slot (stacks.c), one at a time.
  */
@@ -64,8 +64,8 @@ static void idle_kick_fn(struct irq_work *work)
 
 static struct irq_work idle_kick = IRQ_WORK_INIT(idle_kick_fn);
 
-static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
-					  const struct kmem_cache *s)
+static struct slab_trace_traced *traced_of(struct slab_trace_set *set,
+					   const struct kmem_cache *s)
 {
 	unsigned int i;
 
@@ -77,24 +77,24 @@ static struct slabtrace_traced *traced_of(struct slabtrace_set *set,
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see what a probe does in NMI. */
-bool slabtrace_fake_nmi;
+bool slab_trace_fake_nmi;
 /* Run by a probe just before its record goes into the table. */
-void (*slabtrace_test_before_insert)(void);
-/* Run by slabtrace_probes_update() once it has decided to detach. */
-void (*slabtrace_test_before_detach)(void);
+void (*slab_trace_test_before_insert)(void);
+/* Run by slab_trace_probes_update() once it has decided to detach. */
+void (*slab_trace_test_before_detach)(void);
 #endif
 
 static __always_inline bool probe_in_nmi(void)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slabtrace_fake_nmi))
+	if (READ_ONCE(slab_trace_fake_nmi))
 		return true;
 #endif
 	return in_nmi();
 }
 
-static __always_inline void drop(struct slabtrace_traced *tr,
-				 enum slabtrace_drop why)
+static __always_inline void drop(struct slab_trace_traced *tr,
+				 enum slab_trace_drop why)
 {
 	atomic_long_inc(&tr->drops[why]);
 }
@@ -105,31 +105,31 @@ static __always_inline void drop(struct slabtrace_traced *tr,
  * known), which is stale too if @from is not its cache: the object there
  * was another cache's, allocated where no tracepoint saw it (bulk).
  */
-static void record_gone(struct slabtrace_set *set,
-			struct slabtrace_record *rec, bool stale,
+static void record_gone(struct slab_trace_set *set,
+			struct slab_trace_record *rec, bool stale,
 			const struct kmem_cache *from)
 {
-	struct slabtrace_traced *tr = NULL;
+	struct slab_trace_traced *tr = NULL;
 
 	if (set)
-		tr = slabtrace_traced_of_id(set, rec->owner);
+		tr = slab_trace_traced_of_id(set, rec->owner);
 	if (tr && (stale || (from && from != tr->ref.cache)))
 		atomic_long_inc(&tr->replaced);
 	/* A stopped cache's last record: maybe detach the probes. */
-	if (tr && !READ_ONCE(tr->tracing) && !slabtrace_traced_count(tr))
+	if (tr && !READ_ONCE(tr->tracing) && !slab_trace_traced_count(tr))
 		irq_work_queue(&idle_kick);
-	slabtrace_pool_put(&slabtrace_pool, rec);
+	slab_trace_pool_put(&slab_trace_pool, rec);
 }
 
 /* A new object at @obj: a record any cache holds for that address is stale. */
-static __always_inline void evict(struct slabtrace_set *set, const void *obj)
+static __always_inline void evict(struct slab_trace_set *set, const void *obj)
 {
-	struct slabtrace_record *stale;
+	struct slab_trace_record *stale;
 
-	if (likely(!slabtrace_table_maybe(&slabtrace_records, obj)) ||
+	if (likely(!slab_trace_table_maybe(&slab_trace_records, obj)) ||
 	    probe_in_nmi())
 		return;
-	stale = slabtrace_table_remove(&slabtrace_records, obj);
+	stale = slab_trace_table_remove(&slab_trace_records, obj);
 	if (stale)
 		record_gone(set, stale, true, NULL);
 }
@@ -154,10 +154,10 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 					 const void *obj, size_t bytes_req,
 					 unsigned long call_site)
 {
-	struct slabtrace_set *set = rcu_dereference_sched(slabtrace_active);
-	unsigned long entries[SLABTRACE_STACK_DEPTH] __uninitialized;
-	struct slabtrace_record *rec, *stale;
-	struct slabtrace_traced *tr;
+	struct slab_trace_set *set = rcu_dereference_sched(slab_trace_active);
+	unsigned long entries[SLAB_TRACE_STACK_DEPTH] __uninitialized;
+	struct slab_trace_record *rec, *stale;
+	struct slab_trace_traced *tr;
 	unsigned int nr;
 	int stack;
 	u32 stamp;
@@ -168,41 +168,41 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site))
 		goto evict;
 	if (unlikely(probe_in_nmi())) {
-		drop(tr, SLABTRACE_DROP_NMI);
+		drop(tr, SLAB_TRACE_DROP_NMI);
 		return;
 	}
-	if (unlikely(slabtrace_table_count(&slabtrace_records) >=
-		     READ_ONCE(slabtrace_record_limit))) {
-		drop(tr, SLABTRACE_DROP_LIMIT);
+	if (unlikely(slab_trace_table_count(&slab_trace_records) >=
+		     READ_ONCE(slab_trace_record_limit))) {
+		drop(tr, SLAB_TRACE_DROP_LIMIT);
 		goto evict;
 	}
-	rec = slabtrace_pool_get(&slabtrace_pool);
+	rec = slab_trace_pool_get(&slab_trace_pool);
 	if (unlikely(!rec)) {
-		drop(tr, SLABTRACE_DROP_POOL);
+		drop(tr, SLAB_TRACE_DROP_POOL);
 		goto evict;
 	}
-	stamp = slabtrace_stamp(tr, ktime_get_mono_fast_ns());
+	stamp = slab_trace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->obj = obj;
 	rec->owner = tr->id;
 	rec->stamp = stamp;
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
-	stack = slabtrace_stack_store(rec, entries, nr, call_site);
+	stack = slab_trace_stack_store(rec, entries, nr, call_site);
 	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */
 		atomic_long_inc(&tr->own);
-		slabtrace_pool_put(&slabtrace_pool, rec);
+		slab_trace_pool_put(&slab_trace_pool, rec);
 		goto evict;
 	}
 	if (unlikely(stack == -ENODATA))
-		drop(tr, SLABTRACE_DROP_WALK);
-	if (unlikely(!slabtrace_ctx_fill(rec)))
-		drop(tr, SLABTRACE_DROP_CTX);
+		drop(tr, SLAB_TRACE_DROP_WALK);
+	if (unlikely(!slab_trace_ctx_fill(rec)))
+		drop(tr, SLAB_TRACE_DROP_CTX);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (slabtrace_test_before_insert)
-		slabtrace_test_before_insert();
+	if (slab_trace_test_before_insert)
+		slab_trace_test_before_insert();
 #endif
-	stale = slabtrace_table_insert(&slabtrace_records, rec);
+	stale = slab_trace_table_insert(&slab_trace_records, rec);
 	if (stale)
 		record_gone(set, stale, true, NULL);
 	/*
@@ -211,8 +211,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	 * it is named by its identity).
 	 */
 	if (unlikely(stack == -EAGAIN) &&
-	    !slabtrace_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
-		drop(tr, SLABTRACE_DROP_STACK);
+	    !slab_trace_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
+		drop(tr, SLAB_TRACE_DROP_STACK);
 	return;
 evict:
 	evict(set, obj);
@@ -222,17 +222,17 @@ evict:
 static __always_inline void record_free(const void *obj,
 					const struct kmem_cache *s)
 {
-	struct slabtrace_record *rec;
+	struct slab_trace_record *rec;
 
 	if (ZERO_OR_NULL_PTR(obj) ||
-	    likely(!slabtrace_table_maybe(&slabtrace_records, obj)))
+	    likely(!slab_trace_table_maybe(&slab_trace_records, obj)))
 		return;
 	/* Locks cannot be taken in NMI: replaced at the address's reuse. */
 	if (unlikely(probe_in_nmi()))
 		return;
-	rec = slabtrace_table_remove(&slabtrace_records, obj);
+	rec = slab_trace_table_remove(&slab_trace_records, obj);
 	if (rec)
-		record_gone(rcu_dereference_sched(slabtrace_active), rec,
+		record_gone(rcu_dereference_sched(slab_trace_active), rec,
 			    false, s);
 }
 
@@ -241,22 +241,22 @@ static __always_inline void record_free(const void *obj,
  * (compat.h): neither ftrace's function graph nor a kretprobe may replace
  * it on the stack, so they are notrace and off limits to kprobes.
  */
-static notrace void slabtrace_probe_kmem_cache_alloc(void *data,
-						     unsigned long call_site,
-						     const void *ptr,
-						     struct kmem_cache *s,
-						     gfp_t gfp_flags, int node)
+static notrace void slab_trace_probe_kmem_cache_alloc(void *data,
+						      unsigned long call_site,
+						      const void *ptr,
+						      struct kmem_cache *s,
+						      gfp_t gfp_flags, int node)
 {
 	record_alloc(s, ptr, 0, call_site);
 }
 
-NOKPROBE_SYMBOL(slabtrace_probe_kmem_cache_alloc);
+NOKPROBE_SYMBOL(slab_trace_probe_kmem_cache_alloc);
 
-static notrace void slabtrace_probe_kmalloc(void *data,
-					    unsigned long call_site,
-					    const void *ptr, size_t bytes_req,
-					    size_t bytes_alloc,
-					    gfp_t gfp_flags, int node)
+static notrace void slab_trace_probe_kmalloc(void *data,
+					     unsigned long call_site,
+					     const void *ptr, size_t bytes_req,
+					     size_t bytes_alloc,
+					     gfp_t gfp_flags, int node)
 {
 	struct kmem_cache *s;
 
@@ -264,21 +264,21 @@ static notrace void slabtrace_probe_kmalloc(void *data,
 	if (s)
 		record_alloc(s, ptr, bytes_req, call_site);
 	else
-		evict(rcu_dereference_sched(slabtrace_active), ptr);
+		evict(rcu_dereference_sched(slab_trace_active), ptr);
 }
 
-NOKPROBE_SYMBOL(slabtrace_probe_kmalloc);
+NOKPROBE_SYMBOL(slab_trace_probe_kmalloc);
 
-static void slabtrace_probe_kfree(void *data, unsigned long call_site,
-				  const void *ptr)
+static void slab_trace_probe_kfree(void *data, unsigned long call_site,
+				   const void *ptr)
 {
 	record_free(ptr, NULL);
 }
 
-static void slabtrace_probe_kmem_cache_free(void *data,
-					    unsigned long call_site,
-					    const void *ptr,
-					    const struct kmem_cache *s)
+static void slab_trace_probe_kmem_cache_free(void *data,
+					     unsigned long call_site,
+					     const void *ptr,
+					     const struct kmem_cache *s)
 {
 	record_free(ptr, s);
 }
@@ -288,18 +288,18 @@ static int alloc_probes(bool on)
 	int ret;
 
 	if (!on) {
-		unregister_trace_kmalloc(slabtrace_probe_kmalloc, NULL);
-		unregister_trace_kmem_cache_alloc(slabtrace_probe_kmem_cache_alloc,
+		unregister_trace_kmalloc(slab_trace_probe_kmalloc, NULL);
+		unregister_trace_kmem_cache_alloc(slab_trace_probe_kmem_cache_alloc,
 						  NULL);
 		return 0;
 	}
-	ret = register_trace_kmem_cache_alloc(slabtrace_probe_kmem_cache_alloc,
+	ret = register_trace_kmem_cache_alloc(slab_trace_probe_kmem_cache_alloc,
 					      NULL);
 	if (ret)
 		return ret;
-	ret = register_trace_kmalloc(slabtrace_probe_kmalloc, NULL);
+	ret = register_trace_kmalloc(slab_trace_probe_kmalloc, NULL);
 	if (ret)
-		unregister_trace_kmem_cache_alloc(slabtrace_probe_kmem_cache_alloc,
+		unregister_trace_kmem_cache_alloc(slab_trace_probe_kmem_cache_alloc,
 						  NULL);
 	return ret;
 }
@@ -309,23 +309,23 @@ static int free_probes(bool on)
 	int ret;
 
 	if (!on) {
-		unregister_trace_kmem_cache_free(slabtrace_probe_kmem_cache_free,
+		unregister_trace_kmem_cache_free(slab_trace_probe_kmem_cache_free,
 						 NULL);
-		unregister_trace_kfree(slabtrace_probe_kfree, NULL);
+		unregister_trace_kfree(slab_trace_probe_kfree, NULL);
 		return 0;
 	}
-	ret = register_trace_kfree(slabtrace_probe_kfree, NULL);
+	ret = register_trace_kfree(slab_trace_probe_kfree, NULL);
 	if (ret)
 		return ret;
-	ret = register_trace_kmem_cache_free(slabtrace_probe_kmem_cache_free,
+	ret = register_trace_kmem_cache_free(slab_trace_probe_kmem_cache_free,
 					     NULL);
 	if (ret)
-		unregister_trace_kfree(slabtrace_probe_kfree, NULL);
+		unregister_trace_kfree(slab_trace_probe_kfree, NULL);
 	return ret;
 }
 
 /**
- * slabtrace_probes_update - attach exactly the probes the set needs
+ * slab_trace_probes_update - attach exactly the probes the set needs
  *
  * Both kinds while some cache is traced or some record is kept (the alloc
  * probes evict stale records); none otherwise, and then the pool goes back
@@ -340,9 +340,9 @@ static int free_probes(bool on)
  *
  * Return: 0, or the error of a tracepoint registration.
  */
-int slabtrace_probes_update(void)
+int slab_trace_probes_update(void)
 {
-	struct slabtrace_set *set;
+	struct slab_trace_set *set;
 	bool want = false;
 	unsigned int i;
 	int ret;
@@ -350,11 +350,11 @@ int slabtrace_probes_update(void)
 	lockdep_assert_held(&slabtrace_mutex);
 	if (exiting)
 		return 0;
-	set = rcu_dereference_protected(slabtrace_active,
+	set = rcu_dereference_protected(slab_trace_active,
 					lockdep_is_held(&slabtrace_mutex));
 	for (i = 0; set && i < set->nr; i++)
 		want |= set->traced[i]->tracing;
-	want |= slabtrace_table_count(&slabtrace_records) > 0;
+	want |= slab_trace_table_count(&slab_trace_records) > 0;
 
 	if (want && !free_on) {
 		ret = free_probes(true);
@@ -369,22 +369,22 @@ int slabtrace_probes_update(void)
 		alloc_on = true;
 	}
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (!want && alloc_on && slabtrace_test_before_detach)
-		slabtrace_test_before_detach();
+	if (!want && alloc_on && slab_trace_test_before_detach)
+		slab_trace_test_before_detach();
 #endif
 	if (!want && alloc_on) {
 		alloc_probes(false);
 		alloc_on = false;
 		/* No alloc probe runs any more: what they inserted is there. */
 		tracepoint_synchronize_unregister();
-		want = slabtrace_table_count(&slabtrace_records) > 0;
+		want = slab_trace_table_count(&slab_trace_records) > 0;
 	}
 	if (!want && free_on) {
 		free_probes(false);
 		free_on = false;
 		/* No probe uses the pool's lists any more. */
 		tracepoint_synchronize_unregister();
-		slabtrace_pool_drain(&slabtrace_pool);
+		slab_trace_pool_drain(&slab_trace_pool);
 	}
 	return 0;
 }
@@ -392,12 +392,12 @@ int slabtrace_probes_update(void)
 static void idle_work_fn(struct work_struct *work)
 {
 	mutex_lock(&slabtrace_mutex);
-	slabtrace_probes_update();
+	slab_trace_probes_update();
 	mutex_unlock(&slabtrace_mutex);
 }
 
 /* Whether the alloc and the free probes are attached (stats and status). */
-void slabtrace_probes_state(bool *alloc, bool *free)
+void slab_trace_probes_state(bool *alloc, bool *free)
 {
 	mutex_lock(&slabtrace_mutex);
 	*alloc = alloc_on;
@@ -405,9 +405,9 @@ void slabtrace_probes_state(bool *alloc, bool *free)
 	mutex_unlock(&slabtrace_mutex);
 }
 
-#if SLABTRACE_TESTS
+#if SLAB_TRACE_TESTS
 /* Wait for the work that detaches idle probes (for the tests). */
-void slabtrace_probes_idle(void)
+void slab_trace_probes_idle(void)
 {
 	irq_work_sync(&idle_kick);
 	flush_work(&idle_work);
@@ -419,7 +419,7 @@ void slabtrace_probes_idle(void)
  * so that what they use can be freed.  A queued idle work must not attach
  * them again: @exiting stops it.
  */
-void slabtrace_probes_exit(void)
+void slab_trace_probes_exit(void)
 {
 	mutex_lock(&slabtrace_mutex);
 	exiting = true;

@@ -18,7 +18,7 @@
  * session is alive, and goes:
  * - when its session prints again, or its cache is reset (or stops being
  *   traced), or at rmmod;
- * - soon after its session has ended: the sweep (slabtrace_snapshot_sweep())
+ * - soon after its session has ended: the sweep (slab_trace_snapshot_sweep())
  *   drops the snapshots of sessions with no task left, and runs when any
  *   reader of ctl, stacks or folded closes, at each print, and from a
  *   delayed work every SWEEP_PERIOD while any snapshot is kept;
@@ -38,14 +38,14 @@
  * - slabtrace_mutex: sessions[], owner_purges[], and the (re)arming of
  *   sweep_work.  A snapshot never changes once published; its kref says
  *   when it can go.
- * - slabtrace_print_sem: held for reading while records are copied, with
+ * - slab_trace_print_sem: held for reading while records are copied, with
  *   slabtrace_mutex dropped so that other commands go on; held for
  *   writing (traced.c) while a cache's records are purged, so that a copy
  *   never sees a record of an owner id given out again.  Taken after
  *   slabtrace_mutex, never before it.
  * - snapshots_lock (mutex): snapshots_alive, every snapshot not yet freed,
  *   the ones readers still hold too (the context sweep needs them all).
- *   Taken after slabtrace_mutex and slabtrace_print_sem.
+ *   Taken after slabtrace_mutex and slab_trace_print_sem.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -61,7 +61,7 @@
 
 #include <slabtrace/slabtrace.h>
 
-DECLARE_RWSEM(slabtrace_print_sem);
+DECLARE_RWSEM(slab_trace_print_sem);
 static DEFINE_MUTEX(snapshots_lock);
 static LIST_HEAD(snapshots_alive);
 
@@ -70,7 +70,7 @@ static LIST_HEAD(snapshots_alive);
 
 static struct {
 	struct pid *sid;
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_snapshot *snap;
 } sessions[SNAP_SESSIONS];
 
 /* How often the sweep runs while any snapshot is kept. */
@@ -81,34 +81,34 @@ static DECLARE_DELAYED_WORK(sweep_work, sweep_fn);
 static bool sweep_off;		/* rmmod: not again */
 
 /* Per record owner: how many times its records were dropped. */
-static unsigned long owner_purges[SLABTRACE_MAX_OWNERS];
+static unsigned long owner_purges[SLAB_TRACE_MAX_OWNERS];
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* Run by a print once it has copied, before it takes the mutex again. */
-void (*slabtrace_test_after_copy)(void);
+void (*slab_trace_test_after_copy)(void);
 #endif
 
 static void snapshot_free(struct kref *kref)
 {
-	struct slabtrace_snapshot *snap =
-		container_of(kref, struct slabtrace_snapshot, kref);
+	struct slab_trace_snapshot *snap =
+		container_of(kref, struct slab_trace_snapshot, kref);
 	unsigned long i;
 	void *chunk;
 
 	mutex_lock(&snapshots_lock);
 	list_del(&snap->alive);
 	mutex_unlock(&snapshots_lock);
-	slabtrace_groups_free(snap);
+	slab_trace_groups_free(snap);
 	xa_for_each(&snap->chunks, i, chunk)
 		free_page((unsigned long)chunk);
 	xa_destroy(&snap->chunks);
 	kfree(snap);
 }
 
-/* An empty snapshot; slabtrace_snapshot_put() frees it. */
-struct slabtrace_snapshot *slabtrace_snapshot_alloc(void)
+/* An empty snapshot; slab_trace_snapshot_put() frees it. */
+struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
 {
-	struct slabtrace_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	struct slab_trace_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
 
 	if (snap) {
 		kref_init(&snap->kref);
@@ -120,13 +120,13 @@ struct slabtrace_snapshot *slabtrace_snapshot_alloc(void)
 	return snap;
 }
 
-void slabtrace_snapshot_put(struct slabtrace_snapshot *snap)
+void slab_trace_snapshot_put(struct slab_trace_snapshot *snap)
 {
 	kref_put(&snap->kref, snapshot_free);
 }
 
 /**
- * slabtrace_snapshot_seq - the snapshot a seq_file reader is showing
+ * slab_trace_snapshot_seq - the snapshot a seq_file reader is showing
  * @m: the reader, whose ->private holds a reference on it
  * @pos: where it reads
  *
@@ -136,50 +136,50 @@ void slabtrace_snapshot_put(struct slabtrace_snapshot *snap)
  *
  * Return: the snapshot, or NULL before the first print.
  */
-struct slabtrace_snapshot *slabtrace_snapshot_seq(struct seq_file *m,
-						  loff_t pos)
+struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
+						    loff_t pos)
 {
-	struct slabtrace_reader *r = m->private;
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_reader *r = m->private;
+	struct slab_trace_snapshot *snap;
 
 	if (!pos) {
-		snap = slabtrace_snapshot_get();
+		snap = slab_trace_snapshot_get();
 		if (r->snap)
-			slabtrace_snapshot_put(r->snap);
+			slab_trace_snapshot_put(r->snap);
 		r->snap = snap;
 	}
 	return r->snap;
 }
 
 /**
- * slabtrace_reader_open - open a file that shows the snapshot
+ * slab_trace_reader_open - open a file that shows the snapshot
  * @file: ctl (opened to read), stacks, folded or folded_bytes
- * @ops: its seq_file operations; m->private is a struct slabtrace_reader
+ * @ops: its seq_file operations; m->private is a struct slab_trace_reader
  *
  * Return: 0 or -ENOMEM.
  */
-int slabtrace_reader_open(struct file *file, const struct seq_operations *ops)
+int slab_trace_reader_open(struct file *file, const struct seq_operations *ops)
 {
-	return seq_open_private(file, ops, sizeof(struct slabtrace_reader));
+	return seq_open_private(file, ops, sizeof(struct slab_trace_reader));
 }
 
 /* What a reader holds goes: its snapshot, its cached text. */
-void slabtrace_reader_clear(struct slabtrace_reader *r)
+void slab_trace_reader_clear(struct slab_trace_reader *r)
 {
 	if (r->snap)
-		slabtrace_snapshot_put(r->snap);
+		slab_trace_snapshot_put(r->snap);
 	r->snap = NULL;
-	slabtrace_stack_texts_free(r->texts);
+	slab_trace_stack_texts_free(r->texts);
 	r->texts = NULL;
 }
 
 /* A reader closes: what it holds goes, then any ended session's snapshot. */
-int slabtrace_reader_release(struct inode *inode, struct file *file)
+int slab_trace_reader_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
 
-	slabtrace_reader_clear(m->private);
-	slabtrace_snapshot_sweep();
+	slab_trace_reader_clear(m->private);
+	slab_trace_snapshot_sweep();
 	return seq_release_private(inode, file);
 }
 
@@ -198,7 +198,7 @@ static int session_slot(void)
 
 static void slot_free(int i)
 {
-	slabtrace_snapshot_put(sessions[i].snap);
+	slab_trace_snapshot_put(sessions[i].snap);
 	put_pid(sessions[i].sid);
 	sessions[i].snap = NULL;
 	sessions[i].sid = NULL;
@@ -235,11 +235,11 @@ static void sweep_locked(void)
 }
 
 /**
- * slabtrace_snapshot_sweep - free the snapshots of sessions that ended
+ * slab_trace_snapshot_sweep - free the snapshots of sessions that ended
  *
  * May sleep.
  */
-void slabtrace_snapshot_sweep(void)
+void slab_trace_snapshot_sweep(void)
 {
 	mutex_lock(&slabtrace_mutex);
 	sweep_locked();
@@ -248,7 +248,7 @@ void slabtrace_snapshot_sweep(void)
 
 static void sweep_fn(struct work_struct *work)
 {
-	slabtrace_snapshot_sweep();
+	slab_trace_snapshot_sweep();
 }
 
 struct snap_mem {
@@ -256,30 +256,30 @@ struct snap_mem {
 	size_t bytes;
 };
 
-static void add_mem(struct slabtrace_snapshot *snap, void *arg)
+static void add_mem(struct slab_trace_snapshot *snap, void *arg)
 {
 	struct snap_mem *sm = arg;
 
 	sm->alive++;
 	sm->bytes += sizeof(*snap) +
-		     DIV_ROUND_UP(snap->nr, SLABTRACE_SNAP_PER_CHUNK) *
+		     DIV_ROUND_UP(snap->nr, SLAB_TRACE_SNAP_PER_CHUNK) *
 		     PAGE_SIZE +
 		     snap->nr_groups * (sizeof(*snap->groups) +
 					sizeof(**snap->groups));
 }
 
 /**
- * slabtrace_snapshot_stats - what the snapshots hold, for the stats
+ * slab_trace_snapshot_stats - what the snapshots hold, for the stats
  * @kept: snapshots kept for sessions
  * @alive: snapshots not freed (the kept ones, and those readers still hold)
  * @mem: about how many bytes those hold: records, groups, headers
  *
  * May sleep.
  */
-void slabtrace_snapshot_stats(unsigned long *kept, unsigned long *alive,
-			      size_t *mem)
+void slab_trace_snapshot_stats(unsigned long *kept, unsigned long *alive,
+			       size_t *mem)
 {
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_snapshot *snap;
 	struct snap_mem sm = { };
 	int i;
 
@@ -297,19 +297,19 @@ void slabtrace_snapshot_stats(unsigned long *kept, unsigned long *alive,
 }
 
 /**
- * slabtrace_snapshots_alive - call @fn on every snapshot not freed
+ * slab_trace_snapshots_alive - call @fn on every snapshot not freed
  * @fn: the function; it may not put a snapshot
  * @arg: passed to @fn
  *
  * The kept ones, and those only readers still hold.  Called with
- * slabtrace_print_sem held for writing: none is being filled.
+ * slab_trace_print_sem held for writing: none is being filled.
  */
-void slabtrace_snapshots_alive(void (*fn)(struct slabtrace_snapshot *snap,
-					  void *arg), void *arg)
+void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
+					   void *arg), void *arg)
 {
-	struct slabtrace_snapshot *snap;
+	struct slab_trace_snapshot *snap;
 
-	lockdep_assert_held_write(&slabtrace_print_sem);
+	lockdep_assert_held_write(&slab_trace_print_sem);
 	mutex_lock(&snapshots_lock);
 	list_for_each_entry(snap, &snapshots_alive, alive)
 		fn(snap, arg);
@@ -317,9 +317,9 @@ void slabtrace_snapshots_alive(void (*fn)(struct slabtrace_snapshot *snap,
 }
 
 /* The snapshot of current's session, referenced; NULL if there is none. */
-struct slabtrace_snapshot *slabtrace_snapshot_get(void)
+struct slab_trace_snapshot *slab_trace_snapshot_get(void)
 {
-	struct slabtrace_snapshot *snap = NULL;
+	struct slab_trace_snapshot *snap = NULL;
 	int i;
 
 	mutex_lock(&slabtrace_mutex);
@@ -333,14 +333,14 @@ struct slabtrace_snapshot *slabtrace_snapshot_get(void)
 }
 
 /**
- * slabtrace_snapshot_drop_owner - forget the snapshots of a cache
+ * slab_trace_snapshot_drop_owner - forget the snapshots of a cache
  * @owner: its records' owner id
  *
  * For "reset": the memory goes now (readers keep theirs until they close),
  * and a print copying the cache's records will not publish.  Called with
  * slabtrace_mutex held.
  */
-void slabtrace_snapshot_drop_owner(u8 owner)
+void slab_trace_snapshot_drop_owner(u8 owner)
 {
 	int i;
 
@@ -351,56 +351,56 @@ void slabtrace_snapshot_drop_owner(u8 owner)
 			slot_free(i);
 }
 
-struct slabtrace_record *
-slabtrace_snapshot_entry(struct slabtrace_snapshot *snap, unsigned long i)
+struct slab_trace_record *
+slab_trace_snapshot_entry(struct slab_trace_snapshot *snap, unsigned long i)
 {
-	struct slabtrace_record *chunk;
+	struct slab_trace_record *chunk;
 
 	if (i >= snap->nr)
 		return NULL;
-	chunk = xa_load(&snap->chunks, i / SLABTRACE_SNAP_PER_CHUNK);
-	return &chunk[i % SLABTRACE_SNAP_PER_CHUNK];
+	chunk = xa_load(&snap->chunks, i / SLAB_TRACE_SNAP_PER_CHUNK);
+	return &chunk[i % SLAB_TRACE_SNAP_PER_CHUNK];
 }
 
 /* Allocations of the snapshot's cache not recorded at all. */
-long slabtrace_snapshot_dropped(const struct slabtrace_snapshot *snap)
+long slab_trace_snapshot_dropped(const struct slab_trace_snapshot *snap)
 {
 	long n = 0;
 	int i;
 
-	for (i = 0; i < SLABTRACE_DROP_LOST_MAX; i++)
+	for (i = 0; i < SLAB_TRACE_DROP_LOST_MAX; i++)
 		n += snap->drops[i];
 	return n;
 }
 
 /* How old @rec was when @snap was taken, in ms. */
-u32 slabtrace_snapshot_age(const struct slabtrace_snapshot *snap,
-			   const struct slabtrace_record *rec)
+u32 slab_trace_snapshot_age(const struct slab_trace_snapshot *snap,
+			    const struct slab_trace_record *rec)
 {
 	u64 now = div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC);
 
 	return now > rec->stamp ? min_t(u64, now - rec->stamp, U32_MAX) : 0;
 }
 
-static bool wanted(const struct slabtrace_snapshot *snap,
-		   const struct slabtrace_record *rec)
+static bool snapshot_takes(const struct slab_trace_snapshot *snap,
+			   const struct slab_trace_record *rec)
 {
 	if (rec->owner != snap->owner)
 		return false;
 	if (snap->opts.since_mark && rec->stamp < snap->mark)
 		return false;
-	return slabtrace_snapshot_age(snap, rec) >= snap->opts.older_than;
+	return slab_trace_snapshot_age(snap, rec) >= snap->opts.older_than;
 }
 
 /* Add a copy of @rec to @snap, not yet published. */
-int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
-			   const struct slabtrace_record *rec)
+int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
+			    const struct slab_trace_record *rec)
 {
-	unsigned long c = snap->nr / SLABTRACE_SNAP_PER_CHUNK;
-	struct slabtrace_record *chunk;
+	unsigned long c = snap->nr / SLAB_TRACE_SNAP_PER_CHUNK;
+	struct slab_trace_record *chunk;
 	int ret;
 
-	if (snap->nr % SLABTRACE_SNAP_PER_CHUNK) {
+	if (snap->nr % SLAB_TRACE_SNAP_PER_CHUNK) {
 		chunk = xa_load(&snap->chunks, c);
 	} else {
 		chunk = (void *)__get_free_page(SLABTRACE_GFP_BIG);
@@ -413,20 +413,20 @@ int slabtrace_snapshot_add(struct slabtrace_snapshot *snap,
 			return ret;
 		}
 	}
-	chunk[snap->nr % SLABTRACE_SNAP_PER_CHUNK] = *rec;
-	chunk[snap->nr % SLABTRACE_SNAP_PER_CHUNK].next = NULL;
+	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK] = *rec;
+	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK].next = NULL;
 	snap->nr++;
 	snap->bytes += snap->object_size;
 	return 0;
 }
 
-static int fill_one(const struct slabtrace_record *rec, void *snap)
+static int fill_one(const struct slab_trace_record *rec, void *snap)
 {
-	return wanted(snap, rec) ? slabtrace_snapshot_add(snap, rec) : 0;
+	return snapshot_takes(snap, rec) ? slab_trace_snapshot_add(snap, rec) : 0;
 }
 
 /**
- * slabtrace_print - take the snapshot that reading ctl shows next
+ * slab_trace_print - take the snapshot that reading ctl shows next
  * @name: the cache, as the user names it
  * @opts: the view and the filters
  *
@@ -438,15 +438,15 @@ static int fill_one(const struct slabtrace_record *rec, void *snap)
  * -EINTR if the caller was killed, -EBUSY if the cache was reset while
  * its records were being copied.
  */
-int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
+int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
 {
-	struct slabtrace_snapshot *snap;
-	struct slabtrace_traced *tr;
+	struct slab_trace_snapshot *snap;
+	struct slab_trace_traced *tr;
 	unsigned long purges;
 	int i, ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	tr = slabtrace_traced_find("print", name);
+	tr = slab_trace_traced_find("print", name);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
 	if (opts->since_mark && !tr->mark) {
@@ -455,8 +455,8 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 		return -EINVAL;
 	}
 	/* Backtraces the depot had no room for when they were taken. */
-	slabtrace_stack_flush();
-	snap = slabtrace_snapshot_alloc();
+	slab_trace_stack_flush();
+	snap = slab_trace_snapshot_alloc();
 	if (!snap)
 		return -ENOMEM;
 	strscpy(snap->name, name, sizeof(snap->name));
@@ -464,13 +464,13 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	snap->mark = tr->mark;
 	snap->taken = ktime_get_mono_fast_ns();
 	snap->epoch = tr->epoch;
-	snap->traced_ns = slabtrace_traced_time(tr, snap->taken);
+	snap->traced_ns = slab_trace_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
 	snap->object_size = tr->object_size;
-	for (i = 0; i < SLABTRACE_DROP_MAX; i++)
+	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++)
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
-	snap->grow_failed = atomic_long_read(&slabtrace_records.grow_failed);
+	snap->grow_failed = atomic_long_read(&slab_trace_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
 	if (slabtrace_cache_merged(&tr->ref) > 0) {
 		ret = slabtrace_cache_aliases(&tr->ref, name, snap->aliases,
@@ -485,19 +485,19 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 	}
 	/*
 	 * The copy, with the mutex dropped: other commands go on, and a reset
-	 * of this cache waits for it (slabtrace_print_sem).  Taken again
+	 * of this cache waits for it (slab_trace_print_sem).  Taken again
 	 * after the rwsem is released, in the order the others take them.
 	 */
 	purges = owner_purges[snap->owner];
-	down_read(&slabtrace_print_sem);
+	down_read(&slab_trace_print_sem);
 	mutex_unlock(&slabtrace_mutex);
-	ret = slabtrace_table_for_each(&slabtrace_records, fill_one, snap);
+	ret = slab_trace_table_for_each(&slab_trace_records, fill_one, snap);
 	if (!ret)
-		ret = slabtrace_aggregate(snap);
-	up_read(&slabtrace_print_sem);
+		ret = slab_trace_aggregate(snap);
+	up_read(&slab_trace_print_sem);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (slabtrace_test_after_copy)
-		slabtrace_test_after_copy();
+	if (slab_trace_test_after_copy)
+		slab_trace_test_after_copy();
 #endif
 	mutex_lock(&slabtrace_mutex);
 	if (!ret && owner_purges[snap->owner] != purges) {
@@ -510,10 +510,10 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
 			pr_warn_ratelimited("print: no memory for a copy of %lu records of %*pE\n",
 					    snap->nr, (int)strlen(snap->name),
 					    snap->name);
-		slabtrace_snapshot_put(snap);
+		slab_trace_snapshot_put(snap);
 		return ret;
 	}
-	slabtrace_snapshot_publish(snap);
+	slab_trace_snapshot_publish(snap);
 	return 0;
 }
 
@@ -521,7 +521,7 @@ int slabtrace_print(const char *name, const struct slabtrace_print_opts *opts)
  * Make @snap what the files show to current's session, taking over its
  * reference.  Called with slabtrace_mutex held.
  */
-void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap)
+void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap)
 {
 	int i, slot = -1, oldest = -1;
 
@@ -554,10 +554,10 @@ void slabtrace_snapshot_publish(struct slabtrace_snapshot *snap)
 
 /*
  * At module exit: no reader is left, the module is pinned while open.
- * Called with slabtrace_mutex held; slabtrace_snapshot_exit_work() follows,
+ * Called with slabtrace_mutex held; slab_trace_snapshot_exit_work() follows,
  * once it is released.
  */
-void slabtrace_snapshot_exit(void)
+void slab_trace_snapshot_exit(void)
 {
 	int i;
 
@@ -569,7 +569,7 @@ void slabtrace_snapshot_exit(void)
 }
 
 /* The sweep's work, which takes slabtrace_mutex, is not left queued. */
-void slabtrace_snapshot_exit_work(void)
+void slab_trace_snapshot_exit_work(void)
 {
 	cancel_delayed_work_sync(&sweep_work);
 }

@@ -3,7 +3,7 @@
  * slabtrace: /proc/slabtrace/slab/stats, the state of the tracer:
  * records against the limit, the table, the pool, the context table, the
  * probes, and for each cache in the set its records and every kind of
- * drop (enum slabtrace_drop).
+ * drop (enum slab_trace_drop).
  *
  *   records 1024 limit 349525
  *   table buckets 2048 grow_failed 0 grow_steps 1024 most_moved_in_a_step 5 shrinks 0
@@ -34,7 +34,7 @@ static void show_key(struct seq_file *m, const char *name)
 		seq_putc(m, *name == ' ' ? '_' : *name);
 }
 
-static void show_cache(struct seq_file *m, struct slabtrace_traced *tr)
+static void show_cache(struct seq_file *m, struct slab_trace_traced *tr)
 {
 	int i;
 
@@ -42,10 +42,10 @@ static void show_cache(struct seq_file *m, struct slabtrace_traced *tr)
 	seq_escape(m, tr->name, " \t\n\\");
 	seq_printf(m, " %s records %ld replaced %ld",
 		   tr->tracing ? "tracing" : "stopped",
-		   slabtrace_traced_count(tr), atomic_long_read(&tr->replaced));
-	for (i = 0; i < SLABTRACE_DROP_MAX; i++) {
+		   slab_trace_traced_count(tr), atomic_long_read(&tr->replaced));
+	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++) {
 		seq_putc(m, ' ');
-		show_key(m, slabtrace_drop_names[i]);
+		show_key(m, slab_trace_drop_names[i]);
 		seq_printf(m, " %ld", atomic_long_read(&tr->drops[i]));
 	}
 	/* Not drops: slabtrace's own allocations are never recorded. */
@@ -54,37 +54,37 @@ static void show_cache(struct seq_file *m, struct slabtrace_traced *tr)
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	struct slabtrace_table *t = &slabtrace_records;
+	struct slab_trace_table *t = &slab_trace_records;
 	unsigned long kept, alive;
-	struct slabtrace_set *set;
+	struct slab_trace_set *set;
 	bool alloc, free;
 	unsigned int i;
 	size_t mem;
 
-	seq_printf(m, "records %ld limit %lu\n", slabtrace_table_count(t),
-		   READ_ONCE(slabtrace_record_limit));
+	seq_printf(m, "records %ld limit %lu\n", slab_trace_table_count(t),
+		   READ_ONCE(slab_trace_record_limit));
 	seq_printf(m, "table buckets %lu grow_failed %ld grow_steps %lu most_moved_in_a_step %u shrinks %lu\n",
-		   slabtrace_table_buckets(t), atomic_long_read(&t->grow_failed),
+		   slab_trace_table_buckets(t), atomic_long_read(&t->grow_failed),
 		   READ_ONCE(t->grow_steps), READ_ONCE(t->grow_most_moved),
 		   READ_ONCE(t->shrinks));
 	seq_printf(m, "pool free %lu per_cpu %u allocated %ld\n",
-		   slabtrace_pool_free_count(&slabtrace_pool),
-		   READ_ONCE(slabtrace_pool.size),
-		   atomic_long_read(&slabtrace_pool.allocated));
+		   slab_trace_pool_free_count(&slab_trace_pool),
+		   READ_ONCE(slab_trace_pool.size),
+		   atomic_long_read(&slab_trace_pool.allocated));
 	seq_printf(m, "contexts %u of %u (at most %u) reclaimed %ld sweeps %ld\n",
-		   slabtrace_ctx_count(), slabtrace_ctx_capacity(),
-		   slabtrace_ctx_max(), slabtrace_ctx_reclaimed(),
-		   slabtrace_ctx_sweeps());
-	seq_printf(m, "stacks deferred %ld\n", slabtrace_stack_deferred());
-	slabtrace_snapshot_stats(&kept, &alive, &mem);
+		   slab_trace_ctx_count(), slab_trace_ctx_capacity(),
+		   slab_trace_ctx_max(), slab_trace_ctx_reclaimed(),
+		   slab_trace_ctx_sweeps());
+	seq_printf(m, "stacks deferred %ld\n", slab_trace_stack_deferred());
+	slab_trace_snapshot_stats(&kept, &alive, &mem);
 	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,
 		   mem);
-	slabtrace_probes_state(&alloc, &free);
+	slab_trace_probes_state(&alloc, &free);
 	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",
 		   free ? "on" : "off");
 
 	mutex_lock(&slabtrace_mutex);
-	set = rcu_dereference_protected(slabtrace_active,
+	set = rcu_dereference_protected(slab_trace_active,
 					lockdep_is_held(&slabtrace_mutex));
 	for (i = 0; set && i < set->nr; i++)
 		show_cache(m, set->traced[i]);
@@ -99,7 +99,7 @@ static struct slabtrace_file stats_file = {
 	.fops = &stats_fops,
 };
 
-int slabtrace_stats_init(void)
+int slab_trace_stats_init(void)
 {
 	int ret;
 

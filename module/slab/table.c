@@ -19,13 +19,13 @@
  * A free of an object nobody traces must cost as little as possible: every
  * bucket has a 16-bit signature, the OR of two bits per record in its
  * chain (picked by hash bits no bucket index uses), read with no lock:
- * slabtrace_table_maybe() is false for most untraced objects after one
+ * slab_trace_table_maybe() is false for most untraced objects after one
  * load.  A signature may have bits too many, never one too few for an
  * object inserted before the check (see the grow, below).
  *
  * Growing moves one bucket per lock hold, so interrupts are never off for
  * more than one chain.  Stripe i's buckets, in an array of any size (a
- * power of two, at least SLABTRACE_TABLE_LOCKS), are the hashes with the
+ * power of two, at least SLAB_TRACE_TABLE_LOCKS), are the hashes with the
  * same low bits, so each stripe moves on its own: while a grow runs, a
  * stripe's first @moved buckets are in @new, the rest in @old.  The lockless
  * check reads t->cur, the old array until every bucket has moved, so a
@@ -51,14 +51,14 @@
  * Notes on locking
  * ----------------
  * - t->stripe[i].lock (raw spinlock, irq-safe): stripe i, that is the
- *   chains and signatures of every bucket b with b % SLABTRACE_TABLE_LOCKS
+ *   chains and signatures of every bucket b with b % SLAB_TRACE_TABLE_LOCKS
  *   == i, the stripe's @old, @new and @moved, and the records on those
  *   chains.  Taken from any context but NMI.  Never two at once.
  * - t->grow_mutex: t->cur, and the right to move records between arrays.
  *   Held by the grow work, by purges (and their shrink), and by iterators
  *   (so an iterator never sees a record twice).  Taken before a stripe
  *   lock.
- * - t->cur is read under RCU (sched) by slabtrace_table_maybe().
+ * - t->cur is read under RCU (sched) by slab_trace_table_maybe().
  * - t->grow_retry and t->grow_backoff are written under t->grow_mutex;
  *   the inserts read t->grow_retry with no lock.
  * - t->nr and t->owned[] are atomic; only approximate between locks.
@@ -91,15 +91,15 @@
 #define GROW_BACKOFF_MIN	HZ
 #define GROW_BACKOFF_MAX	(64 * HZ)
 
-static_assert(TABLE_MIN_BUCKETS >= SLABTRACE_TABLE_LOCKS);
+static_assert(TABLE_MIN_BUCKETS >= SLAB_TRACE_TABLE_LOCKS);
 static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
 static_assert(SIG_SHIFT + 8 == 32);
-static_assert(sizeof(struct slabtrace_record) == 40);
-static_assert(!(SLABTRACE_TABLE_LOCKS & (SLABTRACE_TABLE_LOCKS - 1)));
-static_assert(SLABTRACE_MAX_OWNERS <= U8_MAX);
+static_assert(sizeof(struct slab_trace_record) == 40);
+static_assert(!(SLAB_TRACE_TABLE_LOCKS & (SLAB_TRACE_TABLE_LOCKS - 1)));
+static_assert(SLAB_TRACE_MAX_OWNERS <= U8_MAX);
 
 /* The records of every traced cache. */
-struct slabtrace_table slabtrace_records;
+struct slab_trace_table slab_trace_records;
 
 static inline u32 obj_hash(const void *obj)
 {
@@ -113,19 +113,19 @@ static inline u16 sig_bits(u32 hash)
 
 static inline unsigned int stripe_of(u32 hash)
 {
-	return hash & (SLABTRACE_TABLE_LOCKS - 1);
+	return hash & (SLAB_TRACE_TABLE_LOCKS - 1);
 }
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see a grow fail, and count the tries. */
-bool slabtrace_fail_grow;
-unsigned long slabtrace_grow_tries;
+bool slab_trace_fail_grow;
+unsigned long slab_trace_grow_tries;
 #endif
 
 /* Never the OOM killer: a table that cannot grow works, only slower. */
-static struct slabtrace_buckets *buckets_alloc(unsigned long n)
+static struct slab_trace_buckets *buckets_alloc(unsigned long n)
 {
-	struct slabtrace_buckets *b;
+	struct slab_trace_buckets *b;
 	size_t size;
 
 	size = size_add(struct_size(b, head, n), array_size(n, sizeof(u16)));
@@ -138,27 +138,28 @@ static struct slabtrace_buckets *buckets_alloc(unsigned long n)
 }
 
 /* buckets_alloc() for a grow (the tests see it fail, and count it). */
-static struct slabtrace_buckets *grow_alloc(unsigned long n)
+static struct slab_trace_buckets *grow_alloc(unsigned long n)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	slabtrace_grow_tries++;
-	if (READ_ONCE(slabtrace_fail_grow))
+	slab_trace_grow_tries++;
+	if (READ_ONCE(slab_trace_fail_grow))
 		return NULL;
 #endif
 	return buckets_alloc(n);
 }
 
 /* The array the chain of @hash is in.  Called with its stripe lock held. */
-static struct slabtrace_buckets *home(struct slabtrace_stripe *st, u32 hash)
+static struct slab_trace_buckets *chain_array(struct slab_trace_stripe *st,
+					      u32 hash)
 {
 	lockdep_assert_held(&st->lock);
 	if (st->new &&
-	    (hash & st->old->mask) / SLABTRACE_TABLE_LOCKS < st->moved)
+	    (hash & st->old->mask) / SLAB_TRACE_TABLE_LOCKS < st->moved)
 		return st->new;
 	return st->old;
 }
 
-static void sig_set(struct slabtrace_buckets *b, u32 hash)
+static void sig_set(struct slab_trace_buckets *b, u32 hash)
 {
 	unsigned long i = hash & b->mask;
 
@@ -166,9 +167,9 @@ static void sig_set(struct slabtrace_buckets *b, u32 hash)
 }
 
 /* The signature of bucket @i: its chain's bits, no more. */
-static void sig_update(struct slabtrace_buckets *b, unsigned long i)
+static void sig_update(struct slab_trace_buckets *b, unsigned long i)
 {
-	struct slabtrace_record *rec;
+	struct slab_trace_record *rec;
 	u16 sig = 0;
 
 	for (rec = b->head[i]; rec; rec = rec->next)
@@ -180,10 +181,10 @@ static void sig_update(struct slabtrace_buckets *b, unsigned long i)
  * Move the next bucket of stripe @i to the new array.  Called with its
  * stripe lock held, by the grow work holding t->grow_mutex.
  */
-static unsigned int move_bucket(struct slabtrace_stripe *st, unsigned int i)
+static unsigned int move_bucket(struct slab_trace_stripe *st, unsigned int i)
 {
-	unsigned long ob = i + st->moved * SLABTRACE_TABLE_LOCKS;
-	struct slabtrace_record *rec;
+	unsigned long ob = i + st->moved * SLAB_TRACE_TABLE_LOCKS;
+	struct slab_trace_record *rec;
 	unsigned int n = 0;
 
 	lockdep_assert_held(&st->lock);
@@ -221,9 +222,9 @@ static unsigned long resize_target(unsigned long nr, unsigned long size,
  * Move every record to an array of the size they need now, if that is not
  * the size they have.  Called with t->grow_mutex held.  May sleep.
  */
-static void resize(struct slabtrace_table *t, bool shrink)
+static void resize(struct slab_trace_table *t, bool shrink)
 {
-	struct slabtrace_buckets *old, *new;
+	struct slab_trace_buckets *old, *new;
 	unsigned long size, old_size, k, per_stripe, flags;
 	unsigned int i, n;
 	u64 t0;
@@ -252,20 +253,20 @@ static void resize(struct slabtrace_table *t, bool shrink)
 	}
 	if (size > old_size)
 		t->grow_backoff = 0;
-	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+	for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 		t->stripe[i].new = new;
 		t->stripe[i].moved = 0;
 		raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 	}
-	per_stripe = old_size / SLABTRACE_TABLE_LOCKS;
+	per_stripe = old_size / SLAB_TRACE_TABLE_LOCKS;
 	for (k = 0; k < per_stripe; k++) {
-		for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+		for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
 			t0 = ktime_get_ns();
 			raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 			n = move_bucket(&t->stripe[i], i);
 			raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
-			slabtrace_hold_end(SLABTRACE_HOLD_GROW, t0, n);
+			slab_trace_hold_end(SLAB_TRACE_HOLD_GROW, t0, n);
 			t->grow_hold_ns += ktime_get_ns() - t0;
 			t->grow_steps++;
 			t->grow_most_moved = max(t->grow_most_moved, n);
@@ -278,7 +279,7 @@ static void resize(struct slabtrace_table *t, bool shrink)
 	}
 	/* Every record is in @new, with its bit: the lockless check may use it. */
 	rcu_assign_pointer(t->cur, new);
-	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+	for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 		t->stripe[i].old = new;
 		t->stripe[i].new = NULL;
@@ -293,8 +294,8 @@ static void resize(struct slabtrace_table *t, bool shrink)
 
 static void grow_work(struct work_struct *work)
 {
-	struct slabtrace_table *t = container_of(work, struct slabtrace_table,
-						 grow_work);
+	struct slab_trace_table *t = container_of(work, struct slab_trace_table,
+						  grow_work);
 
 	mutex_lock(&t->grow_mutex);
 	resize(t, false);
@@ -304,27 +305,27 @@ static void grow_work(struct work_struct *work)
 /* A probe cannot queue work itself (it may hold any lock): an irq_work can. */
 static void grow_kick(struct irq_work *work)
 {
-	struct slabtrace_table *t = container_of(work, struct slabtrace_table,
-						 grow_kick);
+	struct slab_trace_table *t = container_of(work, struct slab_trace_table,
+						  grow_kick);
 
 	schedule_work(&t->grow_work);
 }
 
 /**
- * slabtrace_table_init - make an empty table
+ * slab_trace_table_init - make an empty table
  * @t: the table, zeroed
  *
  * Return: 0 or -ENOMEM.
  */
-int slabtrace_table_init(struct slabtrace_table *t)
+int slab_trace_table_init(struct slab_trace_table *t)
 {
-	struct slabtrace_buckets *b;
+	struct slab_trace_buckets *b;
 	unsigned int i;
 
 	b = buckets_alloc(TABLE_MIN_BUCKETS);
 	if (!b)
 		return -ENOMEM;
-	for (i = 0; i < SLABTRACE_TABLE_LOCKS; i++) {
+	for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
 		raw_spin_lock_init(&t->stripe[i].lock);
 		t->stripe[i].old = b;
 		t->stripe[i].new = NULL;
@@ -332,7 +333,7 @@ int slabtrace_table_init(struct slabtrace_table *t)
 	}
 	RCU_INIT_POINTER(t->cur, b);
 	atomic_long_set(&t->nr, 0);
-	for (i = 0; i < SLABTRACE_MAX_OWNERS; i++)
+	for (i = 0; i < SLAB_TRACE_MAX_OWNERS; i++)
 		atomic_long_set(&t->owned[i], 0);
 	atomic_long_set(&t->grow_failed, 0);
 	t->grow_retry = jiffies;
@@ -348,18 +349,18 @@ int slabtrace_table_init(struct slabtrace_table *t)
 }
 
 /**
- * slabtrace_table_destroy - free a table and every record in it
+ * slab_trace_table_destroy - free a table and every record in it
  * @t: the table
  * @free_rec: frees a record
  *
  * Nothing may use @t any more: the probes are unregistered and synchronised.
  * Tolerates a table whose init failed.
  */
-void slabtrace_table_destroy(struct slabtrace_table *t,
-			     void (*free_rec)(struct slabtrace_record *rec))
+void slab_trace_table_destroy(struct slab_trace_table *t,
+			      void (*free_rec)(struct slab_trace_record *rec))
 {
-	struct slabtrace_buckets *b = rcu_dereference_protected(t->cur, 1);
-	struct slabtrace_record *rec;
+	struct slab_trace_buckets *b = rcu_dereference_protected(t->cur, 1);
+	struct slab_trace_record *rec;
 	unsigned long i;
 
 	if (!b)
@@ -382,7 +383,7 @@ void slabtrace_table_destroy(struct slabtrace_table *t,
 }
 
 /**
- * slabtrace_table_maybe - whether the table may hold a record of @obj
+ * slab_trace_table_maybe - whether the table may hold a record of @obj
  * @t: the table
  * @obj: the object
  *
@@ -390,9 +391,9 @@ void slabtrace_table_destroy(struct slabtrace_table *t,
  * rcu_read_lock_sched().  False means no record of @obj was inserted
  * before the call and is still there; true means take the lock and look.
  */
-bool slabtrace_table_maybe(struct slabtrace_table *t, const void *obj)
+bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj)
 {
-	struct slabtrace_buckets *b;
+	struct slab_trace_buckets *b;
 	u32 hash;
 
 	if (!atomic_long_read(&t->nr))
@@ -404,7 +405,7 @@ bool slabtrace_table_maybe(struct slabtrace_table *t, const void *obj)
 }
 
 /**
- * slabtrace_table_insert - add the record of a new object
+ * slab_trace_table_insert - add the record of a new object
  * @t: the table
  * @rec: the record, with ->obj and ->owner set
  *
@@ -415,18 +416,18 @@ bool slabtrace_table_maybe(struct slabtrace_table *t, const void *obj)
  *
  * Return: the stale record, unlinked, for the caller to free; or NULL.
  */
-struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
-						struct slabtrace_record *rec)
+struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
+						  struct slab_trace_record *rec)
 {
 	u32 hash = obj_hash(rec->obj);
-	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
-	struct slabtrace_record **pp, *old = NULL;
-	struct slabtrace_buckets *b;
+	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
+	struct slab_trace_record **pp, *old = NULL;
+	struct slab_trace_buckets *b;
 	unsigned long flags, size;
 	long nr = 0;
 
 	raw_spin_lock_irqsave(&st->lock, flags);
-	b = home(st, hash);
+	b = chain_array(st, hash);
 	for (pp = &b->head[hash & b->mask]; *pp; pp = &(*pp)->next) {
 		if ((*pp)->obj == rec->obj) {
 			old = *pp;
@@ -458,7 +459,7 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
 }
 
 /**
- * slabtrace_table_remove - unlink the record of a freed object
+ * slab_trace_table_remove - unlink the record of a freed object
  * @t: the table
  * @obj: the object
  *
@@ -466,17 +467,17 @@ struct slabtrace_record *slabtrace_table_insert(struct slabtrace_table *t,
  *
  * Return: the record, now the caller's to free; NULL if @obj has none.
  */
-struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
-						const void *obj)
+struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
+						  const void *obj)
 {
 	u32 hash = obj_hash(obj);
-	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
-	struct slabtrace_record **pp, *rec = NULL;
-	struct slabtrace_buckets *b;
+	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
+	struct slab_trace_record **pp, *rec = NULL;
+	struct slab_trace_buckets *b;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&st->lock, flags);
-	b = home(st, hash);
+	b = chain_array(st, hash);
 	for (pp = &b->head[hash & b->mask]; *pp; pp = &(*pp)->next) {
 		if ((*pp)->obj == obj) {
 			rec = *pp;
@@ -494,14 +495,14 @@ struct slabtrace_record *slabtrace_table_remove(struct slabtrace_table *t,
 }
 
 /* Let a grow that was asked for finish.  May sleep. */
-void slabtrace_table_flush(struct slabtrace_table *t)
+void slab_trace_table_flush(struct slab_trace_table *t)
 {
 	irq_work_sync(&t->grow_kick);
 	flush_work(&t->grow_work);
 }
 
 /* The number of buckets now (for the stats and the tests). */
-unsigned long slabtrace_table_buckets(struct slabtrace_table *t)
+unsigned long slab_trace_table_buckets(struct slab_trace_table *t)
 {
 	unsigned long n;
 
@@ -513,7 +514,7 @@ unsigned long slabtrace_table_buckets(struct slabtrace_table *t)
 }
 
 /**
- * slabtrace_table_set_stack - give a record the backtrace saved for it late
+ * slab_trace_table_set_stack - give a record the backtrace saved for it late
  * @t: the table
  * @obj: the record's object
  * @owner: its owner
@@ -525,18 +526,18 @@ unsigned long slabtrace_table_buckets(struct slabtrace_table *t)
  *
  * Return: whether the record was found.
  */
-bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
-			       u8 owner, u32 stamp, depot_stack_handle_t stack)
+bool slab_trace_table_set_stack(struct slab_trace_table *t, const void *obj,
+				u8 owner, u32 stamp, depot_stack_handle_t stack)
 {
 	u32 hash = obj_hash(obj);
-	struct slabtrace_stripe *st = &t->stripe[stripe_of(hash)];
-	struct slabtrace_record *rec;
-	struct slabtrace_buckets *b;
+	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
+	struct slab_trace_record *rec;
+	struct slab_trace_buckets *b;
 	unsigned long flags;
 	bool found = false;
 
 	raw_spin_lock_irqsave(&st->lock, flags);
-	b = home(st, hash);
+	b = chain_array(st, hash);
 	for (rec = b->head[hash & b->mask]; rec; rec = rec->next) {
 		if (rec->obj == obj && rec->owner == owner &&
 		    rec->stamp == stamp && !rec->stack) {
@@ -549,17 +550,17 @@ bool slabtrace_table_set_stack(struct slabtrace_table *t, const void *obj,
 	return found;
 }
 
-#if SLABTRACE_TESTS
+#if SLAB_TRACE_TESTS
 /* The stripe lock a record of @obj would be under (for the tests). */
-raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
-					const void *obj)
+raw_spinlock_t *slab_trace_table_lock_of(struct slab_trace_table *t,
+					 const void *obj)
 {
 	return &t->stripe[stripe_of(obj_hash(obj))].lock;
 }
 #endif
 
 /**
- * slabtrace_table_purge - drop every record of one owner
+ * slab_trace_table_purge - drop every record of one owner
  * @t: the table
  * @owner: the owner
  * @free_rec: frees a record, called with no lock held
@@ -569,11 +570,11 @@ raw_spinlock_t *slabtrace_table_lock_of(struct slabtrace_table *t,
  *
  * Return: the number of records dropped.
  */
-unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
-				    void (*free_rec)(struct slabtrace_record *rec))
+unsigned long slab_trace_table_purge(struct slab_trace_table *t, u8 owner,
+				     void (*free_rec)(struct slab_trace_record *rec))
 {
-	struct slabtrace_record **pp, *rec, *gone;
-	struct slabtrace_buckets *b;
+	struct slab_trace_record **pp, *rec, *gone;
+	struct slab_trace_buckets *b;
 	unsigned long i, flags, n = 0;
 	unsigned int s, walked;
 	u64 t0;
@@ -581,10 +582,10 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 	mutex_lock(&t->grow_mutex);
 	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
 	for (i = 0; i <= b->mask && atomic_long_read(&t->owned[owner]); i++) {
-		s = i & (SLABTRACE_TABLE_LOCKS - 1);
+		s = i & (SLAB_TRACE_TABLE_LOCKS - 1);
 		gone = NULL;
 		walked = 0;
-		t0 = slabtrace_hold_start();
+		t0 = slab_trace_hold_start();
 		raw_spin_lock_irqsave(&t->stripe[s].lock, flags);
 		for (pp = &b->head[i]; (rec = *pp); walked++) {
 			if (rec->owner != owner) {
@@ -600,7 +601,7 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 		if (gone)
 			sig_update(b, i);
 		raw_spin_unlock_irqrestore(&t->stripe[s].lock, flags);
-		slabtrace_hold_end(SLABTRACE_HOLD_PURGE, t0, walked);
+		slab_trace_hold_end(SLAB_TRACE_HOLD_PURGE, t0, walked);
 		while ((rec = gone)) {
 			gone = rec->next;
 			free_rec(rec);
@@ -615,18 +616,18 @@ unsigned long slabtrace_table_purge(struct slabtrace_table *t, u8 owner,
 }
 
 /**
- * slabtrace_table_iter_start - start copying a table out, bucket by bucket
+ * slab_trace_table_iter_start - start copying a table out, bucket by bucket
  * @it: the iterator
  * @t: the table
  *
  * Lets a pending grow finish, shrinks a table far emptier than its size,
- * then holds off resizing until slabtrace_table_iter_stop(), so every
+ * then holds off resizing until slab_trace_table_iter_stop(), so every
  * record present throughout is seen exactly once.  May sleep.
  */
-void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
-				struct slabtrace_table *t)
+void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
+				 struct slab_trace_table *t)
 {
-	slabtrace_table_flush(t);
+	slab_trace_table_flush(t);
 	mutex_lock(&t->grow_mutex);
 	resize(t, true);
 	it->t = t;
@@ -635,7 +636,7 @@ void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
 }
 
 /**
- * slabtrace_table_iter_next - copy the records of the next bucket
+ * slab_trace_table_iter_next - copy the records of the next bucket
  * @it: the iterator
  * @buf: where to copy them
  * @room: how many fit in @buf
@@ -644,19 +645,19 @@ void slabtrace_table_iter_start(struct slabtrace_table_iter *it,
  * bucket; -ENOSPC, with it->need set, if the bucket holds more than @room
  * (the same bucket comes next); -ENOENT after the last bucket.
  */
-int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
-			      struct slabtrace_record *buf, unsigned int room)
+int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
+			       struct slab_trace_record *buf, unsigned int room)
 {
-	struct slabtrace_table *t = it->t;
-	struct slabtrace_record *rec;
-	struct slabtrace_buckets *b;
+	struct slab_trace_table *t = it->t;
+	struct slab_trace_record *rec;
+	struct slab_trace_buckets *b;
 	unsigned long flags;
 	unsigned int i, n = 0;
 
 	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
 	if (it->bucket > b->mask)
 		return -ENOENT;
-	i = it->bucket & (SLABTRACE_TABLE_LOCKS - 1);
+	i = it->bucket & (SLAB_TRACE_TABLE_LOCKS - 1);
 	raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 	for (rec = b->head[it->bucket]; rec; rec = rec->next)
 		n++;
@@ -674,7 +675,7 @@ int slabtrace_table_iter_next(struct slabtrace_table_iter *it,
 	return n;
 }
 
-void slabtrace_table_iter_stop(struct slabtrace_table_iter *it)
+void slab_trace_table_iter_stop(struct slab_trace_table_iter *it)
 {
 	mutex_unlock(&it->t->grow_mutex);
 }
@@ -683,7 +684,7 @@ void slabtrace_table_iter_stop(struct slabtrace_table_iter *it)
 #define SPILL	32
 
 /**
- * slabtrace_table_for_each - call a function on a copy of every record
+ * slab_trace_table_for_each - call a function on a copy of every record
  * @t: the table
  * @fn: called with no spinlock held (it may sleep); a non-zero return
  *	stops the walk
@@ -694,22 +695,22 @@ void slabtrace_table_iter_stop(struct slabtrace_table_iter *it)
  *
  * Return: 0, @fn's non-zero return, -EINTR or -ENOMEM.
  */
-int slabtrace_table_for_each(struct slabtrace_table *t,
-			     int (*fn)(const struct slabtrace_record *rec,
-				       void *arg),
-			     void *arg)
+int slab_trace_table_for_each(struct slab_trace_table *t,
+			      int (*fn)(const struct slab_trace_record *rec,
+					void *arg),
+			      void *arg)
 {
 	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;
-	struct slabtrace_record *spill, *bigger;
-	struct slabtrace_table_iter it;
+	struct slab_trace_record *spill, *bigger;
+	struct slab_trace_table_iter it;
 	unsigned int room = SPILL;
 	int i, n, ret = 0;
 
 	spill = kmalloc_array(room, sizeof(*spill), gfp);
 	if (!spill)
 		return -ENOMEM;
-	slabtrace_table_iter_start(&it, t);
-	while (!ret && (n = slabtrace_table_iter_next(&it, spill, room)) !=
+	slab_trace_table_iter_start(&it, t);
+	while (!ret && (n = slab_trace_table_iter_next(&it, spill, room)) !=
 		       -ENOENT) {
 		if (n == -ENOSPC) {
 			/* A long chain: the table has not grown yet. */
@@ -729,7 +730,7 @@ int slabtrace_table_for_each(struct slabtrace_table *t,
 				ret = -EINTR;
 		}
 	}
-	slabtrace_table_iter_stop(&it);
+	slab_trace_table_iter_stop(&it);
 	kfree(spill);
 	return ret;
 }

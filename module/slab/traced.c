@@ -3,7 +3,7 @@
  * slabtrace: the caches being traced, or stopped and still holding records,
  * and the commands that change them: start, stop, reset.
  *
- * The probes find an event's traced cache in slabtrace_active, a small array
+ * The probes find an event's traced cache in slab_trace_active, a small array
  * published with RCU and replaced whole when a cache comes or goes.  A cache
  * stays in it after "stop", so frees keep dropping its records, until
  * "reset" or until the cache is destroyed.
@@ -36,38 +36,38 @@
 #include <slabtrace/kptrace.h>
 #include <slabtrace/slabtrace.h>
 
-struct slabtrace_set __rcu *slabtrace_active;
-static DECLARE_BITMAP(owner_ids, SLABTRACE_MAX_OWNERS);
+struct slab_trace_set __rcu *slab_trace_active;
+static DECLARE_BITMAP(owner_ids, SLAB_TRACE_MAX_OWNERS);
 
-const char *const slabtrace_drop_names[SLABTRACE_DROP_MAX] = {
-	[SLABTRACE_DROP_POOL] = "pool empty",
-	[SLABTRACE_DROP_LIMIT] = "limit reached",
-	[SLABTRACE_DROP_NMI] = "in NMI",
-	[SLABTRACE_DROP_STACK] = "stack store full",
-	[SLABTRACE_DROP_CTX] = "context store full",
-	[SLABTRACE_DROP_WALK] = "stack walk empty",
+const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
+	[SLAB_TRACE_DROP_POOL] = "pool empty",
+	[SLAB_TRACE_DROP_LIMIT] = "limit reached",
+	[SLAB_TRACE_DROP_NMI] = "in NMI",
+	[SLAB_TRACE_DROP_STACK] = "stack store full",
+	[SLAB_TRACE_DROP_CTX] = "context store full",
+	[SLAB_TRACE_DROP_WALK] = "stack walk empty",
 };
 
 /* Allocations of @tr not recorded at all. */
-long slabtrace_traced_dropped(const struct slabtrace_traced *tr)
+long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
 {
 	long n = 0;
 	int i;
 
-	for (i = 0; i < SLABTRACE_DROP_LOST_MAX; i++)
+	for (i = 0; i < SLAB_TRACE_DROP_LOST_MAX; i++)
 		n += atomic_long_read(&tr->drops[i]);
 	return n;
 }
 
 /**
- * slabtrace_traced_of_id - the traced cache whose records have owner @id
+ * slab_trace_traced_of_id - the traced cache whose records have owner @id
  * @set: the set, read under RCU or slabtrace_mutex
  * @id: the owner
  *
  * Return: the cache, or NULL if it left the set (its records are going).
  */
-struct slabtrace_traced *slabtrace_traced_of_id(struct slabtrace_set *set,
-						u8 id)
+struct slab_trace_traced *slab_trace_traced_of_id(struct slab_trace_set *set,
+						  u8 id)
 {
 	unsigned int i;
 
@@ -77,22 +77,22 @@ struct slabtrace_traced *slabtrace_traced_of_id(struct slabtrace_set *set,
 	return NULL;
 }
 
-static struct slabtrace_set *set_locked(void)
+static struct slab_trace_set *set_locked(void)
 {
-	return rcu_dereference_protected(slabtrace_active,
+	return rcu_dereference_protected(slab_trace_active,
 					 lockdep_is_held(&slabtrace_mutex));
 }
 
 static unsigned int set_size(void)
 {
-	struct slabtrace_set *set = set_locked();
+	struct slab_trace_set *set = set_locked();
 
 	return set ? set->nr : 0;
 }
 
-static struct slabtrace_traced *find_cache(const struct kmem_cache *s)
+static struct slab_trace_traced *find_cache(const struct kmem_cache *s)
 {
-	struct slabtrace_set *set = set_locked();
+	struct slab_trace_set *set = set_locked();
 	unsigned int i;
 
 	for (i = 0; set && i < set->nr; i++)
@@ -105,10 +105,10 @@ static struct slabtrace_traced *find_cache(const struct kmem_cache *s)
  * Publish a copy of the set with @add added and @del removed (either may be
  * NULL).  Readers of the old set may go on until a grace period passes.
  */
-static int set_replace(struct slabtrace_traced *add,
-		       struct slabtrace_traced *del)
+static int set_replace(struct slab_trace_traced *add,
+		       struct slab_trace_traced *del)
 {
-	struct slabtrace_set *old = set_locked(), *new;
+	struct slab_trace_set *old = set_locked(), *new;
 	unsigned int i;
 
 	lockdep_assert_held(&slabtrace_mutex);
@@ -131,7 +131,7 @@ static int set_replace(struct slabtrace_traced *add,
 		kfree(new);
 		new = NULL;
 	}
-	rcu_assign_pointer(slabtrace_active, new);
+	rcu_assign_pointer(slab_trace_active, new);
 	if (old)
 		kfree_rcu(old, rcu);
 	return 0;
@@ -139,31 +139,31 @@ static int set_replace(struct slabtrace_traced *add,
 
 /*
  * Out of the set, no probe holding it: its snapshots and records go, then
- * its id (no print is copying them: slabtrace_print_sem).
+ * its id (no print is copying them: slab_trace_print_sem).
  */
-static void traced_free(struct slabtrace_traced *tr)
+static void traced_free(struct slab_trace_traced *tr)
 {
 	lockdep_assert_held(&slabtrace_mutex);
-	slabtrace_snapshot_drop_owner(tr->id);
-	down_write(&slabtrace_print_sem);
-	slabtrace_table_purge(&slabtrace_records, tr->id,
-			      slabtrace_record_free);
-	up_write(&slabtrace_print_sem);
+	slab_trace_snapshot_drop_owner(tr->id);
+	down_write(&slab_trace_print_sem);
+	slab_trace_table_purge(&slab_trace_records, tr->id,
+			       slab_trace_record_free);
+	up_write(&slab_trace_print_sem);
 	clear_bit(tr->id, owner_ids);
 	slabtrace_cache_put(&tr->ref);
 	kfree(tr);
 }
 
 /* Takes over the reference in @ref. */
-static struct slabtrace_traced *traced_new(struct slabtrace_cache_ref *ref,
-					   const char *name)
+static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
+					    const char *name)
 {
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	unsigned long id;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	id = find_first_zero_bit(owner_ids, SLABTRACE_MAX_OWNERS);
-	if (id >= SLABTRACE_MAX_OWNERS)
+	id = find_first_zero_bit(owner_ids, SLAB_TRACE_MAX_OWNERS);
+	if (id >= SLAB_TRACE_MAX_OWNERS)
 		return NULL;
 	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
 	if (!tr)
@@ -180,7 +180,7 @@ static struct slabtrace_traced *traced_new(struct slabtrace_cache_ref *ref,
 }
 
 /* Drop the traced caches in @gone[], already out of the set. */
-static void traced_free_all(struct slabtrace_traced **gone, unsigned int n)
+static void traced_free_all(struct slab_trace_traced **gone, unsigned int n)
 {
 	unsigned int i;
 
@@ -189,7 +189,7 @@ static void traced_free_all(struct slabtrace_traced **gone, unsigned int n)
 	tracepoint_synchronize_unregister();
 	for (i = 0; i < n; i++)
 		traced_free(gone[i]);
-	slabtrace_probes_update();
+	slab_trace_probes_update();
 }
 
 static int lookup(const char *cmd, const char *name,
@@ -211,7 +211,7 @@ static int lookup(const char *cmd, const char *name,
 }
 
 /**
- * slabtrace_traced_find - the traced cache a name stands for
+ * slab_trace_traced_find - the traced cache a name stands for
  * @cmd: the command asking, for the log
  * @name: a cache name, maybe an alias of a merged cache
  *
@@ -220,11 +220,11 @@ static int lookup(const char *cmd, const char *name,
  * Return: the traced cache; ERR_PTR(-ENODATA) if that cache is not traced,
  * or the error of looking it up (-ENOENT: no such cache), said in the log.
  */
-struct slabtrace_traced *slabtrace_traced_find(const char *cmd,
-					       const char *name)
+struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
+						 const char *name)
 {
 	struct slabtrace_cache_ref ref;
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	int ret;
 
 	ret = lookup(cmd, name, &ref);
@@ -241,37 +241,37 @@ struct slabtrace_traced *slabtrace_traced_find(const char *cmd,
 }
 
 /* A record's stamp for time @now, ns: ms since the epoch, saturated. */
-u32 slabtrace_stamp(const struct slabtrace_traced *tr, u64 now)
+u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now)
 {
 	return min_t(u64, div_u64(now - tr->epoch, NSEC_PER_MSEC), U32_MAX);
 }
 
 /* How long @tr has been traced, in ns, at @now. */
-u64 slabtrace_traced_time(const struct slabtrace_traced *tr, u64 now)
+u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
 {
 	return tr->traced_ns + (tr->tracing ? now - tr->started : 0);
 }
 
 /**
- * slabtrace_start - start recording the allocations from a cache
+ * slab_trace_start - start recording the allocations from a cache
  * @name: the cache
  *
  * Called with slabtrace_mutex held.
  *
  * Return: 0 (also if it was traced already), or -errno.
  */
-int slabtrace_start(const char *name)
+int slab_trace_start(const char *name)
 {
 	struct slabtrace_cache_ref ref;
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	int ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
 	ret = lookup("start", name, &ref);
 	if (ret)
 		return ret;
-	slabtrace_stack_prime();
-	if (ref.cache == slabtrace_record_cache) {
+	slab_trace_stack_prime();
+	if (ref.cache == slab_trace_record_cache) {
 		pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
 				    (int)strlen(name), name);
 		ret = -EPERM;
@@ -290,19 +290,19 @@ int slabtrace_start(const char *name)
 					    (int)strlen(name), name,
 					    (int)strlen(tr->name), tr->name);
 		} else {
-			if (slabtrace_pool_fill(&slabtrace_pool))
+			if (slab_trace_pool_fill(&slab_trace_pool))
 				pr_warn_ratelimited("start: the record pool is not full (no memory)\n");
 			tr->started = ktime_get_mono_fast_ns();
 			WRITE_ONCE(tr->tracing, true);
-			ret = slabtrace_probes_update();
+			ret = slab_trace_probes_update();
 			if (ret)
 				WRITE_ONCE(tr->tracing, false);
 		}
 		goto put;
 	}
-	if (set_size() >= SLABTRACE_MAX_CACHES) {
+	if (set_size() >= SLAB_TRACE_MAX_CACHES) {
 		pr_warn_ratelimited("start: %u caches traced or holding records already\n",
-				    SLABTRACE_MAX_CACHES);
+				    SLAB_TRACE_MAX_CACHES);
 		ret = -ENOSPC;
 		goto put;
 	}
@@ -314,9 +314,9 @@ int slabtrace_start(const char *name)
 	ret = set_replace(tr, NULL);
 	if (ret)
 		goto free;
-	if (slabtrace_pool_fill(&slabtrace_pool))
+	if (slab_trace_pool_fill(&slab_trace_pool))
 		pr_warn_ratelimited("start: the record pool is not full (no memory): allocations may go unrecorded\n");
-	ret = slabtrace_probes_update();
+	ret = slab_trace_probes_update();
 	if (ret) {
 		pr_warn_ratelimited("start: cannot attach to the kmem tracepoints (%d)\n",
 				    ret);
@@ -340,7 +340,7 @@ put:
 }
 
 /**
- * slabtrace_stop - stop recording new allocations from a cache
+ * slab_trace_stop - stop recording new allocations from a cache
  * @name: the cache
  *
  * Its records stay; frees still drop them.  Called with slabtrace_mutex
@@ -348,10 +348,10 @@ put:
  *
  * Return: 0 (also if it was not traced), or -errno.
  */
-int slabtrace_stop(const char *name)
+int slab_trace_stop(const char *name)
 {
 	struct slabtrace_cache_ref ref;
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	int ret;
 
 	lockdep_assert_held(&slabtrace_mutex);
@@ -366,11 +366,11 @@ int slabtrace_stop(const char *name)
 	}
 	WRITE_ONCE(tr->tracing, false);
 	tr->traced_ns += ktime_get_mono_fast_ns() - tr->started;
-	return slabtrace_probes_update();
+	return slab_trace_probes_update();
 }
 
 /**
- * slabtrace_reset - drop every record of a cache
+ * slab_trace_reset - drop every record of a cache
  * @name: the cache
  *
  * A traced cache goes on being traced, from an empty table; a stopped one
@@ -378,9 +378,9 @@ int slabtrace_stop(const char *name)
  *
  * Return: 0 (also if it had no records), or -errno.
  */
-int slabtrace_reset(const char *name)
+int slab_trace_reset(const char *name)
 {
-	struct slabtrace_traced *tr, *fresh = NULL;
+	struct slab_trace_traced *tr, *fresh = NULL;
 	struct slabtrace_cache_ref ref;
 	int ret;
 
@@ -414,7 +414,7 @@ int slabtrace_reset(const char *name)
 }
 
 /**
- * slabtrace_mark - set the epoch "print CACHE since-mark" counts from
+ * slab_trace_mark - set the epoch "print CACHE since-mark" counts from
  * @name: the cache
  *
  * Records made after the command are after the mark, those made before it
@@ -424,44 +424,44 @@ int slabtrace_reset(const char *name)
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for one not traced.
  */
-int slabtrace_mark(const char *name)
+int slab_trace_mark(const char *name)
 {
-	struct slabtrace_traced *tr;
+	struct slab_trace_traced *tr;
 	u32 mark;
 
 	lockdep_assert_held(&slabtrace_mutex);
-	tr = slabtrace_traced_find("mark", name);
+	tr = slab_trace_traced_find("mark", name);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
 	/* Saturated stamps (a trace of 49 days) all count as after. */
-	mark = min_t(u64, slabtrace_stamp(tr, ktime_get_mono_fast_ns()) + 1ULL,
+	mark = min_t(u64, slab_trace_stamp(tr, ktime_get_mono_fast_ns()) + 1ULL,
 		     U32_MAX);
-	while (slabtrace_stamp(tr, ktime_get_mono_fast_ns()) < mark)
+	while (slab_trace_stamp(tr, ktime_get_mono_fast_ns()) < mark)
 		usleep_range(USEC_PER_MSEC / 4, USEC_PER_MSEC / 2);
 	tr->mark = mark;
 	return 0;
 }
 
 /**
- * slabtrace_traced_sweep - forget the traced caches that were destroyed
+ * slab_trace_traced_sweep - forget the traced caches that were destroyed
  *
  * Called with slabtrace_mutex held, before every command.
  */
-void slabtrace_traced_sweep(void)
+void slab_trace_traced_sweep(void)
 {
-	struct slabtrace_traced *gone[SLABTRACE_MAX_CACHES];
-	struct slabtrace_set *set = set_locked();
+	struct slab_trace_traced *gone[SLAB_TRACE_MAX_CACHES];
+	struct slab_trace_set *set = set_locked();
 	unsigned int i, n = 0;
 
 	lockdep_assert_held(&slabtrace_mutex);
 	for (i = 0; set && i < set->nr; i++) {
-		struct slabtrace_traced *tr = set->traced[i];
+		struct slab_trace_traced *tr = set->traced[i];
 
 		if (!slabtrace_cache_destroyed(&tr->ref))
 			continue;
 		pr_warn_ratelimited("%*pE was destroyed while traced: dropping its %ld records\n",
 				    (int)strlen(tr->name), tr->name,
-				    slabtrace_traced_count(tr));
+				    slab_trace_traced_count(tr));
 		gone[n++] = tr;
 	}
 	for (i = 0; i < n; i++) {
@@ -475,12 +475,12 @@ void slabtrace_traced_sweep(void)
 }
 
 /* At module exit, after the probes are gone. */
-void slabtrace_traced_exit(void)
+void slab_trace_traced_exit(void)
 {
-	struct slabtrace_set *set = set_locked();
+	struct slab_trace_set *set = set_locked();
 	unsigned int i;
 
-	RCU_INIT_POINTER(slabtrace_active, NULL);
+	RCU_INIT_POINTER(slab_trace_active, NULL);
 	if (!set)
 		return;
 	for (i = 0; i < set->nr; i++)
