@@ -14,7 +14,7 @@
 #include <linux/stackdepot.h>
 #include <linux/string.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 /* Functions whose addresses make up the synthetic backtraces. */
 static noinline void frame_a(void)

@@ -24,7 +24,7 @@
 #include <linux/vmalloc.h>
 #include <trace/events/kmem.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 #define N	1000000UL
 #define KEPT	100000UL
@@ -32,7 +32,7 @@
 #define HELD	1000000UL
 #define GROWN	10000000UL
 
-/* Raw spinlock holds, by holder (slabtrace.h). */
+/* Raw spinlock holds, by holder (module/slab/slab.h). */
 struct slab_trace_hold_stat slab_trace_holds[SLAB_TRACE_HOLDS];
 
 static struct kmem_cache *bench_cache;

@@ -9,7 +9,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 struct ctl_case {
 	const char *desc;
@@ -81,7 +81,7 @@ static void slabtrace_ctl_rejects(struct kunit *test)
 		len = snprintf(buf, 4096, "start %0*d\n",
 			       SLABTRACE_NAME_MAX + 1, 7);
 	}
-	KUNIT_EXPECT_EQ(test, slabtrace_ctl_command(buf, len), c->err);
+	KUNIT_EXPECT_EQ(test, slabtrace_ctl_command(NULL, buf, len), c->err);
 	/* Nothing became traced. */
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 }

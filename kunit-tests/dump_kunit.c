@@ -13,7 +13,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 #define HEADER	"Dumping outstanding allocs from st_kunit_dump"
 #define ONE_NONE_DROPPED	", 1 outstanding (120 bytes), 0 records dropped\n"
@@ -143,9 +143,9 @@ static void slabtrace_dump_header_lines(struct kunit *test)
 	strscpy(snap->aliases, "a, b", sizeof(snap->aliases));
 	snap->opts.older_than = 250;
 	snap->opts.since_mark = true;
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	slab_trace_snapshot_publish(snap);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 	text = st_read_ctl(test);
 	KUNIT_EXPECT_STREQ(test, text,
 			   "Dumping outstanding allocs from st_kunit_dump (older than 250 ms, since mark)\n"
@@ -190,11 +190,9 @@ static void slabtrace_dump_merged_only_when_shared(struct kunit *test)
 	/* An odd size no other cache has; no constructor: mergeable. */
 	lonely = kmem_cache_create("st_kunit_lonely", 1336, 0, 0, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, lonely);
-	mutex_lock(&slabtrace_mutex);
-	KUNIT_EXPECT_EQ(test, slabtrace_cache_get("st_kunit_lonely", &ref), 0);
-	KUNIT_EXPECT_EQ(test, slabtrace_cache_merged(&ref), 0);
+	KUNIT_EXPECT_EQ(test, slabtrace_cache_resolve("kunit", "st_kunit_lonely", &ref), 0);
+	KUNIT_EXPECT_EQ(test, ref.merged, 0);
 	slabtrace_cache_put(&ref);
-	mutex_unlock(&slabtrace_mutex);
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_lonely\n"), 0);
 	text = st_read_ctl_of(test, "st_kunit_lonely");
 	KUNIT_EXPECT_NULL(test, strstr(text, "shared with"));

@@ -6,13 +6,13 @@
  * mode, in a root-only directory; procfs's one struct proc_ops gives what
  * the file's own operations give, and for those the file lacks what the
  * VFS gives (EINVAL, ESPIPE, the default poll mask); removed, it is gone
- * from both.  Writing a stream's enable runs the system's start with the
- * words after "1" (or all of them) and its stop for "0", and refuses
- * anything else; buffer_kb tells a non-number from an overflow.  A cpuN
- * file opened before the first start gets ENODATA; one opened before a
- * restart keeps reading and mapping its own buffer (the old trace's
- * UUID), while a new open gets the new one, and the old buffer goes when
- * its last file closes (KASAN watches).
+ * from both.  Writing a stream's enable runs, through ctl's door, the
+ * system's start command with the words after "1" (or all of them) and
+ * its stop command for "0", and refuses anything else; buffer_kb tells a
+ * non-number from an overflow.  A cpuN file opened before the first start
+ * gets ENODATA; one opened before a restart keeps reading and mapping its
+ * own buffer (the old trace's UUID), while a new open gets the new one,
+ * and the old buffer goes when its last file closes (KASAN watches).
  */
 #include <kunit/test.h>
 #include <linux/file.h>
@@ -28,6 +28,7 @@
 
 #include <slabtrace/ctf.h>
 #include <slabtrace/files.h>
+#include "../module/internal.h"
 #include "st_kunit.h"
 
 #define SUBBUF	2048
@@ -211,24 +212,42 @@ static void both_trees(struct kunit *test)
 	unmount_trees(&t);
 }
 
-/* A stream whose commands record what they were given. */
+/*
+ * A stream of a system of the test's, whose commands ("kunit_stream start
+ * ARGS", "kunit_stream stop") record what they were given.
+ */
+static DEFINE_MUTEX(rec_lock);
 static char said[64];
 static unsigned int kb_set = 64;
 
-static int rec_start(int argc, char **argv)
+static int rec_command(struct file *file, int cmd, int argc, char **argv)
 {
-	int i, n = scnprintf(said, sizeof(said), "start %d", argc);
+	int i, n;
 
-	for (i = 0; i < argc; i++)
+	if (argc >= 2 && !strcmp(argv[1], "stop")) {
+		if (argc > 2)
+			return -EINVAL;
+		strscpy(said, "stop", sizeof(said));
+		return 0;
+	}
+	if (argc < 2 || strcmp(argv[1], "start"))
+		return -EINVAL;
+	n = scnprintf(said, sizeof(said), "start %d", argc - 2);
+	for (i = 2; i < argc; i++)
 		n += scnprintf(said + n, sizeof(said) - n, " %s", argv[i]);
 	return 0;
 }
 
-static int rec_stop(void)
-{
-	strscpy(said, "stop", sizeof(said));
-	return 0;
-}
+static const match_table_t rec_cmds = {
+	{ 0, "kunit_stream" },
+	{ SLABTRACE_CMD_NONE, NULL },
+};
+
+static const struct slabtrace_system rec_system = {
+	.name = "kunit",
+	.cmds = rec_cmds,
+	.command = rec_command,
+};
 
 static void rec_show(struct seq_file *m)
 {
@@ -262,8 +281,9 @@ static const struct slabtrace_stream_ops rec_ops = {
 	.dir = "kunit_stream",
 	.abi_version = 7,
 	.metadata_size = 16 * 1024,
-	.start = rec_start,
-	.stop = rec_stop,
+	.lock = &rec_lock,
+	.start_cmd = "kunit_stream start",
+	.stop_cmd = "kunit_stream stop",
 	.show_enable = rec_show,
 	.running = rec_running,
 	.buffer_kb = rec_kb,
@@ -280,7 +300,7 @@ static const char *enable(struct slabtrace_stream *st, const char *s,
 	int ret;
 
 	strscpy(said, "nothing", sizeof(said));
-	ret = buf ? slabtrace_stream_command(st, buf, len) : -ENOMEM;
+	ret = buf ? slabtrace_stream_enable(st, buf, len) : -ENOMEM;
 	kfree(buf);
 	if (!ret)
 		return said;
@@ -311,6 +331,8 @@ static void stream_enable(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	KUNIT_ASSERT_EQ(test, slabtrace_stream_init(st, &rec_ops, NULL, 0), 0);
+	/* Its commands, through ctl's door. */
+	WRITE_ONCE(slabtrace_test_system, &rec_system);
 	KUNIT_EXPECT_STREQ(test, enable_str(st, "1\n"), "start 0");
 	KUNIT_EXPECT_STREQ(test, enable_str(st, "1 kmalloc-64 dentry\n"),
 			   "start 2 kmalloc-64 dentry");
@@ -351,9 +373,13 @@ static void stream_enable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, read_path(&t, 0, "slabtrace/kunit_stream/abi_version",
 					buf, sizeof(buf)), 2);
 	KUNIT_EXPECT_STREQ(test, buf, "7\n");
+	/* The door runs the same commands written to ctl. */
+	KUNIT_EXPECT_EQ(test, st_cmd("kunit_stream start comm x\n"), 0);
+	KUNIT_EXPECT_STREQ(test, said, "start 2 comm x");
 	/* Its files released first, as the module's pin makes sure of. */
 	unmount_trees(&t);
 	slabtrace_stream_exit(st);
+	WRITE_ONCE(slabtrace_test_system, NULL);
 }
 
 /* One event on this CPU, and a flush that closes its packet. */
@@ -368,18 +394,18 @@ static void one_event(struct kunit *test, struct slabtrace_stream *st)
 		memset(p, 0x5a, 8);
 	local_irq_restore(flags);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&rec_lock);
 	slabtrace_stream_flush(st);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&rec_lock);
 }
 
 static int start_stream(struct slabtrace_stream *st)
 {
 	int ret;
 
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&rec_lock);
 	ret = slabtrace_stream_open(st, SUBBUF, SLABTRACE_CTF_SUBBUFS);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&rec_lock);
 	return ret;
 }
 

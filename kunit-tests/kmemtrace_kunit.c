@@ -18,7 +18,7 @@
 #include <uapi/slabtrace/ctf.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
-#include <slabtrace/kmemtrace.h>
+#include "../module/kmemtrace/kmemtrace.h"
 #include "st_kunit.h"
 
 #define SUBBUF	2048
@@ -62,14 +62,14 @@ static void header_forms(struct kunit *test)
 
 static void payloads(struct kunit *test)
 {
-	struct kmemtrace_trace t = {
-		.call_site_base = 0x1000000,
-		.ptr_base = 0x40000000,
-	};
+	struct kmemtrace_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	u8 b[KMT_ALLOC_PAYLOAD + 1];
 
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->call_site_base = 0x1000000;
+	t->ptr_base = 0x40000000;
 	memset(b, 0xaa, sizeof(b));
-	kmemtrace_encode_alloc(b, &t, 0x1000000 + 0x1234, (void *)0x40000000 + 0xabcdef0,
+	kmemtrace_encode_alloc(b, t, 0x1000000 + 0x1234, (void *)0x40000000 + 0xabcdef0,
 			       50, 64, (__force gfp_t)0xcc0, 0x2b, NUMA_NO_NODE);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0x1234ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 4, 6), 0xabcdef0ULL);
@@ -81,14 +81,14 @@ static void payloads(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[KMT_ALLOC_PAYLOAD], 0xaa);	/* no more */
 
 	memset(b, 0xaa, sizeof(b));
-	kmemtrace_encode_free(b, &t, 0x1000000 + 0x10, (void *)0x40000000 + 0x88, 7);
+	kmemtrace_encode_free(b, t, 0x1000000 + 0x10, (void *)0x40000000 + 0x88, 7);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0x10ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 4, 6), 0x88ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 10, 2), 7ULL);
 	KUNIT_EXPECT_EQ(test, b[KMT_FREE_PAYLOAD], 0xaa);
 
 	/* A call site out of the 4 GiB window is all ones, not wrapped. */
-	kmemtrace_encode_free(b, &t, 0x10, (void *)0x40000000, 0);
+	kmemtrace_encode_free(b, t, 0x10, (void *)0x40000000, 0);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0xffffffffULL);
 	/* The average of an alloc/free pair with compact headers. */
 	KUNIT_EXPECT_LE(test, (SLABTRACE_CTF_HDR_COMPACT * 2 + KMT_ALLOC_PAYLOAD +
@@ -117,15 +117,8 @@ static unsigned int write_events(struct slabtrace_stream *c, unsigned int n,
 }
 
 /* A stream of the test's, in a directory of its own, started. */
-static int no_start(int argc, char **argv)
-{
-	return -EINVAL;
-}
-
-static int no_stop(void)
-{
-	return 0;
-}
+/* The test streams' "system" lock. */
+static DEFINE_MUTEX(test_lock);
 
 static void no_show(struct seq_file *m)
 {
@@ -157,8 +150,9 @@ static const struct slabtrace_stream_ops test_ops = {
 	.dir = "kmemtrace_kunit",
 	.abi_version = 1,
 	.metadata_size = 4096,
-	.start = no_start,
-	.stop = no_stop,
+	.lock = &test_lock,
+	.start_cmd = "kmt_kunit start",
+	.stop_cmd = "kmt_kunit stop",
 	.show_enable = no_show,
 	.running = not_running,
 	.buffer_kb = no_kb,
@@ -173,18 +167,18 @@ static struct slabtrace_stream *new_stream(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_EQ(test, slabtrace_stream_init(c, &test_ops, NULL, 0), 0);
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&test_lock);
 	ret = slabtrace_stream_open(c, SUBBUF, SLABTRACE_CTF_SUBBUFS);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&test_lock);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	return c;
 }
 
 static void flush(struct slabtrace_stream *c)
 {
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&test_lock);
 	slabtrace_stream_flush(c);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&test_lock);
 }
 
 static void packets(struct kunit *test)
@@ -273,9 +267,9 @@ static void overruns(struct kunit *test)
 
 static void reset_cachetab(void)
 {
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&kmemtrace_mutex);
 	kmemtrace_cachetab_reset();
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&kmemtrace_mutex);
 }
 
 /* Fake caches, 8 bytes apart, zeroed: no live kobject, so none is pinned. */
@@ -344,10 +338,10 @@ static void cache_reused(struct kunit *test)
 	const char *line;
 	u16 id_gone, id_next;
 
-	mutex_lock(&slabtrace_mutex);
 	KUNIT_ASSERT_EQ(test, slabtrace_caches_init(), 0);
+	mutex_lock(&kmemtrace_mutex);
 	kmemtrace_cachetab_reset();
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&kmemtrace_mutex);
 	/* With a constructor: never merged, its own sysfs name. */
 	gone = kmem_cache_create("kmt_kunit_gone", 200, 0, 0, kmt_kunit_ctor);
 	KUNIT_ASSERT_NOT_NULL(test, gone);
@@ -439,15 +433,15 @@ static void probes(struct kunit *test)
 	void *p;
 	int cpu;
 
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&kmemtrace_mutex);
 	KUNIT_ASSERT_EQ(test, kmemtrace_start(names, 1), 0);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&kmemtrace_mutex);
 	p = kmt_kunit_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	kfree(p);
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&kmemtrace_mutex);
 	kmemtrace_stop();
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&kmemtrace_mutex);
 
 	for_each_online_cpu(cpu)
 		scan(test, &kmemtrace_trace.stream, cpu, p, &f);

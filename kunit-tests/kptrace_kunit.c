@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include <slabtrace/kptrace.h>
+#include "../module/kptrace/kptrace.h"
 #include "st_kunit.h"
 
 struct rec_buf {

@@ -17,7 +17,7 @@
 #include <linux/preempt.h>
 #include <linux/slab.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 #define POOL_CACHE	"st_kunit_pool"
 

@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the slabtrace KUnit suites: run a ctl command, read a
- * snapshot, render it as reading ctl would.
+ * Helpers shared by the slabtrace KUnit suites: run a ctl command, check
+ * lockdep.  slab_trace's suites have more (st_slab_kunit.h).
  */
 #ifndef _SLABTRACE_ST_KUNIT_H
 #define _SLABTRACE_ST_KUNIT_H
 
 #include <kunit/test.h>
 #include <linux/debug_locks.h>
-#include <linux/kallsyms.h>
 #include <linux/kernel.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include <slabtrace/slabtrace.h>
+#include <slabtrace/core.h>
 
 /* Run one ctl command, as "echo CMD > ctl" would (the newline included). */
 static inline __printf(1, 2) int st_cmd(const char *fmt, ...)
@@ -27,101 +25,9 @@ static inline __printf(1, 2) int st_cmd(const char *fmt, ...)
 	va_end(ap);
 	if (!buf)
 		return -ENOMEM;
-	ret = slabtrace_ctl_command(buf, strlen(buf));
+	ret = slabtrace_ctl_command(NULL, buf, strlen(buf));
 	kfree(buf);
 	return ret;
-}
-
-/* "print CACHE", then its snapshot (put it with slab_trace_snapshot_put). */
-static inline struct slab_trace_snapshot *st_print(struct kunit *test,
-						   const char *cache)
-{
-	struct slab_trace_snapshot *snap;
-
-	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", cache), 0);
-	snap = slab_trace_snapshot_get();
-	KUNIT_ASSERT_NOT_NULL(test, snap);
-	return snap;
-}
-
-/* Outstanding records of a traced cache. */
-static inline unsigned long st_outstanding(struct kunit *test,
-					   const char *cache)
-{
-	struct slab_trace_snapshot *snap = st_print(test, cache);
-	unsigned long nr = snap->nr;
-
-	slab_trace_snapshot_put(snap);
-	return nr;
-}
-
-/* The record of @obj in @snap, or NULL. */
-static inline struct slab_trace_record *
-st_find(struct slab_trace_snapshot *snap, const void *obj)
-{
-	struct slab_trace_record *rec;
-	unsigned long i;
-
-	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++)
-		if (rec->obj == obj)
-			return rec;
-	return NULL;
-}
-
-/* Whether the first frame of @rec's backtrace is the function @fn. */
-static inline bool st_first_frame_is(const struct slab_trace_record *rec,
-				     void *fn)
-{
-	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
-	unsigned long ip;
-
-	if (slab_trace_stack_first(rec->stack, &ip))
-		return false;
-	snprintf(want, sizeof(want), "%ps", fn);
-	snprintf(got, sizeof(got), "%ps", (void *)ip);
-	return !strcmp(want, got);
-}
-
-/* Whether frame @n of @rec's backtrace (0: #01) is in function @fn. */
-static inline bool st_frame_is(const struct slab_trace_record *rec,
-			       unsigned int n, void *fn)
-{
-	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
-	unsigned long *entries;
-
-	if (!rec->stack || stack_depot_fetch(rec->stack, &entries) <= n)
-		return false;
-	snprintf(want, sizeof(want), "%ps", fn);
-	snprintf(got, sizeof(got), "%ps", (void *)entries[n]);
-	return !strcmp(want, got);
-}
-
-/* What reading ctl returns now, rendered into a test-managed buffer. */
-static inline char *st_read_ctl(struct kunit *test)
-{
-	const struct seq_operations *ops = &slab_trace_dump_seq_ops;
-	struct slab_trace_reader r = { };
-	struct seq_file m = { .private = &r };
-	loff_t pos = 0;
-	void *v;
-
-	m.size = 64 * 1024;
-	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos))
-		ops->show(&m, v);
-	ops->stop(&m, v);
-	slab_trace_reader_clear(&r);
-	KUNIT_EXPECT_LT(test, m.count, m.size);
-	m.buf[min(m.count, m.size)] = '\0';
-	return m.buf;
-}
-
-/* "print CACHE", then what reading ctl returns. */
-static inline char *st_read_ctl_of(struct kunit *test, const char *cache)
-{
-	KUNIT_EXPECT_EQ(test, st_cmd("print %s\n", cache), 0);
-	return st_read_ctl(test);
 }
 
 /* A suite's exit: lockdep must not have found anything. */

@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 /* Frames with names of no special meaning. */
 static noinline void caller_frame(void)

@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 #define NO_SNAP	"No snapshot in this session yet: print takes one.\nslabtrace: "
 #define HEADER	"Dumping outstanding allocs from st_kunit_status\n"
@@ -111,7 +111,7 @@ static void slabtrace_status_name_hint(struct kunit *test)
 {
 	char buf[SLABTRACE_NAME_MAX + 1];
 
-	mutex_lock(&slabtrace_mutex);
+	KUNIT_ASSERT_EQ(test, slabtrace_caches_init(), 0);
 	KUNIT_EXPECT_TRUE(test, slabtrace_name_hint("kmalloc-8192", buf, sizeof(buf)));
 	KUNIT_EXPECT_STREQ(test, buf, "kmalloc-8k");
 	KUNIT_EXPECT_TRUE(test, slabtrace_name_hint("kmalloc-1024", buf, sizeof(buf)));
@@ -122,7 +122,6 @@ static void slabtrace_status_name_hint(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("kmalloc-", buf, sizeof(buf)));
 	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("kmalloc-512", buf, sizeof(buf)));
 	KUNIT_EXPECT_FALSE(test, slabtrace_name_hint("kmalloc-8192", buf, 8));
-	mutex_unlock(&slabtrace_mutex);
 	KUNIT_EXPECT_EQ(test, st_cmd("start kmalloc-8192\n"), -ENOENT);
 }
 

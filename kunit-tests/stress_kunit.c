@@ -12,7 +12,7 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 #define OBJS	32
 

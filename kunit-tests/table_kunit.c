@@ -15,7 +15,7 @@
 #include <linux/bitmap.h>
 #include <linux/slab.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 #define NR	5000
 

@@ -25,7 +25,7 @@
 #include <linux/timer.h>
 #include <trace/events/kmem.h>
 
-#include "st_kunit.h"
+#include "st_slab_kunit.h"
 
 #define OBJ_CACHE	"st_kunit_obj"
 #define OBJ_SIZE	200
@@ -562,7 +562,7 @@ static void *late_obj;
 /*
  * "stop"'s window: an alloc probe that read the cache as traced before
  * stop cleared it inserts its record after stop counted the records.
- * Run by slab_trace_probes_update(), with slabtrace_mutex held.
+ * Run by slab_trace_probes_update(), with slab_trace_mutex held.
  */
 static void insert_late(void)
 {
@@ -570,7 +570,7 @@ static void insert_late(void)
 	struct slab_trace_traced *tr;
 
 	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slabtrace_mutex));
+					lockdep_is_held(&slab_trace_mutex));
 	tr = set->traced[0];
 	WRITE_ONCE(tr->tracing, true);
 	late_obj = alloc_obj(GFP_KERNEL);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: slab cache names to caches, where struct kmem_cache is opaque.
+ * slabtrace: slab cache names to caches, and objects to caches, where
+ * struct kmem_cache and struct slab are opaque.
  *
  * SLUB gives every cache a kobject, embedded in struct kmem_cache, and a
  * directory in /sys/kernel/slab/; a name merged into another cache is a
@@ -10,20 +11,31 @@
  * calibrated once, against three caches whose addresses kmalloc_caches[]
  * exports, which must agree.  (v6.8 made struct kmem_cache private; before
  * that, include/linux/slub_def.h still needed mm/slab.h to compile, so no
- * module could take offsetof() of it on either kernel.)
+ * module could take offsetof() of it on either kernel.)  So is the word
+ * of struct slab (mm/slab.h) that points to an object's cache, against
+ * objects of the same three caches: kfree() does not say the cache.
  *
- * The kobject reference is what keeps a traced cache's memory: SLUB frees
- * a struct kmem_cache from its kobject's release.  So a destroyed cache's
+ * A command resolves a name once (slabtrace_cache_resolve()), into a
+ * reference that carries what the commands want to know of the cache:
+ * whether it is one of a kmem_buckets set, and whether other names are
+ * merged into it, and which.
+ *
+ * The kobject reference is what keeps a cache's memory: SLUB frees a
+ * struct kmem_cache from its kobject's release.  So a destroyed cache's
  * address is not reused for a new cache while slabtrace holds it, and
  * kmem_cache_destroy() shows as the kobject leaving sysfs (kobj->sd cleared
  * by sysfs_remove_dir()).
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: slab_kset and kobj_offset, set once by caches_init().
- *   slabtrace_cache_pin(), called by probes, reads kobj_offset without it
- *   (READ_ONCE; 0 until it is set).
- * - kset_find_obj() takes the kset's list_lock itself.
+ * - caches_lock (mutex): slab_kset, kobj_offset and slab_cache_word, set
+ *   once by slabtrace_caches_init(), the first time a system needs them
+ *   (under its own mutex: caches_lock nests inside any system's).
+ *   slabtrace_cache_pin() and slabtrace_cache_of_object(), called by
+ *   probes, read kobj_offset and slab_cache_word without it (READ_ONCE;
+ *   0 until set).
+ * - kset_find_obj() takes the kset's list_lock itself; the walks of
+ *   /sys/kernel/slab take its inode's lock (iterate_dir()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,15 +45,41 @@
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include <slabtrace/compat.h>
-#include <slabtrace/slabtrace.h>
+#include <slabtrace/core.h>
 
+#include "internal.h"
+
+/* caches_lock: see Notes on locking. */
+static DEFINE_MUTEX(caches_lock);
 static struct kset *slab_kset;
 static unsigned long kobj_offset;
+/* The word of struct slab that is slab_cache, or 0 if it was not found. */
+static unsigned int slab_cache_word;
+static bool slab_cache_tried;
+/* Words of struct slab searched (it overlays struct page: 8 words). */
+#define SLAB_CACHE_WORDS	8
+
+/* What the calibrations measure against: kmalloc caches kmalloc_caches[] gives. */
+static const char *const known_names[] = {
+	"kmalloc-128", "kmalloc-256", "kmalloc-1k",
+};
+
+static const size_t known_sizes[] = { 128, 256, 1024 };
+
+static struct kmem_cache *known_cache(unsigned int i)
+{
+	const unsigned int index[] = {
+		kmalloc_index(128), kmalloc_index(256), kmalloc_index(1024),
+	};
+
+	return kmalloc_caches[KMALLOC_NORMAL][index[i]];
+}
 
 static struct kmem_cache *kobj_to_cache(struct kobject *kobj)
 {
@@ -65,27 +103,22 @@ static struct kobject *name_to_kobj(const char *name)
 	return kobj;
 }
 
-static int calibrate(void)
+/* Where struct kmem_cache keeps its kobject.  Called with caches_lock held. */
+static int calibrate_kobj(void)
 {
-	static const char *const names[] = {
-		"kmalloc-128", "kmalloc-256", "kmalloc-1k",
-	};
-	const unsigned int index[] = {
-		kmalloc_index(128), kmalloc_index(256), kmalloc_index(1024),
-	};
-	unsigned long off[ARRAY_SIZE(names)];
+	unsigned long off[ARRAY_SIZE(known_names)];
 	struct kobject *kobj;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		kobj = name_to_kobj(names[i]);
+	lockdep_assert_held(&caches_lock);
+	for (i = 0; i < ARRAY_SIZE(known_names); i++) {
+		kobj = name_to_kobj(known_names[i]);
 		if (!kobj) {
 			pr_err("no /sys/kernel/slab/%s to measure against\n",
-			       names[i]);
+			       known_names[i]);
 			return -ENODEV;
 		}
-		off[i] = (unsigned long)kobj -
-			 (unsigned long)kmalloc_caches[KMALLOC_NORMAL][index[i]];
+		off[i] = (unsigned long)kobj - (unsigned long)known_cache(i);
 		kobject_put(kobj);
 	}
 	if (off[0] != off[1] || off[0] != off[2] || off[0] >= PAGE_SIZE ||
@@ -99,219 +132,198 @@ static int calibrate(void)
 }
 
 /*
- * Done at the first command, not at load: /sys/kernel/slab appears at
- * late_initcall, after a built-in slabtrace initialises.
+ * struct slab is mm/slab.h's, private: find its slab_cache pointer (the
+ * word after the page flags on 6.12, after a two-word union on 6.1), and
+ * believe a word only if objects of the three caches agree on it.  Called
+ * with caches_lock held.
  */
-static int caches_init(void)
+static void calibrate_slab(void)
+{
+	void *obj[ARRAY_SIZE(known_sizes)] = { };
+	struct kmem_cache **slab;
+	unsigned int i, word, found = 0;
+
+	lockdep_assert_held(&caches_lock);
+	for (i = 0; i < ARRAY_SIZE(known_sizes); i++) {
+		obj[i] = kmalloc(known_sizes[i], GFP_KERNEL);
+		if (!obj[i] || !folio_test_slab(virt_to_folio(obj[i])))
+			goto out;
+	}
+	for (word = 1; word < SLAB_CACHE_WORDS && !found; word++) {
+		for (i = 0; i < ARRAY_SIZE(known_sizes); i++) {
+			slab = (struct kmem_cache **)virt_to_folio(obj[i]);
+			if (slab[word] != known_cache(i))
+				break;
+		}
+		if (i == ARRAY_SIZE(known_sizes))
+			found = word;
+	}
+out:
+	for (i = 0; i < ARRAY_SIZE(known_sizes); i++)
+		kfree(obj[i]);
+	WRITE_ONCE(slab_cache_word, found);
+	if (!found)
+		pr_warn("cannot find an object's cache: kfree() events carry none\n");
+}
+
+/**
+ * slabtrace_caches_init - find the caches and calibrate, if not done yet
+ *
+ * Done at the first need, not at load: /sys/kernel/slab appears at
+ * late_initcall, after a built-in slabtrace initialises.  The object to
+ * cache calibration is tried once, whatever sysfs says.
+ *
+ * Return: 0, or -ENODEV if names cannot be found on this kernel.
+ */
+int slabtrace_caches_init(void)
 {
 	struct kernfs_node *kn;
-	int ret;
+	int ret = 0;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	mutex_lock(&caches_lock);
+	if (!slab_cache_tried) {
+		slab_cache_tried = true;
+		calibrate_slab();
+	}
 	if (slab_kset)
-		return 0;
+		goto out;
 	kn = kernfs_find_and_get(kernel_kobj->sd, "slab");
 	if (!kn || kernfs_type(kn) != KERNFS_DIR) {
 		kernfs_put(kn);
 		pr_err("no /sys/kernel/slab: slabtrace needs SLUB with sysfs\n");
-		return -ENODEV;
+		ret = -ENODEV;
+		goto out;
 	}
 	slab_kset = kset_get(to_kset(kn->priv));
 	kernfs_put(kn);
-	ret = calibrate();
+	ret = calibrate_kobj();
 	if (ret) {
 		kset_put(slab_kset);
 		slab_kset = NULL;
 	}
+out:
+	mutex_unlock(&caches_lock);
 	return ret;
 }
 
 /**
- * slabtrace_caches_init - find the caches, if not done yet
+ * slabtrace_cache_of_object - the cache an object belongs to
+ * @obj: a slab object, or a page-allocator kmalloc() block
+ * @known: set to whether the answer can be trusted (the calibration of
+ *	   slabtrace_caches_init() found the word)
  *
- * slabtrace_cache_get() does it itself; a user of slabtrace_cache_pin()
- * calls this first.  Called with slabtrace_mutex held.
+ * No lock, no allocation: any context.
  *
- * Return: 0, or -ENODEV if caches cannot be found on this kernel.
+ * Return: the cache, or NULL for memory that is not a slab's.
  */
-int slabtrace_caches_init(void)
+struct kmem_cache *slabtrace_cache_of_object(const void *obj, bool *known)
 {
-	return caches_init();
-}
+	unsigned int word = READ_ONCE(slab_cache_word);
+	struct folio *folio = virt_to_folio(obj);
 
-/**
- * slabtrace_cache_get - find a slab cache by the name /proc/slabinfo shows
- * @name: the name
- * @ref: filled in with the cache and a reference on its kobject
- *
- * Called with slabtrace_mutex held.
- *
- * Return: 0; -ENOENT if there is no such cache; -ENODEV if caches cannot
- * be found on this kernel.
- */
-int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref)
-{
-	struct kobject *kobj;
-	int ret;
-
-	ret = caches_init();
-	if (ret)
-		return ret;
-	kobj = name_to_kobj(name);
-	if (!kobj)
-		return -ENOENT;
-	ref->kobj = kobj;
-	ref->cache = kobj_to_cache(kobj);
-	return 0;
-}
-
-void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
-{
-	kobject_put(ref->kobj);
-	ref->kobj = NULL;
-	ref->cache = NULL;
-}
-
-/**
- * slabtrace_cache_pin - hold a cache a probe sees
- * @s: a cache in use (an object of it is being allocated or freed)
- *
- * A reference on its kobject, as slabtrace_cache_get() takes: @s is not
- * freed, so no new cache takes its address, until slabtrace_cache_unpin(),
- * even if it is destroyed meanwhile.  No lock, no allocation: any context.
- *
- * Return: the kobject, for slabtrace_cache_unpin(); NULL if the caches
- * were not found (slabtrace_caches_init()) or @s has no live kobject.
- */
-struct kobject *slabtrace_cache_pin(const struct kmem_cache *s)
-{
-	unsigned long off = READ_ONCE(kobj_offset);
-
-	if (!off)
+	*known = word != 0;
+	if (!word || !folio_test_slab(folio))
 		return NULL;
-	return kobject_get_unless_zero((struct kobject *)((char *)s + off));
+	return ((struct kmem_cache **)folio)[word];
 }
 
-/* Let a cache slabtrace_cache_pin() held go.  Process context. */
-void slabtrace_cache_unpin(struct kobject *kobj)
-{
-	kobject_put(kobj);
-}
-
-/* kmem_cache_destroy() took the cache out of sysfs. */
-bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref)
-{
-	return !READ_ONCE(ref->kobj->sd);
-}
-
-struct aliases {
+struct name_walk {
 	struct dir_context ctx;
-	struct kernfs_node *target;
-	const char *skip;
-	char *buf;
-	size_t size;
-	size_t len;
-	unsigned int more;
-	unsigned int names;	/* every name of the cache, @skip's too */
+	slabtrace_cache_name_fn_t fn;
+	void *arg;
 };
 
-static bool alias_actor(struct dir_context *ctx, const char *name, int len,
-			loff_t pos, u64 ino, unsigned int type)
+static bool name_actor(struct dir_context *ctx, const char *name, int len,
+		       loff_t pos, u64 ino, unsigned int type)
 {
-	struct aliases *a = container_of(ctx, struct aliases, ctx);
+	struct name_walk *w = container_of(ctx, struct name_walk, ctx);
 	char n[SLABTRACE_NAME_MAX + 1];
-	struct kernfs_node *kn;
-	bool match;
+	struct kernfs_node *kn, *dir;
+	const struct kmem_cache *s;
 
-	if (type != DT_LNK || len > SLABTRACE_NAME_MAX)
+	if (len > SLABTRACE_NAME_MAX || name[0] == '.')
 		return true;
 	memcpy(n, name, len);
 	n[len] = '\0';
 	kn = kernfs_find_and_get(slab_kset->kobj.sd, n);
 	if (!kn)
 		return true;
-	match = kernfs_type(kn) == KERNFS_LINK &&
-		kn->symlink.target_kn == a->target;
+	dir = kernfs_type(kn) == KERNFS_LINK ? kn->symlink.target_kn : kn;
+	s = kobj_to_cache(dir->priv);
 	kernfs_put(kn);
-	if (!match)
-		return true;
-	a->names++;
-	if (a->skip && !strcmp(n, a->skip))
-		return true;
-	if (a->len + len + 3 < a->size)
-		a->len += scnprintf(a->buf + a->len, a->size - a->len, "%s%s",
-				    a->len ? ", " : "", n);
-	else
-		a->more++;
-	return true;
+	return w->fn(w->arg, n, s);
 }
 
-static int walk_aliases(struct aliases *a)
+/**
+ * slabtrace_caches_walk_names - every name of /sys/kernel/slab
+ * @fn: called with each name and the cache it leads to (to compare with
+ *	caches the caller holds: no reference is taken); false stops
+ * @arg: passed to @fn
+ *
+ * Reads /sys/kernel/slab in the caller's mount namespace: sysfs symlinks
+ * can only be enumerated through a directory read.  Process context,
+ * slabtrace_caches_init() done.
+ *
+ * Return: 0 or -errno.
+ */
+int slabtrace_caches_walk_names(slabtrace_cache_name_fn_t fn, void *arg)
 {
+	struct name_walk w = { .ctx.actor = name_actor, .fn = fn, .arg = arg };
 	struct file *dir;
 	int ret;
 
-	if (!a->target)
-		return -ENOENT;
 	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
-	ret = iterate_dir(dir, &a->ctx);
+	ret = iterate_dir(dir, &w.ctx);
 	fput(dir);
 	return ret;
 }
 
-/**
- * slabtrace_cache_merged - whether several names share the cache
- * @ref: the cache
- *
- * A mergeable cache has a directory with a unique id (":A-0000176") and a
- * symlink for each name merged into it, one if nothing was: merged means
- * two names or more.
- *
- * Return: 1 if merged, 0 if not, or -errno.
- */
-int slabtrace_cache_merged(const struct slabtrace_cache_ref *ref)
-{
-	struct aliases a = {
-		.ctx.actor = alias_actor,
-		.target = ref->kobj->sd,
-	};
-	int ret;
+/* The names of a merged cache: its own directory (":0000064") is no name. */
+struct aliases {
+	struct slabtrace_cache_ref *ref;
+	const char *skip;		/* the name the user gave */
+	size_t len;
+	unsigned int names;		/* every name of the cache, @skip's too */
+};
 
-	if (kobject_name(ref->kobj)[0] != ':')
-		return 0;
-	ret = walk_aliases(&a);
-	return ret < 0 ? ret : a.names >= 2;
+static bool alias_of(void *arg, const char *name, const struct kmem_cache *s)
+{
+	struct aliases *a = arg;
+	size_t size = sizeof(a->ref->aliases), len = strlen(name);
+
+	if (s != a->ref->cache || name[0] == ':')
+		return true;
+	a->names++;
+	if (!strcmp(name, a->skip))
+		return true;
+	if (a->len + len + 3 < size)
+		a->len += scnprintf(a->ref->aliases + a->len, size - a->len,
+				    "%s%s", a->len ? ", " : "", name);
+	else
+		a->ref->aliases_more++;
+	return true;
 }
 
-/**
- * slabtrace_cache_aliases - list the other names of a merged cache
- * @ref: the cache
- * @name: the name not to list (the one the user gave)
- * @buf: where to write "name, name, ..."
- * @size: its size
- *
- * Reads /sys/kernel/slab in the caller's mount namespace: sysfs symlinks
- * can only be enumerated through a directory read.
- *
- * Return: the number of names not listed for lack of room, or -errno.
+/*
+ * Whether other names share @ref's cache, and which.  A mergeable cache
+ * has a directory with a unique id (":A-0000176") and a symlink for each
+ * name merged into it, one if nothing was: merged means two names or
+ * more.  Any other cache is a directory of its own name.
  */
-int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
-			    const char *name, char *buf, size_t size)
+static void find_aliases(struct slabtrace_cache_ref *ref, const char *name)
 {
-	struct aliases a = {
-		.ctx.actor = alias_actor,
-		.target = ref->kobj->sd,
-		.skip = name,
-		.buf = buf,
-		.size = size,
-	};
+	struct aliases a = { .ref = ref, .skip = name };
 	int ret;
 
-	buf[0] = '\0';
-	ret = walk_aliases(&a);
-	return ret < 0 ? ret : a.more;
+	ref->merged = 0;
+	ref->aliases_more = 0;
+	ref->aliases[0] = '\0';
+	if (kobject_name(ref->kobj)[0] != ':')
+		return;
+	ret = slabtrace_caches_walk_names(alias_of, &a);
+	ref->merged = ret < 0 ? ret : a.names >= 2;
 }
 
 /* "64", "8k", "2M": how a kmalloc cache's name gives its size. */
@@ -373,8 +385,8 @@ static bool is_kmalloc_cache(const char *name)
 }
 
 /**
- * slabtrace_cache_bucket - whether a cache is one of a kmem_buckets set
- * @name: the cache's name, which slabtrace_cache_get() found
+ * is_bucket - whether a cache is one of a kmem_buckets set
+ * @name: the cache's name, which leads to a cache
  *
  * kmem_buckets_create(PREFIX, ...) (v6.11) makes one cache for each
  * kmalloc cache, "PREFIX-8" ... "PREFIX-8k", of its size and never
@@ -389,11 +401,9 @@ static bool is_kmalloc_cache(const char *name)
  * too).  (A module that made such a set with kmem_cache_create() would be
  * refused too.)
  *
- * Called with slabtrace_mutex held.
- *
  * Return: true if it is; always false before v6.11.
  */
-bool slabtrace_cache_bucket(const char *name)
+static bool is_bucket(const char *name)
 {
 	char prefix[SLABTRACE_NAME_MAX + 1];
 	const char *dash = strrchr(name, '-');
@@ -401,9 +411,8 @@ bool slabtrace_cache_bucket(const char *name)
 	struct kmem_cache *s;
 	unsigned int i, n = 0;
 
-	lockdep_assert_held(&slabtrace_mutex);
 	if (!SLABTRACE_HAS_KMEM_BUCKETS || !dash || dash == name ||
-	    dash - name > SLABTRACE_NAME_MAX || caches_init())
+	    dash - name > SLABTRACE_NAME_MAX)
 		return false;
 	memcpy(prefix, name, dash - name);
 	prefix[dash - name] = '\0';
@@ -421,9 +430,131 @@ bool slabtrace_cache_bucket(const char *name)
 	return n && is_suffix;
 }
 
+/**
+ * slabtrace_name_hint - the name meant by an unknown cache name
+ * @name: the name that is no cache
+ * @buf: where the name meant goes
+ * @size: its size
+ *
+ * kmalloc caches of 1024 bytes and more are named in kilobytes:
+ * "kmalloc-8192" is "kmalloc-8k" (also "kmalloc-cg-8192", "dma-kmalloc-...").
+ * slabtrace_caches_init() done.
+ *
+ * Return: whether a cache of the name meant exists, in @buf.
+ */
+bool slabtrace_name_hint(const char *name, char *buf, size_t size)
+{
+	const char *dash = strrchr(name, '-');
+	struct kobject *kobj;
+	unsigned int n;
+
+	if (!dash || kstrtouint(dash + 1, 10, &n) || n < 1024 || n % 1024)
+		return false;
+	if (snprintf(buf, size, "%.*s-%uk", (int)(dash - name), name,
+		     n / 1024) >= size)
+		return false;
+	kobj = name_to_kobj(buf);
+	kobject_put(kobj);
+	return kobj;
+}
+
+/**
+ * slabtrace_cache_resolve - a cache name, as /proc/slabinfo shows it, to a cache
+ * @cmd: the command asking, the first word of its log lines
+ * @name: the name
+ * @ref: filled in: the cache, a reference on its kobject, and what is
+ *	 known of it (struct slabtrace_cache_ref); slabtrace_cache_put()
+ *	 lets it go
+ *
+ * A name that is no cache is said in one log line, with the name meant
+ * when there is one ("did you mean kmalloc-8k?").
+ *
+ * Return: 0; -ENAMETOOLONG for a name longer than SLABTRACE_NAME_MAX;
+ * -ENOENT if there is no such cache; -ENODEV if caches cannot be found on
+ * this kernel.
+ */
+int slabtrace_cache_resolve(const char *cmd, const char *name,
+			    struct slabtrace_cache_ref *ref)
+{
+	char meant[SLABTRACE_NAME_MAX + 1];
+	struct kobject *kobj;
+	int ret;
+
+	if (strlen(name) > SLABTRACE_NAME_MAX) {
+		pr_warn_ratelimited("%s: cache name longer than %d bytes\n", cmd,
+				    SLABTRACE_NAME_MAX);
+		return -ENAMETOOLONG;
+	}
+	ret = slabtrace_caches_init();
+	if (ret) {
+		pr_warn_ratelimited("%s: cannot look up slab caches on this kernel (%d)\n",
+				    cmd, ret);
+		return ret;
+	}
+	kobj = name_to_kobj(name);
+	if (!kobj && slabtrace_name_hint(name, meant, sizeof(meant))) {
+		pr_warn_ratelimited("%s: no slab cache named '%*pE' (did you mean %s?)\n",
+				    cmd, (int)strlen(name), name, meant);
+		return -ENOENT;
+	}
+	if (!kobj) {
+		pr_warn_ratelimited("%s: no slab cache named '%*pE'\n", cmd,
+				    (int)strlen(name), name);
+		return -ENOENT;
+	}
+	ref->kobj = kobj;
+	ref->cache = kobj_to_cache(kobj);
+	ref->bucket = is_bucket(name);
+	find_aliases(ref, name);
+	return 0;
+}
+
+void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
+{
+	kobject_put(ref->kobj);
+	ref->kobj = NULL;
+	ref->cache = NULL;
+}
+
+/* kmem_cache_destroy() took the cache out of sysfs. */
+bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref)
+{
+	return !READ_ONCE(ref->kobj->sd);
+}
+
+/**
+ * slabtrace_cache_pin - hold a cache a probe sees
+ * @s: a cache in use (an object of it is being allocated or freed)
+ *
+ * A reference on its kobject, as slabtrace_cache_resolve() takes: @s is
+ * not freed, so no new cache takes its address, until
+ * slabtrace_cache_unpin(), even if it is destroyed meanwhile.  No lock, no
+ * allocation: any context.
+ *
+ * Return: the kobject, for slabtrace_cache_unpin(); NULL if the caches
+ * were not found (slabtrace_caches_init()) or @s has no live kobject.
+ */
+struct kobject *slabtrace_cache_pin(const struct kmem_cache *s)
+{
+	unsigned long off = READ_ONCE(kobj_offset);
+
+	if (!off)
+		return NULL;
+	return kobject_get_unless_zero((struct kobject *)((char *)s + off));
+}
+
+/* Let a cache slabtrace_cache_pin() held go.  Process context. */
+void slabtrace_cache_unpin(struct kobject *kobj)
+{
+	kobject_put(kobj);
+}
+
+/* At module exit, once no system holds a cache. */
 void slabtrace_caches_exit(void)
 {
+	mutex_lock(&caches_lock);
 	if (slab_kset)
 		kset_put(slab_kset);
 	slab_kset = NULL;
+	mutex_unlock(&caches_lock);
 }

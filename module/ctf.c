@@ -8,8 +8,8 @@
  * total_overruns, cpu0..cpuN), its system's extra files, and its relay
  * channel, as kernel/trace/blktrace.c owns its own.  The system gives its
  * commands and event classes (struct slabtrace_stream_ops): writing
- * "1 ARGS" or "0" to enable runs the same start and stop as the ctl
- * command, not a second parser.
+ * "1 ARGS" or "0" to enable runs its start or stop command through ctl's
+ * door (ctl.c), the one parser of commands.
  *
  * Files outlive channels, never the reverse.  The cpuN files exist from
  * init to exit, one per possible CPU.  The channel is buffer-only (relay
@@ -41,12 +41,14 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: the systems' commands, so every start and stop; the
- *   list of streams.  The channel is replaced with it held.
+ * - The system's mutex (ops->lock): its commands, so every start and
+ *   stop: the channel is replaced with it held.  The stream takes it
+ *   around its calls into the system (enable's and buffer_kb's, the
+ *   metadata's env).
  * - slabtrace_stream.lock (mutex): the channel (chan, cpu, uuid,
- *   clock_offset), written with it and slabtrace_mutex held, read with
- *   either; a cpuN open takes its buffer under it alone.  Taken inside
- *   slabtrace_mutex, outside relay's own mutex.
+ *   clock_offset), written with it and the system's mutex held, read
+ *   with either; a cpuN open takes its buffer under it alone.  Taken
+ *   inside the system's mutex, outside relay's own mutex.
  * - No lock on the event path.  A CPU's buffer and struct
  *   slabtrace_stream_cpu are written by that CPU with interrupts disabled
  *   (an event, or a switch inside it), or by flush and close once no writer
@@ -73,8 +75,8 @@
 #include <linux/utsname.h>
 #include <uapi/slabtrace/ctf.h>
 
+#include <slabtrace/core.h>
 #include <slabtrace/ctf.h>
-#include <slabtrace/slabtrace.h>
 
 #define TS_COMPACT_MAX	BIT_ULL(SLABTRACE_CTF_COMPACT_TS_BITS)
 
@@ -84,9 +86,6 @@
  * swapping; below that much the kernel starts killing.
  */
 #define MEM_MARGIN_MIN	(SZ_32M >> PAGE_SHIFT)
-
-/* Every stream, for status.  slabtrace_mutex. */
-static LIST_HEAD(streams);
 
 /**
  * slabtrace_ctf_packet_open - write a packet's header and context
@@ -221,11 +220,11 @@ static int mem_check(struct slabtrace_stream *s, unsigned long bytes)
 
 /*
  * The channel goes; its buffers stay while files use them.  Called with
- * slabtrace_mutex and the stream's lock held; no writer may run.
+ * the system's mutex and the stream's lock held; no writer may run.
  */
 static void close_channel(struct slabtrace_stream *s)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(s->ops->lock);
 	lockdep_assert_held(&s->lock);
 	if (s->chan)
 		relay_close(s->chan);
@@ -241,7 +240,7 @@ static void close_channel(struct slabtrace_stream *s)
  * @n_subbufs: sub-buffers per CPU
  *
  * The last channel's buffers go when the files reading them close.  The
- * new one has a new trace UUID.  Called with slabtrace_mutex held, no
+ * new one has a new trace UUID.  Called with the system's mutex held, no
  * writer running.
  *
  * Return: 0; -EPERM under lockdown=confidentiality if the events hold
@@ -253,7 +252,7 @@ int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
 {
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(s->ops->lock);
 	ret = locked_down(s, "start");
 	if (ret)
 		return ret;
@@ -284,10 +283,10 @@ out:
 	return ret;
 }
 
-/* Close every open packet.  slabtrace_mutex held, no writer running. */
+/* Close every open packet.  The system's mutex held, no writer running. */
 void slabtrace_stream_flush(struct slabtrace_stream *s)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(s->ops->lock);
 	if (s->chan)
 		relay_flush(s->chan);
 }
@@ -373,7 +372,7 @@ u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
 
 /*
  * The events lost (buffer full) and written on @cpu since the start.
- * Called with slabtrace_mutex or the stream's lock held.
+ * Called with the system's mutex or the stream's lock held.
  */
 unsigned long slabtrace_stream_lost(struct slabtrace_stream *s, int cpu)
 {
@@ -386,49 +385,46 @@ unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu)
 }
 
 /**
- * slabtrace_stream_command - what writing enable does
+ * slabtrace_stream_enable - what writing enable does
  * @s: the stream
  * @buf: the words written, NUL-terminated at @len; modified
  * @len: their length as written
  *
- *   0               the system's stop command
+ *   0               the system's stop command (nothing may follow)
  *   1 [ARGS...]     its start command, with ARGS
  *   ARGS...         the same as "1 ARGS..."
  *
- * Return: 0, -EINVAL (with a log line) for input that is none of those,
- * or what the command returns.
+ * The words are split by ctl's splitter and the command is run through
+ * ctl's door (ctl.c), as if written to ctl.  Called with no lock held.
+ *
+ * Return: 0, -EINVAL (with a log line) for no words or a NUL byte, or
+ * what the command returns.
  */
-int slabtrace_stream_command(struct slabtrace_stream *s, char *buf,
-			     size_t len)
+int slabtrace_stream_enable(struct slabtrace_stream *s, char *buf,
+			    size_t len)
 {
-	const char *dir = s->ops->dir;
-	char **argv;
-	int argc, ret;
+	char who[48], **argv, **cmd, **words;
+	int argc, nr_cmd, skip, ret = -ENOMEM;
+	bool stop;
 
-	if (strlen(buf) != len) {
-		pr_warn_ratelimited("%s: enable: NUL byte in input\n", dir);
-		return -EINVAL;
-	}
-	argv = argv_split(GFP_KERNEL, buf, &argc);
-	if (!argv)
-		return -ENOMEM;
-	ret = -EINVAL;
-	if (!argc) {
-		pr_warn_ratelimited("%s: enable: empty input\n", dir);
+	snprintf(who, sizeof(who), "%s: enable", s->ops->dir);
+	argv = slabtrace_ctl_split(who, "input", buf, len, &argc);
+	if (IS_ERR(argv))
+		return PTR_ERR(argv);
+	stop = !strcmp(argv[0], "0");
+	skip = stop || !strcmp(argv[0], "1");
+	cmd = argv_split(GFP_KERNEL, stop ? s->ops->stop_cmd : s->ops->start_cmd,
+			 &nr_cmd);
+	if (!cmd)
 		goto out;
+	words = kcalloc(nr_cmd + argc - skip + 1, sizeof(*words), GFP_KERNEL);
+	if (words) {
+		memcpy(words, cmd, nr_cmd * sizeof(*words));
+		memcpy(words + nr_cmd, argv + skip, (argc - skip) * sizeof(*words));
+		ret = slabtrace_ctl_run(NULL, nr_cmd + argc - skip, words);
+		kfree(words);
 	}
-	if (!strcmp(argv[0], "0") && argc > 1) {
-		pr_warn_ratelimited("%s: enable: 0 takes nothing after it\n", dir);
-		goto out;
-	}
-	mutex_lock(&slabtrace_mutex);
-	if (!strcmp(argv[0], "0"))
-		ret = s->ops->stop();
-	else if (!strcmp(argv[0], "1"))
-		ret = s->ops->start(argc - 1, argv + 1);
-	else
-		ret = s->ops->start(argc, argv);
-	mutex_unlock(&slabtrace_mutex);
+	argv_free(cmd);
 out:
 	argv_free(argv);
 	return ret;
@@ -458,9 +454,9 @@ int slabtrace_stream_buffer_kb(struct slabtrace_stream *s, char *arg,
 				    "not a number");
 		return ret;
 	}
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(s->ops->lock);
 	ret = s->ops->set_buffer_kb(kb);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(s->ops->lock);
 	return ret;
 }
 
@@ -469,9 +465,9 @@ static int enable_show(struct seq_file *m, void *v)
 {
 	struct slabtrace_stream *s = m->private;
 
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(s->ops->lock);
 	s->ops->show_enable(m);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(s->ops->lock);
 	return 0;
 }
 
@@ -510,7 +506,7 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 			    size_t len, loff_t *ppos)
 {
 	return write_to(file, ubuf, len, "enable", SLABTRACE_CMD_MAX,
-			slabtrace_stream_command);
+			slabtrace_stream_enable);
 }
 
 static const struct file_operations enable_fops = {
@@ -556,13 +552,13 @@ static const struct file_operations buffer_kb_fops = {
  * The TSDL every stream shares: the trace (byte order, UUID, packet
  * header), the clock, and the stream: its packet context and its event
  * header; then the env block, the system's entries last.  Called with
- * slabtrace_mutex held and a channel.
+ * the system's mutex held and a channel.
  */
 static void metadata_common(struct seq_file *m, struct slabtrace_stream *s)
 {
 	const struct slabtrace_stream_ops *ops = s->ops;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(ops->lock);
 	seq_puts(m,
 		 "/* CTF 1.8 */\n\n"
 		 "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
@@ -633,13 +629,13 @@ static int metadata_show(struct seq_file *m, void *v)
 {
 	struct slabtrace_stream *s = slabtrace_file_data(file_inode(m->file));
 
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(s->ops->lock);
 	if (!s->chan) {
-		mutex_unlock(&slabtrace_mutex);
+		mutex_unlock(s->ops->lock);
 		return -ENODATA;
 	}
 	metadata_common(m, s);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(s->ops->lock);
 	return s->ops->metadata_events(m);
 }
 
@@ -787,32 +783,29 @@ static const struct file_operations cpu_fops = {
 };
 
 /**
- * slabtrace_streams_status - what the streams hold, for status
+ * slabtrace_stream_status - what a stream holds, for status
+ * @s: the stream
  * @m: where
  *
- * A line per stream that has buffers: tracing, or stopped with its
- * buffers kept for their readers.  Called with slabtrace_mutex held.
+ * A line if it has buffers: tracing, or stopped with its buffers kept for
+ * their readers.  Called with the system's mutex held.
  */
-void slabtrace_streams_status(struct seq_file *m)
+void slabtrace_stream_status(struct slabtrace_stream *s, struct seq_file *m)
 {
-	struct slabtrace_stream *s;
-	unsigned int nr;
+	unsigned int nr = 0;
 	int cpu;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	list_for_each_entry(s, &streams, node) {
-		if (!s->chan)
-			continue;
-		nr = 0;
-		for_each_possible_cpu(cpu)
-			nr += !!READ_ONCE(*per_cpu_ptr(s->chan->buf, cpu));
-		if (s->ops->running())
-			seq_printf(m, "%s: tracing, buffers %u x %zu KiB\n",
-				   s->ops->dir, nr, s->chan->alloc_size >> 10);
-		else
-			seq_printf(m, "%s: stopped, its buffers (%u x %zu KiB) kept for reading until the next start or rmmod\n",
-				   s->ops->dir, nr, s->chan->alloc_size >> 10);
-	}
+	lockdep_assert_held(s->ops->lock);
+	if (!s->chan)
+		return;
+	for_each_possible_cpu(cpu)
+		nr += !!READ_ONCE(*per_cpu_ptr(s->chan->buf, cpu));
+	if (s->ops->running())
+		seq_printf(m, "%s: tracing, buffers %u x %zu KiB\n",
+			   s->ops->dir, nr, s->chan->alloc_size >> 10);
+	else
+		seq_printf(m, "%s: stopped, its buffers (%u x %zu KiB) kept for reading until the next start or rmmod\n",
+			   s->ops->dir, nr, s->chan->alloc_size >> 10);
 }
 
 /**
@@ -822,7 +815,7 @@ void slabtrace_streams_status(struct seq_file *m)
  * @extra: the system's own files in the directory, or NULL
  * @nr_extra: how many
  *
- * Not with slabtrace_mutex held.
+ * Not with the system's mutex held.
  *
  * Return: 0 or -errno, with nothing made.
  */
@@ -847,7 +840,6 @@ int slabtrace_stream_init(struct slabtrace_stream *s,
 
 	s->ops = ops;
 	mutex_init(&s->lock);
-	INIT_LIST_HEAD(&s->node);
 	s->extra = extra;
 	s->nr_extra = nr_extra;
 	for (i = 0; i < SLABTRACE_STREAM_FILES; i++)
@@ -879,9 +871,6 @@ int slabtrace_stream_init(struct slabtrace_stream *s,
 	}
 	if (ret)
 		goto err;
-	mutex_lock(&slabtrace_mutex);
-	list_add_tail(&s->node, &streams);
-	mutex_unlock(&slabtrace_mutex);
 	return 0;
 
 err:
@@ -895,7 +884,7 @@ err:
  *     writing to it
  *
  * Its buffers go once no file uses them; none can be open at module
- * exit.  Not with slabtrace_mutex held.  Idempotent.
+ * exit.  Not with the system's mutex held.  Idempotent.
  */
 void slabtrace_stream_exit(struct slabtrace_stream *s)
 {
@@ -905,12 +894,11 @@ void slabtrace_stream_exit(struct slabtrace_stream *s)
 	slabtrace_files_remove(s->extra, s->nr_extra);
 	if (s->cpu_files)
 		slabtrace_files_remove(s->cpu_files, nr_cpu_ids);
-	mutex_lock(&slabtrace_mutex);
-	list_del_init(&s->node);
+	mutex_lock(s->ops->lock);
 	mutex_lock(&s->lock);
 	close_channel(s);
 	mutex_unlock(&s->lock);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(s->ops->lock);
 	kfree(s->cpu_files);
 	kfree(s->cpu_names);
 	s->cpu_files = NULL;

@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: /proc/slabtrace/ctl (and the same in debugfs), the command file.
+ * slabtrace: /proc/slabtrace/ctl (and the same in debugfs), the one door
+ * of the commands.
  *
- * A write is one command; a read returns the snapshot of the last "print"
- * (dump.c).  A bad command fails the write with an errno and says why in
- * one kernel log line.
+ * A write is one command: split into words here, and run by the system
+ * whose table (struct slabtrace_system's cmds) has its first word; "help"
+ * is the core's own.  A stream's enable comes in through the same door
+ * (ctf.c: "1 ARGS" and "0" become its system's start and stop commands).
+ * A bad command fails the write with an errno and says why in one kernel
+ * log line.  Reading ctl shows the dump of the one system that has one
+ * (slab_trace's print).
+ *
+ * The commands of each system are listed above its command handler:
+ * slab/slab.c (start, stop, print, mark, reset, pool, limit),
+ * kptrace/kptrace.c (syscall ...), kmemtrace/kmemtrace.c (kmemtrace ...).
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex is held across each command, so commands run one at a
- *   time; every handler below is called with it held.
+ * - None here: a system's command handler is called with no lock held
+ *   and takes its system's mutex (main.c's Locking).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,241 +30,135 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <slabtrace/core.h>
 #include <slabtrace/files.h>
-#include <slabtrace/kmemtrace.h>
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
 
-enum {
-	CMD_START,
-	CMD_STOP,
-	CMD_PRINT,
-	CMD_RESET,
-	CMD_MARK,
-	CMD_SYSCALL,
-	CMD_POOL,
-	CMD_LIMIT,
-	CMD_KMEMTRACE,
-	CMD_HELP,
-	CMD_ERR,
+#include "internal.h"
+
+enum { CTL_HELP };
+
+/* The core's own command. */
+static const match_table_t core_cmds = {
+	{ CTL_HELP, "help" },
+	{ SLABTRACE_CMD_NONE, NULL },
 };
 
-/*
- * The commands (CACHE is a cache name, as /proc/slabinfo shows it):
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* A system of the tests', its commands after the real ones'. */
+const struct slabtrace_system *slabtrace_test_system;
+#endif
+
+/**
+ * slabtrace_ctl_split - the words of a command
+ * @who: the first words of the log lines ("ctl", "kmemtrace: enable")
+ * @what: what the input is called in them ("command", "input")
+ * @buf: the input, NUL-terminated at @len
+ * @len: its length as written
+ * @argc: set to the number of words
  *
- *   start CACHE   record every allocation from CACHE from now on
- *   stop CACHE    record no new ones; frees still drop records
- *   print CACHE [OPTION...]
- *                 snapshot CACHE's outstanding objects for reading ctl,
- *                 folded and folded_bytes; the options:
- *                   stacks           show groups by backtrace, not objects
- *                   top N            show the N groups with most bytes
- *                   older-than MS    only objects at least MS ms old
- *                   since-mark       only objects made after "mark"
- *   mark CACHE    set the epoch of since-mark to now
- *   reset CACHE   drop all of CACHE's records (a traced cache stays traced)
- *   pool N        keep N records ready per CPU (16 to 1048576)
- *   limit N       keep at most N records, all caches together (N >= 1)
- *   syscall ...   kptrace, the system call trace: see kptrace/kptrace.c
- *   kmemtrace start [CACHE...] | kmemtrace stop
- *                 kmemtrace, the binary alloc/free trace: see
- *                 kmemtrace/kmemtrace.c
- *   help          log the commands (status.c)
- *
- * Numbers are decimal; one that does not fit is refused (-ERANGE).
+ * Return: the words (argv_free() frees them); ERR_PTR(-EINVAL) for input
+ * with a NUL byte or without a word, said in the log; ERR_PTR(-ENOMEM).
  */
-static const match_table_t commands = {
-	{ CMD_START, "start" },
-	{ CMD_STOP, "stop" },
-	{ CMD_PRINT, "print" },
-	{ CMD_MARK, "mark" },
-	{ CMD_RESET, "reset" },
-	{ CMD_SYSCALL, "syscall" },
-	{ CMD_POOL, "pool" },
-	{ CMD_LIMIT, "limit" },
-	{ CMD_KMEMTRACE, "kmemtrace" },
-	{ CMD_HELP, "help" },
-	{ CMD_ERR, NULL },
-};
+char **slabtrace_ctl_split(const char *who, const char *what, char *buf,
+			   size_t len, int *argc)
+{
+	char **argv;
 
-enum { OPT_STACKS, OPT_TOP, OPT_OLDER, OPT_SINCE, OPT_ERR };
+	if (strlen(buf) != len) {
+		pr_warn_ratelimited("%s: NUL byte in %s\n", who, what);
+		return ERR_PTR(-EINVAL);
+	}
+	argv = argv_split(GFP_KERNEL, buf, argc);
+	if (!argv)
+		return ERR_PTR(-ENOMEM);
+	if (!*argc) {
+		pr_warn_ratelimited("%s: empty %s\n", who, what);
+		argv_free(argv);
+		return ERR_PTR(-EINVAL);
+	}
+	return argv;
+}
 
-static const match_table_t print_options = {
-	{ OPT_STACKS, "stacks" },
-	{ OPT_TOP, "top" },
-	{ OPT_OLDER, "older-than" },
-	{ OPT_SINCE, "since-mark" },
-	{ OPT_ERR, NULL },
-};
-
-/* The options of "print" in @argv (after the cache name). */
-static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
+/* The system whose table has @word, and its token for it; NULL if none. */
+static const struct slabtrace_system *system_of(char *word, int *cmd)
 {
 	substring_t args[MAX_OPT_ARGS];
-	u32 *num;
-	int i;
+	const struct slabtrace_system *sys;
+	unsigned int i;
 
-	memset(o, 0, sizeof(*o));
-	for (i = 0; i < argc; i++) {
-		switch (match_token(argv[i], print_options, args)) {
-		case OPT_STACKS:
-			o->stacks = true;
-			continue;
-		case OPT_SINCE:
-			o->since_mark = true;
-			continue;
-		case OPT_TOP:
-			num = &o->top;
-			break;
-		case OPT_OLDER:
-			num = &o->older_than;
-			break;
-		default:
-			pr_warn_ratelimited("ctl: print: unknown option '%*pE'\n",
-					    (int)min_t(size_t, strlen(argv[i]), 16), argv[i]);
-			return -EINVAL;
-		}
-		if (++i == argc || kstrtou32(argv[i], 10, num) ||
-		    (num == &o->top && !*num)) {
-			pr_warn_ratelimited("ctl: print: %s takes a number%s\n", argv[i - 1],
-					    num == &o->top ? " above 0" : "");
-			return -EINVAL;
-		}
+	for (i = 0; i < slabtrace_nr_systems; i++) {
+		sys = slabtrace_systems[i];
+		*cmd = match_token(word, sys->cmds, args);
+		if (*cmd != SLABTRACE_CMD_NONE)
+			return sys;
 	}
-	return 0;
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	sys = READ_ONCE(slabtrace_test_system);
+	if (sys) {
+		*cmd = match_token(word, sys->cmds, args);
+		if (*cmd != SLABTRACE_CMD_NONE)
+			return sys;
+	}
+#endif
+	return NULL;
 }
 
-/* "pool N" and "limit N". */
-static int set_number(int cmd, const char *arg)
+/**
+ * slabtrace_ctl_run - run a command given as words
+ * @file: the open ctl it was written to; NULL if it came another way
+ * @argc: the number of words, at least 1
+ * @argv: the words (argv_split()'s); a handler may reorder them
+ *
+ * Called with no lock held.
+ *
+ * Return: 0, or -errno: -EINVAL for an unknown command, and the errors of
+ * the commands.
+ */
+int slabtrace_ctl_run(struct file *file, int argc, char **argv)
 {
-	unsigned long n;
-	int ret;
+	substring_t args[MAX_OPT_ARGS];
+	const struct slabtrace_system *sys;
+	int cmd;
 
-	ret = kstrtoul(arg, 10, &n);
-	if (ret) {
-		pr_warn_ratelimited("ctl: %s takes a decimal number, not '%*pE'%s\n",
-				    cmd == CMD_POOL ? "pool" : "limit",
-				    (int)min_t(size_t, strlen(arg), 24), arg,
-				    ret == -ERANGE ? " (too big)" : "");
-		return ret;
-	}
-	if (cmd == CMD_LIMIT) {
-		if (!n) {
-			pr_warn_ratelimited("ctl: limit: 0 would record nothing\n");
+	if (match_token(argv[0], core_cmds, args) == CTL_HELP) {
+		if (argc != 1) {
+			pr_warn_ratelimited("ctl: 'help' takes no arguments\n");
 			return -EINVAL;
 		}
-		WRITE_ONCE(slab_trace_record_limit, n);
+		slabtrace_help();
 		return 0;
 	}
-	if (n < SLAB_TRACE_POOL_MIN || n > SLAB_TRACE_POOL_MAX) {
-		pr_warn_ratelimited("ctl: pool: %lu is not in %u..%u\n", n,
-				    SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
-		return -ERANGE;
+	sys = system_of(argv[0], &cmd);
+	if (!sys) {
+		pr_warn_ratelimited("ctl: unknown command '%*pE'\n",
+				    (int)min_t(size_t, strlen(argv[0]), 16), argv[0]);
+		return -EINVAL;
 	}
-	return slab_trace_pool_resize(&slab_trace_pool, n);
-}
-
-static int run(int cmd, const char *name,
-	       const struct slab_trace_print_opts *opts)
-{
-	switch (cmd) {
-	case CMD_START:
-		return slab_trace_start(name);
-	case CMD_STOP:
-		return slab_trace_stop(name);
-	case CMD_PRINT:
-		return slab_trace_print(name, opts);
-	case CMD_MARK:
-		return slab_trace_mark(name);
-	default:
-		return slab_trace_reset(name);
-	}
+	return sys->command(file, cmd, argc, argv);
 }
 
 /**
  * slabtrace_ctl_command - run one command written to ctl
+ * @file: the open ctl; NULL for a command that did not come through one
  * @buf: the command, NUL-terminated at @len; modified
  * @len: its length as written
  *
  * Return: 0, or -errno: -E2BIG for an overlong command, -EINVAL for a
- * malformed one, -ENAMETOOLONG for an overlong cache name, and the errors
- * of the commands (-ENOENT: no such cache).
+ * malformed one, and the errors of the commands.
  */
-int slabtrace_ctl_command(char *buf, size_t len)
+int slabtrace_ctl_command(struct file *file, char *buf, size_t len)
 {
-	struct slab_trace_print_opts opts = { };
-	substring_t args[MAX_OPT_ARGS];
 	char **argv;
-	int argc, cmd, ret;
+	int argc, ret;
 
 	if (len > SLABTRACE_CMD_MAX) {
 		pr_warn_ratelimited("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
 		return -E2BIG;
 	}
-	if (strlen(buf) != len) {
-		pr_warn_ratelimited("ctl: NUL byte in command\n");
-		return -EINVAL;
-	}
-	argv = argv_split(GFP_KERNEL, buf, &argc);
-	if (!argv)
-		return -ENOMEM;
-	ret = -EINVAL;
-	if (!argc) {
-		pr_warn_ratelimited("ctl: empty command\n");
-		goto out;
-	}
-	cmd = match_token(argv[0], commands, args);
-	if (cmd == CMD_ERR) {
-		pr_warn_ratelimited("ctl: unknown command '%*pE'\n",
-				    (int)min_t(size_t, strlen(argv[0]), 16), argv[0]);
-		goto out;
-	}
-	if (cmd == CMD_SYSCALL) {
-		mutex_lock(&slabtrace_mutex);
-		ret = kptrace_command(argc - 1, argv + 1);
-		mutex_unlock(&slabtrace_mutex);
-		goto out;
-	}
-	if (cmd == CMD_POOL || cmd == CMD_LIMIT) {
-		if (argc != 2) {
-			pr_warn_ratelimited("ctl: '%s' takes one number\n", argv[0]);
-			goto out;
-		}
-		ret = set_number(cmd, argv[1]);
-		goto out;
-	}
-	if (cmd == CMD_KMEMTRACE) {
-		ret = kmemtrace_command(argc - 1, argv + 1);
-		goto out;
-	}
-	if (cmd == CMD_HELP) {
-		if (argc == 1)
-			ret = slabtrace_help();
-		else
-			pr_warn_ratelimited("ctl: 'help' takes no arguments\n");
-		goto out;
-	}
-	if (cmd == CMD_PRINT && argc > 2) {
-		ret = parse_print(argc - 2, argv + 2, &opts);
-		if (ret)
-			goto out;
-	} else if (argc != 2) {
-		pr_warn_ratelimited("ctl: '%s' takes one cache name, not %d words\n",
-				    argv[0], argc - 1);
-		goto out;
-	}
-	if (strlen(argv[1]) > SLABTRACE_NAME_MAX) {
-		pr_warn_ratelimited("ctl: cache name longer than %d bytes\n",
-				    SLABTRACE_NAME_MAX);
-		ret = -ENAMETOOLONG;
-		goto out;
-	}
-
-	mutex_lock(&slabtrace_mutex);
-	slab_trace_traced_sweep();
-	ret = run(cmd, argv[1], &opts);
-	mutex_unlock(&slabtrace_mutex);
-out:
+	argv = slabtrace_ctl_split("ctl", "command", buf, len, &argc);
+	if (IS_ERR(argv))
+		return PTR_ERR(argv);
+	ret = slabtrace_ctl_run(file, argc, argv);
 	argv_free(argv);
 	return ret;
 }
@@ -273,23 +176,37 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, len);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = slabtrace_ctl_command(buf, len);
+	ret = slabtrace_ctl_command(file, buf, len);
 	kfree(buf);
 	return ret ?: len;
 }
 
+/* The system whose dump reading ctl shows. */
+static const struct slabtrace_system *dump_system(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < slabtrace_nr_systems; i++)
+		if (slabtrace_systems[i]->ctl_open)
+			return slabtrace_systems[i];
+	return NULL;
+}
+
+/* Opened to read, a seq_file of that system's; to write only, nothing. */
 static int ctl_open(struct inode *inode, struct file *file)
 {
+	const struct slabtrace_system *sys = dump_system();
+
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
-	return slab_trace_reader_open(file, &slab_trace_dump_seq_ops);
+	return sys ? sys->ctl_open(inode, file) : -ENXIO;
 }
 
 static int ctl_release(struct inode *inode, struct file *file)
 {
 	if (!(file->f_mode & FMODE_READ))
 		return 0;
-	return slab_trace_reader_release(inode, file);
+	return dump_system()->ctl_release(inode, file);
 }
 
 /* Opened for writing only, there is no seq_file to seek. */

@@ -14,18 +14,17 @@
  * until the file's release.  So an open file always pins the module:
  * rmmod fails with EBUSY while one is open, mapped or polled, and nothing
  * a file uses goes before the file is closed.  The tree goes at module
- * exit (slabtrace_files_exit()), when no file can be open; a system that
- * tears down its state first removes its own files
- * (slabtrace_files_remove()), so that on every path (a failed load too)
+ * exit (slabtrace_files_exit()), when no file can be open, before any
+ * system tears down (main.c), so that on every path (a failed load too)
  * no file outlives what it serves.
  *
  * Notes on locking
  * ----------------
  * - files_lock (mutex): the directories, the list of files made and each
- *   file's dentry and pde.  Taken inside slabtrace_mutex (a command may
- *   set a file's size), and before an inode's lock.
+ *   file's dentry and pde.  Taken inside a system's mutex (kptrace's
+ *   commands set its queue's size), and before an inode's lock.
  * - Removing a file waits for its handlers that are running (procfs), and
- *   they may take slabtrace_mutex or files_lock: no file is removed with
+ *   they may take a system's mutex or files_lock: no file is removed with
  *   either held.  The pointers are taken out under files_lock first.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -212,7 +211,7 @@ static int make(struct st_dir *dir, struct slabtrace_file *f)
  *	   keeps them until slabtrace_files_remove() or slabtrace_files_exit()
  * @nr: how many
  *
- * Not with slabtrace_mutex held (a failure removes what was made).
+ * Not with a system's mutex held (a failure removes what was made).
  *
  * Return: 0, or -errno with none of them made.
  */
@@ -223,6 +222,8 @@ int slabtrace_files_add(const char *dir, struct slabtrace_file *files,
 	unsigned int i = 0;
 	int ret;
 
+	if (!nr)
+		return 0;
 	mutex_lock(&files_lock);
 	d = dir_of(dir);
 	ret = PTR_ERR_OR_ZERO(d);
@@ -243,7 +244,7 @@ int slabtrace_files_add(const char *dir, struct slabtrace_file *files,
  *	   already, are skipped
  * @nr: how many
  *
- * Waits for their running handlers: not with slabtrace_mutex held.
+ * Waits for their running handlers: not with a system's mutex held.
  */
 void slabtrace_files_remove(struct slabtrace_file *files, unsigned int nr)
 {
@@ -324,7 +325,7 @@ int slabtrace_files_init(void)
 /*
  * At module exit (or a failed load): both trees go, with every file still
  * in them.  No file is open then but while a load fails; procfs calls the
- * release of those.  Not with slabtrace_mutex held.
+ * release of those.  Not with a system's mutex held.
  */
 void slabtrace_files_exit(void)
 {

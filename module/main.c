@@ -2,157 +2,89 @@
 /*
  * slabtrace: module init and exit.
  *
- * slabtrace keeps, for the slab caches a user names, a record of every
- * object allocated and not yet freed, with the backtrace and context of
- * its allocation, taken from the kmem tracepoints.  Documentation/
- * slabtrace.rst is the user's guide; each file of module/ has one job.
+ * slabtrace is a core and three systems.  slab_trace (module/slab/) keeps,
+ * for the slab caches a user names, a record of every object allocated
+ * and not yet freed, with the backtrace and context of its allocation;
+ * kptrace (module/kptrace/) traces system calls, into a text queue or a
+ * binary stream; kmemtrace (module/kmemtrace/) writes every allocation and
+ * free as a binary event.  The core (the files at module/'s top) has
+ * what they share: the files, in /proc/slabtrace and debugfs (files.c),
+ * the binary stream object (ctf.c), the one door of the commands
+ * (ctl.c), the status (status.c), cache names (caches.c), system call
+ * names (syscalls.c).
+ * Each system is one struct slabtrace_system (<slabtrace/core.h>), its
+ * public face; its internals are in a header beside its code, which no
+ * other system includes.  Documentation/architecture.rst draws the whole.
  *
- * Loading is a list of steps, steps[] below, and unloading (or a load
- * that fails) undoes them in the reverse order, by one loop: the order is
- * written down once.  It follows one rule: a step may use only what the
- * steps before it made, and its exit first stops every work item,
- * irq_work and notifier it owns, then frees.  So nothing is freed while
- * something that uses it can still run: the context sweep walks the
- * record table, so the contexts come after the table, and their exit
- * cancels the sweep before the table goes; the table's records go back to
- * the pool, so the pool comes before the table.  What commands make (the
- * traced caches, the probes, the snapshots) belongs to the last step,
- * the one that lets commands in; its exit undoes it first.
+ * Loading makes the two trees of files, then brings up each system in
+ * turn (its init, then its files), then opens the door: ctl and status.
+ * Unloading, and a load that fails, is one function, teardown(): every
+ * file goes first, so that nothing reaches a system any more, then the
+ * systems go, the last first, then the core.  A system's init may itself
+ * be a list of steps (slabtrace_steps_init()), undone in reverse.  When
+ * the exit runs no command can: every file of slabtrace pins the module
+ * while it is open, and none can be opened once it is going.
  *
- * When the exit runs no command can: every file of slabtrace pins the
- * module while it is open, and none can be opened once it is going.
+ * Locking
+ * -------
+ * Each system has one mutex for its commands and its state, which its
+ * command handler, its files and its work items take; ctl.c and status.c
+ * call a system with no lock held, and no system's mutex is ever held
+ * while another's is taken.  From the outside in:
  *
- * Notes on locking
- * ----------------
- * - slabtrace_mutex serialises the commands on ctl, attaching the probes,
- *   and the set of traced caches (see each file's notes).  It is taken
- *   before any other lock of slabtrace.
+ *   slab_trace_mutex (slab/slab.c): the traced caches, the probes'
+ *     attachment, the snapshots kept, the limit.  Nested inside it:
+ *       slab_trace_print_sem (rwsem, slab/snapshot.c), held for reading
+ *         while a print copies records with slab_trace_mutex dropped,
+ *         for writing while records are purged or walked by the context
+ *         sweep and the module notifier;
+ *       t->grow_mutex (slab/table.c), by iterators and purges, inside
+ *         slab_trace_print_sem;
+ *       snapshots_lock (slab/snapshot.c), innermost of these mutexes;
+ *       p->refill_mutex (slab/pool.c), for "pool N" and refills;
+ *       caches_lock (caches.c), the first time a name is resolved.
+ *   kptrace_mutex (kptrace/kptrace.c): the hooks' attachment, the
+ *     filter, the output, the in-flight entries.  Nested inside it:
+ *       queue_lock (kptrace/queue.c), the text queue;
+ *       the stream's lock (ctf.c), then relay's own mutex;
+ *       files_lock (files.c), then an inode's lock, to size a file.
+ *   kmemtrace_mutex (kmemtrace/kmemtrace.c): the trace, its filter, its
+ *     buffer size, the cache table's pins.  Nested inside it: caches_lock,
+ *     the stream's lock (then relay's), as above.
+ *   readers_lock (kptrace/kptrace.c, spinlock): kptrace's readers, taken
+ *     alone, by the files' open and release.
+ *   The raw spinlocks, innermost, each held for a bounded step and never
+ *   two at once, taken by tracepoint probes in any context but NMI: the
+ *   table's stripe locks (slab/table.c), each CPU's pool list
+ *   (slab/pool.c), ctx_lock (slab/context.c), defer_lock
+ *   (slab/stacks.c, only ever trylocked by a probe), kptrace's
+ *   entries_lock and bucket_locks[] (kptrace/kptrace.c).
+ *
+ * Tracepoint probes are registered and unregistered with their system's
+ * mutex held, and what they use is freed only after
+ * tracepoint_synchronize_unregister() (slab/probes.c, kptrace/kptrace.c,
+ * kmemtrace/probes.c): they read the system's state under RCU (sched),
+ * never a mutex.  Work items and irq_work of a system are stopped by its
+ * exit before what they use goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/err.h>
 #include <linux/init.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/stackdepot.h>
 
+#include <slabtrace/core.h>
 #include <slabtrace/files.h>
-#include <slabtrace/kmemtrace.h>
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
 
-/* Serialises the commands; see Notes on locking in each file. */
-DEFINE_MUTEX(slabtrace_mutex);
-struct kmem_cache *slab_trace_record_cache;
-unsigned long slab_trace_record_limit;
+#include "internal.h"
 
-static unsigned int pool_size = SLAB_TRACE_POOL_DEFAULT;
-module_param(pool_size, uint, 0400);
-MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
-
-static unsigned long record_limit;
-module_param(record_limit, ulong, 0400);
-MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 of RAM's worth (\"limit N\" on ctl changes it)");
-
-/* The default limit: records worth 1/64 of RAM, table included. */
-static unsigned long default_limit(void)
-{
-	return (totalram_pages() << PAGE_SHIFT) / 64 /
-	       SLAB_TRACE_RECORD_BYTES;
-}
-
-static int records_init(void)
-{
-	/*
-	 * Not merged with any other cache, so never traced with one; named
-	 * "slabtrace_record" in /proc/slabinfo.
-	 */
-	slab_trace_record_cache =
-		kmem_cache_create("slabtrace_record",
-				  sizeof(struct slab_trace_record),
-				  __alignof__(struct slab_trace_record),
-				  SLAB_NOLEAKTRACE, NULL);
-	return slab_trace_record_cache ? 0 : -ENOMEM;
-}
-
-static void records_exit(void)
-{
-	kmem_cache_destroy(slab_trace_record_cache);
-	slab_trace_record_cache = NULL;
-}
-
-static int pool_init(void)
-{
-	return slab_trace_pool_init(&slab_trace_pool, slab_trace_record_cache,
-				    pool_size);
-}
-
-static void pool_exit(void)
-{
-	slab_trace_pool_destroy(&slab_trace_pool);
-}
-
-static int table_init(void)
-{
-	return slab_trace_table_init(&slab_trace_records);
-}
-
-/* Its records go back to the pool. */
-static void table_exit(void)
-{
-	slab_trace_table_destroy(&slab_trace_records, slab_trace_record_free);
-}
-
-static int stacks_init(void)
-{
-	slab_trace_stacks_init();
-	return stack_depot_init();
-}
-
-/*
- * What the commands made: the probes first (none runs after this, nor
- * will), then the traced caches, their records and snapshots.
- */
-static void commands_exit(void)
-{
-	slab_trace_probes_exit();
-	mutex_lock(&slabtrace_mutex);
-	slab_trace_traced_exit();
-	slab_trace_snapshot_exit();
-	mutex_unlock(&slabtrace_mutex);
-	slab_trace_snapshot_exit_work();
-}
-
-/* A step of loading, and what undoes it (either may be NULL). */
-struct step {
-	const char *name;
-	int (*init)(void);
-	void (*exit)(void);
+const struct slabtrace_system *const slabtrace_systems[] = {
+	&slab_trace_system,
+	&kptrace_system,
+	&kmemtrace_system,
 };
 
-static const struct step steps[] = {
-	{ "record cache", records_init, records_exit },
-	{ "record pool", pool_init, pool_exit },
-	/* Its records go back to the pool. */
-	{ "record table", table_init, table_exit },
-	/* The sweep walks the record table and the snapshots. */
-	{ "contexts", slab_trace_ctx_init, slab_trace_ctx_exit },
-	/* Traces saved late are given to records of the table. */
-	{ "stack depot", stacks_init, slab_trace_stack_store_exit },
-	/* The module notifier names the frames of records and snapshots. */
-	{ "module notifier", slab_trace_modsyms_init, slab_trace_modsyms_exit },
-	/* Cache names, looked up by the commands of every part. */
-	{ "cache lookup", NULL, slabtrace_caches_exit },
-	/* /proc/slabtrace and the debugfs directory, with what is in them. */
-	{ "file trees", slabtrace_files_init, slabtrace_files_exit },
-	{ "folded files", slab_trace_folded_init, NULL },
-	{ "stats files", slab_trace_stats_init, NULL },
-	{ "kptrace", kptrace_init, kptrace_exit },
-	{ "kmemtrace", kmemtrace_init, kmemtrace_exit },
-	/* Last: no command can start before everything is in place. */
-	{ "ctl", slabtrace_ctl_init, commands_exit },
-};
+const unsigned int slabtrace_nr_systems = ARRAY_SIZE(slabtrace_systems);
 
 #ifdef SLABTRACE_TEST_BUILD
 /*
@@ -163,33 +95,84 @@ static unsigned int fail_init;
 module_param(fail_init, uint, 0400);
 MODULE_PARM_DESC(fail_init, "for slabtrace's tests: fail step N of loading with ENOMEM");
 
-static int step_injected(unsigned int n)
-{
-	if (n != fail_init)
-		return 0;
-	pr_info("fail_init=%u: failing step %u of loading (%s)\n", n, n,
-		steps[n - 1].name);
-	return -ENOMEM;
-}
-#else
-static inline int step_injected(unsigned int n)
-{
-	return 0;
-}
+static unsigned int steps_begun;
 #endif
 
-/* Undo the first @n steps, the last first. */
-static void steps_exit(unsigned int n)
+/**
+ * slabtrace_step - a step of loading begins
+ * @name: what it makes, for the log
+ *
+ * Every step of loading, the core's and the systems', starts here: the
+ * test build's fail_init=N fails the Nth.
+ *
+ * Return: 0, or -ENOMEM if the step is to fail.
+ */
+int slabtrace_step(const char *name)
+{
+#ifdef SLABTRACE_TEST_BUILD
+	if (++steps_begun == fail_init) {
+		pr_info("fail_init=%u: failing step %u of loading (%s)\n",
+			fail_init, fail_init, name);
+		return -ENOMEM;
+	}
+#endif
+	return 0;
+}
+
+/**
+ * slabtrace_steps_exit - undo steps, the last first
+ * @steps: the steps
+ * @n: how many of them were done
+ */
+void slabtrace_steps_exit(const struct slabtrace_step *steps, unsigned int n)
 {
 	while (n--)
 		if (steps[n].exit)
 			steps[n].exit();
 }
 
-static int __init slabtrace_init(void)
+/**
+ * slabtrace_steps_init - do steps in order
+ * @steps: the steps; a step's init undoes what it did before failing
+ * @n: how many
+ *
+ * Return: 0, or the error of the step that failed, with the steps before
+ * it undone.
+ */
+int slabtrace_steps_init(const struct slabtrace_step *steps, unsigned int n)
 {
 	unsigned int i;
-	int ret = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = slabtrace_step(steps[i].name);
+		if (!ret && steps[i].init)
+			ret = steps[i].init();
+		if (ret) {
+			slabtrace_steps_exit(steps, i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Module exit, and a load that failed once @n systems were up: every file
+ * goes, then the systems, the last first, then the core.
+ */
+static void teardown(unsigned int n)
+{
+	slabtrace_files_exit();
+	while (n--)
+		slabtrace_systems[n]->exit();
+	slabtrace_caches_exit();
+}
+
+static int __init slabtrace_init(void)
+{
+	const struct slabtrace_system *sys;
+	unsigned int i;
+	int ret;
 
 	/*
 	 * kmalloc() spreads its objects over copies of each kmalloc-N cache
@@ -201,28 +184,35 @@ static int __init slabtrace_init(void)
 		pr_err("not supported on kernels with CONFIG_RANDOM_KMALLOC_CACHES: a kmalloc() object's cache cannot be known\n");
 		return -EOPNOTSUPP;
 	}
-	if (pool_size < SLAB_TRACE_POOL_MIN || pool_size > SLAB_TRACE_POOL_MAX) {
-		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
-			SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
-		return -EINVAL;
-	}
-	slab_trace_record_limit = record_limit ?: default_limit();
-	for (i = 0; i < ARRAY_SIZE(steps); i++) {
-		ret = step_injected(i + 1);
-		if (!ret && steps[i].init)
-			ret = steps[i].init();
+	ret = slabtrace_step("file trees") ?: slabtrace_files_init();
+	if (ret)
+		return ret;
+	for (i = 0; i < slabtrace_nr_systems; i++) {
+		sys = slabtrace_systems[i];
+		/* A system's init undoes what it did before failing. */
+		ret = slabtrace_step(sys->name) ?: sys->init();
 		if (ret) {
-			/* Its own init undid what it had done. */
-			steps_exit(i);
+			teardown(i);
+			return ret;
+		}
+		ret = slabtrace_step("its files") ?:
+		      slabtrace_files_add(sys->dir, sys->files, sys->nr_files);
+		if (ret) {
+			teardown(i + 1);
 			return ret;
 		}
 	}
-	return 0;
+	/* Last: no command can come before everything is in place. */
+	ret = slabtrace_step("ctl and status") ?:
+	      slabtrace_status_init() ?: slabtrace_ctl_init();
+	if (ret)
+		teardown(slabtrace_nr_systems);
+	return ret;
 }
 
 static void __exit slabtrace_exit(void)
 {
-	steps_exit(ARRAY_SIZE(steps));
+	teardown(slabtrace_nr_systems);
 }
 
 module_init(slabtrace_init);

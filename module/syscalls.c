@@ -9,7 +9,7 @@
  */
 #include <linux/kernel.h>
 
-#include <slabtrace/kptrace.h>
+#include <slabtrace/core.h>
 
 struct slabtrace_syscall {
 	const char *name;

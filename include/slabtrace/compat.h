@@ -81,7 +81,7 @@ slabtrace_kmalloc_cache(size_t size, gfp_t flags, unsigned long caller)
 /*
  * v6.11 added kmem_buckets (CONFIG_SLAB_BUCKETS, on in Debian 6.12): sets
  * of kmalloc-sized caches whose allocations the kmalloc tracepoint
- * reports without a cache pointer (caches.c: slabtrace_cache_bucket()).
+ * reports without a cache pointer (caches.c: is_bucket()).
  */
 #ifdef SLABTRACE_KMEM_BUCKETS
 #define SLABTRACE_HAS_KMEM_BUCKETS	true

@@ -3,8 +3,9 @@
  * ctf.c: the binary stream object.  One per stream (kmemtrace's, kptrace's
  * "ctf"): its directory and common files, its relay channel of per-CPU CTF
  * 1.8 packets (<uapi/slabtrace/ctf.h>), their teardown.  A system supplies
- * its event classes, its commands and its extra files through struct
- * slabtrace_stream_ops, and writes events with slabtrace_stream_reserve().
+ * its event classes, its commands (as words of ctl) and its extra files
+ * through struct slabtrace_stream_ops, and writes events with
+ * slabtrace_stream_reserve().
  */
 #ifndef _SLABTRACE_CTF_H
 #define _SLABTRACE_CTF_H
@@ -44,17 +45,20 @@ struct slabtrace_stream_cpu {
  * @metadata_size: the first buffer for the metadata text
  * @kernel_addresses: its events hold kernel addresses: refused, started or
  *		      read, under lockdown=confidentiality
- * @start: its start command, with the words written to enable after "1"
- *	   (or all of them, without "1"); slabtrace_mutex held
- * @stop: its stop command; slabtrace_mutex held
+ * @lock: the system's mutex, which the stream holds while it calls
+ *	  @show_enable, @set_buffer_kb and @metadata_env, and which the
+ *	  system holds while it opens, flushes or shows the stream
+ * @start_cmd: the ctl command that starts the stream ("kmemtrace start"):
+ *	       writing "1 ARGS" (or "ARGS") to enable runs it with ARGS
+ * @stop_cmd: the ctl command that stops it: writing "0" runs it
  * @show_enable: what reading enable gives, "0" or "1 [ARGS]" and a
- *		 newline; slabtrace_mutex held
+ *		 newline; @lock held
  * @running: whether events are being written
  * @buffer_kb: KiB per CPU of the next start
- * @set_buffer_kb: set that, or fail with -errno and a log line;
- *		   slabtrace_mutex held
+ * @set_buffer_kb: set that, or fail with -errno and a log line; @lock
+ *		   held
  * @metadata_env: its entries of the env block, after the common ones;
- *		  slabtrace_mutex held
+ *		  @lock held
  * @metadata_events: its types and event classes; no lock held
  * @reader: NULL, or called with the tgid of the process opening (@add) or
  *	    having closed the metadata file; may refuse the open
@@ -65,8 +69,9 @@ struct slabtrace_stream_ops {
 	int abi_version;
 	size_t metadata_size;
 	bool kernel_addresses;
-	int (*start)(int argc, char **argv);
-	int (*stop)(void);
+	struct mutex *lock;		/* the system's (see above) */
+	const char *start_cmd;
+	const char *stop_cmd;
 	void (*show_enable)(struct seq_file *m);
 	bool (*running)(void);
 	unsigned int (*buffer_kb)(void);
@@ -83,8 +88,8 @@ struct slabtrace_stream_ops {
  * struct slabtrace_stream - one binary stream
  * @ops: its system's part
  * @lock: the channel: @chan, @cpu, @uuid, @clock_offset are written with
- *	  it and slabtrace_mutex held, and read with either; a cpuN open
- *	  takes a buffer under it
+ *	  it and the system's lock (@ops->lock) held, and read with either;
+ *	  a cpuN open takes a buffer under it
  * @chan: the relay channel, buffer-only; NULL before the first start
  * @cpu: the packet writer's state of each CPU, for @chan
  * @uuid: the trace's, new at each start
@@ -95,7 +100,6 @@ struct slabtrace_stream_ops {
  * @nr_extra: how many
  * @cpu_files: cpu0, cpu1, ...: one per possible CPU, from init to exit
  * @cpu_names: their names
- * @node: in the list of streams, for status
  */
 struct slabtrace_stream {
 	const struct slabtrace_stream_ops *ops;
@@ -110,7 +114,6 @@ struct slabtrace_stream {
 	unsigned int nr_extra;
 	struct slabtrace_file *cpu_files;
 	char (*cpu_names)[16];
-	struct list_head node;
 };
 
 int slabtrace_stream_init(struct slabtrace_stream *s,
@@ -120,11 +123,11 @@ void slabtrace_stream_exit(struct slabtrace_stream *s);
 int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
 			  size_t n_subbufs);
 void slabtrace_stream_flush(struct slabtrace_stream *s);
-int slabtrace_stream_command(struct slabtrace_stream *s, char *buf,
-			     size_t len);
+int slabtrace_stream_enable(struct slabtrace_stream *s, char *buf,
+			    size_t len);
 int slabtrace_stream_buffer_kb(struct slabtrace_stream *s, char *arg,
 			       size_t len);
-void slabtrace_streams_status(struct seq_file *m);
+void slabtrace_stream_status(struct slabtrace_stream *s, struct seq_file *m);
 u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
 			     size_t payload);
 u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,

@@ -20,9 +20,9 @@
  * ----------------
  * - No lock on the slots: a slot's cache goes from NULL to a pointer once
  *   per trace, then its pin from NULL to the kobject (WRITE_ONCE).
- * - slabtrace_mutex: resetting the table (the callers hold it, the probes
- *   unregistered), and listing it (caches.c's lookups need it; a reset
- *   must not drop a pin the listing reads).
+ * - kmemtrace_mutex: resetting the table (the callers hold it, the probes
+ *   unregistered), and listing it (a reset must not drop a pin the
+ *   listing reads).
  */
 #include <linux/debugfs.h>
 #include <linux/file.h>
@@ -35,7 +35,9 @@
 #include <linux/string.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
-#include <slabtrace/kmemtrace.h>
+#include <slabtrace/core.h>
+
+#include "kmemtrace.h"
 
 struct kmemtrace_slot {
 	const struct kmem_cache *cache;
@@ -80,13 +82,13 @@ u16 kmemtrace_cache_id(const struct kmem_cache *s)
 
 /*
  * A new trace, or rmmod: the slots cleared, the caches let go.  No probe
- * may run.  Called with slabtrace_mutex held.
+ * may run.  Called with kmemtrace_mutex held.
  */
 void kmemtrace_cachetab_reset(void)
 {
 	unsigned int i;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++)
 		if (slots[i].pin)
 			slabtrace_cache_unpin(slots[i].pin);
@@ -103,63 +105,52 @@ unsigned long kmemtrace_cachetab_full(void)
 #define NAMES_MAX	96
 
 struct listing {
-	struct dir_context ctx;
 	char (*names)[NAMES_MAX];	/* per slot: "name,alias,..." */
 	unsigned int *size;		/* per slot: object size */
 };
 
 /* Add @name to the slot of its cache, if the trace saw the cache. */
-static bool list_actor(struct dir_context *ctx, const char *name, int len,
-		       loff_t pos, u64 ino, unsigned int type)
+static bool list_name(void *arg, const char *name, const struct kmem_cache *s)
 {
-	struct listing *l = container_of(ctx, struct listing, ctx);
-	char n[SLABTRACE_NAME_MAX + 1];
-	struct slabtrace_cache_ref ref;
+	struct listing *l = arg;
+	size_t used, len = strlen(name);
+	const struct kmem_cache *cache;
 	unsigned int i;
-	size_t used;
 
-	if (len > SLABTRACE_NAME_MAX || name[0] == '.')
-		return true;
-	memcpy(n, name, len);
-	n[len] = '\0';
-	if (slabtrace_cache_get(n, &ref))
-		return true;
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
-		if (READ_ONCE(slots[i].cache) != ref.cache)
+		cache = READ_ONCE(slots[i].cache);
+		if (cache != s)
 			continue;
-		l->size[i] = kmem_cache_size(ref.cache);
+		/* A cache is read only while the slot's pin holds it. */
+		if (READ_ONCE(slots[i].pin))
+			l->size[i] = kmem_cache_size((struct kmem_cache *)cache);
 		used = strlen(l->names[i]);
 		/* A merged cache's own directory, ":0000064", goes last. */
-		if (n[0] == ':' && used)
+		if (name[0] == ':' && used)
 			break;
 		if (used && l->names[i][0] == ':')
 			used = 0;
 		if (used + len + 2 < NAMES_MAX)
 			scnprintf(l->names[i] + used, NAMES_MAX - used, "%s%s",
-				  used ? "," : "", n);
+				  used ? "," : "", name);
 		break;
 	}
-	slabtrace_cache_put(&ref);
 	return true;
 }
 
 /*
  * Fill @l from /sys/kernel/slab, then name the pinned caches it did not
- * list: destroyed since the trace saw them.  Called with slabtrace_mutex
+ * list: destroyed since the trace saw them.  Called with kmemtrace_mutex
  * held (the pins stay).
  */
 static void list_names(struct listing *l)
 {
 	struct slabtrace_cache_ref ref;
-	struct file *dir;
 	unsigned int i;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
-	if (!IS_ERR(dir)) {
-		iterate_dir(dir, &l->ctx);
-		fput(dir);
-	}
+	lockdep_assert_held(&kmemtrace_mutex);
+	if (!slabtrace_caches_init())
+		slabtrace_caches_walk_names(list_name, l);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		ref.kobj = READ_ONCE(slots[i].pin);
 		if (!ref.kobj || l->names[i][0])
@@ -181,7 +172,7 @@ static void list_names(struct listing *l)
  */
 int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 {
-	struct listing l = { .ctx.actor = list_actor };
+	struct listing l = { };
 	unsigned int i;
 
 	l.names = kvcalloc(KMEMTRACE_CACHE_SLOTS, NAMES_MAX, GFP_KERNEL);
@@ -191,9 +182,9 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 		kvfree(l.size);
 		return -ENOMEM;
 	}
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&kmemtrace_mutex);
 	list_names(&l);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&kmemtrace_mutex);
 
 	if (tsdl)
 		seq_printf(m, "typealias enum : uint16_t {\n\t\"-\" = %d,\n\t\"(pages)\" = %d,\n\t\"?\" = %d,\n",

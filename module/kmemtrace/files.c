@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemtrace: its stream's part (module/ctf.c makes the directory
- * /proc/slabtrace/kmemtrace/ and its common files): the commands behind
- * enable and buffer_kb, the metadata's env entries and event classes,
- * and its own files:
+ * /proc/slabtrace/kmemtrace/ and its common files): the commands enable
+ * runs ("kmemtrace start" and "kmemtrace stop", through ctl's door), what
+ * buffer_kb sets, the metadata's env entries and event classes, and its
+ * own files:
  *
  *   caches            0400  "ID OBJECT_SIZE NAME[,ALIAS...]" of the caches seen
  *   cache_table_full  0400  events written with cache "?": the table was full
  *
  * Notes on locking
  * ----------------
- * - The stream calls start, stop, show_enable, set_buffer_kb and
- *   metadata_env with slabtrace_mutex held, as kmemtrace.c wants;
- *   listing the caches takes it itself (cachetab.c).
+ * - The stream calls show_enable, set_buffer_kb and metadata_env with
+ *   kmemtrace_mutex held (its ops' lock), as kmemtrace.c wants; listing
+ *   the caches takes it itself (cachetab.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,7 +21,7 @@
 #include <linux/seq_file.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
-#include <slabtrace/kmemtrace.h>
+#include "kmemtrace.h"
 
 static const char *const event_names[KMT_NR_EVENTS] = {
 	[KMT_KMALLOC] = "kmem:kmalloc",
@@ -32,7 +33,7 @@ static const char *const event_names[KMT_NR_EVENTS] = {
 /* The env entries of kmemtrace's own: the bases of the offsets. */
 static void metadata_env(struct seq_file *m)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	seq_printf(m,
 		   "\tcall_site_base = \"0x%lx\";\n"
 		   "\tptr_base = \"0x%lx\";\n", kmemtrace_trace.call_site_base,
@@ -104,14 +105,9 @@ static struct slabtrace_file extra_files[] = {
 /* enable: "0", or "1" and the caches named. */
 static void show_enable(struct seq_file *m)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	seq_printf(m, "%d%s\n", kmemtrace_running,
 		   kmemtrace_running ? kmemtrace_trace.filter_names : "");
-}
-
-static int start(int argc, char **argv)
-{
-	return kmemtrace_start(argv, argc);
 }
 
 static bool running(void)
@@ -127,7 +123,7 @@ static unsigned int buffer_kb(void)
 /* A number of KiB: a multiple of 8 in KMT_BUFFER_KB_MIN..MAX. */
 static int set_buffer_kb(unsigned int kb)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	if (kb < KMT_BUFFER_KB_MIN || kb > KMT_BUFFER_KB_MAX || kb % 8) {
 		pr_warn_ratelimited("kmemtrace: buffer_kb: %u is not a multiple of 8 in %d..%d\n",
 				    kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
@@ -147,8 +143,9 @@ static const struct slabtrace_stream_ops stream_ops = {
 	.abi_version = KMT_ABI_VERSION,
 	.metadata_size = 256 * 1024,
 	.kernel_addresses = true,
-	.start = start,
-	.stop = kmemtrace_stop,
+	.lock = &kmemtrace_mutex,
+	.start_cmd = "kmemtrace start",
+	.stop_cmd = "kmemtrace stop",
 	.show_enable = show_enable,
 	.running = running,
 	.buffer_kb = buffer_kb,
@@ -157,7 +154,7 @@ static const struct slabtrace_stream_ops stream_ops = {
 	.metadata_events = metadata_events,
 };
 
-/* The stream, its directory and files.  Not with slabtrace_mutex held. */
+/* The stream, its directory and files.  Not with kmemtrace_mutex held. */
 int kmemtrace_files_init(void)
 {
 	return slabtrace_stream_init(&kmemtrace_trace.stream, &stream_ops,

@@ -10,12 +10,14 @@
  * Stopping closes every CPU's open packet so a reader can drain them.
  * The events hold kernel addresses: under lockdown=confidentiality no
  * trace starts.  Documentation/kmemtrace.rst describes the files and the
- * format.
+ * format.  The system, as the core drives it (kmemtrace_system), is at
+ * the end.
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: kmemtrace_trace, kmemtrace_running and kmemtrace_buffer_kb; held
- *   across start, stop and the files that read the trace's state.
+ * - kmemtrace_mutex: kmemtrace_trace, kmemtrace_running and
+ *   kmemtrace_buffer_kb; held across start, stop and the files that read
+ *   the trace's state (the stream takes it: its ops' lock).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,8 +29,10 @@
 #include <linux/string.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
-#include <slabtrace/kmemtrace.h>
+#include "kmemtrace.h"
 
+/* kmemtrace_mutex: see Notes on locking. */
+DEFINE_MUTEX(kmemtrace_mutex);
 struct kmemtrace_trace kmemtrace_trace;
 bool kmemtrace_running;
 
@@ -52,24 +56,15 @@ static int filter_get(struct kmemtrace_trace *t, char **names, int nr)
 	size_t len = 0;
 	int i, ret;
 
-	if (nr > SLAB_TRACE_MAX_CACHES) {
+	if (nr > KMEMTRACE_MAX_CACHES) {
 		pr_warn_ratelimited("kmemtrace: at most %d caches, not %d\n",
-				    SLAB_TRACE_MAX_CACHES, nr);
+				    KMEMTRACE_MAX_CACHES, nr);
 		return -E2BIG;
 	}
 	for (i = 0; i < nr; i++) {
-		if (strlen(names[i]) > SLABTRACE_NAME_MAX) {
-			pr_warn_ratelimited("kmemtrace: cache name longer than %d bytes\n",
-					    SLABTRACE_NAME_MAX);
-			ret = -ENAMETOOLONG;
+		ret = slabtrace_cache_resolve("kmemtrace", names[i], &t->filter[i]);
+		if (ret)
 			goto err;
-		}
-		ret = slabtrace_cache_get(names[i], &t->filter[i]);
-		if (ret) {
-			pr_warn_ratelimited("kmemtrace: no slab cache named '%*pE'\n",
-					    (int)strlen(names[i]), names[i]);
-			goto err;
-		}
 		t->nr_filter++;
 		len += scnprintf(t->filter_names + len,
 				 sizeof(t->filter_names) - len, " %s",
@@ -86,7 +81,7 @@ err:
  * @names: the caches to trace; every cache if @nr is 0
  * @nr: their number
  *
- * Called with slabtrace_mutex held.
+ * Called with kmemtrace_mutex held.
  *
  * Return: 0; -EBUSY if a trace runs; -ENOENT for an unknown cache;
  * -EPERM under lockdown=confidentiality; -ENOMEM.
@@ -96,7 +91,7 @@ int kmemtrace_start(char **names, int nr)
 	struct kmemtrace_trace *t = &kmemtrace_trace;
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	if (kmemtrace_running) {
 		pr_warn_ratelimited("kmemtrace: already started\n");
 		return -EBUSY;
@@ -111,9 +106,11 @@ int kmemtrace_start(char **names, int nr)
 	if (ret)
 		goto err_filter;
 	kmemtrace_cachetab_reset();
-	/* For the cache table's pins; without, ids are by address only. */
+	/*
+	 * For the cache table's pins, and kfree()'s cache: without, ids are
+	 * by address only, and kfree() events carry no cache.
+	 */
 	slabtrace_caches_init();
-	kmemtrace_slab_calibrate();
 	t->call_site_base = (unsigned long)kfree >= SZ_2G ?
 			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
 	t->ptr_base = PAGE_OFFSET;
@@ -137,13 +134,13 @@ err_filter:
  * The buffers stay for the reader.  Stopping a stopped trace closes the
  * packets again: one opened where the reader made room since carries the
  * count of the events lost while the buffer was full (the recorder's
- * last step).  Called with slabtrace_mutex held.
+ * last step).  Called with kmemtrace_mutex held.
  *
  * Return: 0.
  */
 int kmemtrace_stop(void)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	if (kmemtrace_running) {
 		kmemtrace_probes_unregister(&kmemtrace_trace);
 		kmemtrace_running = false;
@@ -154,32 +151,44 @@ int kmemtrace_stop(void)
 }
 
 /*
- * The commands on ctl (ctl.c passes what follows "kmemtrace"):
+ * The commands on ctl:
  *   kmemtrace start [CACHE...]   trace every cache, or those named
  *   kmemtrace stop               stop, and close the open packets
+ * The stream's enable writes them for "1 [CACHE...]" and "0".
  */
-int kmemtrace_command(int argc, char **argv)
+static int kmemtrace_run(struct file *file, int cmd, int argc, char **argv)
 {
 	int ret;
 
-	if (!argc || (strcmp(argv[0], "start") && strcmp(argv[0], "stop"))) {
+	if (argc < 2 || (strcmp(argv[1], "start") && strcmp(argv[1], "stop"))) {
 		pr_warn_ratelimited("ctl: kmemtrace takes start [CACHE...] or stop\n");
 		return -EINVAL;
 	}
-	if (!strcmp(argv[0], "stop") && argc > 1) {
+	if (!strcmp(argv[1], "stop") && argc > 2) {
 		pr_warn_ratelimited("ctl: kmemtrace stop takes no argument\n");
 		return -EINVAL;
 	}
-	mutex_lock(&slabtrace_mutex);
-	if (!strcmp(argv[0], "start"))
-		ret = kmemtrace_start(argv + 1, argc - 1);
+	mutex_lock(&kmemtrace_mutex);
+	if (!strcmp(argv[1], "start"))
+		ret = kmemtrace_start(argv + 2, argc - 2);
 	else
 		ret = kmemtrace_stop();
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&kmemtrace_mutex);
 	return ret;
 }
 
-int kmemtrace_init(void)
+/* At module exit, or a load that failed: the trace stops, then its buffers go. */
+static void kmemtrace_exit(void)
+{
+	mutex_lock(&kmemtrace_mutex);
+	kmemtrace_stop();
+	filter_put(&kmemtrace_trace);
+	kmemtrace_cachetab_reset();
+	mutex_unlock(&kmemtrace_mutex);
+	slabtrace_stream_exit(&kmemtrace_trace.stream);
+}
+
+static int kmemtrace_init(void)
 {
 	int ret;
 
@@ -196,23 +205,40 @@ int kmemtrace_init(void)
 	 * and a failure stops whatever runs, before the module goes.
 	 */
 	if (!ret && kmemtrace_param_on) {
-		mutex_lock(&slabtrace_mutex);
+		mutex_lock(&kmemtrace_mutex);
 		if (!kmemtrace_running)
 			ret = kmemtrace_start(NULL, 0);
-		mutex_unlock(&slabtrace_mutex);
+		mutex_unlock(&kmemtrace_mutex);
 	}
 	if (ret)
 		kmemtrace_exit();
 	return ret;
 }
 
-/* At module exit: the trace stops, then its files and buffers go. */
-void kmemtrace_exit(void)
+/* Its line of the status file: its stream's buffers, if any. */
+static void kmemtrace_status(struct seq_file *m)
 {
-	mutex_lock(&slabtrace_mutex);
-	kmemtrace_stop();
-	filter_put(&kmemtrace_trace);
-	kmemtrace_cachetab_reset();
-	mutex_unlock(&slabtrace_mutex);
-	slabtrace_stream_exit(&kmemtrace_trace.stream);
+	mutex_lock(&kmemtrace_mutex);
+	slabtrace_stream_status(&kmemtrace_trace.stream, m);
+	mutex_unlock(&kmemtrace_mutex);
 }
+
+static const match_table_t kmemtrace_cmds = {
+	{ 0, "kmemtrace" },
+	{ SLABTRACE_CMD_NONE, NULL },
+};
+
+static const char *const kmemtrace_help[] = {
+	"  kmemtrace start [CACHE...] | kmemtrace stop   the binary alloc/free trace",
+	NULL,
+};
+
+const struct slabtrace_system kmemtrace_system = {
+	.name = "kmemtrace",
+	.init = kmemtrace_init,
+	.exit = kmemtrace_exit,
+	.cmds = kmemtrace_cmds,
+	.command = kmemtrace_run,
+	.status = kmemtrace_status,
+	.help = kmemtrace_help,
+};

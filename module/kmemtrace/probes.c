@@ -6,9 +6,10 @@
  * and does not name it, and writes one event into this CPU's CTF stream
  * (module/ctf.c) with interrupts disabled: no allocation, no lock, no
  * loop but the bounded ones of the cache table and the filter.  kfree()
- * has no cache argument: the cache is read from the object's slab, at the
- * offset calibrated at start against known kmalloc caches; without that
- * calibration kfree() events carry no cache, and a filtered trace has none.
+ * has no cache argument: the cache is read from the object's slab
+ * (slabtrace_cache_of_object(), calibrated once against known kmalloc
+ * caches); without that calibration kfree() events carry no cache, and a
+ * filtered trace has none.
  *
  * Notes on locking
  * ----------------
@@ -27,67 +28,9 @@
 #include <uapi/slabtrace/kmemtrace.h>
 
 #include <slabtrace/compat.h>
-#include <slabtrace/kmemtrace.h>
+#include <slabtrace/core.h>
 
-/* The word of struct slab that is slab_cache, or 0 if it was not found. */
-static unsigned int slab_cache_word;
-/* Words of struct slab searched (it overlays struct page: 8 words). */
-#define SLAB_CACHE_WORDS	8
-
-/**
- * kmemtrace_slab_cache - the cache an object belongs to
- * @obj: a slab object, or a page-allocator kmalloc() block
- * @known: set to whether the answer can be trusted
- *
- * Return: the cache, or NULL for memory that is not a slab's.
- */
-struct kmem_cache *kmemtrace_slab_cache(const void *obj, bool *known)
-{
-	struct folio *folio = virt_to_folio(obj);
-
-	*known = slab_cache_word != 0;
-	if (!*known || !folio_test_slab(folio))
-		return NULL;
-	return ((struct kmem_cache **)folio)[slab_cache_word];
-}
-
-/*
- * struct slab is mm/slab.h's, private: find its slab_cache pointer (the
- * word after the page flags on 6.12, after a two-word union on 6.1), and
- * believe a word only if objects of three kmalloc caches agree on it.
- * Process context.
- */
-void kmemtrace_slab_calibrate(void)
-{
-	static const size_t sizes[] = { 128, 256, 1024 };
-	const unsigned int index[] = {
-		kmalloc_index(128), kmalloc_index(256), kmalloc_index(1024),
-	};
-	void *obj[ARRAY_SIZE(sizes)] = { };
-	struct kmem_cache **slab;
-	unsigned int i, word;
-
-	slab_cache_word = 0;
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		obj[i] = kmalloc(sizes[i], GFP_KERNEL);
-		if (!obj[i] || !folio_test_slab(virt_to_folio(obj[i])))
-			goto out;
-	}
-	for (word = 1; word < SLAB_CACHE_WORDS && !slab_cache_word; word++) {
-		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-			slab = (struct kmem_cache **)virt_to_folio(obj[i]);
-			if (slab[word] != kmalloc_caches[KMALLOC_NORMAL][index[i]])
-				break;
-		}
-		if (i == ARRAY_SIZE(sizes))
-			slab_cache_word = word;
-	}
-out:
-	for (i = 0; i < ARRAY_SIZE(sizes); i++)
-		kfree(obj[i]);
-	if (!slab_cache_word)
-		pr_warn_ratelimited("kmemtrace: cannot find an object's cache: kfree events carry none\n");
-}
+#include "kmemtrace.h"
 
 static u32 offset32(unsigned long v, unsigned long base)
 {
@@ -208,7 +151,7 @@ static void probe_kmalloc(void *data, unsigned long call_site,
 
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	s = kmemtrace_slab_cache(ptr, &known);
+	s = slabtrace_cache_of_object(ptr, &known);
 	if (!known) {
 		s = slabtrace_kmalloc_cache(bytes_req, gfp, call_site);
 		known = true;
@@ -237,7 +180,7 @@ static void probe_kfree(void *data, unsigned long call_site, const void *ptr)
 
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	s = kmemtrace_slab_cache(ptr, &known);
+	s = slabtrace_cache_of_object(ptr, &known);
 	emit_free(data, KMT_KFREE, call_site, ptr, s, known);
 }
 
@@ -249,12 +192,12 @@ static void probe_kmem_cache_free(void *data, unsigned long call_site,
 	emit_free(data, KMT_KMEM_CACHE_FREE, call_site, ptr, s, true);
 }
 
-/* Called with slabtrace_mutex held. */
+/* Called with kmemtrace_mutex held. */
 int kmemtrace_probes_register(struct kmemtrace_trace *t)
 {
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	ret = register_trace_kmalloc(probe_kmalloc, t);
 	if (ret)
 		return ret;
@@ -279,10 +222,10 @@ err_kmalloc:
 	return ret;
 }
 
-/* Called with slabtrace_mutex held; returns when no probe runs. */
+/* Called with kmemtrace_mutex held; returns when no probe runs. */
 void kmemtrace_probes_unregister(struct kmemtrace_trace *t)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kmemtrace_mutex);
 	unregister_trace_kmem_cache_free(probe_kmem_cache_free, t);
 	unregister_trace_kfree(probe_kfree, t);
 	unregister_trace_kmem_cache_alloc(probe_kmem_cache_alloc, t);

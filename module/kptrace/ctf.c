@@ -5,26 +5,27 @@
  * "syscall start ctf [FILTER]" sends the finished calls here instead of to
  * the text queue (never to both): one CTF event per call in the per-CPU
  * buffers of a stream (module/ctf.c), read through its files in
- * /proc/slabtrace/kptrace_ctf/: the stream's common files (cpu0, cpu1, ...,
+ * /proc/slabtrace/kptrace/ctf/: the stream's common files (cpu0, cpu1, ...,
  * metadata, events, total_overruns, abi_version), and
  *
  *   enable       0600  "1 [FILTER]" is "syscall start ctf [FILTER]", "0"
- *                      "syscall stop" (refused while the calls go to the
- *                      text queue); reads "1 [FILTER]" while the calls
+ *                      "syscall stop ctf" (refused while the calls go to
+ *                      the text queue); reads "1 [FILTER]" while the calls
  *                      come here, else "0"
  *   buffer_kb    0600  KiB per CPU of the next stream: "syscall size"
  *                      rounded down to whole pages; writing N is
  *                      "syscall size NK"
  *
  * A process holding metadata open is a reader, never traced (as one
- * holding kptrace_pipe open).  The recorder
+ * holding kptrace/pipe open).  The recorder
  * (scripts/tools/kmemtrace/record.c, "kmemtrace-record -s") copies the
  * streams into a directory babeltrace2 reads.  The event layout is in
  * <uapi/slabtrace/kptrace.h>.
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: the commands, so opening and flushing the stream.
+ * - kptrace_mutex: the commands, so opening and flushing the stream, and
+ *   what the stream calls (its ops' lock).
  *   The stream is opened before the hooks are attached in ctf mode, and
  *   replaced only after they are detached.
  * - The hooks write with interrupts disabled, on their CPU's buffer
@@ -42,8 +43,9 @@
 #include <uapi/slabtrace/kptrace.h>
 
 #include <slabtrace/ctf.h>
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
+#include <slabtrace/core.h>
+
+#include "kptrace.h"
 
 static struct slabtrace_stream kptrace_stream;
 
@@ -58,13 +60,13 @@ static size_t ctf_bytes(unsigned long size)
  * @size: the queue size per CPU ("syscall size"); the stream takes it
  *	  rounded down to whole pages, in SLABTRACE_CTF_SUBBUFS packets
  *
- * Called with slabtrace_mutex held, the hooks detached.
+ * Called with kptrace_mutex held, the hooks detached.
  *
  * Return: 0, -ENOMEM, or -ENODEV once kptrace_ctf_exit() ran.
  */
 int kptrace_ctf_open(unsigned long size)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	if (!kptrace_stream.ops) {
 		pr_warn_ratelimited("syscall: start ctf: the module is going\n");
 		return -ENODEV;
@@ -77,7 +79,7 @@ int kptrace_ctf_open(unsigned long size)
 /* Close every open packet, for the reader.  No hook may be writing. */
 void kptrace_ctf_flush(void)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	slabtrace_stream_flush(&kptrace_stream);
 }
 
@@ -181,40 +183,6 @@ static int metadata_events(struct seq_file *m)
 	return 0;
 }
 
-/* "syscall start ctf ARGS...", the command ctl runs. */
-static int stream_start(int argc, char **argv)
-{
-	char start_word[] = "start", ctf_word[] = "ctf";
-	char **words;
-	int ret;
-
-	lockdep_assert_held(&slabtrace_mutex);
-	words = kcalloc(argc + 3, sizeof(*words), GFP_KERNEL);
-	if (!words)
-		return -ENOMEM;
-	words[0] = start_word;
-	words[1] = ctf_word;
-	memcpy(words + 2, argv, argc * sizeof(*words));
-	ret = kptrace_command(argc + 2, words);
-	kfree(words);
-	return ret;
-}
-
-/* "syscall stop", unless the calls go to the text queue. */
-static int stream_stop(void)
-{
-	char stop_word[] = "stop", *words[2];
-
-	lockdep_assert_held(&slabtrace_mutex);
-	words[0] = stop_word;
-	words[1] = NULL;
-	if (kptrace_tracing() && !kptrace_ctf_tracing()) {
-		pr_warn_ratelimited("kptrace/ctf: enable: 0: the calls go to the text queue, not to this stream ('syscall stop' stops them)\n");
-		return -EBUSY;
-	}
-	return kptrace_command(1, words);
-}
-
 static unsigned int buffer_kb(void)
 {
 	return ctf_bytes(kptrace_buffer_size()) / 1024;
@@ -225,7 +193,7 @@ static int set_buffer_kb(unsigned int kb)
 {
 	char size_word[] = "size", num[16], *words[3];
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	snprintf(num, sizeof(num), "%uK", kb);
 	words[0] = size_word;
 	words[1] = num;
@@ -238,8 +206,9 @@ static const struct slabtrace_stream_ops stream_ops = {
 	.dir = "kptrace/ctf",
 	.abi_version = KPT_CTF_ABI_VERSION,
 	.metadata_size = 64 * 1024,
-	.start = stream_start,
-	.stop = stream_stop,
+	.lock = &kptrace_mutex,
+	.start_cmd = "syscall start ctf",
+	.stop_cmd = "syscall stop ctf",
 	.show_enable = kptrace_ctf_show_enable,
 	.running = kptrace_ctf_tracing,
 	.buffer_kb = buffer_kb,
@@ -248,7 +217,13 @@ static const struct slabtrace_stream_ops stream_ops = {
 	.reader = kptrace_readers_update,
 };
 
-/* The stream, its directory and files.  Not with slabtrace_mutex held. */
+/* Its line of the status file.  Called with kptrace_mutex held. */
+void kptrace_ctf_status(struct seq_file *m)
+{
+	slabtrace_stream_status(&kptrace_stream, m);
+}
+
+/* The stream, its directory and files.  Not with kptrace_mutex held. */
 int kptrace_ctf_init(void)
 {
 	return slabtrace_stream_init(&kptrace_stream, &stream_ops, NULL, 0);

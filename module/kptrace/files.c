@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kptrace: its files in slabtrace's root (files.c: /proc/slabtrace/ and
- * the same in debugfs).
+ * kptrace: its files, in /proc/slabtrace/kptrace/ and the same in debugfs
+ * (kptrace_system's files, which the core makes):
  *
- * kptrace (0400)         reading drains the queue, in the order the calls
- *                        ended, one line a call; returns 0 once it is
- *                        empty.  Its size is the bytes queued.
- * kptrace_pipe (0400)    the same, but a read waits for calls to come, like
- *                        ftrace's trace_pipe; poll() and O_NONBLOCK work.
- * kptrace_stats (0400)   records written, read, dropped; bytes queued; the
- *                        queue's size, and the bytes it was allocated (0
- *                        when there is none).
- * kptrace_summary (0400) calls, errors and times per system call.
+ * queue (0400)    reading drains the queue, in the order the calls ended,
+ *                 one line a call; returns 0 once it is empty.  Its size
+ *                 is the bytes queued.
+ * pipe (0400)     the same, but a read waits for calls to come, like
+ *                 ftrace's trace_pipe; poll() and O_NONBLOCK work.
+ * stats (0400)    records written, read, dropped; bytes queued; the
+ *                 queue's size, and the bytes it was allocated (0 when
+ *                 there is none).
+ * summary (0400)  calls, errors and times per system call.
  *
  * A line taken from the queue belongs to the open file that took it: a
  * short read keeps the rest for that file's next read.
@@ -23,7 +23,7 @@
  * Notes on locking
  * ----------------
  * - kptrace_reader.lock (mutex): one open file's pending line.
- * - The inode lock of kptrace: its i_size.
+ * - The inode lock of queue: its i_size.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,8 +36,8 @@
 #include <linux/workqueue.h>
 
 #include <slabtrace/files.h>
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
+
+#include "kptrace.h"
 
 struct kptrace_reader {
 	struct mutex lock;		/* the pending line */
@@ -200,8 +200,8 @@ static int summary_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(summary);
 
-/* files[0] is kptrace: kptrace_files_update_size() sets its size. */
-static struct slabtrace_file files[] = {
+/* kptrace_files[0] is queue: kptrace_files_update_size() sets its size. */
+struct slabtrace_file kptrace_files[KPTRACE_NR_FILES] = {
 	{ .name = "queue", .mode = 0400, .fops = &kptrace_fops },
 	{ .name = "pipe", .mode = 0400, .fops = &pipe_fops },
 	{ .name = "stats", .mode = 0400, .fops = &stats_fops },
@@ -211,7 +211,7 @@ static struct slabtrace_file files[] = {
 /* Make the size of kptrace the bytes queued. */
 void kptrace_files_update_size(void)
 {
-	slabtrace_file_set_size(&files[0], kptrace_queue_bytes());
+	slabtrace_file_set_size(&kptrace_files[0], kptrace_queue_bytes());
 	if (kptrace_tracing())
 		mod_delayed_work(system_wq, &size_work, HZ / 10);
 }
@@ -221,14 +221,8 @@ static void size_work_fn(struct work_struct *work)
 	kptrace_files_update_size();
 }
 
-int kptrace_files_init(void)
-{
-	return slabtrace_files_add("kptrace", files, ARRAY_SIZE(files));
-}
-
 /* At module exit, once tracing stopped: nothing re-arms size_work. */
 void kptrace_files_exit(void)
 {
-	slabtrace_files_remove(files, ARRAY_SIZE(files));
 	cancel_delayed_work_sync(&size_work);
 }

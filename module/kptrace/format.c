@@ -17,8 +17,9 @@
 #include <linux/kernel.h>
 #include <linux/string_helpers.h>
 
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
+#include <slabtrace/core.h>
+
+#include "kptrace.h"
 
 static int escape(char *buf, size_t size, const char *s, size_t len,
 		  const char *also)

@@ -28,9 +28,13 @@
  * dropped.  Processes reading kptrace are never traced: each
  * read would queue a record for the next read.
  *
+ * The system, as the core drives it (kptrace_system), is at the end: its
+ * one command word, "syscall", its lines of status and help, its files
+ * (kptrace/files.c) and its stream (kptrace/ctf.c).
+ *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: attaching and detaching the hooks (tracing), the
+ * - kptrace_mutex: attaching and detaching the hooks (tracing), the
  *   output (to_ctf, set only while the hooks are detached), the filter
  *   pointer's updates, the entries' and the buckets' allocation and
  *   freeing (only while the hooks are detached).
@@ -57,8 +61,9 @@
  *   its own task's hook before it enters a bucket, and cleared
  *   (WRITE_ONCE) when it leaves it; other CPUs read it with READ_ONCE and
  *   use the entry only if it is their current task.
- * - Order: slabtrace_mutex before queue.c's queue_lock; the raw spinlocks
- *   are innermost and never nested.
+ * - Order: kptrace_mutex before queue.c's queue_lock, the stream's lock
+ *   and files.c's files_lock; the raw spinlocks are innermost and never
+ *   nested (main.c's Locking).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,11 +86,16 @@
 #include <linux/uaccess.h>
 #include <asm/syscall.h>
 
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
+#include <slabtrace/core.h>
+#include <slabtrace/ctf.h>
+
+#include "kptrace.h"
 
 #define KPTRACE_SIZE_MIN	PAGE_SIZE
 #define KPTRACE_SIZE_MAX	(256UL << 20)
+
+/* kptrace_mutex: see Notes on locking. */
+DEFINE_MUTEX(kptrace_mutex);
 
 static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
 
@@ -207,15 +217,18 @@ struct kptrace_filter {
 static struct kptrace_task *entries;	/* kptrace_tasks of them */
 static DEFINE_PER_CPU(struct kptrace_task *, last_entry);
 static struct kptrace_task *entries_free;
+/* entries_free, the list of free entries (irq-safe). */
 static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct hlist_head *buckets;	/* 1 << bucket_bits of them */
 static unsigned int bucket_bits;
+/* Bucket b's chain is changed under bucket_locks[b % KPTRACE_LOCKS]. */
 static raw_spinlock_t bucket_locks[KPTRACE_LOCKS];
 static struct kptrace_filter __rcu *filter;
 static bool tracing;
 /* The hooks write to the binary stream (kptrace/ctf.c), not the queue. */
 static bool to_ctf;
 
+/* readers[], reader_refs[] and nr_readers (the hooks read them locklessly). */
 static DEFINE_SPINLOCK(readers_lock);
 static pid_t readers[KPTRACE_MAX_READERS];
 static unsigned int reader_refs[KPTRACE_MAX_READERS];
@@ -370,14 +383,14 @@ int kptrace_mem_check(const char *what, u64 bytes)
 
 /*
  * The entries, all free, and their buckets, empty.  Called at start with
- * slabtrace_mutex held, the hooks detached.
+ * kptrace_mutex held, the hooks detached.
  */
 static int table_alloc(void)
 {
 	unsigned int i, nr = roundup_pow_of_two(kptrace_tasks);
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	ret = kptrace_mem_check("the table of tasks",
 				(u64)kptrace_tasks * sizeof(*entries) +
 				(u64)nr * sizeof(*buckets));
@@ -403,13 +416,13 @@ static int table_alloc(void)
 
 /*
  * Free the entries and the buckets (NULL or not).  Called at stop with
- * slabtrace_mutex held, once no hook runs.
+ * kptrace_mutex held, once no hook runs.
  */
 static void table_free(void)
 {
 	int cpu;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	/* The entries of exited tasks, given back after a grace period. */
 	rcu_barrier();
 	for_each_possible_cpu(cpu)
@@ -615,7 +628,7 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 /* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
 static void kptrace_detach(void)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	tracepoint_probe_unregister(tp_sys_enter, (void *)kptrace_sys_enter, NULL);
 	tracepoint_probe_unregister(tp_sys_exit, (void *)kptrace_sys_exit, NULL);
 	tracepoint_probe_unregister(tp_process_exit, (void *)kptrace_process_exit,
@@ -631,7 +644,7 @@ static int kptrace_attach(void)
 {
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	if (!tp_sys_enter)
 		for_each_kernel_tracepoint(find_tracepoint, NULL);
 	if (!tp_sys_enter || !tp_sys_exit || !tp_process_exit) {
@@ -675,8 +688,8 @@ static int set_filter(struct kptrace_filter *f)
 	struct kptrace_filter *old;
 	int ret = 0;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	old = rcu_replace_pointer(filter, f, lockdep_is_held(&slabtrace_mutex));
+	lockdep_assert_held(&kptrace_mutex);
+	old = rcu_replace_pointer(filter, f, lockdep_is_held(&kptrace_mutex));
 	if (old)
 		kfree_rcu(old, rcu);
 	else
@@ -777,7 +790,7 @@ static int kptrace_stop(void)
 	kptrace_detach();
 	kptrace_ctf_flush();
 	old = rcu_replace_pointer(filter, NULL,
-				  lockdep_is_held(&slabtrace_mutex));
+				  lockdep_is_held(&kptrace_mutex));
 	kfree_rcu(old, rcu);
 	kptrace_files_update_size();
 	return 0;
@@ -802,6 +815,16 @@ static int set_size(const char *arg)
 	return 0;
 }
 
+/* "syscall stop ctf": the stream's stop, not the queue's. */
+static int stop_ctf(void)
+{
+	if (tracing && !to_ctf) {
+		pr_warn_ratelimited("syscall: stop ctf: the calls go to the text queue, not to the binary stream ('syscall stop' stops them)\n");
+		return -EBUSY;
+	}
+	return kptrace_stop();
+}
+
 /*
  * The "syscall" commands of ctl (argv[0] is the word after "syscall"):
  *
@@ -813,6 +836,9 @@ static int set_size(const char *arg)
  *                                  a new stream each time
  *   syscall stop                   stop; queued records stay readable,
  *                                  the queue is freed once they are read
+ *   syscall stop ctf               stop the binary stream; refused while
+ *                                  the calls go to the queue (the stream's
+ *                                  "enable" writes it for "0")
  *   syscall clear                  empty (free) the queue, zero the
  *                                  counters and the summary; not while
  *                                  tracing
@@ -820,7 +846,7 @@ static int set_size(const char *arg)
  *                                  and the next stream's; empties (frees)
  *                                  the queue; not while tracing
  *
- * Called with slabtrace_mutex held.
+ * Called with kptrace_mutex held.
  */
 int kptrace_command(int argc, char **argv)
 {
@@ -835,12 +861,14 @@ int kptrace_command(int argc, char **argv)
 	substring_t args[MAX_OPT_ARGS];
 	int verb;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&kptrace_mutex);
 	verb = argc ? match_token(argv[0], verbs, args) : K_ERR;
 	if (verb == K_ERR) {
 		pr_warn_ratelimited("syscall: expected start, stop, clear or size\n");
 		return -EINVAL;
 	}
+	if (verb == K_STOP && argc == 2 && !strcmp(argv[1], "ctf"))
+		return stop_ctf();
 	if ((verb == K_STOP || verb == K_CLEAR) && argc != 1) {
 		pr_warn_ratelimited("syscall: %s takes no argument\n", argv[0]);
 		return -EINVAL;
@@ -889,14 +917,14 @@ bool kptrace_ctf_tracing(void)
 /*
  * The binary stream's enable: "1 [FILTER]", the words of "syscall start
  * ctf", while the hooks write to it; else "0".  Called with
- * slabtrace_mutex held.
+ * kptrace_mutex held.
  */
 void kptrace_ctf_show_enable(struct seq_file *m)
 {
 	const struct kptrace_filter *f;
 	unsigned int i;
 
-	f = rcu_dereference_protected(filter, lockdep_is_held(&slabtrace_mutex));
+	f = rcu_dereference_protected(filter, lockdep_is_held(&kptrace_mutex));
 	if (!f || !kptrace_ctf_tracing()) {
 		seq_puts(m, "0\n");
 		return;
@@ -914,22 +942,25 @@ void kptrace_ctf_show_enable(struct seq_file *m)
 }
 
 /*
- * kptrace's line of the status file: tracing or off, and the memory a
- * stopped trace's queue holds until its records are read.
+ * kptrace's lines of the status file: tracing or off, the memory a
+ * stopped trace's queue holds until its records are read, and its
+ * stream's buffers.
  */
-void kptrace_show_state(struct seq_file *m)
+static void kptrace_status(struct seq_file *m)
 {
 	unsigned long records, bytes = kptrace_queue_held(&records);
 
-	seq_printf(m, "kptrace: %s", kptrace_tracing() ?
-		   "tracing system calls" : "off");
+	mutex_lock(&kptrace_mutex);
+	seq_printf(m, "kptrace: %s", tracing ? "tracing system calls" : "off");
 	if (bytes)
 		seq_printf(m, ", its queue holds %lu KiB for %lu unread records (freed once read, or at syscall clear)",
 			   bytes >> 10, records);
 	seq_putc(m, '\n');
+	kptrace_ctf_status(m);
+	mutex_unlock(&kptrace_mutex);
 }
 
-int kptrace_init(void)
+static int kptrace_init(void)
 {
 	unsigned int i;
 	int ret;
@@ -939,37 +970,57 @@ int kptrace_init(void)
 	ret = kptrace_summary_init();
 	if (ret)
 		return ret;
-	ret = kptrace_files_init();
-	if (!ret) {
-		ret = kptrace_ctf_init();
-		if (ret)
-			kptrace_files_exit();
-	}
+	ret = kptrace_ctf_init();
 	if (ret)
 		kptrace_summary_exit();
 	return ret;
 }
 
-/* At module exit: stop writing to the binary stream; its files go, then its buffers. */
-void kptrace_exit_ctf(void)
+/* At module exit, or a load that failed, once every file is gone. */
+static void kptrace_exit(void)
 {
-	mutex_lock(&slabtrace_mutex);
-	if (tracing && to_ctf)
-		kptrace_stop();
-	mutex_unlock(&slabtrace_mutex);
-	kptrace_ctf_exit();
-}
-
-/* At module exit, after slabtrace's files are gone: no command can come. */
-void kptrace_exit(void)
-{
-	kptrace_exit_ctf();
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&kptrace_mutex);
 	if (tracing)
 		kptrace_stop();
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&kptrace_mutex);
+	/* Nothing writes to the stream any more: its buffers go. */
+	kptrace_ctf_exit();
 	kptrace_files_exit();
 	/* The stop freed the entries; the queue may hold unread records. */
 	kptrace_queue_exit();
 	kptrace_summary_exit();
 }
+
+/* kptrace_system's command handler: "syscall ...". */
+static int kptrace_run(struct file *file, int cmd, int argc, char **argv)
+{
+	int ret;
+
+	mutex_lock(&kptrace_mutex);
+	ret = kptrace_command(argc - 1, argv + 1);
+	mutex_unlock(&kptrace_mutex);
+	return ret;
+}
+
+static const match_table_t kptrace_cmds = {
+	{ 0, "syscall" },
+	{ SLABTRACE_CMD_NONE, NULL },
+};
+
+static const char *const kptrace_help[] = {
+	"  syscall start|stop|clear ...       kptrace, the system call trace",
+	NULL,
+};
+
+const struct slabtrace_system kptrace_system = {
+	.name = "kptrace",
+	.init = kptrace_init,
+	.exit = kptrace_exit,
+	.cmds = kptrace_cmds,
+	.command = kptrace_run,
+	.status = kptrace_status,
+	.help = kptrace_help,
+	.dir = "kptrace",
+	.files = kptrace_files,
+	.nr_files = ARRAY_SIZE(kptrace_files),
+};

@@ -53,7 +53,9 @@
 #include <linux/string.h>
 
 #include <slabtrace/compat.h>
-#include <slabtrace/kptrace.h>
+#include <slabtrace/core.h>
+
+#include "kptrace.h"
 
 DECLARE_WAIT_QUEUE_HEAD(kptrace_wait);
 
@@ -65,6 +67,7 @@ static void wake_fn(struct irq_work *work)
 static struct irq_work wake_work = IRQ_WORK_INIT(wake_fn);
 
 static struct trace_buffer __rcu *kptrace_buffer;
+/* kptrace_buffer's creation and freeing, in_use, the reading (see above). */
 static DEFINE_MUTEX(queue_lock);
 static bool in_use;			/* between start and stop */
 static unsigned long n_read;

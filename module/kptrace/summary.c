@@ -24,7 +24,9 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
-#include <slabtrace/kptrace.h>
+#include <slabtrace/core.h>
+
+#include "kptrace.h"
 
 struct kptrace_stat {
 	u64 calls;

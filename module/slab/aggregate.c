@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the records of a snapshot grouped by where they were made,
+ * slab_trace: the records of a snapshot grouped by where they were made,
  * one group per (backtrace, system call), with the objects' count, bytes,
  * ages and who made them; most bytes first.  The "stacks" view and the
  * folded stacks (folded.c) show these groups.
@@ -18,7 +18,7 @@
 #include <linux/sort.h>
 #include <linux/xarray.h>
 
-#include <slabtrace/slabtrace.h>
+#include "slab.h"
 
 /* The group of @rec's (stack, system call) in the chain @first, or NULL. */
 static struct slab_trace_group *group_find(struct slab_trace_group *first,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the context of an allocation, as the dump shows it: "PID n
+ * slab_trace: the context of an allocation, as the dump shows it: "PID n
  * comm" for a task, "kthread NAME", "softirq" or "hardirq".
  *
  * Records keep the pid and the cpu themselves and a 16-bit id of an
@@ -40,7 +40,7 @@
  *   is complete before it is published (hash_add_rcu()); it is reused
  *   only after a grace period and only when no record or snapshot holds
  *   its id.
- * - The sweep takes slabtrace_mutex, then slab_trace_print_sem for writing
+ * - The sweep takes slab_trace_mutex, then slab_trace_print_sem for writing
  *   (no print is copying records), then the snapshots' list lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -63,8 +63,8 @@
 #include <asm/syscall.h>
 
 #include <slabtrace/compat.h>
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
+
+#include "slab.h"
 
 /* Entries are allocated CTX_CHUNK at a time, up to CTX_MAX: ids are u16. */
 #define CTX_CHUNK	4096
@@ -87,6 +87,7 @@ static struct slab_trace_ctx ctx_fixed[CTX_ID_FIRST] = {
 };
 
 static DEFINE_HASHTABLE(ctx_hash, 8);
+/* Adding to and removing from ctx_hash, and the table's state below. */
 static DEFINE_RAW_SPINLOCK(ctx_lock);
 static struct slab_trace_ctx *ctx_chunks[CTX_CHUNKS];
 static unsigned long *ctx_free;		/* CTX_MAX bits: 1 = a free entry */
@@ -469,7 +470,7 @@ long slab_trace_ctx_sweep(void)
 		bitmap_free(cand);
 		return -ENOMEM;
 	}
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	down_write(&slab_trace_print_sem);
 	ret = mark_records(used);
 	if (ret)
@@ -487,7 +488,7 @@ long slab_trace_ctx_sweep(void)
 	freed = settle(used, cand, capacity, ret != 0);
 out:
 	up_write(&slab_trace_print_sem);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 	bitmap_free(used);
 	bitmap_free(cand);
 	WRITE_ONCE(ctx_last_sweep, jiffies);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the text of a snapshot, what reading ctl returns: objects,
+ * slab_trace: the text of a snapshot, what reading ctl returns: objects,
  *
  *   Dumping outstanding allocs from kmalloc-64
  *   traced 12.345s, 1024 outstanding (65536 bytes), 0 records dropped
@@ -46,7 +46,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include <slabtrace/slabtrace.h>
+#include "slab.h"
 
 #define TEXTS_BITS	8
 #define TEXTS_SLOTS	BIT(TEXTS_BITS)		/* stacks cached per reader */

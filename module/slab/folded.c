@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the read-only views of the last snapshot: stacks (the groups,
+ * slab_trace: the read-only views of the last snapshot: stacks (the groups,
  * as dump.c shows them), and folded and folded_bytes, below.
  *
  * The last snapshot as folded stacks, the input of flame graph
@@ -19,8 +19,8 @@
 #include <linux/slab.h>
 
 #include <slabtrace/files.h>
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
+
+#include "slab.h"
 
 static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 		       unsigned long ip)
@@ -106,14 +106,14 @@ static int folded_bytes_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static const struct seq_operations folded_seq_ops = {
+const struct seq_operations slab_trace_folded_seq_ops = {
 	.start = folded_start,
 	.next = folded_next,
 	.stop = folded_stop,
 	.show = folded_show,
 };
 
-static const struct seq_operations folded_bytes_seq_ops = {
+const struct seq_operations slab_trace_folded_bytes_seq_ops = {
 	.start = folded_start,
 	.next = folded_next,
 	.stop = folded_stop,
@@ -125,24 +125,11 @@ static int folded_open(struct inode *inode, struct file *file)
 	return slab_trace_reader_open(file, slabtrace_file_data(inode));
 }
 
-static const struct file_operations folded_fops = {
+/* slab/stacks, slab/folded, slab/folded_bytes: the file's data is its seq_operations. */
+const struct file_operations slab_trace_view_fops = {
 	.owner = THIS_MODULE,
 	.open = folded_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = slab_trace_reader_release,
 };
-
-static struct slabtrace_file folded_files[] = {
-	{ .name = "stacks", .mode = 0400, .fops = &folded_fops,
-	  .data = (void *)&slab_trace_stacks_seq_ops },
-	{ .name = "folded", .mode = 0400, .fops = &folded_fops,
-	  .data = (void *)&folded_seq_ops },
-	{ .name = "folded_bytes", .mode = 0400, .fops = &folded_fops,
-	  .data = (void *)&folded_bytes_seq_ops },
-};
-
-int slab_trace_folded_init(void)
-{
-	return slabtrace_files_add("slab", folded_files, ARRAY_SIZE(folded_files));
-}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the pool of records.
+ * slab_trace: the pool of records.
  *
  * A probe needs a record at every traced allocation, inside someone else's
  * allocation and in any context, so it must not call the slab allocator:
@@ -40,7 +40,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include <slabtrace/slabtrace.h>
+#include "slab.h"
 
 /*
  * Records moved per lock hold: at most some 12 us with interrupts off

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the kmem tracepoint probes, and attaching them.
+ * slab_trace: the kmem tracepoint probes, and attaching them.
  *
  * An allocation from a traced cache (tracepoints kmem_cache_alloc and
  * kmalloc) gets a record; a free (kmem_cache_free, kfree) drops its object's
@@ -30,7 +30,7 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: attaching and detaching (alloc_on, free_on, exiting).
+ * - slab_trace_mutex: attaching and detaching (alloc_on, free_on, exiting).
  * - The probes run with preemption disabled, the tracepoints' contract, and
  *   read slab_trace_active under RCU; they take the raw spinlocks of the
  *   table (table.c), the pool (pool.c), the context table (context.c) and
@@ -49,7 +49,8 @@
 #include <trace/events/kmem.h>
 
 #include <slabtrace/compat.h>
-#include <slabtrace/slabtrace.h>
+
+#include "slab.h"
 
 static bool alloc_on, free_on, exiting;
 
@@ -335,7 +336,7 @@ static int free_probes(bool on)
  * probes are off and every probe that ran has finished, the count is read
  * again, and while records are kept the free probes stay (the last free
  * of a stopped cache's records detaches them, through idle_work).  So no
- * record is left whose free would go unseen.  Called with slabtrace_mutex
+ * record is left whose free would go unseen.  Called with slab_trace_mutex
  * held.
  *
  * Return: 0, or the error of a tracepoint registration.
@@ -347,11 +348,11 @@ int slab_trace_probes_update(void)
 	unsigned int i;
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	if (exiting)
 		return 0;
 	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slabtrace_mutex));
+					lockdep_is_held(&slab_trace_mutex));
 	for (i = 0; set && i < set->nr; i++)
 		want |= set->traced[i]->tracing;
 	want |= slab_trace_table_count(&slab_trace_records) > 0;
@@ -391,18 +392,18 @@ int slab_trace_probes_update(void)
 
 static void idle_work_fn(struct work_struct *work)
 {
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	slab_trace_probes_update();
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 }
 
 /* Whether the alloc and the free probes are attached (stats and status). */
 void slab_trace_probes_state(bool *alloc, bool *free)
 {
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	*alloc = alloc_on;
 	*free = free_on;
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 }
 
 #if SLAB_TRACE_TESTS
@@ -421,7 +422,7 @@ void slab_trace_probes_idle(void)
  */
 void slab_trace_probes_exit(void)
 {
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	exiting = true;
 	if (alloc_on)
 		alloc_probes(false);
@@ -429,7 +430,7 @@ void slab_trace_probes_exit(void)
 		free_probes(false);
 	alloc_on = false;
 	free_on = false;
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 	tracepoint_synchronize_unregister();
 	irq_work_sync(&idle_kick);
 	cancel_work_sync(&idle_work);

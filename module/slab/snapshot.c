@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: "print", a copy of one cache's records taken at one moment,
+ * slab_trace: "print", a copy of one cache's records taken at one moment,
  * which reading ctl then formats (dump.c), and reading folded and
  * folded_bytes too (folded.c).  The records are filtered as they are
  * copied (older-than, since-mark) and grouped by backtrace once copied
@@ -28,24 +28,24 @@
  * the life of a file someone keeps open on it.  The stats show what they
  * hold ("snapshots").
  *
- * A print copies with slabtrace_mutex dropped; a reset of its cache
+ * A print copies with slab_trace_mutex dropped; a reset of its cache
  * meanwhile waits for the copy, then drops the cache's records: the copy
  * is then of records that no longer exist, and the print fails (EBUSY)
  * rather than publish it.
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: sessions[], owner_purges[], and the (re)arming of
+ * - slab_trace_mutex: sessions[], owner_purges[], and the (re)arming of
  *   sweep_work.  A snapshot never changes once published; its kref says
  *   when it can go.
  * - slab_trace_print_sem: held for reading while records are copied, with
- *   slabtrace_mutex dropped so that other commands go on; held for
+ *   slab_trace_mutex dropped so that other commands go on; held for
  *   writing (traced.c) while a cache's records are purged, so that a copy
  *   never sees a record of an owner id given out again.  Taken after
- *   slabtrace_mutex, never before it.
+ *   slab_trace_mutex, never before it.
  * - snapshots_lock (mutex): snapshots_alive, every snapshot not yet freed,
  *   the ones readers still hold too (the context sweep needs them all).
- *   Taken after slabtrace_mutex and slab_trace_print_sem.
+ *   Taken after slab_trace_mutex and slab_trace_print_sem.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,9 +59,11 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
-#include <slabtrace/slabtrace.h>
+#include "slab.h"
 
+/* Copies of records in progress (read) against purges (write). */
 DECLARE_RWSEM(slab_trace_print_sem);
+/* snapshots_alive: every snapshot not yet freed. */
 static DEFINE_MUTEX(snapshots_lock);
 static LIST_HEAD(snapshots_alive);
 
@@ -183,13 +185,13 @@ int slab_trace_reader_release(struct inode *inode, struct file *file)
 	return seq_release_private(inode, file);
 }
 
-/* The slot of the session of current, or -1.  Called with slabtrace_mutex. */
+/* The slot of the session of current, or -1.  Called with slab_trace_mutex. */
 static int session_slot(void)
 {
 	struct pid *sid = task_session(current);
 	int i;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	for (i = 0; i < SNAP_SESSIONS; i++)
 		if (sessions[i].snap && sessions[i].sid == sid)
 			return i;
@@ -217,14 +219,14 @@ static bool session_alive(int i)
 
 /*
  * Drop the snapshots of ended sessions; run again later if any is left.
- * Called with slabtrace_mutex held.
+ * Called with slab_trace_mutex held.
  */
 static void sweep_locked(void)
 {
 	bool kept = false;
 	int i;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	for (i = 0; i < SNAP_SESSIONS; i++) {
 		if (sessions[i].snap && !session_alive(i))
 			slot_free(i);
@@ -241,9 +243,9 @@ static void sweep_locked(void)
  */
 void slab_trace_snapshot_sweep(void)
 {
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	sweep_locked();
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 }
 
 static void sweep_fn(struct work_struct *work)
@@ -284,10 +286,10 @@ void slab_trace_snapshot_stats(unsigned long *kept, unsigned long *alive,
 	int i;
 
 	*kept = 0;
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	for (i = 0; i < SNAP_SESSIONS; i++)
 		*kept += !!sessions[i].snap;
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 	mutex_lock(&snapshots_lock);
 	list_for_each_entry(snap, &snapshots_alive, alive)
 		add_mem(snap, &sm);
@@ -322,13 +324,13 @@ struct slab_trace_snapshot *slab_trace_snapshot_get(void)
 	struct slab_trace_snapshot *snap = NULL;
 	int i;
 
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	i = session_slot();
 	if (i >= 0) {
 		snap = sessions[i].snap;
 		kref_get(&snap->kref);
 	}
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 	return snap;
 }
 
@@ -338,13 +340,13 @@ struct slab_trace_snapshot *slab_trace_snapshot_get(void)
  *
  * For "reset": the memory goes now (readers keep theirs until they close),
  * and a print copying the cache's records will not publish.  Called with
- * slabtrace_mutex held.
+ * slab_trace_mutex held.
  */
 void slab_trace_snapshot_drop_owner(u8 owner)
 {
 	int i;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	owner_purges[owner]++;
 	for (i = 0; i < SNAP_SESSIONS; i++)
 		if (sessions[i].snap && sessions[i].snap->owner == owner)
@@ -430,7 +432,7 @@ static int fill_one(const struct slab_trace_record *rec, void *snap)
  * @name: the cache, as the user names it
  * @opts: the view and the filters
  *
- * Called with slabtrace_mutex held; drops it while it copies the records.
+ * Called with slab_trace_mutex held; drops it while it copies the records.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
  * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
@@ -440,25 +442,28 @@ static int fill_one(const struct slab_trace_record *rec, void *snap)
  */
 int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
 {
-	struct slab_trace_snapshot *snap;
+	struct slab_trace_snapshot *snap = NULL;
+	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
 	unsigned long purges;
 	int i, ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	tr = slab_trace_traced_find("print", name);
+	lockdep_assert_held(&slab_trace_mutex);
+	tr = slab_trace_traced_find("print", name, &ref);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
+	ret = -EINVAL;
 	if (opts->since_mark && !tr->mark) {
 		pr_warn_ratelimited("print: since-mark: %*pE has no mark\n", (int)strlen(name),
 				    name);
-		return -EINVAL;
+		goto put;
 	}
 	/* Backtraces the depot had no room for when they were taken. */
 	slab_trace_stack_flush();
+	ret = -ENOMEM;
 	snap = slab_trace_snapshot_alloc();
 	if (!snap)
-		return -ENOMEM;
+		goto put;
 	strscpy(snap->name, name, sizeof(snap->name));
 	snap->opts = *opts;
 	snap->mark = tr->mark;
@@ -472,17 +477,14 @@ int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
 	snap->owner = tr->id;
 	snap->grow_failed = atomic_long_read(&slab_trace_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
-	if (slabtrace_cache_merged(&tr->ref) > 0) {
-		ret = slabtrace_cache_aliases(&tr->ref, name, snap->aliases,
-					      sizeof(snap->aliases));
-		if (ret < 0)
-			scnprintf(snap->aliases, sizeof(snap->aliases),
-				  "other caches (names unavailable: %d)", ret);
-		else if (ret)
+	if (ref.merged > 0) {
+		strscpy(snap->aliases, ref.aliases, sizeof(snap->aliases));
+		if (ref.aliases_more)
 			scnprintf(snap->aliases + strlen(snap->aliases),
 				  sizeof(snap->aliases) - strlen(snap->aliases),
-				  " and %d more", ret);
+				  " and %d more", ref.aliases_more);
 	}
+	slabtrace_cache_put(&ref);
 	/*
 	 * The copy, with the mutex dropped: other commands go on, and a reset
 	 * of this cache waits for it (slab_trace_print_sem).  Taken again
@@ -490,7 +492,7 @@ int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
 	 */
 	purges = owner_purges[snap->owner];
 	down_read(&slab_trace_print_sem);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 	ret = slab_trace_table_for_each(&slab_trace_records, fill_one, snap);
 	if (!ret)
 		ret = slab_trace_aggregate(snap);
@@ -499,7 +501,7 @@ int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
 	if (slab_trace_test_after_copy)
 		slab_trace_test_after_copy();
 #endif
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	if (!ret && owner_purges[snap->owner] != purges) {
 		pr_warn_ratelimited("print: %*pE was reset while its records were copied: print again\n",
 				    (int)strlen(snap->name), snap->name);
@@ -515,17 +517,21 @@ int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
 	}
 	slab_trace_snapshot_publish(snap);
 	return 0;
+
+put:
+	slabtrace_cache_put(&ref);
+	return ret;
 }
 
 /*
  * Make @snap what the files show to current's session, taking over its
- * reference.  Called with slabtrace_mutex held.
+ * reference.  Called with slab_trace_mutex held.
  */
 void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap)
 {
 	int i, slot = -1, oldest = -1;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	for (i = 0; i < SNAP_SESSIONS; i++) {
 		if (sessions[i].snap && !session_alive(i))
 			slot_free(i);
@@ -554,21 +560,21 @@ void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap)
 
 /*
  * At module exit: no reader is left, the module is pinned while open.
- * Called with slabtrace_mutex held; slab_trace_snapshot_exit_work() follows,
+ * Called with slab_trace_mutex held; slab_trace_snapshot_exit_work() follows,
  * once it is released.
  */
 void slab_trace_snapshot_exit(void)
 {
 	int i;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	sweep_off = true;
 	for (i = 0; i < SNAP_SESSIONS; i++)
 		if (sessions[i].snap)
 			slot_free(i);
 }
 
-/* The sweep's work, which takes slabtrace_mutex, is not left queued. */
+/* The sweep's work, which takes slab_trace_mutex, is not left queued. */
 void slab_trace_snapshot_exit_work(void)
 {
 	cancel_delayed_work_sync(&sweep_work);

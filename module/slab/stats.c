@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: /proc/slabtrace/slab/stats, the state of the tracer:
+ * slab_trace: its state, for scripts and for people.
+ *
+ * /proc/slabtrace/slab/stats is the state of the tracer:
  * records against the limit, the table, the pool, the context table, the
  * probes, and for each cache in the set its records and every kind of
  * drop (enum slab_trace_drop).
@@ -16,16 +18,25 @@
  *
  * One line per subject, "key value" pairs: made to be read by scripts.
  *
+ * slab_trace's lines of the status file (status.c assembles it), for
+ * people, say the same in fewer words, and what to do next:
+ *
+ *   slabtrace: 1 cache traced or holding records, 7 records (limit 330170), probes attached
+ *   cache kmalloc-64: tracing, traced 1.234s, 7 records, drops: none
+ *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex, held while the set is walked; the counters are
+ * - slab_trace_mutex, held while the set is walked; the counters are
  *   atomic and read without lock.
  */
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 
 #include <slabtrace/files.h>
-#include <slabtrace/slabtrace.h>
+
+#include "slab.h"
 
 /* "pool empty" as "pool_empty": one word a key. */
 static void show_key(struct seq_file *m, const char *name)
@@ -34,7 +45,8 @@ static void show_key(struct seq_file *m, const char *name)
 		seq_putc(m, *name == ' ' ? '_' : *name);
 }
 
-static void show_cache(struct seq_file *m, struct slab_trace_traced *tr)
+/* "cache NAME tracing records 7 replaced 0 pool_empty 0 ..." */
+static void show_traced_stats(struct seq_file *m, struct slab_trace_traced *tr)
 {
 	int i;
 
@@ -83,29 +95,120 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",
 		   free ? "on" : "off");
 
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slabtrace_mutex));
+					lockdep_is_held(&slab_trace_mutex));
 	for (i = 0; set && i < set->nr; i++)
-		show_cache(m, set->traced[i]);
-	mutex_unlock(&slabtrace_mutex);
+		show_traced_stats(m, set->traced[i]);
+	mutex_unlock(&slab_trace_mutex);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(stats);
 
-static struct slabtrace_file stats_file = {
-	.name = "stats",
-	.mode = 0400,
-	.fops = &stats_fops,
+static int stats_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, stats_show, NULL);
+}
+
+const struct file_operations slab_trace_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
-int slab_trace_stats_init(void)
+static void show_secs(struct seq_file *m, u64 ns)
 {
-	int ret;
+	u32 ms;
+	u64 s = div_u64_rem(div_u64(ns, NSEC_PER_MSEC), MSEC_PER_SEC, &ms);
 
-	ret = slabtrace_files_add("slab", &stats_file, 1);
-	if (ret)
-		return ret;
-	/* Its companion for people (status.c). */
-	return slabtrace_status_init();
+	seq_printf(m, "%llu.%03us", s, ms);
+}
+
+/* "cache NAME: tracing, traced 1.234s, 7 records, drops: none". */
+static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
+			       u64 now)
+{
+	bool any = false;
+	long n;
+	int i;
+
+	seq_puts(m, "cache ");
+	slabtrace_seq_name(m, tr->name, sizeof(tr->name));
+	seq_printf(m, ": %s, traced ", tr->tracing ? "tracing" : "stopped");
+	show_secs(m, slab_trace_traced_time(tr, now));
+	n = slab_trace_traced_count(tr);
+	seq_printf(m, ", %ld record%s", n, n == 1 ? "" : "s");
+	n = atomic_long_read(&tr->replaced);
+	if (n)
+		seq_printf(m, ", %ld replaced", n);
+	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++) {
+		n = atomic_long_read(&tr->drops[i]);
+		if (!n)
+			continue;
+		seq_printf(m, "%s%s %ld", any ? ", " : ", drops: ",
+			   slab_trace_drop_names[i], n);
+		any = true;
+	}
+	seq_puts(m, any ? "\n" : ", drops: none\n");
+}
+
+/**
+ * slab_trace_status - slab_trace's lines of the status file
+ * @m: where
+ *
+ * Takes slab_trace_mutex.
+ */
+void slab_trace_status(struct seq_file *m)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	struct slab_trace_set *set;
+	bool alloc, free;
+	unsigned int i, nr;
+
+	slab_trace_probes_state(&alloc, &free);
+	mutex_lock(&slab_trace_mutex);
+	set = rcu_dereference_protected(slab_trace_active,
+					lockdep_is_held(&slab_trace_mutex));
+	nr = set ? set->nr : 0;
+	seq_printf(m, "slabtrace: %u cache%s traced or holding records, %ld records (limit %lu), probes %s\n",
+		   nr, nr == 1 ? "" : "s",
+		   slab_trace_table_count(&slab_trace_records),
+		   READ_ONCE(slab_trace_record_limit),
+		   alloc || free ? "attached" : "detached");
+	for (i = 0; i < nr; i++)
+		show_traced_status(m, set->traced[i], now);
+	mutex_unlock(&slab_trace_mutex);
+}
+
+/**
+ * slab_trace_next - what to do next, for the status file
+ * @m: where
+ *
+ * Print the first traced cache (one tracing rather than stopped), or
+ * start one.  Takes slab_trace_mutex.
+ *
+ * Return: true: it always has something to say.
+ */
+bool slab_trace_next(struct seq_file *m)
+{
+	struct slab_trace_traced *first = NULL;
+	struct slab_trace_set *set;
+	unsigned int i;
+
+	mutex_lock(&slab_trace_mutex);
+	set = rcu_dereference_protected(slab_trace_active,
+					lockdep_is_held(&slab_trace_mutex));
+	for (i = 0; set && i < set->nr; i++)
+		if (!first || (set->traced[i]->tracing && !first->tracing))
+			first = set->traced[i];
+	if (first) {
+		seq_puts(m, "echo print ");
+		slabtrace_seq_name(m, first->name, sizeof(first->name));
+		seq_puts(m, " > ctl; cat ctl (its outstanding objects)");
+	} else {
+		seq_puts(m, "echo start CACHE > ctl (a name from /proc/slabinfo)");
+	}
+	mutex_unlock(&slab_trace_mutex);
+	return true;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the table of outstanding objects, every traced cache's, by
+ * slab_trace: the table of outstanding objects, every traced cache's, by
  * object address.
  *
  * One table, not one per cache: an address belongs to one live object at
@@ -75,7 +75,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include <slabtrace/slabtrace.h>
+#include "slab.h"
 
 #define TABLE_MIN_BUCKETS	1024UL
 #define TABLE_MAX_BUCKETS	BIT(24)

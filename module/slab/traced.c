@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the caches being traced, or stopped and still holding records,
+ * slab_trace: the caches being traced, or stopped and still holding records,
  * and the commands that change them: start, stop, reset.
  *
  * The probes find an event's traced cache in slab_trace_active, a small array
@@ -14,7 +14,7 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex: the set, owner_ids, and every field of a traced cache
+ * - slab_trace_mutex: the set, owner_ids, and every field of a traced cache
  *   but its counters.  The probes read the set under RCU (they run with
  *   preemption disabled) and tr->tracing with READ_ONCE().
  * - A traced cache is freed only after it left the set and
@@ -33,8 +33,8 @@
 #include <linux/tracepoint.h>
 
 #include <slabtrace/compat.h>
-#include <slabtrace/kptrace.h>
-#include <slabtrace/slabtrace.h>
+
+#include "slab.h"
 
 struct slab_trace_set __rcu *slab_trace_active;
 static DECLARE_BITMAP(owner_ids, SLAB_TRACE_MAX_OWNERS);
@@ -61,7 +61,7 @@ long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
 
 /**
  * slab_trace_traced_of_id - the traced cache whose records have owner @id
- * @set: the set, read under RCU or slabtrace_mutex
+ * @set: the set, read under RCU or slab_trace_mutex
  * @id: the owner
  *
  * Return: the cache, or NULL if it left the set (its records are going).
@@ -80,7 +80,7 @@ struct slab_trace_traced *slab_trace_traced_of_id(struct slab_trace_set *set,
 static struct slab_trace_set *set_locked(void)
 {
 	return rcu_dereference_protected(slab_trace_active,
-					 lockdep_is_held(&slabtrace_mutex));
+					 lockdep_is_held(&slab_trace_mutex));
 }
 
 static unsigned int set_size(void)
@@ -111,7 +111,7 @@ static int set_replace(struct slab_trace_traced *add,
 	struct slab_trace_set *old = set_locked(), *new;
 	unsigned int i;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;
@@ -143,7 +143,7 @@ static int set_replace(struct slab_trace_traced *add,
  */
 static void traced_free(struct slab_trace_traced *tr)
 {
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	slab_trace_snapshot_drop_owner(tr->id);
 	down_write(&slab_trace_print_sem);
 	slab_trace_table_purge(&slab_trace_records, tr->id,
@@ -161,7 +161,7 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	struct slab_trace_traced *tr;
 	unsigned long id;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	id = find_first_zero_bit(owner_ids, SLAB_TRACE_MAX_OWNERS);
 	if (id >= SLAB_TRACE_MAX_OWNERS)
 		return NULL;
@@ -192,47 +192,33 @@ static void traced_free_all(struct slab_trace_traced **gone, unsigned int n)
 	slab_trace_probes_update();
 }
 
-static int lookup(const char *cmd, const char *name,
-		  struct slabtrace_cache_ref *ref)
-{
-	char meant[SLABTRACE_NAME_MAX + 1];
-	int ret = slabtrace_cache_get(name, ref);
-
-	if (ret == -ENOENT && slabtrace_name_hint(name, meant, sizeof(meant)))
-		pr_warn_ratelimited("%s: no slab cache named '%*pE' (did you mean %s?)\n",
-				    cmd, (int)strlen(name), name, meant);
-	else if (ret == -ENOENT)
-		pr_warn_ratelimited("%s: no slab cache named '%*pE'\n", cmd,
-				    (int)strlen(name), name);
-	else if (ret)
-		pr_warn_ratelimited("%s: cannot look up slab caches on this kernel (%d)\n",
-				    cmd, ret);
-	return ret;
-}
-
 /**
  * slab_trace_traced_find - the traced cache a name stands for
  * @cmd: the command asking, for the log
  * @name: a cache name, maybe an alias of a merged cache
+ * @ref: filled in with the name resolved, for a traced cache: the caller
+ *	 lets it go (slabtrace_cache_put())
  *
- * Called with slabtrace_mutex held.
+ * Called with slab_trace_mutex held.
  *
  * Return: the traced cache; ERR_PTR(-ENODATA) if that cache is not traced,
- * or the error of looking it up (-ENOENT: no such cache), said in the log.
+ * or the error of resolving the name (-ENOENT: no such cache), said in
+ * the log.
  */
 struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
-						 const char *name)
+						 const char *name,
+						 struct slabtrace_cache_ref *ref)
 {
-	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
 	int ret;
 
-	ret = lookup(cmd, name, &ref);
+	lockdep_assert_held(&slab_trace_mutex);
+	ret = slabtrace_cache_resolve(cmd, name, ref);
 	if (ret)
 		return ERR_PTR(ret);
-	tr = find_cache(ref.cache);
-	slabtrace_cache_put(&ref);
+	tr = find_cache(ref->cache);
 	if (!tr) {
+		slabtrace_cache_put(ref);
 		pr_warn_ratelimited("%s: %*pE is not traced\n", cmd, (int)strlen(name),
 				    name);
 		return ERR_PTR(-ENODATA);
@@ -256,7 +242,7 @@ u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
  * slab_trace_start - start recording the allocations from a cache
  * @name: the cache
  *
- * Called with slabtrace_mutex held.
+ * Called with slab_trace_mutex held.
  *
  * Return: 0 (also if it was traced already), or -errno.
  */
@@ -266,8 +252,8 @@ int slab_trace_start(const char *name)
 	struct slab_trace_traced *tr;
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	ret = lookup("start", name, &ref);
+	lockdep_assert_held(&slab_trace_mutex);
+	ret = slabtrace_cache_resolve("start", name, &ref);
 	if (ret)
 		return ret;
 	slab_trace_stack_prime();
@@ -277,7 +263,7 @@ int slab_trace_start(const char *name)
 		ret = -EPERM;
 		goto put;
 	}
-	if (slabtrace_cache_bucket(name)) {
+	if (ref.bucket) {
 		pr_warn_ratelimited("start: %*pE is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
 				    (int)strlen(name), name);
 		ret = -EOPNOTSUPP;
@@ -326,7 +312,7 @@ int slab_trace_start(const char *name)
 		traced_free_all(&tr, 1);
 		return ret;
 	}
-	if (slabtrace_cache_merged(&tr->ref) > 0)
+	if (tr->ref.merged > 0)
 		pr_info_ratelimited("start: %*pE is merged with other caches: tracing all of them\n",
 				    (int)strlen(name), name);
 	return 0;
@@ -343,7 +329,7 @@ put:
  * slab_trace_stop - stop recording new allocations from a cache
  * @name: the cache
  *
- * Its records stay; frees still drop them.  Called with slabtrace_mutex
+ * Its records stay; frees still drop them.  Called with slab_trace_mutex
  * held.
  *
  * Return: 0 (also if it was not traced), or -errno.
@@ -354,8 +340,8 @@ int slab_trace_stop(const char *name)
 	struct slab_trace_traced *tr;
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	ret = lookup("stop", name, &ref);
+	lockdep_assert_held(&slab_trace_mutex);
+	ret = slabtrace_cache_resolve("stop", name, &ref);
 	if (ret)
 		return ret;
 	tr = find_cache(ref.cache);
@@ -374,7 +360,7 @@ int slab_trace_stop(const char *name)
  * @name: the cache
  *
  * A traced cache goes on being traced, from an empty table; a stopped one
- * is forgotten.  Called with slabtrace_mutex held.
+ * is forgotten.  Called with slab_trace_mutex held.
  *
  * Return: 0 (also if it had no records), or -errno.
  */
@@ -384,8 +370,8 @@ int slab_trace_reset(const char *name)
 	struct slabtrace_cache_ref ref;
 	int ret;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	ret = lookup("reset", name, &ref);
+	lockdep_assert_held(&slab_trace_mutex);
+	ret = slabtrace_cache_resolve("reset", name, &ref);
 	if (ret)
 		return ret;
 	tr = find_cache(ref.cache);
@@ -420,19 +406,21 @@ int slab_trace_reset(const char *name)
  * Records made after the command are after the mark, those made before it
  * are not: the mark is the next millisecond of the records' clock, and the
  * command returns once that millisecond has begun.  Called with
- * slabtrace_mutex held.
+ * slab_trace_mutex held.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for one not traced.
  */
 int slab_trace_mark(const char *name)
 {
+	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
 	u32 mark;
 
-	lockdep_assert_held(&slabtrace_mutex);
-	tr = slab_trace_traced_find("mark", name);
+	lockdep_assert_held(&slab_trace_mutex);
+	tr = slab_trace_traced_find("mark", name, &ref);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
+	slabtrace_cache_put(&ref);
 	/* Saturated stamps (a trace of 49 days) all count as after. */
 	mark = min_t(u64, slab_trace_stamp(tr, ktime_get_mono_fast_ns()) + 1ULL,
 		     U32_MAX);
@@ -445,7 +433,7 @@ int slab_trace_mark(const char *name)
 /**
  * slab_trace_traced_sweep - forget the traced caches that were destroyed
  *
- * Called with slabtrace_mutex held, before every command.
+ * Called with slab_trace_mutex held, before every command.
  */
 void slab_trace_traced_sweep(void)
 {
@@ -453,7 +441,7 @@ void slab_trace_traced_sweep(void)
 	struct slab_trace_set *set = set_locked();
 	unsigned int i, n = 0;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	for (i = 0; set && i < set->nr; i++) {
 		struct slab_trace_traced *tr = set->traced[i];
 

@@ -33,7 +33,7 @@ char *escaped(char *s)
 
 /*
  * @name as the module writes a name in a dump's header (SLABTRACE_ESCAPE,
- * include/slabtrace/slabtrace.h): printable ASCII as it is, but space and
+ * include/slabtrace/core.h): printable ASCII as it is, but space and
  * backslash; \n \r \t \v \f, \\ \a \e; any other byte as \xNN.
  */
 void kernel_escape(const char *name, char *buf, size_t size)

@@ -93,16 +93,26 @@ done
 st syscall start comm nobody
 check_eq "start ctf while tracing to the queue" "Device or resource busy" \
 	"$(ctl_errno 'syscall start ctf comm nobody')"
+# "syscall stop ctf" (what enable's "0" runs) stops the stream only.
+check_eq "stop ctf while tracing to the queue" "Device or resource busy" \
+	"$(ctl_errno 'syscall stop ctf')"
+check_eq "... enable's 0 likewise" "Device or resource busy" \
+	"$( (echo 0 > $K/enable) 2>&1 | sed 's/.*: //')"
+check "... and the queue still traces" grep -q '^kptrace: tracing' $ST/status
+check_eq "stop ctf now: an extra word" "Invalid argument" "$(ctl_errno 'syscall stop ctf now')"
 st syscall stop
 st syscall start ctf comm nobody
 check_eq "start (queue) while tracing to the stream" "Device or resource busy" \
 	"$(ctl_errno 'syscall start comm nobody')"
 check "a new filter, same stream" st syscall start ctf pid 1
-st syscall stop
+check "syscall stop ctf stops the stream" st syscall stop ctf
+check "... kptrace is off" grep -q '^kptrace: off' $ST/status
+check_eq "... enable reads 0" 0 "$(cat $K/enable)"
 logged "syscall: start: bad pid 'abc'" \
 	"syscall: start takes nothing, 'pid PID...' (at most 16) or 'comm NAME', after an optional 'ctf'" \
 	"syscall: start: tracing to the queue: stop first" \
-	"syscall: start: tracing to the binary stream: stop first"
+	"syscall: start: tracing to the binary stream: stop first" \
+	"syscall: stop ctf: the calls go to the text queue, not to the binary stream ('syscall stop' stops them)"
 
 # --- Other users' traces.  kptrace tracing: the recorder does not start.
 st syscall start comm nobody

@@ -14,7 +14,7 @@ check "insmod again after rmmod" insmod $MODDIR/slabtrace.ko
 check "rmmod again" rmmod slabtrace
 
 # rmmod as the context table fills: its sweep is kicked, and may wait for
-# slabtrace_mutex while the exit purges the records, then run while the
+# slab_trace_mutex while the exit purges the records, then run while the
 # module goes.  Several rounds; what the exit freed too early would be
 # walked then (make stress boots with slub_debug=FZPU init_on_free=1, so
 # that such memory is poisoned).  The table is swept once, then the
@@ -38,10 +38,12 @@ done
 check "rmmod leaky" rmmod leaky
 
 # Every step of loading can fail: the steps before it are undone, nothing
-# is left in /proc or debugfs, and the module loads normally afterwards (kmemtrace=1
-# has it start a capture at load, which must be undone too).  fail_init is
-# in the test build only (make test-modules): main.c's 13 steps[].
-steps=13
+# is left in /proc or debugfs, and the module loads normally afterwards
+# (kmemtrace=1 has it start a capture at load, which must be undone too).
+# fail_init is in the test build only (make test-modules).  The 15 steps:
+# the file trees; slab_trace and its 7 steps (module/slab/slab.c), its
+# files; kptrace, its files; kmemtrace, its files; ctl and status.
+steps=15
 n=0
 while [ $n -lt $steps ]; do
 	n=$((n + 1))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: the names of frames in module code that went away.
+ * slab_trace: the names of frames in module code that went away.
  *
  * A backtrace is a list of addresses, named by kallsyms when it is shown.
  * Module code can go while the objects it allocated stay, and their
@@ -31,7 +31,7 @@
  *
  * Notes on locking
  * ----------------
- * - slabtrace_mutex, then slab_trace_print_sem for writing (no print is
+ * - slab_trace_mutex, then slab_trace_print_sem for writing (no print is
  *   filling a snapshot): walking the records and the snapshots, every
  *   change to the table of names (the module notifier takes them), and
  *   modsyms_gen's increments (read with no lock).
@@ -47,7 +47,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include <slabtrace/slabtrace.h>
+#include "slab.h"
 
 struct modsym_key {
 	unsigned long ip;
@@ -209,7 +209,7 @@ static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 	unsigned int i, nr;
 	bool kept;
 
-	lockdep_assert_held(&slabtrace_mutex);
+	lockdep_assert_held(&slab_trace_mutex);
 	if (!handle || xa_load(&w->seen, handle))
 		return;
 	/* Out of memory, the stack is only looked at more than once. */
@@ -258,14 +258,14 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	/* The traces still to be saved are records' stacks too. */
 	slab_trace_stack_flush();
 	xa_init(&w.seen);
-	mutex_lock(&slabtrace_mutex);
+	mutex_lock(&slab_trace_mutex);
 	down_write(&slab_trace_print_sem);
 	slab_trace_table_for_each(&slab_trace_records, keep_record, &w);
 	/* Those of sessions, and those only open files still read. */
 	slab_trace_snapshots_alive(keep_snapshot, &w);
 	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);
 	up_write(&slab_trace_print_sem);
-	mutex_unlock(&slabtrace_mutex);
+	mutex_unlock(&slab_trace_mutex);
 	xa_destroy(&w.seen);
 	return NOTIFY_OK;
 }

@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmemtrace internals shared by module/kmemtrace/ and its KUnit suite.
- * The format is in <uapi/slabtrace/kmemtrace.h> and <uapi/slabtrace/ctf.h>.
+ * kmemtrace's internals, beside its code in module/kmemtrace/ and seen by
+ * its KUnit suite, no other system.  The format is in
+ * <uapi/slabtrace/kmemtrace.h> and <uapi/slabtrace/ctf.h>; the locking
+ * rules are at the top of each file, the order of all the locks in
+ * main.c's header.  Its public face is kmemtrace_system.
  */
 #ifndef _SLABTRACE_KMEMTRACE_H
 #define _SLABTRACE_KMEMTRACE_H
 
+#include <linux/mutex.h>
 #include <linux/types.h>
 
+#include <slabtrace/core.h>
 #include <slabtrace/ctf.h>
-#include <slabtrace/slabtrace.h>
 
 struct dentry;
 struct kmem_cache;
 struct seq_file;
+
+/* Caches a trace's filter names, at most. */
+#define KMEMTRACE_MAX_CACHES	16
 
 /* Cache ids of the table: KMT_CACHE_FIRST + slot. */
 #define KMEMTRACE_CACHE_SLOTS		1024
@@ -23,7 +30,7 @@ struct seq_file;
 struct kmemtrace_trace {
 	struct slabtrace_stream stream;
 	unsigned int nr_filter;			/* 0: every cache */
-	struct slabtrace_cache_ref filter[SLAB_TRACE_MAX_CACHES];
+	struct slabtrace_cache_ref filter[KMEMTRACE_MAX_CACHES];
 	char filter_names[SLABTRACE_CMD_MAX + 1];
 	unsigned long call_site_base;		/* call_site field: offset */
 	unsigned long ptr_base;			/* ptr field: offset */
@@ -37,8 +44,6 @@ void kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
 			    size_t alloc, gfp_t gfp, u16 cache, int node);
 void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
 			   unsigned long call_site, const void *ptr, u16 cache);
-void kmemtrace_slab_calibrate(void);
-struct kmem_cache *kmemtrace_slab_cache(const void *obj, bool *known);
 
 /* cachetab.c: cache pointers to the small ids the events carry. */
 u16 kmemtrace_cache_id(const struct kmem_cache *s);
@@ -46,15 +51,13 @@ void kmemtrace_cachetab_reset(void);
 unsigned long kmemtrace_cachetab_full(void);
 int kmemtrace_caches_show(struct seq_file *m, bool tsdl);
 
-/* kmemtrace.c: control; files.c: the stream's part. */
+/* kmemtrace.c: control, kmemtrace's mutex; files.c: the stream's part. */
+extern struct mutex kmemtrace_mutex;
 extern struct kmemtrace_trace kmemtrace_trace;
 extern bool kmemtrace_running;
 extern unsigned int kmemtrace_buffer_kb;
 int kmemtrace_start(char **names, int nr);
 int kmemtrace_stop(void);
 int kmemtrace_files_init(void);
-int kmemtrace_init(void);
-void kmemtrace_exit(void);
-int kmemtrace_command(int argc, char **argv);
 
 #endif /* _SLABTRACE_KMEMTRACE_H */

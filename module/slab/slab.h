@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * slabtrace internals shared by the files of module/ and by the KUnit
- * suites.  Each block names the file that implements it; the locking rules
- * are at the top of those files.
+ * slab_trace's internals, beside its code in module/slab/ and seen by its
+ * KUnit suites, no other system: the records of the outstanding objects
+ * of the traced caches, their table and pool, who made them, their
+ * backtraces, the traced caches and the probes, print's snapshots and
+ * what shows them.  Each block names the file that implements it; the
+ * locking rules are at the top of those files, the order of all the
+ * locks in main.c's header.  Its public face is slab_trace_system
+ * (<slabtrace/core.h>).
  */
-#ifndef _SLABTRACE_SLABTRACE_H
-#define _SLABTRACE_SLABTRACE_H
+#ifndef _SLABTRACE_SLAB_H
+#define _SLABTRACE_SLAB_H
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
@@ -20,44 +25,17 @@
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/string_helpers.h>
 #include <linux/stackdepot.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include <slabtrace/core.h>
+
 struct kmem_cache;
 struct kobject;
 
-/*
- * How every name a user may have chosen (a command name, a cache name) is
- * shown: bytes that are not printable ASCII, spaces and backslashes as
- * escapes ("\n", "\x20"), so that no name can make a line of its own or
- * look like two fields.  kptrace's records use the same rule.
- */
-#define SLABTRACE_ESCAPE	(ESCAPE_NAP | ESCAPE_APPEND | ESCAPE_SPACE | \
-				 ESCAPE_SPECIAL | ESCAPE_HEX)
-#define SLABTRACE_ESCAPE_ALSO	" \\"
-
-/* @s, at most @max bytes of it, escaped. */
-static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
-				      size_t max)
-{
-	seq_escape_mem(m, s, strnlen(s, max), SLABTRACE_ESCAPE,
-		       SLABTRACE_ESCAPE_ALSO);
-}
-
-/* Longest cache name accepted on ctl (sysfs names of caches are shorter). */
-#define SLABTRACE_NAME_MAX	64
-/*
- * Memory a command asks for in proportion to the records: it fails rather
- * than wake the OOM killer, and is charged to the caller's memory cgroup.
- */
-#define SLABTRACE_GFP_BIG	(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN)
-
-/* Longest command accepted in one write to ctl. */
-#define SLABTRACE_CMD_MAX	255
 /* Caches traced, or stopped but still holding records, at once. */
 #define SLAB_TRACE_MAX_CACHES	16
 /* Record owners: one more, for the fresh table of a cache being reset. */
@@ -65,10 +43,10 @@ static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLAB_TRACE_STACK_DEPTH	32
 
-/* main.c: loading, the command mutex, the limit. */
-extern struct mutex slabtrace_mutex;
+/* slab.c: loading, the commands, slab_trace's mutex, the limit. */
+extern struct mutex slab_trace_mutex;
 extern struct kmem_cache *slab_trace_record_cache;
-/* The record limit, all caches together; changed by "limit" (ctl.c). */
+/* The record limit, all caches together; changed by "limit". */
 extern unsigned long slab_trace_record_limit;
 
 /* snapshot.c: copies of records in progress (see its Notes on locking). */
@@ -227,7 +205,7 @@ int slab_trace_table_for_each(struct slab_trace_table *t,
  * per CPU and never call the slab allocator; a work item refills.
  */
 struct slab_trace_pool_cpu {
-	raw_spinlock_t lock;
+	raw_spinlock_t lock;			/* @head and @nr (irq-safe) */
 	struct slab_trace_record *head;
 	unsigned int nr;
 };
@@ -263,24 +241,6 @@ void slab_trace_pool_drain(struct slab_trace_pool *p);
 unsigned long slab_trace_pool_free_count(struct slab_trace_pool *p);
 void slab_trace_record_free(struct slab_trace_record *rec);
 
-/* caches.c: cache names to caches. */
-struct slabtrace_cache_ref {
-	struct kmem_cache *cache;
-	struct kobject *kobj;		/* holds the cache's memory */
-};
-
-int slabtrace_caches_init(void);
-int slabtrace_cache_get(const char *name, struct slabtrace_cache_ref *ref);
-void slabtrace_cache_put(struct slabtrace_cache_ref *ref);
-struct kobject *slabtrace_cache_pin(const struct kmem_cache *s);
-void slabtrace_cache_unpin(struct kobject *kobj);
-bool slabtrace_cache_bucket(const char *name);
-int slabtrace_cache_merged(const struct slabtrace_cache_ref *ref);
-bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref);
-int slabtrace_cache_aliases(const struct slabtrace_cache_ref *ref,
-			    const char *name, char *buf, size_t size);
-void slabtrace_caches_exit(void);
-
 /*
  * traced.c: the caches being traced, or holding records, and what the
  * probes could not do for them.
@@ -307,7 +267,7 @@ struct slab_trace_traced {
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;
 	u8 id;			/* its records' owner in slab_trace_records */
-	bool tracing;		/* written under slabtrace_mutex */
+	bool tracing;		/* written under slab_trace_mutex */
 	u64 epoch;		/* ns: record stamps count from here */
 	u64 started;		/* when tracing last started, ns */
 	u64 traced_ns;		/* tracing time before @started */
@@ -338,7 +298,8 @@ int slab_trace_stop(const char *name);
 int slab_trace_reset(const char *name);
 int slab_trace_mark(const char *name);
 struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
-						 const char *name);
+						 const char *name,
+						 struct slabtrace_cache_ref *ref);
 u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now);
 u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now);
 void slab_trace_traced_sweep(void);
@@ -457,20 +418,16 @@ raw_spinlock_t *slab_trace_table_lock_of(struct slab_trace_table *t,
 					 const void *obj);
 #endif
 
-/* stats.c: the stats file. */
-int slab_trace_stats_init(void);
-
-/* status.c: the status file, ctl before a print, the "help" command. */
-int slabtrace_status_init(void);
-void slabtrace_status_show(struct seq_file *m);
-int slabtrace_help(void);
-bool slabtrace_name_hint(const char *name, char *buf, size_t size);
+/* stats.c: the stats file, and slab_trace's part of status. */
+extern const struct file_operations slab_trace_stats_fops;
+void slab_trace_status(struct seq_file *m);
+bool slab_trace_next(struct seq_file *m);
 
 /* snapshot.c: what "print" takes and reading ctl shows. */
 #define SLAB_TRACE_SNAP_PER_CHUNK \
 	(PAGE_SIZE / sizeof(struct slab_trace_record))
 
-/* What "print" was asked for (ctl.c parses it). */
+/* What "print" was asked for (slab.c parses it). */
 struct slab_trace_print_opts {
 	bool stacks;			/* the aggregated view */
 	bool since_mark;		/* only records made after "mark" */
@@ -561,11 +518,16 @@ void slab_trace_snapshot_exit_work(void);
 int slab_trace_aggregate(struct slab_trace_snapshot *snap);
 void slab_trace_groups_free(struct slab_trace_snapshot *snap);
 
-/* dump.c: the text of a snapshot; folded.c: its folded stacks. */
+/*
+ * dump.c: the text of a snapshot; folded.c: its folded stacks, and the
+ * read-only files of the views (their seq_operations as the file's data).
+ */
 extern const struct seq_operations slab_trace_dump_seq_ops;
 extern const struct seq_operations slab_trace_stacks_seq_ops;
+extern const struct seq_operations slab_trace_folded_seq_ops;
+extern const struct seq_operations slab_trace_folded_bytes_seq_ops;
+extern const struct file_operations slab_trace_view_fops;
 void slab_trace_stack_texts_free(struct slab_trace_stack_texts *texts);
-int slab_trace_folded_init(void);
 void slab_trace_folded_show(struct seq_file *m,
 			    const struct slab_trace_snapshot *snap, bool bytes);
 
@@ -575,8 +537,4 @@ const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip);
 unsigned long slab_trace_modsyms_gen(void);
 void slab_trace_modsyms_exit(void);
 
-/* ctl.c */
-int slabtrace_ctl_command(char *buf, size_t len);
-int slabtrace_ctl_init(void);
-
-#endif /* _SLABTRACE_SLABTRACE_H */
+#endif /* _SLABTRACE_SLAB_H */

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kptrace internals: the binary record of one finished system call, the
- * queue it waits in, its text form, the per-syscall summary, the binary
- * stream.  Each file of module/kptrace/ implements one block below (the
- * system call names are module/syscalls.c's); the locking rules are at
- * the top of those files.
+ * kptrace's internals, beside its code in module/kptrace/ and seen by its
+ * KUnit suite, no other system: the binary record of one finished system
+ * call, the queue it waits in, its text form, the per-syscall summary,
+ * the binary stream.  Each file of module/kptrace/ implements one block
+ * below (the system call names are the core's, <slabtrace/core.h>); the
+ * locking rules are at the top of those files, the order of all the
+ * locks in main.c's header.  Its public face is kptrace_system.
  */
 #ifndef _SLABTRACE_KPTRACE_H
 #define _SLABTRACE_KPTRACE_H
 
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <uapi/slabtrace/kptrace.h>
+
+#include <slabtrace/files.h>
 
 struct kmem_cache;
 struct ring_buffer_event;
@@ -61,21 +66,13 @@ struct kptrace_call {
 	char data[KPTRACE_DATA_MAX];
 };
 
-/* module/syscalls.c: the running kernel's numbering, generated at build time. */
-const char *slabtrace_syscall_name(int nr, bool compat);
-int slabtrace_syscall_path_arg(int nr, bool compat);
-int slabtrace_syscall_max(bool compat);
-
-/* kptrace.c: the hooks and the "syscall" commands. */
-int kptrace_init(void);
+/* kptrace.c: the hooks, the "syscall" commands, kptrace's mutex. */
+extern struct mutex kptrace_mutex;
 int kptrace_command(int argc, char **argv);
 bool kptrace_tracing(void);
-void kptrace_show_state(struct seq_file *m);
 int kptrace_readers_update(pid_t tgid, bool add);
 unsigned long kptrace_buffer_size(void);
 int kptrace_mem_check(const char *what, u64 bytes);
-void kptrace_exit_ctf(void);
-void kptrace_exit(void);
 
 /* queue.c: per-CPU binary records, drained in the order the calls ended. */
 int kptrace_queue_start(unsigned long size);
@@ -104,6 +101,7 @@ int kptrace_ctf_open(unsigned long size);
 void kptrace_ctf_flush(void);
 void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		       u8 flags);
+void kptrace_ctf_status(struct seq_file *m);
 void kptrace_ctf_exit(void);
 
 /* format.c: a record as one line of text. */
@@ -116,8 +114,9 @@ void kptrace_summary_reset(void);
 int kptrace_summary_show(struct seq_file *m);
 void kptrace_summary_exit(void);
 
-/* files.c: the debugfs files. */
-int kptrace_files_init(void);
+/* files.c: queue, pipe, stats, summary; the core makes them. */
+#define KPTRACE_NR_FILES	4
+extern struct slabtrace_file kptrace_files[KPTRACE_NR_FILES];
 void kptrace_files_update_size(void);
 void kptrace_files_exit(void);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: allocation backtraces, trimmed to start at the allocator's
+ * slab_trace: allocation backtraces, trimmed to start at the allocator's
  * caller and deduplicated in the stack depot.
  *
  * The probes walk the stack from their caller on (compat.h:
@@ -64,7 +64,8 @@
 #include <linux/workqueue.h>
 
 #include <slabtrace/compat.h>
-#include <slabtrace/slabtrace.h>
+
+#include "slab.h"
 
 /* Functions whose frames come before the allocator's caller. */
 static const char *const tracer_prefixes[] = {
@@ -135,6 +136,7 @@ struct deferred {
 	struct waiter waiters[SLAB_TRACE_STACK_WAITERS];
 };
 
+/* defer_slot[] and defer_nr; a probe only trylocks it. */
 static DEFINE_RAW_SPINLOCK(defer_lock);
 static struct deferred defer_slot[SLAB_TRACE_STACK_DEFER];
 static unsigned int defer_nr;

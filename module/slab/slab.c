@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slab_trace: the system, as the core drives it (slab_trace_system): its
+ * steps of loading, its commands, its files, what reading ctl shows.
+ *
+ * For the slab caches a user names, slab_trace keeps a record of every
+ * object allocated and not yet freed, with the backtrace and context of
+ * its allocation, taken from the kmem tracepoints (probes.c); "print"
+ * takes a snapshot of a cache's records (snapshot.c) that reading ctl,
+ * slab/stacks, slab/folded and slab/folded_bytes show (dump.c, folded.c).
+ *
+ * Loading is a list of steps, steps[] below, undone in the reverse order
+ * by unloading (or a load that fails).  It follows one rule: a step may
+ * use only what the steps before it made, and its exit first stops every
+ * work item, irq_work and notifier it owns, then frees.  So nothing is
+ * freed while something that uses it can still run: the context sweep
+ * walks the record table, so the contexts come after the table, and their
+ * exit cancels the sweep before the table goes; the table's records go
+ * back to the pool, so the pool comes before the table.  What commands
+ * make (the traced caches, the probes, the snapshots) belongs to the last
+ * step, whose exit undoes it first.
+ *
+ * Notes on locking
+ * ----------------
+ * - slab_trace_mutex serialises the commands below (but pool and limit,
+ *   which have locks of their own), attaching the probes, and the set of
+ *   traced caches; its place among the other locks is in main.c's
+ *   header, what each file does under it in that file's notes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/parser.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/stackdepot.h>
+#include <linux/string.h>
+
+#include <slabtrace/core.h>
+#include <slabtrace/files.h>
+
+#include "slab.h"
+
+/* slab_trace_mutex: see Notes on locking. */
+DEFINE_MUTEX(slab_trace_mutex);
+struct kmem_cache *slab_trace_record_cache;
+unsigned long slab_trace_record_limit;
+
+static unsigned int pool_size = SLAB_TRACE_POOL_DEFAULT;
+module_param(pool_size, uint, 0400);
+MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
+
+static unsigned long record_limit;
+module_param(record_limit, ulong, 0400);
+MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 of RAM's worth (\"limit N\" on ctl changes it)");
+
+/* The default limit: records worth 1/64 of RAM, table included. */
+static unsigned long default_limit(void)
+{
+	return (totalram_pages() << PAGE_SHIFT) / 64 /
+	       SLAB_TRACE_RECORD_BYTES;
+}
+
+static int records_init(void)
+{
+	/*
+	 * Not merged with any other cache, so never traced with one; named
+	 * "slabtrace_record" in /proc/slabinfo.
+	 */
+	slab_trace_record_cache =
+		kmem_cache_create("slabtrace_record",
+				  sizeof(struct slab_trace_record),
+				  __alignof__(struct slab_trace_record),
+				  SLAB_NOLEAKTRACE, NULL);
+	return slab_trace_record_cache ? 0 : -ENOMEM;
+}
+
+static void records_exit(void)
+{
+	kmem_cache_destroy(slab_trace_record_cache);
+	slab_trace_record_cache = NULL;
+}
+
+static int pool_init(void)
+{
+	return slab_trace_pool_init(&slab_trace_pool, slab_trace_record_cache,
+				    pool_size);
+}
+
+static void pool_exit(void)
+{
+	slab_trace_pool_destroy(&slab_trace_pool);
+}
+
+static int table_init(void)
+{
+	return slab_trace_table_init(&slab_trace_records);
+}
+
+/* Its records go back to the pool. */
+static void table_exit(void)
+{
+	slab_trace_table_destroy(&slab_trace_records, slab_trace_record_free);
+}
+
+static int stacks_init(void)
+{
+	slab_trace_stacks_init();
+	return stack_depot_init();
+}
+
+/*
+ * What the commands made: the probes first (none runs after this, nor
+ * will), then the traced caches, their records and snapshots.
+ */
+static void commands_exit(void)
+{
+	slab_trace_probes_exit();
+	mutex_lock(&slab_trace_mutex);
+	slab_trace_traced_exit();
+	slab_trace_snapshot_exit();
+	mutex_unlock(&slab_trace_mutex);
+	slab_trace_snapshot_exit_work();
+}
+
+static const struct slabtrace_step steps[] = {
+	{ "record cache", records_init, records_exit },
+	{ "record pool", pool_init, pool_exit },
+	/* Its records go back to the pool. */
+	{ "record table", table_init, table_exit },
+	/* The sweep walks the record table and the snapshots. */
+	{ "contexts", slab_trace_ctx_init, slab_trace_ctx_exit },
+	/* Traces saved late are given to records of the table. */
+	{ "stack depot", stacks_init, slab_trace_stack_store_exit },
+	/* The module notifier names the frames of records and snapshots. */
+	{ "module notifier", slab_trace_modsyms_init, slab_trace_modsyms_exit },
+	/* Last: what the commands make goes first. */
+	{ "slab_trace commands", NULL, commands_exit },
+};
+
+static int slab_init(void)
+{
+	if (pool_size < SLAB_TRACE_POOL_MIN || pool_size > SLAB_TRACE_POOL_MAX) {
+		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
+			SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
+		return -EINVAL;
+	}
+	slab_trace_record_limit = record_limit ?: default_limit();
+	return slabtrace_steps_init(steps, ARRAY_SIZE(steps));
+}
+
+static void slab_exit(void)
+{
+	slabtrace_steps_exit(steps, ARRAY_SIZE(steps));
+}
+
+enum {
+	SLAB_CMD_START,
+	SLAB_CMD_STOP,
+	SLAB_CMD_PRINT,
+	SLAB_CMD_MARK,
+	SLAB_CMD_RESET,
+	SLAB_CMD_POOL,
+	SLAB_CMD_LIMIT,
+};
+
+/*
+ * The commands (CACHE is a cache name, as /proc/slabinfo shows it):
+ *
+ *   start CACHE   record every allocation from CACHE from now on
+ *   stop CACHE    record no new ones; frees still drop records
+ *   print CACHE [OPTION...]
+ *                 snapshot CACHE's outstanding objects for reading ctl,
+ *                 slab/stacks, slab/folded and slab/folded_bytes; the
+ *                 options:
+ *                   stacks           show groups by backtrace, not objects
+ *                   top N            show the N groups with most bytes
+ *                   older-than MS    only objects at least MS ms old
+ *                   since-mark       only objects made after "mark"
+ *   mark CACHE    set the epoch of since-mark to now
+ *   reset CACHE   drop all of CACHE's records (a traced cache stays traced)
+ *   pool N        keep N records ready per CPU (16 to 1048576)
+ *   limit N       keep at most N records, all caches together (N >= 1)
+ *
+ * Numbers are decimal; one that does not fit is refused (-ERANGE).
+ */
+static const match_table_t slab_cmds = {
+	{ SLAB_CMD_START, "start" },
+	{ SLAB_CMD_STOP, "stop" },
+	{ SLAB_CMD_PRINT, "print" },
+	{ SLAB_CMD_MARK, "mark" },
+	{ SLAB_CMD_RESET, "reset" },
+	{ SLAB_CMD_POOL, "pool" },
+	{ SLAB_CMD_LIMIT, "limit" },
+	{ SLABTRACE_CMD_NONE, NULL },
+};
+
+enum { OPT_STACKS, OPT_TOP, OPT_OLDER, OPT_SINCE, OPT_ERR };
+
+static const match_table_t print_options = {
+	{ OPT_STACKS, "stacks" },
+	{ OPT_TOP, "top" },
+	{ OPT_OLDER, "older-than" },
+	{ OPT_SINCE, "since-mark" },
+	{ OPT_ERR, NULL },
+};
+
+/* The options of "print" in @argv (after the cache name). */
+static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
+{
+	substring_t args[MAX_OPT_ARGS];
+	u32 *num;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		switch (match_token(argv[i], print_options, args)) {
+		case OPT_STACKS:
+			o->stacks = true;
+			continue;
+		case OPT_SINCE:
+			o->since_mark = true;
+			continue;
+		case OPT_TOP:
+			num = &o->top;
+			break;
+		case OPT_OLDER:
+			num = &o->older_than;
+			break;
+		default:
+			pr_warn_ratelimited("ctl: print: unknown option '%*pE'\n",
+					    (int)min_t(size_t, strlen(argv[i]), 16), argv[i]);
+			return -EINVAL;
+		}
+		if (++i == argc || kstrtou32(argv[i], 10, num) ||
+		    (num == &o->top && !*num)) {
+			pr_warn_ratelimited("ctl: print: %s takes a number%s\n", argv[i - 1],
+					    num == &o->top ? " above 0" : "");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* "pool N" and "limit N": each has its own lock, not slab_trace_mutex. */
+static int cmd_pool_limit(int cmd, const char *arg)
+{
+	unsigned long n;
+	int ret;
+
+	ret = kstrtoul(arg, 10, &n);
+	if (ret) {
+		pr_warn_ratelimited("ctl: %s takes a decimal number, not '%*pE'%s\n",
+				    cmd == SLAB_CMD_POOL ? "pool" : "limit",
+				    (int)min_t(size_t, strlen(arg), 24), arg,
+				    ret == -ERANGE ? " (too big)" : "");
+		return ret;
+	}
+	if (cmd == SLAB_CMD_LIMIT) {
+		if (!n) {
+			pr_warn_ratelimited("ctl: limit: 0 would record nothing\n");
+			return -EINVAL;
+		}
+		WRITE_ONCE(slab_trace_record_limit, n);
+		return 0;
+	}
+	if (n < SLAB_TRACE_POOL_MIN || n > SLAB_TRACE_POOL_MAX) {
+		pr_warn_ratelimited("ctl: pool: %lu is not in %u..%u\n", n,
+				    SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
+		return -ERANGE;
+	}
+	return slab_trace_pool_resize(&slab_trace_pool, n);
+}
+
+/* A command on one cache, under slab_trace_mutex. */
+static int cmd_cache(int cmd, const char *name,
+		     const struct slab_trace_print_opts *opts)
+{
+	int ret;
+
+	mutex_lock(&slab_trace_mutex);
+	slab_trace_traced_sweep();
+	switch (cmd) {
+	case SLAB_CMD_START:
+		ret = slab_trace_start(name);
+		break;
+	case SLAB_CMD_STOP:
+		ret = slab_trace_stop(name);
+		break;
+	case SLAB_CMD_PRINT:
+		ret = slab_trace_print(name, opts);
+		break;
+	case SLAB_CMD_MARK:
+		ret = slab_trace_mark(name);
+		break;
+	default:
+		ret = slab_trace_reset(name);
+		break;
+	}
+	mutex_unlock(&slab_trace_mutex);
+	return ret;
+}
+
+/* slab_trace_system's command handler: the words are checked here. */
+static int slab_command(struct file *file, int cmd, int argc, char **argv)
+{
+	struct slab_trace_print_opts opts = { };
+	int ret;
+
+	if (cmd == SLAB_CMD_POOL || cmd == SLAB_CMD_LIMIT) {
+		if (argc != 2) {
+			pr_warn_ratelimited("ctl: '%s' takes one number\n", argv[0]);
+			return -EINVAL;
+		}
+		return cmd_pool_limit(cmd, argv[1]);
+	}
+	if (cmd == SLAB_CMD_PRINT && argc > 2) {
+		ret = parse_print(argc - 2, argv + 2, &opts);
+		if (ret)
+			return ret;
+	} else if (argc != 2) {
+		pr_warn_ratelimited("ctl: '%s' takes one cache name, not %d words\n",
+				    argv[0], argc - 1);
+		return -EINVAL;
+	}
+	if (strlen(argv[1]) > SLABTRACE_NAME_MAX) {
+		pr_warn_ratelimited("ctl: cache name longer than %d bytes\n",
+				    SLABTRACE_NAME_MAX);
+		return -ENAMETOOLONG;
+	}
+	return cmd_cache(cmd, argv[1], &opts);
+}
+
+/* Reading ctl: the snapshot (dump.c). */
+static int slab_ctl_open(struct inode *inode, struct file *file)
+{
+	return slab_trace_reader_open(file, &slab_trace_dump_seq_ops);
+}
+
+static const char *const slab_help[] = {
+	"  start CACHE        record every allocation from CACHE (a /proc/slabinfo name)",
+	"  stop CACHE         record no new ones; frees still drop records",
+	"  print CACHE [stacks] [top N] [older-than MS] [since-mark]",
+	"                     snapshot the outstanding objects; then cat ctl, slab/stacks, slab/folded",
+	"  mark CACHE         set the epoch of print ... since-mark",
+	"  reset CACHE        drop CACHE's records and snapshots",
+	"  pool N | limit N   records ready per CPU | records kept, all caches",
+	NULL,
+};
+
+/* slab/: the views of the last print, and the stats. */
+static struct slabtrace_file slab_files[] = {
+	{ .name = "stats", .mode = 0400, .fops = &slab_trace_stats_fops },
+	{ .name = "stacks", .mode = 0400, .fops = &slab_trace_view_fops,
+	  .data = (void *)&slab_trace_stacks_seq_ops },
+	{ .name = "folded", .mode = 0400, .fops = &slab_trace_view_fops,
+	  .data = (void *)&slab_trace_folded_seq_ops },
+	{ .name = "folded_bytes", .mode = 0400, .fops = &slab_trace_view_fops,
+	  .data = (void *)&slab_trace_folded_bytes_seq_ops },
+};
+
+const struct slabtrace_system slab_trace_system = {
+	.name = "slab_trace",
+	.init = slab_init,
+	.exit = slab_exit,
+	.cmds = slab_cmds,
+	.command = slab_command,
+	.status = slab_trace_status,
+	.next = slab_trace_next,
+	.help = slab_help,
+	.ctl_open = slab_ctl_open,
+	.ctl_release = slab_trace_reader_release,
+	.dir = "slab",
+	.files = slab_files,
+	.nr_files = ARRAY_SIZE(slab_files),
+};
