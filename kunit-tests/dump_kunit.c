@@ -144,7 +144,7 @@ static void slabtrace_dump_header_lines(struct kunit *test)
 	snap->opts.older_than = 250;
 	snap->opts.since_mark = true;
 	mutex_lock(&slab_trace_mutex);
-	slab_trace_snapshot_publish(snap);
+	slab_trace_snapshot_publish(snap, NULL);
 	mutex_unlock(&slab_trace_mutex);
 	text = st_read_ctl(test);
 	KUNIT_EXPECT_STREQ(test, text,

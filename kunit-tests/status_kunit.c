@@ -3,7 +3,7 @@
  * The "slabtrace_status" suite proves the state shown to people: the
  * status text names each traced cache with its state, traced time,
  * records and drops, says whether the probes are attached and what to do
- * next; reading ctl before the session has a snapshot shows that state
+ * next; reading ctl before the login user has a snapshot shows that state
  * rather than nothing, and a print replaces it with the dump; "help" is a
  * command and takes no arguments; an unknown kmalloc name in bytes gets
  * the name in KiB it meant.
@@ -14,7 +14,7 @@
 
 #include "st_slab_kunit.h"
 
-#define NO_SNAP	"No snapshot in this session yet: print takes one.\nslabtrace: "
+#define NO_SNAP	"No snapshot yet for this login user: print takes one.\nslabtrace: "
 #define HEADER	"Dumping outstanding allocs from st_kunit_status\n"
 
 static struct kmem_cache *status_cache;
@@ -91,9 +91,9 @@ static void slabtrace_status_ctl_before_print(struct kunit *test)
 	char *text;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_status\n"), 0);
-	/* This session's snapshot, whatever it was, is now of our cache... */
+	/* This user's snapshot, whatever it was, is now of our cache... */
 	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_status\n"), 0);
-	/* ...and a reset drops it: the session has none. */
+	/* ...and a reset drops it: the user has none. */
 	KUNIT_ASSERT_EQ(test, st_cmd("reset st_kunit_status\n"), 0);
 	text = st_read_ctl(test);
 	kunit_info(test, "ctl:\n%s", text);

@@ -34,6 +34,7 @@
 #error "slabtrace needs CONFIG_TRACEPOINTS: it hooks the kmem tracepoints"
 #endif
 
+#include <linux/audit.h>
 #include <linux/module.h>
 #include <linux/ring_buffer.h>
 #include <linux/sched.h>
@@ -203,6 +204,23 @@ static inline int slabtrace_rb_commit(struct trace_buffer *buffer,
 #else
 #define SLABTRACE_PF_WORKER	PF_IO_WORKER
 #endif
+
+/**
+ * slabtrace_login_uid - the login user a task acts for
+ * @tsk: the task
+ *
+ * The audit login UID: set at login (pam_loginuid), inherited by every
+ * process of the login and kept by sudo and su.  audit_get_loginuid() is
+ * an inline of <linux/audit.h> on 6.1 and 6.12, reading task->loginuid
+ * with CONFIG_AUDITSYSCALL (Debian's kernels, x86-64 and arm64); without
+ * it (the debug kernel, UML) every task's is INVALID_UID, "unset".
+ *
+ * Return: the UID, INVALID_UID if unset.
+ */
+static inline kuid_t slabtrace_login_uid(struct task_struct *tsk)
+{
+	return audit_get_loginuid(tsk);
+}
 
 #ifdef MODULE
 /**

@@ -18,11 +18,13 @@
  *   ----
  *    #01 [<ffffffffc0a1b2c3>] in leaky_write+0x2c/0x90 [leaky]
  *
- * Before the session's first print, ctl shows the state instead (status.c).
+ * Before a print of the reader's login user, ctl shows the state instead
+ * (status.c).
  *
  * Formatted at read time, so %pK follows the reader's kptr_restrict rights.
- * The snapshot a reader shows is picked when it reads from offset 0: the
- * newest one (slab_trace_snapshot_seq()).
+ * The snapshot a reader shows is picked when it reads from offset 0: its
+ * file's own print, or its login user's latest
+ * (slab_trace_snapshot_seq()).
  *
  * Naming a frame (kallsyms, modsyms.c) is most of the cost of a dump, and a
  * million records share a few stacks: each open file keeps the text of
@@ -262,7 +264,7 @@ static void *item(struct seq_file *m, struct slab_trace_snapshot *snap,
 	return i < n ? snap->groups[i] : NULL;
 }
 
-/* What ctl shows before the session's first print: the state (status.c). */
+/* What ctl shows before a print of the reader's: the state (status.c). */
 #define NO_SNAPSHOT ((void *)2)
 
 static void *dump_at(struct seq_file *m, loff_t *pos)
@@ -330,7 +332,7 @@ static int dump_show(struct seq_file *m, void *v)
 	const struct slab_trace_record *rec = v;
 
 	if (v == NO_SNAPSHOT) {
-		seq_puts(m, "No snapshot in this session yet: print takes one.\n");
+		seq_puts(m, "No snapshot yet for this login user: print takes one.\n");
 		slabtrace_status_show(m);
 		return 0;
 	}

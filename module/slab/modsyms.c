@@ -12,7 +12,7 @@
  *   addresses: kallsyms would name the old frames after the new module.
  * So at LIVE, every frame in the module's init text, and at GOING, every
  * frame in the module, of every distinct stack of the records kept and of
- * the snapshots (those of sessions and those open files still read), is
+ * the snapshots (those kept for users and those open files still read), is
  * named while its symbols are still there ("func+0x1b/0x20 [mod]"), and
  * the name kept.  kallsyms sizes a module's function up to the next
  * symbol, and its text's last one up to the end of that text (a page:
@@ -261,7 +261,7 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	mutex_lock(&slab_trace_mutex);
 	down_write(&slab_trace_print_sem);
 	slab_trace_table_for_each(&slab_trace_records, keep_record, &w);
-	/* Those of sessions, and those only open files still read. */
+	/* Those kept for users, and those only open files still read. */
 	slab_trace_snapshots_alive(keep_snapshot, &w);
 	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);
 	up_write(&slab_trace_print_sem);

@@ -54,6 +54,10 @@ static unsigned int pool_size = SLAB_TRACE_POOL_DEFAULT;
 module_param(pool_size, uint, 0400);
 MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
 
+unsigned int slab_trace_snapshot_idle = 600;
+module_param_named(snapshot_idle_secs, slab_trace_snapshot_idle, uint, 0400);
+MODULE_PARM_DESC(snapshot_idle_secs, "seconds a login user's print is kept after its last print or read (1..86400; default 600)");
+
 static unsigned long record_limit;
 module_param(record_limit, ulong, 0400);
 MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 of RAM's worth (\"limit N\" on ctl changes it)");
@@ -147,6 +151,11 @@ static int slab_init(void)
 	if (pool_size < SLAB_TRACE_POOL_MIN || pool_size > SLAB_TRACE_POOL_MAX) {
 		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
 			SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
+		return -EINVAL;
+	}
+	if (!slab_trace_snapshot_idle || slab_trace_snapshot_idle > 86400) {
+		pr_warn("snapshot_idle_secs=%u: not in 1..86400\n",
+			slab_trace_snapshot_idle);
 		return -EINVAL;
 	}
 	slab_trace_record_limit = record_limit ?: default_limit();
@@ -276,9 +285,13 @@ static int cmd_pool_limit(int cmd, const char *arg)
 	return slab_trace_pool_resize(&slab_trace_pool, n);
 }
 
-/* A command on one cache, under slab_trace_mutex. */
+/*
+ * A command on one cache, under slab_trace_mutex; a print keeps its
+ * snapshot for @own too.
+ */
 static int cmd_cache(int cmd, const char *name,
-		     const struct slab_trace_print_opts *opts)
+		     const struct slab_trace_print_opts *opts,
+		     struct slab_trace_reader *own)
 {
 	int ret;
 
@@ -292,7 +305,7 @@ static int cmd_cache(int cmd, const char *name,
 		ret = slab_trace_stop(name);
 		break;
 	case SLAB_CMD_PRINT:
-		ret = slab_trace_print(name, opts);
+		ret = slab_trace_print(own, name, opts);
 		break;
 	case SLAB_CMD_MARK:
 		ret = slab_trace_mark(name);
@@ -303,6 +316,21 @@ static int cmd_cache(int cmd, const char *name,
 	}
 	mutex_unlock(&slab_trace_mutex);
 	return ret;
+}
+
+/*
+ * The reader of ctl @file opened to read (its seq_file's, slab_ctl_open()),
+ * which keeps what it prints; NULL for ctl opened to write only, or a
+ * command from elsewhere.
+ */
+static struct slab_trace_reader *ctl_reader(struct file *file)
+{
+	struct seq_file *m;
+
+	if (!file || !(file->f_mode & FMODE_READ))
+		return NULL;
+	m = file->private_data;
+	return m->private;
 }
 
 /* slab_trace_system's command handler: the words are checked here. */
@@ -332,7 +360,7 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 				    SLABTRACE_NAME_MAX);
 		return -ENAMETOOLONG;
 	}
-	return cmd_cache(cmd, argv[1], &opts);
+	return cmd_cache(cmd, argv[1], &opts, ctl_reader(file));
 }
 
 /* Reading ctl: the snapshot (dump.c). */

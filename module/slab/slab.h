@@ -405,6 +405,9 @@ extern unsigned long slab_trace_grow_tries;
 extern void (*slab_trace_test_before_insert)(void);
 extern void (*slab_trace_test_before_detach)(void);
 extern void (*slab_trace_test_after_copy)(void);
+/* snapshot.c: the login user of the tests' prints and reads, if set. */
+extern bool slab_trace_test_user_set;
+extern kuid_t slab_trace_test_user;
 void slab_trace_stack_drain_now(void);
 #endif
 
@@ -484,15 +487,22 @@ struct slab_trace_stack_texts;
 /* An open ctl, stacks or folded file, reading: what its seq_file holds. */
 struct slab_trace_reader {
 	struct slab_trace_snapshot *snap;	/* referenced, or NULL */
+	/* ctl opened to read and write: the last print it wrote, or NULL */
+	struct slab_trace_snapshot *own;
 	struct slab_trace_stack_texts *texts;	/* dump.c's, or NULL */
 };
 
-int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts);
+/* Seconds a login user's print is kept after its last print or read. */
+extern unsigned int slab_trace_snapshot_idle;
+
+int slab_trace_print(struct slab_trace_reader *own, const char *name,
+		     const struct slab_trace_print_opts *opts);
 struct slab_trace_snapshot *slab_trace_snapshot_alloc(void);
-void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap);
+void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
+				 struct slab_trace_reader *own);
 int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
 			    const struct slab_trace_record *rec);
-struct slab_trace_snapshot *slab_trace_snapshot_get(void);
+struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r);
 void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
 					   void *arg), void *arg);
 void slab_trace_snapshot_drop_owner(u8 owner);

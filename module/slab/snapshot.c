@@ -12,21 +12,26 @@
  * does not fit fails with -ENOMEM rather than wake the OOM killer, and a
  * print whose caller is killed stops.
  *
- * Each session (the shell and what it runs) has its own snapshot: "echo
- * print X > ctl; cat ctl" in one terminal shows X whatever another
- * terminal prints meanwhile.  A snapshot is kept while a task of its
- * session is alive, and goes:
- * - when its session prints again, or its cache is reset (or stops being
- *   traced), or at rmmod;
- * - soon after its session has ended: the sweep (slab_trace_snapshot_sweep())
- *   drops the snapshots of sessions with no task left, and runs when any
- *   reader of ctl, stacks or folded closes, at each print, and from a
- *   delayed work every SWEEP_PERIOD while any snapshot is kept;
- * - at most SNAP_SESSIONS are kept (the oldest goes first).
+ * A print is kept for its login user (the audit login UID, which sudo
+ * keeps from the user's login; "unset" is one more user), not for the
+ * process or the session that printed it: reading ctl, slab/stacks,
+ * slab/folded and slab/folded_bytes shows the reader's login user's latest
+ * print, whoever made it, so "echo print X | sudo tee ctl; sudo cat ctl"
+ * works, each sudo in a session of its own, and two users printing two
+ * caches do not clobber each other.  A file opened for reading and
+ * writing that writes a print also keeps it as its own: its reads show
+ * that print, whatever anyone prints meanwhile (slabtrace(8) reads its
+ * prints so).  A user's print goes:
+ * - at that user's next print, a reset of its cache (or when the cache
+ *   stops being traced), or rmmod;
+ * - slab_trace_snapshot_idle seconds (10 minutes unless the module
+ *   parameter snapshot_idle_secs says otherwise) after its last print or
+ *   read: a delayed work sweeps them, armed for the first to expire;
+ * - when a ninth user prints: at most SNAP_USERS are kept, the one used
+ *   least recently goes.
+ * A file's own print goes when the file prints again or is closed.
  * Readers hold a reference on the one they started on, dropped when they
- * close: so a snapshot outlives its session by at most SWEEP_PERIOD, or by
- * the life of a file someone keeps open on it.  The stats show what they
- * hold ("snapshots").
+ * close.  The stats show what they all hold ("snapshots").
  *
  * A print copies with slab_trace_mutex dropped; a reset of its cache
  * meanwhile waits for the copy, then drops the cache's records: the copy
@@ -35,9 +40,10 @@
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex: sessions[], owner_purges[], and the (re)arming of
- *   sweep_work.  A snapshot never changes once published; its kref says
- *   when it can go.
+ * - slab_trace_mutex: users[], owner_purges[], each reader's own print
+ *   (slab_trace_reader.own: set by a print through its file, taken by its
+ *   reads), and the (re)arming of sweep_work.  A snapshot never changes
+ *   once published; its kref says when it can go.
  * - slab_trace_print_sem: held for reading while records are copied, with
  *   slab_trace_mutex dropped so that other commands go on; held for
  *   writing (traced.c) while a cache's records are purged, so that a copy
@@ -59,6 +65,8 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
+#include <slabtrace/compat.h>
+
 #include "slab.h"
 
 /* Copies of records in progress (read) against purges (write). */
@@ -67,20 +75,35 @@ DECLARE_RWSEM(slab_trace_print_sem);
 static DEFINE_MUTEX(snapshots_lock);
 static LIST_HEAD(snapshots_alive);
 
-/* Sessions whose snapshot is kept, at most. */
-#define SNAP_SESSIONS	8
+/* Login users whose print is kept, at most. */
+#define SNAP_USERS	8
 
+/* A login user's latest print; @snap NULL: a free slot. */
 static struct {
-	struct pid *sid;
+	kuid_t user;			/* INVALID_UID: unset */
 	struct slab_trace_snapshot *snap;
-} sessions[SNAP_SESSIONS];
-
-/* How often the sweep runs while any snapshot is kept. */
-#define SWEEP_PERIOD	HZ
+	unsigned long used;		/* jiffies: its print, or its last read */
+} users[SNAP_USERS];
 
 static void sweep_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(sweep_work, sweep_fn);
 static bool sweep_off;		/* rmmod: not again */
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* The tests' login user, if set: they cannot set an audit login UID. */
+bool slab_trace_test_user_set;
+kuid_t slab_trace_test_user;
+#endif
+
+/* The login user a print or a read of current's is kept for. */
+static kuid_t login_user(void)
+{
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (READ_ONCE(slab_trace_test_user_set))
+		return slab_trace_test_user;
+#endif
+	return slabtrace_login_uid(current);
+}
 
 /* Per record owner: how many times its records were dropped. */
 static unsigned long owner_purges[SLAB_TRACE_MAX_OWNERS];
@@ -132,9 +155,10 @@ void slab_trace_snapshot_put(struct slab_trace_snapshot *snap)
  * @m: the reader, whose ->private holds a reference on it
  * @pos: where it reads
  *
- * A reader starting from offset 0 moves to the newest snapshot, so that
- * "echo print X > ctl; cat ctl" shows X; one reading further on keeps the
- * snapshot it started with.  Its release puts m->private.
+ * A reader starting from offset 0 moves to its file's own print, if it
+ * wrote one, else to its login user's latest, so that "echo print X >
+ * ctl; cat ctl" shows X; one reading further on keeps the snapshot it
+ * started with.  Its release puts m->private.
  *
  * Return: the snapshot, or NULL before the first print.
  */
@@ -145,7 +169,7 @@ struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
 	struct slab_trace_snapshot *snap;
 
 	if (!pos) {
-		snap = slab_trace_snapshot_get();
+		snap = slab_trace_snapshot_get(r);
 		if (r->snap)
 			slab_trace_snapshot_put(r->snap);
 		r->snap = snap;
@@ -165,79 +189,81 @@ int slab_trace_reader_open(struct file *file, const struct seq_operations *ops)
 	return seq_open_private(file, ops, sizeof(struct slab_trace_reader));
 }
 
-/* What a reader holds goes: its snapshot, its cached text. */
+/*
+ * What a reader holds goes: its snapshot, its own print, its cached text.
+ * Called when nothing else uses the reader (its file closes).
+ */
 void slab_trace_reader_clear(struct slab_trace_reader *r)
 {
 	if (r->snap)
 		slab_trace_snapshot_put(r->snap);
 	r->snap = NULL;
+	if (r->own)
+		slab_trace_snapshot_put(r->own);
+	r->own = NULL;
 	slab_trace_stack_texts_free(r->texts);
 	r->texts = NULL;
 }
 
-/* A reader closes: what it holds goes, then any ended session's snapshot. */
+/* A reader closes: what it holds goes. */
 int slab_trace_reader_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
 
 	slab_trace_reader_clear(m->private);
-	slab_trace_snapshot_sweep();
 	return seq_release_private(inode, file);
 }
 
-/* The slot of the session of current, or -1.  Called with slab_trace_mutex. */
-static int session_slot(void)
+/* The slot of current's login user, or -1.  Called with slab_trace_mutex. */
+static int user_slot(void)
 {
-	struct pid *sid = task_session(current);
+	kuid_t user = login_user();
 	int i;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; i < SNAP_SESSIONS; i++)
-		if (sessions[i].snap && sessions[i].sid == sid)
+	for (i = 0; i < SNAP_USERS; i++)
+		if (users[i].snap && uid_eq(users[i].user, user))
 			return i;
 	return -1;
 }
 
 static void slot_free(int i)
 {
-	slab_trace_snapshot_put(sessions[i].snap);
-	put_pid(sessions[i].sid);
-	sessions[i].snap = NULL;
-	sessions[i].sid = NULL;
-}
-
-/* Whether any task is left in the session of slot @i. */
-static bool session_alive(int i)
-{
-	bool alive;
-
-	rcu_read_lock();
-	alive = pid_task(sessions[i].sid, PIDTYPE_SID);
-	rcu_read_unlock();
-	return alive;
+	slab_trace_snapshot_put(users[i].snap);
+	users[i].snap = NULL;
+	users[i].user = INVALID_UID;
 }
 
 /*
- * Drop the snapshots of ended sessions; run again later if any is left.
- * Called with slab_trace_mutex held.
+ * Drop the prints unused for slab_trace_snapshot_idle seconds; arm the
+ * work for the first of those left to expire.  Called with
+ * slab_trace_mutex held.
  */
 static void sweep_locked(void)
 {
+	unsigned long idle = READ_ONCE(slab_trace_snapshot_idle) * HZ;
+	unsigned long now = jiffies, next = 0;
 	bool kept = false;
 	int i;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; i < SNAP_SESSIONS; i++) {
-		if (sessions[i].snap && !session_alive(i))
+	for (i = 0; i < SNAP_USERS; i++) {
+		if (!users[i].snap)
+			continue;
+		if (time_after_eq(now, users[i].used + idle)) {
 			slot_free(i);
-		kept |= !!sessions[i].snap;
+			continue;
+		}
+		if (!kept || time_before(users[i].used + idle, next))
+			next = users[i].used + idle;
+		kept = true;
 	}
 	if (kept && !sweep_off)
-		mod_delayed_work(system_wq, &sweep_work, SWEEP_PERIOD);
+		mod_delayed_work(system_wq, &sweep_work, next - now);
 }
 
 /**
- * slab_trace_snapshot_sweep - free the snapshots of sessions that ended
+ * slab_trace_snapshot_sweep - free the prints idle for too long
  *
  * May sleep.
  */
@@ -272,8 +298,9 @@ static void add_mem(struct slab_trace_snapshot *snap, void *arg)
 
 /**
  * slab_trace_snapshot_stats - what the snapshots hold, for the stats
- * @kept: snapshots kept for sessions
- * @alive: snapshots not freed (the kept ones, and those readers still hold)
+ * @kept: prints kept for login users
+ * @alive: snapshots not freed (the kept ones, files' own prints, and
+ *	   those readers still hold)
  * @mem: about how many bytes those hold: records, groups, headers
  *
  * May sleep.
@@ -287,8 +314,8 @@ void slab_trace_snapshot_stats(unsigned long *kept, unsigned long *alive,
 
 	*kept = 0;
 	mutex_lock(&slab_trace_mutex);
-	for (i = 0; i < SNAP_SESSIONS; i++)
-		*kept += !!sessions[i].snap;
+	for (i = 0; i < SNAP_USERS; i++)
+		*kept += !!users[i].snap;
 	mutex_unlock(&slab_trace_mutex);
 	mutex_lock(&snapshots_lock);
 	list_for_each_entry(snap, &snapshots_alive, alive)
@@ -318,18 +345,33 @@ void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
 	mutex_unlock(&snapshots_lock);
 }
 
-/* The snapshot of current's session, referenced; NULL if there is none. */
-struct slab_trace_snapshot *slab_trace_snapshot_get(void)
+/**
+ * slab_trace_snapshot_get - what a reader shows from its start
+ * @r: the reader, or NULL (then only the user's print counts)
+ *
+ * Its file's own print, if it wrote one; else current's login user's
+ * latest, which this read keeps from going idle.
+ *
+ * Return: the snapshot, referenced; NULL if there is none.
+ */
+struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r)
 {
 	struct slab_trace_snapshot *snap = NULL;
 	int i;
 
 	mutex_lock(&slab_trace_mutex);
-	i = session_slot();
-	if (i >= 0) {
-		snap = sessions[i].snap;
-		kref_get(&snap->kref);
+	if (r && r->own) {
+		snap = r->own;
+	} else {
+		i = user_slot();
+		if (i >= 0) {
+			snap = users[i].snap;
+			users[i].used = jiffies;
+			sweep_locked();
+		}
 	}
+	if (snap)
+		kref_get(&snap->kref);
 	mutex_unlock(&slab_trace_mutex);
 	return snap;
 }
@@ -338,9 +380,9 @@ struct slab_trace_snapshot *slab_trace_snapshot_get(void)
  * slab_trace_snapshot_drop_owner - forget the snapshots of a cache
  * @owner: its records' owner id
  *
- * For "reset": the memory goes now (readers keep theirs until they close),
- * and a print copying the cache's records will not publish.  Called with
- * slab_trace_mutex held.
+ * For "reset": the users' prints of it go now (readers and files that
+ * printed keep theirs until they close), and a print copying the cache's
+ * records will not publish.  Called with slab_trace_mutex held.
  */
 void slab_trace_snapshot_drop_owner(u8 owner)
 {
@@ -348,8 +390,8 @@ void slab_trace_snapshot_drop_owner(u8 owner)
 
 	lockdep_assert_held(&slab_trace_mutex);
 	owner_purges[owner]++;
-	for (i = 0; i < SNAP_SESSIONS; i++)
-		if (sessions[i].snap && sessions[i].snap->owner == owner)
+	for (i = 0; i < SNAP_USERS; i++)
+		if (users[i].snap && users[i].snap->owner == owner)
 			slot_free(i);
 }
 
@@ -429,9 +471,13 @@ static int fill_one(const struct slab_trace_record *rec, void *snap)
 
 /**
  * slab_trace_print - take the snapshot that reading ctl shows next
+ * @own: the reader of the file that wrote the command, which keeps the
+ *	 print as its own (a file opened for reading and writing); NULL if
+ *	 none
  * @name: the cache, as the user names it
  * @opts: the view and the filters
  *
+ * The print is current's login user's latest (slab_trace_snapshot_publish()).
  * Called with slab_trace_mutex held; drops it while it copies the records.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
@@ -440,7 +486,8 @@ static int fill_one(const struct slab_trace_record *rec, void *snap)
  * -EINTR if the caller was killed, -EBUSY if the cache was reset while
  * its records were being copied.
  */
-int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
+int slab_trace_print(struct slab_trace_reader *own, const char *name,
+		     const struct slab_trace_print_opts *opts)
 {
 	struct slab_trace_snapshot *snap = NULL;
 	struct slabtrace_cache_ref ref;
@@ -515,7 +562,7 @@ int slab_trace_print(const char *name, const struct slab_trace_print_opts *opts)
 		slab_trace_snapshot_put(snap);
 		return ret;
 	}
-	slab_trace_snapshot_publish(snap);
+	slab_trace_snapshot_publish(snap, own);
 	return 0;
 
 put:
@@ -523,38 +570,41 @@ put:
 	return ret;
 }
 
-/*
- * Make @snap what the files show to current's session, taking over its
- * reference.  Called with slab_trace_mutex held.
+/**
+ * slab_trace_snapshot_publish - make a print what its login user reads
+ * @snap: the print; its reference is taken over
+ * @own: the reader of the file that wrote the print, which keeps it as
+ *	 its own; NULL if none (a file opened for writing only)
+ *
+ * The user's last print goes, or, with every slot taken, the one used
+ * least recently.  Called with slab_trace_mutex held.
  */
-void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap)
+void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
+				 struct slab_trace_reader *own)
 {
-	int i, slot = -1, oldest = -1;
+	int i, slot = user_slot();
 
 	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; i < SNAP_SESSIONS; i++) {
-		if (sessions[i].snap && !session_alive(i))
-			slot_free(i);
-		if (!sessions[i].snap) {
-			if (slot < 0)
-				slot = i;
-			continue;
-		}
-		if (sessions[i].sid == task_session(current)) {
-			slot_free(i);
+	for (i = 0; slot < 0 && i < SNAP_USERS; i++)
+		if (!users[i].snap)
 			slot = i;
-			break;
-		}
-		if (oldest < 0 ||
-		    sessions[i].snap->taken < sessions[oldest].snap->taken)
-			oldest = i;
-	}
 	if (slot < 0) {
-		slot = oldest;
-		slot_free(slot);
+		slot = 0;
+		for (i = 1; i < SNAP_USERS; i++)
+			if (time_before(users[i].used, users[slot].used))
+				slot = i;
 	}
-	sessions[slot].sid = get_pid(task_session(current));
-	sessions[slot].snap = snap;
+	if (users[slot].snap)
+		slot_free(slot);
+	if (own) {
+		if (own->own)
+			slab_trace_snapshot_put(own->own);
+		kref_get(&snap->kref);
+		own->own = snap;
+	}
+	users[slot].user = login_user();
+	users[slot].snap = snap;
+	users[slot].used = jiffies;
 	sweep_locked();
 }
 
@@ -569,8 +619,8 @@ void slab_trace_snapshot_exit(void)
 
 	lockdep_assert_held(&slab_trace_mutex);
 	sweep_off = true;
-	for (i = 0; i < SNAP_SESSIONS; i++)
-		if (sessions[i].snap)
+	for (i = 0; i < SNAP_USERS; i++)
+		if (users[i].snap)
 			slot_free(i);
 }
 

@@ -352,7 +352,7 @@ class Cli(unittest.TestCase):
         self.assertNotIn("\033", out)
 
     def test_dump_of_another_print_refused(self):
-        # What another print of the session would leave in ctl: dentry's
+        # What another print would leave in ctl: dentry's
         # dump, and kmalloc-64's without the filter asked for.
         self.fake.write("ctl", dump_of("dentry"))
         rc, out, err = self.fake.run("top", "-c", "kmalloc-64")

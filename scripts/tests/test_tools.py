@@ -404,7 +404,7 @@ class Report(unittest.TestCase):
                               "PID 1 sh:\nObj ", 1), "a stacks view"),
                 (DUMP + DUMP, "a second dump header"),
                 (DUMP + "garbage\n", "not a line of a per-object dump: 'garbage'"),
-                ("No snapshot in this session yet: print takes one.\n" + DUMP,
+                ("No snapshot yet for this login user: print takes one.\n" + DUMP,
                  "not a slabtrace dump (no 'Dumping outstanding allocs' line)")):
             tmp("st-report-test.txt", text)
             rc, out, err = report("--folded", self.path)

@@ -135,8 +135,6 @@ void prometheus_write(const char *path, const struct slabs *s);
 
 /* snapshot.c: what a print shows, ctl then the views of one snapshot. */
 enum { VIEW_CTL, VIEW_STACKS, VIEW_FOLDED, VIEW_FOLDED_BYTES, NVIEWS };
-extern int watchdog_fd;
-pid_t fork_piped(int p[2]);
 void snapshot(const char *cache, long older, int nviews, char **texts);
 
 /* output.c */

@@ -177,6 +177,27 @@ static noreturn void watchdog_main(const struct rec *r, int fd)
 	_exit(0);
 }
 
+/* The write end of the pipe to the watchdog; -1 if none. */
+static int watchdog_fd = -1;
+
+/*
+ * A child with a pipe (@p, close-on-exec) to talk over; its pid, 0 in the
+ * child.  What stdout and stderr hold is written first, not twice.
+ */
+static pid_t fork_piped(int p[2])
+{
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	return pid;
+}
+
 static void watchdog_start(struct rec *r)
 {
 	int p[2];

@@ -23,7 +23,7 @@ check "insmod leaky.ko" insmod $MODDIR/leaky.ko
 # the docs.
 cat $ST/ctl > /out/ctl-before-print.txt
 check "ctl before any print shows the state" \
-	grep -q '^No snapshot in this session yet: print takes one.$' /out/ctl-before-print.txt
+	grep -q '^No snapshot yet for this login user: print takes one.$' /out/ctl-before-print.txt
 
 # --- status with nothing traced.
 slabtrace status > /out/cli-status-idle.txt 2>&1

@@ -198,7 +198,7 @@ wait 2>/dev/null
 check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
 cat $ST/ctl > /tmp/ctl0
 check_eq "ctl before any print: no snapshot, the state" \
-	"No snapshot in this session yet: print takes one.
+	"No snapshot yet for this login user: print takes one.
 slabtrace: 0 caches traced or holding records, 0 records (limit $(sed -n 's/^records 0 limit //p' $ST/slab/stats)), probes detached" \
 	"$(head -n 2 /tmp/ctl0)"
 check "ctl before any print: what to do next" \

@@ -2,7 +2,8 @@
 # The probe path: a record of an object freed with no tracepoint, in a
 # stopped cache, goes when another cache reuses its address; the record
 # limit and the pool are commands, and their drops are counted; the stats
-# file; each session reads the snapshot it printed, and a reset frees it.
+# file; sessions read their login user's latest print, and a reset frees
+# it.
 # Frames in a module's __init text keep their names.  The alloc probes
 # cannot be traced by ftrace or kprobes.
 . /tests/lib.sh
@@ -98,7 +99,8 @@ check_eq "pool 64" ok "$(ctl_errno 'pool 64')"
 check "stats show the pool size" grep -q '^pool free [0-9]* per_cpu 64 allocated [0-9]*$' $ST/slab/stats
 check_eq "pool 4096" ok "$(ctl_errno 'pool 4096')"
 
-# --- Each session reads its own snapshot.
+# --- Sessions of one login user read its latest print (dumps.sh has the
+# rest of whose print a reader sees).
 st start kmalloc-64
 st start kmalloc-128
 rm -f /tmp/p1 /tmp/p2
@@ -108,13 +110,13 @@ read printed < /tmp/p1
 setsid sh -c "echo print kmalloc-128 > $ST/ctl && head -n 1 $ST/ctl > /tmp/s2"
 echo go > /tmp/p2
 wait
-check_eq "session 1 reads its print, not session 2's" "Dumping outstanding allocs from kmalloc-64" "$(cat /tmp/s1)"
+check_eq "session 1 reads the user's latest print, session 2's" "Dumping outstanding allocs from kmalloc-128" "$(cat /tmp/s1)"
 check_eq "session 2 reads its print" "Dumping outstanding allocs from kmalloc-128" "$(cat /tmp/s2)"
 st print kmalloc-64
 check "this session's print shows" grep -q '^Dumping outstanding allocs from kmalloc-64$' $ST/ctl
 st reset kmalloc-64
 check_eq "reset frees the snapshot: ctl says there is none" \
-	"No snapshot in this session yet: print takes one." "$(head -n 1 $ST/ctl)"
+	"No snapshot yet for this login user: print takes one." "$(head -n 1 $ST/ctl)"
 check "reset frees the snapshot: no object left to read" sh -c "! grep -q '^Obj ' $ST/ctl"
 st stop kmalloc-64
 st stop kmalloc-128

@@ -15,15 +15,10 @@
 # packages, and DKMS built, signed (with the key the README says to enrol)
 # and installed slabtrace for the running kernel; modprobe loaded that
 # module; growth ranks kmalloc-64 first; each record finds the
-# 3000 buffers of leaky_alloc_buf; the dump read after "print" lists them.
-#
-# Environment (kernel parameters, from test_realdeb.sh):
-#   realdeb_lockdown=1  then lock the kernel down (integrity, as Secure Boot
-#                       does) and run the same commands again, same checks
-#   realdeb_sessions=1  check the dump read after "print" (a dump printed
-#                       by one sudo and read by the next)
-# Both wait for issue 21's lockdown-proof interface and session-free dumps;
-# without them, what they would check is a SKIP line.
+# 3000 buffers of leaky_alloc_buf; the dump read after "print" (another
+# sudo, another session) lists them.  Then the kernel is locked down
+# (integrity, as Secure Boot does) and the same commands run again, with
+# the same checks.
 . /tests/lib.sh
 
 [ -e /etc/debian_version ] ||
@@ -33,8 +28,6 @@ PW=slabtrace
 H=/home/$U
 W=$H/.realdeb
 kv=$(uname -r)
-lockdown=${realdeb_lockdown:-0}
-sessions=${realdeb_sessions:-0}
 
 # --- The system as Debian made it.
 check "Debian's /etc/sudoers has 'Defaults use_pty'" \
@@ -155,11 +148,9 @@ stage() {
 			check_eq "$what finds leaky_alloc_buf's 3000 buffers" 3000 \
 				"$(awk '/ leaky_alloc_buf \[leaky\]/ && $2 ~ /^[0-9]+$/ { print $2; exit }' $W/out)" ;;
 		esac
-		if [ -n "$printed" ] && [ "$sessions" = 1 ]; then
+		if [ -n "$printed" ]; then
 			check_eq "$what: the dump print took lists leaky's 3000 buffers" 3000 \
 				"$(objs_from $W/out leaky_alloc_buf | wc -l)"
-		elif [ -n "$printed" ]; then
-			echo "SKIP: $T: $what: the dump of the print before (another sudo, another session): SLABTRACE_REALDEB_SESSIONS=1 checks it (issue 21, item 3); it shows: $(head -n 1 $W/out)"
 		fi
 		printed=
 		case $c in *"print "*) printed=1 ;; esac
@@ -170,15 +161,11 @@ stage open
 cp /var/lib/dkms/slabtrace/*/"$kv"/*/log/make.log /out/realdeb-dkms-make.log
 
 # --- Locked down, as under Secure Boot.
-if [ "$lockdown" = 1 ]; then
-	mount -t securityfs securityfs /sys/kernel/security
-	echo integrity > /sys/kernel/security/lockdown
-	check "the kernel is locked down (integrity)" \
-		grep -q '\[integrity\]' /sys/kernel/security/lockdown
-	check "an unsigned module is refused now" sh -c "! insmod $MODDIR/initleak.ko"
-	stage lockdown
-else
-	echo "SKIP: $T: the commands under lockdown=integrity: SLABTRACE_REALDEB_LOCKDOWN=1 runs them (issue 21, item 1)"
-fi
+mount -t securityfs securityfs /sys/kernel/security
+echo integrity > /sys/kernel/security/lockdown
+check "the kernel is locked down (integrity)" \
+	grep -q '\[integrity\]' /sys/kernel/security/lockdown
+check "an unsigned module is refused now" sh -c "! insmod $MODDIR/initleak.ko"
+stage lockdown
 dmesg > /out/realdeb-dmesg.txt
 finish
