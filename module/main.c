@@ -219,3 +219,4 @@ module_init(slabtrace_init);
 module_exit(slabtrace_exit);
 MODULE_DESCRIPTION("Trace outstanding slab allocations with their backtraces");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(SLABTRACE_VERSION);

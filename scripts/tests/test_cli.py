@@ -1077,7 +1077,7 @@ class Build(unittest.TestCase):
             for d in ("module", "include", "scripts", "kunit-tests"):
                 shutil.copytree(os.path.join(TOP, d), os.path.join(tree, d),
                                 ignore=shutil.ignore_patterns("tests", "guest", "bench"))
-            for f in ("Kbuild", "Makefile"):
+            for f in ("Kbuild", "Makefile", "dkms.conf"):
                 shutil.copy(os.path.join(TOP, f), tree)
             with open(os.path.join(tree, "warn.h"), "w") as f:
                 f.write('#warning "a warning of a newer compiler"\n')

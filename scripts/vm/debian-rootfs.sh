@@ -17,7 +17,8 @@
 #            test (scripts/tests/test_realdeb.sh): Debian's sudo with its
 #            default /etc/sudoers, the user alice (password "slabtrace")
 #            in group sudo, dkms, gcc, make and openssl, what the
-#            slabtrace-tools package depends on (python3, libbabeltrace2),
+#            slabtrace-tools package depends on (python3, libbabeltrace2,
+#            libprotobuf-c),
 #            and the kernel's image and headers packages installed by apt
 #            from bookworm-security, as "apt install
 #            linux-headers-$(uname -r)" does.  The image's modules are
@@ -44,7 +45,7 @@ case $profile in
 peers)
 	pkgs=bpftrace,bpfcc-tools,libbpf-tools,strace,linux-perf,trace-cmd,busybox-static,coreutils,procps,python3 ;;
 realdeb)
-	pkgs=sudo,dkms,gcc,make,openssl,kmod,initramfs-tools,python3,libbabeltrace2-0,procps ;;
+	pkgs=sudo,dkms,gcc,make,openssl,kmod,initramfs-tools,python3,libbabeltrace2-0,libprotobuf-c1,procps ;;
 *)
 	echo "debian-rootfs: unknown profile '$profile' (peers or realdeb)" >&2
 	exit 1 ;;

@@ -33,12 +33,22 @@ check "status with nothing traced says so" \
 check "status with nothing traced: what to do" \
 	grep -q '^next: slabtrace growth finds a growing cache' /out/cli-status-idle.txt
 
+# --pprof: not in a build without protobuf-c (the arm64 guests').
+if slabtrace record --help | grep -q 'not in this build'; then
+	pprof() { :; }
+	skip_checks "--pprof: this build of slabtrace has none"
+else
+	pprof() { printf '%s\n' --pprof "$1"; }
+fi
+
 # --- record around a command that leaks 20 buffers and 5 orphans.
-slabtrace record -c kmalloc-64 -o /tmp/rec -s 1 --pprof /out/cli-record.pb.gz -- \
+# shellcheck disable=SC2046
+slabtrace record -c kmalloc-64 -o /tmp/rec -s 1 $(pprof /out/cli-record.pb.gz) -- \
 	sh -c "echo bufs 20 > $LEAKY; echo orphans 5 > $LEAKY" > /out/cli-record.txt 2>&1
 check "record exits 0" test $? -eq 0
 cp /tmp/rec/kmalloc-64.dump /out/cli-record.dump
-check "record --pprof wrote a gzip file" sh -c "gzip -t /out/cli-record.pb.gz"
+[ -z "$(pprof x)" ] ||
+	check "record --pprof wrote a gzip file" sh -c "gzip -t /out/cli-record.pb.gz"
 check_eq "record's top stack is leaky's 20 buffers" \
 	"20 1280 leaky_alloc_buf [leaky] < keep [leaky] < ctl_write [leaky]" \
 	"$(awk '$1 == 1 && $2 ~ /^[0-9]+$/ { print $2, $3, substr($0, index($0, "leaky_alloc_buf")); exit }' /out/cli-record.txt)"
@@ -168,9 +178,10 @@ check "growth --prometheus left no temporary file" \
 slabtrace reset kmalloc-64
 echo free > $LEAKY
 for c in before after; do
-	slabtrace report --module leaky --pprof /out/cli-$c.pb.gz /out/cli-$c.dump \
+	# shellcheck disable=SC2046
+	slabtrace report --module leaky $(pprof /out/cli-$c.pb.gz) /out/cli-$c.dump \
 		> /out/cli-$c.txt 2>&1
-	check "report --pprof of the $c dump exits 0" test $? -eq 0
+	check "report of the $c dump exits 0" test $? -eq 0
 done
 check "before: leaky's 4 buffers" grep -Eq '^ +1 +4 +256 .* leaky_alloc_buf \[leaky\]' /out/cli-before.txt
 check "after: the 4 buffers" grep -Eq '^ +[12] +4 +256 .* leaky_alloc_buf \[leaky\]' /out/cli-after.txt

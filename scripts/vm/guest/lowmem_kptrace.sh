@@ -45,8 +45,10 @@ check "syscall stop" st syscall stop
 a2=$(avail)
 echo "queue of ${kb} KiB x $cpus: available $a0 KiB, $a1 tracing, $a2 stopped" >> /out/lowmem_kptrace.txt
 check_eq "stopped with nothing queued, the queue is freed" 0 "$(allocated)"
+# MemAvailable moves by a few MiB on its own (page cache, slab): the
+# stop must give back at least half of what the start took.
 check "its memory is available again ($a0 KiB, $a1 KiB tracing, $a2 KiB stopped)" \
-	test "$a2" -ge $((a0 - 8192))
+	test $((a2 - a1)) -ge $(((a0 - a1) / 2))
 check "kptrace is off" grep -q '^kptrace: off$' $ST/status
 
 dmesg > /tmp/dmesg
