@@ -698,6 +698,27 @@ class Record(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(self.out, "kmalloc-64.dump")))
             os.unlink(os.path.join(self.out, "kmalloc-64.dump"))
 
+    def test_sigterm_as_the_command_starts_is_not_lost(self):
+        """SIGTERM sent the moment record has started its trace, before or
+        while COMMAND is forked: record never waits the command's 30 s out."""
+        for _ in range(20):
+            n = len(self.fake.commands())
+            rec = self.fake.popen("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+                                  "--", "sleep", "30")
+            self.fake.wait_for(lambda: "start kmalloc-64" in self.fake.commands()[n:],
+                               "start", secs=10)
+            rec.send_signal(signal.SIGTERM)
+            try:
+                rec.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                rec.kill()
+                rec.communicate()
+                self.fail("SIGTERM lost: record still waits for sleep 30")
+            out, err = rec.communicate()
+            self.assertEqual(rec.returncode, 128 + signal.SIGTERM, err)
+            self.assertEqual(self.fake.commands()[-3:],
+                             ["stop kmalloc-64", "print kmalloc-64", "reset kmalloc-64"])
+
     def test_sigkill_the_watchdog_cleans_up(self):
         for keep in (False, True):
             rc, out, err, secs = self.signalled(signal.SIGKILL, keep)

@@ -106,7 +106,7 @@ extern atomic_int nsignals, signal_from_tty, last_signal;
 double now(void);
 bool sleep_secs(double s);
 void catch_signals(void);
-int run_command(char **argv);
+int run_command(char **argv, int since);
 
 /* growth.c */
 struct slab {

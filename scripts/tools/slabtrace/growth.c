@@ -173,7 +173,7 @@ double growth_sample(struct slabs *s, char **cmd, int rounds,
 	if (prometheus)
 		prometheus_write(prometheus, s);
 	if (cmd) {
-		run_command(cmd);
+		run_command(cmd, nsignals);
 		slab_sample(s, false);
 		if (prometheus)
 			prometheus_write(prometheus, s);

@@ -369,7 +369,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		       "a shared cache was traced before: it is not stopped or reset here",
 		       "and its dump holds what it held before too");
 	if (!nsignals)
-		rc = run_command(argv);
+		rc = run_command(argv, 0);
 	else
 		note("record: signal %d came before %s started: not run", (int)last_signal,
 		     argv[0]);

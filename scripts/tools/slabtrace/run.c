@@ -42,20 +42,36 @@ bool sleep_secs(double s)
 /* Whether a signal came from the terminal (^C, a hang-up): COMMAND got it too. */
 atomic_int signal_from_tty, last_signal;
 
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
 /*
  * Run @argv and wait for it; its exit status, or 128 + the signal that
- * killed it.  A signal record took meanwhile (nsignals) is passed on to it,
- * SIGINT as SIGINT and the others as SIGTERM, unless it came from the
- * terminal, which sent it to COMMAND as well; a second one kills it.
+ * killed it.  A signal record took after the @since it had seen is passed
+ * on to it, SIGINT as SIGINT and the others as SIGTERM, unless it came
+ * from the terminal, which sent it to COMMAND as well; a second one kills
+ * it.  The signals are held from before the fork to each sigsuspend(), so
+ * that one coming while COMMAND starts is not missed.
  */
-int run_command(char **argv)
+int run_command(char **argv, int since)
 {
-	int first = nsignals, seen = nsignals;
+	struct sigaction child = { .sa_handler = on_child }, old_child;
+	int first = since, seen = since;
+	sigset_t hold, old;
 	int status;
-	pid_t pid;
+	pid_t pid, r;
 
 	fflush(stdout);
 	fflush(stderr);
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGHUP);
+	sigaddset(&hold, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &hold, &old);
+	sigaction(SIGCHLD, &child, &old_child);
 	pid = fork();
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
@@ -64,22 +80,28 @@ int run_command(char **argv)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		sigaction(SIGCHLD, &old_child, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: cannot run %s: %s\n", prog_name, argv[0],
 			strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
+	while ((r = waitpid(pid, &status, WNOHANG)) != pid) {
+		if (r < 0 && errno != EINTR)
 			die("waitpid: %s", strerror(errno));
-		if (nsignals == seen)
+		if (nsignals == seen) {
+			sigsuspend(&old);
 			continue;
+		}
 		if (nsignals - first > 1)
 			kill(pid, SIGKILL);
 		else if (!signal_from_tty)
 			kill(pid, last_signal == SIGINT ? SIGINT : SIGTERM);
 		seen = nsignals;
 	}
+	sigaction(SIGCHLD, &old_child, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (WIFSIGNALED(status)) {
 		note("%s was killed by signal %d", argv[0], WTERMSIG(status));
 		return 128 + WTERMSIG(status);
