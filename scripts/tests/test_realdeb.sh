@@ -43,7 +43,7 @@ for k in $kvers; do
 		continue
 	fi
 	set --
-	for f in README.md build/deb/slabtrace-dkms_*.deb build/deb/slabtrace-tools_*.deb; do
+	for f in build/deb/slabtrace-dkms_*.deb build/deb/slabtrace-tools_*.deb; do
 		set -- "$@" -a "$f"
 	done
 	rm -rf "build/$k/realdeb-out"

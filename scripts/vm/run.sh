@@ -126,6 +126,9 @@ if [ -z "$rootfs" ]; then
 fi
 cp "$top/scripts/vm/guest/init" "$root/init"
 cp "$top"/scripts/vm/guest/*.sh "$root/tests/"
+# The guides' shell examples, for the guest tests examples and realdeb.
+"$top/scripts/doc-examples.py" > "$root/tests/doc-examples.txt" ||
+	echo "vm $kver: scripts/doc-examples.py failed: no examples for the guest" >&2
 chmod 755 "$root/init"
 for ko in "$bdir"/*.ko; do
 	[ -e "$ko" ] && cp "$ko" "$mods/"
