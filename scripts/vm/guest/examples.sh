@@ -32,16 +32,17 @@ rmmod slabtrace 2> /dev/null
 rmmod leaky 2> /dev/null
 check "insmod leaky.ko (the examples' leaking module)" insmod $MODDIR/leaky.ko
 
-# The commands, each between markers, in one shell of their own.
+# The commands, each between markers, in one shell of their own (its
+# variables are named ex_*, out of the examples' way).
 tab=$(printf '\t')
 cat > $W/run.sh <<EOF
 cd $W || exit 1
 PATH=$W/bin:\$PATH
-while IFS='$tab' read -r kind loc block sect note c <&3; do
-	[ "\$kind" = run ] || continue
-	echo "EX-BEGIN \$block \$loc"
-	eval "\$c"
-	echo "EX-END \$block \$loc rc=\$?"
+while IFS='$tab' read -r ex_kind ex_loc ex_block ex_sect ex_note ex_cmd <&3; do
+	[ "\$ex_kind" = run ] || continue
+	echo "EX-BEGIN \$ex_block \$ex_loc"
+	eval "\$ex_cmd"
+	echo "EX-END \$ex_block \$ex_loc rc=\$?"
 done 3< $EX
 EOF
 sh $W/run.sh < /dev/null > /out/examples.log 2>&1
@@ -52,7 +53,7 @@ out() {
 		$1 == "EX-END" { on = 0; next } on' /out/examples.log
 }
 
-while IFS="$tab" read -r kind loc block sect note c; do
+while IFS="$tab" read -r kind loc block _ note c; do
 	what="$loc '$(echo "${c%%  #*}" | sed 's/[[:space:]]*$//')'"
 	case $kind in
 	skip)
