@@ -74,4 +74,5 @@ done < $EX
 rmmod slabtrace
 rmmod leaky
 rm -f /lib/modules/$kv/updates/slabtrace.ko
+depmod
 finish
