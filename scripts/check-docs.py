@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Parse every Documentation/*.rst with docutils and fail on any warning or
-# error, Sphinx's own directives (toctree) aside.  The last line is
-# "docs: N passed, N failed", one check per page.
+# error, Sphinx's own directives (toctree) aside; then read the guides'
+# shell examples as the VM test "examples" will (scripts/doc-examples.py:
+# a block with no command, a marker that applies to nothing, an "expect"
+# that the output shown does not match).  The last line is "docs: N
+# passed, N failed", one check per page and one for the examples.
 import glob
 import io
 import os
+import subprocess
 import sys
 
 import docutils.core
@@ -37,5 +41,13 @@ for page in sorted(glob.glob(os.path.join(top, "Documentation", "*.rst"))):
         nfail += 1
     else:
         npass += 1
+ex = subprocess.run([os.path.join(top, "scripts", "doc-examples.py")],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+if ex.returncode:
+    print(ex.stderr, end="")
+    print("FAIL: docs: the guides' examples (scripts/doc-examples.py)")
+    nfail += 1
+else:
+    npass += 1
 print("docs: %d passed, %d failed" % (npass, nfail))
 sys.exit(1 if nfail else 0)

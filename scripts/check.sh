@@ -8,7 +8,8 @@
 # gcc-built kernels, dkms add/build with private trees, the build's
 # refusal of kernels without what slabtrace needs, the VM runner's splat
 # patterns, the debug kernel's refusal of a fragment the .config does not
-# follow, make sign, make deb and the one version, checkpatch, the docs,
+# follow, make sign, make deb and the one version, checkpatch, the docs
+# (and the reader of their shell examples, on made-up guides),
 # the KUnit suites on UML, the VM suites (every guest test) on 6.1, 6.12,
 # 6.12-rt, 6.1-rt and 6.12-arm64, core and load on 6.1-arm64, print in a
 # 256 MiB guest, the streams' race and lockdown (6.12, 6.12-rt, 6.1, with
@@ -125,6 +126,7 @@ step "sign" scripts/tests/test_sign.sh
 step "deb" scripts/tests/test_deb.sh
 step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
+step "doc-examples" scripts/tests/test_doc_examples.py
 step "kunit" scripts/kunit.sh
 tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)

@@ -22,6 +22,7 @@ mkdir -p build
 kvers=${*:-6.12}
 T=realdeb
 . scripts/tests/lib.sh
+scripts/deps.sh || { fail "scripts/deps.sh"; result; exit; }
 
 if ! scripts/deb.sh > build/realdeb-deb.log 2>&1; then
 	cat build/realdeb-deb.log
@@ -42,7 +43,7 @@ for k in $kvers; do
 		continue
 	fi
 	set --
-	for f in README.md build/deb/slabtrace-dkms_*.deb build/deb/slabtrace-tools_*.deb; do
+	for f in build/deb/slabtrace-dkms_*.deb build/deb/slabtrace-tools_*.deb; do
 		set -- "$@" -a "$f"
 	done
 	rm -rf "build/$k/realdeb-out"

@@ -5,7 +5,7 @@
     slabtrace-flamegraph [--title TITLE] [--weight bytes|objects] [--width PX]
                          [--minwidth PX] [FILE] > leaks.svg
 
-(scripts/flamegraph.py, installed as slabtrace-flamegraph by make
+(scripts/tools/flamegraph.py, installed as slabtrace-flamegraph by make
 install-tools.)  FILE (or standard input) holds folded stacks, one per
 line, root frame first: "frame;frame;...;frame COUNT", as slabtrace's
 folded (objects) and folded_bytes (bytes) files give them, or FlameGraph's

@@ -9,9 +9,11 @@
 #
 # KVER is 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64, 6.12-arm64 or 6.12-debug; the modules
 # must already be built in build/KVER/ (make KVER=... test-modules).  Each
-# TEST is scripts/vm/guest/TEST.sh.  Files the guest leaves in /out are copied
-# (tar over the second serial port; on arm64 a virtio serial port, since
-# QEMU's virt machine has one UART) to OUTDIR.  -k keeps the console log in OUTDIR
+# TEST is scripts/vm/guest/TEST.sh; the guides' shell examples
+# (scripts/doc-examples.py) are in the guest's /tests/doc-examples.txt.
+# Files the guest leaves in /out are copied (tar over the second serial
+# port; on arm64 a virtio serial port, since QEMU's virt machine has one
+# UART) to OUTDIR.  -k keeps the console log in OUTDIR
 # even on success.  -a FILE puts FILE in the guest's /lib/slabtrace too.
 #
 # -r ROOTFS boots a Debian root file system (an uncompressed cpio archive
@@ -126,6 +128,9 @@ if [ -z "$rootfs" ]; then
 fi
 cp "$top/scripts/vm/guest/init" "$root/init"
 cp "$top"/scripts/vm/guest/*.sh "$root/tests/"
+# The guides' shell examples, for the guest tests examples and realdeb.
+"$top/scripts/doc-examples.py" > "$root/tests/doc-examples.txt" ||
+	echo "vm $kver: scripts/doc-examples.py failed: no examples for the guest" >&2
 chmod 755 "$root/init"
 for ko in "$bdir"/*.ko; do
 	[ -e "$ko" ] && cp "$ko" "$mods/"

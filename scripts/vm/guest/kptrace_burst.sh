@@ -3,14 +3,14 @@
 # every process; kpt_burst (scripts/vm/guest/kpt_burst.c) releases 100
 # waiting children, SCHED_FIFO on CPU 0 with RT throttling off, which each
 # make one call and stay alive until all have.  Each takes an in-flight
-# entry at that call, and the entries' table starts at 64 buckets: past
-# 100 % load an insert must not grow the table from the hook (rhashtable's
-# rehash allocates, GFP_ATOMIC), and the deferred grow it queued cannot
-# run on CPU 0 before the burst ends.  On the debug kernel (PREEMPT_RT,
-# DEBUG_ATOMIC_SLEEP) such an allocation is "BUG: sleeping function called
-# from invalid context" in the console, whatever the contention, and the
-# runner fails the run; on Debian's kernels it goes unseen.  The test
-# checks that the burst ran as meant: 100 children, each traced.
+# entry at that call, in the hook, which must not allocate for it (an
+# rhashtable would, GFP_ATOMIC, when an insert finds it full and its
+# deferred grow cannot run on CPU 0 before the burst ends).  On the debug
+# kernel (PREEMPT_RT, DEBUG_ATOMIC_SLEEP) such an allocation is "BUG:
+# sleeping function called from invalid context" in the console, whatever
+# the contention, and the runner fails the run; on Debian's kernels it
+# goes unseen.  The test checks that the burst ran as meant: 100
+# children, each traced.
 . /tests/lib.sh
 
 N=100

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # slabtrace as a Debian user installs and uses it, on the Debian system of
 # scripts/vm/debian-rootfs.sh realdeb (scripts/tests/test_realdeb.sh boots it
-# with make deb's packages, README.md and leaky.ko in /lib/slabtrace; the
+# with make deb's packages and leaky.ko in /lib/slabtrace; the
 # busybox VMs do not run this test).
 #
-# The commands are README.md's: the fenced blocks of "On a real machine"
-# up to its first subsection, read here, so that the README cannot drift
-# from what works.  They run as alice (group sudo, with a password; Debian's
-# /etc/sudoers, whose "Defaults use_pty" makes each sudo a session of its
+# The commands are README.md's: the examples of its section "On a real
+# machine" (its fenced blocks before the first subsection), as
+# scripts/doc-examples.py reads them for every VM, so that the README
+# cannot drift from what works.  They run as alice (group sudo, with a
+# password; Debian's /etc/sudoers, whose "Defaults use_pty" makes each sudo a session of its
 # own) in a terminal (script(1)), one after the other in one shell, in the
 # directory holding the two packages; ./my-test is the workload: leaky
 # keeps 3000 more kmalloc(50) buffers (through its module parameter, which
@@ -42,22 +43,21 @@ check_eq "slabtrace is not installed yet" "modinfo: ERROR: Module slabtrace not 
 	"$(modinfo -n slabtrace 2>&1)"
 check "insmod leaky.ko (the workload's module)" insmod $MODDIR/leaky.ko
 
-# --- README.md's commands, a line each (continuations joined).
-readme=$MODDIR/README.md
+# --- README.md's commands, a line each: the examples of its section "On
+# a real machine" (scripts/doc-examples.py, which scripts/vm/run.sh ran),
+# those the busybox VMs skip included.
+EX=/tests/doc-examples.txt
 mkdir -p $W
-awk '/^## On a real machine$/ { on = 1; next }
-	on && !fence && /^#/ { exit }
-	on && /^```/ { fence = !fence; next }
-	on && fence' $readme |
-	awk '{ $0 = cont $0; cont = "" } sub(/\\$/, "") { cont = $0; next } { print }' |
-	grep -v '^[[:space:]]*\(#.*\)\{0,1\}$' > $W/commands
+awk -F '\t' '$2 ~ /^README\.md:/ && $4 == "On a real machine" &&
+	($1 == "run" || $1 == "skip") { print $6 }' $EX > $W/commands
 cp $W/commands /out/realdeb-commands.txt
 check "README.md's 'On a real machine' has commands" test -s $W/commands
 for want in "apt install ./" "modprobe slabtrace" "slabtrace growth" \
 	"slabtrace record" "print "; do
 	check "README.md's commands include '$want'" grep -qF "$want" $W/commands
 done
-mok=$(sed -n 's/.*mokutil --import \([^ `]*\).*/\1/p' $readme | head -n 1)
+mok=$(awk -F '\t' '$2 ~ /^README\.md:/ { print $6 }' $EX |
+	sed -n 's/.*mokutil --import \([^ ]*\).*/\1/p' | head -n 1)
 check "README.md says which certificate to enrol (mokutil --import)" test -n "$mok"
 
 # The work: the packages, the workload, the runner.
