@@ -170,8 +170,7 @@ echo 0 > $K/enable
 storm=$!
 kmemtrace-record -o /tmp/rm > /tmp/rec4.txt 2>&1 &
 rec=$!
-recording() { [ "$(head -n 1 $K/events)" -gt 0 ]; }
-check "the recording started" until_true 30 recording
+check "the recording started" until_true 30 stream_recording $K
 sleep 1
 check "rmmod slabtrace is refused while recording" sh -c "! rmmod slabtrace 2>/dev/null"
 kill $storm $rec 2>/dev/null

@@ -140,8 +140,7 @@ kpt_probe -b > /dev/null &
 busy=$!
 kmemtrace-record -s -o /tmp/rm > /tmp/r4.out 2>&1 &
 rec=$!
-recording() { [ "$(head -n 1 $K/events)" -gt 0 ]; }
-check "the recording started" until_true 30 recording
+check "the recording started" until_true 30 stream_recording $K
 sleep 1
 check "rmmod slabtrace is refused while recording" sh -c "! rmmod slabtrace 2>/dev/null"
 kill $rec

@@ -119,3 +119,14 @@ outstanding() { sed -n 's/^traced [0-9.]*s, \([0-9]*\) outstanding.*/\1/p' "$1";
 
 # nobjs FILE: the number of objects the dump lists.
 nobjs() { grep -c '^Obj ' "$1"; }
+
+# stream_recording DIR: a recorder has started the binary stream in DIR
+# (kmemtrace's or kptrace's ctf/: its enable says 1, which the recorder
+# writes after it pinned the module) and events are counted.  Not the
+# events alone: a trace stopped before leaves its count.
+stream_recording() {
+	case "$(cat "$1/enable")" in
+	1*) [ "$(head -n 1 "$1/events")" -gt 0 ] ;;
+	*) false ;;
+	esac
+}
