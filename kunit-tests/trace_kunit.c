@@ -11,7 +11,11 @@
  * record an alloc probe inserts while "stop" detaches them still has its
  * free seen; a print whose cache is reset while it copies publishes
  * nothing; and a cache destroyed while traced is dropped without its
- * address being able to match a new cache.
+ * address being able to match a new cache.  Each record has the
+ * allocation's GFP flags and its memory's node.  "kmalloc-large" holds
+ * exactly the kmalloc() objects the page allocator serves, of either path
+ * (a size known at compile time or not), "percpu" the alloc_percpu()
+ * ones, and their frees drop them.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -19,6 +23,7 @@
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -49,6 +54,35 @@ static noinline void *alloc_obj(gfp_t gfp)
 static noinline void *kmalloc_50(void)
 {
 	void *p = kmalloc(50, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* Past the biggest kmalloc cache: the page allocator's. */
+#define LARGE_SIZE	(KMALLOC_MAX_CACHE_SIZE * 2)
+/* Seen by the compiler as unknown: __kmalloc(), not kmalloc_large(). */
+static size_t large_var_size = KMALLOC_MAX_CACHE_SIZE + 1;
+
+static noinline void *kmalloc_large_const(void)
+{
+	void *p = kmalloc(LARGE_SIZE, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static noinline void *kmalloc_large_var(void)
+{
+	void *p = kmalloc(READ_ONCE(large_var_size), GFP_KERNEL | __GFP_ZERO);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static noinline u64 __percpu *alloc_percpu_u64(void)
+{
+	u64 __percpu *p = alloc_percpu(u64);
 
 	OPTIMIZER_HIDE_VAR(p);
 	return p;
@@ -172,6 +206,8 @@ static void slabtrace_trace_kmalloc(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, 50);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_50));
+	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, rec->node, page_to_nid(virt_to_page(p)));
 	slab_trace_snapshot_put(snap);
 
 	kfree(p);
@@ -188,6 +224,80 @@ static void slabtrace_trace_kmalloc(struct kunit *test)
 	kfree(p);
 	st_cmd("stop kmalloc-128\n");
 	st_cmd("reset kmalloc-128\n");
+}
+
+/*
+ * kmalloc-large: both ways to a page allocator kmalloc() are recorded
+ * once each (v6.12 fires the tracepoint twice for the second), with the
+ * pages they take, and kfree() drops them.
+ */
+static void slabtrace_trace_kmalloc_large(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
+	void *c, *v;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large\n"), 0);
+	c = kmalloc_large_const();
+	v = kmalloc_large_var();
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	snap = st_print(test, "kmalloc-large");
+	KUNIT_EXPECT_EQ(test, snap->kind, SLAB_TRACE_KIND_LARGE);
+	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
+	rec = st_find(snap, c);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, LARGE_SIZE);
+	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+			LARGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_large_const));
+	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, rec->node, page_to_nid(virt_to_page(c)));
+	rec = st_find(snap, v);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, large_var_size);
+	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+			PAGE_SIZE << get_order(large_var_size));
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_large_var));
+	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)(GFP_KERNEL | __GFP_ZERO));
+	slab_trace_snapshot_put(snap);
+
+	kfree(c);
+	kfree(v);
+	snap = st_print(test, "kmalloc-large");
+	KUNIT_EXPECT_NULL(test, st_find(snap, c));
+	KUNIT_EXPECT_NULL(test, st_find(snap, v));
+	slab_trace_snapshot_put(snap);
+}
+
+/* percpu: alloc_percpu() is recorded, on no node; free_percpu() drops it. */
+static void slabtrace_trace_percpu(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
+	u64 __percpu *p;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start percpu\n"), 0);
+	p = alloc_percpu_u64();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	snap = st_print(test, "percpu");
+	rec = st_find(snap, (__force const void *)p);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, sizeof(u64));
+	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+			sizeof(u64) * num_possible_cpus());
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_percpu_u64));
+	KUNIT_EXPECT_EQ(test, rec->node, NUMA_NO_NODE);
+	slab_trace_snapshot_put(snap);
+
+	free_percpu(p);
+	snap = st_print(test, "percpu");
+	KUNIT_EXPECT_NULL(test, st_find(snap, (__force const void *)p));
+	slab_trace_snapshot_put(snap);
+	/* Stopped and reset, it is gone, and so are its probes. */
+	KUNIT_EXPECT_EQ(test, st_cmd("stop percpu\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset percpu\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("print percpu\n"), -ENODATA);
 }
 
 struct irq_alloc {
@@ -688,6 +798,10 @@ static void slabtrace_trace_exit(struct kunit *test)
 	st_cmd("reset kmalloc-64\n");
 	st_cmd("stop kmalloc-128\n");
 	st_cmd("reset kmalloc-128\n");
+	st_cmd("stop kmalloc-large\n");
+	st_cmd("reset kmalloc-large\n");
+	st_cmd("stop percpu\n");
+	st_cmd("reset percpu\n");
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 	st_expect_lockdep_clean(test);
 }
@@ -698,6 +812,8 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_stop_then_free),
 	KUNIT_CASE(slabtrace_trace_reset),
 	KUNIT_CASE(slabtrace_trace_kmalloc),
+	KUNIT_CASE(slabtrace_trace_kmalloc_large),
+	KUNIT_CASE(slabtrace_trace_percpu),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),
 	KUNIT_CASE(slabtrace_trace_filters),

@@ -38,6 +38,48 @@
 
 struct slab_trace_set __rcu *slab_trace_active;
 static DECLARE_BITMAP(owner_ids, SLAB_TRACE_MAX_OWNERS);
+const char slab_trace_pseudo[SLAB_TRACE_KINDS];
+
+/*
+ * The names of what the kmem tracepoints see with no cache behind it, in
+ * the kernel's words: kmalloc_large() (v6.1; __kmalloc_large_noprof() in
+ * v6.12) and free_large_kmalloc() serve a kmalloc() bigger than the
+ * biggest kmalloc cache from the page allocator; alloc_percpu() and
+ * free_percpu() fire the percpu tracepoints.  No slab cache has either
+ * name (a kmalloc cache's ends in its size).
+ */
+static const char *const pseudo_names[SLAB_TRACE_KINDS] = {
+	[SLAB_TRACE_KIND_LARGE] = "kmalloc-large",
+	[SLAB_TRACE_KIND_PERCPU] = "percpu",
+};
+
+/**
+ * slab_trace_resolve - what a name a command gives stands for
+ * @cmd: the command asking, for the log
+ * @name: a cache name, or "kmalloc-large" or "percpu"
+ * @ref: filled in as slabtrace_cache_resolve() does; for the two names
+ *	 that are no cache, with slab_trace_pseudo_cache() of their kind and
+ *	 no kobject
+ * @kind: set to what @name stands for (enum slab_trace_kind)
+ *
+ * Return: 0, or the error of slabtrace_cache_resolve(), said in the log.
+ */
+int slab_trace_resolve(const char *cmd, const char *name,
+		       struct slabtrace_cache_ref *ref, u8 *kind)
+{
+	unsigned int k;
+
+	for (k = SLAB_TRACE_KIND_LARGE; k < SLAB_TRACE_KINDS; k++) {
+		if (strcmp(name, pseudo_names[k]))
+			continue;
+		memset(ref, 0, sizeof(*ref));
+		ref->cache = slab_trace_pseudo_cache(k);
+		*kind = k;
+		return 0;
+	}
+	*kind = SLAB_TRACE_KIND_CACHE;
+	return slabtrace_cache_resolve(cmd, name, ref);
+}
 
 const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
 	[SLAB_TRACE_DROP_POOL] = "pool empty",
@@ -156,7 +198,7 @@ static void traced_free(struct slab_trace_traced *tr)
 
 /* Takes over the reference in @ref. */
 static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
-					    const char *name)
+					    u8 kind, const char *name)
 {
 	struct slab_trace_traced *tr;
 	unsigned long id;
@@ -172,7 +214,9 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	tr->id = id;
 	tr->ref = *ref;
 	strscpy(tr->name, name, sizeof(tr->name));
-	tr->object_size = kmem_cache_size(ref->cache);
+	tr->kind = kind;
+	if (kind == SLAB_TRACE_KIND_CACHE)
+		tr->object_size = kmem_cache_size(ref->cache);
 	tr->started = ktime_get_mono_fast_ns();
 	tr->epoch = tr->started;
 	tr->tracing = true;
@@ -210,10 +254,11 @@ struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
 						 struct slabtrace_cache_ref *ref)
 {
 	struct slab_trace_traced *tr;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve(cmd, name, ref);
+	ret = slab_trace_resolve(cmd, name, ref, &kind);
 	if (ret)
 		return ERR_PTR(ret);
 	tr = find_cache(ref->cache);
@@ -250,10 +295,11 @@ int slab_trace_start(const char *name)
 {
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve("start", name, &ref);
+	ret = slab_trace_resolve("start", name, &ref, &kind);
 	if (ret)
 		return ret;
 	slab_trace_stack_prime();
@@ -292,7 +338,7 @@ int slab_trace_start(const char *name)
 		ret = -ENOSPC;
 		goto put;
 	}
-	tr = traced_new(&ref, name);
+	tr = traced_new(&ref, kind, name);
 	if (!tr) {
 		ret = -ENOMEM;
 		goto put;
@@ -338,10 +384,11 @@ int slab_trace_stop(const char *name)
 {
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve("stop", name, &ref);
+	ret = slab_trace_resolve("stop", name, &ref, &kind);
 	if (ret)
 		return ret;
 	tr = find_cache(ref.cache);
@@ -368,10 +415,11 @@ int slab_trace_reset(const char *name)
 {
 	struct slab_trace_traced *tr, *fresh = NULL;
 	struct slabtrace_cache_ref ref;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve("reset", name, &ref);
+	ret = slab_trace_resolve("reset", name, &ref, &kind);
 	if (ret)
 		return ret;
 	tr = find_cache(ref.cache);
@@ -381,7 +429,7 @@ int slab_trace_reset(const char *name)
 		return 0;
 	}
 	if (tr->tracing) {
-		fresh = traced_new(&ref, tr->name);
+		fresh = traced_new(&ref, kind, tr->name);
 		if (!fresh) {
 			slabtrace_cache_put(&ref);
 			return -ENOMEM;
