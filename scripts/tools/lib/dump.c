@@ -77,6 +77,8 @@ static struct context *context_get(struct group *g, const char *who, long pid)
 /* One object of the dump, while its frames are read. */
 struct object {
 	long bytes, requested, age;
+	long node;		/* -1: none said */
+	char gfp[128];		/* "" if none said */
 	char who[300];
 	char syscall[64];
 	char **frames;
@@ -89,6 +91,23 @@ static bool frame_in_module(const char *frame, const char *mod)
 	size_t n = strlen(mod);
 
 	return b && !strncmp(b + 1, mod, n) && b[1 + n] == ']';
+}
+
+/* Note @o's GFP flags and node in @g's lists, if new and there is room. */
+static void group_note(struct group *g, const struct object *o)
+{
+	int i;
+
+	for (i = 0; o->gfp[0] && i < g->ngfp; i++)
+		if (!strcmp(g->gfp[i], o->gfp))
+			break;
+	if (o->gfp[0] && i == g->ngfp && g->ngfp < GROUP_GFPS)
+		snprintf(g->gfp[g->ngfp++], sizeof(g->gfp[0]), "%s", o->gfp);
+	for (i = 0; o->node >= 0 && i < g->nnode; i++)
+		if (g->node[i] == o->node)
+			break;
+	if (o->node >= 0 && i == g->nnode && g->nnode < GROUP_NODES)
+		g->node[g->nnode++] = o->node;
 }
 
 static void object_add(struct dump *d, struct object *o,
@@ -139,6 +158,7 @@ static void object_add(struct dump *d, struct object *o,
 		g->age_min = o->age;
 	if (o->age > g->age_max)
 		g->age_max = o->age;
+	group_note(g, o);
 	c = context_get(g, o->who, pid);
 	c->objects++;
 	c->bytes += o->bytes;
@@ -263,6 +283,12 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 			}
 			p = strstr(line, ", age ");
 			o.age = p ? secs_to_ms(p + 6) : 0;
+			p = strstr(line, ", node ");
+			o.node = p ? atol(p + 7) : -1;
+			p = strstr(line, ", gfp ");
+			if (p)
+				snprintf(o.gfp, sizeof(o.gfp), "%.*s",
+					 (int)strcspn(p + 6, ","), p + 6);
 			p = strstr(line, ", from ");
 			if (!p) {
 				note("%s: cannot read '%.60s'", src, line);

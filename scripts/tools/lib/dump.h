@@ -31,6 +31,10 @@ struct context {
 	long objects, bytes;
 };
 
+/* Kinds of GFP flags and nodes a group keeps: the first seen. */
+#define GROUP_GFPS	4
+#define GROUP_NODES	8
+
 /* The objects of one backtrace and system call. */
 struct group {
 	char *key;		/* frames and syscall, for grouping */
@@ -41,6 +45,10 @@ struct group {
 	long age_min, age_max, age_sum;		/* ms */
 	struct context *ctx;	/* in the order first seen */
 	int nctx;
+	char gfp[GROUP_GFPS][128];	/* "GFP_KERNEL|__GFP_ZERO", as dumped */
+	int ngfp;
+	long node[GROUP_NODES];		/* NUMA nodes of the objects' memory */
+	int nnode;
 };
 
 struct dump {

@@ -165,8 +165,16 @@ void dump_json(const struct dump *d, long top)
 			put_json_string(stdout, g->ctx[j].who);
 			printf(", \"pid\": %ld}", g->ctx[j].pid);
 		}
-		printf("], \"more_contexts\": %d, \"frames\": [",
+		printf("], \"more_contexts\": %d, \"gfp\": [",
 		       g->nctx > SHOWN_CONTEXTS ? g->nctx - SHOWN_CONTEXTS : 0);
+		for (j = 0; j < g->ngfp; j++) {
+			printf("%s", j ? ", " : "");
+			put_json_string(stdout, g->gfp[j]);
+		}
+		printf("], \"nodes\": [");
+		for (j = 0; j < g->nnode; j++)
+			printf("%s%ld", j ? ", " : "", g->node[j]);
+		printf("], \"frames\": [");
 		for (j = 0; j < g->nframes; j++) {
 			printf("%s", j ? ", " : "");
 			frame_json(g->frames[j]);
