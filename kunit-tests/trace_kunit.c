@@ -15,7 +15,10 @@
  * allocation's GFP flags and its memory's node.  "kmalloc-large" holds
  * exactly the kmalloc() objects the page allocator serves, of either path
  * (a size known at compile time or not), "percpu" the alloc_percpu()
- * ones, and their frees drop them.
+ * ones, and their frees drop them.  A filter on start records only the
+ * allocations of its processes, command name or cgroup, counts the
+ * others, is replaced by the next start, survives a reset, and bad
+ * filters are refused.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -298,6 +301,73 @@ static void slabtrace_trace_percpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("stop percpu\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("reset percpu\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("print percpu\n"), -ENODATA);
+}
+
+/* Allocated and kept: whether @snap has it, then freed. */
+static bool filtered_in(struct kunit *test, const char *start)
+{
+	struct slab_trace_snapshot *snap;
+	bool in;
+	void *obj;
+
+	KUNIT_EXPECT_EQ_MSG(test, st_cmd("%s\n", start), 0, "%s", start);
+	obj = alloc_obj(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	snap = st_print(test, OBJ_CACHE);
+	in = st_find(snap, obj);
+	slab_trace_snapshot_put(snap);
+	kmem_cache_free(obj_cache, obj);
+	return in;
+}
+
+/* The filters of "start CACHE pid|comm|cgroup ...". */
+static void slabtrace_trace_filter(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	char cmd[96];
+
+	/* Another process's: this kthread's allocation is left out, counted. */
+	KUNIT_EXPECT_FALSE(test, filtered_in(test, "start " OBJ_CACHE " pid 1"));
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_STREQ(test, snap->filter, "pid 1");
+	KUNIT_EXPECT_EQ(test, snap->filtered, 1);
+	KUNIT_EXPECT_EQ(test, snap->nr, 0);
+	slab_trace_snapshot_put(snap);
+
+	snprintf(cmd, sizeof(cmd), "start " OBJ_CACHE " pid 1 %d", current->tgid);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, cmd));
+	snprintf(cmd, sizeof(cmd), "start " OBJ_CACHE " comm %s", current->comm);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, cmd));
+	KUNIT_EXPECT_FALSE(test, filtered_in(test, "start " OBJ_CACHE " comm no_such_comm"));
+	/* A reset keeps the filter; a start without one drops it. */
+	KUNIT_EXPECT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_STREQ(test, snap->filter, "comm no_such_comm");
+	KUNIT_EXPECT_EQ(test, snap->filtered, 0);
+	slab_trace_snapshot_put(snap);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, "start " OBJ_CACHE));
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_STREQ(test, snap->filter, "");
+	slab_trace_snapshot_put(snap);
+
+	/* Bad filters: refused, the cache's own left as it was. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid 0\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid +5\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid 1 2 3 4 5 6 7 8 9\n"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm a b\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm 0123456789abcdef\n"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " cgroup lk\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " uid 0\n"), -EINVAL);
+	/* The UML kernel of the runner has no cgroups. */
+	if (!IS_ENABLED(CONFIG_CGROUPS))
+		KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " cgroup /\n"),
+				-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st_cmd("start no_such_cache pid 1\n"), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, "start " OBJ_CACHE));
 }
 
 struct irq_alloc {
@@ -814,6 +884,7 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large),
 	KUNIT_CASE(slabtrace_trace_percpu),
+	KUNIT_CASE(slabtrace_trace_filter),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),
 	KUNIT_CASE(slabtrace_trace_filters),

@@ -251,6 +251,9 @@ static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 	if (snap->replaced)
 		seq_printf(m, "%ld records replaced: their objects were freed through paths with no tracepoint\n",
 			   snap->replaced);
+	if (snap->filter[0])
+		seq_printf(m, "filter: %s; %lu allocations left out\n",
+			   snap->filter, snap->filtered);
 	if (snap->kind == SLAB_TRACE_KIND_PERCPU)
 		seq_printf(m, "percpu objects: requested is the size on one CPU, bytes on all %u possible CPUs\n",
 			   num_possible_cpus());

@@ -151,6 +151,31 @@ static __always_inline void evict(struct slab_trace_set *set, const void *obj)
 		record_gone(set, stale, true, NULL);
 }
 
+/*
+ * Whether the filter of "start CACHE pid|comm|cgroup ..." lets the current
+ * allocation be recorded: a task's only, never an interrupt's.  No lock,
+ * nothing that scales with the traced set: before any stack walk.
+ */
+static __always_inline bool filter_passes(const struct slab_trace_filter *f)
+{
+	unsigned int i;
+
+	if (!in_task())
+		return false;
+	switch (f->kind) {
+	case SLAB_TRACE_FILTER_PID:
+		for (i = 0; i < f->npids; i++)
+			if (f->tgid[i] == current->tgid)
+				return true;
+		return false;
+	case SLAB_TRACE_FILTER_COMM:
+		/* Both NUL-padded: f->comm by strscpy_pad(), comm by the kernel. */
+		return !memcmp(current->comm, f->comm, TASK_COMM_LEN);
+	default:
+		return slabtrace_current_in_cgroup(f->cgroup);
+	}
+}
+
 /* An allocation slabtrace's own code made (built in, there is no telling). */
 static __always_inline bool own_alloc(unsigned long call_site)
 {
@@ -173,6 +198,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 {
 	struct slab_trace_set *set = rcu_dereference_sched(slab_trace_active);
 	unsigned long entries[SLAB_TRACE_STACK_DEPTH] __uninitialized;
+	const struct slab_trace_filter *filter;
 	struct slab_trace_record *rec, *stale;
 	struct slab_trace_traced *tr;
 	unsigned int nr;
@@ -184,6 +210,11 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	tr = traced_of(set, s);
 	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site))
 		goto evict;
+	filter = rcu_dereference_sched(tr->filter);
+	if (filter && !filter_passes(filter)) {
+		this_cpu_inc(*tr->filtered);
+		goto evict;
+	}
 	if (unlikely(probe_in_nmi())) {
 		drop(tr, SLAB_TRACE_DROP_NMI);
 		return;

@@ -306,8 +306,44 @@ static inline unsigned long slab_trace_bytes(u8 kind, unsigned int object_size,
 	}
 }
 
+/*
+ * What "start CACHE pid PID...|comm NAME|cgroup PATH" records: the
+ * allocations of these processes (thread groups), of tasks of this name,
+ * or of tasks in this cgroup (v2) or below it; never an interrupt's.
+ * Published with RCU (slab_trace_traced.filter), freed after a grace
+ * period (traced.c).
+ */
+#define SLAB_TRACE_MAX_PIDS	8
+#define SLAB_TRACE_CGROUP_MAX	256	/* a cgroup path's bytes */
+
+enum slab_trace_filter_kind {
+	SLAB_TRACE_FILTER_PID,
+	SLAB_TRACE_FILTER_COMM,
+	SLAB_TRACE_FILTER_CGROUP,
+};
+
+struct slab_trace_filter {
+	struct rcu_head rcu;
+	u8 kind;			/* enum slab_trace_filter_kind */
+	u8 npids;
+	pid_t tgid[SLAB_TRACE_MAX_PIDS];
+	char comm[TASK_COMM_LEN];	/* NUL-padded, as task->comm is */
+	struct cgroup *cgroup;		/* referenced */
+	char path[SLAB_TRACE_CGROUP_MAX];	/* the cgroup's, as given */
+};
+
+/* The text of a filter, escaped: "pid 5 6", "comm NAME", "cgroup PATH". */
+#define SLAB_TRACE_FILTER_TEXT	(4 * SLAB_TRACE_CGROUP_MAX + 16)
+void slab_trace_filter_free(struct slab_trace_filter *f);
+void slab_trace_filter_text(char *buf, size_t size,
+			    const struct slab_trace_filter *f);
+
 struct slab_trace_traced {
 	struct slabtrace_cache_ref ref;
+	/* NULL: every allocation; written under slab_trace_mutex. */
+	struct slab_trace_filter __rcu *filter;
+	/* Allocations the filter left out, per CPU (probes.c). */
+	unsigned long __percpu *filtered;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;	/* 0 but for SLAB_TRACE_KIND_CACHE */
 	u8 kind;			/* enum slab_trace_kind */
@@ -340,7 +376,8 @@ extern struct slab_trace_set __rcu *slab_trace_active;
 
 int slab_trace_resolve(const char *cmd, const char *name,
 		       struct slabtrace_cache_ref *ref, u8 *kind);
-int slab_trace_start(const char *name);
+int slab_trace_start(const char *name, struct slab_trace_filter *filter);
+unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr);
 int slab_trace_stop(const char *name);
 int slab_trace_reset(const char *name);
 int slab_trace_mark(const char *name);
@@ -523,6 +560,8 @@ struct slab_trace_snapshot {
 	u8 kind;			/* enum slab_trace_kind */
 	u8 owner;			/* the records copied */
 	long drops[SLAB_TRACE_DROP_MAX];
+	unsigned long filtered;		/* left out by the filter */
+	char filter[SLAB_TRACE_FILTER_TEXT];	/* "": none */
 	long grow_failed;		/* the table's, all caches' */
 	long replaced;
 	unsigned long nr;

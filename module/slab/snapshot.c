@@ -490,6 +490,7 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 		     const struct slab_trace_print_opts *opts)
 {
 	struct slab_trace_snapshot *snap = NULL;
+	const struct slab_trace_filter *filter;
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
 	unsigned long purges;
@@ -523,6 +524,11 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++)
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
+	snap->filtered = slab_trace_traced_filtered(tr);
+	filter = rcu_dereference_protected(tr->filter,
+					   lockdep_is_held(&slab_trace_mutex));
+	if (filter)
+		slab_trace_filter_text(snap->filter, sizeof(snap->filter), filter);
 	snap->grow_failed = atomic_long_read(&slab_trace_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
 	if (ref.merged > 0) {

@@ -12,11 +12,15 @@
  * cache by a small id, its owner, given out here and taken back once the
  * cache's records are purged.
  *
+ * A traced cache may have a filter ("start CACHE pid|comm|cgroup ..."),
+ * which the probes read under RCU: a new one replaces it, and the old one
+ * goes after a grace period (call_rcu(); rcu_barrier() at exit).
+ *
  * Notes on locking
  * ----------------
  * - slab_trace_mutex: the set, owner_ids, and every field of a traced cache
- *   but its counters.  The probes read the set under RCU (they run with
- *   preemption disabled) and tr->tracing with READ_ONCE().
+ *   but its counters.  The probes read the set and tr->filter under RCU
+ *   (they run with preemption disabled) and tr->tracing with READ_ONCE().
  * - A traced cache is freed only after it left the set and
  *   tracepoint_synchronize_unregister() waited for every probe that could
  *   still hold it; then no probe can make a record with its id, and its
@@ -26,9 +30,11 @@
 
 #include <linux/delay.h>
 #include <linux/math64.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
@@ -89,6 +95,74 @@ const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
 	[SLAB_TRACE_DROP_CTX] = "context store full",
 	[SLAB_TRACE_DROP_WALK] = "stack walk empty",
 };
+
+/* A filter, and the cgroup it holds; NULL is none.  No probe may see it. */
+void slab_trace_filter_free(struct slab_trace_filter *f)
+{
+	if (!f)
+		return;
+	if (f->cgroup)
+		slabtrace_cgroup_put(f->cgroup);
+	kfree(f);
+}
+
+static void filter_free_rcu(struct rcu_head *head)
+{
+	slab_trace_filter_free(container_of(head, struct slab_trace_filter, rcu));
+}
+
+/* @tr's filter becomes @f (maybe NULL); the old one goes after the probes. */
+static void filter_set(struct slab_trace_traced *tr, struct slab_trace_filter *f)
+{
+	struct slab_trace_filter *old;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	old = rcu_replace_pointer(tr->filter, f,
+				  lockdep_is_held(&slab_trace_mutex));
+	if (old)
+		call_rcu(&old->rcu, filter_free_rcu);
+}
+
+/**
+ * slab_trace_filter_text - a filter as the commands write it
+ * @buf: where it goes, NUL-terminated, cut short if it does not fit
+ * @size: its room
+ * @f: the filter
+ *
+ * A name or path is escaped as every user-chosen name is (SLABTRACE_ESCAPE).
+ */
+void slab_trace_filter_text(char *buf, size_t size,
+			    const struct slab_trace_filter *f)
+{
+	const char *s = f->path;
+	size_t n;
+	int i;
+
+	if (f->kind == SLAB_TRACE_FILTER_PID) {
+		n = scnprintf(buf, size, "pid");
+		for (i = 0; i < f->npids; i++)
+			n += scnprintf(buf + n, size - n, " %d", f->tgid[i]);
+		return;
+	}
+	if (f->kind == SLAB_TRACE_FILTER_COMM)
+		s = f->comm;
+	n = scnprintf(buf, size, "%s ",
+		      f->kind == SLAB_TRACE_FILTER_COMM ? "comm" : "cgroup");
+	n += string_escape_mem(s, strlen(s), buf + n, size - n - 1,
+			       SLABTRACE_ESCAPE, SLABTRACE_ESCAPE_ALSO);
+	buf[min(n, size - 1)] = '\0';
+}
+
+/* Allocations @tr's filter left out. */
+unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *per_cpu_ptr(tr->filtered, cpu);
+	return n;
+}
 
 /* Allocations of @tr not recorded at all. */
 long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
@@ -193,6 +267,8 @@ static void traced_free(struct slab_trace_traced *tr)
 	up_write(&slab_trace_print_sem);
 	clear_bit(tr->id, owner_ids);
 	slabtrace_cache_put(&tr->ref);
+	slab_trace_filter_free(rcu_dereference_protected(tr->filter, true));
+	free_percpu(tr->filtered);
 	kfree(tr);
 }
 
@@ -210,6 +286,11 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
 	if (!tr)
 		return NULL;
+	tr->filtered = alloc_percpu(unsigned long);
+	if (!tr->filtered) {
+		kfree(tr);
+		return NULL;
+	}
 	set_bit(id, owner_ids);
 	tr->id = id;
 	tr->ref = *ref;
@@ -286,12 +367,15 @@ u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
 /**
  * slab_trace_start - start recording the allocations from a cache
  * @name: the cache
+ * @filter: whose allocations to record, NULL for all; taken over (freed
+ *	    on failure).  A cache traced already gets it, in place of the
+ *	    one it had.
  *
  * Called with slab_trace_mutex held.
  *
  * Return: 0 (also if it was traced already), or -errno.
  */
-int slab_trace_start(const char *name)
+int slab_trace_start(const char *name, struct slab_trace_filter *filter)
 {
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
@@ -300,8 +384,10 @@ int slab_trace_start(const char *name)
 
 	lockdep_assert_held(&slab_trace_mutex);
 	ret = slab_trace_resolve("start", name, &ref, &kind);
-	if (ret)
+	if (ret) {
+		slab_trace_filter_free(filter);
 		return ret;
+	}
 	slab_trace_stack_prime();
 	if (ref.cache == slab_trace_record_cache) {
 		pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
@@ -317,11 +403,18 @@ int slab_trace_start(const char *name)
 	}
 	tr = find_cache(ref.cache);
 	if (tr) {
-		if (tr->tracing) {
+		if (filter || rcu_access_pointer(tr->filter)) {
+			filter_set(tr, filter);
+			filter = NULL;
+			if (tr->tracing)
+				pr_info_ratelimited("start: %*pE: new filter\n",
+						    (int)strlen(name), name);
+		} else if (tr->tracing) {
 			pr_info_ratelimited("start: %*pE is already traced (as %*pE)\n",
 					    (int)strlen(name), name,
 					    (int)strlen(tr->name), tr->name);
-		} else {
+		}
+		if (!tr->tracing) {
 			if (slab_trace_pool_fill(&slab_trace_pool))
 				pr_warn_ratelimited("start: the record pool is not full (no memory)\n");
 			tr->started = ktime_get_mono_fast_ns();
@@ -343,6 +436,7 @@ int slab_trace_start(const char *name)
 		ret = -ENOMEM;
 		goto put;
 	}
+	RCU_INIT_POINTER(tr->filter, filter);
 	ret = set_replace(tr, NULL);
 	if (ret)
 		goto free;
@@ -368,6 +462,7 @@ free:
 	return ret;
 put:
 	slabtrace_cache_put(&ref);
+	slab_trace_filter_free(filter);
 	return ret;
 }
 
@@ -434,15 +529,23 @@ int slab_trace_reset(const char *name)
 			slabtrace_cache_put(&ref);
 			return -ENOMEM;
 		}
+		/* The filter goes on with the fresh table. */
+		RCU_INIT_POINTER(fresh->filter,
+				 rcu_dereference_protected(tr->filter,
+							   lockdep_is_held(&slab_trace_mutex)));
 	} else {
 		slabtrace_cache_put(&ref);
 	}
 	ret = set_replace(fresh, tr);
 	if (ret) {
-		if (fresh)
+		if (fresh) {
+			RCU_INIT_POINTER(fresh->filter, NULL);
 			traced_free(fresh);
+		}
 		return ret;
 	}
+	if (fresh)
+		RCU_INIT_POINTER(tr->filter, NULL);
 	traced_free_all(&tr, 1);
 	return 0;
 }
@@ -517,6 +620,8 @@ void slab_trace_traced_exit(void)
 	unsigned int i;
 
 	RCU_INIT_POINTER(slab_trace_active, NULL);
+	/* Replaced filters: their callbacks are this module's code. */
+	rcu_barrier();
 	if (!set)
 		return;
 	for (i = 0; i < set->nr; i++)

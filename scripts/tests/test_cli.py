@@ -501,6 +501,24 @@ class Cli(unittest.TestCase):
             self.assertEqual((rc, err), (0, ""))
         self.assertEqual(self.fake.commands(), ["start kmalloc-large", "start percpu"])
 
+    def test_status_says_what_a_filter_left_out(self):
+        self.fake.write("slab/stats", STATS.replace(
+            "context_store_full 0\n", "context_store_full 0 own 0 filtered 4\n"))
+        rc, out, err = self.fake.run("status")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("; drops: pool_empty 3, stack_store_full 1; filtered out 4\n", out)
+
+    def test_start_with_a_filter(self):
+        # The filter's words go to the module, which checks them.
+        rc, out, err = self.fake.run("start", "kmalloc-64", "pid", "5", "6")
+        self.assertEqual((rc, err), (0, ""))
+        rc, out, err = self.fake.run("start", "kmalloc-64", "cgroup", "/lk")
+        self.assertEqual((rc, err), (0, ""))
+        rc, out, err = self.fake.run("stop", "kmalloc-64", "pid", "5")
+        self.assertEqual(rc, 2)
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64 pid 5 6",
+                                                "start kmalloc-64 cgroup /lk"])
+
 
 def described(tc, helptext):
     """@tc checks that each option of @helptext's usage (the text before

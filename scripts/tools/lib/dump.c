@@ -205,7 +205,8 @@ static bool header_is(const char *line, const struct expect *e, const char *src)
 static bool other_line(const char *line)
 {
 	static const char *const heads[] = {
-		"drops: ", "shared with: ", "----",
+		"drops: ", "shared with: ", "----", "filter: ",
+		"percpu objects: ",
 		" (backtrace not saved)",
 	};
 	unsigned long n;
