@@ -18,7 +18,8 @@
  * ones, and their frees drop them.  A filter on start records only the
  * allocations of its processes, command name or cgroup, counts the
  * others, is replaced by the next start, survives a reset, and bad
- * filters are refused.
+ * filters are refused.  "sample N" records about 1 in N allocations, its
+ * estimate within a stated bound of the truth.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -368,6 +369,66 @@ static void slabtrace_trace_filter(struct kunit *test)
 				-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, st_cmd("start no_such_cache pid 1\n"), -ENOENT);
 	KUNIT_EXPECT_TRUE(test, filtered_in(test, "start " OBJ_CACHE));
+}
+
+/*
+ * "sample 10" over 20000 outstanding objects: the records are Binomial(n =
+ * 20000, p = 1/10), mean 2000, sigma = sqrt(n p (1 - p)) = 42.4.  The
+ * check allows 4 sigma either way (170 records, so the estimate 10 x
+ * records is within 1700 of 20000): a correct sampler fails it with
+ * probability 2 * (1 - Phi(4)) = 6.3e-5, once in about 16,000 runs.  A
+ * sampler that recorded every allocation, or none, or 1 in 9 or 11 (mean
+ * 2222 or 1818) fails it.
+ */
+#define SAMPLE_N	10
+#define SAMPLE_OBJS	20000
+#define SAMPLE_SLACK	170
+
+static void slabtrace_trace_sample(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	char expect[96], *text;
+	void **objs;
+	unsigned int i;
+	long nr;
+
+	objs = kunit_kcalloc(test, SAMPLE_OBJS, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE " sample %u\n", SAMPLE_N), 0);
+	for (i = 0; i < SAMPLE_OBJS; i++) {
+		objs[i] = alloc_obj(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	snap = st_print(test, OBJ_CACHE);
+	nr = snap->nr;
+	KUNIT_EXPECT_EQ(test, snap->sample_every, SAMPLE_N);
+	KUNIT_EXPECT_EQ(test, slab_trace_snapshot_dropped(snap), 0);
+	slab_trace_snapshot_put(snap);
+	kunit_info(test, "%ld records of %u objects, 1 in %u sampled\n", nr,
+		   SAMPLE_OBJS, SAMPLE_N);
+	KUNIT_EXPECT_LE(test, abs(nr - SAMPLE_OBJS / SAMPLE_N), SAMPLE_SLACK);
+	/* The header's estimate, on a dump small enough to read whole. */
+	for (i = 100; i < SAMPLE_OBJS; i++)
+		kmem_cache_free(obj_cache, objs[i]);
+	snap = st_print(test, OBJ_CACHE);
+	nr = snap->nr;
+	slab_trace_snapshot_put(snap);
+	text = st_read_ctl(test);
+	snprintf(expect, sizeof(expect),
+		 "\nsampled 1 in %u: estimated %ld outstanding (%ld bytes); ",
+		 SAMPLE_N, nr * SAMPLE_N, nr * SAMPLE_N * OBJ_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, expect));
+	/* Another rate while records are kept is refused; bad rates too. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample 1\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample 1000001\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample x\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid 1 sample\n"), -EINVAL);
+	for (i = 0; i < 100; i++)
+		kmem_cache_free(obj_cache, objs[i]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	/* No records: the rate may change. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 }
 
 struct irq_alloc {
@@ -884,7 +945,6 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large),
 	KUNIT_CASE(slabtrace_trace_percpu),
-	KUNIT_CASE(slabtrace_trace_filter),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),
 	KUNIT_CASE(slabtrace_trace_filters),
@@ -896,6 +956,13 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_stop_late_insert),
 	KUNIT_CASE(slabtrace_trace_reset_during_print),
 	KUNIT_CASE(slabtrace_trace_destroyed),
+	KUNIT_CASE(slabtrace_trace_filter),
+	/*
+	 * Last: its 20000 objects leave SLUB's per-CPU slab so that the
+	 * next allocation takes SLUB's slow path, whose local lock lockdep
+	 * does not allow in the hardirq case (a SLUB matter, not slabtrace's).
+	 */
+	KUNIT_CASE(slabtrace_trace_sample),
 	{}
 };
 

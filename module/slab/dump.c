@@ -254,6 +254,11 @@ static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 	if (snap->filter[0])
 		seq_printf(m, "filter: %s; %lu allocations left out\n",
 			   snap->filter, snap->filtered);
+	if (snap->sample_every > 1)
+		seq_printf(m, "sampled 1 in %u: estimated %llu outstanding (%llu bytes); the counts below are of records\n",
+			   snap->sample_every,
+			   (u64)snap->nr * snap->sample_every,
+			   (u64)snap->bytes * snap->sample_every);
 	if (snap->kind == SLAB_TRACE_KIND_PERCPU)
 		seq_printf(m, "percpu objects: requested is the size on one CPU, bytes on all %u possible CPUs\n",
 			   num_possible_cpus());
@@ -327,6 +332,10 @@ static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
 	}
 	if (g->more_who)
 		seq_printf(m, " and %u more", g->more_who);
+	if (snap->sample_every > 1)
+		seq_printf(m, ", estimated %llu objects (%llu bytes)",
+			   (u64)g->count * snap->sample_every,
+			   g->bytes * snap->sample_every);
 	who.syscall = g->syscall;
 	slab_trace_syscall_show(m, &who);
 	seq_puts(m, ":\n----\n");

@@ -176,6 +176,32 @@ static __always_inline bool filter_passes(const struct slab_trace_filter *f)
 	}
 }
 
+/*
+ * "sample N": whether this allocation is one of the 1 in N recorded.  A
+ * Bernoulli draw with p = 1/N from a per-CPU xorshift32 (Marsaglia, "Xorshift
+ * RNGs", 2003), seeded at start: no lock, no get_random_u32() (not for NMI,
+ * nor under some raw locks on PREEMPT_RT).  (u64)x * N >> 32 maps x
+ * evenly onto 0..N-1.  So each record stands for N allocations on
+ * average, and N times the records estimates the outstanding objects
+ * without bias, whatever the allocations' order.  An NMI racing the state
+ * on its CPU only repeats a draw.
+ */
+static __always_inline bool sampled(struct slab_trace_traced *tr)
+{
+	u32 n = READ_ONCE(tr->sample_every), x;
+	u32 *state;
+
+	if (likely(n <= 1))
+		return true;
+	state = this_cpu_ptr(tr->rng);
+	x = *state;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return !(((u64)x * n) >> 32);
+}
+
 /* An allocation slabtrace's own code made (built in, there is no telling). */
 static __always_inline bool own_alloc(unsigned long call_site)
 {
@@ -215,6 +241,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		this_cpu_inc(*tr->filtered);
 		goto evict;
 	}
+	if (unlikely(!sampled(tr)))
+		goto evict;
 	if (unlikely(probe_in_nmi())) {
 		drop(tr, SLAB_TRACE_DROP_NMI);
 		return;

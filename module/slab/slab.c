@@ -182,10 +182,11 @@ enum {
 /*
  * The commands (CACHE is a cache name, as /proc/slabinfo shows it):
  *
- *   start CACHE [FILTER]
+ *   start CACHE [FILTER] [sample N]
  *                 record every allocation from CACHE from now on, or
  *                 only those FILTER lets through (a new FILTER, or none,
- *                 replaces a traced cache's):
+ *                 replaces a traced cache's), or of those 1 in N at
+ *                 random (2 to 1000000; each record stands for N):
  *                   pid PID [PID...]  of these processes (thread groups;
  *                                     at most 8)
  *                   comm NAME         of tasks of this command name
@@ -323,7 +324,7 @@ static struct slab_trace_filter *parse_filter(int argc, char **argv, int *err)
 	if (kind == OPT_ERR || argc < 2 ||
 	    (kind == SLAB_TRACE_FILTER_PID && argc > SLAB_TRACE_MAX_PIDS + 1) ||
 	    (kind != SLAB_TRACE_FILTER_PID && argc != 2)) {
-		pr_warn_ratelimited("ctl: start: a filter is 'pid PID...' (at most %d), 'comm NAME' or 'cgroup PATH'\n",
+		pr_warn_ratelimited("ctl: start: a filter is 'pid PID...' (at most %d), 'comm NAME' or 'cgroup PATH', then maybe 'sample N'\n",
 				    SLAB_TRACE_MAX_PIDS);
 		return NULL;
 	}
@@ -365,6 +366,20 @@ bad:
 	return NULL;
 }
 
+/* The N of "start CACHE ... sample N". */
+static int parse_sample(const char *arg, u32 *n)
+{
+	int ret = kstrtou32(arg, 10, n);
+
+	if (ret || *n < 2 || *n > SLAB_TRACE_SAMPLE_MAX) {
+		pr_warn_ratelimited("ctl: start: sample takes a decimal number from 2 to %u, not '%*pE'\n",
+				    SLAB_TRACE_SAMPLE_MAX,
+				    (int)min_t(size_t, strlen(arg), 24), arg);
+		return ret ?: -ERANGE;
+	}
+	return 0;
+}
+
 /* "pool N" and "limit N": each has its own lock, not slab_trace_mutex. */
 static int cmd_pool_limit(int cmd, const char *arg)
 {
@@ -401,7 +416,7 @@ static int cmd_pool_limit(int cmd, const char *arg)
  */
 static int cmd_cache(int cmd, const char *name,
 		     const struct slab_trace_print_opts *opts,
-		     struct slab_trace_filter *filter,
+		     struct slab_trace_filter *filter, u32 sample,
 		     struct slab_trace_reader *own)
 {
 	int ret;
@@ -410,7 +425,7 @@ static int cmd_cache(int cmd, const char *name,
 	slab_trace_traced_sweep();
 	switch (cmd) {
 	case SLAB_CMD_START:
-		ret = slab_trace_start(name, filter);
+		ret = slab_trace_start(name, filter, sample);
 		break;
 	case SLAB_CMD_STOP:
 		ret = slab_trace_stop(name);
@@ -449,6 +464,7 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 {
 	struct slab_trace_print_opts opts = { };
 	struct slab_trace_filter *filter = NULL;
+	u32 sample = 1;
 	int ret;
 
 	if (cmd == SLAB_CMD_POOL || cmd == SLAB_CMD_LIMIT) {
@@ -472,12 +488,18 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 				    SLABTRACE_NAME_MAX);
 		return -ENAMETOOLONG;
 	}
+	if (cmd == SLAB_CMD_START && argc > 3 && !strcmp(argv[argc - 2], "sample")) {
+		ret = parse_sample(argv[argc - 1], &sample);
+		if (ret)
+			return ret;
+		argc -= 2;
+	}
 	if (cmd == SLAB_CMD_START && argc > 2) {
 		filter = parse_filter(argc - 2, argv + 2, &ret);
 		if (!filter)
 			return ret;
 	}
-	return cmd_cache(cmd, argv[1], &opts, filter, ctl_reader(file));
+	return cmd_cache(cmd, argv[1], &opts, filter, sample, ctl_reader(file));
 }
 
 /* Reading ctl: the snapshot (dump.c). */
@@ -487,8 +509,8 @@ static int slab_ctl_open(struct inode *inode, struct file *file)
 }
 
 static const char *const slab_help[] = {
-	"  start CACHE [pid PID...|comm NAME|cgroup PATH]",
-	"                     record every allocation from CACHE (a /proc/slabinfo name, kmalloc-large, percpu), or only these tasks'",
+	"  start CACHE [pid PID...|comm NAME|cgroup PATH] [sample N]",
+	"                     record every allocation from CACHE (a /proc/slabinfo name, kmalloc-large, percpu), or only these tasks', or 1 in N",
 	"  stop CACHE         record no new ones; frees still drop records",
 	"  print CACHE [stacks] [top N] [older-than MS] [since-mark]",
 	"                     snapshot the outstanding objects; then cat ctl, slab/stacks, slab/folded",

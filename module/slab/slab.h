@@ -344,6 +344,10 @@ struct slab_trace_traced {
 	struct slab_trace_filter __rcu *filter;
 	/* Allocations the filter left out, per CPU (probes.c). */
 	unsigned long __percpu *filtered;
+	/* "start CACHE sample N": 1 in N allocations recorded; 1: all. */
+	u32 sample_every;
+	/* Per CPU: the sampler's xorshift32 state, never 0 (probes.c). */
+	u32 __percpu *rng;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;	/* 0 but for SLAB_TRACE_KIND_CACHE */
 	u8 kind;			/* enum slab_trace_kind */
@@ -376,7 +380,10 @@ extern struct slab_trace_set __rcu *slab_trace_active;
 
 int slab_trace_resolve(const char *cmd, const char *name,
 		       struct slabtrace_cache_ref *ref, u8 *kind);
-int slab_trace_start(const char *name, struct slab_trace_filter *filter);
+/* The most "sample N" takes: a record stands for N allocations. */
+#define SLAB_TRACE_SAMPLE_MAX	1000000U
+int slab_trace_start(const char *name, struct slab_trace_filter *filter,
+		     u32 sample_every);
 unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr);
 int slab_trace_stop(const char *name);
 int slab_trace_reset(const char *name);
@@ -561,6 +568,7 @@ struct slab_trace_snapshot {
 	u8 owner;			/* the records copied */
 	long drops[SLAB_TRACE_DROP_MAX];
 	unsigned long filtered;		/* left out by the filter */
+	u32 sample_every;		/* records stand for this many */
 	char filter[SLAB_TRACE_FILTER_TEXT];	/* "": none */
 	long grow_failed;		/* the table's, all caches' */
 	long replaced;

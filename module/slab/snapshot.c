@@ -525,6 +525,7 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
 	snap->filtered = slab_trace_traced_filtered(tr);
+	snap->sample_every = tr->sample_every;
 	filter = rcu_dereference_protected(tr->filter,
 					   lockdep_is_held(&slab_trace_mutex));
 	if (filter)

@@ -173,6 +173,8 @@ static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
 	}
 	seq_puts(m, any ? "" : ", drops: none");
 	show_filter(m, tr);
+	if (tr->sample_every > 1)
+		seq_printf(m, ", sampled 1 in %u", tr->sample_every);
 	seq_putc(m, '\n');
 }
 

@@ -31,6 +31,7 @@
 #include <linux/delay.h>
 #include <linux/math64.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -269,6 +270,7 @@ static void traced_free(struct slab_trace_traced *tr)
 	slabtrace_cache_put(&tr->ref);
 	slab_trace_filter_free(rcu_dereference_protected(tr->filter, true));
 	free_percpu(tr->filtered);
+	free_percpu(tr->rng);
 	kfree(tr);
 }
 
@@ -278,6 +280,7 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 {
 	struct slab_trace_traced *tr;
 	unsigned long id;
+	int cpu;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	id = find_first_zero_bit(owner_ids, SLAB_TRACE_MAX_OWNERS);
@@ -287,10 +290,20 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	if (!tr)
 		return NULL;
 	tr->filtered = alloc_percpu(unsigned long);
-	if (!tr->filtered) {
+	tr->rng = alloc_percpu(u32);
+	if (!tr->filtered || !tr->rng) {
+		free_percpu(tr->filtered);
+		free_percpu(tr->rng);
 		kfree(tr);
 		return NULL;
 	}
+	/* Seeded here: get_random_u32() is not for every probe's context. */
+	for_each_possible_cpu(cpu) {
+		u32 *state = per_cpu_ptr(tr->rng, cpu);
+
+		*state = get_random_u32() | 1;
+	}
+	tr->sample_every = 1;
 	set_bit(id, owner_ids);
 	tr->id = id;
 	tr->ref = *ref;
@@ -370,12 +383,15 @@ u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
  * @filter: whose allocations to record, NULL for all; taken over (freed
  *	    on failure).  A cache traced already gets it, in place of the
  *	    one it had.
+ * @sample_every: record 1 in this many allocations, at random (1: all);
+ *		  a cache holding records keeps its rate (-EBUSY otherwise)
  *
  * Called with slab_trace_mutex held.
  *
  * Return: 0 (also if it was traced already), or -errno.
  */
-int slab_trace_start(const char *name, struct slab_trace_filter *filter)
+int slab_trace_start(const char *name, struct slab_trace_filter *filter,
+		     u32 sample_every)
 {
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
@@ -402,7 +418,15 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter)
 		goto put;
 	}
 	tr = find_cache(ref.cache);
+	if (tr && tr->sample_every != sample_every &&
+	    slab_trace_traced_count(tr)) {
+		pr_warn_ratelimited("start: %*pE holds records sampled 1 in %u: reset it before another rate\n",
+				    (int)strlen(name), name, tr->sample_every);
+		ret = -EBUSY;
+		goto put;
+	}
 	if (tr) {
+		WRITE_ONCE(tr->sample_every, sample_every);
 		if (filter || rcu_access_pointer(tr->filter)) {
 			filter_set(tr, filter);
 			filter = NULL;
@@ -437,6 +461,7 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter)
 		goto put;
 	}
 	RCU_INIT_POINTER(tr->filter, filter);
+	tr->sample_every = sample_every;
 	ret = set_replace(tr, NULL);
 	if (ret)
 		goto free;
@@ -529,7 +554,8 @@ int slab_trace_reset(const char *name)
 			slabtrace_cache_put(&ref);
 			return -ENOMEM;
 		}
-		/* The filter goes on with the fresh table. */
+		/* The filter and the rate go on with the fresh table. */
+		fresh->sample_every = tr->sample_every;
 		RCU_INIT_POINTER(fresh->filter,
 				 rcu_dereference_protected(tr->filter,
 							   lockdep_is_held(&slab_trace_mutex)));

@@ -219,6 +219,16 @@ static bool other_line(const char *line)
 	return sscanf(line, "%lu records replaced: %n", &n, &off) == 1 && off;
 }
 
+/* "sampled 1 in N: ..." of a sampled trace's header: N, else 0. */
+static long sample_of(const char *line)
+{
+	long n;
+	int off = 0;
+
+	return sscanf(line, "sampled 1 in %ld: %n", &n, &off) == 1 && off &&
+	       n > 1 ? n : 0;
+}
+
 /*
  * Parse a per-object dump (what ctl returns after "print CACHE") into
  * groups of objects by backtrace and system call.  @src names the input
@@ -318,6 +328,8 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 			return false;
 		} else if (!header) {
 			break;
+		} else if (header && sample_of(line)) {
+			d->sample = sample_of(line);
 		} else if (!e->cache && !other_line(line)) {
 			note("%s: not a line of a per-object dump: '%.60s'", src, line);
 			return false;
@@ -334,6 +346,8 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		note("%s: the dump is cut short: no 'traced' line after its header", src);
 		return false;
 	}
+	if (!d->sample)
+		d->sample = 1;
 	if (d->listed != d->outstanding) {
 		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
 		     src, d->listed, d->outstanding);

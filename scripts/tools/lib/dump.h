@@ -55,6 +55,7 @@ struct dump {
 	char cache[256];	/* as the header writes it (escaped) */
 	double traced;		/* seconds */
 	long outstanding, bytes, dropped;
+	long sample;		/* "start ... sample N": a record is N; else 1 */
 	struct group *g;
 	int ng, capg;
 	long listed;			/* objects the dump lists */
@@ -66,6 +67,12 @@ struct expect {
 	const char *cache;	/* NULL: any (a saved dump) */
 	long older;
 };
+
+/* What one record of @d stands for: N if sampled 1 in N, else 1. */
+static inline long dump_weight(const struct dump *d)
+{
+	return d->sample > 1 ? d->sample : 1;
+}
 
 bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		const struct expect *e, const char *src);

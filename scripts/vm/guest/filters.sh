@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# Trace-time filters: of two processes allocating leaky widgets, only the
+# Trace-time filters and sampling.  Of two processes allocating leaky widgets, only the
 # one a filter names (by pid, by command name, by cgroup v2 path) has
 # records; the other's allocations are counted as left out, in the dump's
 # header, the stats and the status; bad filters are refused with their
-# errno and one log line.
+# errno and one log line.  "sample 10" records about 1 in 10 widgets,
+# within a stated bound, and the header gives the estimate.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -73,6 +74,28 @@ echo widgets 1 > $LEAKY
 dump leaky_widget /tmp/all
 check "no filter line" sh -c "! grep -q '^filter: ' /tmp/all"
 check_eq "the widget is recorded" 1 "$(nobjs /tmp/all)"
+
+# Sampling: 1 in 10 of 2000 widgets.  The records are Binomial(2000,
+# 1/10): mean 200, sigma sqrt(2000 * 0.1 * 0.9) = 13.4; 4 sigma either way
+# (54) fails a correct sampler once in about 16,000 runs (2 (1 - Phi(4))
+# = 6.3e-5).
+check "stop leaky_widget" st stop leaky_widget
+check "reset leaky_widget" st reset leaky_widget
+check "start leaky_widget sample 10" st start leaky_widget sample 10
+echo widgets 2000 > $LEAKY
+dump leaky_widget /tmp/sampled
+cp /tmp/sampled /out/filters-sampled.txt
+n=$(outstanding /tmp/sampled)
+check "sampled: $n records of 2000 widgets, within 200 +- 54" test "${n:-0}" -ge 146 -a "${n:-0}" -le 254
+size=$(sed -n 's/^Obj [^,]*, \([0-9]*\) bytes .*/\1/p' /tmp/sampled | head -n 1)
+check "sampled: the header gives the estimate" \
+	grep -q "^sampled 1 in 10: estimated $((n * 10)) outstanding ($((n * 10 * ${size:-0})) bytes); the counts below are of records\$" /tmp/sampled
+check "status says the rate" grep -q '^cache leaky_widget: tracing, .*, sampled 1 in 10$' $ST/status
+check_eq "another rate while records are kept" "Device or resource busy" \
+	"$(ctl_errno 'start leaky_widget sample 5')"
+check_eq "a rate of 1" "Numerical result out of range" "$(ctl_errno 'start leaky_widget sample 1')"
+check "stop leaky_widget" st stop leaky_widget
+check "reset leaky_widget" st reset leaky_widget
 
 check_eq "a bad pid" "Invalid argument" "$(ctl_errno 'start leaky_widget pid 0x5')"
 logged "ctl: start: bad pid '0x5'"
