@@ -53,6 +53,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hardirq.h>
+#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -184,21 +185,30 @@ static __always_inline bool filter_passes(const struct slab_trace_filter *f)
  * evenly onto 0..N-1.  So each record stands for N allocations on
  * average, and N times the records estimates the outstanding objects
  * without bias, whatever the allocations' order.  An NMI racing the state
- * on its CPU only repeats a draw.
+ * on its CPU only repeats a draw.  kmalloc-large's draw is a hash of the
+ * object's address and a seed of the trace instead: v6.12 fires two
+ * events for one object (see the top of this file), which must agree, or
+ * the record of a sampled first would be evicted by an unsampled second,
+ * counted as replaced, after a stack walk for nothing.
  */
-static __always_inline bool sampled(struct slab_trace_traced *tr)
+static __always_inline bool sampled(struct slab_trace_traced *tr,
+				    const void *obj)
 {
 	u32 n = READ_ONCE(tr->sample_every), x;
 	u32 *state;
 
 	if (likely(n <= 1))
 		return true;
-	state = this_cpu_ptr(tr->rng);
-	x = *state;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	*state = x;
+	if (tr->kind == SLAB_TRACE_KIND_LARGE) {
+		x = hash_64((unsigned long)obj ^ tr->sample_seed, 32);
+	} else {
+		state = this_cpu_ptr(tr->rng);
+		x = *state;
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		*state = x;
+	}
 	return !(((u64)x * n) >> 32);
 }
 
@@ -241,7 +251,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		this_cpu_inc(*tr->filtered);
 		goto evict;
 	}
-	if (unlikely(!sampled(tr)))
+	if (unlikely(!sampled(tr, obj)))
 		goto evict;
 	if (unlikely(probe_in_nmi())) {
 		drop(tr, SLAB_TRACE_DROP_NMI);

@@ -348,6 +348,8 @@ struct slab_trace_traced {
 	u32 sample_every;
 	/* Per CPU: the sampler's xorshift32 state, never 0 (probes.c). */
 	u32 __percpu *rng;
+	/* kmalloc-large's sampler: a draw per address (probes.c). */
+	u64 sample_seed;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;	/* 0 but for SLAB_TRACE_KIND_CACHE */
 	u8 kind;			/* enum slab_trace_kind */

@@ -304,6 +304,7 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 		*state = get_random_u32() | 1;
 	}
 	tr->sample_every = 1;
+	tr->sample_seed = get_random_u64();
 	set_bit(id, owner_ids);
 	tr->id = id;
 	tr->ref = *ref;
