@@ -17,7 +17,8 @@
 #
 # Kernel parameters (environment): bench_pairs (5), bench_files (file
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
-# bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
+# bench_parts (1,2,3,4,5), bench_frag_files (part 5's churn, 2000),
+# bench_scale (outstanding records for part 4,
 # comma separated: 1000000), bench_text_max (read the whole text dump
 # of at most this many records: 1000000), bench_tools (only the rows of
 # these tools, comma separated, each a whole name like kptrace:binary or
@@ -30,7 +31,8 @@ set -u
 PAIRS=${bench_pairs:-5}
 FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
-PARTS=${bench_parts:-1,2,3,4}
+PARTS=${bench_parts:-1,2,3,4,5}
+FRAG_FILES=${bench_frag_files:-2000}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
 TOOLS=${bench_tools:-all}
 PROFILE=${bench_profile:-}
@@ -464,6 +466,30 @@ profile() {
 	rm -f /tmp/perf.data
 }
 
+# --- Part 5: kmemtrace's fragmentation per call site against perf kmem
+# stat --caller's.  One churn recorded by both at once (kmemtrace-record
+# runs perf kmem record, which runs the churn); the trace and perf's table
+# go to the host as a tar on the second serial port (/dev/ttyS1), whose
+# kmemtrace-report and scripts/tests/test_perf_frag.py compare them.
+frag() {
+	local d=/tmp/frag
+	rm -rf $d /tmp/perf.data
+	mkdir -p $d
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo "$FRAG_FILES" > $d/files
+	uname -r > $d/kernel
+	"$B/kmemtrace-record" -o $d/kt -- perf kmem record -q -o /tmp/perf.data -- \
+		"$B/wl" files "$FRAG_FILES" > $d/record.txt 2>&1 ||
+		{ echo "FAIL frag: the recording:"; sed 's/^/FAIL   /' $d/record.txt | tail -n 20; }
+	perf kmem -i /tmp/perf.data --caller stat > $d/perf-kmem-stat.txt 2> $d/perf.err ||
+		{ echo "FAIL frag: perf kmem stat:"; sed 's/^/FAIL   /' $d/perf.err | tail -n 20; }
+	rm -f /tmp/perf.data
+	info "frag: $(grep events $d/record.txt | tr '\n' ' ')"
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	tar -C $d -czf /dev/ttyS1 . && info "frag: $(du -sb $d | cut -f1) bytes sent to the host"
+	rm -rf $d
+}
+
 # --- The run.
 info "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 for p in bpftrace bpfcc-tools libbpf-tools strace linux-perf trace-cmd; do
@@ -525,5 +551,9 @@ case ,$PARTS, in
 		scale "$n"
 	done
 	;;
+esac
+
+case ,$PARTS, in
+*,5,*) frag ;;
 esac
 echo "BENCH-DONE"

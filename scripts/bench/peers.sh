@@ -17,10 +17,16 @@
 # (traced - untraced) / events, medians and ranges over the pairs.
 #
 # Writes build/bench/peers.csv (one row per pair), build/bench/peers.txt
-# (the table) and build/bench/console.log, and prints the table.
+# (the table) and build/bench/console.log, and prints the table; part 5
+# leaves its recordings in build/bench/frag/.
 #
 #   BENCH_PAIRS (5)  BENCH_FILES (10000)  BENCH_GETPID (100000)
-#   BENCH_PARTS (1,2,3,4)  BENCH_SCALE (1000000)
+#   BENCH_PARTS (1,2,3,4,5)  BENCH_SCALE (1000000)
+#   BENCH_FRAG_FILES (2000)  part 5's churn: kmemtrace-report's
+#                      fragmentation per call site against perf kmem stat
+#                      --caller's (scripts/tests/test_perf_frag.py; the
+#                      script exits 1 if they differ); make perf-frag runs
+#                      this part alone
 #   BENCH_MEM (3072 MiB)  BENCH_TIMEOUT (7200 s)
 #   BENCH_TOOLS (all)  only these tools' rows, comma separated, each a
 #                      whole name (kptrace:binary) or the name before the
@@ -60,13 +66,14 @@ if [ -z "$console" ]; then
 	cat "$rootfs" "$out/overlay.cpio" > "$out/initrd.cpio"
 
 	console=$out/console.log
+	rm -rf "$out/frag" "$out/frag.tgz"
 	echo "bench-peers: booting (icount; this takes a while: tail -f $console)" >&2
 	timeout --foreground "${BENCH_TIMEOUT:-7200}" qemu-system-x86_64 \
 		-accel tcg,thread=single -icount shift=0,sleep=off \
 		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
-		-serial "file:$console" < /dev/null > "$out/qemu.log" 2>&1 || true
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
+		-serial "file:$console" -serial "file:$out/frag.tgz" < /dev/null > "$out/qemu.log" 2>&1 || true
 	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
 	rm -rf "$ov"
 	sed -i 's/\r$//' "$console"
@@ -75,6 +82,20 @@ fi
 grep -q '^BENCH-DONE' "$console" ||
 	echo "bench-peers: the guest did not finish; the table has what it measured" >&2
 grep '^FAIL' "$console" >&2 || true
+
+# Part 5: the guest's tar of the recordings, compared here.
+rc=0
+if [ -s "$out/frag.tgz" ]; then
+	mkdir -p "$out/frag"
+	tar -C "$out/frag" -xzf "$out/frag.tgz" && rm -f "$out/frag.tgz"
+	make -s -C "$top" tools
+	"$top/scripts/tests/test_perf_frag.py" "$out/frag" > "$out/frag.txt" || rc=1
+	cat "$out/frag.txt"
+elif [ -z "${BENCH_CONSOLE:-}" ] && case ,${BENCH_PARTS:-1,2,3,4,5}, in *,5,*) ;; *) false ;; esac; then
+	echo "bench-peers: part 5 brought no recording back" >&2
+	rc=1
+fi
+grep -q '^FAIL frag' "$console" && rc=1
 
 csv=$out/peers.csv
 grep '^SCALE [0-9]* [a-z-]* [0-9-]* ' "$console" | awk '{ print $2 "," $3 "," $4 "," $5 }' > "$out/scale.csv"
@@ -136,3 +157,4 @@ table=$out/peers.txt
 } > "$table"
 cat "$table"
 echo "bench-peers: $csv, $table, $console" >&2
+exit $rc
