@@ -14,7 +14,9 @@
 # (scripts/bench/peers-guest.sh) pairs every traced run with an untraced one just
 # before it; this script turns the pairs into added cost = (traced -
 # untraced) / untraced, and guest instructions per traced event =
-# (traced - untraced) / events, medians and ranges over the pairs.
+# (traced - untraced) / events, medians and ranges over the pairs.  A row
+# whose start command the module rejects (slabtrace's "start all" and
+# sampling rows, on a module without them) is listed as not available.
 #
 # Writes build/bench/peers.csv (one row per pair), build/bench/peers.txt
 # (the table) and build/bench/console.log, and prints the table; part 5
@@ -27,6 +29,10 @@
 #                      --caller's (scripts/tests/test_perf_frag.py; the
 #                      script exits 1 if they differ); make perf-frag runs
 #                      this part alone
+#   BENCH_SAMPLE (100)  part 1's sampled rows: slabtrace "start all sample
+#                      N" and memleak -s N, on the churn that leaks
+#   BENCH_LEAK_EVERY (30)  that churn keeps every Nth file (wl leak): its
+#                      inode and dentry, about 1 % of its allocations
 #   BENCH_MEM (3072 MiB)  BENCH_TIMEOUT (7200 s)
 #   BENCH_TOOLS (all)  only these tools' rows, comma separated, each a
 #                      whole name (kptrace:binary) or the name before the
@@ -72,7 +78,7 @@ if [ -z "$console" ]; then
 		-accel tcg,thread=single -icount shift=0,sleep=off \
 		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_sample=${BENCH_SAMPLE:-100} bench_leak_every=${BENCH_LEAK_EVERY:-30} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
 		-serial "file:$console" -serial "file:$out/frag.tgz" < /dev/null > "$out/qemu.log" 2>&1 || true
 	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
 	rm -rf "$ov"
@@ -111,7 +117,7 @@ grep '^BENCH [0-9]' "$console" | awk '
 # instructions per event, the median of the untraced run, and the losses.
 table=$out/peers.txt
 {
-	grep '^INFO \(kernel\|version\|pairs\|caches\|one cache\|kmem events of one churn: total\|allocations in the traced\|startup\)' "$console" |
+	grep '^INFO \(kernel\|version\|pairs\|caches\|one cache\|kmem events of one churn: total\|allocations in the traced\|startup\|leak\)' "$console" |
 		sed 's/^INFO /# /' | sort | uniq -c | awk '{ c = $1; $1 = ""; sub(/^ /, ""); print $0 (c > 1 ? "  (x" c ")" : "") }'
 	tail -n +2 "$csv" | sort -t, -k1,1n -k2,2 -s | awk -F, '
 	function median(a, n,   i, j, t) {
@@ -141,6 +147,11 @@ table=$out/peers.txt
 		lost = lost (lost == "" ? "" : " ") $7
 	}
 	END { flush() }'
+	# Rows whose command the module rejected.
+	grep '^NA ' "$console" | sort -u | awk '{
+		p = $2; t = $3; $1 = $2 = $3 = ""; sub(/^ +/, "")
+		printf "%-4s %-18s not available: %s\n", p, t, $0
+	}'
 	# Part 3's streams: events written and bytes, per run.
 	grep '^INFO stream ' "$console" | awk '
 	{
