@@ -35,7 +35,11 @@
  *   probes, read kobj_offset and slab_cache_word without it (READ_ONCE;
  *   0 until set).
  * - kset_find_obj() takes the kset's list_lock itself; the walks of
- *   /sys/kernel/slab take its inode's lock (iterate_dir()).
+ *   /sys/kernel/slab take its inode's lock (iterate_dir());
+ *   slabtrace_cache_slab_size() takes kernfs's own lock in
+ *   kernfs_find_and_get() and calls the attribute's show(), which takes
+ *   none, as a read of the file would.  Their callers may hold their
+ *   system's mutex: nothing in sysfs takes one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
