@@ -264,22 +264,57 @@ leak_found() {
 	}'
 }
 
+# slab_leak WHO: stop the churn's caches, traced sampled, and say what
+# they found: the estimated objects outstanding (the leak), and in which
+# caches the first stack was made by open() (the leaking churn's).
+slab_leak() {
+	local c est total=0 found= other=
+	for c in $CACHES; do
+		echo "stop $c" > $ST/ctl
+		echo "print $c top 1" > $ST/ctl
+		cat $ST/ctl > /tmp/leak.out
+		est=$(sed -n 's/^sampled 1 in [0-9]*: estimated \([0-9]*\) outstanding.*/\1/p' /tmp/leak.out | head -n 1)
+		total=$((total + ${est:-0}))
+		if [ "${est:-0}" -gt 0 ]; then
+			if grep -q openat /tmp/leak.out; then
+				found="$found $c"
+			else
+				other="$other $c"
+			fi
+		fi
+		echo "reset $c" > $ST/ctl
+	done
+	info "leak $1: estimated $total objects outstanding; the first stack made by open() in:${found:- none}; by something else in:${other:- none}"
+}
+
 # slabtrace:one, :all (the churn's caches, by name), :every ("start all":
-# every cache), :sampled ("start all sample N", the leaking churn).
+# every cache); on the leaking churn, :sampled (the churn's caches, "start
+# CACHE sample N") and :every-sampled ("start all sample N").
 start_slabtrace() {
+	local c
 	case $1 in
 	*:one) slab_start "$ONE" ;;
 	*:every) slab_try "start all" ;;
-	*:sampled) slab_try "start all sample $SAMPLE" ;;
+	*:every-sampled) slab_try "start all sample $SAMPLE" ;;
+	*:sampled)
+		for c in $CACHES; do
+			slab_try "start $c sample $SAMPLE" && continue
+			for c in $CACHES; do
+				echo "stop $c" > $ST/ctl
+				echo "reset $c" > $ST/ctl
+			done 2> /dev/null
+			return 2
+		done ;;
 	*) slab_start "$CACHES" ;;
 	esac
 }
 stop_slabtrace() {
 	case $1 in
 	*:one) slab_stop "$ONE" ;;
-	*:every | *:sampled)
+	*:sampled) slab_leak "$1" ;;
+	*:every | *:every-sampled)
 		echo "stop all" > $ST/ctl
-		if [ "$1" = slabtrace:sampled ]; then
+		if [ "$1" = slabtrace:every-sampled ]; then
 			echo "print all top 1" > $ST/ctl
 			leak_found "$1" "$(cat $ST/ctl)"
 		fi
@@ -620,7 +655,8 @@ case ,$PARTS, in
 	leak_size
 	for r in $(seq "$PAIRS"); do
 		pair 1 slabtrace:every "$r" "$KMEM_ALLOCS" files "$FILES"
-		pair 1 slabtrace:sampled "$r" "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"
+		pair 1 slabtrace:sampled "$r" "$EV_ALL" leak "$FILES" "$LEAK_EVERY"
+		pair 1 slabtrace:every-sampled "$r" "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"
 	done
 	bracket 1 memleak:sampled "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"
 	rm -f /tmp/wl.*
