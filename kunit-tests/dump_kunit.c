@@ -6,9 +6,13 @@
  * that a cache is called merged only when it has two names or more, that
  * no command name can forge a line of the dump, and that records sharing
  * a few stacks each show their own backtrace, read after read (the
- * reader's cache of backtrace text).
+ * reader's cache of backtrace text).  Each object line has its memory's
+ * node and its GFP flags as the kernel prints them; a percpu object's has
+ * no node, its bytes are its size on every possible CPU, and the header
+ * says so.
  */
 #include <kunit/test.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -98,6 +102,9 @@ static void slabtrace_dump_text(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(strstr(l, expect) + 1, expect));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ", 120 bytes (120 requested), age "));
+	snprintf(expect, sizeof(expect), ", node %d, gfp GFP_KERNEL, from kthread ",
+		 page_to_nid(virt_to_page(a)));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, expect));
 	l = strstr(text, " #01 [<");
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	fn = strstr(l, "] in dump_alloc+0x");
@@ -111,6 +118,38 @@ static void slabtrace_dump_text(struct kunit *test)
 	text = st_read_ctl(test);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ", 1 outstanding (120 bytes), "));
 	kmem_cache_free(dump_cache, b);
+}
+
+static noinline u32 __percpu *dump_alloc_percpu(void)
+{
+	u32 __percpu *p = __alloc_percpu_gfp(sizeof(u32), sizeof(u32),
+					     GFP_KERNEL | __GFP_NOWARN);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* A percpu object: its size on each CPU, on every CPU, and no node. */
+static void slabtrace_dump_percpu(struct kunit *test)
+{
+	char expect[160], *text;
+	u32 __percpu *p;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start percpu\n"), 0);
+	p = dump_alloc_percpu();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, st_cmd("print percpu\n"), 0);
+	text = st_read_ctl(test);
+	free_percpu(p);
+	snprintf(expect, sizeof(expect),
+		 "\npercpu objects: requested is the size on one CPU, bytes on all %u possible CPUs\n",
+		 num_possible_cpus());
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, expect));
+	snprintf(expect, sizeof(expect),
+		 ", %zu bytes (4 requested), age ", 4 * (size_t)num_possible_cpus());
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, expect));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, ", gfp GFP_KERNEL|__GFP_NOWARN, from "));
+	KUNIT_EXPECT_NULL(test, strstr(text, ", node "));
 }
 
 /* A stopped cache still prints its records. */
@@ -319,12 +358,15 @@ static void slabtrace_dump_exit(struct kunit *test)
 {
 	st_cmd("stop st_kunit_dump\n");
 	st_cmd("reset st_kunit_dump\n");
+	st_cmd("stop percpu\n");
+	st_cmd("reset percpu\n");
 	st_expect_lockdep_clean(test);
 }
 
 static struct kunit_case slabtrace_dump_cases[] = {
 	KUNIT_CASE(slabtrace_dump_text),
 	KUNIT_CASE(slabtrace_dump_stopped_counts),
+	KUNIT_CASE(slabtrace_dump_percpu),
 	KUNIT_CASE(slabtrace_dump_header_lines),
 	KUNIT_CASE(slabtrace_dump_merged_only_when_shared),
 	KUNIT_CASE(slabtrace_dump_no_forged_lines),

@@ -11,7 +11,15 @@
  * record an alloc probe inserts while "stop" detaches them still has its
  * free seen; a print whose cache is reset while it copies publishes
  * nothing; and a cache destroyed while traced is dropped without its
- * address being able to match a new cache.
+ * address being able to match a new cache.  Each record has the
+ * allocation's GFP flags and its memory's node.  "kmalloc-large" holds
+ * exactly the kmalloc() objects the page allocator serves, of either path
+ * (a size known at compile time or not), "percpu" the alloc_percpu()
+ * ones, and their frees drop them.  A filter on start records only the
+ * allocations of its processes, command name or cgroup, counts the
+ * others, is replaced by the next start, survives a reset, and bad
+ * filters are refused.  "sample N" records about 1 in N allocations, its
+ * estimate within a stated bound of the truth.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -19,6 +27,7 @@
 #include <linux/hardirq.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -49,6 +58,35 @@ static noinline void *alloc_obj(gfp_t gfp)
 static noinline void *kmalloc_50(void)
 {
 	void *p = kmalloc(50, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* Past the biggest kmalloc cache: the page allocator's. */
+#define LARGE_SIZE	(KMALLOC_MAX_CACHE_SIZE * 2)
+/* Seen by the compiler as unknown: __kmalloc(), not kmalloc_large(). */
+static size_t large_var_size = KMALLOC_MAX_CACHE_SIZE + 1;
+
+static noinline void *kmalloc_large_const(void)
+{
+	void *p = kmalloc(LARGE_SIZE, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static noinline void *kmalloc_large_var(void)
+{
+	void *p = kmalloc(READ_ONCE(large_var_size), GFP_KERNEL | __GFP_ZERO);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+static noinline u64 __percpu *alloc_percpu_u64(void)
+{
+	u64 __percpu *p = alloc_percpu(u64);
 
 	OPTIMIZER_HIDE_VAR(p);
 	return p;
@@ -172,6 +210,8 @@ static void slabtrace_trace_kmalloc(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, 50);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_50));
+	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, rec->node, page_to_nid(virt_to_page(p)));
 	slab_trace_snapshot_put(snap);
 
 	kfree(p);
@@ -188,6 +228,245 @@ static void slabtrace_trace_kmalloc(struct kunit *test)
 	kfree(p);
 	st_cmd("stop kmalloc-128\n");
 	st_cmd("reset kmalloc-128\n");
+}
+
+/*
+ * kmalloc-large: both ways to a page allocator kmalloc() are recorded
+ * once each (v6.12 fires the tracepoint twice for the second), with the
+ * pages they take, and kfree() drops them.
+ */
+static void slabtrace_trace_kmalloc_large(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
+	void *c, *v;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large\n"), 0);
+	c = kmalloc_large_const();
+	v = kmalloc_large_var();
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	snap = st_print(test, "kmalloc-large");
+	KUNIT_EXPECT_EQ(test, snap->kind, SLAB_TRACE_KIND_LARGE);
+	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
+	rec = st_find(snap, c);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, LARGE_SIZE);
+	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+			LARGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_large_const));
+	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, rec->node, page_to_nid(virt_to_page(c)));
+	rec = st_find(snap, v);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, large_var_size);
+	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+			PAGE_SIZE << get_order(large_var_size));
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_large_var));
+	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)(GFP_KERNEL | __GFP_ZERO));
+	slab_trace_snapshot_put(snap);
+
+	kfree(c);
+	kfree(v);
+	snap = st_print(test, "kmalloc-large");
+	KUNIT_EXPECT_NULL(test, st_find(snap, c));
+	KUNIT_EXPECT_NULL(test, st_find(snap, v));
+	slab_trace_snapshot_put(snap);
+}
+
+/*
+ * kmalloc-large sampled 1 in 2: v6.12's two events of one object (a size
+ * the compiler cannot see) agree, so each object is drawn once: no
+ * record of the inner event is left to be evicted, counted as replaced,
+ * by an unsampled outer one, and a record has the caller's backtrace.
+ * 200 objects: the records are Binomial(200, 1/2), 100 +- 28 at 4 sigma
+ * (sigma 7.1; a correct sampler fails once in about 16,000 runs).
+ */
+static void slabtrace_trace_kmalloc_large_sampled(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
+	unsigned int i, nr = 0, wrong = 0;
+	void **objs;
+
+	objs = kunit_kcalloc(test, 200, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large sample 2\n"), 0);
+	for (i = 0; i < 200; i++) {
+		objs[i] = kmalloc_large_var();
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	snap = st_print(test, "kmalloc-large");
+	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
+	for (i = 0; i < 200; i++) {
+		rec = st_find(snap, objs[i]);
+		if (!rec)
+			continue;
+		nr++;
+		wrong += !st_first_frame_is(rec, kmalloc_large_var);
+	}
+	slab_trace_snapshot_put(snap);
+	for (i = 0; i < 200; i++)
+		kfree(objs[i]);
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+	KUNIT_EXPECT_LE(test, abs((int)nr - 100), 28);
+}
+
+/* percpu: alloc_percpu() is recorded, on no node; free_percpu() drops it. */
+static void slabtrace_trace_percpu(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	const struct slab_trace_record *rec;
+	u64 __percpu *p;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start percpu\n"), 0);
+	p = alloc_percpu_u64();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	snap = st_print(test, "percpu");
+	rec = st_find(snap, (__force const void *)p);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->bytes_req, sizeof(u64));
+	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+			sizeof(u64) * num_possible_cpus());
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_percpu_u64));
+	KUNIT_EXPECT_EQ(test, rec->node, NUMA_NO_NODE);
+	slab_trace_snapshot_put(snap);
+
+	free_percpu(p);
+	snap = st_print(test, "percpu");
+	KUNIT_EXPECT_NULL(test, st_find(snap, (__force const void *)p));
+	slab_trace_snapshot_put(snap);
+	/* Stopped and reset, it is gone, and so are its probes. */
+	KUNIT_EXPECT_EQ(test, st_cmd("stop percpu\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset percpu\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("print percpu\n"), -ENODATA);
+}
+
+/* Allocated and kept: whether @snap has it, then freed. */
+static bool filtered_in(struct kunit *test, const char *start)
+{
+	struct slab_trace_snapshot *snap;
+	bool in;
+	void *obj;
+
+	KUNIT_EXPECT_EQ_MSG(test, st_cmd("%s\n", start), 0, "%s", start);
+	obj = alloc_obj(GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	snap = st_print(test, OBJ_CACHE);
+	in = st_find(snap, obj);
+	slab_trace_snapshot_put(snap);
+	kmem_cache_free(obj_cache, obj);
+	return in;
+}
+
+/* The filters of "start CACHE pid|comm|cgroup ...". */
+static void slabtrace_trace_filter(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	char cmd[96];
+
+	/* Another process's: this kthread's allocation is left out, counted. */
+	KUNIT_EXPECT_FALSE(test, filtered_in(test, "start " OBJ_CACHE " pid 1"));
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_STREQ(test, snap->filter, "pid 1");
+	KUNIT_EXPECT_EQ(test, snap->filtered, 1);
+	KUNIT_EXPECT_EQ(test, snap->nr, 0);
+	slab_trace_snapshot_put(snap);
+
+	snprintf(cmd, sizeof(cmd), "start " OBJ_CACHE " pid 1 %d", current->tgid);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, cmd));
+	snprintf(cmd, sizeof(cmd), "start " OBJ_CACHE " comm %s", current->comm);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, cmd));
+	KUNIT_EXPECT_FALSE(test, filtered_in(test, "start " OBJ_CACHE " comm no_such_comm"));
+	/* A reset keeps the filter; a start without one drops it. */
+	KUNIT_EXPECT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_STREQ(test, snap->filter, "comm no_such_comm");
+	KUNIT_EXPECT_EQ(test, snap->filtered, 0);
+	slab_trace_snapshot_put(snap);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, "start " OBJ_CACHE));
+	snap = st_print(test, OBJ_CACHE);
+	KUNIT_EXPECT_STREQ(test, snap->filter, "");
+	slab_trace_snapshot_put(snap);
+
+	/* Bad filters: refused, the cache's own left as it was. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid 0\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid +5\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid 1 2 3 4 5 6 7 8 9\n"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm a b\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm 0123456789abcdef\n"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " cgroup lk\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " uid 0\n"), -EINVAL);
+	/* The UML kernel of the runner has no cgroups. */
+	if (!IS_ENABLED(CONFIG_CGROUPS))
+		KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " cgroup /\n"),
+				-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, st_cmd("start no_such_cache pid 1\n"), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, filtered_in(test, "start " OBJ_CACHE));
+}
+
+/*
+ * "sample 10" over 20000 outstanding objects: the records are Binomial(n =
+ * 20000, p = 1/10), mean 2000, sigma = sqrt(n p (1 - p)) = 42.4.  The
+ * check allows 4 sigma either way (170 records, so the estimate 10 x
+ * records is within 1700 of 20000): a correct sampler fails it with
+ * probability 2 * (1 - Phi(4)) = 6.3e-5, once in about 16,000 runs.  A
+ * sampler that recorded every allocation, or none, or 1 in 9 or 11 (mean
+ * 2222 or 1818) fails it.
+ */
+#define SAMPLE_N	10
+#define SAMPLE_OBJS	20000
+#define SAMPLE_SLACK	170
+
+static void slabtrace_trace_sample(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	char expect[96], *text;
+	void **objs;
+	unsigned int i;
+	long nr;
+
+	objs = kunit_kcalloc(test, SAMPLE_OBJS, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE " sample %u\n", SAMPLE_N), 0);
+	for (i = 0; i < SAMPLE_OBJS; i++) {
+		objs[i] = alloc_obj(GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	snap = st_print(test, OBJ_CACHE);
+	nr = snap->nr;
+	KUNIT_EXPECT_EQ(test, snap->sample_every, SAMPLE_N);
+	KUNIT_EXPECT_EQ(test, slab_trace_snapshot_dropped(snap), 0);
+	slab_trace_snapshot_put(snap);
+	kunit_info(test, "%ld records of %u objects, 1 in %u sampled\n", nr,
+		   SAMPLE_OBJS, SAMPLE_N);
+	KUNIT_EXPECT_LE(test, abs(nr - SAMPLE_OBJS / SAMPLE_N), SAMPLE_SLACK);
+	/* The header's estimate, on a dump small enough to read whole. */
+	for (i = 100; i < SAMPLE_OBJS; i++)
+		kmem_cache_free(obj_cache, objs[i]);
+	snap = st_print(test, OBJ_CACHE);
+	nr = snap->nr;
+	slab_trace_snapshot_put(snap);
+	text = st_read_ctl(test);
+	snprintf(expect, sizeof(expect),
+		 "\nsampled 1 in %u: estimated %ld outstanding (%ld bytes); ",
+		 SAMPLE_N, nr * SAMPLE_N, nr * SAMPLE_N * OBJ_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, expect));
+	/* Another rate while records are kept is refused; bad rates too. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample 1\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample 1000001\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample x\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid 1 sample\n"), -EINVAL);
+	for (i = 0; i < 100; i++)
+		kmem_cache_free(obj_cache, objs[i]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	/* No records: the rate may change. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 }
 
 struct irq_alloc {
@@ -688,6 +967,10 @@ static void slabtrace_trace_exit(struct kunit *test)
 	st_cmd("reset kmalloc-64\n");
 	st_cmd("stop kmalloc-128\n");
 	st_cmd("reset kmalloc-128\n");
+	st_cmd("stop kmalloc-large\n");
+	st_cmd("reset kmalloc-large\n");
+	st_cmd("stop percpu\n");
+	st_cmd("reset percpu\n");
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
 	st_expect_lockdep_clean(test);
 }
@@ -698,6 +981,8 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_stop_then_free),
 	KUNIT_CASE(slabtrace_trace_reset),
 	KUNIT_CASE(slabtrace_trace_kmalloc),
+	KUNIT_CASE(slabtrace_trace_kmalloc_large),
+	KUNIT_CASE(slabtrace_trace_percpu),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),
 	KUNIT_CASE(slabtrace_trace_filters),
@@ -709,6 +994,14 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_stop_late_insert),
 	KUNIT_CASE(slabtrace_trace_reset_during_print),
 	KUNIT_CASE(slabtrace_trace_destroyed),
+	KUNIT_CASE(slabtrace_trace_filter),
+	/*
+	 * Last: its 20000 objects leave SLUB's per-CPU slab so that the
+	 * next allocation takes SLUB's slow path, whose local lock lockdep
+	 * does not allow in the hardirq case (a SLUB matter, not slabtrace's).
+	 */
+	KUNIT_CASE(slabtrace_trace_sample),
+	KUNIT_CASE(slabtrace_trace_kmalloc_large_sampled),
 	{}
 };
 

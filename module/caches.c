@@ -520,10 +520,10 @@ void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
 	ref->cache = NULL;
 }
 
-/* kmem_cache_destroy() took the cache out of sysfs. */
+/* kmem_cache_destroy() took the cache out of sysfs (never: no kobject). */
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref)
 {
-	return !READ_ONCE(ref->kobj->sd);
+	return ref->kobj && !READ_ONCE(ref->kobj->sd);
 }
 
 /**

@@ -246,4 +246,51 @@ static inline void slabtrace_module_text(const struct module *mod,
 }
 #endif /* MODULE */
 
+/*
+ * cgroup v2, for "start CACHE cgroup PATH": cgroup_get_from_path() is
+ * exported on 6.1 and 6.12 (GPL); task_dfl_cgroup(), cgroup_is_descendant()
+ * and cgroup_put() are inlines.  The KUnit runner's UML kernel has no
+ * CONFIG_CGROUPS: there the filter is refused.
+ */
+#ifdef CONFIG_CGROUPS
+#include <linux/cgroup.h>
+
+static inline struct cgroup *slabtrace_cgroup_get(const char *path)
+{
+	return cgroup_get_from_path(path);
+}
+
+static inline void slabtrace_cgroup_put(struct cgroup *cgrp)
+{
+	cgroup_put(cgrp);
+}
+
+/* Whether current is in @cgrp or below it.  Any context but NMI. */
+static __always_inline bool slabtrace_current_in_cgroup(struct cgroup *cgrp)
+{
+	bool in;
+
+	rcu_read_lock();
+	in = cgroup_is_descendant(task_dfl_cgroup(current), cgrp);
+	rcu_read_unlock();
+	return in;
+}
+#else
+struct cgroup;
+
+static inline struct cgroup *slabtrace_cgroup_get(const char *path)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline void slabtrace_cgroup_put(struct cgroup *cgrp)
+{
+}
+
+static __always_inline bool slabtrace_current_in_cgroup(struct cgroup *cgrp)
+{
+	return false;
+}
+#endif
+
 #endif /* _SLABTRACE_COMPAT_H */

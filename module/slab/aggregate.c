@@ -50,14 +50,14 @@ static void add_who(struct slab_trace_group *g,
 }
 
 static void add(struct slab_trace_group *g, const struct slab_trace_record *rec,
-		u32 age, unsigned int object_size)
+		u32 age, unsigned long bytes)
 {
 	if (!g->count || age < g->age_min)
 		g->age_min = age;
 	g->age_max = max(g->age_max, age);
 	g->age_sum += age;
 	g->count++;
-	g->bytes += object_size;
+	g->bytes += bytes;
 	g->requested += rec->bytes_req;
 	add_who(g, rec);
 }
@@ -118,7 +118,8 @@ int slab_trace_aggregate(struct slab_trace_snapshot *snap)
 			}
 			snap->nr_groups++;
 		}
-		add(g, rec, slab_trace_snapshot_age(snap, rec), snap->object_size);
+		add(g, rec, slab_trace_snapshot_age(snap, rec),
+		    slab_trace_bytes(snap->kind, snap->object_size, rec));
 		if (!(i % 4096)) {
 			cond_resched();
 			if (fatal_signal_pending(current)) {

@@ -6,7 +6,8 @@
  *   traced 12.345s, 1024 outstanding (65536 bytes), 0 records dropped
  *   drops: stack store full 2              (only if something was lost)
  *   -------------------------
- *   Obj 000000009d2f1c3a, 64 bytes (50 requested), age 3.210s, cpu 1, from PID 212 cat:
+ *   Obj 000000009d2f1c3a, 64 bytes (50 requested), age 3.210s, cpu 1, node 0,
+ *   gfp GFP_KERNEL|__GFP_ZERO, from PID 212 cat:      (one line)
  *   ----
  *    #01 [<ffffffffc0a1b2c3>] in leaky_write+0x2c/0x90 [leaky]
  *
@@ -42,8 +43,10 @@
  * seq_file holds keeps it.  The cache is the open file's, used under the
  * seq_file's own mutex (one read() at a time).
  */
+#include <linux/gfp.h>
 #include <linux/hash.h>
 #include <linux/math64.h>
+#include <linux/numa.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -248,6 +251,17 @@ static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 	if (snap->replaced)
 		seq_printf(m, "%ld records replaced: their objects were freed through paths with no tracepoint\n",
 			   snap->replaced);
+	if (snap->filter[0])
+		seq_printf(m, "filter: %s; %lu allocations left out\n",
+			   snap->filter, snap->filtered);
+	if (snap->sample_every > 1)
+		seq_printf(m, "sampled 1 in %u: estimated %llu outstanding (%llu bytes); the counts below are of records\n",
+			   snap->sample_every,
+			   (u64)snap->nr * snap->sample_every,
+			   (u64)snap->bytes * snap->sample_every);
+	if (snap->kind == SLAB_TRACE_KIND_PERCPU)
+		seq_printf(m, "percpu objects: requested is the size on one CPU, bytes on all %u possible CPUs\n",
+			   num_possible_cpus());
 	seq_puts(m, "-------------------------\n");
 }
 
@@ -318,11 +332,31 @@ static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
 	}
 	if (g->more_who)
 		seq_printf(m, " and %u more", g->more_who);
+	if (snap->sample_every > 1)
+		seq_printf(m, ", estimated %llu objects (%llu bytes)",
+			   (u64)g->count * snap->sample_every,
+			   g->bytes * snap->sample_every);
 	who.syscall = g->syscall;
 	slab_trace_syscall_show(m, &who);
 	seq_puts(m, ":\n----\n");
 	show_stack(m, g->stack);
 	seq_putc(m, '\n');
+}
+
+/*
+ * ", node 0, gfp GFP_KERNEL|__GFP_ZERO": the node only for memory that is
+ * on one (not percpu), the flags as the kmem tracepoints print them.
+ */
+static void show_node_gfp(struct seq_file *m, const struct slab_trace_record *rec)
+{
+	gfp_t gfp = (__force gfp_t)rec->gfp;
+
+	if (rec->node != NUMA_NO_NODE)
+		seq_put_decimal_ll(m, ", node ", rec->node);
+	if (gfp)
+		seq_printf(m, ", gfp %pGg", &gfp);
+	else
+		seq_puts(m, ", gfp none");
 }
 
 static int dump_show(struct seq_file *m, void *v)
@@ -346,11 +380,13 @@ static int dump_show(struct seq_file *m, void *v)
 	}
 	/* "Obj %pK, %u bytes (%u requested), age ", the numbers directly. */
 	seq_printf(m, "Obj %pK", rec->obj);
-	seq_put_decimal_ull(m, ", ", snap->object_size);
+	seq_put_decimal_ull(m, ", ",
+			    slab_trace_bytes(snap->kind, snap->object_size, rec));
 	seq_put_decimal_ull(m, " bytes (", rec->bytes_req);
 	seq_puts(m, " requested), age ");
 	show_secs(m, (u64)slab_trace_snapshot_age(snap, rec) * NSEC_PER_MSEC);
 	seq_put_decimal_ull(m, ", cpu ", rec->cpu);
+	show_node_gfp(m, rec);
 	seq_puts(m, ", from ");
 	slab_trace_ctx_show(m, rec);
 	slab_trace_syscall_show(m, rec);

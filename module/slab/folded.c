@@ -11,7 +11,9 @@
  *
  * weighed by objects in /proc/slabtrace/slab/folded and by bytes in
  * folded_bytes.  A group made in a system call starts with the pseudo-frame
- * "syscall:NAME".  Every group is listed, whatever "top" said.
+ * "syscall:NAME".  Every group is listed, whatever "top" said.  A sampled
+ * trace ("start CACHE sample N") weighs each record N: the estimates the
+ * dump's header gives.
  *
  * No locks: a snapshot is immutable; the reader holds a reference.
  */
@@ -32,9 +34,9 @@ static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 	seq_puts(m, folded);
 }
 
-/* One group's line. */
+/* One group's line; @weight: what a record stands for (sampled). */
 static void show_group(struct seq_file *m, const struct slab_trace_group *g,
-		       bool bytes)
+		       bool bytes, u32 weight)
 {
 	bool compat = g->syscall & SLAB_TRACE_SYSCALL_COMPAT;
 	int nr = g->syscall & ~SLAB_TRACE_SYSCALL_COMPAT;
@@ -59,7 +61,8 @@ static void show_group(struct seq_file *m, const struct slab_trace_group *g,
 		if (i)
 			seq_putc(m, ';');
 	}
-	seq_printf(m, " %llu\n", bytes ? g->bytes : (u64)g->count);
+	/* Sampled: estimated totals, as the dump's header gives them. */
+	seq_printf(m, " %llu\n", (bytes ? g->bytes : (u64)g->count) * weight);
 }
 
 /**
@@ -74,7 +77,7 @@ void slab_trace_folded_show(struct seq_file *m,
 	unsigned long i;
 
 	for (i = 0; i < snap->nr_groups; i++)
-		show_group(m, snap->groups[i], bytes);
+		show_group(m, snap->groups[i], bytes, max(snap->sample_every, 1U));
 }
 
 static void *folded_start(struct seq_file *m, loff_t *pos)
@@ -94,15 +97,23 @@ static void folded_stop(struct seq_file *m, void *v)
 {
 }
 
+/* What a record of the reader's snapshot stands for. */
+static u32 weight(struct seq_file *m)
+{
+	struct slab_trace_reader *r = m->private;
+
+	return max(r->snap->sample_every, 1U);
+}
+
 static int folded_show(struct seq_file *m, void *v)
 {
-	show_group(m, v, false);
+	show_group(m, v, false, weight(m));
 	return 0;
 }
 
 static int folded_bytes_show(struct seq_file *m, void *v)
 {
-	show_group(m, v, true);
+	show_group(m, v, true, weight(m));
 	return 0;
 }
 

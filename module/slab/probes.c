@@ -14,6 +14,20 @@
  * kmem_cache_free() of another cache, the record is counted as replaced
  * too (kfree() does not say the cache).
  *
+ * Two names trace what has no cache.  "kmalloc-large": a kmalloc() bigger
+ * than the biggest kmalloc cache is served by the page allocator, and the
+ * kmalloc tracepoint fires with no cache (bytes_alloc above
+ * KMALLOC_MAX_CACHE_SIZE); kfree() fires the kfree tracepoint before it
+ * tells pages from slab objects, on v6.1 and v6.12.  v6.12's
+ * __do_kmalloc_node() fires kmalloc twice for one such object (once in
+ * __kmalloc_large_node_noprof(), once with the caller's address): the
+ * second record replaces the first, not counted as replaced.  "percpu":
+ * alloc_percpu() and free_percpu() fire percpu_alloc_percpu and
+ * percpu_free_percpu (same prototypes on v6.1 and v6.12), which are not
+ * exported: they are found by name with for_each_kernel_tracepoint() and
+ * attached while "percpu" is in the set.  A percpu pointer is an offset,
+ * never a slab object's address: both share the table.
+ *
  * A probe runs inside the allocation or free it traces, under the caller's
  * locks, with preemption disabled, in any context: it takes its record from
  * the per-CPU pool (pool.c), saves its stack in the depot without letting
@@ -39,6 +53,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hardirq.h>
+#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -52,7 +67,9 @@
 
 #include "slab.h"
 
-static bool alloc_on, free_on, exiting;
+static bool alloc_on, free_on, percpu_on, exiting;
+/* Found once, by name, with slab_trace_mutex held; never go away. */
+static struct tracepoint *tp_percpu_alloc, *tp_percpu_free;
 
 static void idle_work_fn(struct work_struct *work);
 static DECLARE_WORK(idle_work, idle_work_fn);
@@ -135,6 +152,66 @@ static __always_inline void evict(struct slab_trace_set *set, const void *obj)
 		record_gone(set, stale, true, NULL);
 }
 
+/*
+ * Whether the filter of "start CACHE pid|comm|cgroup ..." lets the current
+ * allocation be recorded: a task's only, never an interrupt's.  No lock,
+ * nothing that scales with the traced set: before any stack walk.
+ */
+static __always_inline bool filter_passes(const struct slab_trace_filter *f)
+{
+	unsigned int i;
+
+	if (!in_task())
+		return false;
+	switch (f->kind) {
+	case SLAB_TRACE_FILTER_PID:
+		for (i = 0; i < f->npids; i++)
+			if (f->tgid[i] == current->tgid)
+				return true;
+		return false;
+	case SLAB_TRACE_FILTER_COMM:
+		/* Both NUL-padded: f->comm by strscpy_pad(), comm by the kernel. */
+		return !memcmp(current->comm, f->comm, TASK_COMM_LEN);
+	default:
+		return slabtrace_current_in_cgroup(f->cgroup);
+	}
+}
+
+/*
+ * "sample N": whether this allocation is one of the 1 in N recorded.  A
+ * Bernoulli draw with p = 1/N from a per-CPU xorshift32 (Marsaglia, "Xorshift
+ * RNGs", 2003), seeded at start: no lock, no get_random_u32() (not for NMI,
+ * nor under some raw locks on PREEMPT_RT).  (u64)x * N >> 32 maps x
+ * evenly onto 0..N-1.  So each record stands for N allocations on
+ * average, and N times the records estimates the outstanding objects
+ * without bias, whatever the allocations' order.  An NMI racing the state
+ * on its CPU only repeats a draw.  kmalloc-large's draw is a hash of the
+ * object's address and a seed of the trace instead: v6.12 fires two
+ * events for one object (see the top of this file), which must agree, or
+ * the record of a sampled first would be evicted by an unsampled second,
+ * counted as replaced, after a stack walk for nothing.
+ */
+static __always_inline bool sampled(struct slab_trace_traced *tr,
+				    const void *obj)
+{
+	u32 n = READ_ONCE(tr->sample_every), x;
+	u32 *state;
+
+	if (likely(n <= 1))
+		return true;
+	if (tr->kind == SLAB_TRACE_KIND_LARGE) {
+		x = hash_64((unsigned long)obj ^ tr->sample_seed, 32);
+	} else {
+		state = this_cpu_ptr(tr->rng);
+		x = *state;
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		*state = x;
+	}
+	return !(((u64)x * n) >> 32);
+}
+
 /* An allocation slabtrace's own code made (built in, there is no telling). */
 static __always_inline bool own_alloc(unsigned long call_site)
 {
@@ -153,10 +230,11 @@ static __always_inline bool own_alloc(unsigned long call_site)
  */
 static __always_inline void record_alloc(struct kmem_cache *s,
 					 const void *obj, size_t bytes_req,
-					 unsigned long call_site)
+					 gfp_t gfp, unsigned long call_site)
 {
 	struct slab_trace_set *set = rcu_dereference_sched(slab_trace_active);
 	unsigned long entries[SLAB_TRACE_STACK_DEPTH] __uninitialized;
+	const struct slab_trace_filter *filter;
 	struct slab_trace_record *rec, *stale;
 	struct slab_trace_traced *tr;
 	unsigned int nr;
@@ -167,6 +245,13 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		return;
 	tr = traced_of(set, s);
 	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site))
+		goto evict;
+	filter = rcu_dereference_sched(tr->filter);
+	if (filter && !filter_passes(filter)) {
+		this_cpu_inc(*tr->filtered);
+		goto evict;
+	}
+	if (unlikely(!sampled(tr, obj)))
 		goto evict;
 	if (unlikely(probe_in_nmi())) {
 		drop(tr, SLAB_TRACE_DROP_NMI);
@@ -187,6 +272,9 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	rec->owner = tr->id;
 	rec->stamp = stamp;
 	rec->bytes_req = bytes_req ?: tr->object_size;
+	rec->gfp = (__force u32)gfp;
+	rec->node = tr->kind == SLAB_TRACE_KIND_PERCPU ? NUMA_NO_NODE :
+		    page_to_nid(virt_to_page(obj));
 	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
 	stack = slab_trace_stack_store(rec, entries, nr, call_site);
 	if (unlikely(stack == -EPERM)) {
@@ -204,8 +292,10 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		slab_trace_test_before_insert();
 #endif
 	stale = slab_trace_table_insert(&slab_trace_records, rec);
+	/* kmalloc-large's second event of one object: not stale. */
 	if (stale)
-		record_gone(set, stale, true, NULL);
+		record_gone(set, stale, tr->kind != SLAB_TRACE_KIND_LARGE ||
+			    stale->owner != tr->id, NULL);
 	/*
 	 * The depot had no room: the trace is saved later, for a record the
 	 * work finds in the table, so only now (@rec may be freed already:
@@ -248,7 +338,7 @@ static notrace void slab_trace_probe_kmem_cache_alloc(void *data,
 						      struct kmem_cache *s,
 						      gfp_t gfp_flags, int node)
 {
-	record_alloc(s, ptr, 0, call_site);
+	record_alloc(s, ptr, 0, gfp_flags, call_site);
 }
 
 NOKPROBE_SYMBOL(slab_trace_probe_kmem_cache_alloc);
@@ -262,8 +352,10 @@ static notrace void slab_trace_probe_kmalloc(void *data,
 	struct kmem_cache *s;
 
 	s = slabtrace_kmalloc_cache(bytes_req, gfp_flags, call_site);
+	if (!s && bytes_alloc > KMALLOC_MAX_CACHE_SIZE)
+		s = slab_trace_pseudo_cache(SLAB_TRACE_KIND_LARGE);
 	if (s)
-		record_alloc(s, ptr, bytes_req, call_site);
+		record_alloc(s, ptr, bytes_req, gfp_flags, call_site);
 	else
 		evict(rcu_dereference_sched(slab_trace_active), ptr);
 }
@@ -282,6 +374,72 @@ static void slab_trace_probe_kmem_cache_free(void *data,
 					     const struct kmem_cache *s)
 {
 	record_free(ptr, s);
+}
+
+static notrace void slab_trace_probe_percpu_alloc(void *data,
+						  unsigned long call_site,
+						  bool reserved, bool is_atomic,
+						  size_t size, size_t align,
+						  void *base_addr, int off,
+						  void __percpu *ptr,
+						  size_t bytes_alloc,
+						  gfp_t gfp_flags)
+{
+	record_alloc(slab_trace_pseudo_cache(SLAB_TRACE_KIND_PERCPU),
+		     (__force const void *)ptr, size, gfp_flags, call_site);
+}
+
+NOKPROBE_SYMBOL(slab_trace_probe_percpu_alloc);
+
+static void slab_trace_probe_percpu_free(void *data, void *base_addr, int off,
+					 void __percpu *ptr)
+{
+	record_free((__force const void *)ptr,
+		    slab_trace_pseudo_cache(SLAB_TRACE_KIND_PERCPU));
+}
+
+static void find_percpu(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "percpu_alloc_percpu"))
+		tp_percpu_alloc = tp;
+	else if (!strcmp(tp->name, "percpu_free_percpu"))
+		tp_percpu_free = tp;
+}
+
+/* Free before alloc on, alloc before free off.  slab_trace_mutex held. */
+static int percpu_probes(bool on)
+{
+	int ret;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	if (!on) {
+		tracepoint_probe_unregister(tp_percpu_alloc,
+					    (void *)slab_trace_probe_percpu_alloc,
+					    NULL);
+		tracepoint_probe_unregister(tp_percpu_free,
+					    (void *)slab_trace_probe_percpu_free,
+					    NULL);
+		return 0;
+	}
+	if (!tp_percpu_alloc || !tp_percpu_free)
+		for_each_kernel_tracepoint(find_percpu, NULL);
+	if (!tp_percpu_alloc || !tp_percpu_free) {
+		pr_warn_ratelimited("start: percpu: this kernel has no percpu_alloc_percpu or percpu_free_percpu tracepoint\n");
+		return -EOPNOTSUPP;
+	}
+	ret = tracepoint_probe_register(tp_percpu_free,
+					(void *)slab_trace_probe_percpu_free,
+					NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(tp_percpu_alloc,
+					(void *)slab_trace_probe_percpu_alloc,
+					NULL);
+	if (ret)
+		tracepoint_probe_unregister(tp_percpu_free,
+					    (void *)slab_trace_probe_percpu_free,
+					    NULL);
+	return ret;
 }
 
 static int alloc_probes(bool on)
@@ -325,6 +483,14 @@ static int free_probes(bool on)
 	return ret;
 }
 
+/* The records the kmem probes keep: all but @pcpu's (NULL: none). */
+static long kmem_records(struct slab_trace_traced *pcpu)
+{
+	long n = slab_trace_table_count(&slab_trace_records);
+
+	return pcpu ? n - slab_trace_traced_count(pcpu) : n;
+}
+
 /**
  * slab_trace_probes_update - attach exactly the probes the set needs
  *
@@ -336,15 +502,18 @@ static int free_probes(bool on)
  * probes are off and every probe that ran has finished, the count is read
  * again, and while records are kept the free probes stay (the last free
  * of a stopped cache's records detaches them, through idle_work).  So no
- * record is left whose free would go unseen.  Called with slab_trace_mutex
- * held.
+ * record is left whose free would go unseen.  The percpu probes are
+ * attached while "percpu" is in the set (traced, or stopped and holding
+ * records), and its records do not keep the kmem probes.  Called with
+ * slab_trace_mutex held.
  *
  * Return: 0, or the error of a tracepoint registration.
  */
 int slab_trace_probes_update(void)
 {
+	struct slab_trace_traced *pcpu = NULL;
 	struct slab_trace_set *set;
-	bool want = false;
+	bool want = false, detached = false;
 	unsigned int i;
 	int ret;
 
@@ -353,9 +522,26 @@ int slab_trace_probes_update(void)
 		return 0;
 	set = rcu_dereference_protected(slab_trace_active,
 					lockdep_is_held(&slab_trace_mutex));
-	for (i = 0; set && i < set->nr; i++)
-		want |= set->traced[i]->tracing;
-	want |= slab_trace_table_count(&slab_trace_records) > 0;
+	for (i = 0; set && i < set->nr; i++) {
+		if (set->traced[i]->kind == SLAB_TRACE_KIND_PERCPU)
+			pcpu = set->traced[i];
+		else
+			want |= set->traced[i]->tracing;
+	}
+	if (pcpu && !percpu_on) {
+		ret = percpu_probes(true);
+		if (ret)
+			return ret;
+		percpu_on = true;
+	}
+	if (!pcpu && percpu_on) {
+		percpu_probes(false);
+		percpu_on = false;
+		/* No percpu probe uses the pool's lists any more. */
+		tracepoint_synchronize_unregister();
+		detached = true;
+	}
+	want |= kmem_records(pcpu) > 0;
 
 	if (want && !free_on) {
 		ret = free_probes(true);
@@ -378,15 +564,17 @@ int slab_trace_probes_update(void)
 		alloc_on = false;
 		/* No alloc probe runs any more: what they inserted is there. */
 		tracepoint_synchronize_unregister();
-		want = slab_trace_table_count(&slab_trace_records) > 0;
+		want = kmem_records(pcpu) > 0;
 	}
 	if (!want && free_on) {
 		free_probes(false);
 		free_on = false;
 		/* No probe uses the pool's lists any more. */
 		tracepoint_synchronize_unregister();
-		slab_trace_pool_drain(&slab_trace_pool);
+		detached = true;
 	}
+	if (detached && !alloc_on && !free_on && !percpu_on)
+		slab_trace_pool_drain(&slab_trace_pool);
 	return 0;
 }
 
@@ -428,8 +616,11 @@ void slab_trace_probes_exit(void)
 		alloc_probes(false);
 	if (free_on)
 		free_probes(false);
+	if (percpu_on)
+		percpu_probes(false);
 	alloc_on = false;
 	free_on = false;
+	percpu_on = false;
 	mutex_unlock(&slab_trace_mutex);
 	tracepoint_synchronize_unregister();
 	irq_work_sync(&idle_kick);

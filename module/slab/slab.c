@@ -29,6 +29,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/init.h>
@@ -40,6 +41,7 @@
 #include <linux/stackdepot.h>
 #include <linux/string.h>
 
+#include <slabtrace/compat.h>
 #include <slabtrace/core.h>
 #include <slabtrace/files.h>
 
@@ -180,7 +182,16 @@ enum {
 /*
  * The commands (CACHE is a cache name, as /proc/slabinfo shows it):
  *
- *   start CACHE   record every allocation from CACHE from now on
+ *   start CACHE [FILTER] [sample N]
+ *                 record every allocation from CACHE from now on, or
+ *                 only those FILTER lets through (a new FILTER, or none,
+ *                 replaces a traced cache's), or of those 1 in N at
+ *                 random (2 to 1000000; each record stands for N):
+ *                   pid PID [PID...]  of these processes (thread groups;
+ *                                     at most 8)
+ *                   comm NAME         of tasks of this command name
+ *                   cgroup PATH       of tasks in this cgroup (v2; the
+ *                                     path of /proc/PID/cgroup) or below
  *   stop CACHE    record no new ones; frees still drop records
  *   print CACHE [OPTION...]
  *                 snapshot CACHE's outstanding objects for reading ctl,
@@ -255,6 +266,120 @@ static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
 	return 0;
 }
 
+static const match_table_t start_filters = {
+	{ SLAB_TRACE_FILTER_PID, "pid" },
+	{ SLAB_TRACE_FILTER_COMM, "comm" },
+	{ SLAB_TRACE_FILTER_CGROUP, "cgroup" },
+	{ OPT_ERR, NULL },
+};
+
+/*
+ * A process ID as /proc shows it: decimal digits, the first not 0, no
+ * sign (kstrtoint() alone would take "+5" and "007").
+ */
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	if (!isdigit(arg[0]) || arg[0] == '0' ||
+	    strspn(arg, "0123456789") != strlen(arg))
+		return -EINVAL;
+	return kstrtoint(arg, 10, pid);
+}
+
+/* The cgroup of "cgroup PATH", resolved now; into @f. */
+static int parse_cgroup(const char *path, struct slab_trace_filter *f)
+{
+	struct cgroup *cgrp;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(f->path)) {
+		pr_warn_ratelimited("ctl: start: cgroup takes a path from /, as /proc/PID/cgroup shows it, of less than %zu bytes\n",
+				    sizeof(f->path));
+		return -EINVAL;
+	}
+	cgrp = slabtrace_cgroup_get(path);
+	if (IS_ERR(cgrp)) {
+		if (PTR_ERR(cgrp) == -EOPNOTSUPP)
+			pr_warn_ratelimited("ctl: start: this kernel has no cgroups\n");
+		else
+			pr_warn_ratelimited("ctl: start: no cgroup %*pE in the cgroup v2 hierarchy (%ld)\n",
+					    (int)strlen(path), path, PTR_ERR(cgrp));
+		return PTR_ERR(cgrp);
+	}
+	f->cgroup = cgrp;
+	strscpy(f->path, path, sizeof(f->path));
+	return 0;
+}
+
+/*
+ * The filter of "start CACHE FILTER", @argv its words: a new filter, which
+ * the caller gives to slab_trace_start(); NULL and -errno if bad.
+ */
+static struct slab_trace_filter *parse_filter(int argc, char **argv, int *err)
+{
+	substring_t args[MAX_OPT_ARGS];
+	struct slab_trace_filter *f;
+	int i, kind;
+
+	kind = match_token(argv[0], start_filters, args);
+	*err = -EINVAL;
+	if (kind == OPT_ERR || argc < 2 ||
+	    (kind == SLAB_TRACE_FILTER_PID && argc > SLAB_TRACE_MAX_PIDS + 1) ||
+	    (kind != SLAB_TRACE_FILTER_PID && argc != 2)) {
+		pr_warn_ratelimited("ctl: start: a filter is 'pid PID...' (at most %d), 'comm NAME' or 'cgroup PATH', then maybe 'sample N'\n",
+				    SLAB_TRACE_MAX_PIDS);
+		return NULL;
+	}
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	f->kind = kind;
+	switch (kind) {
+	case SLAB_TRACE_FILTER_PID:
+		for (i = 1; i < argc; i++) {
+			if (parse_pid(argv[i], &f->tgid[f->npids++])) {
+				pr_warn_ratelimited("ctl: start: bad pid '%*pE'\n",
+						    (int)min_t(size_t, strlen(argv[i]), 16),
+						    argv[i]);
+				goto bad;
+			}
+		}
+		break;
+	case SLAB_TRACE_FILTER_COMM:
+		if (strlen(argv[1]) >= TASK_COMM_LEN) {
+			pr_warn_ratelimited("ctl: start: a command name has at most %d bytes\n",
+					    TASK_COMM_LEN - 1);
+			goto bad;
+		}
+		strscpy_pad(f->comm, argv[1], sizeof(f->comm));
+		break;
+	default:
+		*err = parse_cgroup(argv[1], f);
+		if (*err)
+			goto bad;
+		break;
+	}
+	*err = 0;
+	return f;
+bad:
+	kfree(f);
+	return NULL;
+}
+
+/* The N of "start CACHE ... sample N". */
+static int parse_sample(const char *arg, u32 *n)
+{
+	int ret = kstrtou32(arg, 10, n);
+
+	if (ret || *n < 2 || *n > SLAB_TRACE_SAMPLE_MAX) {
+		pr_warn_ratelimited("ctl: start: sample takes a decimal number from 2 to %u, not '%*pE'\n",
+				    SLAB_TRACE_SAMPLE_MAX,
+				    (int)min_t(size_t, strlen(arg), 24), arg);
+		return ret ?: -ERANGE;
+	}
+	return 0;
+}
+
 /* "pool N" and "limit N": each has its own lock, not slab_trace_mutex. */
 static int cmd_pool_limit(int cmd, const char *arg)
 {
@@ -291,6 +416,7 @@ static int cmd_pool_limit(int cmd, const char *arg)
  */
 static int cmd_cache(int cmd, const char *name,
 		     const struct slab_trace_print_opts *opts,
+		     struct slab_trace_filter *filter, u32 sample,
 		     struct slab_trace_reader *own)
 {
 	int ret;
@@ -299,7 +425,7 @@ static int cmd_cache(int cmd, const char *name,
 	slab_trace_traced_sweep();
 	switch (cmd) {
 	case SLAB_CMD_START:
-		ret = slab_trace_start(name);
+		ret = slab_trace_start(name, filter, sample);
 		break;
 	case SLAB_CMD_STOP:
 		ret = slab_trace_stop(name);
@@ -337,6 +463,8 @@ static struct slab_trace_reader *ctl_reader(struct file *file)
 static int slab_command(struct file *file, int cmd, int argc, char **argv)
 {
 	struct slab_trace_print_opts opts = { };
+	struct slab_trace_filter *filter = NULL;
+	u32 sample = 1;
 	int ret;
 
 	if (cmd == SLAB_CMD_POOL || cmd == SLAB_CMD_LIMIT) {
@@ -350,7 +478,7 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 		ret = parse_print(argc - 2, argv + 2, &opts);
 		if (ret)
 			return ret;
-	} else if (argc != 2) {
+	} else if (argc != 2 && (cmd != SLAB_CMD_START || argc < 2)) {
 		pr_warn_ratelimited("ctl: '%s' takes one cache name, not %d words\n",
 				    argv[0], argc - 1);
 		return -EINVAL;
@@ -360,7 +488,18 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 				    SLABTRACE_NAME_MAX);
 		return -ENAMETOOLONG;
 	}
-	return cmd_cache(cmd, argv[1], &opts, ctl_reader(file));
+	if (cmd == SLAB_CMD_START && argc > 3 && !strcmp(argv[argc - 2], "sample")) {
+		ret = parse_sample(argv[argc - 1], &sample);
+		if (ret)
+			return ret;
+		argc -= 2;
+	}
+	if (cmd == SLAB_CMD_START && argc > 2) {
+		filter = parse_filter(argc - 2, argv + 2, &ret);
+		if (!filter)
+			return ret;
+	}
+	return cmd_cache(cmd, argv[1], &opts, filter, sample, ctl_reader(file));
 }
 
 /* Reading ctl: the snapshot (dump.c). */
@@ -370,7 +509,8 @@ static int slab_ctl_open(struct inode *inode, struct file *file)
 }
 
 static const char *const slab_help[] = {
-	"  start CACHE        record every allocation from CACHE (a /proc/slabinfo name)",
+	"  start CACHE [pid PID...|comm NAME|cgroup PATH] [sample N]",
+	"                     record every allocation from CACHE (a /proc/slabinfo name, kmalloc-large, percpu), or only these tasks', or 1 in N",
 	"  stop CACHE         record no new ones; frees still drop records",
 	"  print CACHE [stacks] [top N] [older-than MS] [since-mark]",
 	"                     snapshot the outstanding objects; then cat ctl, slab/stacks, slab/folded",

@@ -17,8 +17,10 @@
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kref.h>
+#include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
@@ -89,7 +91,7 @@ void slab_trace_ctx_exit(void);
 
 /*
  * The record of one outstanding object (table.c keeps them, pool.c gives
- * them out).  40 bytes: the stack and the
+ * them out).  48 bytes: the stack and the
  * context are stored once each, elsewhere, and named by 32- and 16-bit
  * handles; the time is in milliseconds since the cache's trace began
  * (slab_trace_traced.epoch), which lasts 49 days.
@@ -101,9 +103,11 @@ struct slab_trace_record {
 	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
 	pid_t pid;			/* 0 in interrupts */
 	u32 bytes_req;
+	u32 gfp;			/* the allocation's gfp_t */
 	u16 ctx;			/* slab_trace_ctx_get() */
 	u16 cpu;
 	s16 syscall;			/* -1: none; | SLAB_TRACE_SYSCALL_COMPAT */
+	s16 node;			/* of the object's memory; NUMA_NO_NODE */
 	u8 owner;			/* slab_trace_traced.id */
 };
 
@@ -226,7 +230,7 @@ struct slab_trace_pool {
 #define SLAB_TRACE_POOL_MIN	16U
 #define SLAB_TRACE_POOL_MAX	1048576U	/* 2^20 */
 /* What a record costs, table included (the default limit's unit). */
-#define SLAB_TRACE_RECORD_BYTES	48
+#define SLAB_TRACE_RECORD_BYTES	56
 
 extern struct slab_trace_pool slab_trace_pool;
 
@@ -262,10 +266,93 @@ enum slab_trace_drop {
 
 extern const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX];
 
+/*
+ * What a traced name stands for: a slab cache, or memory the kmem
+ * tracepoints see without a cache (traced.c: slab_trace_resolve()).
+ */
+enum slab_trace_kind {
+	SLAB_TRACE_KIND_CACHE,
+	SLAB_TRACE_KIND_LARGE,	/* "kmalloc-large": kmalloc()s of pages */
+	SLAB_TRACE_KIND_PERCPU,	/* "percpu": alloc_percpu() */
+	SLAB_TRACE_KINDS,
+};
+
+/*
+ * The cache pointer standing for a kind that has no cache: the address of
+ * a byte of slab_trace_pseudo[], never a struct kmem_cache.
+ */
+extern const char slab_trace_pseudo[SLAB_TRACE_KINDS];
+
+static inline struct kmem_cache *slab_trace_pseudo_cache(enum slab_trace_kind kind)
+{
+	return (struct kmem_cache *)&slab_trace_pseudo[kind];
+}
+
+/*
+ * The bytes an object of @kind holds, @object_size for a cache's:
+ * kmalloc-large takes whole pages, a percpu object its size on every
+ * possible CPU.
+ */
+static inline unsigned long slab_trace_bytes(u8 kind, unsigned int object_size,
+					     const struct slab_trace_record *rec)
+{
+	switch (kind) {
+	case SLAB_TRACE_KIND_LARGE:
+		return PAGE_SIZE << get_order(rec->bytes_req);
+	case SLAB_TRACE_KIND_PERCPU:
+		return (unsigned long)rec->bytes_req * num_possible_cpus();
+	default:
+		return object_size;
+	}
+}
+
+/*
+ * What "start CACHE pid PID...|comm NAME|cgroup PATH" records: the
+ * allocations of these processes (thread groups), of tasks of this name,
+ * or of tasks in this cgroup (v2) or below it; never an interrupt's.
+ * Published with RCU (slab_trace_traced.filter), freed after a grace
+ * period (traced.c).
+ */
+#define SLAB_TRACE_MAX_PIDS	8
+#define SLAB_TRACE_CGROUP_MAX	256	/* a cgroup path's bytes */
+
+enum slab_trace_filter_kind {
+	SLAB_TRACE_FILTER_PID,
+	SLAB_TRACE_FILTER_COMM,
+	SLAB_TRACE_FILTER_CGROUP,
+};
+
+struct slab_trace_filter {
+	struct rcu_head rcu;
+	u8 kind;			/* enum slab_trace_filter_kind */
+	u8 npids;
+	pid_t tgid[SLAB_TRACE_MAX_PIDS];
+	char comm[TASK_COMM_LEN];	/* NUL-padded, as task->comm is */
+	struct cgroup *cgroup;		/* referenced */
+	char path[SLAB_TRACE_CGROUP_MAX];	/* the cgroup's, as given */
+};
+
+/* The text of a filter, escaped: "pid 5 6", "comm NAME", "cgroup PATH". */
+#define SLAB_TRACE_FILTER_TEXT	(4 * SLAB_TRACE_CGROUP_MAX + 16)
+void slab_trace_filter_free(struct slab_trace_filter *f);
+void slab_trace_filter_text(char *buf, size_t size,
+			    const struct slab_trace_filter *f);
+
 struct slab_trace_traced {
 	struct slabtrace_cache_ref ref;
+	/* NULL: every allocation; written under slab_trace_mutex. */
+	struct slab_trace_filter __rcu *filter;
+	/* Allocations the filter left out, per CPU (probes.c). */
+	unsigned long __percpu *filtered;
+	/* "start CACHE sample N": 1 in N allocations recorded; 1: all. */
+	u32 sample_every;
+	/* Per CPU: the sampler's xorshift32 state, never 0 (probes.c). */
+	u32 __percpu *rng;
+	/* kmalloc-large's sampler: a draw per address (probes.c). */
+	u64 sample_seed;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
-	unsigned int object_size;
+	unsigned int object_size;	/* 0 but for SLAB_TRACE_KIND_CACHE */
+	u8 kind;			/* enum slab_trace_kind */
 	u8 id;			/* its records' owner in slab_trace_records */
 	bool tracing;		/* written under slab_trace_mutex */
 	u64 epoch;		/* ns: record stamps count from here */
@@ -293,7 +380,13 @@ struct slab_trace_set {
 
 extern struct slab_trace_set __rcu *slab_trace_active;
 
-int slab_trace_start(const char *name);
+int slab_trace_resolve(const char *cmd, const char *name,
+		       struct slabtrace_cache_ref *ref, u8 *kind);
+/* The most "sample N" takes: a record stands for N allocations. */
+#define SLAB_TRACE_SAMPLE_MAX	1000000U
+int slab_trace_start(const char *name, struct slab_trace_filter *filter,
+		     u32 sample_every);
+unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr);
 int slab_trace_stop(const char *name);
 int slab_trace_reset(const char *name);
 int slab_trace_mark(const char *name);
@@ -472,9 +565,13 @@ struct slab_trace_snapshot {
 	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;
 	bool tracing;
-	unsigned int object_size;
+	unsigned int object_size;	/* 0: by record (slab_trace_bytes()) */
+	u8 kind;			/* enum slab_trace_kind */
 	u8 owner;			/* the records copied */
 	long drops[SLAB_TRACE_DROP_MAX];
+	unsigned long filtered;		/* left out by the filter */
+	u32 sample_every;		/* records stand for this many */
+	char filter[SLAB_TRACE_FILTER_TEXT];	/* "": none */
 	long grow_failed;		/* the table's, all caches' */
 	long replaced;
 	unsigned long nr;

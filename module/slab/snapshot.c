@@ -8,7 +8,7 @@
  *
  * The copy is made of page-sized chunks found through an xarray, so a
  * cache with millions of records needs no large contiguous allocation;
- * a record is copied whole, 40 bytes, with __GFP_NORETRY: a print that
+ * a record is copied whole, 48 bytes, with __GFP_NORETRY: a print that
  * does not fit fails with -ENOMEM rather than wake the OOM killer, and a
  * print whose caller is killed stops.
  *
@@ -460,7 +460,7 @@ int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
 	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK] = *rec;
 	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK].next = NULL;
 	snap->nr++;
-	snap->bytes += snap->object_size;
+	snap->bytes += slab_trace_bytes(snap->kind, snap->object_size, rec);
 	return 0;
 }
 
@@ -490,6 +490,7 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 		     const struct slab_trace_print_opts *opts)
 {
 	struct slab_trace_snapshot *snap = NULL;
+	const struct slab_trace_filter *filter;
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
 	unsigned long purges;
@@ -519,9 +520,16 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 	snap->traced_ns = slab_trace_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
 	snap->object_size = tr->object_size;
+	snap->kind = tr->kind;
 	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++)
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
+	snap->filtered = slab_trace_traced_filtered(tr);
+	snap->sample_every = tr->sample_every;
+	filter = rcu_dereference_protected(tr->filter,
+					   lockdep_is_held(&slab_trace_mutex));
+	if (filter)
+		slab_trace_filter_text(snap->filter, sizeof(snap->filter), filter);
 	snap->grow_failed = atomic_long_read(&slab_trace_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
 	if (ref.merged > 0) {

@@ -73,6 +73,7 @@ static const char *const tracer_prefixes[] = {
 	"kmalloc", "__kmalloc", "kmem_cache_alloc", "__kmem_cache_alloc",
 	"slab_alloc", "__slab_alloc", "___slab_alloc", "__do_kmalloc",
 	"kfree", "kmem_cache_free", "stack_trace_save", "arch_stack_walk",
+	"pcpu_alloc", "__alloc_percpu",
 };
 
 static bool tracer_frame(unsigned long ip)

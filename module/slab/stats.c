@@ -31,6 +31,7 @@
  */
 #include <linux/math64.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
@@ -61,7 +62,9 @@ static void show_traced_stats(struct seq_file *m, struct slab_trace_traced *tr)
 		seq_printf(m, " %ld", atomic_long_read(&tr->drops[i]));
 	}
 	/* Not drops: slabtrace's own allocations are never recorded. */
-	seq_printf(m, " own %ld\n", atomic_long_read(&tr->own));
+	seq_printf(m, " own %ld", atomic_long_read(&tr->own));
+	/* Nor what the filter left out. */
+	seq_printf(m, " filtered %lu\n", slab_trace_traced_filtered(tr));
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -125,6 +128,24 @@ static void show_secs(struct seq_file *m, u64 ns)
 	seq_printf(m, "%llu.%03us", s, ms);
 }
 
+/* ", filter pid 5 (12 left out)", or nothing.  slab_trace_mutex held. */
+static void show_filter(struct seq_file *m, struct slab_trace_traced *tr)
+{
+	const struct slab_trace_filter *f;
+	char *text;
+
+	f = rcu_dereference_protected(tr->filter,
+				      lockdep_is_held(&slab_trace_mutex));
+	if (!f)
+		return;
+	text = kmalloc(SLAB_TRACE_FILTER_TEXT, GFP_KERNEL);
+	if (text)
+		slab_trace_filter_text(text, SLAB_TRACE_FILTER_TEXT, f);
+	seq_printf(m, ", filter %s (%lu left out)", text ?: "?",
+		   slab_trace_traced_filtered(tr));
+	kfree(text);
+}
+
 /* "cache NAME: tracing, traced 1.234s, 7 records, drops: none". */
 static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
 			       u64 now)
@@ -150,7 +171,11 @@ static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
 			   slab_trace_drop_names[i], n);
 		any = true;
 	}
-	seq_puts(m, any ? "\n" : ", drops: none\n");
+	seq_puts(m, any ? "" : ", drops: none");
+	show_filter(m, tr);
+	if (tr->sample_every > 1)
+		seq_printf(m, ", sampled 1 in %u", tr->sample_every);
+	seq_putc(m, '\n');
 }
 
 /**

@@ -12,11 +12,15 @@
  * cache by a small id, its owner, given out here and taken back once the
  * cache's records are purged.
  *
+ * A traced cache may have a filter ("start CACHE pid|comm|cgroup ..."),
+ * which the probes read under RCU: a new one replaces it, and the old one
+ * goes after a grace period (call_rcu(); rcu_barrier() at exit).
+ *
  * Notes on locking
  * ----------------
  * - slab_trace_mutex: the set, owner_ids, and every field of a traced cache
- *   but its counters.  The probes read the set under RCU (they run with
- *   preemption disabled) and tr->tracing with READ_ONCE().
+ *   but its counters.  The probes read the set and tr->filter under RCU
+ *   (they run with preemption disabled) and tr->tracing with READ_ONCE().
  * - A traced cache is freed only after it left the set and
  *   tracepoint_synchronize_unregister() waited for every probe that could
  *   still hold it; then no probe can make a record with its id, and its
@@ -26,9 +30,12 @@
 
 #include <linux/delay.h>
 #include <linux/math64.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
@@ -38,6 +45,48 @@
 
 struct slab_trace_set __rcu *slab_trace_active;
 static DECLARE_BITMAP(owner_ids, SLAB_TRACE_MAX_OWNERS);
+const char slab_trace_pseudo[SLAB_TRACE_KINDS];
+
+/*
+ * The names of what the kmem tracepoints see with no cache behind it, in
+ * the kernel's words: kmalloc_large() (v6.1; __kmalloc_large_noprof() in
+ * v6.12) and free_large_kmalloc() serve a kmalloc() bigger than the
+ * biggest kmalloc cache from the page allocator; alloc_percpu() and
+ * free_percpu() fire the percpu tracepoints.  No slab cache has either
+ * name (a kmalloc cache's ends in its size).
+ */
+static const char *const pseudo_names[SLAB_TRACE_KINDS] = {
+	[SLAB_TRACE_KIND_LARGE] = "kmalloc-large",
+	[SLAB_TRACE_KIND_PERCPU] = "percpu",
+};
+
+/**
+ * slab_trace_resolve - what a name a command gives stands for
+ * @cmd: the command asking, for the log
+ * @name: a cache name, or "kmalloc-large" or "percpu"
+ * @ref: filled in as slabtrace_cache_resolve() does; for the two names
+ *	 that are no cache, with slab_trace_pseudo_cache() of their kind and
+ *	 no kobject
+ * @kind: set to what @name stands for (enum slab_trace_kind)
+ *
+ * Return: 0, or the error of slabtrace_cache_resolve(), said in the log.
+ */
+int slab_trace_resolve(const char *cmd, const char *name,
+		       struct slabtrace_cache_ref *ref, u8 *kind)
+{
+	unsigned int k;
+
+	for (k = SLAB_TRACE_KIND_LARGE; k < SLAB_TRACE_KINDS; k++) {
+		if (strcmp(name, pseudo_names[k]))
+			continue;
+		memset(ref, 0, sizeof(*ref));
+		ref->cache = slab_trace_pseudo_cache(k);
+		*kind = k;
+		return 0;
+	}
+	*kind = SLAB_TRACE_KIND_CACHE;
+	return slabtrace_cache_resolve(cmd, name, ref);
+}
 
 const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
 	[SLAB_TRACE_DROP_POOL] = "pool empty",
@@ -47,6 +96,74 @@ const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
 	[SLAB_TRACE_DROP_CTX] = "context store full",
 	[SLAB_TRACE_DROP_WALK] = "stack walk empty",
 };
+
+/* A filter, and the cgroup it holds; NULL is none.  No probe may see it. */
+void slab_trace_filter_free(struct slab_trace_filter *f)
+{
+	if (!f)
+		return;
+	if (f->cgroup)
+		slabtrace_cgroup_put(f->cgroup);
+	kfree(f);
+}
+
+static void filter_free_rcu(struct rcu_head *head)
+{
+	slab_trace_filter_free(container_of(head, struct slab_trace_filter, rcu));
+}
+
+/* @tr's filter becomes @f (maybe NULL); the old one goes after the probes. */
+static void filter_set(struct slab_trace_traced *tr, struct slab_trace_filter *f)
+{
+	struct slab_trace_filter *old;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	old = rcu_replace_pointer(tr->filter, f,
+				  lockdep_is_held(&slab_trace_mutex));
+	if (old)
+		call_rcu(&old->rcu, filter_free_rcu);
+}
+
+/**
+ * slab_trace_filter_text - a filter as the commands write it
+ * @buf: where it goes, NUL-terminated, cut short if it does not fit
+ * @size: its room
+ * @f: the filter
+ *
+ * A name or path is escaped as every user-chosen name is (SLABTRACE_ESCAPE).
+ */
+void slab_trace_filter_text(char *buf, size_t size,
+			    const struct slab_trace_filter *f)
+{
+	const char *s = f->path;
+	size_t n;
+	int i;
+
+	if (f->kind == SLAB_TRACE_FILTER_PID) {
+		n = scnprintf(buf, size, "pid");
+		for (i = 0; i < f->npids; i++)
+			n += scnprintf(buf + n, size - n, " %d", f->tgid[i]);
+		return;
+	}
+	if (f->kind == SLAB_TRACE_FILTER_COMM)
+		s = f->comm;
+	n = scnprintf(buf, size, "%s ",
+		      f->kind == SLAB_TRACE_FILTER_COMM ? "comm" : "cgroup");
+	n += string_escape_mem(s, strlen(s), buf + n, size - n - 1,
+			       SLABTRACE_ESCAPE, SLABTRACE_ESCAPE_ALSO);
+	buf[min(n, size - 1)] = '\0';
+}
+
+/* Allocations @tr's filter left out. */
+unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *per_cpu_ptr(tr->filtered, cpu);
+	return n;
+}
 
 /* Allocations of @tr not recorded at all. */
 long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
@@ -151,15 +268,19 @@ static void traced_free(struct slab_trace_traced *tr)
 	up_write(&slab_trace_print_sem);
 	clear_bit(tr->id, owner_ids);
 	slabtrace_cache_put(&tr->ref);
+	slab_trace_filter_free(rcu_dereference_protected(tr->filter, true));
+	free_percpu(tr->filtered);
+	free_percpu(tr->rng);
 	kfree(tr);
 }
 
 /* Takes over the reference in @ref. */
 static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
-					    const char *name)
+					    u8 kind, const char *name)
 {
 	struct slab_trace_traced *tr;
 	unsigned long id;
+	int cpu;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	id = find_first_zero_bit(owner_ids, SLAB_TRACE_MAX_OWNERS);
@@ -168,11 +289,29 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
 	if (!tr)
 		return NULL;
+	tr->filtered = alloc_percpu(unsigned long);
+	tr->rng = alloc_percpu(u32);
+	if (!tr->filtered || !tr->rng) {
+		free_percpu(tr->filtered);
+		free_percpu(tr->rng);
+		kfree(tr);
+		return NULL;
+	}
+	/* Seeded here: get_random_u32() is not for every probe's context. */
+	for_each_possible_cpu(cpu) {
+		u32 *state = per_cpu_ptr(tr->rng, cpu);
+
+		*state = get_random_u32() | 1;
+	}
+	tr->sample_every = 1;
+	tr->sample_seed = get_random_u64();
 	set_bit(id, owner_ids);
 	tr->id = id;
 	tr->ref = *ref;
 	strscpy(tr->name, name, sizeof(tr->name));
-	tr->object_size = kmem_cache_size(ref->cache);
+	tr->kind = kind;
+	if (kind == SLAB_TRACE_KIND_CACHE)
+		tr->object_size = kmem_cache_size(ref->cache);
 	tr->started = ktime_get_mono_fast_ns();
 	tr->epoch = tr->started;
 	tr->tracing = true;
@@ -210,10 +349,11 @@ struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
 						 struct slabtrace_cache_ref *ref)
 {
 	struct slab_trace_traced *tr;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve(cmd, name, ref);
+	ret = slab_trace_resolve(cmd, name, ref, &kind);
 	if (ret)
 		return ERR_PTR(ret);
 	tr = find_cache(ref->cache);
@@ -241,21 +381,30 @@ u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
 /**
  * slab_trace_start - start recording the allocations from a cache
  * @name: the cache
+ * @filter: whose allocations to record, NULL for all; taken over (freed
+ *	    on failure).  A cache traced already gets it, in place of the
+ *	    one it had.
+ * @sample_every: record 1 in this many allocations, at random (1: all);
+ *		  a cache holding records keeps its rate (-EBUSY otherwise)
  *
  * Called with slab_trace_mutex held.
  *
  * Return: 0 (also if it was traced already), or -errno.
  */
-int slab_trace_start(const char *name)
+int slab_trace_start(const char *name, struct slab_trace_filter *filter,
+		     u32 sample_every)
 {
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve("start", name, &ref);
-	if (ret)
+	ret = slab_trace_resolve("start", name, &ref, &kind);
+	if (ret) {
+		slab_trace_filter_free(filter);
 		return ret;
+	}
 	slab_trace_stack_prime();
 	if (ref.cache == slab_trace_record_cache) {
 		pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
@@ -270,12 +419,27 @@ int slab_trace_start(const char *name)
 		goto put;
 	}
 	tr = find_cache(ref.cache);
+	if (tr && tr->sample_every != sample_every &&
+	    slab_trace_traced_count(tr)) {
+		pr_warn_ratelimited("start: %*pE holds records sampled 1 in %u: reset it before another rate\n",
+				    (int)strlen(name), name, tr->sample_every);
+		ret = -EBUSY;
+		goto put;
+	}
 	if (tr) {
-		if (tr->tracing) {
+		WRITE_ONCE(tr->sample_every, sample_every);
+		if (filter || rcu_access_pointer(tr->filter)) {
+			filter_set(tr, filter);
+			filter = NULL;
+			if (tr->tracing)
+				pr_info_ratelimited("start: %*pE: new filter\n",
+						    (int)strlen(name), name);
+		} else if (tr->tracing) {
 			pr_info_ratelimited("start: %*pE is already traced (as %*pE)\n",
 					    (int)strlen(name), name,
 					    (int)strlen(tr->name), tr->name);
-		} else {
+		}
+		if (!tr->tracing) {
 			if (slab_trace_pool_fill(&slab_trace_pool))
 				pr_warn_ratelimited("start: the record pool is not full (no memory)\n");
 			tr->started = ktime_get_mono_fast_ns();
@@ -292,11 +456,13 @@ int slab_trace_start(const char *name)
 		ret = -ENOSPC;
 		goto put;
 	}
-	tr = traced_new(&ref, name);
+	tr = traced_new(&ref, kind, name);
 	if (!tr) {
 		ret = -ENOMEM;
 		goto put;
 	}
+	RCU_INIT_POINTER(tr->filter, filter);
+	tr->sample_every = sample_every;
 	ret = set_replace(tr, NULL);
 	if (ret)
 		goto free;
@@ -322,6 +488,7 @@ free:
 	return ret;
 put:
 	slabtrace_cache_put(&ref);
+	slab_trace_filter_free(filter);
 	return ret;
 }
 
@@ -338,10 +505,11 @@ int slab_trace_stop(const char *name)
 {
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve("stop", name, &ref);
+	ret = slab_trace_resolve("stop", name, &ref, &kind);
 	if (ret)
 		return ret;
 	tr = find_cache(ref.cache);
@@ -368,10 +536,11 @@ int slab_trace_reset(const char *name)
 {
 	struct slab_trace_traced *tr, *fresh = NULL;
 	struct slabtrace_cache_ref ref;
+	u8 kind;
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slabtrace_cache_resolve("reset", name, &ref);
+	ret = slab_trace_resolve("reset", name, &ref, &kind);
 	if (ret)
 		return ret;
 	tr = find_cache(ref.cache);
@@ -381,20 +550,29 @@ int slab_trace_reset(const char *name)
 		return 0;
 	}
 	if (tr->tracing) {
-		fresh = traced_new(&ref, tr->name);
+		fresh = traced_new(&ref, kind, tr->name);
 		if (!fresh) {
 			slabtrace_cache_put(&ref);
 			return -ENOMEM;
 		}
+		/* The filter and the rate go on with the fresh table. */
+		fresh->sample_every = tr->sample_every;
+		RCU_INIT_POINTER(fresh->filter,
+				 rcu_dereference_protected(tr->filter,
+							   lockdep_is_held(&slab_trace_mutex)));
 	} else {
 		slabtrace_cache_put(&ref);
 	}
 	ret = set_replace(fresh, tr);
 	if (ret) {
-		if (fresh)
+		if (fresh) {
+			RCU_INIT_POINTER(fresh->filter, NULL);
 			traced_free(fresh);
+		}
 		return ret;
 	}
+	if (fresh)
+		RCU_INIT_POINTER(tr->filter, NULL);
 	traced_free_all(&tr, 1);
 	return 0;
 }
@@ -469,6 +647,8 @@ void slab_trace_traced_exit(void)
 	unsigned int i;
 
 	RCU_INIT_POINTER(slab_trace_active, NULL);
+	/* Replaced filters: their callbacks are this module's code. */
+	rcu_barrier();
 	if (!set)
 		return;
 	for (i = 0; i < set->nr; i++)

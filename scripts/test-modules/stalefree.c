@@ -34,6 +34,8 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
+#include "testctl.h"
+
 #define STALE_MAX	20000
 
 struct stale_obj {
@@ -114,21 +116,12 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 			 size_t len, loff_t *ppos)
 {
 	char buf[32], *arg;
-	unsigned int n = 0;
+	unsigned int n;
 	int ret;
 
-	if (len >= sizeof(buf))
-		return -E2BIG;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
-	strim(buf);
-	arg = strchr(buf, ' ');
-	if (arg) {
-		*arg++ = '\0';
-		if (kstrtouint(arg, 10, &n))
-			return -EINVAL;
-	}
+	ret = testctl_parse(buf, sizeof(buf), ubuf, len, &arg, &n);
+	if (ret)
+		return ret;
 	mutex_lock(&stalefree_lock);
 	if (!strcmp(buf, "alloc") && arg)
 		ret = cmd_alloc(n);

@@ -330,6 +330,29 @@ class Cli(unittest.TestCase):
         self.assertEqual(s["contexts"], [{"context": "kthread kworker/0:1\\x20x (PID 7)",
                                           "pid": 7}])
 
+    def test_json_gfp_and_nodes(self):
+        # Each stack lists the GFP flags and nodes of its objects, once
+        # each; a dump of a module that did not say them gives empty lists.
+        dump = ("Dumping outstanding allocs from kmalloc-64\n"
+                "traced 1.000s, 3 outstanding (192 bytes), 0 records dropped\n"
+                "-------------------------\n")
+        for node, gfp in ((0, "GFP_KERNEL"), (1, "GFP_KERNEL"),
+                          (0, "GFP_ATOMIC|__GFP_ZERO")):
+            dump += ("Obj 0000000000000001, 64 bytes (64 requested), age 0.001s, cpu 0, "
+                     "node %d, gfp %s, from PID 5 sh:\n----\n"
+                     " #01 [<0000000000000002>] in f+0x1/0x2\n\n" % (node, gfp))
+        self.fake.write("ctl", dump)
+        rc, out, err = self.fake.run("leaks", "-c", "kmalloc-64", "--json")
+        self.assertEqual(rc, 0, err)
+        s = json.loads(out)["caches"][0]["stacks"][0]
+        self.assertEqual(s["gfp"], ["GFP_KERNEL", "GFP_ATOMIC|__GFP_ZERO"])
+        self.assertEqual(s["nodes"], [0, 1])
+        self.assertEqual(s["contexts"], [{"context": "PID 5 sh", "pid": 5}])
+        self.fake.write("ctl", open(DUMP).read())
+        _, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "--json")
+        s = json.loads(out)["caches"][0]["stacks"][0]
+        self.assertEqual((s["gfp"], s["nodes"]), ([], []))
+
     def test_leaks_full_backtraces(self):
         rc, out, err = self.fake.run("leaks", "-c", "kmalloc-64")
         self.assertEqual(rc, 0, err)
@@ -470,6 +493,64 @@ class Cli(unittest.TestCase):
         self.assertEqual(err, "slabtrace: no such cache 'zzzzzzzzzzzz' "
                          "(the names are in /proc/slabinfo)\n")
         self.assertEqual(self.fake.commands(), [])
+
+    def test_names_that_are_no_slab_cache(self):
+        # The module traces these like caches; sysfs has no directory.
+        for name in ("kmalloc-large", "percpu"):
+            rc, out, err = self.fake.run("start", name)
+            self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(self.fake.commands(), ["start kmalloc-large", "start percpu"])
+
+    def test_status_says_what_a_filter_left_out(self):
+        self.fake.write("slab/stats", STATS.replace(
+            "context_store_full 0\n", "context_store_full 0 own 0 filtered 4\n"))
+        rc, out, err = self.fake.run("status")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("; drops: pool_empty 3, stack_store_full 1; filtered out 4\n", out)
+
+    def test_sampled_dump_gives_estimates(self):
+        # "start CACHE sample 10": each record stands for 10 objects.
+        dump = ("Dumping outstanding allocs from kmalloc-64\n"
+                "traced 1.000s, 3 outstanding (192 bytes), 0 records dropped\n"
+                "sampled 1 in 10: estimated 30 outstanding (1920 bytes); "
+                "the counts below are of records\n"
+                "-------------------------\n")
+        for _ in range(3):
+            dump += ("Obj 0000000000000001, 64 bytes (50 requested), age 0.001s, cpu 0, "
+                     "node 0, gfp GFP_KERNEL, from PID 5 sh:\n----\n"
+                     " #01 [<0000000000000002>] in f+0x1/0x2\n\n")
+        self.fake.write("ctl", dump)
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nsampled 1 in 10: estimated 30 outstanding objects (1920 bytes); "
+                      "the counts below are of records\n", out)
+        _, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "--json")
+        c = json.loads(out)["caches"][0]
+        self.assertEqual((c["sample_every"], c["estimated_objects"], c["estimated_bytes"]),
+                         (10, 30, 1920))
+        self.assertEqual((c["stacks"][0]["objects"], c["stacks"][0]["estimated_objects"]),
+                         (3, 30))
+        path = os.path.join(self.fake.root, "sampled.dump")
+        with open(path, "w") as f:
+            f.write(dump)
+        rc, out, err = self.fake.run("report", "--folded", path)
+        self.assertEqual((rc, out), (0, "f 30\n"), err)
+        # Not sampled: the estimates are the counts.
+        self.fake.write("ctl", open(DUMP).read())
+        _, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "--json")
+        c = json.loads(out)["caches"][0]
+        self.assertEqual((c["sample_every"], c["estimated_objects"]), (1, 26))
+
+    def test_start_with_a_filter(self):
+        # The filter's words go to the module, which checks them.
+        rc, out, err = self.fake.run("start", "kmalloc-64", "pid", "5", "6")
+        self.assertEqual((rc, err), (0, ""))
+        rc, out, err = self.fake.run("start", "kmalloc-64", "cgroup", "/lk")
+        self.assertEqual((rc, err), (0, ""))
+        rc, out, err = self.fake.run("stop", "kmalloc-64", "pid", "5")
+        self.assertEqual(rc, 2)
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64 pid 5 6",
+                                                "start kmalloc-64 cgroup /lk"])
 
 
 def described(tc, helptext):

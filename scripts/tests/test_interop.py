@@ -384,9 +384,18 @@ class Prometheus(unittest.TestCase):
                          3)
         self.assertEqual(
             m['slabtrace_cache_drops_total{cache="kmalloc-64",kind="stack_store_full"}'], 1)
+        self.assertEqual(m['slabtrace_cache_filtered_total{cache="kmalloc-64"}'], 0)
         self.assertEqual(m["slabtrace_kptrace_dropped_total"], 2)
         self.assertEqual(len([k for k in m if k.startswith("slabtrace_slab_objects{")]), 5)
         self.assertEqual(os.listdir(os.path.dirname(self.prom)), ["slabtrace.prom"])
+
+    def test_filtered_is_no_drop(self):
+        # What a filter left out has a counter of its own.
+        self.fake.write("slab/stats", test_cli.STATS.replace(
+            "context_store_full 0\n", "context_store_full 0 own 0 filtered 4\n"))
+        m = self.sample()
+        self.assertEqual(m['slabtrace_cache_filtered_total{cache="kmalloc-64"}'], 4)
+        self.assertNotIn('slabtrace_cache_drops_total{cache="kmalloc-64",kind="filtered"}', m)
 
     def test_memory_held(self):
         self.fake.write("slab/stats", test_cli.STATS.replace(

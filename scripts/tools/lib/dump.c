@@ -77,6 +77,8 @@ static struct context *context_get(struct group *g, const char *who, long pid)
 /* One object of the dump, while its frames are read. */
 struct object {
 	long bytes, requested, age;
+	long node;		/* -1: none said */
+	char gfp[128];		/* "" if none said */
 	char who[300];
 	char syscall[64];
 	char **frames;
@@ -89,6 +91,23 @@ static bool frame_in_module(const char *frame, const char *mod)
 	size_t n = strlen(mod);
 
 	return b && !strncmp(b + 1, mod, n) && b[1 + n] == ']';
+}
+
+/* Note @o's GFP flags and node in @g's lists, if new and there is room. */
+static void group_note(struct group *g, const struct object *o)
+{
+	int i;
+
+	for (i = 0; o->gfp[0] && i < g->ngfp; i++)
+		if (!strcmp(g->gfp[i], o->gfp))
+			break;
+	if (o->gfp[0] && i == g->ngfp && g->ngfp < GROUP_GFPS)
+		snprintf(g->gfp[g->ngfp++], sizeof(g->gfp[0]), "%s", o->gfp);
+	for (i = 0; o->node >= 0 && i < g->nnode; i++)
+		if (g->node[i] == o->node)
+			break;
+	if (o->node >= 0 && i == g->nnode && g->nnode < GROUP_NODES)
+		g->node[g->nnode++] = o->node;
 }
 
 static void object_add(struct dump *d, struct object *o,
@@ -139,6 +158,7 @@ static void object_add(struct dump *d, struct object *o,
 		g->age_min = o->age;
 	if (o->age > g->age_max)
 		g->age_max = o->age;
+	group_note(g, o);
 	c = context_get(g, o->who, pid);
 	c->objects++;
 	c->bytes += o->bytes;
@@ -185,7 +205,8 @@ static bool header_is(const char *line, const struct expect *e, const char *src)
 static bool other_line(const char *line)
 {
 	static const char *const heads[] = {
-		"drops: ", "shared with: ", "----",
+		"drops: ", "shared with: ", "----", "filter: ",
+		"percpu objects: ",
 		" (backtrace not saved)",
 	};
 	unsigned long n;
@@ -196,6 +217,16 @@ static bool other_line(const char *line)
 		if (!strncmp(line, heads[i], strlen(heads[i])))
 			return true;
 	return sscanf(line, "%lu records replaced: %n", &n, &off) == 1 && off;
+}
+
+/* "sampled 1 in N: ..." of a sampled trace's header: N, else 0. */
+static long sample_of(const char *line)
+{
+	long n;
+	int off = 0;
+
+	return sscanf(line, "sampled 1 in %ld: %n", &n, &off) == 1 && off &&
+	       n > 1 ? n : 0;
 }
 
 /*
@@ -263,6 +294,12 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 			}
 			p = strstr(line, ", age ");
 			o.age = p ? secs_to_ms(p + 6) : 0;
+			p = strstr(line, ", node ");
+			o.node = p ? atol(p + 7) : -1;
+			p = strstr(line, ", gfp ");
+			if (p)
+				snprintf(o.gfp, sizeof(o.gfp), "%.*s",
+					 (int)strcspn(p + 6, ","), p + 6);
 			p = strstr(line, ", from ");
 			if (!p) {
 				note("%s: cannot read '%.60s'", src, line);
@@ -291,6 +328,8 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 			return false;
 		} else if (!header) {
 			break;
+		} else if (header && sample_of(line)) {
+			d->sample = sample_of(line);
 		} else if (!e->cache && !other_line(line)) {
 			note("%s: not a line of a per-object dump: '%.60s'", src, line);
 			return false;
@@ -307,6 +346,8 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		note("%s: the dump is cut short: no 'traced' line after its header", src);
 		return false;
 	}
+	if (!d->sample)
+		d->sample = 1;
 	if (d->listed != d->outstanding) {
 		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
 		     src, d->listed, d->outstanding);

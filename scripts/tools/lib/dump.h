@@ -31,6 +31,10 @@ struct context {
 	long objects, bytes;
 };
 
+/* Kinds of GFP flags and nodes a group keeps: the first seen. */
+#define GROUP_GFPS	4
+#define GROUP_NODES	8
+
 /* The objects of one backtrace and system call. */
 struct group {
 	char *key;		/* frames and syscall, for grouping */
@@ -41,12 +45,17 @@ struct group {
 	long age_min, age_max, age_sum;		/* ms */
 	struct context *ctx;	/* in the order first seen */
 	int nctx;
+	char gfp[GROUP_GFPS][128];	/* "GFP_KERNEL|__GFP_ZERO", as dumped */
+	int ngfp;
+	long node[GROUP_NODES];		/* NUMA nodes of the objects' memory */
+	int nnode;
 };
 
 struct dump {
 	char cache[256];	/* as the header writes it (escaped) */
 	double traced;		/* seconds */
 	long outstanding, bytes, dropped;
+	long sample;		/* "start ... sample N": a record is N; else 1 */
 	struct group *g;
 	int ng, capg;
 	long listed;			/* objects the dump lists */
@@ -58,6 +67,12 @@ struct expect {
 	const char *cache;	/* NULL: any (a saved dump) */
 	long older;
 };
+
+/* What one record of @d stands for: N if sampled 1 in N, else 1. */
+static inline long dump_weight(const struct dump *d)
+{
+	return d->sample > 1 ? d->sample : 1;
+}
 
 bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		const struct expect *e, const char *src);

@@ -53,10 +53,16 @@ void slab_dir(char *buf, size_t size, const char *name)
 		 name);
 }
 
+/*
+ * A cache of /sys/kernel/slab, or one of the names the module traces like
+ * a cache: the page allocator's kmalloc()s and alloc_percpu().
+ */
 static bool cache_exists(const char *name)
 {
 	char path[PATH_MAX];
 
+	if (!strcmp(name, "kmalloc-large") || !strcmp(name, "percpu"))
+		return true;
 	slab_dir(path, sizeof(path), name);
 	return !access(path, F_OK);
 }

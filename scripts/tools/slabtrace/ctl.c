@@ -100,10 +100,19 @@ int ctl_try(char *why, size_t size, const char *fmt, ...)
 
 int cmd_plain(struct opts *o, int argc, char **argv)
 {
+	char words[256] = "";
+	size_t n = 0;
+	int i;
+
 	(void)o;
-	if (argc != 1)
+	if (argc < 1 || (argc != 1 && strcmp(cur->name, "start")))
 		usage("%s: one CACHE, not %d arguments", cur->name, argc);
 	need_cache(argv[0]);
-	ctl("%s %s", cur->name, argv[0]);
+	/* start's filter: the module checks it. */
+	for (i = 1; i < argc && n < sizeof(words); i++)
+		n += snprintf(words + n, sizeof(words) - n, " %s", argv[i]);
+	if (n >= sizeof(words))
+		usage("%s: the filter is too long", cur->name);
+	ctl("%s %s%s", cur->name, argv[0], words);
 	return 0;
 }

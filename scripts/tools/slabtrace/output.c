@@ -81,6 +81,11 @@ void dump_print(const struct dump *d, long top, bool full)
 		printf("; %ld objects (%ld bytes) pass the filters",
 		       d->objects, d->obj_bytes);
 	printf("; %d stacks\n", d->ng);
+	if (d->sample > 1)
+		printf("sampled 1 in %ld: estimated %ld outstanding objects (%ld bytes);%s\n",
+		       dump_weight(d), d->objects * dump_weight(d),
+		       d->obj_bytes * dump_weight(d),
+		       " the counts below are of records");
 	if (!d->ng)
 		return;
 	printf("%4s %8s %10s %10s  %-7s  %s\n", "#", "objects", "bytes",
@@ -144,7 +149,11 @@ void dump_json(const struct dump *d, long top)
 	       d->traced, d->outstanding, d->bytes);
 	printf(", \"dropped\": %ld, \"matched_objects\": %ld", d->dropped,
 	       d->objects);
-	printf(", \"matched_bytes\": %ld, \"stacks\": [", d->obj_bytes);
+	printf(", \"matched_bytes\": %ld, \"sample_every\": %ld", d->obj_bytes,
+	       dump_weight(d));
+	printf(", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
+	       d->objects * dump_weight(d), d->obj_bytes * dump_weight(d));
+	printf(", \"stacks\": [");
 	for (i = 0; i < d->ng && (top < 0 || i < top); i++) {
 		const struct group *g = &d->g[i];
 
@@ -152,6 +161,8 @@ void dump_json(const struct dump *d, long top)
 		       i + 1, g->objects);
 		printf(", \"bytes\": %ld, \"requested\": %ld", g->bytes,
 		       g->requested);
+		printf(", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
+		       g->objects * dump_weight(d), g->bytes * dump_weight(d));
 		printf(", \"age_min_ms\": %ld, \"age_avg_ms\": %ld", g->age_min,
 		       g->age_sum / g->objects);
 		printf(", \"age_max_ms\": %ld, \"syscall\": ", g->age_max);
@@ -165,8 +176,16 @@ void dump_json(const struct dump *d, long top)
 			put_json_string(stdout, g->ctx[j].who);
 			printf(", \"pid\": %ld}", g->ctx[j].pid);
 		}
-		printf("], \"more_contexts\": %d, \"frames\": [",
+		printf("], \"more_contexts\": %d, \"gfp\": [",
 		       g->nctx > SHOWN_CONTEXTS ? g->nctx - SHOWN_CONTEXTS : 0);
+		for (j = 0; j < g->ngfp; j++) {
+			printf("%s", j ? ", " : "");
+			put_json_string(stdout, g->gfp[j]);
+		}
+		printf("], \"nodes\": [");
+		for (j = 0; j < g->nnode; j++)
+			printf("%s%ld", j ? ", " : "", g->node[j]);
+		printf("], \"frames\": [");
 		for (j = 0; j < g->nframes; j++) {
 			printf("%s", j ? ", " : "");
 			frame_json(g->frames[j]);
@@ -215,8 +234,9 @@ void dump_folded(const struct dump *d, bool by_bytes)
 			put_replaced(fn, ';', ':');
 			any = true;
 		}
+		/* Sampled: estimated totals, as the module's files give them. */
 		printf("%s %ld\n", any ? "" : "[unknown]",
-		       by_bytes ? g->bytes : g->objects);
+		       (by_bytes ? g->bytes : g->objects) * dump_weight(d));
 	}
 }
 
@@ -238,8 +258,9 @@ static struct pprof_label label(const char *key, const char *str)
 
 /*
  * The groups of @d that passed the filters, as samples: one for each
- * context of each group, with its objects and bytes, labelled with the
- * cache, the context and the system call.
+ * context of each group, with its objects and bytes (estimated totals if
+ * @d was sampled), labelled with the cache, the context and the system
+ * call.
  */
 void dump_pprof_add(struct pprof *p, const struct dump *d)
 {
@@ -247,8 +268,9 @@ void dump_pprof_add(struct pprof *p, const struct dump *d)
 	char *line, filtered[96];
 	int i, j;
 
-	snprintf(filtered, sizeof(filtered), "%ld objects (%ld bytes) pass the filters",
-		 d->objects, d->obj_bytes);
+	snprintf(filtered, sizeof(filtered), "%ld objects (%ld bytes) pass the filters%s",
+		 d->objects, d->obj_bytes,
+		 dump_weight(d) > 1 ? "; sampled: the values are estimates" : "");
 
 	if (asprintf(&line, "%s: traced %.3fs, %ld objects (%ld bytes), %ld records dropped; %s",
 		     d->cache, d->traced, d->outstanding, d->bytes, d->dropped,
@@ -260,7 +282,9 @@ void dump_pprof_add(struct pprof *p, const struct dump *d)
 		const struct group *g = &d->g[i];
 
 		for (j = 0; j < g->nctx; j++) {
-			long long v[2] = { g->ctx[j].objects, g->ctx[j].bytes };
+			/* Sampled: estimated, as the comment says. */
+			long long v[2] = { g->ctx[j].objects * dump_weight(d),
+					   g->ctx[j].bytes * dump_weight(d) };
 			int n = 0;
 
 			labels[n++] = label("cache", d->cache);

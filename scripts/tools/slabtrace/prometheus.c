@@ -118,10 +118,16 @@ static void cache_metrics(FILE *f, const struct stats *st)
 
 		for (j = 0; j < t->nkv; j++)
 			if (strcmp(t->kv[j].key, "records") &&
-			    strcmp(t->kv[j].key, "replaced"))
+			    strcmp(t->kv[j].key, "replaced") &&
+			    strcmp(t->kv[j].key, "filtered"))
 				cache_sample(f, "slabtrace_cache_drops_total",
 					     t->name, t->kv[j].key, t->kv[j].val);
 	}
+	family(f, "slabtrace_cache_filtered_total", "counter",
+	       "Allocations the cache's filter (start CACHE pid|comm|cgroup) left out.");
+	for (i = 0; i < st->n; i++)
+		cache_sample(f, "slabtrace_cache_filtered_total", st->caches[i].name,
+			     NULL, kv_get(&st->caches[i], "filtered") ?: "0");
 }
 
 /* A metric of one value, if @value is known (not -1). */

@@ -129,14 +129,18 @@ static void status_of_stats(struct stats *s)
 		for (j = 0; j < t->nkv; j++) {
 			const char *k = t->kv[j].key;
 
-			if (!strcmp(k, "records") || !strcmp(k, "replaced"))
+			if (!strcmp(k, "records") || !strcmp(k, "replaced") ||
+			    !strcmp(k, "filtered"))
 				continue;
 			if (!strcmp(t->kv[j].val, "0"))
 				continue;
 			printf("%s %s %s", any ? "," : "", k, t->kv[j].val);
 			any = true;
 		}
-		printf("%s\n", any ? "" : " none");
+		printf("%s", any ? "" : " none");
+		if (kv_get(t, "filtered") && strcmp(kv_get(t, "filtered"), "0"))
+			printf("; filtered out %s", kv_get(t, "filtered"));
+		putchar('\n');
 	}
 }
 

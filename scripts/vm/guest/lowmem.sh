@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # lowmem: in a 256 MiB guest (SLABTRACE_VM_MEM=256; make check runs it
 # alone so), kmalloc-64 holds so many traced objects that a copy of their
-# records (40 bytes each) does not fit in the memory left.  "print" must
+# records (48 bytes each) does not fit in the memory left.  "print" must
 # fail with ENOMEM, or succeed; never wake the OOM killer, never panic.
 # "pool 1048576" fails the same way and keeps the pool as it was.  Then
 # "reset" gives the memory back.
@@ -18,13 +18,13 @@ st start kmalloc-64
 avail() { awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo; }
 records() { awk '$1 == "records" { print $2 }' $ST/slab/stats; }
 # kmalloc(50) objects, 50000 a command, until the records' copy cannot
-# fit in what is available (each object costs ~110 bytes, a copy 40).
+# fit in what is available (each object costs ~120 bytes, a copy 48).
 # The leak itself must not run the guest out: stop at 16 MiB left.
 i=0
 while [ $i -lt 80 ]; do
 	r=$(records)
 	a=$(avail)
-	[ $((r * 40)) -gt "$a" ] && break
+	[ $((r * 48)) -gt "$a" ] && break
 	[ "$a" -lt $((16 << 20)) ] && break
 	echo bufs 50000 > $LEAKY || break
 	i=$((i + 1))
