@@ -132,11 +132,11 @@ table=$out/peers.txt
 		m = median(ac, n); lo = ac[1]; hi = ac[n]
 		p = median(pe, n); plo = pe[1]; phi = pe[n]
 		b = median(un, n)
-		printf "%-4s %-18s %5d %12.0f %14d %9.3f %7.3f-%-7.3f %8.0f %7.0f-%-7.0f %s\n", part, tool, n, b, ev, m, lo, hi, p, plo, phi, lost
+		printf "%-4s %-23s %5d %12.0f %14d %9.3f %7.3f-%-7.3f %8.0f %7.0f-%-7.0f %s\n", part, tool, n, b, ev, m, lo, hi, p, plo, phi, lost
 		n = 0; lost = ""
 	}
 	BEGIN {
-		printf "%-4s %-18s %5s %12s %14s %9s %15s %8s %15s %s\n", "part", "tool", "pairs", "untraced_ns", "events/run", "added", "added range", "ins/ev", "ins/ev range", "lost per run"
+		printf "%-4s %-23s %5s %12s %14s %9s %15s %8s %15s %s\n", "part", "tool", "pairs", "untraced_ns", "events/run", "added", "added range", "ins/ev", "ins/ev range", "lost per run"
 	}
 	{
 		if ($1 != part || $2 != tool)
@@ -150,7 +150,7 @@ table=$out/peers.txt
 	# Rows whose command the module rejected.
 	grep '^NA ' "$console" | sort -u | awk '{
 		p = $2; t = $3; $1 = $2 = $3 = ""; sub(/^ +/, "")
-		printf "%-4s %-18s not available: %s\n", p, t, $0
+		printf "%-4s %-23s not available: %s\n", p, t, $0
 	}'
 	# Part 3's streams: events written and bytes, per run.
 	grep '^INFO stream ' "$console" | awk '
