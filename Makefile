@@ -31,6 +31,8 @@
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,
 #                         strace in a Debian 6.12 VM (slow; not in check)
+#   make perf-frag        its part 5 alone: kmemtrace-report's fragmentation
+#                         per call site against perf kmem stat --caller's
 #   make vm-test KVER=... TESTS=a,b   some VM tests on one kernel
 #   make stress [KVER=6.12] [STRESS_SECS=300] [STRESS_SEED=N]   the long
 #                         stress run: the fuzzer for STRESS_SECS in a VM booted
@@ -113,7 +115,7 @@ VM_TESTS ?= $(shell cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowm
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
-	vm-test stress checkpatch sparse shadow bench bench-peers tools install-tools \
+	vm-test stress checkpatch sparse shadow bench bench-peers perf-frag tools install-tools \
 	uninstall-tools compat check-debug sign deb check-debian
 
 all: modules tools
@@ -269,6 +271,9 @@ bench:
 
 bench-peers:
 	scripts/bench/peers.sh
+
+perf-frag:
+	BENCH_PARTS=5 scripts/bench/peers.sh
 
 check:
 	scripts/check.sh

@@ -6,7 +6,8 @@
  * header, the switch to the next one with the padding left out of the
  * closed packet's size; events lost to a full buffer, counted, and carried
  * by the next packet that closes; the cache table's ids, a cache
- * destroyed and another made during a trace kept apart; and a real
+ * destroyed and another made during a trace kept apart, the slab size
+ * listed for each cache (its slab_size, not the object size); and a real
  * trace of kmalloc-64 holding the events of one kmalloc(50) and kfree().
  */
 #include <kunit/test.h>
@@ -309,7 +310,7 @@ static void kmt_kunit_ctor(void *obj)
 {
 }
 
-/* What the "caches" file says of cache id @id: "SIZE NAME", or NULL. */
+/* What the "caches" file says of cache id @id: "SIZE SLAB_SIZE NAME", or NULL. */
 static const char *caches_line(struct kunit *test, u16 id)
 {
 	struct seq_file m = { };
@@ -355,12 +356,54 @@ static void cache_reused(struct kunit *test)
 	line = caches_line(test, id_gone);
 	KUNIT_EXPECT_NOT_NULL(test, line);
 	if (line)
-		KUNIT_EXPECT_STREQ(test, line, "200 kmt_kunit_gone(destroyed)");
+		KUNIT_EXPECT_STREQ(test, line, "200 0 kmt_kunit_gone(destroyed)");
 	line = caches_line(test, id_next);
 	KUNIT_EXPECT_NOT_NULL(test, line);
 	if (line)
-		KUNIT_EXPECT_STREQ(test, line, "200 kmt_kunit_next");
+		KUNIT_EXPECT_NOT_NULL(test, strstr(line, " kmt_kunit_next"));
 	kmem_cache_destroy(next);
+	reset_cachetab();
+	st_expect_lockdep_clean(test);
+}
+
+/*
+ * The listing's slab size is the cache's slab_size (what an object takes
+ * in the slab, as perf's bytes_alloc), not its object size: 200-byte
+ * objects aligned to 64 take a multiple of 64, at least 256 (more with
+ * KASAN's metadata).  Read once: the cache destroyed afterwards keeps it.
+ */
+/* The object and slab sizes the listing gives cache @id, named @name. */
+static void listed(struct kunit *test, u16 id, const char *name,
+		   unsigned int *obj, unsigned int *slab)
+{
+	const char *line = caches_line(test, id);
+	char got[64] = "";
+	int n;
+
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	n = sscanf(line, "%u %u %63s", obj, slab, got);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_STREQ(test, got, name);
+}
+
+static void slab_sizes(struct kunit *test)
+{
+	unsigned int obj = 0, slab = 0;
+	struct kmem_cache *s;
+	u16 id;
+
+	KUNIT_ASSERT_EQ(test, slabtrace_caches_init(), 0);
+	reset_cachetab();
+	s = kmem_cache_create("kmt_kunit_padded", 200, 64, 0, kmt_kunit_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	id = kmemtrace_cache_id(s);
+	listed(test, id, "kmt_kunit_padded", &obj, &slab);
+	KUNIT_EXPECT_EQ(test, obj, 200U);
+	KUNIT_EXPECT_GE(test, slab, 256U);
+	KUNIT_EXPECT_EQ(test, slab % 64, 0U);
+	kmem_cache_destroy(s);
+	listed(test, id, "kmt_kunit_padded(destroyed)", &obj, &slab);
+	KUNIT_EXPECT_GE(test, slab, 256U);
 	reset_cachetab();
 	st_expect_lockdep_clean(test);
 }
@@ -466,6 +509,7 @@ static struct kunit_case kmemtrace_cases[] = {
 	KUNIT_CASE(overruns),
 	KUNIT_CASE(cache_ids),
 	KUNIT_CASE(cache_reused),
+	KUNIT_CASE(slab_sizes),
 	KUNIT_CASE(probes),
 	{}
 };

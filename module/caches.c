@@ -35,7 +35,11 @@
  *   probes, read kobj_offset and slab_cache_word without it (READ_ONCE;
  *   0 until set).
  * - kset_find_obj() takes the kset's list_lock itself; the walks of
- *   /sys/kernel/slab take its inode's lock (iterate_dir()).
+ *   /sys/kernel/slab take its inode's lock (iterate_dir());
+ *   slabtrace_cache_slab_size() takes kernfs's own lock in
+ *   kernfs_find_and_get() and calls the attribute's show(), which takes
+ *   none, as a read of the file would.  Their callers may hold their
+ *   system's mutex: nothing in sysfs takes one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -541,6 +545,53 @@ struct kobject *slabtrace_cache_pin(const struct kmem_cache *s)
 	if (!off)
 		return NULL;
 	return kobject_get_unless_zero((struct kobject *)((char *)s + off));
+}
+
+/**
+ * slabtrace_cache_slab_size - the bytes an object of a cache takes in its slab
+ * @kobj: the cache's kobject, held (slabtrace_cache_pin() or a reference)
+ *
+ * What the cache's slab_size file in /sys/kernel/slab says: the object
+ * with its alignment and debugging metadata (SLUB's s->size, private to
+ * mm/, what the kmem_cache_alloc tracepoint gives ftrace and perf as
+ * bytes_alloc).  The attribute's show() is called as sysfs would
+ * (kernfs: a sysfs file's node has its struct attribute as priv), found
+ * under the cache's directory of /sys/kernel/slab, which must still be
+ * @kobj's: no mount is needed.  Process context, slabtrace_caches_init()
+ * done.
+ *
+ * Return: the size, or 0 if the cache has left sysfs (destroyed) or the
+ * file cannot be read.
+ */
+unsigned int slabtrace_cache_slab_size(struct kobject *kobj)
+{
+	const struct sysfs_ops *ops = kobj->ktype ? kobj->ktype->sysfs_ops : NULL;
+	struct kernfs_node *dir, *kn = NULL;
+	unsigned int size = 0;
+	char *page = NULL;
+
+	if (!slab_kset || !ops || !ops->show)
+		return 0;
+	dir = kernfs_find_and_get(slab_kset->kobj.sd, kobject_name(kobj));
+	if (!dir)
+		return 0;
+	if (kernfs_type(dir) != KERNFS_DIR || dir->priv != kobj)
+		goto out;
+	kn = kernfs_find_and_get(dir, "slab_size");
+	if (!kn || kernfs_type(kn) != KERNFS_FILE)
+		goto out;
+	/* show() writes with sysfs_emit(): a page, page-aligned. */
+	page = (char *)__get_free_page(GFP_KERNEL);
+	if (!page)
+		goto out;
+	if (ops->show(kobj, kn->priv, page) > 0 &&
+	    kstrtouint(strim(page), 10, &size))
+		size = 0;
+out:
+	free_page((unsigned long)page);
+	kernfs_put(kn);
+	kernfs_put(dir);
+	return size;
 }
 
 /* Let a cache slabtrace_cache_pin() held go.  Process context. */

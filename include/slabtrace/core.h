@@ -149,6 +149,7 @@ bool slabtrace_name_hint(const char *name, char *buf, size_t size);
 int slabtrace_caches_init(void);
 struct kobject *slabtrace_cache_pin(const struct kmem_cache *s);
 void slabtrace_cache_unpin(struct kobject *kobj);
+unsigned int slabtrace_cache_slab_size(struct kobject *kobj);
 struct kmem_cache *slabtrace_cache_of_object(const void *obj, bool *known);
 /* A name of /sys/kernel/slab and its cache; false stops the walk. */
 typedef bool (*slabtrace_cache_name_fn_t)(void *arg, const char *name,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmemtrace: the cache table, cache pointers to the 16-bit ids events
- * carry, and its listing with the caches' names and object sizes (the
- * "caches" file, and the cache enumeration of the metadata).
+ * carry, and its listing with the caches' names, object sizes and slab
+ * sizes (the "caches" file, and the cache enumeration of the metadata).
  *
  * A probe finds or claims a slot by open addressing, at most
  * KMEMTRACE_CACHE_PROBES slots from the pointer's hash, claiming an empty one
@@ -14,7 +14,12 @@
  * rmmod).  Slots are cleared and the pins dropped only when no probe is
  * registered.  Names are looked up when the table is listed, by walking
  * /sys/kernel/slab; a pinned cache no longer there was destroyed, and is
- * listed under its own sysfs name, with "(destroyed)".
+ * listed under its own sysfs name, with "(destroyed)".  A cache's slab
+ * size (its slab_size file: what an object takes in the slab, which the
+ * events cannot carry: the tracepoint gives the probe the object size
+ * only) is read when the table is first listed with the cache in it, and
+ * kept in the slot for the rest of the trace; 0 if the cache was
+ * destroyed before that.
  *
  * Notes on locking
  * ----------------
@@ -22,7 +27,7 @@
  *   per trace, then its pin from NULL to the kobject (WRITE_ONCE).
  * - kmemtrace_mutex: resetting the table (the callers hold it, the probes
  *   unregistered), and listing it (a reset must not drop a pin the
- *   listing reads).
+ *   listing reads); a slot's slab_size, which only the listing writes.
  */
 #include <linux/debugfs.h>
 #include <linux/file.h>
@@ -42,6 +47,7 @@
 struct kmemtrace_slot {
 	const struct kmem_cache *cache;
 	struct kobject *pin;		/* holds the cache's memory, or NULL */
+	unsigned int slab_size;		/* kmemtrace_mutex; 0: not read yet */
 };
 
 static struct kmemtrace_slot slots[KMEMTRACE_CACHE_SLOTS];
@@ -107,6 +113,7 @@ unsigned long kmemtrace_cachetab_full(void)
 struct listing {
 	char (*names)[NAMES_MAX];	/* per slot: "name,alias,..." */
 	unsigned int *size;		/* per slot: object size */
+	unsigned int *slab_size;	/* per slot: its copy, for the listing */
 };
 
 /* Add @name to the slot of its cache, if the trace saw the cache. */
@@ -162,11 +169,30 @@ static void list_names(struct listing *l)
 	}
 }
 
+/*
+ * The slab size of each pinned cache not read yet: once per cache and
+ * trace.  Called with kmemtrace_mutex held.
+ */
+static void read_slab_sizes(void)
+{
+	struct kobject *pin;
+	unsigned int i;
+
+	lockdep_assert_held(&kmemtrace_mutex);
+	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
+		pin = READ_ONCE(slots[i].pin);
+		if (pin && !slots[i].slab_size)
+			slots[i].slab_size = slabtrace_cache_slab_size(pin);
+	}
+}
+
 /**
  * kmemtrace_caches_show - list the caches the trace saw
  * @m: where
  * @tsdl: as a TSDL enumeration, the metadata's "cache_t"; else as the
- *        "caches" file: "ID OBJECT_SIZE NAME[,ALIAS...]" lines
+ *        "caches" file: "ID OBJECT_SIZE SLAB_SIZE NAME[,ALIAS...]" lines
+ *        (SLAB_SIZE 0: unknown, the cache was destroyed before it was
+ *        listed)
  *
  * Return: 0 or -ENOMEM.
  */
@@ -174,23 +200,28 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 {
 	struct listing l = { };
 	unsigned int i;
+	int ret = 0;
 
 	l.names = kvcalloc(KMEMTRACE_CACHE_SLOTS, NAMES_MAX, GFP_KERNEL);
 	l.size = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.size), GFP_KERNEL);
-	if (!l.names || !l.size) {
-		kvfree(l.names);
-		kvfree(l.size);
-		return -ENOMEM;
+	l.slab_size = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.slab_size),
+			       GFP_KERNEL);
+	if (!l.names || !l.size || !l.slab_size) {
+		ret = -ENOMEM;
+		goto out;
 	}
 	mutex_lock(&kmemtrace_mutex);
 	list_names(&l);
+	read_slab_sizes();
+	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++)
+		l.slab_size[i] = slots[i].slab_size;
 	mutex_unlock(&kmemtrace_mutex);
 
 	if (tsdl)
 		seq_printf(m, "typealias enum : uint16_t {\n\t\"-\" = %d,\n\t\"(pages)\" = %d,\n\t\"?\" = %d,\n",
 			   KMT_CACHE_NONE, KMT_CACHE_PAGES, KMT_CACHE_UNKNOWN);
 	else
-		seq_printf(m, "%d 0 -\n%d 0 (pages)\n", KMT_CACHE_NONE,
+		seq_printf(m, "%d 0 0 -\n%d 0 0 (pages)\n", KMT_CACHE_NONE,
 			   KMT_CACHE_PAGES);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		if (!READ_ONCE(slots[i].cache))
@@ -200,12 +231,15 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 				   l.names[i][0] ? l.names[i] : "?",
 				   KMT_CACHE_FIRST + i);
 		else
-			seq_printf(m, "%u %u %s\n", KMT_CACHE_FIRST + i,
-				   l.size[i], l.names[i][0] ? l.names[i] : "?");
+			seq_printf(m, "%u %u %u %s\n", KMT_CACHE_FIRST + i,
+				   l.size[i], l.slab_size[i],
+				   l.names[i][0] ? l.names[i] : "?");
 	}
 	if (tsdl)
 		seq_puts(m, "} := cache_t;\n\n");
+out:
 	kvfree(l.names);
 	kvfree(l.size);
-	return 0;
+	kvfree(l.slab_size);
+	return ret;
 }

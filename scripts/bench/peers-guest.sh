@@ -13,11 +13,20 @@
 # (allocations in the traced caches for part 1, each with its free in
 # the same run; system calls for part 2); LOST what it lost of
 # them ("-" where the tool has no way to lose any or to say).  Other lines:
-# "INFO ..." (caches, versions, start-up times), "FAIL ...".
+# "INFO ..." (caches, versions, start-up times), "FAIL ...", and
+#
+#   NA PART TOOL REASON
+#
+# for a row whose start command this module rejects (a slabtrace
+# without "start all" or sampling): the row is reported, not failed.
 #
 # Kernel parameters (environment): bench_pairs (5), bench_files (file
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
-# bench_parts (1,2,3,4), bench_scale (outstanding records for part 4,
+# bench_parts (1,2,3,4,5), bench_frag_files (part 5's churn, 2000),
+# bench_sample (part 1's sampling rows: 1 allocation in 100),
+# bench_leak_every (part 1's leaking churn keeps every 30th file: about
+# 1 % of its allocations),
+# bench_scale (outstanding records for part 4,
 # comma separated: 1000000), bench_text_max (read the whole text dump
 # of at most this many records: 1000000), bench_tools (only the rows of
 # these tools, comma separated, each a whole name like kptrace:binary or
@@ -30,7 +39,10 @@ set -u
 PAIRS=${bench_pairs:-5}
 FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
-PARTS=${bench_parts:-1,2,3,4}
+PARTS=${bench_parts:-1,2,3,4,5}
+FRAG_FILES=${bench_frag_files:-2000}
+SAMPLE=${bench_sample:-100}
+LEAK_EVERY=${bench_leak_every:-30}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
 TOOLS=${bench_tools:-all}
 PROFILE=${bench_profile:-}
@@ -123,6 +135,26 @@ count_kmem() {
 	info "allocations in the traced caches: one ${EV_ONE:=0}, all $EV_ALL, every cache $KMEM_ALLOCS"
 }
 
+# leak_size: the objects one leaking churn leaves in the churn's caches,
+# counted by slabtrace (records still outstanding after the run), against
+# the churn's allocations.
+leak_size() {
+	local c n total=0 per=
+	rm -f /tmp/wl.*
+	slab_start "$CACHES"
+	"$B/wl" leak "$FILES" "$LEAK_EVERY" > /dev/null
+	for c in $CACHES; do
+		echo "stop $c" > $ST/ctl
+		echo "print $c top 1" > $ST/ctl
+		n=$(sed -n 's/.*, \([0-9]*\) outstanding (.*/\1/p' $ST/ctl | head -n 1)
+		echo "reset $c" > $ST/ctl
+		total=$((total + ${n:-0}))
+		per="$per $c ${n:-?}"
+	done
+	info "leak: every ${LEAK_EVERY}th file kept, $((FILES / LEAK_EVERY)) files a run, $total objects left in the churn's caches ($(awk -v l=$total -v a="$KMEM_ALLOCS" 'BEGIN { printf "%.2f", 100 * l / a }') % of its $KMEM_ALLOCS allocations; sampling 1 in $SAMPLE):$per"
+	rm -f /tmp/wl.*
+}
+
 slab_start() { local c; for c in $1; do echo "start $c" > $ST/ctl || echo "FAIL start $c"; done; }
 slab_stop() {
 	local c d=0 n
@@ -143,8 +175,14 @@ wanted() {
 }
 
 # start_tool TOOL WORKLOAD...: start_TOOL, or say why it did not start.
+# Returns 2 if start_TOOL did (the module rejects the row's command: an
+# NA line), 1 if it failed.
 start_tool() {
-	start_"${1%%:*}" "$@" && return 0
+	local rc
+	start_"${1%%:*}" "$@"
+	rc=$?
+	[ "$rc" -eq 0 ] && return 0
+	[ "$rc" -eq 2 ] && return 2
 	echo "FAIL $1 did not start:"
 	sed 's/^/FAIL   /' /tmp/"${1%%:*}".out 2>/dev/null | tail -n 30
 	[ -n "${BG:-}" ] && kill -KILL "$BG" 2>/dev/null
@@ -159,7 +197,7 @@ pair() {
 	wanted "$tool" || return 0
 	base=$(wl_ns "$@")
 	LOST=-
-	start_tool "$tool" "$@" || return
+	start_tool "$tool" "$@" || { [ $? -eq 2 ] && echo "NA $part $tool $NA"; return; }
 	if [ -n "${WRAP:-}" ]; then
 		traced=$($WRAP "$B/wl" "$@" 2> /tmp/wrap.err | tee /tmp/wrap.out |
 			sed -n 's/^ns=\([0-9]*\).*/\1/p')
@@ -182,7 +220,7 @@ bracket() {
 	wanted "$tool" || return 0
 	b1=$(wl_ns "$@")
 	LOST=-
-	start_tool "$tool" "$@" || return
+	start_tool "$tool" "$@" || { [ $? -eq 2 ] && echo "NA $part $tool $NA"; return; }
 	for r in $(seq "$PAIRS"); do
 		traced[$r]=$(wl_ns "$@")
 		if ! kill -0 "$BG" 2>/dev/null; then
@@ -200,12 +238,99 @@ bracket() {
 	done
 }
 
-start_slabtrace() { case $1 in *:one) slab_start "$ONE" ;; *) slab_start "$CACHES" ;; esac; }
-stop_slabtrace() { case $1 in *:one) slab_stop "$ONE" ;; *) slab_stop "$CACHES" ;; esac; }
+# slab_try CMD: run a start command the module may not have (return 2,
+# NA says why).
+slab_try() {
+	local err
+	err=$( (echo "$1" > $ST/ctl) 2>&1) && return 0
+	NA="the module rejects '$1': ${err##*: }"
+	return 2
+}
 
+# leak_found WHO TEXT: where the leaking churn's stacks (made by open())
+# rank among TEXT's outstanding stacks, given largest first, each
+# starting with a line that does not start with a blank: an INFO line.
+leak_found() {
+	printf '%s\n' "$2" | awk -v who="$1" '
+	/^[^ \t]/ { n++ }
+	n && /openat/ && !rank { rank = n }
+	END {
+		if (rank == 1)
+			printf "INFO leak %s: found, the leaking stack first of %d\n", who, n
+		else if (rank)
+			printf "INFO leak %s: found, the leaking stack number %d of %d\n", who, rank, n
+		else
+			printf "INFO leak %s: NOT found in %d stacks\n", who, n
+	}'
+}
+
+# slab_leak WHO: stop the churn's caches, traced sampled, and say what
+# they found: the estimated objects outstanding (the leak), and in which
+# caches the first stack was made by open() (the leaking churn's).
+slab_leak() {
+	local c est total=0 found= other=
+	for c in $CACHES; do
+		echo "stop $c" > $ST/ctl
+		echo "print $c top 1" > $ST/ctl
+		cat $ST/ctl > /tmp/leak.out
+		est=$(sed -n 's/^sampled 1 in [0-9]*: estimated \([0-9]*\) outstanding.*/\1/p' /tmp/leak.out | head -n 1)
+		total=$((total + ${est:-0}))
+		if [ "${est:-0}" -gt 0 ]; then
+			if grep -q openat /tmp/leak.out; then
+				found="$found $c"
+			else
+				other="$other $c"
+			fi
+		fi
+		echo "reset $c" > $ST/ctl
+	done
+	info "leak $1: estimated $total objects outstanding; the first stack made by open() in:${found:- none}; by something else in:${other:- none}"
+}
+
+# slabtrace:one, :all (the churn's caches, by name), :every ("start all":
+# every cache); on the leaking churn, :sampled (the churn's caches, "start
+# CACHE sample N") and :every-sampled ("start all sample N").
+start_slabtrace() {
+	local c
+	case $1 in
+	*:one) slab_start "$ONE" ;;
+	*:every) slab_try "start all" ;;
+	*:every-sampled) slab_try "start all sample $SAMPLE" ;;
+	*:sampled)
+		for c in $CACHES; do
+			slab_try "start $c sample $SAMPLE" && continue
+			for c in $CACHES; do
+				echo "stop $c" > $ST/ctl
+				echo "reset $c" > $ST/ctl
+			done 2> /dev/null
+			return 2
+		done ;;
+	*) slab_start "$CACHES" ;;
+	esac
+}
+stop_slabtrace() {
+	case $1 in
+	*:one) slab_stop "$ONE" ;;
+	*:sampled) slab_leak "$1" ;;
+	*:every | *:every-sampled)
+		echo "stop all" > $ST/ctl
+		if [ "$1" = slabtrace:every-sampled ]; then
+			echo "print all top 1" > $ST/ctl
+			leak_found "$1" "$(cat $ST/ctl)"
+		fi
+		echo "reset all" > $ST/ctl
+		;;
+	*) slab_stop "$CACHES" ;;
+	esac
+}
+
+# memleak:all, :combined (--combined-only), :sampled (-s N; the leaking
+# churn's stacks are looked for in its last report, which comes every 5
+# s of guest time: the stop waits for one).
 start_memleak() {
 	local t0 opt=
 	[ "$1" = memleak:combined ] && opt=--combined-only
+	[ "$1" = memleak:sampled ] && opt="-s $SAMPLE"
 	t0=$(now_ns)
 	# Python buffers its own output: stdbuf does not reach it.
 	PYTHONUNBUFFERED=1 memleak-bpfcc $opt > /tmp/memleak.out 2>&1 &
@@ -214,7 +339,20 @@ start_memleak() {
 	sleep 1
 	started "$1" "$t0"
 }
-stop_memleak() { stop_bg "$BG"; }
+stop_memleak() {
+	if [ "$1" = memleak:sampled ]; then
+		sleep 6
+		# Its reports: "[time] Top 10 stacks with outstanding
+		# allocations:", then "\tN bytes in M allocations from
+		# stack" and the frames, the largest last: the last report's
+		# stacks, largest first, one line each.
+		leak_found "$1" "$(awk '/stacks with outstanding allocations/ { n = 0; next }
+			/bytes in [0-9]* allocations from stack/ { n++; st[n] = $0; next }
+			n { st[n] = st[n] " " $0 }
+			END { for (i = n; i > 0; i--) { sub(/^[ \t]*/, "", st[i]); print st[i] } }' /tmp/memleak.out)"
+	fi
+	stop_bg "$BG"
+}
 
 cat > /tmp/leak.bt <<'EOF'
 BEGIN { printf("ready\n"); }
@@ -464,6 +602,30 @@ profile() {
 	rm -f /tmp/perf.data
 }
 
+# --- Part 5: kmemtrace's fragmentation per call site against perf kmem
+# stat --caller's.  One churn recorded by both at once (kmemtrace-record
+# runs perf kmem record, which runs the churn); the trace and perf's table
+# go to the host as a tar on the second serial port (/dev/ttyS1), whose
+# kmemtrace-report and scripts/tests/test_perf_frag.py compare them.
+frag() {
+	local d=/tmp/frag
+	rm -rf $d /tmp/perf.data
+	mkdir -p $d
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo "$FRAG_FILES" > $d/files
+	uname -r > $d/kernel
+	"$B/kmemtrace-record" -o $d/kt -- perf kmem record -q -o /tmp/perf.data -- \
+		"$B/wl" files "$FRAG_FILES" > $d/record.txt 2>&1 ||
+		{ echo "FAIL frag: the recording:"; sed 's/^/FAIL   /' $d/record.txt | tail -n 20; }
+	perf kmem -i /tmp/perf.data --caller stat > $d/perf-kmem-stat.txt 2> $d/perf.err ||
+		{ echo "FAIL frag: perf kmem stat:"; sed 's/^/FAIL   /' $d/perf.err | tail -n 20; }
+	rm -f /tmp/perf.data
+	info "frag: $(grep events $d/record.txt | tr '\n' ' ')"
+	stty -F /dev/ttyS1 raw -echo 2>/dev/null
+	tar -C $d -czf /dev/ttyS1 . && info "frag: $(du -sb $d | cut -f1) bytes sent to the host"
+	rm -rf $d
+}
+
 # --- The run.
 info "kernel $(uname -r), $(nproc) cpus, $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 for p in bpftrace bpfcc-tools libbpf-tools strace linux-perf trace-cmd; do
@@ -488,6 +650,16 @@ case ,$PARTS, in
 	bracket 1 bpftrace:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:all "$KMEM_ALLOCS" files "$FILES"
 	bracket 1 memleak:combined "$KMEM_ALLOCS" files "$FILES"
+	# "start all", and sampling on the churn that leaks every
+	# LEAK_EVERY-th file, against memleak -s at the same rate.
+	leak_size
+	for r in $(seq "$PAIRS"); do
+		pair 1 slabtrace:every "$r" "$KMEM_ALLOCS" files "$FILES"
+		pair 1 slabtrace:sampled "$r" "$EV_ALL" leak "$FILES" "$LEAK_EVERY"
+		pair 1 slabtrace:every-sampled "$r" "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"
+	done
+	bracket 1 memleak:sampled "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"
+	rm -f /tmp/wl.*
 	;;
 esac
 
@@ -525,5 +697,9 @@ case ,$PARTS, in
 		scale "$n"
 	done
 	;;
+esac
+
+case ,$PARTS, in
+*,5,*) frag ;;
 esac
 echo "BENCH-DONE"

@@ -14,13 +14,25 @@
 # (scripts/bench/peers-guest.sh) pairs every traced run with an untraced one just
 # before it; this script turns the pairs into added cost = (traced -
 # untraced) / untraced, and guest instructions per traced event =
-# (traced - untraced) / events, medians and ranges over the pairs.
+# (traced - untraced) / events, medians and ranges over the pairs.  A row
+# whose start command the module rejects (slabtrace's "start all" and
+# sampling rows, on a module without them) is listed as not available.
 #
 # Writes build/bench/peers.csv (one row per pair), build/bench/peers.txt
-# (the table) and build/bench/console.log, and prints the table.
+# (the table) and build/bench/console.log, and prints the table; part 5
+# leaves its recordings in build/bench/frag/.
 #
 #   BENCH_PAIRS (5)  BENCH_FILES (10000)  BENCH_GETPID (100000)
-#   BENCH_PARTS (1,2,3,4)  BENCH_SCALE (1000000)
+#   BENCH_PARTS (1,2,3,4,5)  BENCH_SCALE (1000000)
+#   BENCH_FRAG_FILES (2000)  part 5's churn: kmemtrace-report's
+#                      fragmentation per call site against perf kmem stat
+#                      --caller's (scripts/tests/test_perf_frag.py; the
+#                      script exits 1 if they differ); make perf-frag runs
+#                      this part alone
+#   BENCH_SAMPLE (100)  part 1's sampled rows: slabtrace "start all sample
+#                      N" and memleak -s N, on the churn that leaks
+#   BENCH_LEAK_EVERY (30)  that churn keeps every Nth file (wl leak): its
+#                      inode and dentry, about 1 % of its allocations
 #   BENCH_MEM (3072 MiB)  BENCH_TIMEOUT (7200 s)
 #   BENCH_TOOLS (all)  only these tools' rows, comma separated, each a
 #                      whole name (kptrace:binary) or the name before the
@@ -60,13 +72,14 @@ if [ -z "$console" ]; then
 	cat "$rootfs" "$out/overlay.cpio" > "$out/initrd.cpio"
 
 	console=$out/console.log
+	rm -rf "$out/frag" "$out/frag.tgz"
 	echo "bench-peers: booting (icount; this takes a while: tail -f $console)" >&2
 	timeout --foreground "${BENCH_TIMEOUT:-7200}" qemu-system-x86_64 \
 		-accel tcg,thread=single -icount shift=0,sleep=off \
 		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
-		-serial "file:$console" < /dev/null > "$out/qemu.log" 2>&1 || true
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_sample=${BENCH_SAMPLE:-100} bench_leak_every=${BENCH_LEAK_EVERY:-30} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
+		-serial "file:$console" -serial "file:$out/frag.tgz" < /dev/null > "$out/qemu.log" 2>&1 || true
 	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
 	rm -rf "$ov"
 	sed -i 's/\r$//' "$console"
@@ -75,6 +88,20 @@ fi
 grep -q '^BENCH-DONE' "$console" ||
 	echo "bench-peers: the guest did not finish; the table has what it measured" >&2
 grep '^FAIL' "$console" >&2 || true
+
+# Part 5: the guest's tar of the recordings, compared here.
+rc=0
+if [ -s "$out/frag.tgz" ]; then
+	mkdir -p "$out/frag"
+	tar -C "$out/frag" -xzf "$out/frag.tgz" && rm -f "$out/frag.tgz"
+	make -s -C "$top" tools
+	"$top/scripts/tests/test_perf_frag.py" "$out/frag" > "$out/frag.txt" || rc=1
+	cat "$out/frag.txt"
+elif [ -z "${BENCH_CONSOLE:-}" ] && case ,${BENCH_PARTS:-1,2,3,4,5}, in *,5,*) ;; *) false ;; esac; then
+	echo "bench-peers: part 5 brought no recording back" >&2
+	rc=1
+fi
+grep -q '^FAIL frag' "$console" && rc=1
 
 csv=$out/peers.csv
 grep '^SCALE [0-9]* [a-z-]* [0-9-]* ' "$console" | awk '{ print $2 "," $3 "," $4 "," $5 }' > "$out/scale.csv"
@@ -90,7 +117,7 @@ grep '^BENCH [0-9]' "$console" | awk '
 # instructions per event, the median of the untraced run, and the losses.
 table=$out/peers.txt
 {
-	grep '^INFO \(kernel\|version\|pairs\|caches\|one cache\|kmem events of one churn: total\|allocations in the traced\|startup\)' "$console" |
+	grep '^INFO \(kernel\|version\|pairs\|caches\|one cache\|kmem events of one churn: total\|allocations in the traced\|startup\|leak\)' "$console" |
 		sed 's/^INFO /# /' | sort | uniq -c | awk '{ c = $1; $1 = ""; sub(/^ /, ""); print $0 (c > 1 ? "  (x" c ")" : "") }'
 	tail -n +2 "$csv" | sort -t, -k1,1n -k2,2 -s | awk -F, '
 	function median(a, n,   i, j, t) {
@@ -105,11 +132,11 @@ table=$out/peers.txt
 		m = median(ac, n); lo = ac[1]; hi = ac[n]
 		p = median(pe, n); plo = pe[1]; phi = pe[n]
 		b = median(un, n)
-		printf "%-4s %-18s %5d %12.0f %14d %9.3f %7.3f-%-7.3f %8.0f %7.0f-%-7.0f %s\n", part, tool, n, b, ev, m, lo, hi, p, plo, phi, lost
+		printf "%-4s %-23s %5d %12.0f %14d %9.3f %7.3f-%-7.3f %8.0f %7.0f-%-7.0f %s\n", part, tool, n, b, ev, m, lo, hi, p, plo, phi, lost
 		n = 0; lost = ""
 	}
 	BEGIN {
-		printf "%-4s %-18s %5s %12s %14s %9s %15s %8s %15s %s\n", "part", "tool", "pairs", "untraced_ns", "events/run", "added", "added range", "ins/ev", "ins/ev range", "lost per run"
+		printf "%-4s %-23s %5s %12s %14s %9s %15s %8s %15s %s\n", "part", "tool", "pairs", "untraced_ns", "events/run", "added", "added range", "ins/ev", "ins/ev range", "lost per run"
 	}
 	{
 		if ($1 != part || $2 != tool)
@@ -120,6 +147,11 @@ table=$out/peers.txt
 		lost = lost (lost == "" ? "" : " ") $7
 	}
 	END { flush() }'
+	# Rows whose command the module rejected.
+	grep '^NA ' "$console" | sort -u | awk '{
+		p = $2; t = $3; $1 = $2 = $3 = ""; sub(/^ +/, "")
+		printf "%-4s %-23s not available: %s\n", p, t, $0
+	}'
 	# Part 3's streams: events written and bytes, per run.
 	grep '^INFO stream ' "$console" | awk '
 	{
@@ -136,3 +168,4 @@ table=$out/peers.txt
 } > "$table"
 cat "$table"
 echo "bench-peers: $csv, $table, $console" >&2
+exit $rc

@@ -842,11 +842,12 @@ class Recorder(unittest.TestCase):
 
     def stream(self, uuid, npackets, meta_uuid=None, sub="kmemtrace"):
         f = self.fake
-        f.write(sub + "/abi_version", "1\n")
+        # KMT_ABI_VERSION and KPT_CTF_ABI_VERSION (include/uapi/slabtrace/).
+        f.write(sub + "/abi_version", "2\n" if sub == "kmemtrace" else "1\n")
         f.write(sub + "/buffer_kb", "16\n")
         f.write(sub + "/enable", "")
         f.write(sub + "/metadata", metadata(meta_uuid or uuid))
-        f.write(sub + "/caches", "0 0 -\n")
+        f.write(sub + "/caches", "0 0 0 -\n")
         f.write(sub + "/events", "%d\ncpu0 %d\n" % (npackets, npackets))
         f.write(sub + "/total_overruns", "0\ncpu0 0\n")
         data = b"".join(packet(uuid, i, 2048) for i in range(npackets))

@@ -255,8 +255,10 @@ def kmt_expected(trace):
     """What a kmemtrace recording holds, read by babeltrace2 (test_kmemtrace's
     reading): {sample type: {function: value}}, allocations by their call
     site's function, and the objects not freed by the end (an address
-    allocated again was freed unseen)."""
+    allocated again was freed unseen); the bytes allocated as the report
+    counts them (a kmem_cache_alloc's, its cache's slab size)."""
     rc, events, _, _ = test_kmemtrace.babeltrace(trace)
+    slab = test_kmemtrace.slab_sizes(trace)
     assert rc == 0, trace
     syms = test_kmemtrace.Syms(trace)
     want = {t: collections.Counter() for t in ("alloc_objects", "alloc_space",
@@ -266,8 +268,9 @@ def kmt_expected(trace):
         if e["name"] in ("kmem:kmalloc", "kmem:kmem_cache_alloc"):
             func = syms.func(e["cs"])
             want["alloc_objects"][func] += 1
-            want["alloc_space"][func] += e["alloc"]
-            live[e["ptr"]] = (func, e["alloc"])
+            size = test_kmemtrace.bytes_allocated(e, slab)
+            want["alloc_space"][func] += size
+            live[e["ptr"]] = (func, size)
         else:
             live.pop(e["ptr"], None)
     for func, size in live.values():

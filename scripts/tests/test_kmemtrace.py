@@ -112,6 +112,26 @@ class Syms:
                               " " + name[1] if len(name) > 1 else "")
 
 
+def slab_sizes(tdir):
+    """{cache id: slab size} of DIR/caches: "ID OBJECT_SIZE SLAB_SIZE NAME"
+    (ABI 2); an ABI 1 listing, "ID OBJECT_SIZE NAME", has none."""
+    sizes = {}
+    for line in open(os.path.join(tdir, "caches")):
+        p = line.split()
+        if len(p) == 4 and p[2].isdigit() and int(p[2]):
+            sizes[int(p[0])] = int(p[2])
+    return sizes
+
+
+def bytes_allocated(e, slab):
+    """An allocation event's bytes allocated as the report counts them: a
+    kmem_cache_alloc's, its cache's slab size (@slab: slab_sizes()), if
+    the listing has one."""
+    if e["name"] == "kmem:kmem_cache_alloc":
+        return slab.get(e["id"], e["alloc"])
+    return e["alloc"]
+
+
 def report(tdir, *opts):
     rc, out, err = run([REPORT] + list(opts) + [tdir])
     rows = {}
@@ -130,7 +150,9 @@ def synthetic():
         # Site A: 10 kmalloc(50) on cpu0, 6 freed there, 4 on cpu1, 2 of
         # those freed again; site B: 5 widgets on cpu1, never freed; 3
         # frees of pointers never allocated; a gap of 2 s (extended
-        # headers); 7 events discarded on cpu1.
+        # headers); 7 events discarded on cpu1.  fake_widget's objects are
+        # 200 bytes in slots of 256 (DIR/caches): site B's bytes allocated
+        # are 256 each, 21.88 % fragmentation, as perf kmem stat says.
         a, b = 0x81000010, 0xC0001008
         evs, ns = [], 1000
         for i in range(10):
@@ -155,7 +177,7 @@ def synthetic():
                     "ffffffff811fff00 T fake_free\nffffffffc0001000 t fake_alloc_b\t[fakemod]\n"
                     "ffffffffc0002000 t other_b\t[fakemod]\n")
         with open(os.path.join(t, "caches"), "w") as f:
-            f.write("0 0 -\n1 0 (pages)\n2 64 kmalloc-64\n3 200 fake_widget\n")
+            f.write("0 0 0 -\n1 0 0 (pages)\n2 64 64 kmalloc-64\n3 200 256 fake_widget\n")
         rc, bt, disc, other = babeltrace(t)
         check_eq("synthetic: babeltrace2 exits 0", 0, rc)
         check_eq("synthetic: babeltrace2 prints every event", len(evs), len(bt))
@@ -169,8 +191,8 @@ def synthetic():
         check_eq("synthetic: report exits 0", 0, rc)
         check_eq("synthetic: site A row", (10, 500, 640, "21.88", 4),
                  rows.get("fake_alloc_a+0x10"))
-        check_eq("synthetic: site B row (module)", (5, 1000, 1000, "0.00", 0),
-                 rows.get("fake_alloc_b+0x8 [fakemod]"))
+        check_eq("synthetic: site B row (module): the slab size allocated",
+                 (5, 1000, 1280, "21.88", 0), rows.get("fake_alloc_b+0x8 [fakemod]"))
         check("synthetic: the warning line", re.search(
             r"^WARNING: the trace is incomplete: 7 events lost", out, re.M), out)
         check("synthetic: the totals",
@@ -183,7 +205,13 @@ def synthetic():
               len(re.findall(r"^  ptr\+0x(?:0000000011c0|000000001200)  cpu 1 +fake_free\+0x100$",
                              out, re.M)) == 2, out)
         check("synthetic: per-cache totals",
-              re.search(r"^fake_widget +5 +0 +1000 +1000 +0.00%$", out, re.M), out)
+              re.search(r"^fake_widget +5 +0 +1000 +1280 +21.88%$", out, re.M), out)
+        # The same trace with an ABI 1 listing (no slab size): the events'.
+        with open(os.path.join(t, "caches"), "w") as f:
+            f.write("0 0 -\n1 0 (pages)\n2 64 kmalloc-64\n3 200 fake_widget\n")
+        rc, out, err, rows = report(t, "--top", "0")
+        check_eq("synthetic: an ABI 1 listing: site B row as the events say",
+                 (5, 1000, 1000, "0.00", 0), rows.get("fake_alloc_b+0x8 [fakemod]"))
         rc, out, err, rows = report(t, "--sort", "hits", "--top", "1")
         check_eq("synthetic: --sort hits --top 1", ["fake_alloc_a+0x10"], list(rows))
         rc, out, err, rows = report(t, "--sort", "bogus")
@@ -226,6 +254,8 @@ def leaky_checks(tag, tdir, n, size, written):
              {e["cache"].split(",")[0] for e in buf})
     check_eq(tag + ": widget events from leaky_alloc_widget", n, len(wid))
     check_eq(tag + ": their bytes total", n * size, sum(e["alloc"] for e in wid))
+    slab = slab_sizes(tdir)
+    wslab = slab.get(wid[0]["id"], size) if wid else size
     check_eq(tag + ": all from leaky_widget", {"leaky_widget"}, {e["cache"] for e in wid})
     freed = {e["ptr"] for e in buf}
     frees = [e for e in bt if e["name"] == "kmem:kfree" and e["ptr"] in freed
@@ -242,16 +272,17 @@ def leaky_checks(tag, tdir, n, size, written):
     check_eq(tag + ": report row of leaky_alloc_buf", (n, 50 * n, 64 * n, "21.88"),
              rows.get(site, ())[:4])
     site = syms.site(wid[0]["cs"]) if wid else "?"
-    check_eq(tag + ": report row of leaky_alloc_widget", (n, n * size, n * size, "0.00"),
-             rows.get(site, ())[:4])
-    # Every row against babeltrace2's own decoding.
+    check_eq(tag + ": report row of leaky_alloc_widget", (n, n * size, n * wslab),
+             rows.get(site, ())[:3])
+    # Every row against babeltrace2's own decoding, a kmem_cache_alloc
+    # event's bytes allocated its cache's slab size (DIR/caches).
     want = {}
     for e in bt:
         if e["name"] in ("kmem:kmalloc", "kmem:kmem_cache_alloc"):
             r = want.setdefault(syms.site(e["cs"]), [0, 0, 0])
             r[0] += 1
             r[1] += e["req"]
-            r[2] += e["alloc"]
+            r[2] += bytes_allocated(e, slab)
     got = {k: list(v[:3]) for k, v in rows.items()}
     check_eq(tag + ": every report row = babeltrace2's events", want, got)
     m = re.search(r"^Total: (\d+) events", out, re.M)
@@ -274,8 +305,9 @@ def trace_checks(base, tag):
           "Total: %d events, %d allocations, %d frees, 1 call sites\n" % (2 * n, n, n) in out, out)
     check(tag + " widget: no unseen or double frees",
           "never seen allocated: 0\n" in out and "Double frees: 0\n" in out, out)
+    wslab = slab_sizes(w).get(bt[0]["id"], size) if bt else size
     check(tag + " widget: the row", any(k.startswith("leaky_alloc_widget+") and
-                                        v == (n, n * size, n * size, "0.00", 0)
+                                        v[:3] == (n, n * size, n * wslab)
                                         for k, v in rows.items()), rows)
     t = os.path.join(base, "tiny")
     rec = open(os.path.join(base, "tiny.record.txt")).read()

@@ -13,7 +13,7 @@
 
 #include "ctf.h"
 
-#define KMT_ABI_VERSION		1
+#define KMT_ABI_VERSION		2
 #define KMT_BUFFER_KB_MIN	16
 #define KMT_BUFFER_KB_MAX	65536
 #define KMT_BUFFER_KB_DEFAULT	1024

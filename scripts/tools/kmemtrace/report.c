@@ -9,7 +9,9 @@
  * and DIR/kallsyms name caches and call sites).  The events are decoded by
  * libbabeltrace2 (src.ctf.fs, utils.muxer: one time-ordered stream of all
  * CPUs) into a simple sink.  Per call site (symbol+offset [module]): hits,
- * bytes requested and allocated, internal fragmentation, frees on another
+ * bytes requested and allocated (a kmem_cache_alloc event's, the cache's
+ * slab size from DIR/caches: the event carries the object size), internal
+ * fragmentation, frees on another
  * CPU than the allocation's; per cache; totals; frees of pointers never seen
  * allocated and double frees, counted and the first N listed; a warning
  * when the trace lost events.  --sort: bytes (default), hits, req, frag,
@@ -45,6 +47,7 @@ struct cache {
 	__u64 allocs, frees, req, alloc;
 	char name[96];
 	unsigned int size;
+	unsigned int slab_size;	/* 0: unknown (an ABI 1 listing, or gone) */
 };
 
 /* An object: its pointer (field value), allocating site, CPU, state. */
@@ -244,10 +247,13 @@ static void on_event(const bt_message *msg)
 		struct site *s = site_get(cs);
 		__u64 req = ufield(f, 2), alloc = ufield(f, 3);
 
+		/* The event's bytes_alloc is the object size; perf's, s->size. */
+		c = &st.caches[ufield(f, 5)];
+		if (id == KMT_KMEM_CACHE_ALLOC && c->slab_size)
+			alloc = c->slab_size;
 		s->hits++;
 		s->req += req;
 		s->alloc += alloc;
-		c = &st.caches[ufield(f, 5)];
 		c->allocs++;
 		c->req += req;
 		c->alloc += alloc;
@@ -487,21 +493,32 @@ static void sym_name(__u32 cs, char *buf, size_t size)
 			 addr - syms[lo - 1].addr);
 }
 
+/*
+ * DIR/caches: "ID OBJECT_SIZE SLAB_SIZE NAME" lines (ABI 2), or
+ * "ID OBJECT_SIZE NAME" (ABI 1: no slab size, a name never starts with a
+ * digit).
+ */
 static void load_caches(const char *path)
 {
+	unsigned int id, size, slab_size;
 	char line[256], name[96];
-	unsigned int id, size;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%u %u %95s", &id, &size, name) == 3 &&
-		    id <= KMT_CACHE_UNKNOWN) {
-			snprintf(st.caches[id].name, sizeof(st.caches[id].name),
-				 "%s", name);
-			st.caches[id].size = size;
-		}
+	while (fgets(line, sizeof(line), f)) {
+		slab_size = 0;
+		if (sscanf(line, "%u %u %u %95s", &id, &size, &slab_size,
+			   name) != 4 &&
+		    sscanf(line, "%u %u %95s", &id, &size, name) != 3)
+			continue;
+		if (id > KMT_CACHE_UNKNOWN)
+			continue;
+		snprintf(st.caches[id].name, sizeof(st.caches[id].name), "%s",
+			 name);
+		st.caches[id].size = size;
+		st.caches[id].slab_size = slab_size;
+	}
 	fclose(f);
 }
 

@@ -21,7 +21,7 @@ done
 for f in metadata caches abi_version total_overruns events cache_table_full; do
 	check "$f is 0400" test "$(stat -c %a $K/$f)" = 400
 done
-check_eq "abi_version" 1 "$(cat $K/abi_version)"
+check_eq "abi_version" 2 "$(cat $K/abi_version)"
 check_eq "not enabled at load" 0 "$(cat $K/enable)"
 
 # errno of a write of $2 to file $1 ("ok" when it succeeded).
@@ -64,6 +64,7 @@ logged "kmemtrace: buffer_kb: 'abc' is not a number" \
 # --- A recording of every cache while leaky churns: N widgets from
 # leaky_alloc_widget(), N kmalloc(50) from leaky_alloc_buf(), all freed.
 size=$(cat /sys/kernel/slab/leaky_widget/object_size)
+slab=$(cat /sys/kernel/slab/leaky_widget/slab_size)
 echo "$N $size" > $OUT/expected
 check "record every cache during churn $N" \
 	sh -c "kmemtrace-record -o $OUT/all -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec.txt"
@@ -74,7 +75,28 @@ check_eq "nothing lost with a reader" 0 "$(cat $K/total_overruns | head -n 1)"
 cat $K/events > $OUT/all.events
 check "the trace has metadata" grep -q '^/\* CTF 1.8 \*/' $OUT/all/ctf/metadata
 check "the trace has kallsyms" grep -q ' leaky_alloc_buf' $OUT/all/kallsyms
-check "the cache table names leaky_widget" grep -q " $size leaky_widget\$" $OUT/all/caches
+check "the cache table names leaky_widget, with its sizes" \
+	grep -q "^[0-9]* $size $slab leaky_widget\$" $OUT/all/caches
+# Each cache's slab size is its slab_size file's (the object with its
+# padding and metadata, perf's bytes_alloc), not the object size.
+slab_sizes() {
+	local id obj sl names name n=0 bad=0 padded=0
+	while read -r id obj sl names; do
+		name=${names%%,*}
+		[ -r "/sys/kernel/slab/$name/slab_size" ] || continue
+		n=$((n + 1))
+		[ "$sl" = "$(cat "/sys/kernel/slab/$name/slab_size")" ] ||
+			{ echo "$name: listed $sl, slab_size $(cat "/sys/kernel/slab/$name/slab_size")"; bad=$((bad + 1)); }
+		[ "$sl" = "$obj" ] || padded=$((padded + 1))
+	done < "$1"
+	echo "$n caches, $bad wrong, $padded with a slab size above the object size"
+}
+sizes=$(slab_sizes $OUT/all/caches)
+echo "$sizes"
+check_eq "the cache table's slab sizes are slab_size's" 0 \
+	"$(echo "$sizes" | sed -n 's/.* caches, \([0-9]*\) wrong.*/\1/p')"
+check "... some larger than the object size (filp, dentry...)" \
+	test "$(echo "$sizes" | sed -n 's/.* wrong, \([0-9]*\) with.*/\1/p')" -gt 0
 check_eq "the cache table had room for every cache" 0 "$(cat $K/cache_table_full)"
 check "a stream per CPU" test -s $OUT/all/ctf/cpu0
 check "kfree events can name their cache (struct slab calibrated)" \
@@ -152,9 +174,9 @@ echo churn 10 > $LEAKY
 check "kmemtrace stop" st kmemtrace stop
 cp $K/caches $OUT/reload.caches
 check_eq "the destroyed leaky_widget keeps its id" 1 \
-	"$(grep -c "^[0-9]* $size leaky_widget(destroyed)\$" $OUT/reload.caches)"
+	"$(grep -c "^[0-9]* $size 0 leaky_widget(destroyed)\$" $OUT/reload.caches)"
 check_eq "the new leaky_widget has another" 1 \
-	"$(grep -c "^[0-9]* $size leaky_widget\$" $OUT/reload.caches)"
+	"$(grep -c "^[0-9]* $size $slab leaky_widget\$" $OUT/reload.caches)"
 echo 1024 > $K/buffer_kb
 
 # --- Start at load, and rmmod while recording: refused (the recorder has

@@ -115,7 +115,7 @@ check "kmemtrace/metadata" grep -q 'tracer_name = "slabtrace-kmemtrace";' $M/met
 check "kmemtrace/caches names dentry" grep -q ' dentry$' $M/caches
 check "kmemtrace/events: written" test "$(head -n 1 $M/events)" -ge 50
 check_eq "kmemtrace/total_overruns" 0 "$(head -n 1 $M/total_overruns)"
-check_eq "kmemtrace/abi_version" 1 "$(cat $M/abi_version)"
+check_eq "kmemtrace/abi_version" 2 "$(cat $M/abi_version)"
 for c in $(cd $M && ls -d cpu*); do
 	check_eq "kmemtrace/$c begins with a packet" c1fc1fc1 "$(magic $M/$c)"
 done
