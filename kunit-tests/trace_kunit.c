@@ -462,11 +462,127 @@ static void slabtrace_trace_sample(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample 1000001\n"), -ERANGE);
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample x\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid 1 sample\n"), -EINVAL);
+	/* sample-bytes: the same, and not with sample N. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample-bytes 8192\n"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample-bytes 63\n"), -ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample-bytes 1073741825\n"),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample-bytes x\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample 10 sample-bytes 8192\n"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample-bytes 8192 sample 10\n"),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm x sample-bytes\n"), -EINVAL);
 	for (i = 0; i < 100; i++)
 		kmem_cache_free(obj_cache, objs[i]);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	/* No records: the rate may change. */
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+}
+
+/*
+ * "sample-bytes 8192" over 20000 objects of 64 bytes and 1000 of 4096, in
+ * two caches: an object of s bytes is recorded with p = 1 - exp(-s / B),
+ * 0.0077821 and 0.39347, so about 155.6 and 393.5 records, each standing
+ * for s / p bytes, 8224.0 and 10410.0.  The estimated bytes are unbiased,
+ * 5376000 in all, with variance sum n s^2 (1 - p) / p = 3.631e10, sigma
+ * 190544; the check allows 4 sigma, 762175 (14%): a correct sampler fails
+ * it with probability 2 * (1 - Phi(4)) = 6.3e-5, once in about 16,000
+ * runs.  Records not weighed (1.6 MB) or weighed as 1 in N fail it.  The
+ * large are sampled 50 times as often as the small; the check asks for 10
+ * (it fails by chance less than once in 10^20 runs).
+ */
+#define SB_MEAN		8192
+#define SB_SMALL	64
+#define SB_NSMALL	20000
+#define SB_LARGE	4096
+#define SB_NLARGE	1000
+#define SB_EXPECT	(SB_SMALL * SB_NSMALL + SB_LARGE * SB_NLARGE)
+#define SB_SLACK	762175
+
+static noinline void *alloc_from(struct kmem_cache *c)
+{
+	void *p = kmem_cache_alloc(c, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/* Records and estimates of @cache's @n objects, sampled by bytes; freed. */
+static void sample_bytes_one(struct kunit *test, struct kmem_cache *c,
+			     const char *name, unsigned int n, long *records,
+			     u64 *est_bytes, unsigned int *object_size)
+{
+	struct slab_trace_snapshot *snap;
+	char expect[128], *text;
+	unsigned int i;
+	void **objs;
+
+	objs = kunit_kcalloc(test, n, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, st_cmd("start %s sample-bytes %u\n", name, SB_MEAN), 0);
+	for (i = 0; i < n; i++) {
+		objs[i] = alloc_from(c);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	snap = st_print(test, name);
+	*records = snap->nr;
+	*est_bytes = snap->est_bytes;
+	*object_size = snap->object_size;
+	KUNIT_EXPECT_EQ(test, snap->sample_bytes, SB_MEAN);
+	KUNIT_EXPECT_EQ(test, snap->sample_every, 1);
+	KUNIT_EXPECT_EQ(test, slab_trace_snapshot_dropped(snap), 0);
+	slab_trace_snapshot_put(snap);
+	/* The header's estimate, on a dump small enough to read whole. */
+	for (i = 100; i < n; i++)
+		kmem_cache_free(c, objs[i]);
+	snap = st_print(test, name);
+	snprintf(expect, sizeof(expect),
+		 "\nsampled 1 per %u bytes: estimated %llu outstanding (%llu bytes); ",
+		 SB_MEAN, (snap->est_q16 + (1U << 15)) >> 16, snap->est_bytes);
+	slab_trace_snapshot_put(snap);
+	text = st_read_ctl(test);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(text, expect));
+	/* Another rate while records are kept is refused. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start %s sample 10\n", name), -EBUSY);
+	KUNIT_EXPECT_EQ(test, st_cmd("start %s\n", name), -EBUSY);
+	for (i = 0; i < 100; i++)
+		kmem_cache_free(c, objs[i]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, name), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("stop %s\n", name), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset %s\n", name), 0);
+}
+
+static void slabtrace_trace_sample_bytes(struct kunit *test)
+{
+	unsigned int size_s = 0, size_l = 0;
+	struct kmem_cache *small, *large;
+	long rec_s = 0, rec_l = 0;
+	u64 est_s = 0, est_l = 0;
+	s64 est;
+
+	small = kmem_cache_create("st_kunit_sb64", SB_SMALL, 0, 0, obj_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, small);
+	large = kmem_cache_create("st_kunit_sb4k", SB_LARGE, 0, 0, obj_ctor);
+	if (!large)
+		kmem_cache_destroy(small);
+	KUNIT_ASSERT_NOT_NULL(test, large);
+	sample_bytes_one(test, small, "st_kunit_sb64", SB_NSMALL, &rec_s,
+			 &est_s, &size_s);
+	sample_bytes_one(test, large, "st_kunit_sb4k", SB_NLARGE, &rec_l,
+			 &est_l, &size_l);
+	kmem_cache_destroy(small);
+	kmem_cache_destroy(large);
+	est = est_s + est_l;
+	kunit_info(test, "%ld of %u %u-byte, %ld of %u %u-byte objects sampled, estimated %lld bytes of %u\n",
+		   rec_s, SB_NSMALL, size_s, rec_l, SB_NLARGE, size_l, est,
+		   SB_EXPECT);
+	KUNIT_EXPECT_EQ(test, size_s, SB_SMALL);
+	KUNIT_EXPECT_EQ(test, size_l, SB_LARGE);
+	KUNIT_EXPECT_LE(test, abs(est - SB_EXPECT), SB_SLACK);
+	/* Large objects sampled far more often: rec_l / NLARGE > 10 rec_s / NSMALL. */
+	KUNIT_EXPECT_GT(test, (s64)rec_l * SB_NSMALL, 10LL * rec_s * SB_NLARGE);
+	KUNIT_EXPECT_GT(test, rec_s, 0);
 }
 
 struct irq_alloc {
@@ -1002,6 +1118,7 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	 */
 	KUNIT_CASE(slabtrace_trace_sample),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large_sampled),
+	KUNIT_CASE(slabtrace_trace_sample_bytes),
 	{}
 };
 

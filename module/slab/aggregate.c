@@ -9,7 +9,7 @@
  * the key.  Groups are found through an xarray indexed by handle (32 bits:
  * an index on every architecture), the groups of one handle chained by
  * system call, while they are built; then kept in an array sorted with
- * sort(): a group costs 104 bytes, whatever the number of objects in it.
+ * sort(): a group costs 120 bytes, whatever the number of objects in it.
  *
  * No locks: it works on a snapshot nobody else sees yet.
  */
@@ -49,7 +49,8 @@ static void add_who(struct slab_trace_group *g,
 	g->nwho++;
 }
 
-static void add(struct slab_trace_group *g, const struct slab_trace_record *rec,
+static void add(const struct slab_trace_snapshot *snap,
+		struct slab_trace_group *g, const struct slab_trace_record *rec,
 		u32 age, unsigned long bytes)
 {
 	if (!g->count || age < g->age_min)
@@ -59,6 +60,7 @@ static void add(struct slab_trace_group *g, const struct slab_trace_record *rec,
 	g->count++;
 	g->bytes += bytes;
 	g->requested += rec->bytes_req;
+	slab_trace_estimate(snap, bytes, &g->est_q16, &g->est_bytes);
 	add_who(g, rec);
 }
 
@@ -118,7 +120,7 @@ int slab_trace_aggregate(struct slab_trace_snapshot *snap)
 			}
 			snap->nr_groups++;
 		}
-		add(g, rec, slab_trace_snapshot_age(snap, rec),
+		add(snap, g, rec, slab_trace_snapshot_age(snap, rec),
 		    slab_trace_bytes(snap->kind, snap->object_size, rec));
 		if (!(i % 4096)) {
 			cond_resched();

@@ -255,10 +255,12 @@ static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 		seq_printf(m, "filter: %s; %lu allocations left out\n",
 			   snap->filter, snap->filtered);
 	if (snap->sample_every > 1)
-		seq_printf(m, "sampled 1 in %u: estimated %llu outstanding (%llu bytes); the counts below are of records\n",
-			   snap->sample_every,
-			   (u64)snap->nr * snap->sample_every,
-			   (u64)snap->bytes * snap->sample_every);
+		seq_printf(m, "sampled 1 in %u: ", snap->sample_every);
+	else if (snap->sample_bytes)
+		seq_printf(m, "sampled 1 per %u bytes: ", snap->sample_bytes);
+	if (slab_trace_sampled(snap))
+		seq_printf(m, "estimated %llu outstanding (%llu bytes); the counts below are of records\n",
+			   (snap->est_q16 + (1U << 15)) >> 16, snap->est_bytes);
 	if (snap->kind == SLAB_TRACE_KIND_PERCPU)
 		seq_printf(m, "percpu objects: requested is the size on one CPU, bytes on all %u possible CPUs\n",
 			   num_possible_cpus());
@@ -332,10 +334,9 @@ static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
 	}
 	if (g->more_who)
 		seq_printf(m, " and %u more", g->more_who);
-	if (snap->sample_every > 1)
+	if (slab_trace_sampled(snap))
 		seq_printf(m, ", estimated %llu objects (%llu bytes)",
-			   (u64)g->count * snap->sample_every,
-			   g->bytes * snap->sample_every);
+			   (g->est_q16 + (1U << 15)) >> 16, g->est_bytes);
 	who.syscall = g->syscall;
 	slab_trace_syscall_show(m, &who);
 	seq_puts(m, ":\n----\n");

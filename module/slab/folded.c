@@ -12,8 +12,8 @@
  * weighed by objects in /proc/slabtrace/slab/folded and by bytes in
  * folded_bytes.  A group made in a system call starts with the pseudo-frame
  * "syscall:NAME".  Every group is listed, whatever "top" said.  A sampled
- * trace ("start CACHE sample N") weighs each record N: the estimates the
- * dump's header gives.
+ * trace ("start CACHE sample N" or "sample-bytes B") weighs each record by
+ * what it stands for: the estimates the dump's header gives.
  *
  * No locks: a snapshot is immutable; the reader holds a reference.
  */
@@ -34,10 +34,12 @@ static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 	seq_puts(m, folded);
 }
 
-/* One group's line; @weight: what a record stands for (sampled). */
-static void show_group(struct seq_file *m, const struct slab_trace_group *g,
-		       bool bytes, u32 weight)
+/* One group of @snap's line. */
+static void show_group(struct seq_file *m,
+		       const struct slab_trace_snapshot *snap,
+		       const struct slab_trace_group *g, bool bytes)
 {
+	u64 count = g->count, sum = g->bytes;
 	bool compat = g->syscall & SLAB_TRACE_SYSCALL_COMPAT;
 	int nr = g->syscall & ~SLAB_TRACE_SYSCALL_COMPAT;
 	unsigned long *entries;
@@ -62,7 +64,11 @@ static void show_group(struct seq_file *m, const struct slab_trace_group *g,
 			seq_putc(m, ';');
 	}
 	/* Sampled: estimated totals, as the dump's header gives them. */
-	seq_printf(m, " %llu\n", (bytes ? g->bytes : (u64)g->count) * weight);
+	if (slab_trace_sampled(snap)) {
+		count = (g->est_q16 + (1U << 15)) >> 16;
+		sum = g->est_bytes;
+	}
+	seq_printf(m, " %llu\n", bytes ? sum : count);
 }
 
 /**
@@ -77,7 +83,7 @@ void slab_trace_folded_show(struct seq_file *m,
 	unsigned long i;
 
 	for (i = 0; i < snap->nr_groups; i++)
-		show_group(m, snap->groups[i], bytes, max(snap->sample_every, 1U));
+		show_group(m, snap, snap->groups[i], bytes);
 }
 
 static void *folded_start(struct seq_file *m, loff_t *pos)
@@ -97,23 +103,23 @@ static void folded_stop(struct seq_file *m, void *v)
 {
 }
 
-/* What a record of the reader's snapshot stands for. */
-static u32 weight(struct seq_file *m)
+/* The reader's snapshot. */
+static const struct slab_trace_snapshot *snap_of(struct seq_file *m)
 {
 	struct slab_trace_reader *r = m->private;
 
-	return max(r->snap->sample_every, 1U);
+	return r->snap;
 }
 
 static int folded_show(struct seq_file *m, void *v)
 {
-	show_group(m, v, false, weight(m));
+	show_group(m, snap_of(m), v, false);
 	return 0;
 }
 
 static int folded_bytes_show(struct seq_file *m, void *v)
 {
-	show_group(m, v, true, weight(m));
+	show_group(m, snap_of(m), v, true);
 	return 0;
 }
 

@@ -190,14 +190,22 @@ static __always_inline bool filter_passes(const struct slab_trace_filter *f)
  * events for one object (see the top of this file), which must agree, or
  * the record of a sampled first would be evicted by an unsampled second,
  * counted as replaced, after a stack walk for nothing.
+ *
+ * "sample-bytes B" takes the same draw, against p = 1 - exp(-bytes / B)
+ * for an object of the bytes slab_trace_obj_bytes() says it holds
+ * (slab_trace_sample_p()): an object is recorded
+ * with the chance that a Poisson process of mean interval B over the bytes
+ * allocated falls in it, what tcmalloc, jemalloc and Go sample by, without
+ * a per-CPU count of bytes to the next sample.  Each record stands for
+ * 1 / p objects (slab_trace_weight()).
  */
 static __always_inline bool sampled(struct slab_trace_traced *tr,
-				    const void *obj)
+				    const void *obj, size_t bytes_req)
 {
-	u32 n = READ_ONCE(tr->sample_every), x;
-	u32 *state;
+	u32 n = READ_ONCE(tr->sample_every), mean = READ_ONCE(tr->sample_bytes);
+	u32 x, *state;
 
-	if (likely(n <= 1))
+	if (likely(n <= 1 && !mean))
 		return true;
 	if (tr->kind == SLAB_TRACE_KIND_LARGE) {
 		x = hash_64((unsigned long)obj ^ tr->sample_seed, 32);
@@ -209,6 +217,11 @@ static __always_inline bool sampled(struct slab_trace_traced *tr,
 		x ^= x << 5;
 		*state = x;
 	}
+	if (mean)
+		return x < slab_trace_sample_p(slab_trace_obj_bytes(tr->kind,
+								    tr->object_size,
+								    bytes_req),
+					       mean);
 	return !(((u64)x * n) >> 32);
 }
 
@@ -251,7 +264,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		this_cpu_inc(*tr->filtered);
 		goto evict;
 	}
-	if (unlikely(!sampled(tr, obj)))
+	if (unlikely(!sampled(tr, obj, bytes_req)))
 		goto evict;
 	if (unlikely(probe_in_nmi())) {
 		drop(tr, SLAB_TRACE_DROP_NMI);

@@ -182,11 +182,14 @@ enum {
 /*
  * The commands (CACHE is a cache name, as /proc/slabinfo shows it):
  *
- *   start CACHE [FILTER] [sample N]
+ *   start CACHE [FILTER] [sample N|sample-bytes B]
  *                 record every allocation from CACHE from now on, or
  *                 only those FILTER lets through (a new FILTER, or none,
  *                 replaces a traced cache's), or of those 1 in N at
- *                 random (2 to 1000000; each record stands for N):
+ *                 random (2 to 1000000; each record stands for N), or
+ *                 1 per B bytes allocated on average (64 to 1073741824;
+ *                 an object of s bytes is recorded with the chance
+ *                 1 - exp(-s / B), its record stands for the inverse):
  *                   pid PID [PID...]  of these processes (thread groups;
  *                                     at most 8)
  *                   comm NAME         of tasks of this command name
@@ -324,7 +327,7 @@ static struct slab_trace_filter *parse_filter(int argc, char **argv, int *err)
 	if (kind == OPT_ERR || argc < 2 ||
 	    (kind == SLAB_TRACE_FILTER_PID && argc > SLAB_TRACE_MAX_PIDS + 1) ||
 	    (kind != SLAB_TRACE_FILTER_PID && argc != 2)) {
-		pr_warn_ratelimited("ctl: start: a filter is 'pid PID...' (at most %d), 'comm NAME' or 'cgroup PATH', then maybe 'sample N'\n",
+		pr_warn_ratelimited("ctl: start: a filter is 'pid PID...' (at most %d), 'comm NAME' or 'cgroup PATH', then maybe 'sample N' or 'sample-bytes B'\n",
 				    SLAB_TRACE_MAX_PIDS);
 		return NULL;
 	}
@@ -380,6 +383,48 @@ static int parse_sample(const char *arg, u32 *n)
 	return 0;
 }
 
+/* The B of "start CACHE ... sample-bytes B". */
+static int parse_sample_bytes(const char *arg, u32 *b)
+{
+	int ret = kstrtou32(arg, 10, b);
+
+	if (ret || *b < SLAB_TRACE_SAMPLE_BYTES_MIN ||
+	    *b > SLAB_TRACE_SAMPLE_BYTES_MAX) {
+		pr_warn_ratelimited("ctl: start: sample-bytes takes a decimal number from %u to %u, not '%*pE'\n",
+				    SLAB_TRACE_SAMPLE_BYTES_MIN,
+				    SLAB_TRACE_SAMPLE_BYTES_MAX,
+				    (int)min_t(size_t, strlen(arg), 24), arg);
+		return ret ?: -ERANGE;
+	}
+	return 0;
+}
+
+/*
+ * A trailing "sample N" or "sample-bytes B" of "start CACHE ...": taken off
+ * @argc.  Only one of them (-EINVAL).
+ */
+static int parse_sampling(int *argc, char **argv, u32 *every, u32 *bytes)
+{
+	int ret;
+
+	while (*argc > 3) {
+		if (!strcmp(argv[*argc - 2], "sample"))
+			ret = parse_sample(argv[*argc - 1], every);
+		else if (!strcmp(argv[*argc - 2], "sample-bytes"))
+			ret = parse_sample_bytes(argv[*argc - 1], bytes);
+		else
+			break;
+		if (ret)
+			return ret;
+		*argc -= 2;
+		if (*every > 1 && *bytes) {
+			pr_warn_ratelimited("ctl: start: sample N or sample-bytes B, not both\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* "pool N" and "limit N": each has its own lock, not slab_trace_mutex. */
 static int cmd_pool_limit(int cmd, const char *arg)
 {
@@ -417,7 +462,7 @@ static int cmd_pool_limit(int cmd, const char *arg)
 static int cmd_cache(int cmd, const char *name,
 		     const struct slab_trace_print_opts *opts,
 		     struct slab_trace_filter *filter, u32 sample,
-		     struct slab_trace_reader *own)
+		     u32 sample_bytes, struct slab_trace_reader *own)
 {
 	int ret;
 
@@ -425,7 +470,7 @@ static int cmd_cache(int cmd, const char *name,
 	slab_trace_traced_sweep();
 	switch (cmd) {
 	case SLAB_CMD_START:
-		ret = slab_trace_start(name, filter, sample);
+		ret = slab_trace_start(name, filter, sample, sample_bytes);
 		break;
 	case SLAB_CMD_STOP:
 		ret = slab_trace_stop(name);
@@ -464,7 +509,7 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 {
 	struct slab_trace_print_opts opts = { };
 	struct slab_trace_filter *filter = NULL;
-	u32 sample = 1;
+	u32 sample = 1, sample_bytes = 0;
 	int ret;
 
 	if (cmd == SLAB_CMD_POOL || cmd == SLAB_CMD_LIMIT) {
@@ -488,18 +533,18 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 				    SLABTRACE_NAME_MAX);
 		return -ENAMETOOLONG;
 	}
-	if (cmd == SLAB_CMD_START && argc > 3 && !strcmp(argv[argc - 2], "sample")) {
-		ret = parse_sample(argv[argc - 1], &sample);
+	if (cmd == SLAB_CMD_START) {
+		ret = parse_sampling(&argc, argv, &sample, &sample_bytes);
 		if (ret)
 			return ret;
-		argc -= 2;
 	}
 	if (cmd == SLAB_CMD_START && argc > 2) {
 		filter = parse_filter(argc - 2, argv + 2, &ret);
 		if (!filter)
 			return ret;
 	}
-	return cmd_cache(cmd, argv[1], &opts, filter, sample, ctl_reader(file));
+	return cmd_cache(cmd, argv[1], &opts, filter, sample, sample_bytes,
+			 ctl_reader(file));
 }
 
 /* Reading ctl: the snapshot (dump.c). */
@@ -509,8 +554,8 @@ static int slab_ctl_open(struct inode *inode, struct file *file)
 }
 
 static const char *const slab_help[] = {
-	"  start CACHE [pid PID...|comm NAME|cgroup PATH] [sample N]",
-	"                     record every allocation from CACHE (a /proc/slabinfo name, kmalloc-large, percpu), or only these tasks', or 1 in N",
+	"  start CACHE [pid PID...|comm NAME|cgroup PATH] [sample N|sample-bytes B]",
+	"                     record every allocation from CACHE (a /proc/slabinfo name, kmalloc-large, percpu), or only these tasks', or 1 in N, or 1 per B bytes",
 	"  stop CACHE         record no new ones; frees still drop records",
 	"  print CACHE [stacks] [top N] [older-than MS] [since-mark]",
 	"                     snapshot the outstanding objects; then cat ctl, slab/stacks, slab/folded",

@@ -20,6 +20,7 @@
 #include <linux/cpumask.h>
 #include <linux/list.h>
 #include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -293,17 +294,79 @@ static inline struct kmem_cache *slab_trace_pseudo_cache(enum slab_trace_kind ki
  * kmalloc-large takes whole pages, a percpu object its size on every
  * possible CPU.
  */
-static inline unsigned long slab_trace_bytes(u8 kind, unsigned int object_size,
-					     const struct slab_trace_record *rec)
+static inline unsigned long slab_trace_obj_bytes(u8 kind, unsigned int object_size,
+						 u32 bytes_req)
 {
 	switch (kind) {
 	case SLAB_TRACE_KIND_LARGE:
-		return PAGE_SIZE << get_order(rec->bytes_req);
+		return PAGE_SIZE << get_order(bytes_req);
 	case SLAB_TRACE_KIND_PERCPU:
-		return (unsigned long)rec->bytes_req * num_possible_cpus();
+		return (unsigned long)bytes_req * num_possible_cpus();
 	default:
 		return object_size;
 	}
+}
+
+static inline unsigned long slab_trace_bytes(u8 kind, unsigned int object_size,
+					     const struct slab_trace_record *rec)
+{
+	return slab_trace_obj_bytes(kind, object_size, rec->bytes_req);
+}
+
+/* The range of "sample-bytes B": a record per B bytes allocated. */
+#define SLAB_TRACE_SAMPLE_BYTES_MIN	64U
+#define SLAB_TRACE_SAMPLE_BYTES_MAX	1073741824U
+
+/*
+ * "sample-bytes B": the chance, in 32-bit fixed point (0..2^32), that an
+ * object of @bytes is recorded: p = 1 - exp(-bytes / B), the chance that a
+ * Poisson process of mean interval B bytes over the allocated bytes (as
+ * tcmalloc's, jemalloc's and Go's heap profilers sample) falls in the
+ * object.  No floating point: t = bytes / B in Q32, halved k times to
+ * below 1/16, where four terms of the series of 1 - exp(-t) are within
+ * 1e-7 of it relatively, then doubled back with 1 - exp(-2t) = p (2 - p).
+ * Never 0; 2^32 from 23 B (exp(-23) < 2^-32) and for objects of 2 GiB or
+ * more.  The probe (probes.c) and the estimates (slab_trace_weight())
+ * take this same value, so the estimates are unbiased whatever the
+ * approximation's error.
+ */
+static inline u64 slab_trace_sample_p(unsigned long bytes, u32 mean)
+{
+	u64 t, t2, t3, t4, p;
+	int k = 0;
+
+	if (bytes >= 23ULL * mean || bytes >= 1UL << 31)
+		return 1ULL << 32;
+	t = div_u64((u64)bytes << 32, mean);
+	while (t >= 1ULL << 28) {
+		t >>= 1;
+		k++;
+	}
+	t2 = (t * t) >> 32;
+	t3 = (t2 * t) >> 32;
+	t4 = (t3 * t) >> 32;
+	p = t - t2 / 2 + t3 / 6 - t4 / 24;
+	while (k--) {
+		p = min_t(u64, p, U32_MAX);
+		p = 2 * p - ((p * p) >> 32);
+	}
+	return clamp(p, 1ULL, 1ULL << 32);
+}
+
+/*
+ * How many objects a record of an object of @bytes stands for, in 16-bit
+ * fixed point: 1 unsampled, N sampled 1 in N, 1 / p sampled by bytes
+ * (@mean B): Go's runtime/pprof scaleHeapSample() weighs a sample of a
+ * heap profile by 1 / (1 - exp(-size / rate)) the same way.
+ */
+static inline u64 slab_trace_weight(u32 every, u32 mean, unsigned long bytes)
+{
+	u64 p;
+
+	if (!mean)
+		return (u64)max(every, 1U) << 16;
+	p = slab_trace_sample_p(bytes, mean);
+	return div64_u64((1ULL << 48) + p / 2, p);
 }
 
 /*
@@ -350,6 +413,8 @@ struct slab_trace_traced {
 	u32 __percpu *rng;
 	/* kmalloc-large's sampler: a draw per address (probes.c). */
 	u64 sample_seed;
+	/* "start CACHE sample-bytes B": B, a record per B bytes; 0: none. */
+	u32 sample_bytes;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;	/* 0 but for SLAB_TRACE_KIND_CACHE */
 	u8 kind;			/* enum slab_trace_kind */
@@ -385,7 +450,7 @@ int slab_trace_resolve(const char *cmd, const char *name,
 /* The most "sample N" takes: a record stands for N allocations. */
 #define SLAB_TRACE_SAMPLE_MAX	1000000U
 int slab_trace_start(const char *name, struct slab_trace_filter *filter,
-		     u32 sample_every);
+		     u32 sample_every, u32 sample_bytes);
 unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr);
 int slab_trace_stop(const char *name);
 int slab_trace_reset(const char *name);
@@ -543,6 +608,8 @@ struct slab_trace_group {
 	u32 more_who;			/* contexts beyond who[] */
 	u64 bytes;
 	u64 requested;
+	u64 est_q16;			/* objects estimated, 16-bit fixed point */
+	u64 est_bytes;			/* bytes estimated */
 	u32 age_min;			/* ms */
 	u32 age_max;
 	u64 age_sum;
@@ -571,6 +638,9 @@ struct slab_trace_snapshot {
 	long drops[SLAB_TRACE_DROP_MAX];
 	unsigned long filtered;		/* left out by the filter */
 	u32 sample_every;		/* records stand for this many */
+	u32 sample_bytes;		/* or sampled by bytes: B; 0: not */
+	u64 est_q16;			/* objects estimated (slab_trace_weight()) */
+	u64 est_bytes;			/* bytes estimated */
 	char filter[SLAB_TRACE_FILTER_TEXT];	/* "": none */
 	long grow_failed;		/* the table's, all caches' */
 	long replaced;
@@ -578,6 +648,27 @@ struct slab_trace_snapshot {
 	unsigned long bytes;
 	struct xarray chunks;		/* index -> page of records */
 };
+
+/*
+ * Add what a record of an object of @bytes stands for to the estimates
+ * @est_q16 and @est_bytes of a snapshot or group: the record itself
+ * unsampled, N or 1 / p objects sampled (slab_trace_weight()).
+ */
+static inline void slab_trace_estimate(const struct slab_trace_snapshot *snap,
+				       unsigned long bytes, u64 *est_q16,
+				       u64 *est_bytes)
+{
+	u64 w = slab_trace_weight(snap->sample_every, snap->sample_bytes, bytes);
+
+	*est_q16 += w;
+	*est_bytes += (bytes * w) >> 16;
+}
+
+/* Whether the records of @snap stand for more objects than themselves. */
+static inline bool slab_trace_sampled(const struct slab_trace_snapshot *snap)
+{
+	return snap->sample_every > 1 || snap->sample_bytes;
+}
 
 struct slab_trace_stack_texts;
 

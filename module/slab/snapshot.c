@@ -442,6 +442,7 @@ int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
 {
 	unsigned long c = snap->nr / SLAB_TRACE_SNAP_PER_CHUNK;
 	struct slab_trace_record *chunk;
+	unsigned long bytes;
 	int ret;
 
 	if (snap->nr % SLAB_TRACE_SNAP_PER_CHUNK) {
@@ -460,7 +461,9 @@ int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
 	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK] = *rec;
 	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK].next = NULL;
 	snap->nr++;
-	snap->bytes += slab_trace_bytes(snap->kind, snap->object_size, rec);
+	bytes = slab_trace_bytes(snap->kind, snap->object_size, rec);
+	snap->bytes += bytes;
+	slab_trace_estimate(snap, bytes, &snap->est_q16, &snap->est_bytes);
 	return 0;
 }
 
@@ -526,6 +529,7 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 	snap->owner = tr->id;
 	snap->filtered = slab_trace_traced_filtered(tr);
 	snap->sample_every = tr->sample_every;
+	snap->sample_bytes = tr->sample_bytes;
 	filter = rcu_dereference_protected(tr->filter,
 					   lockdep_is_held(&slab_trace_mutex));
 	if (filter)

@@ -175,6 +175,8 @@ static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
 	show_filter(m, tr);
 	if (tr->sample_every > 1)
 		seq_printf(m, ", sampled 1 in %u", tr->sample_every);
+	else if (tr->sample_bytes)
+		seq_printf(m, ", sampled 1 per %u bytes", tr->sample_bytes);
 	seq_putc(m, '\n');
 }
 

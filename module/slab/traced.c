@@ -386,13 +386,15 @@ u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
  *	    one it had.
  * @sample_every: record 1 in this many allocations, at random (1: all);
  *		  a cache holding records keeps its rate (-EBUSY otherwise)
+ * @sample_bytes: or 1 per this many bytes allocated, on average (0: not;
+ *		  not with @sample_every), kept the same way
  *
  * Called with slab_trace_mutex held.
  *
  * Return: 0 (also if it was traced already), or -errno.
  */
 int slab_trace_start(const char *name, struct slab_trace_filter *filter,
-		     u32 sample_every)
+		     u32 sample_every, u32 sample_bytes)
 {
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
@@ -419,15 +421,23 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 		goto put;
 	}
 	tr = find_cache(ref.cache);
-	if (tr && tr->sample_every != sample_every &&
+	if (tr && (tr->sample_every != sample_every ||
+		   tr->sample_bytes != sample_bytes) &&
 	    slab_trace_traced_count(tr)) {
-		pr_warn_ratelimited("start: %*pE holds records sampled 1 in %u: reset it before another rate\n",
-				    (int)strlen(name), name, tr->sample_every);
+		if (tr->sample_bytes)
+			pr_warn_ratelimited("start: %*pE holds records sampled 1 per %u bytes: reset it before another rate\n",
+					    (int)strlen(name), name,
+					    tr->sample_bytes);
+		else
+			pr_warn_ratelimited("start: %*pE holds records sampled 1 in %u: reset it before another rate\n",
+					    (int)strlen(name), name,
+					    tr->sample_every);
 		ret = -EBUSY;
 		goto put;
 	}
 	if (tr) {
 		WRITE_ONCE(tr->sample_every, sample_every);
+		WRITE_ONCE(tr->sample_bytes, sample_bytes);
 		if (filter || rcu_access_pointer(tr->filter)) {
 			filter_set(tr, filter);
 			filter = NULL;
@@ -463,6 +473,7 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 	}
 	RCU_INIT_POINTER(tr->filter, filter);
 	tr->sample_every = sample_every;
+	tr->sample_bytes = sample_bytes;
 	ret = set_replace(tr, NULL);
 	if (ret)
 		goto free;
@@ -557,6 +568,7 @@ int slab_trace_reset(const char *name)
 		}
 		/* The filter and the rate go on with the fresh table. */
 		fresh->sample_every = tr->sample_every;
+		fresh->sample_bytes = tr->sample_bytes;
 		RCU_INIT_POINTER(fresh->filter,
 				 rcu_dereference_protected(tr->filter,
 							   lockdep_is_held(&slab_trace_mutex)));

@@ -541,6 +541,36 @@ class Cli(unittest.TestCase):
         c = json.loads(out)["caches"][0]
         self.assertEqual((c["sample_every"], c["estimated_objects"]), (1, 26))
 
+    def test_sampled_by_bytes_dump_gives_estimates(self):
+        # "start CACHE sample-bytes 8192": a record of 64 bytes stands for
+        # 1 / (1 - exp(-64 / 8192)) = 128.5006 objects (the module's fixed
+        # point), 3 of them for 385.5 objects, 24672 bytes.
+        dump = ("Dumping outstanding allocs from kmalloc-64\n"
+                "traced 1.000s, 3 outstanding (192 bytes), 0 records dropped\n"
+                "sampled 1 per 8192 bytes: estimated 386 outstanding (24672 bytes); "
+                "the counts below are of records\n"
+                "-------------------------\n")
+        for _ in range(3):
+            dump += ("Obj 0000000000000001, 64 bytes (50 requested), age 0.001s, cpu 0, "
+                     "node 0, gfp GFP_KERNEL, from PID 5 sh:\n----\n"
+                     " #01 [<0000000000000002>] in f+0x1/0x2\n\n")
+        self.fake.write("ctl", dump)
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nsampled 1 per 8192 bytes: estimated 386 outstanding objects "
+                      "(24672 bytes); the counts below are of records\n", out)
+        _, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "--json")
+        c = json.loads(out)["caches"][0]
+        self.assertEqual((c["sample_every"], c["sample_bytes"], c["estimated_objects"],
+                          c["estimated_bytes"]), (1, 8192, 386, 24672))
+        self.assertEqual((c["stacks"][0]["objects"], c["stacks"][0]["estimated_bytes"]),
+                         (3, 24672))
+        path = os.path.join(self.fake.root, "sampled.dump")
+        with open(path, "w") as f:
+            f.write(dump)
+        rc, out, err = self.fake.run("report", "--folded", path)
+        self.assertEqual((rc, out), (0, "f 386\n"), err)
+
     def test_start_with_a_filter(self):
         # The filter's words go to the module, which checks them.
         rc, out, err = self.fake.run("start", "kmalloc-64", "pid", "5", "6")

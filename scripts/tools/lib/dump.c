@@ -4,6 +4,7 @@
  * libc only.
  */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +111,47 @@ static void group_note(struct group *g, const struct object *o)
 		g->node[g->nnode++] = o->node;
 }
 
+/*
+ * "sample-bytes B": the chance, in 32-bit fixed point, that an object of
+ * @bytes was recorded, 1 - exp(-bytes / B): the module's
+ * slab_trace_sample_p() (module/slab/slab.h), step for step, so that the
+ * estimates here are the module's.
+ */
+static uint64_t sample_p(uint64_t bytes, uint64_t mean)
+{
+	uint64_t t, t2, t3, t4, p;
+	int k = 0;
+
+	if (bytes >= 23 * mean || bytes >= 1ULL << 31)
+		return 1ULL << 32;
+	t = (bytes << 32) / mean;
+	while (t >= 1ULL << 28) {
+		t >>= 1;
+		k++;
+	}
+	t2 = (t * t) >> 32;
+	t3 = (t2 * t) >> 32;
+	t4 = (t3 * t) >> 32;
+	p = t - t2 / 2 + t3 / 6 - t4 / 24;
+	while (k--) {
+		if (p > UINT32_MAX)
+			p = UINT32_MAX;
+		p = 2 * p - ((p * p) >> 32);
+	}
+	return p < 1 ? 1 : p > 1ULL << 32 ? 1ULL << 32 : p;
+}
+
+/*
+ * What a record of an object of @bytes stands for: N sampled 1 in N, 1 / p
+ * sampled by bytes (Go's runtime/pprof scaleHeapSample() weighs the same).
+ */
+static double object_weight(const struct dump *d, long bytes)
+{
+	if (d->sample_bytes)
+		return 4294967296.0 / (double)sample_p(bytes, d->sample_bytes);
+	return dump_weight(d);
+}
+
 static void object_add(struct dump *d, struct object *o,
 		       const struct filter *f)
 {
@@ -117,6 +159,7 @@ static void object_add(struct dump *d, struct object *o,
 	struct context *c;
 	struct group *g;
 	size_t len = 0;
+	double w;
 	long pid;
 	int i;
 
@@ -150,8 +193,11 @@ static void object_add(struct dump *d, struct object *o,
 		g->syscall = o->syscall[0] ? xstrdup(o->syscall) : NULL;
 		g->age_min = o->age;
 	}
+	w = object_weight(d, o->bytes);
 	g->objects++;
 	g->bytes += o->bytes;
+	g->est_objects += w;
+	g->est_bytes += w * o->bytes;
 	g->requested += o->requested;
 	g->age_sum += o->age;
 	if (o->age < g->age_min)
@@ -162,8 +208,12 @@ static void object_add(struct dump *d, struct object *o,
 	c = context_get(g, o->who, pid);
 	c->objects++;
 	c->bytes += o->bytes;
+	c->est_objects += w;
+	c->est_bytes += w * o->bytes;
 	d->objects++;
 	d->obj_bytes += o->bytes;
+	d->est_objects += w;
+	d->est_bytes += w * o->bytes;
 out:
 	for (i = 0; o->frames && i < o->nframes; i++)
 		free(o->frames[i]);
@@ -217,6 +267,16 @@ static bool other_line(const char *line)
 		if (!strncmp(line, heads[i], strlen(heads[i])))
 			return true;
 	return sscanf(line, "%lu records replaced: %n", &n, &off) == 1 && off;
+}
+
+/* "sampled 1 per B bytes: ..." of a trace sampled by bytes: B, else 0. */
+static long sample_bytes_of(const char *line)
+{
+	long b;
+	int off = 0;
+
+	return sscanf(line, "sampled 1 per %ld bytes: %n", &b, &off) == 1 &&
+	       off && b > 0 ? b : 0;
 }
 
 /* "sampled 1 in N: ..." of a sampled trace's header: N, else 0. */
@@ -330,6 +390,8 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 			break;
 		} else if (header && sample_of(line)) {
 			d->sample = sample_of(line);
+		} else if (header && sample_bytes_of(line)) {
+			d->sample_bytes = sample_bytes_of(line);
 		} else if (!e->cache && !other_line(line)) {
 			note("%s: not a line of a per-object dump: '%.60s'", src, line);
 			return false;

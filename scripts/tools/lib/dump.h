@@ -29,6 +29,7 @@ struct context {
 	char *who;		/* "PID 5 sh", "kthread x (PID 7)", "softirq" */
 	long pid;		/* -1: none */
 	long objects, bytes;
+	double est_objects, est_bytes;	/* what the records stand for */
 };
 
 /* Kinds of GFP flags and nodes a group keeps: the first seen. */
@@ -42,6 +43,7 @@ struct group {
 	int nframes;
 	char *syscall;		/* or NULL */
 	long objects, bytes, requested;
+	double est_objects, est_bytes;	/* what the records stand for */
 	long age_min, age_max, age_sum;		/* ms */
 	struct context *ctx;	/* in the order first seen */
 	int nctx;
@@ -56,10 +58,12 @@ struct dump {
 	double traced;		/* seconds */
 	long outstanding, bytes, dropped;
 	long sample;		/* "start ... sample N": a record is N; else 1 */
+	long sample_bytes;	/* "start ... sample-bytes B": B; else 0 */
 	struct group *g;
 	int ng, capg;
 	long listed;			/* objects the dump lists */
 	long objects, obj_bytes;	/* after the filters */
+	double est_objects, est_bytes;	/* what their records stand for */
 };
 
 /* The print a dump must come from: its cache and older-than (0: none). */
@@ -72,6 +76,18 @@ struct expect {
 static inline long dump_weight(const struct dump *d)
 {
 	return d->sample > 1 ? d->sample : 1;
+}
+
+/* Whether a record of @d stands for more than itself. */
+static inline bool dump_sampled(const struct dump *d)
+{
+	return d->sample > 1 || d->sample_bytes;
+}
+
+/* An estimate, rounded, as the module rounds it. */
+static inline long dump_est(double v)
+{
+	return (long)(v + 0.5);
 }
 
 bool dump_parse(char *text, struct dump *d, const struct filter *f,

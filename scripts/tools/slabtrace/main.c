@@ -166,13 +166,15 @@ static const char help_report[] =
 
 static const char help_plain[] =
 	"usage: slabtrace start|stop|reset|mark CACHE\n"
-	"       slabtrace start CACHE [pid PID...|comm NAME|cgroup PATH] [sample N]\n"
+	"       slabtrace start CACHE [pid PID...|comm NAME|cgroup PATH]\n"
+	"                             [sample N|sample-bytes B]\n"
 	"\n"
 	"The module's commands, with their errors explained:\n"
 	"  start CACHE   record every allocation from CACHE from now on; with a\n"
 	"                filter, only those of these processes, this command\n"
 	"                name, or this cgroup (v2 path, as /proc/PID/cgroup); with\n"
-	"                sample N, 1 in N of them at random (reports estimate)\n"
+	"                sample N, 1 in N of them at random, with sample-bytes B,\n"
+	"                1 per B bytes on average (reports estimate)\n"
 	"  stop CACHE    record no new ones (frees still drop records)\n"
 	"  reset CACHE   drop CACHE's records\n"
 	"  mark CACHE    note the time (print CACHE since-mark shows what came after)\n"

@@ -82,9 +82,12 @@ void dump_print(const struct dump *d, long top, bool full)
 		       d->objects, d->obj_bytes);
 	printf("; %d stacks\n", d->ng);
 	if (d->sample > 1)
-		printf("sampled 1 in %ld: estimated %ld outstanding objects (%ld bytes);%s\n",
-		       dump_weight(d), d->objects * dump_weight(d),
-		       d->obj_bytes * dump_weight(d),
+		printf("sampled 1 in %ld: ", dump_weight(d));
+	else if (d->sample_bytes)
+		printf("sampled 1 per %ld bytes: ", d->sample_bytes);
+	if (dump_sampled(d))
+		printf("estimated %ld outstanding objects (%ld bytes);%s\n",
+		       dump_est(d->est_objects), dump_est(d->est_bytes),
 		       " the counts below are of records");
 	if (!d->ng)
 		return;
@@ -151,8 +154,9 @@ void dump_json(const struct dump *d, long top)
 	       d->objects);
 	printf(", \"matched_bytes\": %ld, \"sample_every\": %ld", d->obj_bytes,
 	       dump_weight(d));
+	printf(", \"sample_bytes\": %ld", d->sample_bytes);
 	printf(", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
-	       d->objects * dump_weight(d), d->obj_bytes * dump_weight(d));
+	       dump_est(d->est_objects), dump_est(d->est_bytes));
 	printf(", \"stacks\": [");
 	for (i = 0; i < d->ng && (top < 0 || i < top); i++) {
 		const struct group *g = &d->g[i];
@@ -162,7 +166,7 @@ void dump_json(const struct dump *d, long top)
 		printf(", \"bytes\": %ld, \"requested\": %ld", g->bytes,
 		       g->requested);
 		printf(", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
-		       g->objects * dump_weight(d), g->bytes * dump_weight(d));
+		       dump_est(g->est_objects), dump_est(g->est_bytes));
 		printf(", \"age_min_ms\": %ld, \"age_avg_ms\": %ld", g->age_min,
 		       g->age_sum / g->objects);
 		printf(", \"age_max_ms\": %ld, \"syscall\": ", g->age_max);
@@ -236,7 +240,7 @@ void dump_folded(const struct dump *d, bool by_bytes)
 		}
 		/* Sampled: estimated totals, as the module's files give them. */
 		printf("%s %ld\n", any ? "" : "[unknown]",
-		       (by_bytes ? g->bytes : g->objects) * dump_weight(d));
+		       dump_est(by_bytes ? g->est_bytes : g->est_objects));
 	}
 }
 
@@ -270,7 +274,7 @@ void dump_pprof_add(struct pprof *p, const struct dump *d)
 
 	snprintf(filtered, sizeof(filtered), "%ld objects (%ld bytes) pass the filters%s",
 		 d->objects, d->obj_bytes,
-		 dump_weight(d) > 1 ? "; sampled: the values are estimates" : "");
+		 dump_sampled(d) ? "; sampled: the values are estimates" : "");
 
 	if (asprintf(&line, "%s: traced %.3fs, %ld objects (%ld bytes), %ld records dropped; %s",
 		     d->cache, d->traced, d->outstanding, d->bytes, d->dropped,
@@ -283,8 +287,8 @@ void dump_pprof_add(struct pprof *p, const struct dump *d)
 
 		for (j = 0; j < g->nctx; j++) {
 			/* Sampled: estimated, as the comment says. */
-			long long v[2] = { g->ctx[j].objects * dump_weight(d),
-					   g->ctx[j].bytes * dump_weight(d) };
+			long long v[2] = { dump_est(g->ctx[j].est_objects),
+					   dump_est(g->ctx[j].est_bytes) };
 			int n = 0;
 
 			labels[n++] = label("cache", d->cache);
