@@ -4,7 +4,8 @@
 # records; the other's allocations are counted as left out, in the dump's
 # header, the stats and the status; bad filters are refused with their
 # errno and one log line.  "sample 10" records about 1 in 10 widgets,
-# within a stated bound, and the header gives the estimate.
+# "sample-bytes 2048" about 1 - exp(-208 / 2048) of them, within stated
+# bounds, and the header gives the estimate.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -94,6 +95,35 @@ check "status says the rate" grep -q '^cache leaky_widget: tracing, .*, sampled 
 check_eq "another rate while records are kept" "Device or resource busy" \
 	"$(ctl_errno 'start leaky_widget sample 5')"
 check_eq "a rate of 1" "Numerical result out of range" "$(ctl_errno 'start leaky_widget sample 1')"
+check "stop leaky_widget" st stop leaky_widget
+check "reset leaky_widget" st reset leaky_widget
+
+# Sampling by bytes: 2000 widgets of 208 bytes with sample-bytes 2048, each
+# recorded with p = 1 - exp(-208 / 2048) = 0.0965753: the records are
+# Binomial(2000, p), mean 193.2, sigma 13.2; 4 sigma either way (141..245)
+# fails a correct sampler once in about 16,000 runs.  The header's estimate
+# is the records over p (1e9 p = 96575286; the module's fixed point is
+# within 1e-7 of it).
+check "start leaky_widget sample-bytes 2048" st start leaky_widget sample-bytes 2048
+echo widgets 2000 > $LEAKY
+dump leaky_widget /tmp/sampled-bytes
+cp /tmp/sampled-bytes /out/filters-sampled-bytes.txt
+n=$(outstanding /tmp/sampled-bytes)
+size=$(sed -n 's/^Obj [^,]*, \([0-9]*\) bytes .*/\1/p' /tmp/sampled-bytes | head -n 1)
+check_eq "a widget is 208 bytes" 208 "$size"
+check "sampled by bytes: $n records of 2000 widgets, within 193 +- 52" \
+	test "${n:-0}" -ge 141 -a "${n:-0}" -le 245
+est=$(sed -n 's/^sampled 1 per 2048 bytes: estimated \([0-9]*\) outstanding .*records$/\1/p' /tmp/sampled-bytes)
+want=$(((${n:-0} * 1000000000 + 48287643) / 96575286))
+check "sampled by bytes: the header estimates $est, records / p = $want" \
+	test "${est:-0}" -ge $((want - 1)) -a "${est:-0}" -le $((want + 1))
+check "status says sample-bytes" grep -q '^cache leaky_widget: tracing, .*, sampled 1 per 2048 bytes$' $ST/status
+check_eq "sample N while sampled by bytes" "Device or resource busy" \
+	"$(ctl_errno 'start leaky_widget sample 10')"
+check_eq "sample and sample-bytes" "Invalid argument" \
+	"$(ctl_errno 'start leaky_widget sample 10 sample-bytes 2048')"
+check_eq "sample-bytes 63" "Numerical result out of range" \
+	"$(ctl_errno 'start leaky_widget sample-bytes 63')"
 check "stop leaky_widget" st stop leaky_widget
 check "reset leaky_widget" st reset leaky_widget
 
