@@ -843,6 +843,32 @@ class Record(unittest.TestCase):
                              ("stopped" if keep else "stopped and reset"))
 
 
+    def test_sigkill_as_the_trace_starts_the_watchdog_cleans_up(self):
+        """SIGKILL the moment record's start reaches ctl (watched without
+        sleeping): whenever it comes, the cache is stopped and reset."""
+        ctl = os.path.join(self.fake.st, "ctl")
+        for _ in range(20):
+            with open(ctl) as f:
+                n = len(f.read())
+
+            def since():
+                with open(ctl) as f:
+                    return f.read()[n:]
+            # No pipes: the command (if it started) outlives record for
+            # its 30 s.
+            rec = subprocess.Popen([BIN, "record", "-c", "kmalloc-64", "-s", "0", "-o",
+                                    self.out, "--", "sleep", "30"], env=self.fake.env(),
+                                   cwd=self.fake.root, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+            end = time.monotonic() + 10
+            while "start kmalloc-64" not in since():
+                self.assertLess(time.monotonic(), end, "no start")
+            rec.kill()
+            rec.wait()
+            self.fake.wait_for(lambda: since().splitlines()[-2:] ==
+                               ["stop kmalloc-64", "reset kmalloc-64"],
+                               "the watchdog's stop and reset", secs=10)
+
 def packet(uuid, seq, size, cpu=0):
     """A closed kmemtrace packet of @size bytes, all header (struct kmt_packet)."""
     return struct.pack("<I16sIQQQQQQI", 0xC1FC1FC1, uuid, 0, 1000 + seq, 2000 + seq,

@@ -146,16 +146,29 @@ static void release_quietly(const struct rec *r)
 }
 
 /*
- * The watchdog: waits in a session of its own, deaf to the terminal's
- * signals, for record's word (a byte) on @fd.  The pipe closing without it
- * means record is gone without cleaning up (SIGKILL, a crash): then the
- * watchdog does it.  It holds the caches' locks (their fds, inherited)
- * until then.
+ * What record tells its watchdog, a byte each: WD_STARTING + i before it
+ * starts cache i, WD_NOT_STARTED + i if that start failed, WD_DONE once
+ * it cleaned up itself.
  */
-static noreturn void watchdog_main(const struct rec *r, int fd)
+#define WD_DONE		0
+#define WD_STARTING	1
+#define WD_NOT_STARTED	0x80
+
+/*
+ * The watchdog: waits in a session of its own, deaf to the terminal's
+ * signals, for record's words on @fd.  It is there before record starts
+ * a cache, and hears of each start before it is made, so that no moment
+ * leaves a cache started with no one to stop it.  The pipe closing
+ * without WD_DONE means record is gone without cleaning up (SIGKILL, a
+ * crash): then the watchdog stops (and resets) the caches record was
+ * starting or started, which were traced by no one before (record
+ * decided under their locks).  It holds those caches' locks (their fds,
+ * inherited) until then.
+ */
+static noreturn void watchdog_main(struct rec *r, int fd)
 {
 	pid_t record = getppid();
-	char byte;
+	unsigned char byte;
 	ssize_t n;
 	int i;
 
@@ -163,11 +176,23 @@ static noreturn void watchdog_main(const struct rec *r, int fd)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	do
+	for (i = 0; i < r->n; i++)
+		r->c[i].own = false;
+	for (;;) {
 		n = read(fd, &byte, 1);
-	while (n < 0 && errno == EINTR);
-	if (n == 1)
-		_exit(0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != 1)
+			break;
+		if (byte == WD_DONE)
+			_exit(0);
+		i = (byte & ~WD_NOT_STARTED) - WD_STARTING;
+		if (i < 0 || i >= r->n)
+			continue;
+		r->c[i].own = !(byte & WD_NOT_STARTED);
+		if (!r->c[i].own)
+			unlock(&r->c[i]);
+	}
 	release_quietly(r);
 	for (i = 0; i < r->n; i++)
 		if (r->c[i].own)
@@ -198,7 +223,11 @@ static pid_t fork_piped(int p[2])
 	return pid;
 }
 
-static void watchdog_start(struct rec *r)
+/*
+ * Fork the watchdog; @all, the lock of every record's decisions, is not
+ * its to keep.
+ */
+static void watchdog_start(struct rec *r, int all)
 {
 	int p[2];
 	pid_t pid;
@@ -206,11 +235,22 @@ static void watchdog_start(struct rec *r)
 	pid = fork_piped(p);
 	if (!pid) {
 		close(p[1]);
+		if (all >= 0)
+			close(all);
 		watchdog_main(r, p[0]);
 	}
 	close(p[0]);
 	watchdog_fd = p[1];
 	r->watchdog = pid;
+}
+
+/* Tell the watchdog @word (WD_*) about cache @i. */
+static void watchdog_tell(int word, int i)
+{
+	unsigned char byte = word + i;
+
+	if (watchdog_fd >= 0 && write(watchdog_fd, &byte, 1) != 1)
+		die("record: the watchdog is gone: %s", strerror(errno));
 }
 
 /* record cleaned up: the watchdog goes, and with it the caches' locks. */
@@ -219,7 +259,9 @@ static void watchdog_done(struct rec *r)
 	int i;
 
 	if (watchdog_fd >= 0) {
-		if (write(watchdog_fd, "", 1) != 1)
+		unsigned char done = WD_DONE;
+
+		if (write(watchdog_fd, &done, 1) != 1)
 			note("the watchdog (pid %d) is gone", (int)r->watchdog);
 		close(watchdog_fd);
 		watchdog_fd = -1;
@@ -253,7 +295,7 @@ static bool refused(const struct rec_cache *c, const struct traced *t,
  * Take the caches of @r: under the lock of /sys/kernel/slab, so that two
  * records decide one after the other, own the ones nobody traces (locked,
  * started), share the ones traced already, refuse the others: exit 1, or
- * with @autosel leave them out.  Then the watchdog starts.
+ * with @autosel leave them out.  The watchdog starts first.
  */
 static void rec_take(struct rec *r, bool autosel)
 {
@@ -285,11 +327,20 @@ static void rec_take(struct rec *r, bool autosel)
 	stats_free(&s);
 	if (no && !autosel)
 		exit(1);
+	for (i = 0; i < r->n; i++)
+		if (r->c[i].own) {
+			watchdog_start(r, all);
+			break;
+		}
 	for (i = 0; i < r->n; i++) {
 		struct rec_cache *c = &r->c[i];
 
-		if (!c->own || !ctl_try(why, sizeof(why), "start %s", c->name))
+		if (!c->own)
 			continue;
+		watchdog_tell(WD_STARTING, i);
+		if (!ctl_try(why, sizeof(why), "start %s", c->name))
+			continue;
+		watchdog_tell(WD_NOT_STARTED + WD_STARTING, i);
 		note("record: not tracing %s: %s", c->name, why);
 		c->own = false;
 		c->used = false;
@@ -299,16 +350,12 @@ static void rec_take(struct rec *r, bool autosel)
 		while (++i < r->n)
 			r->c[i].own = false;	/* not started yet */
 		release_quietly(r);
+		watchdog_done(r);
 		exit(1);
 	}
-	/* Not inherited by the watchdog: other records may decide now. */
+	/* Other records may decide now. */
 	if (all >= 0)
 		close(all);
-	for (i = 0; i < r->n; i++)
-		if (r->c[i].own) {
-			watchdog_start(r);
-			break;
-		}
 }
 
 static const char *const saved_views[NVIEWS] = {
