@@ -50,7 +50,7 @@ GO = shutil.which("go")
 PROMTOOL = shutil.which("promtool")
 NODE_EXPORTER = shutil.which("prometheus-node-exporter")
 OBJ = re.compile(r"^Obj \S+, (\d+) bytes \(\d+ requested\), age [0-9.]+s, cpu \d+, "
-                 r"from (.*?)(?: in syscall (.*))?:$")
+                 r"(?:node \d+, )?(?:gfp [^,]+, )?from (.*?)(?: in syscall (.*))?:$")
 FRAME = re.compile(r"^ #\d+ \[<[^>]*>\] in (\S+?)(?:\+\S+)?( \[\S+\])?$")
 
 
