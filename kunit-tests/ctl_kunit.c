@@ -109,38 +109,52 @@ static void slabtrace_ctl_blanks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("start KMALLOC-128\n"), -ENOENT);
 }
 
-/* More caches than the set holds: -ENOSPC, and the others are kept. */
+static void many_ctor(void *p)
+{
+}
+
+/*
+ * More caches than the set holds: the first SLAB_TRACE_MAX_CACHES start,
+ * the next does not (-ENOSPC), and the probes' lookup finds each traced
+ * cache and no other; "stop all" and "reset all" forget them all.  (The
+ * words' "start" reads /sys/kernel/slab, which KUnit's kernel has not
+ * mounted: the VM test "many" starts them.)
+ */
 static void slabtrace_ctl_too_many(struct kunit *test)
 {
-	static const char *const names[] = {
-		"kmalloc-8", "kmalloc-16", "kmalloc-32", "kmalloc-64",
-		"kmalloc-96", "kmalloc-128", "kmalloc-192", "kmalloc-256",
-		"kmalloc-512", "kmalloc-1k", "kmalloc-2k", "kmalloc-4k",
-		"kmalloc-8k", "kmalloc-rcl-64", "kmalloc-rcl-128",
-		"kmalloc-rcl-256", "kmalloc-rcl-512",
-	};
-	unsigned int i, started = 0, full = 0;
-	int ret;
+	struct kmem_cache *kmalloc64 = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(64)];
+	struct kmem_cache **caches;
+	struct slab_trace_set *set;
+	unsigned int i, n = SLAB_TRACE_MAX_CACHES;
+	char name[32];
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		ret = st_cmd("start %s\n", names[i]);
-		if (ret == -ENOENT)
-			continue;	/* not on this kernel */
-		if (started < SLAB_TRACE_MAX_CACHES) {
-			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s", names[i]);
-			started += !ret;
-		} else {
-			KUNIT_EXPECT_EQ_MSG(test, ret, -ENOSPC, "%s", names[i]);
-			full++;
-		}
+	caches = kunit_kcalloc(test, n, sizeof(*caches), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, caches);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "st_many_%u", i);
+		/* A constructor: never merged, a cache of its own each. */
+		caches[i] = kmem_cache_create(name, 32, 0, 0, many_ctor);
+		KUNIT_ASSERT_NOT_NULL(test, caches[i]);
 	}
-	KUNIT_EXPECT_EQ(test, started, SLAB_TRACE_MAX_CACHES);
-	KUNIT_EXPECT_GT(test, full, 0);
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		st_cmd("stop %s\n", names[i]);
-		st_cmd("reset %s\n", names[i]);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, st_cmd("start st_many_%u", i), 0, "%u", i);
+	KUNIT_EXPECT_EQ(test, st_cmd("start kmalloc-64"), -ENOSPC);
+	set = rcu_dereference_protected(slab_trace_active, true);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	KUNIT_EXPECT_EQ(test, set->nr, n);
+	for (i = 0; i < n; i++) {
+		struct slab_trace_traced *tr = slab_trace_traced_of(set, caches[i]);
+
+		KUNIT_EXPECT_TRUE_MSG(test, tr && tr->ref.cache == caches[i], "%u", i);
+		KUNIT_EXPECT_PTR_EQ(test, tr ? slab_trace_traced_of_id(set, tr->id) : NULL,
+				    tr);
 	}
+	KUNIT_EXPECT_NULL(test, slab_trace_traced_of(set, kmalloc64));
+	KUNIT_EXPECT_EQ(test, st_cmd("stop all"), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset all"), 0);
 	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	for (i = 0; i < n; i++)
+		kmem_cache_destroy(caches[i]);
 }
 
 static void bucket_ctor(void *p)

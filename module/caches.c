@@ -370,20 +370,33 @@ static bool bucket_of(const char *prefix, struct kmem_cache *kmalloc,
 	return ok;
 }
 
+/**
+ * slabtrace_cache_is_kmalloc - whether a cache is one of kmalloc's own
+ * @s: the cache
+ *
+ * Of any type: kmalloc-N, kmalloc-cg-N, kmalloc-rcl-N, dma-kmalloc-N
+ * (kmalloc_caches[][], exported).
+ */
+bool slabtrace_cache_is_kmalloc(const struct kmem_cache *s)
+{
+	unsigned int t, i;
+
+	for (t = 0; t < NR_KMALLOC_TYPES; t++)
+		for (i = 0; i < ARRAY_SIZE(kmalloc_caches[t]); i++)
+			if (s && kmalloc_caches[t][i] == s)
+				return true;
+	return false;
+}
+
 /* Whether @name is one of kmalloc's own caches, of any type. */
 static bool is_kmalloc_cache(const char *name)
 {
 	struct kobject *kobj = name_to_kobj(name);
-	struct kmem_cache *s;
-	unsigned int t, i;
-	bool found = false;
+	bool found;
 
 	if (!kobj)
 		return false;
-	s = kobj_to_cache(kobj);
-	for (t = 0; t < NR_KMALLOC_TYPES && !found; t++)
-		for (i = 0; i < ARRAY_SIZE(kmalloc_caches[t]) && !found; i++)
-			found = kmalloc_caches[t][i] == s;
+	found = slabtrace_cache_is_kmalloc(kobj_to_cache(kobj));
 	kobject_put(kobj);
 	return found;
 }
@@ -511,6 +524,133 @@ int slabtrace_cache_resolve(const char *cmd, const char *name,
 	ref->bucket = is_bucket(name);
 	find_aliases(ref, name);
 	return 0;
+}
+
+/* One cache of slabtrace_caches_each(), and its names. */
+struct each_cache {
+	const struct kmem_cache *cache;
+	char name[SLABTRACE_NAME_MAX + 1];	/* the one it goes by */
+	char aliases[256];			/* the others */
+	size_t len;
+	int aliases_more;
+	unsigned int names;
+};
+
+struct each_walk {
+	struct each_cache *v;
+	unsigned int n, room;
+	int pass;			/* 0: count names, 1: names, 2: aliases */
+};
+
+/* The name a cache goes by: kmalloc's own, else the first in order. */
+static bool better_name(const struct each_cache *c, const char *name)
+{
+	bool kmalloc = slabtrace_cache_is_kmalloc(c->cache);
+	bool was = !strncmp(c->name, "kmalloc-", 8) ||
+		   !strncmp(c->name, "dma-kmalloc-", 12);
+	bool is = !strncmp(name, "kmalloc-", 8) ||
+		  !strncmp(name, "dma-kmalloc-", 12);
+
+	if (kmalloc && is != was)
+		return is;
+	return strcmp(name, c->name) < 0;
+}
+
+static bool each_actor(void *arg, const char *name, const struct kmem_cache *s)
+{
+	struct each_walk *w = arg;
+	struct each_cache *c = NULL;
+	size_t len = strlen(name);
+	unsigned int i;
+
+	/* A merged cache's own directory (":0000064") is no name. */
+	if (name[0] == ':')
+		return true;
+	if (!w->pass) {
+		w->room++;
+		return true;
+	}
+	for (i = 0; i < w->n && !c; i++)
+		if (w->v[i].cache == s)
+			c = &w->v[i];
+	if (w->pass == 1) {
+		if (!c) {
+			if (w->n == w->room)
+				return true;	/* a name added since the count */
+			c = &w->v[w->n++];
+			c->cache = s;
+			strscpy(c->name, name, sizeof(c->name));
+		} else if (better_name(c, name)) {
+			strscpy(c->name, name, sizeof(c->name));
+		}
+		return true;
+	}
+	if (!c || !strcmp(name, c->name))
+		return true;
+	c->names++;
+	if (c->len + len + 3 < sizeof(c->aliases))
+		c->len += scnprintf(c->aliases + c->len,
+				    sizeof(c->aliases) - c->len, "%s%s",
+				    c->len ? ", " : "", name);
+	else
+		c->aliases_more++;
+	return true;
+}
+
+/**
+ * slabtrace_caches_each - every slab cache, once, resolved
+ * @fn: called with each cache's name (the one it goes by: kmalloc's for a
+ *	kmalloc cache, else the first in order) and a reference to it as
+ *	slabtrace_cache_resolve() gives, which @fn takes over (it puts it
+ *	if it keeps nothing); a negative return stops the walk with it
+ * @arg: passed to @fn
+ *
+ * Three reads of /sys/kernel/slab (as slabtrace_caches_walk_names()),
+ * however many caches, and no walk per cache for its aliases.  Process
+ * context, slabtrace_caches_init() done.
+ *
+ * Return: 0, -ENOMEM, or the error of a walk or of @fn.
+ */
+int slabtrace_caches_each(slabtrace_cache_ref_fn_t fn, void *arg)
+{
+	struct each_walk w = { };
+	struct slabtrace_cache_ref ref;
+	struct each_cache *c;
+	unsigned int i;
+	int ret;
+
+	for (w.pass = 0; w.pass < 3; w.pass++) {
+		if (w.pass == 1) {
+			w.v = kvcalloc(w.room, sizeof(*w.v), SLABTRACE_GFP_BIG);
+			if (!w.v)
+				return -ENOMEM;
+		}
+		ret = slabtrace_caches_walk_names(each_actor, &w);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < w.n; i++) {
+		c = &w.v[i];
+		memset(&ref, 0, sizeof(ref));
+		ref.kobj = name_to_kobj(c->name);
+		if (!ref.kobj)
+			continue;	/* destroyed meanwhile */
+		ref.cache = kobj_to_cache(ref.kobj);
+		if (ref.cache != c->cache) {
+			slabtrace_cache_put(&ref);
+			continue;
+		}
+		ref.bucket = is_bucket(c->name);
+		ref.merged = c->names >= 1;
+		ref.aliases_more = c->aliases_more;
+		strscpy(ref.aliases, c->aliases, sizeof(ref.aliases));
+		ret = fn(arg, c->name, &ref);
+		if (ret < 0)
+			break;
+	}
+out:
+	kvfree(w.v);
+	return ret < 0 ? ret : 0;
 }
 
 void slabtrace_cache_put(struct slabtrace_cache_ref *ref)

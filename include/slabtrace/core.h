@@ -155,6 +155,11 @@ struct kmem_cache *slabtrace_cache_of_object(const void *obj, bool *known);
 typedef bool (*slabtrace_cache_name_fn_t)(void *arg, const char *name,
 					const struct kmem_cache *s);
 int slabtrace_caches_walk_names(slabtrace_cache_name_fn_t fn, void *arg);
+/* A cache, resolved (the callee takes @ref over); < 0 stops the walk. */
+typedef int (*slabtrace_cache_ref_fn_t)(void *arg, const char *name,
+					struct slabtrace_cache_ref *ref);
+int slabtrace_caches_each(slabtrace_cache_ref_fn_t fn, void *arg);
+bool slabtrace_cache_is_kmalloc(const struct kmem_cache *s);
 
 /* syscalls.c: the running kernel's numbering, generated at build time. */
 const char *slabtrace_syscall_name(int nr, bool compat);

@@ -171,7 +171,7 @@ static void show_secs(struct seq_file *m, u64 ns)
 }
 
 /* Whether @m shows groups: the stacks file, or ctl after "print stacks". */
-static bool by_stack(struct seq_file *m, struct slab_trace_snapshot *snap)
+static bool by_stack(struct seq_file *m, const struct slab_trace_snapshot *snap)
 {
 	return m->op == &slab_trace_stacks_seq_ops || snap->opts.stacks;
 }
@@ -282,16 +282,44 @@ static void *item(struct seq_file *m, struct slab_trace_snapshot *snap,
 
 /* What ctl shows before a print of the reader's: the state (status.c). */
 #define NO_SNAPSHOT ((void *)2)
+/* The first line of a print of a word (SEQ_START_TOKEN: a cache's header). */
+#define WORD_SUMMARY ((void *)3)
 
+/* The positions a part takes: its header, its items. */
+static unsigned long part_len(struct seq_file *m,
+			      const struct slab_trace_snapshot *part)
+{
+	unsigned long n = part->nr_groups;
+
+	if (!by_stack(m, part))
+		return 1 + part->nr;
+	if (part->opts.top)
+		n = min_t(unsigned long, n, part->opts.top);
+	return 1 + n;
+}
+
+/*
+ * Position 0 shows a print of one cache's header, then its items; a print
+ * of a word's summary, then each part's header and items.
+ */
 static void *dump_at(struct seq_file *m, loff_t *pos)
 {
 	struct slab_trace_snapshot *snap = slab_trace_snapshot_seq(m, *pos);
+	struct slab_trace_reader *r = m->private;
+	struct slab_trace_snapshot *part;
 
 	if (!snap && !*pos && m->op != &slab_trace_stacks_seq_ops)
 		return NO_SNAPSHOT;
 	if (!snap)
 		return NULL;
-	return *pos ? item(m, snap, *pos - 1) : SEQ_START_TOKEN;
+	if (snap->word && !*pos)
+		return WORD_SUMMARY;
+	part = slab_trace_snapshot_part(m, *pos, snap->word, part_len);
+	if (!part)
+		return NULL;
+	if (*pos == r->part_pos)
+		return SEQ_START_TOKEN;
+	return item(m, part, *pos - r->part_pos - 1);
 }
 
 /* Once a read(): the reader's rights may have changed since the last. */
@@ -363,7 +391,7 @@ static void show_node_gfp(struct seq_file *m, const struct slab_trace_record *re
 static int dump_show(struct seq_file *m, void *v)
 {
 	struct slab_trace_reader *r = m->private;
-	struct slab_trace_snapshot *snap = r->snap;
+	struct slab_trace_snapshot *snap = r->part;
 	const struct slab_trace_record *rec = v;
 
 	if (v == NO_SNAPSHOT) {
@@ -371,12 +399,17 @@ static int dump_show(struct seq_file *m, void *v)
 		slabtrace_status_show(m);
 		return 0;
 	}
+	if (v == WORD_SUMMARY) {
+		seq_printf(m, "Print of %s: %u caches, %u with outstanding objects, most bytes first\n",
+			   r->snap->name, r->snap->nr_caches, r->snap->nr_parts);
+		return 0;
+	}
 	if (v == SEQ_START_TOKEN) {
 		show_header(m, snap);
 		return 0;
 	}
 	if (by_stack(m, snap)) {
-		show_group(m, snap, v, m->index);
+		show_group(m, snap, v, m->index - r->part_pos);
 		return 0;
 	}
 	/* "Obj %pK, %u bytes (%u requested), age ", the numbers directly. */

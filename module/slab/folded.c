@@ -34,18 +34,27 @@ static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 	seq_puts(m, folded);
 }
 
-/* One group of @snap's line. */
+/*
+ * One group of @snap's line; in a print of a word (@word), first the
+ * cache's name, so that a flame graph's root splits by cache.
+ */
 static void show_group(struct seq_file *m,
 		       const struct slab_trace_snapshot *snap,
-		       const struct slab_trace_group *g, bool bytes)
+		       const struct slab_trace_group *g, bool bytes, bool word)
 {
 	u64 count = g->count, sum = g->bytes;
 	bool compat = g->syscall & SLAB_TRACE_SYSCALL_COMPAT;
 	int nr = g->syscall & ~SLAB_TRACE_SYSCALL_COMPAT;
+	char cache[SLABTRACE_NAME_MAX + 1];
 	unsigned long *entries;
 	unsigned int i, n = 0;
 	const char *name;
 
+	if (word) {
+		slab_trace_frame_folded(cache, sizeof(cache), snap->name);
+		seq_puts(m, cache);
+		seq_putc(m, ';');
+	}
 	if (g->syscall >= 0) {
 		name = slabtrace_syscall_name(nr, compat);
 		if (name)
@@ -80,17 +89,31 @@ static void show_group(struct seq_file *m,
 void slab_trace_folded_show(struct seq_file *m,
 			    const struct slab_trace_snapshot *snap, bool bytes)
 {
+	const struct slab_trace_snapshot *part = snap->word ? snap->next : snap;
 	unsigned long i;
 
-	for (i = 0; i < snap->nr_groups; i++)
-		show_group(m, snap, snap->groups[i], bytes);
+	for (; part; part = part->next)
+		for (i = 0; i < part->nr_groups; i++)
+			show_group(m, part, part->groups[i], bytes, snap->word);
 }
 
+static unsigned long groups_of(struct seq_file *m,
+			       const struct slab_trace_snapshot *part)
+{
+	return part->nr_groups;
+}
+
+/* The groups of every part of the print, one after the other. */
 static void *folded_start(struct seq_file *m, loff_t *pos)
 {
-	struct slab_trace_snapshot *snap = slab_trace_snapshot_seq(m, *pos);
+	struct slab_trace_reader *r = m->private;
+	struct slab_trace_snapshot *part;
 
-	return snap && *pos < snap->nr_groups ? snap->groups[*pos] : NULL;
+	if (!slab_trace_snapshot_seq(m, *pos))
+		return NULL;
+	part = slab_trace_snapshot_part(m, *pos, 0, groups_of);
+	return part && *pos - r->part_pos < part->nr_groups ?
+	       part->groups[*pos - r->part_pos] : NULL;
 }
 
 static void *folded_next(struct seq_file *m, void *v, loff_t *pos)
@@ -103,23 +126,19 @@ static void folded_stop(struct seq_file *m, void *v)
 {
 }
 
-/* The reader's snapshot. */
-static const struct slab_trace_snapshot *snap_of(struct seq_file *m)
+static int folded_show(struct seq_file *m, void *v)
 {
 	struct slab_trace_reader *r = m->private;
 
-	return r->snap;
-}
-
-static int folded_show(struct seq_file *m, void *v)
-{
-	show_group(m, snap_of(m), v, false);
+	show_group(m, r->part, v, false, r->snap->word);
 	return 0;
 }
 
 static int folded_bytes_show(struct seq_file *m, void *v)
 {
-	show_group(m, snap_of(m), v, true);
+	struct slab_trace_reader *r = m->private;
+
+	show_group(m, r->part, v, true, r->snap->word);
 	return 0;
 }
 

@@ -37,6 +37,8 @@
  * for work (refills, growing the table, detaching idle probes) through an
  * irq_work.  In NMI it does nothing but count.
  *
+ * An allocation costs one lookup of its cache in the traced set, a hash
+ * table, whatever the number of caches traced ("start all": every one).
  * A free of an object no cache holds costs one lock-free check of the
  * table (slab_trace_table_maybe()); a free of a traced object takes one
  * stripe lock.  slabtrace's own allocations are not recorded: kmemleak
@@ -81,17 +83,6 @@ static void idle_kick_fn(struct irq_work *work)
 }
 
 static struct irq_work idle_kick = IRQ_WORK_INIT(idle_kick_fn);
-
-static struct slab_trace_traced *traced_of(struct slab_trace_set *set,
-					   const struct kmem_cache *s)
-{
-	unsigned int i;
-
-	for (i = 0; i < set->nr; i++)
-		if (set->traced[i]->ref.cache == s)
-			return set->traced[i];
-	return NULL;
-}
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see what a probe does in NMI. */
@@ -256,7 +247,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
-	tr = traced_of(set, s);
+	tr = slab_trace_traced_of(set, s);
 	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site))
 		goto evict;
 	filter = rcu_dereference_sched(tr->filter);

@@ -180,7 +180,9 @@ enum {
 };
 
 /*
- * The commands (CACHE is a cache name, as /proc/slabinfo shows it):
+ * The commands (CACHE is a cache name, as /proc/slabinfo shows it,
+ * kmalloc-large or percpu; or a word for a set of caches, sets.c: kmalloc,
+ * every kmalloc cache; all, every cache):
  *
  *   start CACHE [FILTER] [sample N|sample-bytes B]
  *                 record every allocation from CACHE from now on, or
@@ -331,7 +333,7 @@ static struct slab_trace_filter *parse_filter(int argc, char **argv, int *err)
 				    SLAB_TRACE_MAX_PIDS);
 		return NULL;
 	}
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = slab_trace_filter_alloc();
 	if (!f) {
 		*err = -ENOMEM;
 		return NULL;
@@ -556,6 +558,7 @@ static int slab_ctl_open(struct inode *inode, struct file *file)
 static const char *const slab_help[] = {
 	"  start CACHE [pid PID...|comm NAME|cgroup PATH] [sample N|sample-bytes B]",
 	"                     record every allocation from CACHE (a /proc/slabinfo name, kmalloc-large, percpu), or only these tasks', or 1 in N, or 1 per B bytes",
+	"                     CACHE may be a word, in every command: kmalloc (every kmalloc cache, kmalloc-large), all (every cache, kmalloc-large)",
 	"  stop CACHE         record no new ones; frees still drop records",
 	"  print CACHE [stacks] [top N] [older-than MS] [since-mark]",
 	"                     snapshot the outstanding objects; then cat ctl, slab/stacks, slab/folded",

@@ -18,11 +18,13 @@
 #include <linux/kallsyms.h>
 #include <linux/kref.h>
 #include <linux/cpumask.h>
+#include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -39,10 +41,13 @@
 struct kmem_cache;
 struct kobject;
 
-/* Caches traced, or stopped but still holding records, at once. */
-#define SLAB_TRACE_MAX_CACHES	16
-/* Record owners: one more, for the fresh table of a cache being reset. */
-#define SLAB_TRACE_MAX_OWNERS	(SLAB_TRACE_MAX_CACHES + 1)
+/*
+ * Caches traced, or stopped but still holding records, at once: more than
+ * a kernel has ("start all" traces every one).
+ */
+#define SLAB_TRACE_MAX_CACHES	1024
+/* Record owners: as many more, for the fresh tables of caches being reset. */
+#define SLAB_TRACE_MAX_OWNERS	(2 * SLAB_TRACE_MAX_CACHES)
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLAB_TRACE_STACK_DEPTH	32
 
@@ -109,7 +114,7 @@ struct slab_trace_record {
 	u16 cpu;
 	s16 syscall;			/* -1: none; | SLAB_TRACE_SYSCALL_COMPAT */
 	s16 node;			/* of the object's memory; NUMA_NO_NODE */
-	u8 owner;			/* slab_trace_traced.id */
+	u16 owner;			/* slab_trace_traced.id */
 };
 
 /* slab_trace_record.syscall of a 32-bit system call. */
@@ -173,18 +178,19 @@ struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
 						  struct slab_trace_record *rec);
 struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
 						  const void *obj);
-unsigned long slab_trace_table_purge(struct slab_trace_table *t, u8 owner,
-				     void (*free_rec)(struct slab_trace_record *rec));
+unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
+					    const unsigned long *owners,
+					    void (*free_rec)(struct slab_trace_record *rec));
 unsigned long slab_trace_table_buckets(struct slab_trace_table *t);
 bool slab_trace_table_set_stack(struct slab_trace_table *t, const void *obj,
-				u8 owner, u32 stamp, depot_stack_handle_t stack);
+				u16 owner, u32 stamp, depot_stack_handle_t stack);
 
 static inline long slab_trace_table_count(struct slab_trace_table *t)
 {
 	return atomic_long_read(&t->nr);
 }
 
-static inline long slab_trace_table_owned(struct slab_trace_table *t, u8 owner)
+static inline long slab_trace_table_owned(struct slab_trace_table *t, u16 owner)
 {
 	return atomic_long_read(&t->owned[owner]);
 }
@@ -387,6 +393,8 @@ enum slab_trace_filter_kind {
 
 struct slab_trace_filter {
 	struct rcu_head rcu;
+	/* Caches that have it ("start kmalloc|all FILTER" shares one). */
+	refcount_t ref;
 	u8 kind;			/* enum slab_trace_filter_kind */
 	u8 npids;
 	pid_t tgid[SLAB_TRACE_MAX_PIDS];
@@ -397,7 +405,8 @@ struct slab_trace_filter {
 
 /* The text of a filter, escaped: "pid 5 6", "comm NAME", "cgroup PATH". */
 #define SLAB_TRACE_FILTER_TEXT	(4 * SLAB_TRACE_CGROUP_MAX + 16)
-void slab_trace_filter_free(struct slab_trace_filter *f);
+struct slab_trace_filter *slab_trace_filter_alloc(void);
+void slab_trace_filter_put(struct slab_trace_filter *f);
 void slab_trace_filter_text(char *buf, size_t size,
 			    const struct slab_trace_filter *f);
 
@@ -418,7 +427,8 @@ struct slab_trace_traced {
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
 	unsigned int object_size;	/* 0 but for SLAB_TRACE_KIND_CACHE */
 	u8 kind;			/* enum slab_trace_kind */
-	u8 id;			/* its records' owner in slab_trace_records */
+	bool kmalloc;		/* a kmalloc cache, or kmalloc-large */
+	u16 id;			/* its records' owner in slab_trace_records */
 	bool tracing;		/* written under slab_trace_mutex */
 	u64 epoch;		/* ns: record stamps count from here */
 	u64 started;		/* when tracing last started, ns */
@@ -436,14 +446,72 @@ static inline long slab_trace_traced_count(const struct slab_trace_traced *tr)
 
 long slab_trace_traced_dropped(const struct slab_trace_traced *tr);
 
-/* The published set, read by the probes under RCU. */
+/*
+ * The published set, read by the probes under RCU, replaced whole
+ * (traced.c).  A probe finds an event's traced cache in @by_cache, a hash
+ * table of the caches' addresses with open addressing, at most half full,
+ * so a lookup ends at the first empty slot after a probe or two, however
+ * many caches are traced; and a record's cache in @by_id.
+ */
 struct slab_trace_set {
 	struct rcu_head rcu;
 	unsigned int nr;
-	struct slab_trace_traced *traced[SLAB_TRACE_MAX_CACHES];
+	unsigned int mask;			/* slots of @by_cache - 1 */
+	struct slab_trace_traced **traced;	/* @nr, in the order started */
+	struct slab_trace_traced **by_cache;	/* NULL: an empty slot */
+	struct slab_trace_traced *by_id[SLAB_TRACE_MAX_OWNERS];
+	struct slab_trace_traced *mem[];	/* @traced, then @by_cache */
 };
 
 extern struct slab_trace_set __rcu *slab_trace_active;
+
+/* The traced cache of cache @s (a pseudo cache too), or NULL; any context. */
+static __always_inline struct slab_trace_traced *
+slab_trace_traced_of(const struct slab_trace_set *set, const struct kmem_cache *s)
+{
+	unsigned int i = hash_ptr(s, 32) & set->mask, n;
+	struct slab_trace_traced *tr;
+
+	for (n = 0; n <= set->mask; n++, i = (i + 1) & set->mask) {
+		tr = set->by_cache[i];
+		if (!tr || tr->ref.cache == s)
+			return tr;
+	}
+	return NULL;
+}
+
+/* The traced cache whose records have owner @id, or NULL if it left the set. */
+static __always_inline struct slab_trace_traced *
+slab_trace_traced_of_id(const struct slab_trace_set *set, u16 id)
+{
+	return id < SLAB_TRACE_MAX_OWNERS ? set->by_id[id] : NULL;
+}
+
+/*
+ * The words that stand for sets of caches in every command (sets.c):
+ * "kmalloc", every kmalloc cache of every type and kmalloc-large; "all",
+ * every slab cache and kmalloc-large.  No cache has either name.
+ */
+enum slab_trace_word {
+	SLAB_TRACE_WORD_NONE,
+	SLAB_TRACE_WORD_KMALLOC,
+	SLAB_TRACE_WORD_ALL,
+};
+
+enum slab_trace_word slab_trace_word_of(const char *name);
+bool slab_trace_word_has(enum slab_trace_word word,
+			 const struct slab_trace_traced *tr);
+
+/* A cache a word stands for, resolved: what "start WORD" starts. */
+struct slab_trace_cand {
+	struct slabtrace_cache_ref ref;
+	u8 kind;
+	char name[SLABTRACE_NAME_MAX + 1];
+};
+
+int slab_trace_word_caches(enum slab_trace_word word,
+			   struct slab_trace_cand **cands, unsigned int *n);
+void slab_trace_cands_free(struct slab_trace_cand *cands, unsigned int n);
 
 int slab_trace_resolve(const char *cmd, const char *name,
 		       struct slabtrace_cache_ref *ref, u8 *kind);
@@ -452,6 +520,8 @@ int slab_trace_resolve(const char *cmd, const char *name,
 int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 		     u32 sample_every, u32 sample_bytes);
 unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr);
+int slab_trace_traced_word(enum slab_trace_word word,
+			   struct slab_trace_traced ***trs);
 int slab_trace_stop(const char *name);
 int slab_trace_reset(const char *name);
 int slab_trace_mark(const char *name);
@@ -461,8 +531,6 @@ struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
 u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now);
 u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now);
 void slab_trace_traced_sweep(void);
-struct slab_trace_traced *slab_trace_traced_of_id(struct slab_trace_set *set,
-						  u8 id);
 void slab_trace_traced_exit(void);
 
 /* stacks.c: backtraces, and the names of their frames. */
@@ -480,7 +548,7 @@ void slab_trace_frame_folded(char *buf, size_t size, const char *name);
 #define SLAB_TRACE_STACK_WAITERS	32
 int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries,
 			   unsigned int nr, unsigned long call_site);
-bool slab_trace_stack_defer(const void *obj, u8 owner, u32 stamp,
+bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
 			    unsigned long *entries, unsigned int nr,
 			    unsigned long call_site);
 void slab_trace_stack_flush(void);
@@ -577,6 +645,8 @@ int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 void slab_trace_probes_idle(void);
 raw_spinlock_t *slab_trace_table_lock_of(struct slab_trace_table *t,
 					 const void *obj);
+unsigned long slab_trace_table_purge(struct slab_trace_table *t, u16 owner,
+				     void (*free_rec)(struct slab_trace_record *rec));
 #endif
 
 /* stats.c: the stats file, and slab_trace's part of status. */
@@ -622,6 +692,17 @@ struct slab_trace_group {
 struct slab_trace_snapshot {
 	struct kref kref;
 	struct list_head alive;		/* snapshot.c's list of them all */
+	/*
+	 * A print of a word ("print all"): a snapshot of no records, @name
+	 * the word, whose @next are the parts, one per cache holding objects,
+	 * most bytes first; each part is the snapshot of a cache, held by the
+	 * print.  NULL for a print of one cache.
+	 */
+	struct slab_trace_snapshot *next;
+	bool word;
+	unsigned int nr_caches;		/* a word's: the caches it stands for */
+	unsigned int nr_parts;		/* those with objects: @next's */
+	unsigned long purges;		/* owner_purges[@owner] when copied */
 	char name[SLABTRACE_NAME_MAX + 1];
 	char aliases[256];		/* "" unless the cache is shared */
 	struct slab_trace_print_opts opts;
@@ -634,7 +715,7 @@ struct slab_trace_snapshot {
 	bool tracing;
 	unsigned int object_size;	/* 0: by record (slab_trace_bytes()) */
 	u8 kind;			/* enum slab_trace_kind */
-	u8 owner;			/* the records copied */
+	u16 owner;			/* the records copied */
 	long drops[SLAB_TRACE_DROP_MAX];
 	unsigned long filtered;		/* left out by the filter */
 	u32 sample_every;		/* records stand for this many */
@@ -678,6 +759,9 @@ struct slab_trace_reader {
 	/* ctl opened to read and write: the last print it wrote, or NULL */
 	struct slab_trace_snapshot *own;
 	struct slab_trace_stack_texts *texts;	/* dump.c's, or NULL */
+	/* What is shown: @snap, or a part of it, from position @part_pos. */
+	struct slab_trace_snapshot *part;
+	loff_t part_pos;
 };
 
 /* Seconds a login user's print is kept after its last print or read. */
@@ -693,12 +777,16 @@ int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
 struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r);
 void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
 					   void *arg), void *arg);
-void slab_trace_snapshot_drop_owner(u8 owner);
+void slab_trace_snapshot_drop_owner(u16 owner);
 long slab_trace_snapshot_dropped(const struct slab_trace_snapshot *snap);
 u32 slab_trace_snapshot_age(const struct slab_trace_snapshot *snap,
 			    const struct slab_trace_record *rec);
 struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
 						    loff_t pos);
+struct slab_trace_snapshot *
+slab_trace_snapshot_part(struct seq_file *m, loff_t pos, loff_t first,
+			 unsigned long (*len)(struct seq_file *m,
+					      const struct slab_trace_snapshot *part));
 int slab_trace_reader_open(struct file *file,
 			   const struct seq_operations *ops);
 int slab_trace_reader_release(struct inode *inode, struct file *file);

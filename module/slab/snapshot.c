@@ -61,6 +61,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
@@ -117,8 +118,16 @@ static void snapshot_free(struct kref *kref)
 {
 	struct slab_trace_snapshot *snap =
 		container_of(kref, struct slab_trace_snapshot, kref);
+	struct slab_trace_snapshot *part = snap->next, *next;
 	unsigned long i;
 	void *chunk;
+
+	/* A word's parts, one by one: no recursion. */
+	for (; part; part = next) {
+		next = part->next;
+		part->next = NULL;
+		slab_trace_snapshot_put(part);
+	}
 
 	mutex_lock(&snapshots_lock);
 	list_del(&snap->alive);
@@ -173,8 +182,46 @@ struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
 		if (r->snap)
 			slab_trace_snapshot_put(r->snap);
 		r->snap = snap;
+		r->part = NULL;
 	}
 	return r->snap;
+}
+
+/**
+ * slab_trace_snapshot_part - the part of a print a position shows
+ * @m: the reader, after slab_trace_snapshot_seq() found its snapshot
+ * @pos: the position
+ * @first: the position of the first part's first item
+ * @len: how many positions a part takes in this view
+ *
+ * For a print of one cache, the snapshot itself, from @first; for a
+ * print of a word, the part @pos is in.  The reader keeps the part and
+ * its first position (r->part, r->part_pos), so a read going forward
+ * finds each next part at once.
+ *
+ * Return: the part, or NULL past the end.
+ */
+struct slab_trace_snapshot *
+slab_trace_snapshot_part(struct seq_file *m, loff_t pos, loff_t first,
+			 unsigned long (*len)(struct seq_file *m,
+					      const struct slab_trace_snapshot *part))
+{
+	struct slab_trace_reader *r = m->private;
+
+	if (!r->snap->word) {
+		r->part = r->snap;
+		r->part_pos = first;
+		return r->part;
+	}
+	if (!r->part || r->part == r->snap || pos < r->part_pos) {
+		r->part = r->snap->next;
+		r->part_pos = first;
+	}
+	while (r->part && pos >= r->part_pos + len(m, r->part)) {
+		r->part_pos += len(m, r->part);
+		r->part = r->part->next;
+	}
+	return r->part;
 }
 
 /**
@@ -376,6 +423,19 @@ struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r)
 	return snap;
 }
 
+/* Whether a print is of records of @owner, a word's in one of its parts. */
+static bool has_owner(const struct slab_trace_snapshot *snap, u16 owner)
+{
+	const struct slab_trace_snapshot *part;
+
+	if (!snap->word)
+		return snap->owner == owner;
+	for (part = snap->next; part; part = part->next)
+		if (part->owner == owner)
+			return true;
+	return false;
+}
+
 /**
  * slab_trace_snapshot_drop_owner - forget the snapshots of a cache
  * @owner: its records' owner id
@@ -384,14 +444,14 @@ struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r)
  * printed keep theirs until they close), and a print copying the cache's
  * records will not publish.  Called with slab_trace_mutex held.
  */
-void slab_trace_snapshot_drop_owner(u8 owner)
+void slab_trace_snapshot_drop_owner(u16 owner)
 {
 	int i;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	owner_purges[owner]++;
 	for (i = 0; i < SNAP_USERS; i++)
-		if (users[i].snap && users[i].snap->owner == owner)
+		if (users[i].snap && has_owner(users[i].snap, owner))
 			slot_free(i);
 }
 
@@ -472,53 +532,15 @@ static int fill_one(const struct slab_trace_record *rec, void *snap)
 	return snapshot_takes(snap, rec) ? slab_trace_snapshot_add(snap, rec) : 0;
 }
 
-/**
- * slab_trace_print - take the snapshot that reading ctl shows next
- * @own: the reader of the file that wrote the command, which keeps the
- *	 print as its own (a file opened for reading and writing); NULL if
- *	 none
- * @name: the cache, as the user names it
- * @opts: the view and the filters
- *
- * The print is current's login user's latest (slab_trace_snapshot_publish()).
- * Called with slab_trace_mutex held; drops it while it copies the records.
- *
- * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
- * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
- * made with __GFP_NORETRY: it fails rather than wake the OOM killer),
- * -EINTR if the caller was killed, -EBUSY if the cache was reset while
- * its records were being copied.
- */
-int slab_trace_print(struct slab_trace_reader *own, const char *name,
-		     const struct slab_trace_print_opts *opts)
+/* What @snap copies from the traced cache @tr, @aliases its other names. */
+static void snapshot_of(struct slab_trace_snapshot *snap,
+			const struct slab_trace_traced *tr,
+			const struct slabtrace_cache_ref *aliases)
 {
-	struct slab_trace_snapshot *snap = NULL;
 	const struct slab_trace_filter *filter;
-	struct slabtrace_cache_ref ref;
-	struct slab_trace_traced *tr;
-	unsigned long purges;
-	int i, ret;
+	int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	tr = slab_trace_traced_find("print", name, &ref);
-	if (IS_ERR(tr))
-		return PTR_ERR(tr);
-	ret = -EINVAL;
-	if (opts->since_mark && !tr->mark) {
-		pr_warn_ratelimited("print: since-mark: %*pE has no mark\n", (int)strlen(name),
-				    name);
-		goto put;
-	}
-	/* Backtraces the depot had no room for when they were taken. */
-	slab_trace_stack_flush();
-	ret = -ENOMEM;
-	snap = slab_trace_snapshot_alloc();
-	if (!snap)
-		goto put;
-	strscpy(snap->name, name, sizeof(snap->name));
-	snap->opts = *opts;
 	snap->mark = tr->mark;
-	snap->taken = ktime_get_mono_fast_ns();
 	snap->epoch = tr->epoch;
 	snap->traced_ns = slab_trace_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
@@ -527,6 +549,7 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++)
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
+	snap->purges = owner_purges[tr->id];
 	snap->filtered = slab_trace_traced_filtered(tr);
 	snap->sample_every = tr->sample_every;
 	snap->sample_bytes = tr->sample_bytes;
@@ -536,50 +559,220 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 		slab_trace_filter_text(snap->filter, sizeof(snap->filter), filter);
 	snap->grow_failed = atomic_long_read(&slab_trace_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
-	if (ref.merged > 0) {
-		strscpy(snap->aliases, ref.aliases, sizeof(snap->aliases));
-		if (ref.aliases_more)
+	if (aliases->merged > 0) {
+		strscpy(snap->aliases, aliases->aliases, sizeof(snap->aliases));
+		if (aliases->aliases_more)
 			scnprintf(snap->aliases + strlen(snap->aliases),
 				  sizeof(snap->aliases) - strlen(snap->aliases),
-				  " and %d more", ref.aliases_more);
+				  " and %d more", aliases->aliases_more);
 	}
-	slabtrace_cache_put(&ref);
+}
+
+/* The parts of a print of a word, by record owner, while it copies. */
+struct parts {
+	struct slab_trace_snapshot *by_owner[SLAB_TRACE_MAX_OWNERS];
+};
+
+static int fill_part(const struct slab_trace_record *rec, void *arg)
+{
+	struct slab_trace_snapshot *part;
+
+	part = ((struct parts *)arg)->by_owner[rec->owner];
+	return part && snapshot_takes(part, rec) ?
+	       slab_trace_snapshot_add(part, rec) : 0;
+}
+
+/*
+ * Copy the records of the snapshots @snaps[0..@n) (of distinct owners), in
+ * one walk of the table, and group them.  Drops slab_trace_mutex while
+ * it copies.
+ */
+static int copy_records(struct slab_trace_snapshot **snaps, unsigned int n)
+{
+	struct parts *parts = NULL;
+	unsigned int i;
+	int ret = 0;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	/* Backtraces the depot had no room for when they were taken. */
+	slab_trace_stack_flush();
+	if (n > 1) {
+		parts = kvzalloc(sizeof(*parts), GFP_KERNEL);
+		if (!parts)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			parts->by_owner[snaps[i]->owner] = snaps[i];
+	}
 	/*
 	 * The copy, with the mutex dropped: other commands go on, and a reset
-	 * of this cache waits for it (slab_trace_print_sem).  Taken again
+	 * of these caches waits for it (slab_trace_print_sem).  Taken again
 	 * after the rwsem is released, in the order the others take them.
 	 */
-	purges = owner_purges[snap->owner];
 	down_read(&slab_trace_print_sem);
 	mutex_unlock(&slab_trace_mutex);
-	ret = slab_trace_table_for_each(&slab_trace_records, fill_one, snap);
-	if (!ret)
-		ret = slab_trace_aggregate(snap);
+	if (n)
+		ret = slab_trace_table_for_each(&slab_trace_records,
+						parts ? fill_part : fill_one,
+						parts ? (void *)parts : snaps[0]);
+	for (i = 0; !ret && i < n; i++)
+		ret = slab_trace_aggregate(snaps[i]);
 	up_read(&slab_trace_print_sem);
+	kvfree(parts);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (slab_trace_test_after_copy)
 		slab_trace_test_after_copy();
 #endif
 	mutex_lock(&slab_trace_mutex);
-	if (!ret && owner_purges[snap->owner] != purges) {
+	for (i = 0; !ret && i < n; i++) {
+		if (owner_purges[snaps[i]->owner] == snaps[i]->purges)
+			continue;
 		pr_warn_ratelimited("print: %*pE was reset while its records were copied: print again\n",
-				    (int)strlen(snap->name), snap->name);
+				    (int)strlen(snaps[i]->name), snaps[i]->name);
 		ret = -EBUSY;
 	}
+	return ret;
+}
+
+/* What a part weighs in the order of a word's print: most bytes first. */
+static u64 part_bytes(const struct slab_trace_snapshot *part)
+{
+	return slab_trace_sampled(part) ? part->est_bytes : part->bytes;
+}
+
+static int part_cmp(const void *a, const void *b)
+{
+	const struct slab_trace_snapshot *pa = *(void * const *)a;
+	const struct slab_trace_snapshot *pb = *(void * const *)b;
+
+	if (part_bytes(pa) != part_bytes(pb))
+		return part_bytes(pa) < part_bytes(pb) ? 1 : -1;
+	return strcmp(pa->name, pb->name);
+}
+
+/*
+ * "print WORD": one snapshot of every traced cache of the word, in one
+ * walk of the records, into @head.
+ */
+static int print_word(struct slab_trace_snapshot *head,
+		      enum slab_trace_word word)
+{
+	struct slab_trace_snapshot **parts = NULL, **tail;
+	struct slab_trace_traced **trs;
+	unsigned int i, nomark = 0;
+	int n, ret;
+
+	n = slab_trace_traced_word(word, &trs);
+	if (n < 0)
+		return n;
+	head->word = true;
+	head->nr_caches = n;
+	for (i = 0; head->opts.since_mark && i < n; i++)
+		nomark += !trs[i]->mark;
+	if (nomark) {
+		pr_warn_ratelimited("print: since-mark: %u caches of %s have no mark\n",
+				    nomark, head->name);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = -ENOMEM;
+	parts = kvcalloc(max(n, 1), sizeof(*parts), GFP_KERNEL);
+	if (!parts)
+		goto out;
+	for (i = 0; i < n; i++) {
+		parts[i] = slab_trace_snapshot_alloc();
+		if (!parts[i])
+			goto out;
+		strscpy(parts[i]->name, trs[i]->name, sizeof(parts[i]->name));
+		parts[i]->opts = head->opts;
+		parts[i]->taken = head->taken;
+		snapshot_of(parts[i], trs[i], &trs[i]->ref);
+	}
+	ret = copy_records(parts, n);
+	if (ret)
+		goto out;
+	sort(parts, n, sizeof(*parts), part_cmp, NULL);
+	tail = &head->next;
+	for (i = 0; i < n; i++) {
+		if (!parts[i]->nr)
+			continue;
+		*tail = parts[i];
+		tail = &parts[i]->next;
+		parts[i] = NULL;
+		head->nr_parts++;
+	}
+out:
+	for (i = 0; parts && i < n; i++)
+		if (parts[i])
+			slab_trace_snapshot_put(parts[i]);
+	kvfree(parts);
+	kfree(trs);
+	return ret;
+}
+
+/* "print CACHE": a snapshot of the cache's records, into @snap. */
+static int print_cache(struct slab_trace_snapshot *snap)
+{
+	struct slabtrace_cache_ref ref;
+	struct slab_trace_traced *tr;
+
+	tr = slab_trace_traced_find("print", snap->name, &ref);
+	if (IS_ERR(tr))
+		return PTR_ERR(tr);
+	if (snap->opts.since_mark && !tr->mark) {
+		pr_warn_ratelimited("print: since-mark: %*pE has no mark\n",
+				    (int)strlen(snap->name), snap->name);
+		slabtrace_cache_put(&ref);
+		return -EINVAL;
+	}
+	snapshot_of(snap, tr, &ref);
+	slabtrace_cache_put(&ref);
+	return copy_records(&snap, 1);
+}
+
+/**
+ * slab_trace_print - take the snapshot that reading ctl shows next
+ * @own: the reader of the file that wrote the command, which keeps the
+ *	 print as its own (a file opened for reading and writing); NULL if
+ *	 none
+ * @name: the cache, as the user names it, or a word for the traced
+ *	  caches of a set (one snapshot of each, taken in one walk)
+ * @opts: the view and the filters
+ *
+ * The print is current's login user's latest (slab_trace_snapshot_publish()).
+ * Called with slab_trace_mutex held; drops it while it copies the records.
+ *
+ * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
+ * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
+ * made with __GFP_NORETRY: it fails rather than wake the OOM killer),
+ * -EINTR if the caller was killed, -EBUSY if a cache was reset while
+ * its records were being copied.
+ */
+int slab_trace_print(struct slab_trace_reader *own, const char *name,
+		     const struct slab_trace_print_opts *opts)
+{
+	enum slab_trace_word word = slab_trace_word_of(name);
+	struct slab_trace_snapshot *snap;
+	unsigned long nr;
+	int ret;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	snap = slab_trace_snapshot_alloc();
+	if (!snap)
+		return -ENOMEM;
+	strscpy(snap->name, name, sizeof(snap->name));
+	snap->opts = *opts;
+	snap->taken = ktime_get_mono_fast_ns();
+	ret = word ? print_word(snap, word) : print_cache(snap);
 	if (ret) {
+		nr = snap->nr;
 		if (ret == -ENOMEM)
 			pr_warn_ratelimited("print: no memory for a copy of %lu records of %*pE\n",
-					    snap->nr, (int)strlen(snap->name),
-					    snap->name);
+					    nr, (int)strlen(name), name);
 		slab_trace_snapshot_put(snap);
 		return ret;
 	}
 	slab_trace_snapshot_publish(snap, own);
 	return 0;
-
-put:
-	slabtrace_cache_put(&ref);
-	return ret;
 }
 
 /**

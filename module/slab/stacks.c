@@ -125,7 +125,7 @@ bool slab_trace_fail_depot;
 struct waiter {
 	const void *obj;
 	u32 stamp;
-	u8 owner;
+	u16 owner;
 };
 
 /* A trace the depot had no room for, and the records waiting for it. */
@@ -371,7 +371,7 @@ int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries
  *
  * Return: false if there was no room: the record has no backtrace.
  */
-bool slab_trace_stack_defer(const void *obj, u8 owner, u32 stamp,
+bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
 			    unsigned long *entries, unsigned int nr,
 			    unsigned long call_site)
 {

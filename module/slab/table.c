@@ -96,7 +96,7 @@ static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
 static_assert(SIG_SHIFT + 8 == 32);
 static_assert(sizeof(struct slab_trace_record) == 48);
 static_assert(!(SLAB_TRACE_TABLE_LOCKS & (SLAB_TRACE_TABLE_LOCKS - 1)));
-static_assert(SLAB_TRACE_MAX_OWNERS <= U8_MAX);
+static_assert(SLAB_TRACE_MAX_OWNERS <= U16_MAX);
 
 /* The records of every traced cache. */
 struct slab_trace_table slab_trace_records;
@@ -527,7 +527,7 @@ unsigned long slab_trace_table_buckets(struct slab_trace_table *t)
  * Return: whether the record was found.
  */
 bool slab_trace_table_set_stack(struct slab_trace_table *t, const void *obj,
-				u8 owner, u32 stamp, depot_stack_handle_t stack)
+				u16 owner, u32 stamp, depot_stack_handle_t stack)
 {
 	u32 hash = obj_hash(obj);
 	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
@@ -559,36 +559,50 @@ raw_spinlock_t *slab_trace_table_lock_of(struct slab_trace_table *t,
 }
 #endif
 
+/* Records of the owners in @owners left in @t (approximately, between locks). */
+static long owners_left(struct slab_trace_table *t, const unsigned long *owners)
+{
+	unsigned int o;
+	long n = 0;
+
+	for_each_set_bit(o, owners, SLAB_TRACE_MAX_OWNERS)
+		n += atomic_long_read(&t->owned[o]);
+	return n;
+}
+
 /**
- * slab_trace_table_purge - drop every record of one owner
+ * slab_trace_table_purge_owners - drop every record of some owners
  * @t: the table
- * @owner: the owner
+ * @owners: a bitmap of SLAB_TRACE_MAX_OWNERS owners
  * @free_rec: frees a record, called with no lock held
  *
- * One bucket per lock hold; then the table shrinks if it is far emptier
- * than its size.  May sleep.
+ * One walk of the table, however many owners; one bucket per lock hold;
+ * then the table shrinks if it is far emptier than its size.  No record
+ * of these owners may be inserted meanwhile.  May sleep.
  *
  * Return: the number of records dropped.
  */
-unsigned long slab_trace_table_purge(struct slab_trace_table *t, u8 owner,
-				     void (*free_rec)(struct slab_trace_record *rec))
+unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
+					    const unsigned long *owners,
+					    void (*free_rec)(struct slab_trace_record *rec))
 {
 	struct slab_trace_record **pp, *rec, *gone;
 	struct slab_trace_buckets *b;
 	unsigned long i, flags, n = 0;
 	unsigned int s, walked;
+	bool left = true;
 	u64 t0;
 
 	mutex_lock(&t->grow_mutex);
 	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
-	for (i = 0; i <= b->mask && atomic_long_read(&t->owned[owner]); i++) {
+	for (i = 0; i <= b->mask && left; i++) {
 		s = i & (SLAB_TRACE_TABLE_LOCKS - 1);
 		gone = NULL;
 		walked = 0;
 		t0 = slab_trace_hold_start();
 		raw_spin_lock_irqsave(&t->stripe[s].lock, flags);
 		for (pp = &b->head[i]; (rec = *pp); walked++) {
-			if (rec->owner != owner) {
+			if (!test_bit(rec->owner, owners)) {
 				pp = &rec->next;
 				continue;
 			}
@@ -596,7 +610,7 @@ unsigned long slab_trace_table_purge(struct slab_trace_table *t, u8 owner,
 			rec->next = gone;
 			gone = rec;
 			atomic_long_dec(&t->nr);
-			atomic_long_dec(&t->owned[owner]);
+			atomic_long_dec(&t->owned[rec->owner]);
 		}
 		if (gone)
 			sig_update(b, i);
@@ -607,13 +621,35 @@ unsigned long slab_trace_table_purge(struct slab_trace_table *t, u8 owner,
 			free_rec(rec);
 			n++;
 		}
-		if (!(i % 1024))
+		if (!(i % 1024)) {
+			left = owners_left(t, owners) > 0;
 			cond_resched();
+		}
 	}
 	resize(t, true);
 	mutex_unlock(&t->grow_mutex);
 	return n;
 }
+
+#if SLAB_TRACE_TESTS
+/**
+ * slab_trace_table_purge - drop every record of one owner (for the tests)
+ * @t: the table
+ * @owner: the owner
+ * @free_rec: frees a record, called with no lock held
+ *
+ * Return: the number of records dropped.
+ */
+unsigned long slab_trace_table_purge(struct slab_trace_table *t, u16 owner,
+				     void (*free_rec)(struct slab_trace_record *rec))
+{
+	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
+
+	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	__set_bit(owner, owners);
+	return slab_trace_table_purge_owners(t, owners, free_rec);
+}
+#endif
 
 /**
  * slab_trace_table_iter_start - start copying a table out, bucket by bucket

@@ -3,10 +3,16 @@
  * slab_trace: the caches being traced, or stopped and still holding records,
  * and the commands that change them: start, stop, reset.
  *
- * The probes find an event's traced cache in slab_trace_active, a small array
- * published with RCU and replaced whole when a cache comes or goes.  A cache
- * stays in it after "stop", so frees keep dropping its records, until
- * "reset" or until the cache is destroyed.
+ * The probes find an event's traced cache in slab_trace_active, a set
+ * published with RCU and replaced whole when caches come or go (a hash
+ * table of the caches, and an array by record owner: struct
+ * slab_trace_set).  A cache stays in it after "stop", so frees keep
+ * dropping its records, until "reset" or until the cache is destroyed.
+ *
+ * Every command takes a cache name or a word for a set of caches
+ * ("kmalloc", "all": sets.c), and works on all of its caches at once: one
+ * new set published, one wait for the probes, one walk of the records to
+ * purge, however many caches.
  *
  * The records of every cache are in one table (table.c); each names its
  * cache by a small id, its owner, given out here and taken back once the
@@ -14,7 +20,8 @@
  *
  * A traced cache may have a filter ("start CACHE pid|comm|cgroup ..."),
  * which the probes read under RCU: a new one replaces it, and the old one
- * goes after a grace period (call_rcu(); rcu_barrier() at exit).
+ * goes after a grace period, once no cache has it (the caches a word
+ * started share one; call_rcu(); rcu_barrier() at exit).
  *
  * Notes on locking
  * ----------------
@@ -97,31 +104,52 @@ const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
 	[SLAB_TRACE_DROP_WALK] = "stack walk empty",
 };
 
-/* A filter, and the cgroup it holds; NULL is none.  No probe may see it. */
-void slab_trace_filter_free(struct slab_trace_filter *f)
+/* An empty filter, with one reference; NULL without memory. */
+struct slab_trace_filter *slab_trace_filter_alloc(void)
 {
-	if (!f)
-		return;
+	struct slab_trace_filter *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (f)
+		refcount_set(&f->ref, 1);
+	return f;
+}
+
+static void filter_free_rcu(struct rcu_head *head)
+{
+	struct slab_trace_filter *f = container_of(head, struct slab_trace_filter,
+						   rcu);
+
 	if (f->cgroup)
 		slabtrace_cgroup_put(f->cgroup);
 	kfree(f);
 }
 
-static void filter_free_rcu(struct rcu_head *head)
+/*
+ * Let a reference to a filter go (NULL: none); the last frees it after a
+ * grace period, as a probe may still read it.
+ */
+void slab_trace_filter_put(struct slab_trace_filter *f)
 {
-	slab_trace_filter_free(container_of(head, struct slab_trace_filter, rcu));
+	if (f && refcount_dec_and_test(&f->ref))
+		call_rcu(&f->rcu, filter_free_rcu);
 }
 
-/* @tr's filter becomes @f (maybe NULL); the old one goes after the probes. */
+static struct slab_trace_filter *filter_get(struct slab_trace_filter *f)
+{
+	if (f)
+		refcount_inc(&f->ref);
+	return f;
+}
+
+/* @tr's filter becomes @f (maybe NULL), referenced; the old one is put. */
 static void filter_set(struct slab_trace_traced *tr, struct slab_trace_filter *f)
 {
 	struct slab_trace_filter *old;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	old = rcu_replace_pointer(tr->filter, f,
+	old = rcu_replace_pointer(tr->filter, filter_get(f),
 				  lockdep_is_held(&slab_trace_mutex));
-	if (old)
-		call_rcu(&old->rcu, filter_free_rcu);
+	slab_trace_filter_put(old);
 }
 
 /**
@@ -176,24 +204,6 @@ long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
 	return n;
 }
 
-/**
- * slab_trace_traced_of_id - the traced cache whose records have owner @id
- * @set: the set, read under RCU or slab_trace_mutex
- * @id: the owner
- *
- * Return: the cache, or NULL if it left the set (its records are going).
- */
-struct slab_trace_traced *slab_trace_traced_of_id(struct slab_trace_set *set,
-						  u8 id)
-{
-	unsigned int i;
-
-	for (i = 0; i < set->nr; i++)
-		if (set->traced[i]->id == id)
-			return set->traced[i];
-	return NULL;
-}
-
 static struct slab_trace_set *set_locked(void)
 {
 	return rcu_dereference_protected(slab_trace_active,
@@ -210,68 +220,101 @@ static unsigned int set_size(void)
 static struct slab_trace_traced *find_cache(const struct kmem_cache *s)
 {
 	struct slab_trace_set *set = set_locked();
-	unsigned int i;
 
-	for (i = 0; set && i < set->nr; i++)
-		if (set->traced[i]->ref.cache == s)
-			return set->traced[i];
-	return NULL;
+	return set ? slab_trace_traced_of(set, s) : NULL;
+}
+
+static void set_free_rcu(struct rcu_head *head)
+{
+	kvfree(container_of(head, struct slab_trace_set, rcu));
+}
+
+/* Put @tr in @set, which has room for it. */
+static void set_add(struct slab_trace_set *set, struct slab_trace_traced *tr)
+{
+	unsigned int i = hash_ptr(tr->ref.cache, 32) & set->mask;
+
+	while (set->by_cache[i])
+		i = (i + 1) & set->mask;
+	set->by_cache[i] = tr;
+	set->by_id[tr->id] = tr;
+	set->traced[set->nr++] = tr;
 }
 
 /*
- * Publish a copy of the set with @add added and @del removed (either may be
- * NULL).  Readers of the old set may go on until a grace period passes.
+ * Publish a copy of the set where, for each i < @n, @del[i] is replaced by
+ * @add[i], in its place: @del[i] NULL adds @add[i], @add[i] NULL removes
+ * @del[i].  Readers of the old set may go on until a grace period passes.
  */
-static int set_replace(struct slab_trace_traced *add,
-		       struct slab_trace_traced *del)
+static int set_replace_many(struct slab_trace_traced **add,
+			    struct slab_trace_traced **del, unsigned int n)
 {
 	struct slab_trace_set *old = set_locked(), *new;
-	unsigned int i;
+	unsigned int i, j, room = (old ? old->nr : 0) + n, slots;
+	struct slab_trace_traced *tr;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	slots = roundup_pow_of_two(max(2 * room, 16U));
+	new = kvzalloc(struct_size(new, mem, room + slots), GFP_KERNEL);
 	if (!new)
 		return -ENOMEM;
+	new->traced = new->mem;
+	new->by_cache = new->mem + room;
+	new->mask = slots - 1;
 	for (i = 0; old && i < old->nr; i++) {
-		if (old->traced[i] == del)
-			new->traced[new->nr++] = add;
-		else
-			new->traced[new->nr++] = old->traced[i];
+		tr = old->traced[i];
+		for (j = 0; j < n; j++) {
+			if (del[j] == tr) {
+				tr = add[j];
+				break;
+			}
+		}
+		if (tr)
+			set_add(new, tr);
 	}
-	if (add && !del)
-		new->traced[new->nr++] = add;
-	/* A replacement of @del by nothing leaves a hole: close it. */
-	for (i = 0; i < new->nr; i++)
-		if (!new->traced[i])
-			new->traced[i--] = new->traced[--new->nr];
+	for (j = 0; j < n; j++)
+		if (!del[j] && add[j])
+			set_add(new, add[j]);
 	if (!new->nr) {
-		kfree(new);
+		kvfree(new);
 		new = NULL;
 	}
 	rcu_assign_pointer(slab_trace_active, new);
 	if (old)
-		kfree_rcu(old, rcu);
+		call_rcu(&old->rcu, set_free_rcu);
 	return 0;
 }
 
 /*
- * Out of the set, no probe holding it: its snapshots and records go, then
- * its id (no print is copying them: slab_trace_print_sem).
+ * Out of the set, no probe holding them: the snapshots and records of the
+ * caches in @gone[] go, in one walk of the table, then their ids (no print
+ * is copying them: slab_trace_print_sem).
  */
-static void traced_free(struct slab_trace_traced *tr)
+static void traced_release(struct slab_trace_traced **gone, unsigned int n)
 {
+	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
+	struct slab_trace_traced *tr;
+	unsigned int i;
+
 	lockdep_assert_held(&slab_trace_mutex);
-	slab_trace_snapshot_drop_owner(tr->id);
+	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	for (i = 0; i < n; i++) {
+		slab_trace_snapshot_drop_owner(gone[i]->id);
+		__set_bit(gone[i]->id, owners);
+	}
 	down_write(&slab_trace_print_sem);
-	slab_trace_table_purge(&slab_trace_records, tr->id,
-			       slab_trace_record_free);
+	slab_trace_table_purge_owners(&slab_trace_records, owners,
+				      slab_trace_record_free);
 	up_write(&slab_trace_print_sem);
-	clear_bit(tr->id, owner_ids);
-	slabtrace_cache_put(&tr->ref);
-	slab_trace_filter_free(rcu_dereference_protected(tr->filter, true));
-	free_percpu(tr->filtered);
-	free_percpu(tr->rng);
-	kfree(tr);
+	for (i = 0; i < n; i++) {
+		tr = gone[i];
+		clear_bit(tr->id, owner_ids);
+		slabtrace_cache_put(&tr->ref);
+		slab_trace_filter_put(rcu_dereference_protected(tr->filter, true));
+		free_percpu(tr->filtered);
+		free_percpu(tr->rng);
+		kfree(tr);
+	}
 }
 
 /* Takes over the reference in @ref. */
@@ -310,6 +353,9 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	tr->ref = *ref;
 	strscpy(tr->name, name, sizeof(tr->name));
 	tr->kind = kind;
+	tr->kmalloc = kind == SLAB_TRACE_KIND_LARGE ||
+		      (kind == SLAB_TRACE_KIND_CACHE &&
+		       slabtrace_cache_is_kmalloc(ref->cache));
 	if (kind == SLAB_TRACE_KIND_CACHE)
 		tr->object_size = kmem_cache_size(ref->cache);
 	tr->started = ktime_get_mono_fast_ns();
@@ -321,13 +367,10 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 /* Drop the traced caches in @gone[], already out of the set. */
 static void traced_free_all(struct slab_trace_traced **gone, unsigned int n)
 {
-	unsigned int i;
-
 	if (!n)
 		return;
 	tracepoint_synchronize_unregister();
-	for (i = 0; i < n; i++)
-		traced_free(gone[i]);
+	traced_release(gone, n);
 	slab_trace_probes_update();
 }
 
@@ -366,6 +409,35 @@ struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
 	return tr;
 }
 
+/**
+ * slab_trace_traced_word - the caches of the set a word stands for
+ * @word: the word
+ * @trs: set to an array of them, in the set's order, that the caller
+ *	 kfree()s; NULL if there are none
+ *
+ * Called with slab_trace_mutex held.
+ *
+ * Return: how many, or -ENOMEM.
+ */
+int slab_trace_traced_word(enum slab_trace_word word,
+			   struct slab_trace_traced ***trs)
+{
+	struct slab_trace_set *set = set_locked();
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	*trs = NULL;
+	if (!set)
+		return 0;
+	*trs = kmalloc_array(set->nr, sizeof(**trs), GFP_KERNEL);
+	if (!*trs)
+		return -ENOMEM;
+	for (i = 0; i < set->nr; i++)
+		if (slab_trace_word_has(word, set->traced[i]))
+			(*trs)[n++] = set->traced[i];
+	return n;
+}
+
 /* A record's stamp for time @now, ns: ms since the epoch, saturated. */
 u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now)
 {
@@ -378,165 +450,285 @@ u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
 	return tr->traced_ns + (tr->tracing ? now - tr->started : 0);
 }
 
-/**
- * slab_trace_start - start recording the allocations from a cache
- * @name: the cache
- * @filter: whose allocations to record, NULL for all; taken over (freed
- *	    on failure).  A cache traced already gets it, in place of the
- *	    one it had.
- * @sample_every: record 1 in this many allocations, at random (1: all);
- *		  a cache holding records keeps its rate (-EBUSY otherwise)
- * @sample_bytes: or 1 per this many bytes allocated, on average (0: not;
- *		  not with @sample_every), kept the same way
- *
- * Called with slab_trace_mutex held.
- *
- * Return: 0 (also if it was traced already), or -errno.
- */
-int slab_trace_start(const char *name, struct slab_trace_filter *filter,
-		     u32 sample_every, u32 sample_bytes)
+/* What "start" asks of every cache it names. */
+struct start_args {
+	struct slab_trace_filter *filter;	/* NULL: none */
+	u32 sample_every;
+	u32 sample_bytes;
+	bool one;		/* a cache by name: logs name it */
+};
+
+/* Whether @tr holds records at another rate than @a's (-EBUSY). */
+static bool rate_busy(const struct slab_trace_traced *tr,
+		      const struct start_args *a)
 {
-	struct slabtrace_cache_ref ref;
-	struct slab_trace_traced *tr;
-	u8 kind;
-	int ret;
+	if ((tr->sample_every == a->sample_every &&
+	     tr->sample_bytes == a->sample_bytes) ||
+	    !slab_trace_traced_count(tr))
+		return false;
+	if (tr->sample_bytes)
+		pr_warn_ratelimited("start: %*pE holds records sampled 1 per %u bytes: reset it before another rate\n",
+				    (int)strlen(tr->name), tr->name,
+				    tr->sample_bytes);
+	else
+		pr_warn_ratelimited("start: %*pE holds records sampled 1 in %u: reset it before another rate\n",
+				    (int)strlen(tr->name), tr->name,
+				    tr->sample_every);
+	return true;
+}
+
+/*
+ * A cache traced or holding records gets @a's filter and rate, and is
+ * traced.  Return: whether it was stopped.
+ */
+static bool start_again(struct slab_trace_traced *tr,
+			const struct start_args *a)
+{
+	WRITE_ONCE(tr->sample_every, a->sample_every);
+	WRITE_ONCE(tr->sample_bytes, a->sample_bytes);
+	if (a->filter || rcu_access_pointer(tr->filter)) {
+		filter_set(tr, a->filter);
+		if (tr->tracing && a->one)
+			pr_info_ratelimited("start: %*pE: new filter\n",
+					    (int)strlen(tr->name), tr->name);
+	} else if (tr->tracing && a->one) {
+		pr_info_ratelimited("start: %*pE is already traced\n",
+				    (int)strlen(tr->name), tr->name);
+	}
+	if (tr->tracing)
+		return false;
+	tr->started = ktime_get_mono_fast_ns();
+	WRITE_ONCE(tr->tracing, true);
+	return true;
+}
+
+/*
+ * Start the caches of @c[0..@n): all or nothing as far as the checks go
+ * (rates, room, memory).  The references of @c[] are taken over.
+ */
+static int start_cands(struct slab_trace_cand *c, unsigned int n,
+		       const struct start_args *a)
+{
+	struct slab_trace_traced **add, **again, **none, *tr;
+	unsigned int i, nadd = 0, nagain = 0, non = 0;
+	int ret = -ENOMEM;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slab_trace_resolve("start", name, &ref, &kind);
-	if (ret) {
-		slab_trace_filter_free(filter);
-		return ret;
-	}
-	slab_trace_stack_prime();
-	if (ref.cache == slab_trace_record_cache) {
-		pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
-				    (int)strlen(name), name);
-		ret = -EPERM;
-		goto put;
-	}
-	if (ref.bucket) {
-		pr_warn_ratelimited("start: %*pE is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
-				    (int)strlen(name), name);
-		ret = -EOPNOTSUPP;
-		goto put;
-	}
-	tr = find_cache(ref.cache);
-	if (tr && (tr->sample_every != sample_every ||
-		   tr->sample_bytes != sample_bytes) &&
-	    slab_trace_traced_count(tr)) {
-		if (tr->sample_bytes)
-			pr_warn_ratelimited("start: %*pE holds records sampled 1 per %u bytes: reset it before another rate\n",
-					    (int)strlen(name), name,
-					    tr->sample_bytes);
-		else
-			pr_warn_ratelimited("start: %*pE holds records sampled 1 in %u: reset it before another rate\n",
-					    (int)strlen(name), name,
-					    tr->sample_every);
-		ret = -EBUSY;
-		goto put;
-	}
-	if (tr) {
-		WRITE_ONCE(tr->sample_every, sample_every);
-		WRITE_ONCE(tr->sample_bytes, sample_bytes);
-		if (filter || rcu_access_pointer(tr->filter)) {
-			filter_set(tr, filter);
-			filter = NULL;
-			if (tr->tracing)
-				pr_info_ratelimited("start: %*pE: new filter\n",
-						    (int)strlen(name), name);
-		} else if (tr->tracing) {
-			pr_info_ratelimited("start: %*pE is already traced (as %*pE)\n",
-					    (int)strlen(name), name,
-					    (int)strlen(tr->name), tr->name);
+	add = kcalloc(n, sizeof(*add), GFP_KERNEL);
+	again = kcalloc(n, sizeof(*again), GFP_KERNEL);
+	none = kcalloc(n, sizeof(*none), GFP_KERNEL);
+	if (!add || !again || !none)
+		goto out;
+	for (i = 0; i < n; i++) {
+		tr = find_cache(c[i].ref.cache);
+		if (tr && rate_busy(tr, a)) {
+			ret = -EBUSY;
+			goto out;
 		}
-		if (!tr->tracing) {
-			if (slab_trace_pool_fill(&slab_trace_pool))
-				pr_warn_ratelimited("start: the record pool is not full (no memory)\n");
-			tr->started = ktime_get_mono_fast_ns();
-			WRITE_ONCE(tr->tracing, true);
-			ret = slab_trace_probes_update();
-			if (ret)
-				WRITE_ONCE(tr->tracing, false);
-		}
-		goto put;
+		if (tr)
+			again[nagain++] = tr;
 	}
-	if (set_size() >= SLAB_TRACE_MAX_CACHES) {
-		pr_warn_ratelimited("start: %u caches traced or holding records already\n",
+	if (set_size() + n - nagain > SLAB_TRACE_MAX_CACHES) {
+		pr_warn_ratelimited("start: %u caches traced or holding records already, %u more would be over %u\n",
+				    set_size(), n - nagain,
 				    SLAB_TRACE_MAX_CACHES);
 		ret = -ENOSPC;
-		goto put;
+		goto out;
 	}
-	tr = traced_new(&ref, kind, name);
-	if (!tr) {
-		ret = -ENOMEM;
-		goto put;
+	for (i = 0; i < n; i++) {
+		if (find_cache(c[i].ref.cache))
+			continue;
+		tr = traced_new(&c[i].ref, c[i].kind, c[i].name);
+		if (!tr) {
+			ret = -ENOMEM;
+			goto undo;
+		}
+		memset(&c[i].ref, 0, sizeof(c[i].ref));	/* taken over */
+		RCU_INIT_POINTER(tr->filter, filter_get(a->filter));
+		tr->sample_every = a->sample_every;
+		tr->sample_bytes = a->sample_bytes;
+		add[nadd++] = tr;
 	}
-	RCU_INIT_POINTER(tr->filter, filter);
-	tr->sample_every = sample_every;
-	tr->sample_bytes = sample_bytes;
-	ret = set_replace(tr, NULL);
-	if (ret)
-		goto free;
-	if (slab_trace_pool_fill(&slab_trace_pool))
+	if (nadd) {
+		ret = set_replace_many(add, none, nadd);
+		if (ret)
+			goto undo;
+	}
+	/* @again keeps those that were stopped. */
+	for (i = 0; i < nagain; i++)
+		if (start_again(again[i], a))
+			again[non++] = again[i];
+	if ((nadd || non) && slab_trace_pool_fill(&slab_trace_pool))
 		pr_warn_ratelimited("start: the record pool is not full (no memory): allocations may go unrecorded\n");
 	ret = slab_trace_probes_update();
 	if (ret) {
 		pr_warn_ratelimited("start: cannot attach to the kmem tracepoints (%d)\n",
 				    ret);
-		WRITE_ONCE(tr->tracing, false);
-		if (set_replace(NULL, tr))
-			return ret;	/* stays as a stopped, empty cache */
-		traced_free_all(&tr, 1);
-		return ret;
+		for (i = 0; i < non; i++)
+			WRITE_ONCE(again[i]->tracing, false);
+		for (i = 0; i < nadd; i++)
+			WRITE_ONCE(add[i]->tracing, false);
+		/* Out of the set, or else stays as stopped, empty caches. */
+		if (nadd && !set_replace_many(none, add, nadd))
+			traced_free_all(add, nadd);
+		goto out;
 	}
-	if (tr->ref.merged > 0)
-		pr_info_ratelimited("start: %*pE is merged with other caches: tracing all of them\n",
-				    (int)strlen(name), name);
-	return 0;
-
-free:
-	traced_free(tr);
-	return ret;
-put:
-	slabtrace_cache_put(&ref);
-	slab_trace_filter_free(filter);
+	for (i = 0; a->one && i < nadd; i++)
+		if (add[i]->ref.merged > 0)
+			pr_info_ratelimited("start: %*pE is merged with other caches: tracing all of them\n",
+					    (int)strlen(add[i]->name), add[i]->name);
+	goto out;
+undo:
+	traced_release(add, nadd);
+out:
+	kfree(add);
+	kfree(again);
+	kfree(none);
 	return ret;
 }
 
 /**
- * slab_trace_stop - stop recording new allocations from a cache
- * @name: the cache
+ * slab_trace_start - start recording the allocations from caches
+ * @name: a cache, or a word for a set of them ("kmalloc", "all")
+ * @filter: whose allocations to record, NULL for all; taken over.  A
+ *	    cache traced already gets it, in place of the one it had.
+ * @sample_every: record 1 in this many allocations, at random (1: all);
+ *		  a cache holding records keeps its rate (-EBUSY otherwise)
+ * @sample_bytes: or 1 per this many bytes allocated, on average (0: not;
+ *		  not with @sample_every), kept the same way
  *
- * Its records stay; frees still drop them.  Called with slab_trace_mutex
- * held.
+ * The caches of a word all start, or none if one holds records at
+ * another rate, or they would be more than SLAB_TRACE_MAX_CACHES.  Called
+ * with slab_trace_mutex held.
  *
- * Return: 0 (also if it was not traced), or -errno.
+ * Return: 0 (also if they were traced already), or -errno.
  */
-int slab_trace_stop(const char *name)
+int slab_trace_start(const char *name, struct slab_trace_filter *filter,
+		     u32 sample_every, u32 sample_bytes)
 {
+	struct start_args a = {
+		.filter = filter, .sample_every = sample_every,
+		.sample_bytes = sample_bytes,
+	};
+	enum slab_trace_word word = slab_trace_word_of(name);
+	struct slab_trace_cand one, *c = &one;
+	unsigned int n = 1;
+	int ret;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	slab_trace_stack_prime();
+	if (word) {
+		ret = slab_trace_word_caches(word, &c, &n);
+		if (ret)
+			goto out;
+	} else {
+		a.one = true;
+		ret = slab_trace_resolve("start", name, &one.ref, &one.kind);
+		if (ret)
+			goto out;
+		strscpy(one.name, name, sizeof(one.name));
+		if (one.ref.cache == slab_trace_record_cache) {
+			pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
+					    (int)strlen(name), name);
+			ret = -EPERM;
+		} else if (one.ref.bucket) {
+			pr_warn_ratelimited("start: %*pE is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
+					    (int)strlen(name), name);
+			ret = -EOPNOTSUPP;
+		}
+	}
+	if (!ret)
+		ret = start_cands(c, n, &a);
+	if (word) {
+		if (!ret)
+			pr_info_ratelimited("start: %s: %u caches\n", name, n);
+		slab_trace_cands_free(c, n);
+	} else {
+		slabtrace_cache_put(&one.ref);
+	}
+out:
+	slab_trace_filter_put(filter);
+	return ret;
+}
+
+/*
+ * The traced caches a command names: @name's, or those of the set its
+ * word stands for, into @trs (kfree() it if not @one); a cache by name
+ * that is not traced is -ENODATA, said in the log if @quiet is false.
+ */
+static int traced_named(const char *cmd, const char *name, bool quiet,
+			struct slab_trace_traced ***trs)
+{
+	enum slab_trace_word word = slab_trace_word_of(name);
 	struct slabtrace_cache_ref ref;
 	struct slab_trace_traced *tr;
 	u8 kind;
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	ret = slab_trace_resolve("stop", name, &ref, &kind);
-	if (ret)
-		return ret;
-	tr = find_cache(ref.cache);
-	slabtrace_cache_put(&ref);
-	if (!tr || !tr->tracing) {
-		pr_info_ratelimited("stop: %*pE is not traced\n", (int)strlen(name), name);
-		return 0;
+	if (word)
+		return slab_trace_traced_word(word, trs);
+	if (quiet) {
+		ret = slab_trace_resolve(cmd, name, &ref, &kind);
+		if (ret)
+			return ret;
+		tr = find_cache(ref.cache);
+		slabtrace_cache_put(&ref);
+		if (!tr) {
+			pr_info_ratelimited("%s: %*pE is not traced\n", cmd,
+					    (int)strlen(name), name);
+			return -ENODATA;
+		}
+	} else {
+		tr = slab_trace_traced_find(cmd, name, &ref);
+		if (IS_ERR(tr))
+			return PTR_ERR(tr);
+		slabtrace_cache_put(&ref);
 	}
-	WRITE_ONCE(tr->tracing, false);
-	tr->traced_ns += ktime_get_mono_fast_ns() - tr->started;
-	return slab_trace_probes_update();
+	*trs = kmalloc_array(1, sizeof(**trs), GFP_KERNEL);
+	if (!*trs)
+		return -ENOMEM;
+	(*trs)[0] = tr;
+	return 1;
 }
 
 /**
- * slab_trace_reset - drop every record of a cache
- * @name: the cache
+ * slab_trace_stop - stop recording new allocations from caches
+ * @name: a cache, or a word for the traced caches of a set
+ *
+ * Their records stay; frees still drop them.  Called with
+ * slab_trace_mutex held.
+ *
+ * Return: 0 (also if it was not traced), or -errno.
+ */
+int slab_trace_stop(const char *name)
+{
+	struct slab_trace_traced **trs;
+	int i, n, ret;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	n = traced_named("stop", name, true, &trs);
+	if (n == -ENODATA)
+		return 0;
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (!trs[i]->tracing) {
+			if (!slab_trace_word_of(name))
+				pr_info_ratelimited("stop: %*pE is not traced\n",
+						    (int)strlen(name), name);
+			continue;
+		}
+		WRITE_ONCE(trs[i]->tracing, false);
+		trs[i]->traced_ns += ktime_get_mono_fast_ns() - trs[i]->started;
+	}
+	kfree(trs);
+	ret = slab_trace_probes_update();
+	return ret;
+}
+
+/**
+ * slab_trace_reset - drop every record of caches
+ * @name: a cache, or a word for the traced caches of a set
  *
  * A traced cache goes on being traced, from an empty table; a stopped one
  * is forgotten.  Called with slab_trace_mutex held.
@@ -545,53 +737,56 @@ int slab_trace_stop(const char *name)
  */
 int slab_trace_reset(const char *name)
 {
-	struct slab_trace_traced *tr, *fresh = NULL;
+	struct slab_trace_traced **trs, **fresh = NULL, *tr;
+	struct slab_trace_filter *filter;
 	struct slabtrace_cache_ref ref;
-	u8 kind;
-	int ret;
+	int i, n, ret = -ENOMEM;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slab_trace_resolve("reset", name, &ref, &kind);
-	if (ret)
-		return ret;
-	tr = find_cache(ref.cache);
-	if (!tr) {
-		slabtrace_cache_put(&ref);
-		pr_info_ratelimited("reset: %*pE is not traced\n", (int)strlen(name), name);
+	n = traced_named("reset", name, true, &trs);
+	if (n == -ENODATA)
 		return 0;
-	}
-	if (tr->tracing) {
-		fresh = traced_new(&ref, kind, tr->name);
-		if (!fresh) {
+	if (n <= 0)
+		return n;
+	fresh = kcalloc(n, sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		goto out;
+	for (i = 0; i < n; i++) {
+		tr = trs[i];
+		if (!tr->tracing)
+			continue;
+		ref = tr->ref;
+		kobject_get(ref.kobj);
+		fresh[i] = traced_new(&ref, tr->kind, tr->name);
+		if (!fresh[i]) {
 			slabtrace_cache_put(&ref);
-			return -ENOMEM;
+			goto undo;
 		}
 		/* The filter and the rate go on with the fresh table. */
-		fresh->sample_every = tr->sample_every;
-		fresh->sample_bytes = tr->sample_bytes;
-		RCU_INIT_POINTER(fresh->filter,
-				 rcu_dereference_protected(tr->filter,
-							   lockdep_is_held(&slab_trace_mutex)));
-	} else {
-		slabtrace_cache_put(&ref);
+		fresh[i]->sample_every = tr->sample_every;
+		fresh[i]->sample_bytes = tr->sample_bytes;
+		filter = rcu_dereference_protected(tr->filter,
+						   lockdep_is_held(&slab_trace_mutex));
+		RCU_INIT_POINTER(fresh[i]->filter, filter_get(filter));
 	}
-	ret = set_replace(fresh, tr);
-	if (ret) {
-		if (fresh) {
-			RCU_INIT_POINTER(fresh->filter, NULL);
-			traced_free(fresh);
-		}
-		return ret;
-	}
-	if (fresh)
-		RCU_INIT_POINTER(tr->filter, NULL);
-	traced_free_all(&tr, 1);
-	return 0;
+	ret = set_replace_many(fresh, trs, n);
+	if (ret)
+		goto undo;
+	traced_free_all(trs, n);
+	goto out;
+undo:
+	for (i = 0; i < n; i++)
+		if (fresh[i])
+			traced_release(&fresh[i], 1);
+out:
+	kfree(fresh);
+	kfree(trs);
+	return ret;
 }
 
 /**
  * slab_trace_mark - set the epoch "print CACHE since-mark" counts from
- * @name: the cache
+ * @name: a cache, or a word for the traced caches of a set
  *
  * Records made after the command are after the mark, those made before it
  * are not: the mark is the next millisecond of the records' clock, and the
@@ -602,21 +797,30 @@ int slab_trace_reset(const char *name)
  */
 int slab_trace_mark(const char *name)
 {
-	struct slabtrace_cache_ref ref;
-	struct slab_trace_traced *tr;
-	u32 mark;
+	struct slab_trace_traced **trs;
+	int i, n;
+	u32 *mark;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	tr = slab_trace_traced_find("mark", name, &ref);
-	if (IS_ERR(tr))
-		return PTR_ERR(tr);
-	slabtrace_cache_put(&ref);
+	n = traced_named("mark", name, false, &trs);
+	if (n <= 0)
+		return n;
+	mark = kmalloc_array(n, sizeof(*mark), GFP_KERNEL);
+	if (!mark) {
+		kfree(trs);
+		return -ENOMEM;
+	}
 	/* Saturated stamps (a trace of 49 days) all count as after. */
-	mark = min_t(u64, slab_trace_stamp(tr, ktime_get_mono_fast_ns()) + 1ULL,
-		     U32_MAX);
-	while (slab_trace_stamp(tr, ktime_get_mono_fast_ns()) < mark)
-		usleep_range(USEC_PER_MSEC / 4, USEC_PER_MSEC / 2);
-	tr->mark = mark;
+	for (i = 0; i < n; i++)
+		mark[i] = min_t(u64, slab_trace_stamp(trs[i], ktime_get_mono_fast_ns()) + 1ULL,
+				U32_MAX);
+	for (i = 0; i < n; i++) {
+		while (slab_trace_stamp(trs[i], ktime_get_mono_fast_ns()) < mark[i])
+			usleep_range(USEC_PER_MSEC / 4, USEC_PER_MSEC / 2);
+		trs[i]->mark = mark[i];
+	}
+	kfree(mark);
+	kfree(trs);
 	return 0;
 }
 
@@ -627,12 +831,23 @@ int slab_trace_mark(const char *name)
  */
 void slab_trace_traced_sweep(void)
 {
-	struct slab_trace_traced *gone[SLAB_TRACE_MAX_CACHES];
 	struct slab_trace_set *set = set_locked();
+	struct slab_trace_traced **gone, **none;
 	unsigned int i, n = 0;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; set && i < set->nr; i++) {
+	if (!set)
+		return;
+	for (i = 0; i < set->nr; i++)
+		n += slabtrace_cache_destroyed(&set->traced[i]->ref);
+	if (!n)
+		return;
+	gone = kcalloc(2 * n, sizeof(*gone), GFP_KERNEL);
+	if (!gone)
+		return;		/* kept, until the next sweep */
+	none = gone + n;
+	n = 0;
+	for (i = 0; i < set->nr; i++) {
 		struct slab_trace_traced *tr = set->traced[i];
 
 		if (!slabtrace_cache_destroyed(&tr->ref))
@@ -642,28 +857,26 @@ void slab_trace_traced_sweep(void)
 				    slab_trace_traced_count(tr));
 		gone[n++] = tr;
 	}
-	for (i = 0; i < n; i++) {
-		if (set_replace(NULL, gone[i])) {
-			/* Kept, stopped, until the next sweep. */
+	if (set_replace_many(none, gone, n)) {
+		/* Kept, stopped, until the next sweep. */
+		for (i = 0; i < n; i++)
 			WRITE_ONCE(gone[i]->tracing, false);
-			gone[i--] = gone[--n];
-		}
+		n = 0;
 	}
 	traced_free_all(gone, n);
+	kfree(gone);
 }
 
-/* At module exit, after the probes are gone. */
+/* At module exit, after the probes are gone; slab_trace_mutex held. */
 void slab_trace_traced_exit(void)
 {
 	struct slab_trace_set *set = set_locked();
-	unsigned int i;
 
 	RCU_INIT_POINTER(slab_trace_active, NULL);
-	/* Replaced filters: their callbacks are this module's code. */
+	if (set) {
+		traced_release(set->traced, set->nr);
+		kvfree(set);
+	}
+	/* Replaced filters and sets: their callbacks are this module's code. */
 	rcu_barrier();
-	if (!set)
-		return;
-	for (i = 0; i < set->nr; i++)
-		traced_free(set->traced[i]);
-	kfree(set);
 }

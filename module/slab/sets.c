@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slab_trace: the words that stand for sets of caches in every command.
+ *
+ *   kmalloc  "start": every cache of kmalloc_caches[][], of every type
+ *            (kmalloc-N, kmalloc-cg-N, kmalloc-rcl-N, dma-kmalloc-N), and
+ *            kmalloc-large; what a kmalloc() can return.  Other commands:
+ *            the caches of the traced set that are such.
+ *   all      "start": every slab cache of /sys/kernel/slab, once however
+ *            many names merged caches have, and kmalloc-large; not percpu,
+ *            which is no slab (start it by name), not slabtrace's own
+ *            cache, nor the caches of kmem_buckets sets, whose allocations
+ *            the kmalloc tracepoint counts in kmalloc-N.  Other commands:
+ *            every cache of the traced set.
+ *
+ * A cache created after "start WORD" is not traced.  No slab cache is
+ * called "kmalloc" or "all": a kmalloc cache's name ends in its size.
+ *
+ * Called with slab_trace_mutex held, as the commands are; no lock of its
+ * own.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "slab.h"
+
+/* The word @name is, or SLAB_TRACE_WORD_NONE for a cache's name. */
+enum slab_trace_word slab_trace_word_of(const char *name)
+{
+	if (!strcmp(name, "kmalloc"))
+		return SLAB_TRACE_WORD_KMALLOC;
+	if (!strcmp(name, "all"))
+		return SLAB_TRACE_WORD_ALL;
+	return SLAB_TRACE_WORD_NONE;
+}
+
+/* Whether the traced cache @tr is one of @word's. */
+bool slab_trace_word_has(enum slab_trace_word word,
+			 const struct slab_trace_traced *tr)
+{
+	return word == SLAB_TRACE_WORD_ALL ||
+	       (word == SLAB_TRACE_WORD_KMALLOC && tr->kmalloc);
+}
+
+struct cands {
+	enum slab_trace_word word;
+	struct slab_trace_cand *v;
+	unsigned int n;
+};
+
+/* Let go of the references of @cands[0..@n) and the array. */
+void slab_trace_cands_free(struct slab_trace_cand *cands, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; cands && i < n; i++)
+		slabtrace_cache_put(&cands[i].ref);
+	kvfree(cands);
+}
+
+static int cand_add(struct cands *c, const char *name,
+		    struct slabtrace_cache_ref *ref, u8 kind)
+{
+	struct slab_trace_cand *cand;
+
+	if (c->n == SLAB_TRACE_MAX_CACHES) {
+		slabtrace_cache_put(ref);
+		pr_warn_ratelimited("start: more than %u caches\n",
+				    SLAB_TRACE_MAX_CACHES);
+		return -ENOSPC;
+	}
+	cand = &c->v[c->n++];
+	cand->ref = *ref;
+	cand->kind = kind;
+	strscpy(cand->name, name, sizeof(cand->name));
+	return 0;
+}
+
+static int cand_cache(void *arg, const char *name,
+		      struct slabtrace_cache_ref *ref)
+{
+	struct cands *c = arg;
+
+	if (ref->cache == slab_trace_record_cache || ref->bucket ||
+	    (c->word == SLAB_TRACE_WORD_KMALLOC &&
+	     !slabtrace_cache_is_kmalloc(ref->cache))) {
+		slabtrace_cache_put(ref);
+		return 0;
+	}
+	return cand_add(c, name, ref, SLAB_TRACE_KIND_CACHE);
+}
+
+/**
+ * slab_trace_word_caches - the caches "start WORD" starts
+ * @word: the word
+ * @cands: set to an array of them, resolved; slab_trace_cands_free()
+ * @n: set to their number
+ *
+ * Return: 0; -ENOSPC for more than SLAB_TRACE_MAX_CACHES; -ENOMEM; or the
+ * error of reading /sys/kernel/slab; said in the log.
+ */
+int slab_trace_word_caches(enum slab_trace_word word,
+			   struct slab_trace_cand **cands, unsigned int *n)
+{
+	struct cands c = { .word = word };
+	struct slabtrace_cache_ref ref;
+	u8 kind;
+	int ret;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	*cands = NULL;
+	*n = 0;
+	ret = slabtrace_caches_init();
+	if (ret) {
+		pr_warn_ratelimited("start: cannot look up slab caches on this kernel (%d)\n",
+				    ret);
+		return ret;
+	}
+	c.v = kvcalloc(SLAB_TRACE_MAX_CACHES, sizeof(*c.v), SLABTRACE_GFP_BIG);
+	if (!c.v)
+		return -ENOMEM;
+	ret = slabtrace_caches_each(cand_cache, &c);
+	if (!ret) {
+		ret = slab_trace_resolve("start", "kmalloc-large", &ref, &kind);
+		if (!ret)
+			ret = cand_add(&c, "kmalloc-large", &ref, kind);
+	}
+	if (ret) {
+		if (ret != -ENOSPC)
+			pr_warn_ratelimited("start: cannot list the slab caches (%d)\n",
+					    ret);
+		slab_trace_cands_free(c.v, c.n);
+		return ret;
+	}
+	*cands = c.v;
+	*n = c.n;
+	return 0;
+}
