@@ -40,6 +40,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 DUMP = os.path.join(HERE, "cli", "dump-6.12.txt")
 STACKS = os.path.join(HERE, "cli", "stacks-6.12.txt")
+# "print all" in a 6.12 VM (scripts/vm/guest/many.sh, leaky and bigleak
+# keeping 7 widgets, 5 kmalloc(50) and 3 kmalloc(16384)): its summary line
+# and three of its 22 caches' dumps, as they came (the summary's count made
+# 3); and the module's folded lines of those three after that print.
+PRINT_ALL = os.path.join(HERE, "cli", "print-all-6.12.txt")
+FOLDED_ALL = os.path.join(HERE, "cli", "folded-all-6.12.txt")
 BIN = os.environ.get("SLABTRACE_BIN")
 RECORD = None
 REPORT = None
@@ -82,6 +88,18 @@ def dump_of(name, older=None):
     if older:
         head += " (older than %d ms)" % older
     return text.replace("Dumping outstanding allocs from kmalloc-64", head, 1)
+
+
+def print_of(word="all", older=None):
+    """PRINT_ALL as the module would print it for "print WORD
+    [older-than OLDER]"."""
+    with open(PRINT_ALL) as f:
+        text = f.read()
+    text = text.replace("Print of all:", "Print of %s:" % word, 1)
+    if older:
+        text = re.sub(r"(?m)^(Dumping outstanding allocs from \S+)$",
+                      r"\1 (older than %d ms)" % older, text)
+    return text
 
 
 def build():
@@ -251,10 +269,27 @@ class Cli(unittest.TestCase):
         self.assertEqual(len(lines), 5)
 
     def test_top_of_every_traced_cache(self):
+        # One "print all", shown cache by cache in its order; however many
+        # caches the stats list (no print of each).
+        self.fake.write("slab/stats", STATS + "".join(
+            "cache c%d tracing records 0 replaced 0\n" % i for i in range(40)))
+        self.fake.write("ctl", print_of())
         rc, out, err = self.fake.run("top", "-n", "1")
         self.assertEqual(rc, 0, err)
-        self.assertEqual(self.fake.commands(), ["print kmalloc-64"])
-        self.assertEqual(len(out.splitlines()), 3)
+        self.assertEqual(self.fake.commands(), ["print all"])
+        lines = out.splitlines()
+        self.assertEqual(lines[0], "Print of all: 154 caches, 3 with outstanding objects, "
+                         "most bytes first")
+        self.assertEqual([x.split(":")[0] for x in lines if "outstanding objects (" in x],
+                         ["kmalloc-large", "leaky_widget", "kmalloc-64"])
+        self.assertRegex(out, r"\n +1 +3 +49152 +49152 .* bigleak_large \[bigleak\]")
+        self.assertRegex(out, r"\n +1 +5 +320 +250 .* leaky_alloc_buf \[leaky\]")
+        self.assertEqual(len(lines), 1 + 3 * 4)
+        self.fake.write("ctl", print_of(older=1500))
+        rc, out, err = self.fake.run("leaks", "--older", "1500")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands()[-1], "print all older-than 1500")
+        self.assertEqual(out.count("#01 "), 3)
 
     def test_top_filters(self):
         rc, out, _ = self.fake.run("top", "-c", "kmalloc-64", "--pid", "617")
@@ -270,16 +305,18 @@ class Cli(unittest.TestCase):
         self.assertEqual(self.fake.commands()[-1], "print kmalloc-64 older-than 1500")
 
     def test_top_periodic(self):
+        self.fake.write("ctl", print_of())
         rc, out, err = self.fake.run("top", "-i", "0.1", "-r", "3", "-n", "1")
         self.assertEqual(rc, 0, err)
-        self.assertEqual(self.fake.commands(), ["print kmalloc-64"] * 3)
+        self.assertEqual(self.fake.commands(), ["print all"] * 3)
         heads = [line for line in out.splitlines() if line.startswith("--- ")]
         self.assertEqual(len(heads), 3)
         self.assertRegex(heads[2], r"^--- \d\d:\d\d:\d\d, report 3$")
         self.assertEqual(out.count("leaky_alloc_buf [leaky]"), 3)
 
     def test_top_periodic_json_is_one_document_a_line(self):
-        rc, out, err = self.fake.run("top", "-i", "0.1", "-r", "2", "--json")
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64", "-i", "0.1", "-r", "2",
+                                     "--json")
         self.assertEqual(rc, 0, err)
         docs = [json.loads(line) for line in out.splitlines()]
         self.assertEqual([(d["version"], d["report"]) for d in docs], [(1, 1), (1, 2)])
@@ -583,6 +620,151 @@ class Cli(unittest.TestCase):
                                                 "start kmalloc-64 cgroup /lk"])
 
 
+class Words(unittest.TestCase):
+    """The print of a word ("print all", "print kmalloc"): one print of
+    many caches, read, checked and shown cache by cache."""
+
+    def setUp(self):
+        self.fake = Fake()
+        self.fake.write("ctl", print_of())
+
+    def tearDown(self):
+        self.fake.close()
+
+    def saved(self, text):
+        path = os.path.join(self.fake.root, "saved.dump")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_report_of_a_saved_print_of_all(self):
+        rc, out, err = self.fake.run("report", PRINT_ALL)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([x for x in out.splitlines() if "outstanding objects" in x], [
+            "Print of all: 154 caches, 3 with outstanding objects, most bytes first",
+            "kmalloc-large: 3 outstanding objects (49152 bytes), traced 2.839s, "
+            "0 records dropped; 1 stacks",
+            "leaky_widget: 7 outstanding objects (1456 bytes), traced 2.841s, "
+            "0 records dropped; 1 stacks",
+            "kmalloc-64: 5 outstanding objects (320 bytes), traced 2.841s, "
+            "0 records dropped; 1 stacks"])
+        self.assertRegex(out, r"\n +1 +7 +1456 +1456 .* leaky_alloc_widget \[leaky\] < keep")
+
+    def test_json_covers_every_cache_of_the_print(self):
+        rc, out, err = self.fake.run("leaks", "-c", "all", "--json")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["print all"])
+        caches = json.loads(out)["caches"]
+        self.assertEqual([(c["cache"], c["outstanding"], c["bytes"], c["stacks"][0]["objects"])
+                          for c in caches],
+                         [("kmalloc-large", 3, 49152, 3), ("leaky_widget", 7, 1456, 7),
+                          ("kmalloc-64", 5, 320, 5)])
+        self.assertEqual(caches[0]["stacks"][0]["frames"][0]["function"], "bigleak_large")
+        # With a filter, JSON still lists each cache (0 matched).
+        rc, out, err = self.fake.run("report", "--json", "--module", "bigleak", PRINT_ALL)
+        self.assertEqual([c["matched_objects"] for c in json.loads(out)["caches"]], [3, 0, 0])
+
+    def test_folded_starts_each_line_with_its_cache(self):
+        # As the module's folded file after the same print.
+        rc, out, err = self.fake.run("report", "--folded", PRINT_ALL)
+        self.assertEqual(rc, 0, err)
+        with open(FOLDED_ALL) as f:
+            self.assertEqual(out, f.read())
+        # A print of one cache: no cache frame, as the module's.
+        rc, out, err = self.fake.run("report", "--folded", DUMP)
+        self.assertTrue(out.startswith("syscall:write;entry_SYSCALL_64"), out)
+
+    def test_filters_leave_out_caches_with_nothing_that_passes(self):
+        rc, out, err = self.fake.run("top", "--module", "leaky")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Print of all: 154 caches, 3 with outstanding objects, most bytes first\n"
+                      "2 of them with objects that pass the filters, shown below\n", out)
+        self.assertNotIn("kmalloc-large", out)
+        self.assertIn("leaky_widget: 7 outstanding", out)
+        self.assertIn("kmalloc-64: 5 outstanding", out)
+
+    def test_words_go_to_the_module(self):
+        self.fake.write("ctl", print_of("kmalloc"))
+        rc, out, err = self.fake.run("top", "-c", "kmalloc")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["print kmalloc"])
+        self.assertTrue(out.startswith("Print of kmalloc: 154 caches, 3 with"), out)
+        # A print of another word, or of a cache, is not the one asked for.
+        rc, out, err = self.fake.run("top", "-c", "all")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("ctl: the dump is a print of 'kmalloc', not the print made for 'all' "
+                      "(another print in between?)", err)
+        self.fake.write("ctl", dump_of("kmalloc-64"))
+        rc, out, err = self.fake.run("top", "-c", "kmalloc")
+        self.assertEqual(rc, 1)
+        self.assertIn("ctl: the dump is of 'kmalloc-64', not of the print made for 'kmalloc'",
+                      err)
+        rc, out, err = self.fake.run("top", "-c", "kmalloc-64", "-c", "all")
+        self.assertEqual(rc, 1)
+        self.assertIn("ctl: the dump is of 'kmalloc-64', not of the print made for 'all'", err)
+        for word in ("all", "kmalloc"):
+            rc, out, err = self.fake.run("start", word)
+            self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(self.fake.commands()[-2:], ["start all", "start kmalloc"])
+
+    def test_older_than_in_each_header(self):
+        self.fake.write("ctl", print_of(older=100))
+        rc, out, err = self.fake.run("top", "--older", "100")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["print all older-than 100"])
+        self.fake.write("ctl", print_of())
+        rc, out, err = self.fake.run("top", "--older", "100")
+        self.assertEqual(rc, 1)
+        self.assertIn("ctl: the dump is of 'kmalloc-large', not of the print made for "
+                      "'all (older than 100 ms)'", err)
+
+    def test_nothing_traced(self):
+        self.fake.write("ctl", "Print of all: 0 caches, 0 with outstanding objects, "
+                        "most bytes first\n")
+        rc, out, err = self.fake.run("top")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertEqual(err, "slabtrace: no cache is traced or holds records (slabtrace "
+                         "status; slabtrace record -c CACHE -- COMMAND)\n")
+        # Traced, but nothing outstanding: the summary says it.
+        self.fake.write("ctl", "Print of all: 5 caches, 0 with outstanding objects, "
+                        "most bytes first\n")
+        rc, out, err = self.fake.run("top")
+        self.assertEqual((rc, out), (0, "Print of all: 5 caches, 0 with outstanding objects, "
+                                        "most bytes first\n"), err)
+
+    def test_a_print_cut_short_is_refused(self):
+        with open(PRINT_ALL) as f:
+            lines = f.read().splitlines(True)
+        last = max(i for i, x in enumerate(lines) if x.startswith("Dumping"))
+        cases = [
+            # The last cache's dump missing: two of three.
+            (lines[:last], "the print is cut short: it holds 2 caches, "
+             "its first line counts 3"),
+            # Cut in the last cache's dump.
+            (lines[:last + 10], "the dump is cut short: it lists 1 objects, "
+             "its header counts 5"),
+            # Its header alone.
+            (lines[:last + 1], "the dump is cut short: no 'traced' line after its header"),
+            # One more dump than the summary counts.
+            (lines + lines[last:], "the print holds more than the 3 caches its first "
+             "line counts"),
+            # Dumps of several caches without the summary line (from ctl,
+            # not the print of all).
+            (lines[1:], "a second dump header",
+             "the dump is of 'kmalloc-large', not of the print made for 'all'"),
+            (["Print of all: 3 caches\n"] + lines[1:], "cannot read 'Print of all: 3 caches'"),
+        ]
+        for cut, why, *ctl_why in cases:
+            path = self.saved("".join(cut))
+            rc, out, err = self.fake.run("report", path)
+            self.assertEqual((rc, out), (1, ""), why)
+            self.assertIn("saved.dump: " + why, err)
+            self.fake.write("ctl", "".join(cut))
+            rc, out, err = self.fake.run("top")
+            self.assertEqual(rc, 1, why)
+            self.assertIn("ctl: " + (ctl_why or [why])[0], err)
+
+
 def described(tc, helptext):
     """@tc checks that each option of @helptext's usage (the text before
     its first empty line) has a line of its own after it."""
@@ -768,7 +950,7 @@ class Record(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(self.fake.commands(), [])
 
-    def signalled(self, sig, keep=False):
+    def signalled(self, sig, keep=False, cache="kmalloc-64"):
         """record around a long command, sent @sig once it runs."""
         pidfile = os.path.join(self.fake.root, "cmd.pid")
         if os.path.exists(pidfile):
@@ -780,7 +962,7 @@ class Record(unittest.TestCase):
             with open(pidfile) as f:
                 return f.read().endswith("\n")
 
-        rec = self.fake.popen("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+        rec = self.fake.popen("record", "-c", cache, "-s", "0", "-o", self.out,
                               *(["--keep"] if keep else []), "--",
                               "sh", "-c", "echo $$ > %s; exec sleep 30" % pidfile)
         self.fake.wait_for(started, "command")
@@ -842,6 +1024,75 @@ class Record(unittest.TestCase):
                              r"its watchdog %s kmalloc-64\n" %
                              ("stopped" if keep else "stopped and reset"))
 
+
+    def test_record_a_word(self):
+        # Nothing traced: record starts the word, stops, prints, saves and
+        # resets it as a cache; one file a view, named after the word.
+        for word in ("all", "kmalloc"):
+            self.fake.write("ctl", print_of(word))
+            rc, out, err = self.fake.run("record", "-c", word, "-s", "0", "-o", self.out,
+                                         "--", "true")
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(self.fake.commands(), ["start " + word, "stop " + word,
+                                                    "print " + word, "reset " + word])
+            self.assertEqual(sorted(x for x in os.listdir(self.out) if x.startswith(word)),
+                             [word + ".dump", word + ".folded", word + ".folded_bytes",
+                              word + ".stacks"])
+            with open(os.path.join(self.out, word + ".dump")) as f:
+                self.assertTrue(f.read().startswith(print_of(word)))
+            self.assertIn("record: tracing %s; running true\n" % word, out)
+            self.assertIn("\nPrint of %s: 154 caches, 3 with outstanding objects" % word, out)
+            self.assertRegex(out, r"\n +1 +3 +49152 .* bigleak_large \[bigleak\]")
+            self.assertRegex(out, r"\n +1 +5 +320 .* leaky_alloc_buf \[leaky\]")
+
+    def test_a_word_only_when_nothing_is_traced(self):
+        for stats in (STATS_TRACING, STATS):
+            self.fake.write("slab/stats", stats)
+            rc, out, err = self.fake.run("record", "-c", "kmalloc", "--", "true")
+            self.assertEqual((rc, out), (1, ""))
+            self.assertEqual(err, "slabtrace: record: not tracing kmalloc: a cache is traced "
+                             "or holds records (slabtrace status shows them); record takes a "
+                             "word only when none is: stop and reset them first (slabtrace "
+                             "stop all; slabtrace reset all), or name caches with -c\n")
+        self.assertEqual(self.fake.commands(), [])
+        rc, out, err = self.fake.run("record", "-c", "all", "-c", "dentry", "--", "true")
+        self.assertEqual(rc, 2)
+        self.assertIn("record: -c all stands for a set of caches: the only -c then", err)
+
+    def test_a_word_record_holds_its_caches(self):
+        # While it runs, another record of one of its caches is refused;
+        # one of a cache -c kmalloc does not stand for is not.
+        self.fake.write("ctl", print_of("kmalloc"))
+        first = self.fake.popen("record", "-c", "kmalloc", "-s", "0", "-o", self.out,
+                                "--", "sleep", "1.5")
+        try:
+            self.fake.wait_for(lambda: self.fake.commands() == ["start kmalloc"], "start")
+            rc, out, err = self.fake.run("record", "-c", "kmalloc-8k", "-s", "0", "-o",
+                                         self.out + "2", "--", "true")
+            self.assertEqual(rc, 1, err)
+            self.assertIn("record: not tracing kmalloc-8k: another slabtrace record is "
+                          "tracing it", err)
+            self.fake.write("ctl", dump_of("dentry") + "start kmalloc\n")
+            rc, out, err = self.fake.run("record", "-c", "dentry", "-s", "0", "-o",
+                                         self.out + "2", "--", "true")
+            self.assertEqual(rc, 0, err)
+            self.fake.write("ctl", print_of("kmalloc") + "start kmalloc\n")
+        finally:
+            out, err = first.communicate(timeout=30)
+        self.assertEqual(first.returncode, 0, err)
+        self.assertEqual(self.fake.commands(), ["start kmalloc", "stop kmalloc",
+                                                "print kmalloc", "reset kmalloc"])
+
+    def test_sigkill_the_watchdog_stops_the_word(self):
+        for keep in (False, True):
+            rc, out, err, secs = self.signalled(signal.SIGKILL, keep, cache="all")
+            self.assertEqual(rc, -signal.SIGKILL)
+            want = ["start all", "stop all"] + ([] if keep else ["reset all"])
+            self.fake.wait_for(lambda: self.fake.commands()[-len(want):] == want,
+                               "the watchdog's commands")
+            self.assertRegex(err, r"slabtrace: record \(pid \d+\) ended without cleaning up; "
+                             r"its watchdog %s all\n" %
+                             ("stopped" if keep else "stopped and reset"))
 
     def test_sigkill_as_the_trace_starts_the_watchdog_cleans_up(self):
         """SIGKILL the moment record's start reaches ctl (watched without

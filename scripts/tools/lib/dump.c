@@ -223,21 +223,28 @@ out:
 
 /*
  * Whether the header line @line (after "Dumping outstanding allocs from ")
- * is that of the print @e describes; says why not, for @src.
+ * is that of the print @e describes, or of a cache in it (@part: the
+ * print of a word, whose headers name its caches); says why not, for
+ * @src.
  */
-static bool header_is(const char *line, const struct expect *e, const char *src)
+static bool header_is(const char *line, const struct expect *e, bool part,
+		      const char *src)
 {
-	char want[600], name[300];
+	char want[600], name[300], opts[64] = "";
 
 	if (!e->cache)
 		return true;
-	kernel_escape(e->cache, name, sizeof(name));
 	if (e->older)
-		snprintf(want, sizeof(want), "%s (older than %ld ms)", name, e->older);
+		snprintf(opts, sizeof(opts), " (older than %ld ms)", e->older);
+	if (part)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, " "), line);
 	else
-		snprintf(want, sizeof(want), "%s", name);
+		kernel_escape(e->cache, name, sizeof(name));
+	snprintf(want, sizeof(want), "%s%s", name, opts);
 	if (!strcmp(line, want))
 		return true;
+	if (part)
+		snprintf(want, sizeof(want), "%s%s", e->cache, opts);
 	fflush(stdout);
 	fprintf(stderr, "%s: %s: the dump is of '", prog_name, src);
 	put_escaped(stderr, line);
@@ -290,15 +297,11 @@ static long sample_of(const char *line)
 }
 
 /*
- * Parse a per-object dump (what ctl returns after "print CACHE") into
- * groups of objects by backtrace and system call.  @src names the input
- * in errors; the dump must be of the print @e, and list as many objects
- * as its header counts.  A saved dump (@e names no cache) must have no
- * line a dump does not have: a file of another kind is refused, not read
- * as "0 objects".  Returns false if @text is not such a dump.
+ * dump_parse(), of a dump alone or (@part) of one cache's in the print of
+ * a word.
  */
-bool dump_parse(char *text, struct dump *d, const struct filter *f,
-		const struct expect *e, const char *src)
+static bool parse_one(char *text, struct dump *d, const struct filter *f,
+		      const struct expect *e, bool part, const char *src)
 {
 	struct object o = { 0 };
 	bool in_obj = false, header = false, traced = false;
@@ -321,7 +324,7 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 				note("%s: a stacks view, not a per-object dump", src);
 				return false;
 			}
-			if (!header_is(p, e, src))
+			if (!header_is(p, e, part, src))
 				return false;
 			snprintf(d->cache, sizeof(d->cache), "%.*s",
 				 (int)strcspn(p, " "), p);
@@ -416,6 +419,139 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		return false;
 	}
 	return true;
+}
+
+/*
+ * Parse a per-object dump (what ctl returns after "print CACHE") into
+ * groups of objects by backtrace and system call.  @src names the input
+ * in errors; the dump must be of the print @e, and list as many objects
+ * as its header counts.  A saved dump (@e names no cache) must have no
+ * line a dump does not have: a file of another kind is refused, not read
+ * as "0 objects".  Returns false if @text is not such a dump.
+ */
+bool dump_parse(char *text, struct dump *d, const struct filter *f,
+		const struct expect *e, const char *src)
+{
+	return parse_one(text, d, f, e, false, src);
+}
+
+/* Whether @name is a word of the module's for a set of caches. */
+bool print_is_word(const char *name)
+{
+	return !strcmp(name, "all") || !strcmp(name, "kmalloc");
+}
+
+#define DUMP_HEAD "Dumping outstanding allocs from "
+#define SUMMARY "Print of %63[^:]: %ld caches, %ld with outstanding objects, most bytes first%n"
+
+/*
+ * The summary line of a print of a word, at @text, into @p: the offset of
+ * the line after it; 0 (said, for @src) if @text starts with no such line.
+ */
+static size_t summary_parse(const char *text, struct print *p, long *parts,
+			    const char *src)
+{
+	size_t len = strcspn(text, "\n");
+	int off = 0;
+
+	if (sscanf(text, SUMMARY, p->word, &p->caches, parts, &off) != 3 ||
+	    (size_t)off != len || *parts < 0 || *parts > p->caches) {
+		note("%s: cannot read '%.*s'", src, (int)(len > 80 ? 80 : len), text);
+		return 0;
+	}
+	return len + (text[len] == '\n');
+}
+
+/*
+ * Parse a print: a dump of one cache (dump_parse()), or the print of a
+ * word, its summary line and the dump of each cache that it counts (each
+ * read as dump_parse() reads a dump, but for the name in its header).
+ * The print must be that of @e (of the word @e names; any if none), and
+ * hold as many dumps as its summary counts.  Splits @text.  Returns false
+ * (with nothing to free) if @text is no such print.
+ */
+bool print_parse(char *text, struct print *p, const struct filter *f,
+		 const struct expect *e, const char *src)
+{
+	char *part, *next;
+	long parts = 0;
+	size_t off;
+
+	memset(p, 0, sizeof(*p));
+	if (strncmp(text, "Print of ", 9)) {
+		p->d = xmalloc(sizeof(*p->d));
+		p->n = 1;
+		if (dump_parse(text, p->d, f, e, src))
+			return true;
+		print_free(p);
+		return false;
+	}
+	off = summary_parse(text, p, &parts, src);
+	if (!off)
+		return false;
+	if (e->cache && strcmp(p->word, e->cache)) {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s: the dump is a print of '", prog_name, src);
+		put_escaped(stderr, p->word);
+		fputs("', not the print made for '", stderr);
+		put_escaped(stderr, e->cache);
+		fputs("' (another print in between?)\n", stderr);
+		return false;
+	}
+	part = text + off;
+	if (!parts && e->cache)
+		return true;	/* what ctl holds after the print: not read */
+	if (*part && strncmp(part, DUMP_HEAD, strlen(DUMP_HEAD))) {
+		note("%s: not a line of a print of %s: '%.60s'", src, p->word, part);
+		return false;
+	}
+	p->d = xmalloc((parts ? parts : 1) * sizeof(*p->d));
+	for (; *part; part = next) {
+		next = strstr(part, "\n" DUMP_HEAD);
+		if (next)
+			*next++ = 0;
+		else
+			next = part + strlen(part);
+		if (p->n == parts) {
+			note("%s: the print holds more than the %ld caches its first line counts",
+			     src, parts);
+			print_free(p);
+			return false;
+		}
+		if (!parse_one(part, &p->d[p->n++], f, e, true, src)) {
+			print_free(p);
+			return false;
+		}
+	}
+	if (p->n != parts) {
+		note("%s: the print is cut short: it holds %d caches, its first line counts %ld",
+		     src, p->n, parts);
+		print_free(p);
+		return false;
+	}
+	return true;
+}
+
+/* The longest any cache of @p was traced, in seconds. */
+double print_traced(const struct print *p)
+{
+	double t = 0;
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->d[i].traced > t)
+			t = p->d[i].traced;
+	return t;
+}
+
+void print_free(struct print *p)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		dump_free(&p->d[i]);
+	free(p->d);
+	memset(p, 0, sizeof(*p));
 }
 
 /* Set for group_cmp() by dump_sort(). */

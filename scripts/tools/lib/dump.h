@@ -7,6 +7,12 @@
  * stacks view, a second header, a dump cut short (fewer objects than its
  * header counts).
  *
+ * A print of a word ("print all", "print kmalloc") is a summary line,
+ * "Print of WORD: T caches, N with outstanding objects, most bytes first",
+ * then N such dumps, one a cache: print_parse() reads either kind into a
+ * struct print, each dump checked as a dump alone is, and the print cut
+ * short if it holds fewer dumps than its summary counts.
+ *
  * A frame is kept as the dump writes it after "in ":
  * "leaky_alloc_buf+0x1b/0x20 [leaky]" (function+offset/size [module]).
  */
@@ -68,8 +74,16 @@ struct dump {
 
 /* The print a dump must come from: its cache and older-than (0: none). */
 struct expect {
-	const char *cache;	/* NULL: any (a saved dump) */
+	const char *cache;	/* or word; NULL: any (a saved dump) */
 	long older;
+};
+
+/* What a print holds: one dump, or a word's, in the module's order. */
+struct print {
+	char word[64];		/* "all", "kmalloc"; "" for a print of a cache */
+	long caches;		/* a word's: the traced caches it stood for */
+	struct dump *d;		/* most bytes first */
+	int n;
 };
 
 /* What one record of @d stands for: N if sampled 1 in N, else 1. */
@@ -94,6 +108,12 @@ bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		const struct expect *e, const char *src);
 void dump_sort(struct dump *d, bool by_bytes);
 void dump_free(struct dump *d);
+
+bool print_is_word(const char *name);
+bool print_parse(char *text, struct print *p, const struct filter *f,
+		 const struct expect *e, const char *src);
+double print_traced(const struct print *p);
+void print_free(struct print *p);
 
 void frame_split(const char *frame, char *fn, size_t fn_size, char *mod,
 		 size_t mod_size);

@@ -113,13 +113,16 @@ static bool suggest(const char *name, char *buf, size_t size)
 	return best < 4;
 }
 
-/* Dies if @name is no cache, with the name meant if one is close. */
+/*
+ * Dies if @name is no cache, with the name meant if one is close.  The
+ * module's words for sets of caches (all, kmalloc) pass.
+ */
 void need_cache(const char *name)
 {
 	char path[PATH_MAX], alt[256];
 
 	slab_dir(path, sizeof(path), "");
-	if (access(path, F_OK) || cache_exists(name))
+	if (access(path, F_OK) || cache_exists(name) || print_is_word(name))
 		return;	/* no sysfs to ask: the module will say */
 	fflush(stdout);
 	fprintf(stderr, "%s: no such cache '", prog_name);
@@ -132,6 +135,27 @@ void need_cache(const char *name)
 		fputs("' (the names are in /proc/slabinfo)\n", stderr);
 	}
 	exit(1);
+}
+
+/*
+ * Whether @name is that of a kmalloc cache, of any type: kmalloc-64,
+ * kmalloc-cg-1k, kmalloc-rcl-8k, dma-kmalloc-512.
+ */
+bool is_kmalloc_name(const char *name)
+{
+	size_t n;
+
+	if (!strncmp(name, "dma-", 4))
+		name += 4;
+	if (strncmp(name, "kmalloc-", 8))
+		return false;
+	name += 8;
+	if (!strncmp(name, "cg-", 3))
+		name += 3;
+	else if (!strncmp(name, "rcl-", 4))
+		name += 4;
+	n = strspn(name, "0123456789");
+	return n && (!name[n] || (name[n] == 'k' && !name[n + 1]));
 }
 
 /*

@@ -32,7 +32,7 @@
 
 #define VERSION "0.1"
 #define JSON_VERSION 1
-#define MAX_CACHES 16		/* -c, as the module traces at most */
+#define MAX_CACHES 16		/* -c: names given, not caches traced */
 
 /* What the options of a command said. */
 struct opts {
@@ -66,6 +66,7 @@ extern char help_hint[64];		/* "slabtrace CMD --help" */
 void slab_dir(char *buf, size_t size, const char *name);
 void need_cache(const char *name);
 void cache_identity(const char *name, char *buf, size_t size);
+bool is_kmalloc_name(const char *name);
 
 /* ctl.c */
 noreturn void ctl_failed(const char *cmd, const char *reason);
@@ -90,8 +91,8 @@ struct traced {
 
 struct stats {
 	char *text;
-	struct traced *caches;
-	int n;
+	struct traced *caches;	/* as many as stats lists */
+	int n, cap;
 };
 
 const char *kv_get(const struct traced *t, const char *key);
@@ -143,16 +144,16 @@ void dump_print(const struct dump *d, long top, bool full);
 void json_begin(long report);
 void json_end(void);
 void dump_json(const struct dump *d, long top);
-void dump_folded(const struct dump *d, bool by_bytes);
+void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame);
 struct pprof *dump_pprof_new(void);
 void dump_pprof_add(struct pprof *p, const struct dump *d);
 void dump_pprof_write(struct pprof *p, const char *path, double time,
 		      double duration);
 
 /* view.c */
-double show_dump(char *text, const struct opts *o, bool full,
-		 const struct expect *e, const char *src, bool *first,
-		 struct pprof *pprof);
+double show_print(char *text, const struct opts *o, bool full,
+		  const struct expect *e, const char *src, bool *first,
+		  struct pprof *pprof);
 int cmd_top(struct opts *o, int argc, char **argv);
 int cmd_leaks(struct opts *o, int argc, char **argv);
 int cmd_report(struct opts *o, int argc, char **argv);

@@ -6,14 +6,15 @@
  *   slabtrace status
  *   slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [--prometheus FILE]
  *                    [-- COMMAND...]
- *   slabtrace record -c CACHE... | --auto [-o DIR] [-s SECS] [-n N]
- *                    [--keep] [--pprof FILE] -- COMMAND...
- *   slabtrace top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P]
- *                 [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]
+ *   slabtrace record -c CACHE... | -c all|kmalloc | --auto [-o DIR]
+ *                    [-s SECS] [-n N] [--keep] [--pprof FILE] -- COMMAND...
+ *   slabtrace top [-c CACHE|all|kmalloc]... [--bytes] [--module M]
+ *                 [--comm C] [--pid P] [--older MS] [-n N] [--json]
+ *                 [-i SECS [-r ROUNDS]]
  *   slabtrace leaks [the options of top but -i and -r]
  *   slabtrace report [the filters of top] [-n N] [--json | --folded]
  *                    [--pprof FILE] DUMP
- *   slabtrace start|stop|reset|mark CACHE
+ *   slabtrace start|stop|reset|mark CACHE|all|kmalloc
  *   slabtrace COMMAND --help; slabtrace --help; slabtrace --version
  *
  * The module stays the one source of truth: every command here is a
@@ -95,7 +96,9 @@ static const char help_record[] =
 	"Trace caches around COMMAND: start them, run COMMAND, stop them, wait for\n"
 	"deferred frees, save a snapshot into DIR and show the top stacks.\n"
 	"\n"
-	"  -c, --cache CACHE   a cache to trace; again for more (at most 16)\n"
+	"  -c, --cache CACHE   a cache to trace; again for more (at most 16); or\n"
+	"                      one word: all (every slab cache), kmalloc (every\n"
+	"                      kmalloc cache); a word only when no cache is traced\n"
 	"      --auto          run COMMAND once untraced first, and trace the (up\n"
 	"                      to three) caches that only grew meanwhile\n"
 	"  -o, --output DIR    where to save (slabtrace.out)\n"
@@ -110,7 +113,8 @@ static const char help_record[] =
 	"already (by hand, or left by a killed record) is shared: never stopped\n"
 	"or reset.  A cache another record is tracing, or one that holds the\n"
 	"records of a stopped trace, is refused.  SIGINT, SIGTERM or SIGHUP ends\n"
-	"COMMAND; record then saves, cleans up and exits with 128 + the signal.\n";
+	"COMMAND; record then saves, cleans up and exits with 128 + the signal.\n"
+	"With a word, record saves one print of all its caches (WORD.dump, ...).\n";
 
 #define HELP_FILTERS \
 	"      --bytes        rank by bytes, not objects\n" \
@@ -124,9 +128,11 @@ static const char help_top[] =
 	"                     [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]\n"
 	"\n"
 	"The stacks holding the most outstanding objects of each traced cache (or\n"
-	"of each CACHE), from a fresh snapshot.\n"
+	"of each CACHE), from a fresh snapshot: one print of every traced cache,\n"
+	"most bytes first, without -c.\n"
 	"\n"
-	"  -c, --cache CACHE  a cache to show (default: every cache traced)\n"
+	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
+	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"
 	HELP_FILTERS
 	"  -n N               show the first N stacks (10)\n"
 	"      --json         the report as one JSON document on one line\n"
@@ -141,7 +147,8 @@ static const char help_leaks[] =
 	"Every stack holding outstanding objects of each traced cache (or of each\n"
 	"CACHE), with who allocated them, their ages and the full backtrace.\n"
 	"\n"
-	"  -c, --cache CACHE  a cache to show (default: every cache traced)\n"
+	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
+	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"
 	HELP_FILTERS
 	"  -n N               show the first N stacks only\n"
 	"      --json         the report as one JSON document on one line\n"
@@ -153,7 +160,8 @@ static const char help_report[] =
 	"                        [--pprof FILE] DUMP\n"
 	"\n"
 	"top on a saved per-object dump (record's CACHE.dump, or what reading\n"
-	"ctl gave after a print; - reads standard input), no module needed.\n"
+	"ctl gave after a print, of a cache or of a word such as all; - reads\n"
+	"standard input), no module needed.\n"
 	"\n"
 	HELP_FILTERS
 	"  -n N               show the first N stacks (10)\n"
@@ -165,7 +173,7 @@ static const char help_report[] =
 	"  -h, --help         this help\n";
 
 static const char help_plain[] =
-	"usage: slabtrace start|stop|reset|mark CACHE\n"
+	"usage: slabtrace start|stop|reset|mark CACHE|all|kmalloc\n"
 	"       slabtrace start CACHE [pid PID...|comm NAME|cgroup PATH]\n"
 	"                             [sample N|sample-bytes B]\n"
 	"\n"
@@ -178,6 +186,8 @@ static const char help_plain[] =
 	"  stop CACHE    record no new ones (frees still drop records)\n"
 	"  reset CACHE   drop CACHE's records\n"
 	"  mark CACHE    note the time (print CACHE since-mark shows what came after)\n"
+	"  all, kmalloc  in place of CACHE: start every slab cache, or every kmalloc\n"
+	"                cache (and kmalloc-large); the others, every traced one\n"
 	"  -h, --help    this help\n";
 
 enum {

@@ -211,9 +211,11 @@ static void put_replaced(const char *s, char from, char to)
  * folded_bytes (@by_bytes) files write them: the system call as the root
  * frame ("syscall:write", "syscall:compat_write"), then the frames from
  * the outermost in, without their offsets, ';' in a name as ':';
- * "[unknown]" for a group without backtrace.
+ * "[unknown]" for a group without backtrace.  In the print of a word
+ * (@cache_frame), the cache's name comes first, as the module writes it
+ * there, so that a flame graph's root splits by cache.
  */
-void dump_folded(const struct dump *d, bool by_bytes)
+void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame)
 {
 	char fn[512];
 	int i, j;
@@ -222,6 +224,10 @@ void dump_folded(const struct dump *d, bool by_bytes)
 		const struct group *g = &d->g[i];
 		bool any = false;
 
+		if (cache_frame) {
+			put_replaced(d->cache, ';', ':');
+			putchar(';');
+		}
 		if (g->syscall) {
 			fputs("syscall:", stdout);
 			if (!strncmp(g->syscall, "compat ", 7)) {

@@ -10,12 +10,18 @@
  * cache traced already, by hand or left by a killed record, is shared:
  * never stopped or reset here.  A cache another record holds, or one
  * holding the records of a stopped trace, is refused.  SIGINT, SIGTERM
- * and SIGHUP end COMMAND, then record saves and cleans up.  Against
+ * and SIGHUP end COMMAND, then record saves and cleans up.
+ *
+ * A word (-c all, -c kmalloc) is taken only when no cache is traced or
+ * holds records: record then starts it, owns every cache it stands for
+ * (their /sys/kernel/slab entries locked), and at the end stops, prints,
+ * saves and resets the word as it would a cache.  Against
  * SIGKILL, a watchdog child in a session of its own waits on a pipe from
  * record: if the pipe closes without record's word that it cleaned up, the
  * watchdog stops (and resets, but with --keep) the caches record started.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -85,12 +91,14 @@ static void auto_caches(struct opts *o, char **cmd)
 	free(s.v);
 }
 
-/* A cache record was asked to trace. */
+/* A cache (or a word) record was asked to trace. */
 struct rec_cache {
 	const char *name;
 	bool own;		/* started here: stopped and reset here */
 	bool used;		/* traced here, owned or shared */
 	int lock;		/* its /sys/kernel/slab entry, locked while owned; -1 */
+	int *locks;		/* a word's: its caches' entries, locked while owned */
+	int nlocks;
 };
 
 struct rec {
@@ -121,9 +129,57 @@ static int lock_dir(const char *path, int how)
 
 static void unlock(struct rec_cache *c)
 {
+	int i;
+
 	if (c->lock >= 0)
 		close(c->lock);
 	c->lock = -1;
+	for (i = 0; i < c->nlocks; i++)
+		close(c->locks[i]);
+	free(c->locks);
+	c->locks = NULL;
+	c->nlocks = 0;
+}
+
+/*
+ * Lock the /sys/kernel/slab entries of the caches the word of @c stands
+ * for, each directory once (merged names lead to one), as record locks a
+ * cache it owns: another record then refuses them.  An entry another
+ * process holds (a record that is letting its cache go) is left out.
+ */
+static void lock_word(struct rec_cache *c)
+{
+	char path[PATH_MAX], real[PATH_MAX], **seen = NULL;
+	bool kmalloc = !strcmp(c->name, "kmalloc");
+	int i, fd, nseen = 0;
+	struct dirent *de;
+	DIR *d;
+
+	slab_dir(path, sizeof(path), "");
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || (kmalloc && !is_kmalloc_name(de->d_name)))
+			continue;
+		slab_dir(path, sizeof(path), de->d_name);
+		if (!realpath(path, real))
+			continue;
+		for (i = 0; i < nseen && strcmp(seen[i], real); i++)
+			;
+		if (i < nseen)
+			continue;
+		seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
+		seen[nseen++] = xstrdup(real);
+		fd = lock_dir(real, LOCK_EX | LOCK_NB);
+		if (fd < 0)
+			continue;
+		c->locks = xrealloc(c->locks, (c->nlocks + 1) * sizeof(*c->locks));
+		c->locks[c->nlocks++] = fd;
+	}
+	if (d)
+		closedir(d);
+	for (i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
 }
 
 /*
@@ -282,6 +338,11 @@ static bool refused(const struct rec_cache *c, const struct traced *t,
 	if (c->lock == -2)
 		snprintf(buf, size, "another slabtrace record is tracing it (%s%s%s)",
 			 "slabtrace top -c ", c->name, " reads it meanwhile");
+	else if (print_is_word(c->name) && t)
+		snprintf(buf, size, "%s%s%s",
+			 "a cache is traced or holds records (slabtrace status shows them); ",
+			 "record takes a word only when none is: stop and reset them first ",
+			 "(slabtrace stop all; slabtrace reset all), or name caches with -c");
 	else if (t && !t->tracing)
 		snprintf(buf, size, "it holds the records of a stopped trace %s%s%s%s%s",
 			 "(slabtrace leaks -c ", c->name, " shows them, slabtrace reset ",
@@ -312,8 +373,15 @@ static void rec_take(struct rec *r, bool autosel)
 		struct rec_cache *c = &r->c[i];
 
 		slab_dir(path, sizeof(path), c->name);
-		c->lock = lock_dir(path, LOCK_EX | LOCK_NB);
-		t = stats_find(&s, c->name);
+		if (print_is_word(c->name)) {
+			/* Any cache traced or holding records: refused. */
+			t = s.n ? &s.caches[0] : NULL;
+			if (!t)
+				lock_word(c);
+		} else {
+			c->lock = lock_dir(path, LOCK_EX | LOCK_NB);
+			t = stats_find(&s, c->name);
+		}
 		if (refused(c, t, why, sizeof(why))) {
 			note("record: not tracing %s: %s", c->name, why);
 			no = true;
@@ -380,6 +448,10 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		usage("record: -c or --auto, not both");
 	if (!o->ncaches && !o->autosel)
 		usage("record: name the caches with -c CACHE, or let --auto find them");
+	for (i = 0; i < o->ncaches; i++)
+		if (o->ncaches > 1 && print_is_word(o->caches[i]))
+			usage("record: -c %s stands for a set of caches: the only -c then",
+			      o->caches[i]);
 	st_check("ctl", R_OK | W_OK);
 	for (i = 0; i < o->ncaches; i++)
 		need_cache(o->caches[i]);
@@ -445,8 +517,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		snapshot(r.c[i].name, 0, NVIEWS, texts);
 		for (j = 0; j < NVIEWS; j++)
 			save(dir, r.c[i].name, saved_views[j], texts[j]);
-		traced = show_dump(texts[VIEW_CTL], o, false, &e, "ctl", &first,
-				   pprof);
+		traced = show_print(texts[VIEW_CTL], o, false, &e, "ctl", &first,
+				    pprof);
 		if (traced > duration)
 			duration = traced;
 		for (j = 0; j < NVIEWS; j++)

@@ -50,7 +50,11 @@ bool read_stats(struct stats *s, bool die_on_error)
 
 		if (strncmp(line, "cache ", 6))
 			continue;
-		s->caches = xrealloc(s->caches, (s->n + 1) * sizeof(*t));
+		/* Hundreds of caches after "start all": grown by doubling. */
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 16;
+			s->caches = xrealloc(s->caches, s->cap * sizeof(*t));
+		}
 		t = &s->caches[s->n++];
 		memset(t, 0, sizeof(*t));
 		w = strtok_r(line + 6, " ", &p);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace(8): top and leaks, on a fresh print of each cache (once, or
- * every -i seconds), and report, on a saved dump, no module needed.
+ * slabtrace(8): top and leaks, on a fresh print (once, or every -i
+ * seconds) of each cache or word asked for, or of every traced cache at
+ * once ("print all"), and report, on a saved print, no module needed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,43 +22,93 @@ static long shown(const struct opts *o, bool full)
 	return o->top > 0 ? o->top : full ? -1 : 10;
 }
 
-/*
- * Group, sort and show one dump (as text, JSON or folded stacks, as @o
- * says), and add it to @pprof if not NULL; exits if it is not the one of
- * @e.  Returns the seconds it was traced.
- */
-double show_dump(char *text, const struct opts *o, bool full,
-		 const struct expect *e, const char *src, bool *first,
-		 struct pprof *pprof)
+/* One dump of a print, grouped and sorted, shown as @o says. */
+static void show_one(struct dump *d, const struct opts *o, bool full,
+		     bool word, bool *first, struct pprof *pprof)
 {
-	double traced;
-	struct dump d;
-
-	if (!dump_parse(text, &d, &o->f, e, src))
-		exit(1);
-	dump_sort(&d, o->f.by_bytes);
+	dump_sort(d, o->f.by_bytes);
 	if (pprof)
-		dump_pprof_add(pprof, &d);
+		dump_pprof_add(pprof, d);
 	if (o->folded) {
-		dump_folded(&d, o->f.by_bytes);
+		dump_folded(d, o->f.by_bytes, word);
 	} else if (o->json) {
 		printf("%s", *first ? "" : ", ");
-		dump_json(&d, shown(o, full));
+		dump_json(d, shown(o, full));
 	} else {
 		if (!*first)
 			putchar('\n');
-		dump_print(&d, shown(o, full), full);
+		dump_print(d, shown(o, full), full);
 	}
 	*first = false;
-	traced = d.traced;
-	dump_free(&d);
+}
+
+/*
+ * Show a print (as text, JSON or folded stacks, as @o says): a cache's
+ * dump, or each of a word's, in the module's order (most bytes first);
+ * and add it to @pprof if not NULL.  As text, the print of a word says
+ * what its summary line says, and shows only the caches with objects
+ * that pass the filters.  Exits if @text is not the print of @e.
+ * Returns the longest any of its caches was traced, in seconds.
+ */
+double show_print(char *text, const struct opts *o, bool full,
+		  const struct expect *e, const char *src, bool *first,
+		  struct pprof *pprof)
+{
+	bool word, text_out = !o->folded && !o->json;
+	struct print p;
+	double traced;
+	int i, passed = 0;
+
+	if (!print_parse(text, &p, &o->f, e, src))
+		exit(1);
+	word = p.word[0];
+	for (i = 0; i < p.n; i++)
+		passed += p.d[i].objects > 0;
+	if (word && text_out) {
+		if (!*first)
+			putchar('\n');
+		printf("Print of %s: %ld caches, %d with outstanding objects, most bytes first\n",
+		       p.word, p.caches, p.n);
+		if (passed < p.n)
+			printf("%d of them with objects that pass the filters, shown below\n",
+			       passed);
+		*first = false;
+	}
+	for (i = 0; i < p.n; i++)
+		if (!word || !text_out || p.d[i].objects)
+			show_one(&p.d[i], o, full, word, first, pprof);
+	traced = print_traced(&p);
+	print_free(&p);
 	return traced;
 }
 
+/* The print of @name (and @older), shown; dies if @name traces nothing. */
+static void view_print(const char *name, const struct opts *o, bool full,
+		       bool *first)
+{
+	struct expect e = { name, o->older };
+	long traced = -1;
+	char *text;
+
+	need_cache(name);
+	snapshot(name, o->older, 1, &text);
+	if (sscanf(text, "Print of %*[^:]: %ld caches, ", &traced) == 1 && !traced)
+		die("%s (%s; %s)", strcmp(name, "kmalloc") ?
+		    "no cache is traced or holds records" :
+		    "no kmalloc cache is traced or holds records",
+		    "slabtrace status",
+		    "slabtrace record -c CACHE -- COMMAND");
+	show_print(text, o, full, &e, "ctl", first, NULL);
+	free(text);
+}
+
+/*
+ * top and leaks: a print of each -c CACHE (or word), or without -c one
+ * "print all", every -i seconds.
+ */
 static int cmd_view(struct opts *o, int argc, char **argv, bool full)
 {
 	long round;
-	struct stats s;
 	bool first;
 	int i;
 
@@ -65,16 +116,8 @@ static int cmd_view(struct opts *o, int argc, char **argv, bool full)
 		usage("%s: no arguments but options, not '%s'", cur->name, argv[0]);
 	if (o->rounds > 0 && !o->interval)
 		usage("%s: -r goes with -i", cur->name);
-	if (!o->ncaches) {
-		read_stats(&s, true);
-		for (i = 0; i < s.n && i < MAX_CACHES; i++)
-			o->caches[o->ncaches++] = xstrdup(s.caches[i].name);
-		stats_free(&s);
-		if (!o->ncaches)
-			die("no cache is traced or holds records (%s; %s)",
-			    "slabtrace status",
-			    "slabtrace record -c CACHE -- COMMAND");
-	}
+	if (!o->ncaches)
+		o->caches[o->ncaches++] = "all";
 	for (round = 1;; round++) {
 		if (o->interval && !o->json) {
 			time_t t = time(NULL);
@@ -87,15 +130,8 @@ static int cmd_view(struct opts *o, int argc, char **argv, bool full)
 		first = true;
 		if (o->json)
 			json_begin(o->interval ? round : 0);
-		for (i = 0; i < o->ncaches; i++) {
-			struct expect e = { o->caches[i], o->older };
-			char *text;
-
-			need_cache(o->caches[i]);
-			snapshot(o->caches[i], o->older, 1, &text);
-			show_dump(text, o, full, &e, "ctl", &first, NULL);
-			free(text);
-		}
+		for (i = 0; i < o->ncaches; i++)
+			view_print(o->caches[i], o, full, &first);
 		if (o->json)
 			json_end();
 		if (!o->interval || round == o->rounds)
@@ -149,7 +185,7 @@ int cmd_report(struct opts *o, int argc, char **argv)
 	o->f.older = o->older;
 	if (o->json)
 		json_begin(0);
-	traced = show_dump(text, o, false, &e, argv[0], &first, pprof);
+	traced = show_print(text, o, false, &e, argv[0], &first, pprof);
 	if (o->json)
 		json_end();
 	if (pprof)
