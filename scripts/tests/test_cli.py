@@ -1041,6 +1041,10 @@ class Record(unittest.TestCase):
             with open(os.path.join(self.out, word + ".dump")) as f:
                 self.assertTrue(f.read().startswith(print_of(word)))
             self.assertIn("record: tracing %s; running true\n" % word, out)
+            self.assertIn("record: saved in %s/: %s.dump (every object), %s.stacks,\n"
+                          "%s.folded and %s.folded_bytes (slabtrace-flamegraph "
+                          "%s.folded_bytes > leaks.svg); the records are reset\n"
+                          % ((self.out,) + (word,) * 5), out)
             self.assertIn("\nPrint of %s: 154 caches, 3 with outstanding objects" % word, out)
             self.assertRegex(out, r"\n +1 +3 +49152 .* bigleak_large \[bigleak\]")
             self.assertRegex(out, r"\n +1 +5 +320 .* leaky_alloc_buf \[leaky\]")

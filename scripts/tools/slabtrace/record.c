@@ -430,6 +430,20 @@ static const char *const saved_views[NVIEWS] = {
 	"dump", "stacks", "folded", "folded_bytes",
 };
 
+/*
+ * What record saved in @dir, and where: one set of files a cache, or one
+ * for the print of a word (@name).
+ */
+static void saved_say(const char *dir, const char *name, bool reset,
+		      bool shared)
+{
+	printf("\nrecord: saved in %s/: %s.dump (every object), %s.stacks,\n"
+	       "%s.folded and %s.folded_bytes (slabtrace-flamegraph %s.folded_bytes > leaks.svg)%s%s\n",
+	       dir, name, name, name, name, name,
+	       reset ? "; the records are reset" : "",
+	       shared ? "; the shared caches are left as they were" : "");
+}
+
 int cmd_record(struct opts *o, int argc, char **argv)
 {
 	char dir[PATH_MAX], *texts[NVIEWS];
@@ -535,11 +549,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		note("record: signal %d: stopped%s what it started, saved what it had",
 		     (int)last_signal, r.keep ? "" : " and reset");
 	else
-		printf("\nrecord: saved in %s/: CACHE.dump (every object), CACHE.stacks,\n"
-		       "CACHE.folded and CACHE.folded_bytes (%s)%s%s\n", dir,
-		       "slabtrace-flamegraph CACHE.folded_bytes > leaks.svg",
-		       owned && !r.keep ? "; the records are reset" : "",
-		       shared ? "; the shared caches are left as they were" : "");
+		saved_say(dir, print_is_word(r.c[0].name) ? r.c[0].name : "CACHE",
+			  owned && !r.keep, shared);
 	if (nsignals)
 		return 128 + last_signal;
 	return rc ? 3 : 0;
