@@ -96,6 +96,7 @@ check "folded: kmalloc-64's line of the buffers" \
 	grep -q '^kmalloc-64;.*;leaky_alloc_buf \[leaky\] 5$' /tmp/folded
 
 dump "all stacks top 1" /tmp/ptop
+cp /tmp/ptop /out/print-all-top1.txt
 check_eq "top 1: at most one stack a cache" "" \
 	"$(awk '/^Dumping/ { n = 0 } /^Stack / { if (++n > 1) print }' /tmp/ptop | head -n 1)"
 
