@@ -29,6 +29,11 @@ for c in kmalloc-large leaky_widget kmalloc-64 kmalloc-1k; do
 done
 check "percpu is not (no slab: started by name)" sh -c "! grep -qx percpu /tmp/all"
 check "slabtrace's own cache is not" sh -c "! grep -qx slabtrace_record /tmp/all"
+cat "$ST/status" > /tmp/status
+cp /tmp/status /out/status-all.txt
+check_eq "status: 16 caches" 16 "$(grep -c '^cache ' /tmp/status)"
+check "status: the others summed up" \
+	grep -q "^\.\.\. and $((n - 16)) more caches (those with most records first; slab/stats lists every one)$" /tmp/status
 
 # Each cache once: the traced names lead to distinct /sys/kernel/slab
 # directories; every cache of /sys/kernel/slab not traced is one that
