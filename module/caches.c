@@ -619,7 +619,8 @@ static bool each_actor(void *arg, const char *name, const struct kmem_cache *s,
  * @arg: passed to @fn
  *
  * Three reads of /sys/kernel/slab (as slabtrace_caches_walk_names()),
- * however many caches, and no walk per cache for its aliases.  Process context, slabtrace_caches_init() done.
+ * however many caches, and no walk per cache for its aliases.  Process
+ * context, slabtrace_caches_init() done.
  *
  * Return: 0, -ENOMEM, or the error of a walk or of @fn.
  */
