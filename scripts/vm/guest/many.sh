@@ -6,7 +6,8 @@
 # print of it alone, most bytes first, and finds exactly what leaky and
 # bigleak keep; "print kmalloc" only the kmalloc caches'.  stop, mark and
 # reset take the words too; a cache holding records at another rate makes
-# "start all" fail whole; rmmod with every cache traced is clean.
+# "start all" fail whole; the record limit holds for all of them; rmmod
+# with every cache traced is clean.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -145,6 +146,20 @@ check "leaky keeps 100 widgets" sh -c "echo widgets 100 > $LEAKY"
 check_eq "start all: EBUSY" "Device or resource busy" "$(ctl_errno 'start all')"
 check_eq "and nothing else started" leaky_widget "$(traced)"
 check "stop, reset leaky_widget" sh -c "echo stop leaky_widget > $ST/ctl && echo reset leaky_widget > $ST/ctl"
+
+# The record limit holds for every cache together (checked before each
+# insert without a lock: each CPU may add one past it).
+limit=$(sed -n 's/^records [0-9]* limit \([0-9]*\)$/\1/p' "$ST/slab/stats")
+check "limit 50" st limit 50
+check "start all, limited" st start all
+check "leaky keeps 200 widgets" sh -c "echo widgets 200 > $LEAKY"
+recs=$(sed -n 's/^records \([0-9]*\) limit 50$/\1/p' "$ST/slab/stats")
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+check "at most 50 records, all caches together ($recs)" test "${recs:-999}" -le $((50 + ncpu))
+check "the allocations past it counted (limit reached)" \
+	sh -c "sed -n 's/.* limit_reached \([0-9]*\) .*/\1/p' $ST/slab/stats | awk '{ s += \$1 } END { exit !(s > 0) }'"
+check "stop all, reset all, limit $limit" \
+	sh -c "echo stop all > $ST/ctl && echo reset all > $ST/ctl && echo limit $limit > $ST/ctl && echo free > $LEAKY"
 
 check "start kmalloc" st start kmalloc
 traced > /tmp/km
