@@ -255,13 +255,14 @@ static bool name_actor(struct dir_context *ctx, const char *name, int len,
 	dir = kernfs_type(kn) == KERNFS_LINK ? kn->symlink.target_kn : kn;
 	s = kobj_to_cache(dir->priv);
 	kernfs_put(kn);
-	return w->fn(w->arg, n, s);
+	return w->fn(w->arg, n, s, ino);
 }
 
 /**
  * slabtrace_caches_walk_names - every name of /sys/kernel/slab
- * @fn: called with each name and the cache it leads to (to compare with
- *	caches the caller holds: no reference is taken); false stops
+ * @fn: called with each name, the cache it leads to (to compare with
+ *	caches the caller holds: no reference is taken) and the inode
+ *	number of its sysfs entry; false stops
  * @arg: passed to @fn
  *
  * Reads /sys/kernel/slab in the caller's mount namespace: sysfs symlinks
@@ -292,7 +293,8 @@ struct aliases {
 	unsigned int names;		/* every name of the cache, @skip's too */
 };
 
-static bool alias_of(void *arg, const char *name, const struct kmem_cache *s)
+static bool alias_of(void *arg, const char *name, const struct kmem_cache *s,
+		     u64 ino)
 {
 	struct aliases *a = arg;
 	size_t size = sizeof(a->ref->aliases), len = strlen(name);
@@ -529,6 +531,7 @@ int slabtrace_cache_resolve(const char *cmd, const char *name,
 /* One cache of slabtrace_caches_each(), and its names. */
 struct each_cache {
 	const struct kmem_cache *cache;
+	u64 ino;				/* of @name in sysfs */
 	char name[SLABTRACE_NAME_MAX + 1];	/* the one it goes by */
 	char aliases[256];			/* the others */
 	size_t len;
@@ -542,8 +545,14 @@ struct each_walk {
 	int pass;			/* 0: count names, 1: names, 2: aliases */
 };
 
-/* The name a cache goes by: kmalloc's own, else the first in order. */
-static bool better_name(const struct each_cache *c, const char *name)
+/*
+ * The name a cache goes by: kmalloc's own for a kmalloc cache; else the
+ * name the cache was created with, which /proc/slabinfo shows: SLUB makes
+ * its link right after the cache's directory, before any alias of a cache
+ * merged into it, so it has the lowest inode number of the cache's names
+ * (kernfs gives them out in increasing order).
+ */
+static bool better_name(const struct each_cache *c, const char *name, u64 ino)
 {
 	bool kmalloc = slabtrace_cache_is_kmalloc(c->cache);
 	bool was = !strncmp(c->name, "kmalloc-", 8) ||
@@ -553,10 +562,11 @@ static bool better_name(const struct each_cache *c, const char *name)
 
 	if (kmalloc && is != was)
 		return is;
-	return strcmp(name, c->name) < 0;
+	return ino < c->ino;
 }
 
-static bool each_actor(void *arg, const char *name, const struct kmem_cache *s)
+static bool each_actor(void *arg, const char *name, const struct kmem_cache *s,
+		       u64 ino)
 {
 	struct each_walk *w = arg;
 	struct each_cache *c = NULL;
@@ -579,8 +589,10 @@ static bool each_actor(void *arg, const char *name, const struct kmem_cache *s)
 				return true;	/* a name added since the count */
 			c = &w->v[w->n++];
 			c->cache = s;
+			c->ino = ino;
 			strscpy(c->name, name, sizeof(c->name));
-		} else if (better_name(c, name)) {
+		} else if (better_name(c, name, ino)) {
+			c->ino = ino;
 			strscpy(c->name, name, sizeof(c->name));
 		}
 		return true;
@@ -600,7 +612,8 @@ static bool each_actor(void *arg, const char *name, const struct kmem_cache *s)
 /**
  * slabtrace_caches_each - every slab cache, once, resolved
  * @fn: called with each cache's name (the one it goes by: kmalloc's for a
- *	kmalloc cache, else the first in order) and a reference to it as
+ *	kmalloc cache, else the one it was created with, as /proc/slabinfo
+ *	shows it) and a reference to it as
  *	slabtrace_cache_resolve() gives, which @fn takes over (it puts it
  *	if it keeps nothing); a negative return stops the walk with it
  * @arg: passed to @fn

@@ -151,9 +151,9 @@ struct kobject *slabtrace_cache_pin(const struct kmem_cache *s);
 void slabtrace_cache_unpin(struct kobject *kobj);
 unsigned int slabtrace_cache_slab_size(struct kobject *kobj);
 struct kmem_cache *slabtrace_cache_of_object(const void *obj, bool *known);
-/* A name of /sys/kernel/slab and its cache; false stops the walk. */
+/* A name of /sys/kernel/slab, its cache, its inode; false stops the walk. */
 typedef bool (*slabtrace_cache_name_fn_t)(void *arg, const char *name,
-					const struct kmem_cache *s);
+					  const struct kmem_cache *s, u64 ino);
 int slabtrace_caches_walk_names(slabtrace_cache_name_fn_t fn, void *arg);
 /* A cache, resolved (the callee takes @ref over); < 0 stops the walk. */
 typedef int (*slabtrace_cache_ref_fn_t)(void *arg, const char *name,

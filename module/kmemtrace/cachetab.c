@@ -117,7 +117,8 @@ struct listing {
 };
 
 /* Add @name to the slot of its cache, if the trace saw the cache. */
-static bool list_name(void *arg, const char *name, const struct kmem_cache *s)
+static bool list_name(void *arg, const char *name, const struct kmem_cache *s,
+		      u64 ino)
 {
 	struct listing *l = arg;
 	size_t used, len = strlen(name);

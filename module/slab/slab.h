@@ -37,6 +37,7 @@
 #include <linux/xarray.h>
 
 #include <slabtrace/core.h>
+#include <uapi/slabtrace/sample.h>
 
 struct kmem_cache;
 struct kobject;
@@ -324,39 +325,15 @@ static inline unsigned long slab_trace_bytes(u8 kind, unsigned int object_size,
 #define SLAB_TRACE_SAMPLE_BYTES_MAX	1073741824U
 
 /*
- * "sample-bytes B": the chance, in 32-bit fixed point (0..2^32), that an
- * object of @bytes is recorded: p = 1 - exp(-bytes / B), the chance that a
- * Poisson process of mean interval B bytes over the allocated bytes (as
- * tcmalloc's, jemalloc's and Go's heap profilers sample) falls in the
- * object.  No floating point: t = bytes / B in Q32, halved k times to
- * below 1/16, where four terms of the series of 1 - exp(-t) are within
- * 1e-7 of it relatively, then doubled back with 1 - exp(-2t) = p (2 - p).
- * Never 0; 2^32 from 23 B (exp(-23) < 2^-32) and for objects of 2 GiB or
- * more.  The probe (probes.c) and the estimates (slab_trace_weight())
- * take this same value, so the estimates are unbiased whatever the
- * approximation's error.
+ * "sample-bytes B": the chance, in 32-bit fixed point (1..2^32), that an
+ * object of @bytes is recorded, p = 1 - exp(-bytes / B), as the slabtrace
+ * command computes it too (<uapi/slabtrace/sample.h>).  The probe
+ * (probes.c) and the estimates (slab_trace_weight()) take this same value,
+ * so the estimates are unbiased whatever the approximation's error.
  */
 static inline u64 slab_trace_sample_p(unsigned long bytes, u32 mean)
 {
-	u64 t, t2, t3, t4, p;
-	int k = 0;
-
-	if (bytes >= 23ULL * mean || bytes >= 1UL << 31)
-		return 1ULL << 32;
-	t = div_u64((u64)bytes << 32, mean);
-	while (t >= 1ULL << 28) {
-		t >>= 1;
-		k++;
-	}
-	t2 = (t * t) >> 32;
-	t3 = (t2 * t) >> 32;
-	t4 = (t3 * t) >> 32;
-	p = t - t2 / 2 + t3 / 6 - t4 / 24;
-	while (k--) {
-		p = min_t(u64, p, U32_MAX);
-		p = 2 * p - ((p * p) >> 32);
-	}
-	return clamp(p, 1ULL, 1ULL << 32);
+	return slabtrace_sample_p(bytes, mean);
 }
 
 /*
@@ -367,12 +344,9 @@ static inline u64 slab_trace_sample_p(unsigned long bytes, u32 mean)
  */
 static inline u64 slab_trace_weight(u32 every, u32 mean, unsigned long bytes)
 {
-	u64 p;
-
 	if (!mean)
 		return (u64)max(every, 1U) << 16;
-	p = slab_trace_sample_p(bytes, mean);
-	return div64_u64((1ULL << 48) + p / 2, p);
+	return slabtrace_sample_weight(slab_trace_sample_p(bytes, mean));
 }
 
 /*

@@ -31,6 +31,7 @@
  */
 #include <linux/math64.h>
 #include <linux/seq_file.h>
+#include <linux/sort.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -180,6 +181,35 @@ static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
 	seq_putc(m, '\n');
 }
 
+/* Caches the status lists one by one; more ("start all") are summed up. */
+#define STATUS_CACHES	16
+
+static int records_cmp(const void *a, const void *b)
+{
+	long na = slab_trace_traced_count(*(struct slab_trace_traced * const *)a);
+	long nb = slab_trace_traced_count(*(struct slab_trace_traced * const *)b);
+
+	return na < nb ? 1 : na > nb ? -1 : 0;
+}
+
+/* The STATUS_CACHES caches of @set with most records, then how many more. */
+static void show_most_records(struct seq_file *m, struct slab_trace_set *set,
+			      u64 now)
+{
+	struct slab_trace_traced **v;
+	unsigned int i;
+
+	v = kmemdup(set->traced, set->nr * sizeof(*v), GFP_KERNEL);
+	if (v)
+		sort(v, set->nr, sizeof(*v), records_cmp, NULL);
+	for (i = 0; i < STATUS_CACHES; i++)
+		show_traced_status(m, v ? v[i] : set->traced[i], now);
+	seq_printf(m, "... and %u more caches (%s; slab/stats lists every one)\n",
+		   set->nr - STATUS_CACHES,
+		   v ? "those with most records first" : "no memory to sort them");
+	kfree(v);
+}
+
 /**
  * slab_trace_status - slab_trace's lines of the status file
  * @m: where
@@ -203,8 +233,12 @@ void slab_trace_status(struct seq_file *m)
 		   slab_trace_table_count(&slab_trace_records),
 		   READ_ONCE(slab_trace_record_limit),
 		   alloc || free ? "attached" : "detached");
-	for (i = 0; i < nr; i++)
-		show_traced_status(m, set->traced[i], now);
+	if (nr <= STATUS_CACHES) {
+		for (i = 0; i < nr; i++)
+			show_traced_status(m, set->traced[i], now);
+	} else {
+		show_most_records(m, set, now);
+	}
 	mutex_unlock(&slab_trace_mutex);
 }
 

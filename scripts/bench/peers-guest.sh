@@ -24,6 +24,7 @@
 # churn iterations, 10000), bench_getpid (getpid() calls, 100000),
 # bench_parts (1,2,3,4,5), bench_frag_files (part 5's churn, 2000),
 # bench_sample (part 1's sampling rows: 1 allocation in 100),
+# bench_sample_bytes (part 1's sampled-bytes row: 1 per 32768 bytes),
 # bench_leak_every (part 1's leaking churn keeps every 30th file: about
 # 1 % of its allocations),
 # bench_scale (outstanding records for part 4,
@@ -42,6 +43,7 @@ GETPIDS=${bench_getpid:-100000}
 PARTS=${bench_parts:-1,2,3,4,5}
 FRAG_FILES=${bench_frag_files:-2000}
 SAMPLE=${bench_sample:-100}
+SAMPLE_BYTES=${bench_sample_bytes:-32768}
 LEAK_EVERY=${bench_leak_every:-30}
 SCALE=$(echo "${bench_scale:-1000000}" | tr , ' ')
 TOOLS=${bench_tools:-all}
@@ -137,9 +139,9 @@ count_kmem() {
 
 # leak_size: the objects one leaking churn leaves in the churn's caches,
 # counted by slabtrace (records still outstanding after the run), against
-# the churn's allocations.
+# the churn's allocations; and what the sampled rows should see of them.
 leak_size() {
-	local c n total=0 per=
+	local c n total=0 per='' sizes=''
 	rm -f /tmp/wl.*
 	slab_start "$CACHES"
 	"$B/wl" leak "$FILES" "$LEAK_EVERY" > /dev/null
@@ -150,9 +152,34 @@ leak_size() {
 		echo "reset $c" > $ST/ctl
 		total=$((total + ${n:-0}))
 		per="$per $c ${n:-?}"
+		sizes="$sizes $c $(cat "/sys/kernel/slab/$c/object_size" 2>/dev/null || echo 0) ${n:-0}"
 	done
 	info "leak: every ${LEAK_EVERY}th file kept, $((FILES / LEAK_EVERY)) files a run, $total objects left in the churn's caches ($(awk -v l=$total -v a="$KMEM_ALLOCS" 'BEGIN { printf "%.2f", 100 * l / a }') % of its $KMEM_ALLOCS allocations; sampling 1 in $SAMPLE):$per"
+	leak_expect "$sizes"
 	rm -f /tmp/wl.*
+}
+
+# leak_expect "CACHE SIZE LEFT...": the records a run a sampled row
+# should make, of the leak (none with the chance e^-records) and in all,
+# from the churn's allocations per cache (/tmp/percache) and their object
+# sizes (the bytes sample-bytes draws by: p = 1 - exp(-size / B)).
+leak_expect() {
+	printf '%s\n' "$1" | awk -v b="$SAMPLE_BYTES" -v n="$SAMPLE" -v ev="$EV_ALL" '
+	FNR == NR { alloc[$1] = $2; next }
+	{
+		for (i = 1; i + 2 <= NF; i += 3) {
+			p = 1 - exp(-$(i + 1) / b)
+			leak += $(i + 2) * p; left += $(i + 2)
+			bytes += $(i + 2) * $(i + 1)
+			all += alloc[$i] * p
+			sizes = sizes " " $i " " $(i + 1)
+		}
+	}
+	END {
+		printf "INFO leak sampled: object sizes:%s; the leak %d bytes a run\n", sizes, bytes
+		printf "INFO leak sampled: sample %d records about %.1f of the leak a run, %.0f of the %d allocations in the churn'"'"'s caches\n", n, left / n, ev / n, ev
+		printf "INFO leak sampled-bytes: sample-bytes %d records about %.1f of the leak a run, %.0f of the %d allocations in the churn'"'"'s caches\n", b, leak, all, ev
+	}' /tmp/percache -
 }
 
 slab_start() { local c; for c in $1; do echo "start $c" > $ST/ctl || echo "FAIL start $c"; done; }
@@ -264,17 +291,90 @@ leak_found() {
 	}'
 }
 
-# slab_leak WHO: stop the churn's caches, traced sampled, and say what
-# they found: the estimated objects outstanding (the leak), and in which
-# caches the first stack was made by open() (the leaking churn's).
+# leak_first WHO FILE: whether the largest outstanding stack, by
+# estimated bytes, of a print of every cache ("print all stacks top 1") in
+# FILE was made by open() (the leaking churn's).  The print is a line
+# "Print of all: T caches, N with outstanding objects, most bytes first",
+# then each cache's dump: "Dumping outstanding allocs from CACHE (by
+# stack, top 1)", its header lines down to "-------------------------",
+# and its largest stack by bytes, "Stack 1: 3 objects, 2256 bytes (...),
+# age ..., from ..., estimated 300 objects (225600 bytes) in syscall
+# openat:", "----", its frames (" #01 [<...>] in do_sys_openat2+0x...")
+# and a blank line.  Sampled 1 in N, a stack's estimated bytes are N times
+# its bytes: a cache's largest stack is its largest estimated, and the
+# largest of the caches' first stacks the largest of all.
+leak_first() {
+	awk -v who="$1" '
+	/^Print of [^ ]*: [0-9]+ caches, / { summary = $0; next }
+	/^Dumping outstanding allocs from / {
+		cache = substr($0, 33)
+		sub(/ \(by stack.*$/, "", cache)
+		cur = 0
+		next
+	}
+	/^Stack [0-9]+: / {
+		cur = ++n
+		name[n] = cache
+		# Sampled: ", estimated X objects (Y bytes)"; else the bytes.
+		if (match($0, /, estimated [0-9]+ objects \([0-9]+ bytes\)/)) {
+			e = substr($0, RSTART, RLENGTH)
+			sub(/^.*\(/, "", e)
+			sub(/ bytes\)$/, "", e)
+		} else {
+			e = $0
+			sub(/^Stack [0-9]+: [0-9]+ objects?, /, "", e)
+			sub(/ bytes.*$/, "", e)
+		}
+		est[n] = e + 0
+		isopen[n] = /openat/
+		next
+	}
+	/^$/ { cur = 0; next }
+	cur && /openat/ { isopen[cur] = 1 }
+	END {
+		if (summary == "") {
+			printf "INFO leak %s: NOT found: no \"Print of\" line (not a print of a word)\n", who
+			exit
+		}
+		for (i = 1; i <= n; i++) {
+			if (!top || est[i] > est[top])
+				top = i
+			if (isopen[i] && (!lead || est[i] > est[lead]))
+				lead = i
+		}
+		rank = 0
+		for (i = 1; lead && i <= n; i++)
+			if (est[i] > est[lead] || (est[i] == est[lead] && i < lead))
+				rank++
+		if (!n)
+			printf "INFO leak %s: NOT found: no stack (%s)\n", who, summary
+		else if (top == lead)
+			printf "INFO leak %s: found, the leaking stack first of %d caches'"'"' first stacks (%s, %d bytes estimated)\n", who, n, name[lead], est[lead]
+		else if (lead)
+			printf "INFO leak %s: found, the leaking stack number %d of %d caches'"'"' first stacks (%s, %d bytes estimated; first %s, %d bytes)\n", who, rank + 1, n, name[lead], est[lead], name[top], est[top]
+		else
+			printf "INFO leak %s: NOT found in %d caches'"'"' first stacks (first %s, %d bytes estimated)\n", who, n, name[top], est[top]
+	}' "$2"
+}
+
+# slab_leak WHO: stop the churn's caches, traced sampled (1 in N or by
+# bytes), and say what they found: the estimated objects and bytes
+# outstanding (the leak), and in which caches the first stack was made by
+# open() (the leaking churn's).
 slab_leak() {
-	local c est total=0 found= other=
+	local c est bytes total=0 total_bytes=0 found='' other=''
 	for c in $CACHES; do
 		echo "stop $c" > $ST/ctl
 		echo "print $c top 1" > $ST/ctl
 		cat $ST/ctl > /tmp/leak.out
-		est=$(sed -n 's/^sampled 1 in [0-9]*: estimated \([0-9]*\) outstanding.*/\1/p' /tmp/leak.out | head -n 1)
+		# "sampled 1 in N: estimated X outstanding (Y bytes); ..." or
+		# "sampled 1 per B bytes: estimated X outstanding (Y bytes); ..."
+		read -r est bytes < <(sed -n \
+			-e 's/^sampled 1 in [0-9]*: estimated \([0-9]*\) outstanding (\([0-9]*\) bytes).*/\1 \2/p' \
+			-e 's/^sampled 1 per [0-9]* bytes: estimated \([0-9]*\) outstanding (\([0-9]*\) bytes).*/\1 \2/p' \
+			/tmp/leak.out | head -n 1)
 		total=$((total + ${est:-0}))
+		total_bytes=$((total_bytes + ${bytes:-0}))
 		if [ "${est:-0}" -gt 0 ]; then
 			if grep -q openat /tmp/leak.out; then
 				found="$found $c"
@@ -284,39 +384,48 @@ slab_leak() {
 		fi
 		echo "reset $c" > $ST/ctl
 	done
-	info "leak $1: estimated $total objects outstanding; the first stack made by open() in:${found:- none}; by something else in:${other:- none}"
+	info "leak $1: estimated $total objects outstanding ($total_bytes bytes); the first stack made by open() in:${found:- none}; by something else in:${other:- none}"
+}
+
+# slab_start_sampled RATE: "start CACHE RATE" for each of the churn's
+# caches ("sample N", "sample-bytes B"); if the module rejects one, none
+# stays traced (return 2, NA says why).
+slab_start_sampled() {
+	local c d
+	for c in $CACHES; do
+		slab_try "start $c $1" && continue
+		for d in $CACHES; do
+			echo "stop $d" > $ST/ctl
+			echo "reset $d" > $ST/ctl
+		done 2> /dev/null
+		return 2
+	done
 }
 
 # slabtrace:one, :all (the churn's caches, by name), :every ("start all":
 # every cache); on the leaking churn, :sampled (the churn's caches, "start
-# CACHE sample N") and :every-sampled ("start all sample N").
+# CACHE sample N"), :sampled-bytes (the churn's caches, "start CACHE
+# sample-bytes B") and :every-sampled ("start all sample N").
 start_slabtrace() {
-	local c
 	case $1 in
 	*:one) slab_start "$ONE" ;;
 	*:every) slab_try "start all" ;;
 	*:every-sampled) slab_try "start all sample $SAMPLE" ;;
-	*:sampled)
-		for c in $CACHES; do
-			slab_try "start $c sample $SAMPLE" && continue
-			for c in $CACHES; do
-				echo "stop $c" > $ST/ctl
-				echo "reset $c" > $ST/ctl
-			done 2> /dev/null
-			return 2
-		done ;;
+	*:sampled) slab_start_sampled "sample $SAMPLE" ;;
+	*:sampled-bytes) slab_start_sampled "sample-bytes $SAMPLE_BYTES" ;;
 	*) slab_start "$CACHES" ;;
 	esac
 }
 stop_slabtrace() {
 	case $1 in
 	*:one) slab_stop "$ONE" ;;
-	*:sampled) slab_leak "$1" ;;
+	*:sampled | *:sampled-bytes) slab_leak "$1" ;;
 	*:every | *:every-sampled)
 		echo "stop all" > $ST/ctl
 		if [ "$1" = slabtrace:every-sampled ]; then
-			echo "print all top 1" > $ST/ctl
-			leak_found "$1" "$(cat $ST/ctl)"
+			echo "print all stacks top 1" > $ST/ctl
+			cat $ST/ctl > /tmp/leak.out
+			leak_first "$1" /tmp/leak.out
 		fi
 		echo "reset all" > $ST/ctl
 		;;
@@ -656,6 +765,7 @@ case ,$PARTS, in
 	for r in $(seq "$PAIRS"); do
 		pair 1 slabtrace:every "$r" "$KMEM_ALLOCS" files "$FILES"
 		pair 1 slabtrace:sampled "$r" "$EV_ALL" leak "$FILES" "$LEAK_EVERY"
+		pair 1 slabtrace:sampled-bytes "$r" "$EV_ALL" leak "$FILES" "$LEAK_EVERY"
 		pair 1 slabtrace:every-sampled "$r" "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"
 	done
 	bracket 1 memleak:sampled "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"

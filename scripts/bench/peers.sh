@@ -31,6 +31,8 @@
 #                      this part alone
 #   BENCH_SAMPLE (100)  part 1's sampled rows: slabtrace "start all sample
 #                      N" and memleak -s N, on the churn that leaks
+#   BENCH_SAMPLE_BYTES (32768)  its sampled-bytes row: slabtrace "start
+#                      CACHE sample-bytes B" on the churn's caches
 #   BENCH_LEAK_EVERY (30)  that churn keeps every Nth file (wl leak): its
 #                      inode and dentry, about 1 % of its allocations
 #   BENCH_MEM (3072 MiB)  BENCH_TIMEOUT (7200 s)
@@ -78,7 +80,7 @@ if [ -z "$console" ]; then
 		-accel tcg,thread=single -icount shift=0,sleep=off \
 		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_sample=${BENCH_SAMPLE:-100} bench_leak_every=${BENCH_LEAK_EVERY:-30} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_sample=${BENCH_SAMPLE:-100} bench_sample_bytes=${BENCH_SAMPLE_BYTES:-32768} bench_leak_every=${BENCH_LEAK_EVERY:-30} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-}" \
 		-serial "file:$console" -serial "file:$out/frag.tgz" < /dev/null > "$out/qemu.log" 2>&1 || true
 	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
 	rm -rf "$ov"

@@ -102,6 +102,20 @@ def print_of(word="all", older=None):
     return text
 
 
+def sampled_dump(n, sampling):
+    """A dump of N records of 64-byte kmalloc-64 objects, all of one stack,
+    with the header's line SAMPLING ("sampled 1 in 10: estimated ...")."""
+    dump = ("Dumping outstanding allocs from kmalloc-64\n"
+            "traced 1.000s, %d outstanding (%d bytes), 0 records dropped\n"
+            "%s; the counts below are of records\n"
+            "-------------------------\n" % (n, 64 * n, sampling))
+    for _ in range(n):
+        dump += ("Obj 0000000000000001, 64 bytes (50 requested), age 0.001s, cpu 0, "
+                 "node 0, gfp GFP_KERNEL, from PID 5 sh:\n----\n"
+                 " #01 [<0000000000000002>] in f+0x1/0x2\n\n")
+    return dump
+
+
 def build():
     global BIN, RECORD, REPORT
     tmp = tempfile.mkdtemp(prefix="slabtrace-cli.")
@@ -545,26 +559,26 @@ class Cli(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("; drops: pool_empty 3, stack_store_full 1; filtered out 4\n", out)
 
-    def test_sampled_dump_gives_estimates(self):
-        # "start CACHE sample 10": each record stands for 10 objects.
-        dump = ("Dumping outstanding allocs from kmalloc-64\n"
-                "traced 1.000s, 3 outstanding (192 bytes), 0 records dropped\n"
-                "sampled 1 in 10: estimated 30 outstanding (1920 bytes); "
-                "the counts below are of records\n"
-                "-------------------------\n")
-        for _ in range(3):
-            dump += ("Obj 0000000000000001, 64 bytes (50 requested), age 0.001s, cpu 0, "
-                     "node 0, gfp GFP_KERNEL, from PID 5 sh:\n----\n"
-                     " #01 [<0000000000000002>] in f+0x1/0x2\n\n")
+    def sampled_estimates(self, n, rate, objects, nbytes):
+        """A sampled dump of N records (sampled_dump()) at RATE ("sampled 1
+        in 10") whose header says OBJECTS and NBYTES: top's header and
+        leaks --json say the same.  Returns the dump and the JSON's cache."""
+        dump = sampled_dump(n, "%s: estimated %d outstanding (%d bytes)"
+                            % (rate, objects, nbytes))
         self.fake.write("ctl", dump)
         rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
         self.assertEqual(rc, 0, err)
-        self.assertIn("\nsampled 1 in 10: estimated 30 outstanding objects (1920 bytes); "
-                      "the counts below are of records\n", out)
+        self.assertIn("\n%s: estimated %d outstanding objects (%d bytes); "
+                      "the counts below are of records\n" % (rate, objects, nbytes), out)
         _, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "--json")
         c = json.loads(out)["caches"][0]
-        self.assertEqual((c["sample_every"], c["estimated_objects"], c["estimated_bytes"]),
-                         (10, 30, 1920))
+        self.assertEqual((c["estimated_objects"], c["estimated_bytes"]), (objects, nbytes))
+        return dump, c
+
+    def test_sampled_dump_gives_estimates(self):
+        # "start CACHE sample 10": each record stands for 10 objects.
+        dump, c = self.sampled_estimates(3, "sampled 1 in 10", 30, 1920)
+        self.assertEqual(c["sample_every"], 10)
         self.assertEqual((c["stacks"][0]["objects"], c["stacks"][0]["estimated_objects"]),
                          (3, 30))
         path = os.path.join(self.fake.root, "sampled.dump")
@@ -582,24 +596,8 @@ class Cli(unittest.TestCase):
         # "start CACHE sample-bytes 8192": a record of 64 bytes stands for
         # 1 / (1 - exp(-64 / 8192)) = 128.5006 objects (the module's fixed
         # point), 3 of them for 385.5 objects, 24672 bytes.
-        dump = ("Dumping outstanding allocs from kmalloc-64\n"
-                "traced 1.000s, 3 outstanding (192 bytes), 0 records dropped\n"
-                "sampled 1 per 8192 bytes: estimated 386 outstanding (24672 bytes); "
-                "the counts below are of records\n"
-                "-------------------------\n")
-        for _ in range(3):
-            dump += ("Obj 0000000000000001, 64 bytes (50 requested), age 0.001s, cpu 0, "
-                     "node 0, gfp GFP_KERNEL, from PID 5 sh:\n----\n"
-                     " #01 [<0000000000000002>] in f+0x1/0x2\n\n")
-        self.fake.write("ctl", dump)
-        rc, out, err = self.fake.run("top", "-c", "kmalloc-64")
-        self.assertEqual(rc, 0, err)
-        self.assertIn("\nsampled 1 per 8192 bytes: estimated 386 outstanding objects "
-                      "(24672 bytes); the counts below are of records\n", out)
-        _, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "--json")
-        c = json.loads(out)["caches"][0]
-        self.assertEqual((c["sample_every"], c["sample_bytes"], c["estimated_objects"],
-                          c["estimated_bytes"]), (1, 8192, 386, 24672))
+        dump, c = self.sampled_estimates(3, "sampled 1 per 8192 bytes", 386, 24672)
+        self.assertEqual((c["sample_every"], c["sample_bytes"]), (1, 8192))
         self.assertEqual((c["stacks"][0]["objects"], c["stacks"][0]["estimated_bytes"]),
                          (3, 24672))
         path = os.path.join(self.fake.root, "sampled.dump")
@@ -607,6 +605,15 @@ class Cli(unittest.TestCase):
             f.write(dump)
         rc, out, err = self.fake.run("report", "--folded", path)
         self.assertEqual((rc, out), (0, "f 386\n"), err)
+
+    def test_sampled_by_bytes_estimates_are_the_modules(self):
+        # The module weighs a record in 16-bit fixed point, round(2^48 / p)
+        # with p = 1 - exp(-64 / 8192) = 0.0077821 (2^32 p = 33423700.7):
+        # 8421419, 128.50066 objects, and adds (64 * 8421419) >> 16 = 8224
+        # bytes a record.  13 records: 1671 objects and 106912 bytes, where
+        # 13 * 64 / p = 106912.54 would round to 106913.
+        _, c = self.sampled_estimates(13, "sampled 1 per 8192 bytes", 1671, 106912)
+        self.assertEqual(c["stacks"][0]["estimated_bytes"], 106912)
 
     def test_start_with_a_filter(self):
         # The filter's words go to the module, which checks them.

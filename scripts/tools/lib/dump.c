@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../../include/uapi/slabtrace/sample.h"
 #include "dump.h"
 #include "escape.h"
 #include "stfiles.h"
@@ -112,44 +113,15 @@ static void group_note(struct group *g, const struct object *o)
 }
 
 /*
- * "sample-bytes B": the chance, in 32-bit fixed point, that an object of
- * @bytes was recorded, 1 - exp(-bytes / B): the module's
- * slab_trace_sample_p() (module/slab/slab.h), step for step, so that the
- * estimates here are the module's.
+ * What a record of an object of @bytes stands for, in 16-bit fixed point:
+ * N sampled 1 in N; sampled by bytes, 1 / p as the module weighs it
+ * (<uapi/slabtrace/sample.h>), so that the estimates here are the module's.
  */
-static uint64_t sample_p(uint64_t bytes, uint64_t mean)
-{
-	uint64_t t, t2, t3, t4, p;
-	int k = 0;
-
-	if (bytes >= 23 * mean || bytes >= 1ULL << 31)
-		return 1ULL << 32;
-	t = (bytes << 32) / mean;
-	while (t >= 1ULL << 28) {
-		t >>= 1;
-		k++;
-	}
-	t2 = (t * t) >> 32;
-	t3 = (t2 * t) >> 32;
-	t4 = (t3 * t) >> 32;
-	p = t - t2 / 2 + t3 / 6 - t4 / 24;
-	while (k--) {
-		if (p > UINT32_MAX)
-			p = UINT32_MAX;
-		p = 2 * p - ((p * p) >> 32);
-	}
-	return p < 1 ? 1 : p > 1ULL << 32 ? 1ULL << 32 : p;
-}
-
-/*
- * What a record of an object of @bytes stands for: N sampled 1 in N, 1 / p
- * sampled by bytes (Go's runtime/pprof scaleHeapSample() weighs the same).
- */
-static double object_weight(const struct dump *d, long bytes)
+static uint64_t object_weight(const struct dump *d, long bytes)
 {
 	if (d->sample_bytes)
-		return 4294967296.0 / (double)sample_p(bytes, d->sample_bytes);
-	return dump_weight(d);
+		return slabtrace_sample_weight(slabtrace_sample_p(bytes, d->sample_bytes));
+	return (uint64_t)dump_weight(d) << 16;
 }
 
 static void object_add(struct dump *d, struct object *o,
@@ -158,8 +130,9 @@ static void object_add(struct dump *d, struct object *o,
 	char comm[320], *key;
 	struct context *c;
 	struct group *g;
+	double w, wbytes;
 	size_t len = 0;
-	double w;
+	uint64_t wq16;
 	long pid;
 	int i;
 
@@ -193,11 +166,14 @@ static void object_add(struct dump *d, struct object *o,
 		g->syscall = o->syscall[0] ? xstrdup(o->syscall) : NULL;
 		g->age_min = o->age;
 	}
-	w = object_weight(d, o->bytes);
+	/* As the module adds them up (slab_trace_estimate()). */
+	wq16 = object_weight(d, o->bytes);
+	w = wq16 / 65536.0;
+	wbytes = (double)(((uint64_t)o->bytes * wq16) >> 16);
 	g->objects++;
 	g->bytes += o->bytes;
 	g->est_objects += w;
-	g->est_bytes += w * o->bytes;
+	g->est_bytes += wbytes;
 	g->requested += o->requested;
 	g->age_sum += o->age;
 	if (o->age < g->age_min)
@@ -209,11 +185,11 @@ static void object_add(struct dump *d, struct object *o,
 	c->objects++;
 	c->bytes += o->bytes;
 	c->est_objects += w;
-	c->est_bytes += w * o->bytes;
+	c->est_bytes += wbytes;
 	d->objects++;
 	d->obj_bytes += o->bytes;
 	d->est_objects += w;
-	d->est_bytes += w * o->bytes;
+	d->est_bytes += wbytes;
 out:
 	for (i = 0; o->frames && i < o->nframes; i++)
 		free(o->frames[i]);

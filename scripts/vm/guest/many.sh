@@ -6,7 +6,8 @@
 # print of it alone, most bytes first, and finds exactly what leaky and
 # bigleak keep; "print kmalloc" only the kmalloc caches'.  stop, mark and
 # reset take the words too; a cache holding records at another rate makes
-# "start all" fail whole; rmmod with every cache traced is clean.
+# "start all" fail whole; the record limit holds for all of them; rmmod
+# with every cache traced is clean.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -29,6 +30,11 @@ for c in kmalloc-large leaky_widget kmalloc-64 kmalloc-1k; do
 done
 check "percpu is not (no slab: started by name)" sh -c "! grep -qx percpu /tmp/all"
 check "slabtrace's own cache is not" sh -c "! grep -qx slabtrace_record /tmp/all"
+cat "$ST/status" > /tmp/status
+cp /tmp/status /out/status-all.txt
+check_eq "status: 16 caches" 16 "$(grep -c '^cache ' /tmp/status)"
+check "status: the others summed up" \
+	grep -q "^\.\.\. and $((n - 16)) more caches (those with most records first; slab/stats lists every one)$" /tmp/status
 
 # Each cache once: the traced names lead to distinct /sys/kernel/slab
 # directories; every cache of /sys/kernel/slab not traced is one that
@@ -96,6 +102,7 @@ check "folded: kmalloc-64's line of the buffers" \
 	grep -q '^kmalloc-64;.*;leaky_alloc_buf \[leaky\] 5$' /tmp/folded
 
 dump "all stacks top 1" /tmp/ptop
+cp /tmp/ptop /out/print-all-top1.txt
 check_eq "top 1: at most one stack a cache" "" \
 	"$(awk '/^Dumping/ { n = 0 } /^Stack / { if (++n > 1) print }' /tmp/ptop | head -n 1)"
 
@@ -139,6 +146,20 @@ check "leaky keeps 100 widgets" sh -c "echo widgets 100 > $LEAKY"
 check_eq "start all: EBUSY" "Device or resource busy" "$(ctl_errno 'start all')"
 check_eq "and nothing else started" leaky_widget "$(traced)"
 check "stop, reset leaky_widget" sh -c "echo stop leaky_widget > $ST/ctl && echo reset leaky_widget > $ST/ctl"
+
+# The record limit holds for every cache together (checked before each
+# insert without a lock: each CPU may add one past it).
+limit=$(sed -n 's/^records [0-9]* limit \([0-9]*\)$/\1/p' "$ST/slab/stats")
+check "limit 50" st limit 50
+check "start all, limited" st start all
+check "leaky keeps 200 widgets" sh -c "echo widgets 200 > $LEAKY"
+recs=$(sed -n 's/^records \([0-9]*\) limit 50$/\1/p' "$ST/slab/stats")
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+check "at most 50 records, all caches together ($recs)" test "${recs:-999}" -le $((50 + ncpu))
+check "the allocations past it counted (limit reached)" \
+	sh -c "sed -n 's/.* limit_reached \([0-9]*\) .*/\1/p' $ST/slab/stats | awk '{ s += \$1 } END { exit !(s > 0) }'"
+check "stop all, reset all, limit $limit" \
+	sh -c "echo stop all > $ST/ctl && echo reset all > $ST/ctl && echo limit $limit > $ST/ctl && echo free > $LEAKY"
 
 check "start kmalloc" st start kmalloc
 traced > /tmp/km
