@@ -208,6 +208,16 @@ class Pprof(unittest.TestCase):
         self.assertIn("Comment: kmalloc-64: traced 0.773s, 26 objects (1664 bytes), "
                       "0 records dropped; 26 objects (1664 bytes) pass the filters", raw)
 
+    def test_a_print_of_all(self):
+        # Every cache of the print in one profile, each sample labelled
+        # with its cache; a comment a cache.
+        raw = pprof("-raw", self.report(test_cli.PRINT_ALL))
+        for n, nbytes, cache in ((3, 49152, "kmalloc-large"), (7, 1456, "leaky_widget"),
+                                 (5, 320, "kmalloc-64")):
+            self.assertRegex(raw, r"(?m)^ +%d +%d: [0-9 ]+\n +cache:\[%s\] " % (n, nbytes, cache))
+            self.assertIn("Comment: %s: traced " % cache, raw)
+        self.assertEqual(top_total(self.report(test_cli.PRINT_ALL), "inuse_objects"), 15)
+
     def test_gzipped(self):
         with open(self.report(DUMP), "rb") as f:
             self.assertEqual(f.read(2), b"\x1f\x8b")
