@@ -400,8 +400,9 @@ static int dump_show(struct seq_file *m, void *v)
 		return 0;
 	}
 	if (v == WORD_SUMMARY) {
-		seq_printf(m, "Print of %s: %u caches, %u with outstanding objects, most bytes first\n",
-			   r->snap->name, r->snap->nr_caches, r->snap->nr_parts);
+		seq_printf(m, "Print of %s: %u cache%s, %u with outstanding objects, most bytes first\n",
+			   r->snap->name, r->snap->nr_caches,
+			   r->snap->nr_caches == 1 ? "" : "s", r->snap->nr_parts);
 		return 0;
 	}
 	if (v == SEQ_START_TOKEN) {

@@ -657,6 +657,18 @@ class Words(unittest.TestCase):
             "0 records dropped; 1 stacks"])
         self.assertRegex(out, r"\n +1 +7 +1456 +1456 .* leaky_alloc_widget \[leaky\] < keep")
 
+    def test_a_print_of_one_cache_says_cache(self):
+        # "1 cache", as the module says it, read and said again.
+        text = print_of().replace("Print of all: 154 caches, 3 with",
+                                  "Print of all: 1 cache, 3 with", 1)
+        rc, out, err = self.fake.run("report", self.saved(text))
+        self.assertEqual(rc, 1, out)
+        one = text.split("Dumping outstanding allocs from ")
+        text = one[0].replace(", 3 with", ", 1 with") + "Dumping outstanding allocs from " + one[2]
+        rc, out, err = self.fake.run("report", self.saved(text))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Print of all: 1 cache, 1 with outstanding objects", out)
+
     def test_json_covers_every_cache_of_the_print(self):
         rc, out, err = self.fake.run("leaks", "-c", "all", "--json")
         self.assertEqual(rc, 0, err)

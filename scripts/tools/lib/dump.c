@@ -419,6 +419,7 @@ bool print_is_word(const char *name)
 
 #define DUMP_HEAD "Dumping outstanding allocs from "
 #define SUMMARY "Print of %63[^:]: %ld caches, %ld with outstanding objects, most bytes first%n"
+#define SUMMARY_1 "Print of %63[^:]: %ld cache, %ld with outstanding objects, most bytes first%n"
 
 /*
  * The summary line of a print of a word, at @text, into @p: the offset of
@@ -430,8 +431,12 @@ static size_t summary_parse(const char *text, struct print *p, long *parts,
 	size_t len = strcspn(text, "\n");
 	int off = 0;
 
-	if (sscanf(text, SUMMARY, p->word, &p->caches, parts, &off) != 3 ||
-	    (size_t)off != len || *parts < 0 || *parts > p->caches) {
+	/* "1 cache", "2 caches". */
+	if (sscanf(text, SUMMARY, p->word, &p->caches, parts, &off) != 3 &&
+	    (sscanf(text, SUMMARY_1, p->word, &p->caches, parts, &off) != 3 ||
+	     p->caches != 1))
+		off = 0;
+	if ((size_t)off != len || *parts < 0 || *parts > p->caches) {
 		note("%s: cannot read '%.*s'", src, (int)(len > 80 ? 80 : len), text);
 		return 0;
 	}

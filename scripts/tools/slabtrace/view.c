@@ -67,8 +67,8 @@ double show_print(char *text, const struct opts *o, bool full,
 	if (word && text_out) {
 		if (!*first)
 			putchar('\n');
-		printf("Print of %s: %ld caches, %d with outstanding objects, most bytes first\n",
-		       p.word, p.caches, p.n);
+		printf("Print of %s: %ld cache%s, %d with outstanding objects, most bytes first\n",
+		       p.word, p.caches, p.caches == 1 ? "" : "s", p.n);
 		if (passed < p.n)
 			printf("%d of them with objects that pass the filters, shown below\n",
 			       passed);
@@ -92,7 +92,7 @@ static void view_print(const char *name, const struct opts *o, bool full,
 
 	need_cache(name);
 	snapshot(name, o->older, 1, &text);
-	if (sscanf(text, "Print of %*[^:]: %ld caches, ", &traced) == 1 && !traced)
+	if (sscanf(text, "Print of %*[^:]: %ld cache", &traced) == 1 && !traced)
 		die("%s (%s; %s)", strcmp(name, "kmalloc") ?
 		    "no cache is traced or holds records" :
 		    "no kmalloc cache is traced or holds records",
