@@ -21,43 +21,43 @@ state() { sed -n "s/^cache $1 \\([a-z]*\\) .*/\\1/p" "$ST/slab/stats"; }
 
 log_mark
 check "start all" st start all
-traced > /tmp/all
-n=$(wc -l < /tmp/all)
+traced > /tmp/many-all
+n=$(wc -l < /tmp/many-all)
 logged "start: all: $n caches"
 check "more than 50 caches traced ($n)" test "$n" -gt 50
 for c in kmalloc-large leaky_widget kmalloc-64 kmalloc-1k; do
 	check_eq "$c is traced" tracing "$(state $c)"
 done
-check "percpu is not (no slab: started by name)" sh -c "! grep -qx percpu /tmp/all"
-check "slabtrace's own cache is not" sh -c "! grep -qx slabtrace_record /tmp/all"
-cat "$ST/status" > /tmp/status
-cp /tmp/status /out/status-all.txt
-check_eq "status: 16 caches" 16 "$(grep -c '^cache ' /tmp/status)"
+check "percpu is not (no slab: started by name)" sh -c "! grep -qx percpu /tmp/many-all"
+check "slabtrace's own cache is not" sh -c "! grep -qx slabtrace_record /tmp/many-all"
+cat "$ST/status" > /tmp/many-status
+cp /tmp/many-status /out/status-all.txt
+check_eq "status: 16 caches" 16 "$(grep -c '^cache ' /tmp/many-status)"
 check "status: the others summed up" \
-	grep -q "^\.\.\. and $((n - 16)) more caches (those with most records first; slab/stats lists every one)$" /tmp/status
+	grep -q "^\.\.\. and $((n - 16)) more caches (those with most records first; slab/stats lists every one)$" /tmp/many-status
 
 # Each cache once: the traced names lead to distinct /sys/kernel/slab
 # directories; every cache of /sys/kernel/slab not traced is one that
 # "start NAME" refuses (kmem_buckets caches, slabtrace's own).
-grep -vx kmalloc-large /tmp/all | while read -r c; do
+grep -vx kmalloc-large /tmp/many-all | while read -r c; do
 	readlink -f "/sys/kernel/slab/$c"
-done | sort > /tmp/all.dirs
-check_eq "no cache traced twice" "" "$(uniq -d /tmp/all.dirs)"
-check_eq "every traced name is a cache" $((n - 1)) "$(grep -c . /tmp/all.dirs)"
+done | sort > /tmp/many-all.dirs
+check_eq "no cache traced twice" "" "$(uniq -d /tmp/many-all.dirs)"
+check_eq "every traced name is a cache" $((n - 1)) "$(grep -c . /tmp/many-all.dirs)"
 for e in /sys/kernel/slab/*; do
 	printf '%s %s\n' "$(readlink -f "$e")" "${e##*/}"
-done | sort -k1,1 -u > /tmp/every
+done | sort -k1,1 -u > /tmp/many-every
 refused=0 wrong=
 while read -r dir name; do
-	grep -qx "$dir" /tmp/all.dirs && continue
+	grep -qx "$dir" /tmp/many-all.dirs && continue
 	case "$(ctl_errno "start $name")" in
 	*"not supported"* | *"not permitted"*) refused=$((refused + 1)) ;;
 	*) wrong="$wrong $name" ;;
 	esac
-done < /tmp/every
+done < /tmp/many-every
 check_eq "each cache not traced is one start refuses" "" "$wrong"
 check_eq "the caches traced and the refused are every cache" \
-	"$(wc -l < /tmp/every)" $((n - 1 + refused))
+	"$(wc -l < /tmp/many-every)" $((n - 1 + refused))
 
 check "leaky keeps 7 widgets" sh -c "echo widgets 7 > $LEAKY"
 check "leaky keeps 5 kmalloc(50)" sh -c "echo bufs 5 > $LEAKY"
@@ -71,65 +71,65 @@ section() {
 		on' "$1"
 }
 
-dump all /tmp/pall
-cp /tmp/pall /out/print-all.txt
-parts=$(grep -c '^Dumping outstanding allocs from ' /tmp/pall)
+dump all /tmp/many-pall
+cp /tmp/many-pall /out/print-all.txt
+parts=$(grep -c '^Dumping outstanding allocs from ' /tmp/many-pall)
 check "the first line sums the print up" \
 	grep -qx "Print of all: $n caches, $parts with outstanding objects, most bytes first" \
-	/tmp/pall
+	/tmp/many-pall
 check "then a cache's header" \
-	sh -c "sed -n 2p /tmp/pall | grep -q '^Dumping outstanding allocs from '"
-section /tmp/pall leaky_widget > /tmp/pw
-check_eq "leaky_widget: the 7 widgets kept" 7 "$(objs_from /tmp/pw leaky_alloc_widget | wc -l)"
-section /tmp/pall kmalloc-64 > /tmp/p64
-check_eq "kmalloc-64: the 5 buffers kept" 5 "$(objs_from /tmp/p64 leaky_alloc_buf | wc -l)"
-section /tmp/pall kmalloc-large > /tmp/plarge
-check_eq "kmalloc-large: bigleak's 3 objects" 3 "$(objs_from /tmp/plarge bigleak_large | wc -l)"
-check_eq "a section's header counts its objects" "$(outstanding /tmp/pw)" "$(nobjs /tmp/pw)"
+	sh -c "sed -n 2p /tmp/many-pall | grep -q '^Dumping outstanding allocs from '"
+section /tmp/many-pall leaky_widget > /tmp/many-pw
+check_eq "leaky_widget: the 7 widgets kept" 7 "$(objs_from /tmp/many-pw leaky_alloc_widget | wc -l)"
+section /tmp/many-pall kmalloc-64 > /tmp/many-p64
+check_eq "kmalloc-64: the 5 buffers kept" 5 "$(objs_from /tmp/many-p64 leaky_alloc_buf | wc -l)"
+section /tmp/many-pall kmalloc-large > /tmp/many-plarge
+check_eq "kmalloc-large: bigleak's 3 objects" 3 "$(objs_from /tmp/many-plarge bigleak_large | wc -l)"
+check_eq "a section's header counts its objects" "$(outstanding /tmp/many-pw)" "$(nobjs /tmp/many-pw)"
 check_eq "each cache once" "" \
-	"$(sed -n 's/^Dumping outstanding allocs from \([^ ]*\).*/\1/p' /tmp/pall | sort | uniq -d)"
+	"$(sed -n 's/^Dumping outstanding allocs from \([^ ]*\).*/\1/p' /tmp/many-pall | sort | uniq -d)"
 check_eq "most bytes first" "" \
-	"$(sed -n 's/^traced [0-9.]*s, [0-9]* outstanding (\([0-9]*\) bytes).*/\1/p' /tmp/pall |
+	"$(sed -n 's/^traced [0-9.]*s, [0-9]* outstanding (\([0-9]*\) bytes).*/\1/p' /tmp/many-pall |
 	   awk 'NR > 1 && $1 > last { print "line " NR ": " $1 " after " last } { last = $1 }')"
 check_eq "no section is empty" "" \
-	"$(sed -n 's/^traced [0-9.]*s, \(0\) outstanding.*/\1/p' /tmp/pall)"
+	"$(sed -n 's/^traced [0-9.]*s, \(0\) outstanding.*/\1/p' /tmp/many-pall)"
 
-cat "$ST/slab/folded" > /tmp/folded
-cp /tmp/folded /out/folded-all.txt
+cat "$ST/slab/folded" > /tmp/many-folded
+cp /tmp/many-folded /out/folded-all.txt
 check "folded: each line starts with its cache" \
-	grep -q '^leaky_widget;.*;leaky_alloc_widget \[leaky\] 7$' /tmp/folded
+	grep -q '^leaky_widget;.*;leaky_alloc_widget \[leaky\] 7$' /tmp/many-folded
 check "folded: kmalloc-64's line of the buffers" \
-	grep -q '^kmalloc-64;.*;leaky_alloc_buf \[leaky\] 5$' /tmp/folded
+	grep -q '^kmalloc-64;.*;leaky_alloc_buf \[leaky\] 5$' /tmp/many-folded
 
-dump "all stacks top 1" /tmp/ptop
-cp /tmp/ptop /out/print-all-top1.txt
+dump "all stacks top 1" /tmp/many-ptop
+cp /tmp/many-ptop /out/print-all-top1.txt
 check_eq "top 1: at most one stack a cache" "" \
-	"$(awk '/^Dumping/ { n = 0 } /^Stack / { if (++n > 1) print }' /tmp/ptop | head -n 1)"
+	"$(awk '/^Dumping/ { n = 0 } /^Stack / { if (++n > 1) print }' /tmp/many-ptop | head -n 1)"
 
-dump kmalloc /tmp/pkm
-check "print kmalloc: kmalloc-64's" grep -q '^Dumping outstanding allocs from kmalloc-64$' /tmp/pkm
-check "print kmalloc: kmalloc-large's" grep -q '^Dumping outstanding allocs from kmalloc-large$' /tmp/pkm
+dump kmalloc /tmp/many-pkm
+check "print kmalloc: kmalloc-64's" grep -q '^Dumping outstanding allocs from kmalloc-64$' /tmp/many-pkm
+check "print kmalloc: kmalloc-large's" grep -q '^Dumping outstanding allocs from kmalloc-large$' /tmp/many-pkm
 check "print kmalloc: not leaky_widget's" \
-	sh -c "! grep -q '^Dumping outstanding allocs from leaky_widget' /tmp/pkm"
-check "print kmalloc: it says so" grep -q '^Print of kmalloc: [0-9]* caches' /tmp/pkm
+	sh -c "! grep -q '^Dumping outstanding allocs from leaky_widget' /tmp/many-pkm"
+check "print kmalloc: it says so" grep -q '^Print of kmalloc: [0-9]* caches' /tmp/many-pkm
 
 check "stop kmalloc" st stop kmalloc
 check_eq "kmalloc-64 stopped" stopped "$(state kmalloc-64)"
 check_eq "kmalloc-large stopped" stopped "$(state kmalloc-large)"
 check_eq "leaky_widget still traced" tracing "$(state leaky_widget)"
 check "leaky keeps 4 more kmalloc(50)" sh -c "echo bufs 4 > $LEAKY"
-dump kmalloc-64 /tmp/p64b
-check_eq "stopped: the 4 are not recorded" 5 "$(objs_from /tmp/p64b leaky_alloc_buf | wc -l)"
+dump kmalloc-64 /tmp/many-p64b
+check_eq "stopped: the 4 are not recorded" 5 "$(objs_from /tmp/many-p64b leaky_alloc_buf | wc -l)"
 
 check "mark all" st mark all
 check "leaky keeps 2 more widgets" sh -c "echo widgets 2 > $LEAKY"
-dump "all since-mark" /tmp/pmark
-section /tmp/pmark leaky_widget > /tmp/pwm
-check_eq "since the mark: the 2 widgets" 2 "$(objs_from /tmp/pwm leaky_alloc_widget | wc -l)"
+dump "all since-mark" /tmp/many-pmark
+section /tmp/many-pmark leaky_widget > /tmp/many-pwm
+check_eq "since the mark: the 2 widgets" 2 "$(objs_from /tmp/many-pwm leaky_alloc_widget | wc -l)"
 
 check "leaky frees what it kept" sh -c "echo free > $LEAKY"
-dump kmalloc-64 /tmp/p64c
-check_eq "frees drop records of a stopped cache" 0 "$(objs_from /tmp/p64c leaky_alloc_buf | wc -l)"
+dump kmalloc-64 /tmp/many-p64c
+check_eq "frees drop records of a stopped cache" 0 "$(objs_from /tmp/many-p64c leaky_alloc_buf | wc -l)"
 
 check "reset kmalloc" st reset kmalloc
 check_eq "kmalloc-64, stopped, is forgotten" "" "$(state kmalloc-64)"
@@ -162,12 +162,13 @@ check "stop all, reset all, limit $limit" \
 	sh -c "echo stop all > $ST/ctl && echo reset all > $ST/ctl && echo limit $limit > $ST/ctl && echo free > $LEAKY"
 
 check "start kmalloc" st start kmalloc
-traced > /tmp/km
+traced > /tmp/many-km
+check "kmalloc: the stats list its caches" test -s /tmp/many-km
 check "kmalloc: kmalloc-64 and kmalloc-large" \
-	sh -c "grep -qx kmalloc-64 /tmp/km && grep -qx kmalloc-large /tmp/km"
-check "kmalloc: not leaky_widget" sh -c "! grep -qx leaky_widget /tmp/km"
+	sh -c "grep -qx kmalloc-64 /tmp/many-km && grep -qx kmalloc-large /tmp/many-km"
+check "kmalloc: not leaky_widget" sh -c "! grep -qx leaky_widget /tmp/many-km"
 check "kmalloc: every name a kmalloc cache's" \
-	sh -c "! grep -Evx '(dma-)?kmalloc-(cg-|rcl-)?[0-9]+k?|kmalloc-large' /tmp/km"
+	sh -c "! grep -Evx '(dma-)?kmalloc-(cg-|rcl-)?[0-9]+k?|kmalloc-large' /tmp/many-km"
 
 check "start all" st start all
 check "rmmod leaky, bigleak" rmmod leaky bigleak

@@ -20,6 +20,8 @@ none_traced() { slabtrace status | grep -q '^slabtrace: 0 caches traced'; }
 some_traced() { ! none_traced; }
 
 # --- record -c kmalloc around a command that leaks from kmalloc().
+# (The examples test saves in /tmp/rec too: nothing of it may count here.)
+rm -rf /tmp/rec
 slabtrace record -c kmalloc -o /tmp/rec -- \
 	sh -c "echo bufs 6 > $LEAKY; echo large 3 > $BIG; echo widgets 4 > $LEAKY" \
 	> /out/many-cli-record.txt 2>&1
@@ -71,7 +73,7 @@ slabtrace stop dentry
 slabtrace reset dentry
 
 # --- SIGKILL: the watchdog stops and resets the word.
-slabtrace record -c all -s 0 -o /tmp/rk -- sh -c 'echo $$ > /tmp/rk.pid; exec sleep 60' \
+slabtrace record -c all -s 0 -o /tmp/many-cli-rk -- sh -c 'echo $$ > /tmp/many-cli-rk.pid; exec sleep 60' \
 	> /out/many-cli-sigkill.txt 2>&1 &
 rec=$!
 check "record -c all traces caches" until_true 60 some_traced
@@ -81,7 +83,7 @@ check "after SIGKILL, the watchdog stops and resets all" until_true 60 none_trac
 check "... and says so" until_true 10 grep -q \
 	'^slabtrace: record (pid [0-9]*) ended without cleaning up; its watchdog stopped and reset all$' \
 	/out/many-cli-sigkill.txt
-kill "$(cat /tmp/rk.pid)"
+kill "$(cat /tmp/many-cli-rk.pid)"
 
 # --- top after "echo start all > ctl": every cache in one print.
 echo start all > $ST/ctl
