@@ -147,6 +147,8 @@ kill $rec
 wait $rec
 check "the recorder stops on SIGTERM and says what it wrote" \
 	grep -q '^kmemtrace-record: [1-9][0-9]* events written, [0-9]* lost' /tmp/r4.out
+# What the recorder said, for a run where it ended early.
+cp /tmp/r4.out /out/kptrace-ctf-rmmod-recorder.txt
 kill $busy
 wait 2>/dev/null
 check "rmmod slabtrace" rmmod slabtrace
