@@ -32,6 +32,9 @@
  * call a system with no lock held, and no system's mutex is ever held
  * while another's is taken.  From the outside in:
  *
+ *   The kernel's module notifier chain (its rwsem): slab_trace's notifiers
+ *     (slab/modsyms.c, slab/follow.c) take slab_trace_mutex in it, so no
+ *     module notifier is registered with slab_trace_mutex held.
  *   slab_trace_mutex (slab/slab.c): the traced caches, the probes'
  *     attachment, the snapshots kept, the limit.  Nested inside it:
  *       slab_trace_print_sem (rwsem, slab/snapshot.c), held for reading

@@ -248,7 +248,13 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
 	tr = slab_trace_traced_of(set, s);
-	if (!tr || !READ_ONCE(tr->tracing) || own_alloc(call_site))
+	if (unlikely(!tr)) {
+		/* kmem_cache_alloc(): a cache created since "start all"? */
+		if (!bytes_req && !own_alloc(call_site))
+			slab_trace_follow_miss(set, s);
+		goto evict;
+	}
+	if (!READ_ONCE(tr->tracing) || own_alloc(call_site))
 		goto evict;
 	filter = rcu_dereference_sched(tr->filter);
 	if (filter && !filter_passes(filter)) {

@@ -13,8 +13,9 @@
  *            the kmalloc tracepoint counts in kmalloc-N.  Other commands:
  *            every cache of the traced set.
  *
- * A cache created after "start WORD" is not traced.  No slab cache is
- * called "kmalloc" or "all": a kmalloc cache's name ends in its size.
+ * The caches created after "start all" are started too (follow.c); no
+ * kmalloc cache is created after boot.  No slab cache is called "kmalloc"
+ * or "all": a kmalloc cache's name ends in its size.
  *
  * Called with slab_trace_mutex held, as the commands are; no lock of its
  * own.

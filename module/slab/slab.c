@@ -126,6 +126,7 @@ static int stacks_init(void)
 static void commands_exit(void)
 {
 	slab_trace_probes_exit();
+	slab_trace_follow_exit_work();
 	mutex_lock(&slab_trace_mutex);
 	slab_trace_traced_exit();
 	slab_trace_snapshot_exit();
@@ -144,6 +145,8 @@ static const struct slabtrace_step steps[] = {
 	{ "stack depot", stacks_init, slab_trace_stack_store_exit },
 	/* The module notifier names the frames of records and snapshots. */
 	{ "module notifier", slab_trace_modsyms_init, slab_trace_modsyms_exit },
+	/* Module notifier: "start all" starts a new module's caches. */
+	{ "new caches", slab_trace_follow_init, slab_trace_follow_exit },
 	/* Last: what the commands make goes first. */
 	{ "slab_trace commands", NULL, commands_exit },
 };

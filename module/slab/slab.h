@@ -49,6 +49,11 @@ struct kobject;
 #define SLAB_TRACE_MAX_CACHES	1024
 /* Record owners: as many more, for the fresh tables of caches being reset. */
 #define SLAB_TRACE_MAX_OWNERS	(2 * SLAB_TRACE_MAX_CACHES)
+/*
+ * Caches "start all" leaves out of the caches it follows (follow.c):
+ * slabtrace's own, and those a reset forgot after a stop.
+ */
+#define SLAB_TRACE_SKIP_MAX	16
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLAB_TRACE_STACK_DEPTH	32
 
@@ -431,6 +436,13 @@ struct slab_trace_set {
 	struct rcu_head rcu;
 	unsigned int nr;
 	unsigned int mask;			/* slots of @by_cache - 1 */
+	/*
+	 * "start all" follows new caches (follow.c): a cache that is in
+	 * neither @by_cache nor @skip[0..@nr_skip) is new.
+	 */
+	bool follow;
+	unsigned int nr_skip;
+	const struct kmem_cache *skip[SLAB_TRACE_SKIP_MAX];
 	struct slab_trace_traced **traced;	/* @nr, in the order started */
 	struct slab_trace_traced **by_cache;	/* NULL: an empty slot */
 	struct slab_trace_traced *by_id[SLAB_TRACE_MAX_OWNERS];
@@ -438,6 +450,25 @@ struct slab_trace_set {
 };
 
 extern struct slab_trace_set __rcu *slab_trace_active;
+
+void slab_trace_follow_kick(void);
+
+/*
+ * An allocation from cache @s, not in @set: if @set follows new caches
+ * and @s is not left out, @s is new (follow.c).  Any context.
+ */
+static __always_inline void slab_trace_follow_miss(const struct slab_trace_set *set,
+						   const struct kmem_cache *s)
+{
+	unsigned int i;
+
+	if (likely(!set->follow))
+		return;
+	for (i = 0; i < set->nr_skip; i++)
+		if (set->skip[i] == s)
+			return;
+	slab_trace_follow_kick();
+}
 
 /* The traced cache of cache @s (a pseudo cache too), or NULL; any context. */
 static __always_inline struct slab_trace_traced *
@@ -506,6 +537,22 @@ u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now);
 u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now);
 void slab_trace_traced_sweep(void);
 void slab_trace_traced_exit(void);
+struct slab_trace_filter *slab_trace_filter_get(struct slab_trace_filter *f);
+int slab_trace_set_republish(void);
+int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
+			 u32 sample_bytes,
+			 bool (*left_out)(const struct kmem_cache *s));
+
+/* follow.c: "start all" starts the caches created after it too. */
+void slab_trace_follow_start(struct slab_trace_filter *filter,
+			     u32 sample_every, u32 sample_bytes);
+void slab_trace_follow_stop(void);
+void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref);
+void slab_trace_follow_publish(struct slab_trace_set *set);
+void slab_trace_follow_status(struct seq_file *m);
+int slab_trace_follow_init(void);
+void slab_trace_follow_exit(void);
+void slab_trace_follow_exit_work(void);
 
 /* stacks.c: backtraces, and the names of their frames. */
 #define SLAB_TRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */

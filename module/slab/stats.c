@@ -233,6 +233,7 @@ void slab_trace_status(struct seq_file *m)
 		   slab_trace_table_count(&slab_trace_records),
 		   READ_ONCE(slab_trace_record_limit),
 		   alloc || free ? "attached" : "detached");
+	slab_trace_follow_status(m);
 	if (nr <= STATUS_CACHES) {
 		for (i = 0; i < nr; i++)
 			show_traced_status(m, set->traced[i], now);

@@ -134,7 +134,8 @@ void slab_trace_filter_put(struct slab_trace_filter *f)
 		call_rcu(&f->rcu, filter_free_rcu);
 }
 
-static struct slab_trace_filter *filter_get(struct slab_trace_filter *f)
+/* Another reference to filter @f (NULL: none). */
+struct slab_trace_filter *slab_trace_filter_get(struct slab_trace_filter *f)
 {
 	if (f)
 		refcount_inc(&f->ref);
@@ -147,7 +148,7 @@ static void filter_set(struct slab_trace_traced *tr, struct slab_trace_filter *f
 	struct slab_trace_filter *old;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	old = rcu_replace_pointer(tr->filter, filter_get(f),
+	old = rcu_replace_pointer(tr->filter, slab_trace_filter_get(f),
 				  lockdep_is_held(&slab_trace_mutex));
 	slab_trace_filter_put(old);
 }
@@ -275,6 +276,7 @@ static int set_replace_many(struct slab_trace_traced **add,
 	for (j = 0; j < n; j++)
 		if (!del[j] && add[j])
 			set_add(new, add[j]);
+	slab_trace_follow_publish(new);
 	if (!new->nr) {
 		kvfree(new);
 		new = NULL;
@@ -283,6 +285,12 @@ static int set_replace_many(struct slab_trace_traced **add,
 	if (old)
 		call_rcu(&old->rcu, set_free_rcu);
 	return 0;
+}
+
+/* Publish a copy of the set, for what follow.c changed. */
+int slab_trace_set_republish(void)
+{
+	return set_replace_many(NULL, NULL, 0);
 }
 
 /*
@@ -544,7 +552,7 @@ static int start_cands(struct slab_trace_cand *c, unsigned int n,
 			goto undo;
 		}
 		memset(&c[i].ref, 0, sizeof(c[i].ref));	/* taken over */
-		RCU_INIT_POINTER(tr->filter, filter_get(a->filter));
+		RCU_INIT_POINTER(tr->filter, slab_trace_filter_get(a->filter));
 		tr->sample_every = a->sample_every;
 		tr->sample_bytes = a->sample_bytes;
 		add[nadd++] = tr;
@@ -642,6 +650,9 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 	if (word) {
 		if (!ret)
 			pr_info_ratelimited("start: %s: %u caches\n", name, n);
+		if (!ret && word == SLAB_TRACE_WORD_ALL)
+			slab_trace_follow_start(filter, sample_every,
+						sample_bytes);
 		slab_trace_cands_free(c, n);
 	} else {
 		slabtrace_cache_put(&one.ref);
@@ -649,6 +660,53 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 out:
 	slab_trace_filter_put(filter);
 	return ret;
+}
+
+/**
+ * slab_trace_start_new - start the caches "start all" would, not in the set
+ * @filter: the filter each gets (a reference each), NULL for none
+ * @sample_every: their rate, as slab_trace_start() takes it
+ * @sample_bytes: or their bytes' rate
+ * @left_out: whether a cache is to stay out
+ *
+ * The caches that were created since "start all" (follow.c).  Called with
+ * slab_trace_mutex held.
+ *
+ * Return: how many started, or -errno.
+ */
+int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
+			 u32 sample_bytes,
+			 bool (*left_out)(const struct kmem_cache *s))
+{
+	struct start_args a = {
+		.filter = filter, .sample_every = sample_every,
+		.sample_bytes = sample_bytes,
+	};
+	struct slab_trace_cand *c;
+	unsigned int i, n, k = 0;
+	int ret;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	ret = slab_trace_word_caches(SLAB_TRACE_WORD_ALL, &c, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++) {
+		if (find_cache(c[i].ref.cache) || left_out(c[i].ref.cache)) {
+			slabtrace_cache_put(&c[i].ref);
+			continue;
+		}
+		if (k != i) {
+			c[k] = c[i];
+			memset(&c[i].ref, 0, sizeof(c[i].ref));	/* moved */
+		}
+		k++;
+	}
+	ret = k ? start_cands(c, k, &a) : 0;
+	for (i = 0; !ret && i < k; i++)
+		pr_info_ratelimited("start: all: new cache %*pE\n",
+				    (int)strlen(c[i].name), c[i].name);
+	slab_trace_cands_free(c, n);
+	return ret ?: k;
 }
 
 /*
@@ -722,6 +780,8 @@ int slab_trace_stop(const char *name)
 		trs[i]->traced_ns += ktime_get_mono_fast_ns() - trs[i]->started;
 	}
 	kfree(trs);
+	if (slab_trace_word_of(name) == SLAB_TRACE_WORD_ALL)
+		slab_trace_follow_stop();
 	ret = slab_trace_probes_update();
 	return ret;
 }
@@ -753,8 +813,11 @@ int slab_trace_reset(const char *name)
 		goto out;
 	for (i = 0; i < n; i++) {
 		tr = trs[i];
-		if (!tr->tracing)
+		if (!tr->tracing) {
+			/* Forgotten: "start all" does not start it again. */
+			slab_trace_follow_leave_out(&tr->ref);
 			continue;
+		}
 		ref = tr->ref;
 		kobject_get(ref.kobj);
 		fresh[i] = traced_new(&ref, tr->kind, tr->name);
@@ -767,7 +830,7 @@ int slab_trace_reset(const char *name)
 		fresh[i]->sample_bytes = tr->sample_bytes;
 		filter = rcu_dereference_protected(tr->filter,
 						   lockdep_is_held(&slab_trace_mutex));
-		RCU_INIT_POINTER(fresh[i]->filter, filter_get(filter));
+		RCU_INIT_POINTER(fresh[i]->filter, slab_trace_filter_get(filter));
 	}
 	ret = set_replace_many(fresh, trs, n);
 	if (ret)

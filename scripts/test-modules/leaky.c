@@ -14,6 +14,10 @@
  *               allocates a widget before its exec, in a task forked from
  *               a kernel thread that is in no system call (in
  *               leaky_helper_setup()), and the widget is kept
+ *   late N      allocate N objects from the cache "leaky_late" and keep
+ *               them (in leaky_alloc_late()); the cache is created by the
+ *               first "late", long after the module's load, as a driver
+ *               creates one when a device appears
  *   free        free everything kept
  * rmmod frees what is kept.
  *
@@ -53,10 +57,12 @@ struct leaky_buf {
 };
 
 static struct kmem_cache *widget_cache;
+static struct kmem_cache *late_cache;	/* created by the first "late" */
 static struct dentry *leaky_dir;
 static DEFINE_MUTEX(leaky_lock);
 static LIST_HEAD(widgets);
 static LIST_HEAD(bufs);
+static LIST_HEAD(lates);
 
 /* A constructor: the cache is never merged with another. */
 static void widget_ctor(void *p)
@@ -72,6 +78,35 @@ static noinline struct leaky_widget *leaky_alloc_widget(void)
 
 	OPTIMIZER_HIDE_VAR(w);
 	return w;
+}
+
+static noinline struct leaky_widget *leaky_alloc_late(void)
+{
+	struct leaky_widget *w = kmem_cache_alloc(late_cache, GFP_KERNEL);
+
+	OPTIMIZER_HIDE_VAR(w);
+	return w;
+}
+
+/* N objects of leaky_late, kept; the first call creates the cache. */
+static int keep_late(unsigned int n)
+{
+	struct leaky_widget *w;
+
+	lockdep_assert_held(&leaky_lock);
+	if (!late_cache)
+		late_cache = kmem_cache_create("leaky_late",
+					       sizeof(struct leaky_widget), 0,
+					       0, widget_ctor);
+	if (!late_cache)
+		return -ENOMEM;
+	while (n--) {
+		w = leaky_alloc_late();
+		if (!w)
+			return -ENOMEM;
+		list_add_tail(&w->list, &lates);
+	}
+	return 0;
 }
 
 static noinline struct leaky_buf *leaky_alloc_buf(void)
@@ -122,6 +157,9 @@ static void free_kept(void)
 	lockdep_assert_held(&leaky_lock);
 	list_for_each_entry_safe(w, wn, &widgets, list)
 		kmem_cache_free(widget_cache, w);
+	list_for_each_entry_safe(w, wn, &lates, list)
+		kmem_cache_free(late_cache, w);
+	INIT_LIST_HEAD(&lates);
 	list_for_each_entry_safe(b, bn, &bufs, list)
 		kfree(b);
 	INIT_LIST_HEAD(&widgets);
@@ -206,6 +244,8 @@ static __always_inline int run(const char *cmd, unsigned int n)
 			;
 	} else if (!strcmp(cmd, "churn")) {
 		ret = churn(n);
+	} else if (!strcmp(cmd, "late")) {
+		ret = keep_late(n);
 	} else {
 		pr_warn("unknown command '%s'\n", cmd);
 		ret = -EINVAL;
@@ -248,7 +288,7 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	} else if (sscanf(buf, "%15s %u", cmd, &n) == 2) {
 		ret = run(cmd, n);
 	} else {
-		pr_warn("usage: widgets|bufs|orphans|churn|helper N, or free\n");
+		pr_warn("usage: widgets|bufs|orphans|churn|helper|late N, or free\n");
 		ret = -EINVAL;
 	}
 	kfree(buf);
@@ -279,6 +319,7 @@ static void __exit leaky_exit(void)
 	mutex_lock(&leaky_lock);
 	free_kept();
 	mutex_unlock(&leaky_lock);
+	kmem_cache_destroy(late_cache);
 	kmem_cache_destroy(widget_cache);
 }
 

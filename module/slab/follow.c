@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slab_trace: "start all" starts the caches created after it, too.
+ *
+ * "start all" starts every slab cache there is; a module loaded later
+ * creates caches of its own, and the developer hunting that module's
+ * leak wants them traced as well.  While "all" is followed:
+ * - a module that has finished loading (MODULE_STATE_LIVE, in its
+ *   insmod) has the caches its init created started before insmod
+ *   returns: the module notifier lists /sys/kernel/slab as "start all"
+ *   does and starts what is neither in the set nor left out, with the
+ *   filter and rate "start all" was given;
+ * - a cache created at any other time (a driver's probe, a subsystem's
+ *   first use) is found at its first allocation: the kmem_cache_alloc
+ *   probe finds a cache that is not in the set (slab_trace_follow_miss()),
+ *   counts the allocation as missed and kicks an irq_work (a probe may
+ *   hold any lock), which queues the same scan: at most one a second, or
+ *   one in ten seconds after a scan that started nothing.  The
+ *   allocations made before the scan are not recorded: status counts them.
+ *
+ * Left out (slab_trace_set.skip, SLAB_TRACE_SKIP_MAX in all): slabtrace's
+ * own cache, and the caches a "reset" forgot after a "stop" while "all"
+ * was followed, so that they stay out.  Each of the latter is held by a
+ * kobject reference, so that no new cache takes its address; destroyed,
+ * it leaves the list at the next scan.  Past SLAB_TRACE_SKIP_MAX,
+ * following ends.
+ *
+ * Following starts with "start all" (again: its filter and rate become
+ * the new caches'), and ends with "stop all", when the set empties, or at
+ * rmmod.
+ *
+ * Notes on locking
+ * ----------------
+ * - follow is under slab_trace_mutex; the probes read the set's copy of
+ *   it, which set_replace_many() makes (slab_trace_follow_publish()).
+ * - The module notifier takes slab_trace_mutex inside the notifier chain's
+ *   rwsem: no one registers a module notifier under slab_trace_mutex.
+ * - follow_pending (a bit): a burst of misses queues one irq_work.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/workqueue.h>
+
+#include "slab.h"
+
+/* Scans: at most one a second; one in ten after one that found nothing. */
+#define FOLLOW_EVERY	HZ
+#define FOLLOW_IDLE	(10 * HZ)
+
+/* Under slab_trace_mutex. */
+static struct {
+	bool on;
+	struct slab_trace_filter *filter;	/* referenced; NULL: none */
+	u32 sample_every;
+	u32 sample_bytes;
+	unsigned int nr_skip;
+	/* Left out, but slabtrace's own, which the set adds. */
+	struct slabtrace_cache_ref skip[SLAB_TRACE_SKIP_MAX - 1];
+	unsigned long started;	/* caches started since "start all" */
+} follow;
+
+/* Allocations from caches not started yet, since "start all". */
+static DEFINE_PER_CPU(unsigned long, follow_missed);
+/* Bit 0: a miss queued the irq_work, and the scan has not begun. */
+static unsigned long follow_pending;
+/* jiffies: the earliest next scan a miss queues. */
+static unsigned long follow_next;
+
+static void follow_kick_fn(struct irq_work *work);
+static struct irq_work follow_kick = IRQ_WORK_INIT(follow_kick_fn);
+
+/**
+ * slab_trace_follow_kick - a probe saw an allocation from a new cache
+ *
+ * Counts it as missed and queues a scan.  Any context: no lock.
+ */
+void slab_trace_follow_kick(void)
+{
+	this_cpu_inc(follow_missed);
+	if (!test_bit(0, &follow_pending) &&
+	    !test_and_set_bit(0, &follow_pending))
+		irq_work_queue(&follow_kick);
+}
+
+static unsigned long follow_missed_sum(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(follow_missed, cpu);
+	return n;
+}
+
+/* Whether @s is one of the caches left out. */
+static bool left_out(const struct kmem_cache *s)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	for (i = 0; i < follow.nr_skip; i++)
+		if (follow.skip[i].cache == s)
+			return true;
+	return false;
+}
+
+/* Let the caches left out go, and following end, unpublished. */
+static void follow_end(void)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	for (i = 0; i < follow.nr_skip; i++)
+		slabtrace_cache_put(&follow.skip[i]);
+	follow.nr_skip = 0;
+	slab_trace_filter_put(follow.filter);
+	follow.filter = NULL;
+	WRITE_ONCE(follow.on, false);
+}
+
+/**
+ * slab_trace_follow_publish - what the probes need of following, into @set
+ * @set: a set being made, not published yet
+ *
+ * An empty set ends following.  Called with slab_trace_mutex held.
+ */
+void slab_trace_follow_publish(struct slab_trace_set *set)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	if (!set->nr && follow.on)
+		follow_end();
+	set->follow = follow.on;
+	set->nr_skip = 0;
+	if (!follow.on)
+		return;
+	set->skip[set->nr_skip++] = slab_trace_record_cache;
+	for (i = 0; i < follow.nr_skip; i++)
+		set->skip[set->nr_skip++] = follow.skip[i].cache;
+}
+
+/**
+ * slab_trace_follow_start - "start all" follows new caches from now on
+ * @filter: the filter the new caches get; a reference is taken
+ * @sample_every: their rate, as slab_trace_start() takes it
+ * @sample_bytes: or their bytes' rate
+ *
+ * Called with slab_trace_mutex held, once "start all" started its caches.
+ */
+void slab_trace_follow_start(struct slab_trace_filter *filter,
+			     u32 sample_every, u32 sample_bytes)
+{
+	struct slab_trace_filter *old = follow.filter;
+	bool was = follow.on;
+	int cpu;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	follow.filter = slab_trace_filter_get(filter);
+	slab_trace_filter_put(old);
+	follow.sample_every = sample_every;
+	follow.sample_bytes = sample_bytes;
+	if (was)
+		return;
+	follow.started = 0;
+	for_each_possible_cpu(cpu)
+		per_cpu(follow_missed, cpu) = 0;
+	WRITE_ONCE(follow_next, jiffies);
+	WRITE_ONCE(follow.on, true);
+	if (slab_trace_set_republish()) {
+		pr_warn_ratelimited("start: all: no memory to follow new caches\n");
+		follow_end();
+	}
+}
+
+/* "stop all": following ends.  Called with slab_trace_mutex held. */
+void slab_trace_follow_stop(void)
+{
+	lockdep_assert_held(&slab_trace_mutex);
+	if (!follow.on)
+		return;
+	follow_end();
+	/* No memory: the probes go on kicking scans that find nothing. */
+	slab_trace_set_republish();
+}
+
+/**
+ * slab_trace_follow_leave_out - keep a cache out of following
+ * @ref: the cache, being forgotten by "reset" after "stop"; a reference
+ *	 of its own is taken
+ *
+ * Called with slab_trace_mutex held, before the set without the cache is
+ * published (which publishes the list too).
+ */
+void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
+{
+	struct slabtrace_cache_ref *skip;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	if (!follow.on || !ref->kobj || left_out(ref->cache))
+		return;
+	if (follow.nr_skip == ARRAY_SIZE(follow.skip)) {
+		pr_warn_ratelimited("reset: more than %zu caches left out of \"start all\": new caches are no longer started\n",
+				    ARRAY_SIZE(follow.skip));
+		follow_end();
+		return;
+	}
+	skip = &follow.skip[follow.nr_skip++];
+	*skip = *ref;
+	kobject_get(skip->kobj);
+}
+
+/*
+ * The caches left out that were destroyed leave the list, published
+ * before their references go: then no new cache can take an address the
+ * probes still skip.
+ */
+static void skip_sweep(void)
+{
+	struct kmem_cache *cache[ARRAY_SIZE(follow.skip)];
+	struct kobject *kobj[ARRAY_SIZE(follow.skip)];
+	struct slabtrace_cache_ref *ref;
+	unsigned int i, n = 0, k = 0;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	for (i = 0; i < follow.nr_skip; i++) {
+		ref = &follow.skip[i];
+		if (slabtrace_cache_destroyed(ref)) {
+			cache[n] = ref->cache;
+			kobj[n++] = ref->kobj;
+		} else {
+			follow.skip[k++] = *ref;
+		}
+	}
+	if (!n)
+		return;
+	follow.nr_skip = k;
+	if (slab_trace_set_republish()) {
+		/* Kept until a set is published. */
+		for (i = 0; i < n; i++) {
+			ref = &follow.skip[follow.nr_skip++];
+			ref->cache = cache[i];
+			ref->kobj = kobj[i];
+		}
+		return;
+	}
+	for (i = 0; i < n; i++)
+		kobject_put(kobj[i]);
+}
+
+/*
+ * Start the caches created since "start all".  Called with
+ * slab_trace_mutex held.  Return: whether it started one.
+ */
+static bool follow_scan(void)
+{
+	int ret;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	slab_trace_traced_sweep();
+	if (!follow.on)
+		return false;
+	skip_sweep();
+	ret = slab_trace_start_new(follow.filter, follow.sample_every,
+				   follow.sample_bytes, left_out);
+	if (ret < 0)
+		pr_warn_ratelimited("start: all: cannot start new caches (%d)\n",
+				    ret);
+	if (ret <= 0)
+		return false;
+	follow.started += ret;
+	return true;
+}
+
+static void follow_work_fn(struct work_struct *work)
+{
+	bool found;
+
+	clear_bit(0, &follow_pending);
+	/* A miss from now on queues another scan. */
+	smp_mb__after_atomic();
+	mutex_lock(&slab_trace_mutex);
+	found = follow_scan();
+	WRITE_ONCE(follow_next,
+		   jiffies + (found ? FOLLOW_EVERY : FOLLOW_IDLE));
+	mutex_unlock(&slab_trace_mutex);
+}
+
+static DECLARE_DELAYED_WORK(follow_work, follow_work_fn);
+
+static void follow_kick_fn(struct irq_work *work)
+{
+	unsigned long next = READ_ONCE(follow_next);
+
+	queue_delayed_work(system_wq, &follow_work,
+			   time_after(next, jiffies) ? next - jiffies : 0);
+}
+
+#ifdef CONFIG_MODULES
+/* A module's init is done: its caches start before its insmod returns. */
+static int follow_module(struct notifier_block *nb, unsigned long state,
+			 void *data)
+{
+	/* Most modules load with nothing followed: no mutex then. */
+	if (state != MODULE_STATE_LIVE || !READ_ONCE(follow.on))
+		return NOTIFY_DONE;
+	mutex_lock(&slab_trace_mutex);
+	if (follow.on)
+		follow_scan();
+	mutex_unlock(&slab_trace_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block follow_nb = {
+	.notifier_call = follow_module,
+};
+#endif
+
+/**
+ * slab_trace_follow_status - the status line of following, if on
+ * @m: where
+ *
+ * Called with slab_trace_mutex held.
+ */
+void slab_trace_follow_status(struct seq_file *m)
+{
+	lockdep_assert_held(&slab_trace_mutex);
+	if (!follow.on)
+		return;
+	seq_printf(m, "new caches: started as \"start all\" was: %lu so far; allocations made before their start (not recorded): %lu",
+		   follow.started, follow_missed_sum());
+	if (follow.nr_skip)
+		seq_printf(m, "; left out after a reset: %u", follow.nr_skip);
+	seq_putc(m, '\n');
+}
+
+/* Loading: the module notifier, outside slab_trace_mutex. */
+int slab_trace_follow_init(void)
+{
+#ifdef CONFIG_MODULES
+	return register_module_notifier(&follow_nb);
+#else
+	return 0;	/* no module ever comes */
+#endif
+}
+
+void slab_trace_follow_exit(void)
+{
+#ifdef CONFIG_MODULES
+	unregister_module_notifier(&follow_nb);
+#endif
+}
+
+/*
+ * Unloading, once the probes are gone (no more kicks), before the traced
+ * caches go: the scans end.  Then following ends, under slab_trace_mutex.
+ */
+void slab_trace_follow_exit_work(void)
+{
+	irq_work_sync(&follow_kick);
+	cancel_delayed_work_sync(&follow_work);
+	mutex_lock(&slab_trace_mutex);
+	if (follow.on)
+		follow_end();
+	mutex_unlock(&slab_trace_mutex);
+}
