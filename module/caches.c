@@ -673,10 +673,16 @@ void slabtrace_cache_put(struct slabtrace_cache_ref *ref)
 	ref->cache = NULL;
 }
 
-/* kmem_cache_destroy() took the cache out of sysfs (never: no kobject). */
+/* kmem_cache_destroy() took the cache of @kobj, held, out of sysfs. */
+bool slabtrace_kobj_destroyed(const struct kobject *kobj)
+{
+	return !READ_ONCE(kobj->sd);
+}
+
+/* The same for @ref's cache (never: no kobject). */
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref)
 {
-	return ref->kobj && !READ_ONCE(ref->kobj->sd);
+	return ref->kobj && slabtrace_kobj_destroyed(ref->kobj);
 }
 
 /**

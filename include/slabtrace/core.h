@@ -145,6 +145,7 @@ int slabtrace_cache_resolve(const char *cmd, const char *name,
 			    struct slabtrace_cache_ref *ref);
 void slabtrace_cache_put(struct slabtrace_cache_ref *ref);
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref);
+bool slabtrace_kobj_destroyed(const struct kobject *kobj);
 bool slabtrace_name_hint(const char *name, char *buf, size_t size);
 int slabtrace_caches_init(void);
 struct kobject *slabtrace_cache_pin(const struct kmem_cache *s);

@@ -15,15 +15,15 @@
  *   probe finds a cache that is not in the set (slab_trace_follow_miss()),
  *   counts the allocation as missed and kicks an irq_work (a probe may
  *   hold any lock), which queues the same scan: at most one a second, or
- *   one in ten seconds after a scan that started nothing.  The
+ *   one in ten seconds after two that started nothing in a row.  The
  *   allocations made before the scan are not recorded: status counts them.
  *
- * Left out (slab_trace_set.skip, SLAB_TRACE_SKIP_MAX in all): slabtrace's
- * own cache, and the caches a "reset" forgot after a "stop" while "all"
- * was followed, so that they stay out.  Each of the latter is held by a
- * kobject reference, so that no new cache takes its address; destroyed,
- * it leaves the list at the next scan.  Past SLAB_TRACE_SKIP_MAX,
- * following ends.
+ * Left out (slab_trace_set.skip, a hash table the probes look up as they
+ * look up the set's caches): slabtrace's own cache, and the caches a
+ * "reset" forgot after a "stop" while "all" was followed, so that they
+ * stay out.  Each of the latter is held by a kobject reference, so that
+ * no new cache takes its address; destroyed, it leaves the list at the
+ * next scan.  "start all" again starts them, and empties the list.
  *
  * Following starts with "start all" (again: its filter and rate become
  * the new caches'), and ends with "stop all", when the set empties, or at
@@ -51,9 +51,18 @@
 
 #include "slab.h"
 
-/* Scans: at most one a second; one in ten after one that found nothing. */
+/*
+ * Scans: at most one a second; one in ten after two in a row that
+ * started nothing (a cache that cannot start, past SLAB_TRACE_MAX_CACHES).
+ */
 #define FOLLOW_EVERY	HZ
 #define FOLLOW_IDLE	(10 * HZ)
+
+/* A cache left out, and the reference that keeps its address its own. */
+struct follow_skip {
+	struct kmem_cache *cache;
+	struct kobject *kobj;
+};
 
 /* Under slab_trace_mutex. */
 static struct {
@@ -61,9 +70,10 @@ static struct {
 	struct slab_trace_filter *filter;	/* referenced; NULL: none */
 	u32 sample_every;
 	u32 sample_bytes;
+	/* Left out but slabtrace's own, which the set adds: kvmalloc()ed. */
+	struct follow_skip *skip;
 	unsigned int nr_skip;
-	/* Left out, but slabtrace's own, which the set adds. */
-	struct slabtrace_cache_ref skip[SLAB_TRACE_SKIP_MAX - 1];
+	unsigned int fruitless;	/* scans in a row that started nothing */
 	unsigned long started;	/* caches started since "start all" */
 } follow;
 
@@ -112,18 +122,36 @@ static bool left_out(const struct kmem_cache *s)
 	return false;
 }
 
-/* Let the caches left out go, and following end, unpublished. */
-static void follow_end(void)
+/* Let the caches left out go, unpublished. */
+static void skip_clear(void)
 {
 	unsigned int i;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	for (i = 0; i < follow.nr_skip; i++)
-		slabtrace_cache_put(&follow.skip[i]);
+		kobject_put(follow.skip[i].kobj);
+	kvfree(follow.skip);
+	follow.skip = NULL;
 	follow.nr_skip = 0;
+}
+
+/* Let the caches left out go, and following end, unpublished. */
+static void follow_end(void)
+{
+	lockdep_assert_held(&slab_trace_mutex);
+	skip_clear();
 	slab_trace_filter_put(follow.filter);
 	follow.filter = NULL;
 	WRITE_ONCE(follow.on, false);
+}
+
+static void skip_add(struct slab_trace_set *set, const struct kmem_cache *s)
+{
+	unsigned int i = hash_ptr(s, 32) & set->skip_mask;
+
+	while (set->skip[i])
+		i = (i + 1) & set->skip_mask;
+	set->skip[i] = s;
 }
 
 /**
@@ -131,21 +159,29 @@ static void follow_end(void)
  * @set: a set being made, not published yet
  *
  * An empty set ends following.  Called with slab_trace_mutex held.
+ *
+ * Return: 0, or -ENOMEM.
  */
-void slab_trace_follow_publish(struct slab_trace_set *set)
+int slab_trace_follow_publish(struct slab_trace_set *set)
 {
-	unsigned int i;
+	unsigned int i, slots;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	if (!set->nr && follow.on)
 		follow_end();
 	set->follow = follow.on;
-	set->nr_skip = 0;
 	if (!follow.on)
-		return;
-	set->skip[set->nr_skip++] = slab_trace_record_cache;
+		return 0;
+	/* At most half full: a lookup ends at an empty slot. */
+	slots = roundup_pow_of_two(max(2 * (follow.nr_skip + 1), 4U));
+	set->skip = kvcalloc(slots, sizeof(*set->skip), GFP_KERNEL);
+	if (!set->skip)
+		return -ENOMEM;
+	set->skip_mask = slots - 1;
+	skip_add(set, slab_trace_record_cache);
 	for (i = 0; i < follow.nr_skip; i++)
-		set->skip[set->nr_skip++] = follow.skip[i].cache;
+		skip_add(set, follow.skip[i].cache);
+	return 0;
 }
 
 /**
@@ -168,16 +204,25 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 	slab_trace_filter_put(old);
 	follow.sample_every = sample_every;
 	follow.sample_bytes = sample_bytes;
-	if (was)
+	if (!was) {
+		follow.started = 0;
+		follow.fruitless = 0;
+		for_each_possible_cpu(cpu)
+			per_cpu(follow_missed, cpu) = 0;
+		WRITE_ONCE(follow_next, jiffies);
+		WRITE_ONCE(follow.on, true);
+	} else if (!follow.nr_skip) {
 		return;
-	follow.started = 0;
-	for_each_possible_cpu(cpu)
-		per_cpu(follow_missed, cpu) = 0;
-	WRITE_ONCE(follow_next, jiffies);
-	WRITE_ONCE(follow.on, true);
+	}
+	/*
+	 * Those left out were started with the others, each now held by its
+	 * traced cache: none is left out any more.
+	 */
+	skip_clear();
 	if (slab_trace_set_republish()) {
 		pr_warn_ratelimited("start: all: no memory to follow new caches\n");
 		follow_end();
+		slab_trace_set_republish();
 	}
 }
 
@@ -202,58 +247,64 @@ void slab_trace_follow_stop(void)
  */
 void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 {
-	struct slabtrace_cache_ref *skip;
+	struct follow_skip *skip;
 
 	lockdep_assert_held(&slab_trace_mutex);
+	/* kmalloc-large, percpu: no kobject, never new. */
 	if (!follow.on || !ref->kobj || left_out(ref->cache))
 		return;
-	if (follow.nr_skip == ARRAY_SIZE(follow.skip)) {
-		pr_warn_ratelimited("reset: more than %zu caches left out of \"start all\": new caches are no longer started\n",
-				    ARRAY_SIZE(follow.skip));
+	skip = kvmalloc_array(follow.nr_skip + 1, sizeof(*skip), GFP_KERNEL);
+	if (!skip) {
+		pr_warn_ratelimited("reset: no memory to leave %s out of \"start all\": new caches are no longer started\n",
+				    kobject_name(ref->kobj));
 		follow_end();
 		return;
 	}
+	if (follow.nr_skip)
+		memcpy(skip, follow.skip, follow.nr_skip * sizeof(*skip));
+	kvfree(follow.skip);
+	follow.skip = skip;
 	skip = &follow.skip[follow.nr_skip++];
-	*skip = *ref;
-	kobject_get(skip->kobj);
+	skip->cache = ref->cache;
+	skip->kobj = kobject_get(ref->kobj);
 }
 
 /*
- * The caches left out that were destroyed leave the list, published
- * before their references go: then no new cache can take an address the
- * probes still skip.
+ * The caches left out that were destroyed leave the list, published, and
+ * their references go once no probe can see the old list: then no new
+ * cache at one of their addresses is taken for one left out.
  */
 static void skip_sweep(void)
 {
-	struct kmem_cache *cache[ARRAY_SIZE(follow.skip)];
-	struct kobject *kobj[ARRAY_SIZE(follow.skip)];
-	struct slabtrace_cache_ref *ref;
+	struct follow_skip *gone;
 	unsigned int i, n = 0, k = 0;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; i < follow.nr_skip; i++) {
-		ref = &follow.skip[i];
-		if (slabtrace_cache_destroyed(ref)) {
-			cache[n] = ref->cache;
-			kobj[n++] = ref->kobj;
-		} else {
-			follow.skip[k++] = *ref;
-		}
-	}
+	for (i = 0; i < follow.nr_skip; i++)
+		n += slabtrace_kobj_destroyed(follow.skip[i].kobj);
 	if (!n)
 		return;
+	gone = kvmalloc_array(n, sizeof(*gone), GFP_KERNEL);
+	if (!gone)
+		return;		/* kept, until the next scan */
+	n = 0;
+	for (i = 0; i < follow.nr_skip; i++) {
+		if (slabtrace_kobj_destroyed(follow.skip[i].kobj))
+			gone[n++] = follow.skip[i];
+		else
+			follow.skip[k++] = follow.skip[i];
+	}
 	follow.nr_skip = k;
 	if (slab_trace_set_republish()) {
 		/* Kept until a set is published. */
-		for (i = 0; i < n; i++) {
-			ref = &follow.skip[follow.nr_skip++];
-			ref->cache = cache[i];
-			ref->kobj = kobj[i];
-		}
-		return;
+		memcpy(&follow.skip[k], gone, n * sizeof(*gone));
+		follow.nr_skip += n;
+	} else {
+		synchronize_rcu();
+		for (i = 0; i < n; i++)
+			kobject_put(gone[i].kobj);
 	}
-	for (i = 0; i < n; i++)
-		kobject_put(kobj[i]);
+	kvfree(gone);
 }
 
 /*
@@ -282,15 +333,16 @@ static bool follow_scan(void)
 
 static void follow_work_fn(struct work_struct *work)
 {
-	bool found;
-
+	/* The misses of a cache this scan starts queue the next a second on. */
+	WRITE_ONCE(follow_next, jiffies + FOLLOW_EVERY);
 	clear_bit(0, &follow_pending);
 	/* A miss from now on queues another scan. */
 	smp_mb__after_atomic();
 	mutex_lock(&slab_trace_mutex);
-	found = follow_scan();
-	WRITE_ONCE(follow_next,
-		   jiffies + (found ? FOLLOW_EVERY : FOLLOW_IDLE));
+	if (follow_scan())
+		follow.fruitless = 0;
+	else if (++follow.fruitless >= 2)
+		WRITE_ONCE(follow_next, jiffies + FOLLOW_IDLE);
 	mutex_unlock(&slab_trace_mutex);
 }
 
@@ -298,10 +350,10 @@ static DECLARE_DELAYED_WORK(follow_work, follow_work_fn);
 
 static void follow_kick_fn(struct irq_work *work)
 {
-	unsigned long next = READ_ONCE(follow_next);
+	unsigned long next = READ_ONCE(follow_next), now = jiffies;
 
 	queue_delayed_work(system_wq, &follow_work,
-			   time_after(next, jiffies) ? next - jiffies : 0);
+			   time_after(next, now) ? next - now : 0);
 }
 
 #ifdef CONFIG_MODULES

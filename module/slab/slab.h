@@ -49,11 +49,6 @@ struct kobject;
 #define SLAB_TRACE_MAX_CACHES	1024
 /* Record owners: as many more, for the fresh tables of caches being reset. */
 #define SLAB_TRACE_MAX_OWNERS	(2 * SLAB_TRACE_MAX_CACHES)
-/*
- * Caches "start all" leaves out of the caches it follows (follow.c):
- * slabtrace's own, and those a reset forgot after a stop.
- */
-#define SLAB_TRACE_SKIP_MAX	16
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLAB_TRACE_STACK_DEPTH	32
 
@@ -438,11 +433,13 @@ struct slab_trace_set {
 	unsigned int mask;			/* slots of @by_cache - 1 */
 	/*
 	 * "start all" follows new caches (follow.c): a cache that is in
-	 * neither @by_cache nor @skip[0..@nr_skip) is new.
+	 * neither @by_cache nor @skip is new.  @skip: the caches left out,
+	 * a hash table as @by_cache is, of @skip_mask + 1 slots; NULL if
+	 * not @follow.
 	 */
 	bool follow;
-	unsigned int nr_skip;
-	const struct kmem_cache *skip[SLAB_TRACE_SKIP_MAX];
+	unsigned int skip_mask;
+	const struct kmem_cache **skip;
 	struct slab_trace_traced **traced;	/* @nr, in the order started */
 	struct slab_trace_traced **by_cache;	/* NULL: an empty slot */
 	struct slab_trace_traced *by_id[SLAB_TRACE_MAX_OWNERS];
@@ -460,13 +457,17 @@ void slab_trace_follow_kick(void);
 static __always_inline void slab_trace_follow_miss(const struct slab_trace_set *set,
 						   const struct kmem_cache *s)
 {
-	unsigned int i;
+	unsigned int i, n;
 
 	if (likely(!set->follow))
 		return;
-	for (i = 0; i < set->nr_skip; i++)
+	i = hash_ptr(s, 32) & set->skip_mask;
+	for (n = 0; n <= set->skip_mask; n++, i = (i + 1) & set->skip_mask) {
 		if (set->skip[i] == s)
 			return;
+		if (!set->skip[i])
+			break;
+	}
 	slab_trace_follow_kick();
 }
 
@@ -548,7 +549,7 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 			     u32 sample_every, u32 sample_bytes);
 void slab_trace_follow_stop(void);
 void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref);
-void slab_trace_follow_publish(struct slab_trace_set *set);
+int slab_trace_follow_publish(struct slab_trace_set *set);
 void slab_trace_follow_status(struct seq_file *m);
 int slab_trace_follow_init(void);
 void slab_trace_follow_exit(void);

@@ -225,9 +225,16 @@ static struct slab_trace_traced *find_cache(const struct kmem_cache *s)
 	return set ? slab_trace_traced_of(set, s) : NULL;
 }
 
+static void set_free(struct slab_trace_set *set)
+{
+	if (set)
+		kvfree(set->skip);
+	kvfree(set);
+}
+
 static void set_free_rcu(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct slab_trace_set, rcu));
+	set_free(container_of(head, struct slab_trace_set, rcu));
 }
 
 /* Put @tr in @set, which has room for it. */
@@ -276,9 +283,12 @@ static int set_replace_many(struct slab_trace_traced **add,
 	for (j = 0; j < n; j++)
 		if (!del[j] && add[j])
 			set_add(new, add[j]);
-	slab_trace_follow_publish(new);
+	if (slab_trace_follow_publish(new)) {
+		set_free(new);
+		return -ENOMEM;
+	}
 	if (!new->nr) {
-		kvfree(new);
+		set_free(new);
 		new = NULL;
 	}
 	rcu_assign_pointer(slab_trace_active, new);
@@ -691,7 +701,9 @@ int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++) {
-		if (find_cache(c[i].ref.cache) || left_out(c[i].ref.cache)) {
+		/* kmalloc-large is never new: started by "start all". */
+		if (c[i].kind != SLAB_TRACE_KIND_CACHE ||
+		    find_cache(c[i].ref.cache) || left_out(c[i].ref.cache)) {
 			slabtrace_cache_put(&c[i].ref);
 			continue;
 		}
@@ -938,7 +950,7 @@ void slab_trace_traced_exit(void)
 	RCU_INIT_POINTER(slab_trace_active, NULL);
 	if (set) {
 		traced_release(set->traced, set->nr);
-		kvfree(set);
+		set_free(set);
 	}
 	/* Replaced filters and sets: their callbacks are this module's code. */
 	rcu_barrier();

@@ -12,6 +12,7 @@ state() { sed -n "s/^cache $1 \\([a-z]*\\) .*/\\1/p" "$ST/slab/stats"; }
 stat_of() { awk -v c="$1" -v k="$2" '$1 == "cache" && $2 == c { for (i = 3; i < NF; i++) if ($i == k) print $(i + 1) }' "$ST/slab/stats"; }
 new_line() { grep '^new caches: ' "$ST/status"; }
 late_started() { [ "$(state leaky_late)" = tracing ]; }
+missed() { sed -n 's/^new caches: .*(not recorded): \([0-9]*\).*/\1/p' "$ST/status"; }
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 log_mark
@@ -41,8 +42,8 @@ check_eq "leaky_late does not exist yet" "" "$(ls -d /sys/kernel/slab/leaky_late
 echo "late 1" > $LEAKY
 check "leaky_late, created later, is started after its first allocation" \
 	until_true 30 late_started
-check "status: counted as started, its first object as not recorded" \
-	sh -c "grep -q '^new caches: started as \"start all\" was: [1-9][0-9]* so far; allocations made before their start (not recorded): [1-9][0-9]*$' $ST/status"
+check "status: counted as started (2 so far), its first object as not recorded" \
+	sh -c "grep -q '^new caches: started as \"start all\" was: 2 so far; allocations made before their start (not recorded): [1-9][0-9]*$' $ST/status"
 new_line > /out/follow-status-after.txt
 echo "late 4" > $LEAKY
 dump leaky_late /tmp/follow-l
@@ -53,17 +54,25 @@ dump all /tmp/follow-all
 cp /tmp/follow-all /out/follow-print-all.txt
 check "print all has a section for leaky_late" grep -qx 'Dumping outstanding allocs from leaky_late' /tmp/follow-all
 
-# Stopped and reset, a cache is forgotten, and following leaves it out.
-check "stop leaky_late" st stop leaky_late
-check "reset leaky_late" st reset leaky_late
-check_eq "... is forgotten" "" "$(state leaky_late)"
-echo "late 3" > $LEAKY
+# Stopped and reset, a cache is forgotten, and following leaves it out:
+# its allocations are no misses, and a scan (a module's load) does not
+# start it.  kmalloc-large, which "start all" starts, is no new cache.
+check "stop leaky_late kmalloc-large" sh -c "echo stop leaky_late > $ST/ctl && echo stop kmalloc-large > $ST/ctl"
+check "reset leaky_late kmalloc-large" sh -c "echo reset leaky_late > $ST/ctl && echo reset kmalloc-large > $ST/ctl"
+check_eq "... are forgotten" "" "$(state leaky_late)$(state kmalloc-large)"
 check "status: one cache left out" \
 	sh -c "grep -q '^new caches: .*; left out after a reset: 1$' $ST/status"
-# A second allocation would have queued a scan: none started it.
-sleep 2
+m=$(missed)
 echo "late 3" > $LEAKY
+check_eq "leaky_late's allocations are not taken for a new cache's" "$m" "$(missed)"
+check "insmod initleak.ko (a scan)" insmod $MODDIR/initleak.ko
 check_eq "leaky_late stays out" "" "$(state leaky_late)"
+check_eq "kmalloc-large stays out" "" "$(state kmalloc-large)"
+check "rmmod initleak" rmmod initleak
+# "start all" again starts them, and leaves none out.
+check "start all pid $$ again" st start all pid $$
+check_eq "leaky_late is traced again" tracing "$(state leaky_late)"
+check "status: none left out" sh -c "! grep -q 'left out after a reset' $ST/status"
 
 # "stop all" ends following: a module loaded then is not traced.
 check "stop all" st stop all
@@ -87,7 +96,8 @@ check_eq "... and has everyone's objects made since" 5 \
 	"$(objs_from /tmp/follow-l2 leaky_alloc_late | wc -l)"
 check "... with no filter" sh -c "! grep -q 'filter:' /tmp/follow-l2"
 
-# rmmod with a module load's scan just done and one queued.
+# rmmod right after a new cache's first allocation: its scan queued, or
+# running.
 echo free > $LEAKY
 check "rmmod leaky" rmmod leaky
 check "insmod leaky.ko" insmod $MODDIR/leaky.ko
