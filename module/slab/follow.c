@@ -86,6 +86,8 @@ static unsigned long follow_next;
 
 static void follow_kick_fn(struct irq_work *work);
 static struct irq_work follow_kick = IRQ_WORK_INIT(follow_kick_fn);
+static void follow_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(follow_work, follow_work_fn);
 
 /**
  * slab_trace_follow_kick - a probe saw an allocation from a new cache
@@ -122,7 +124,11 @@ static bool left_out(const struct kmem_cache *s)
 	return false;
 }
 
-/* Let the caches left out go, unpublished. */
+/*
+ * Let the caches left out go, unpublished: following ends, or "start all"
+ * started them, each now held by its traced cache (skip_sweep() is the
+ * one that waits for the probes, for caches that are no longer held).
+ */
 static void skip_clear(void)
 {
 	unsigned int i;
@@ -206,7 +212,7 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 	follow.sample_bytes = sample_bytes;
 	if (!was) {
 		follow.started = 0;
-		follow.fruitless = 0;
+		WRITE_ONCE(follow.fruitless, 0);
 		for_each_possible_cpu(cpu)
 			per_cpu(follow_missed, cpu) = 0;
 		WRITE_ONCE(follow_next, jiffies);
@@ -235,30 +241,39 @@ void slab_trace_follow_stop(void)
 	follow_end();
 	/* No memory: the probes go on kicking scans that find nothing. */
 	slab_trace_set_republish();
+	/*
+	 * A scan waiting (ten seconds after fruitless ones) would hold back
+	 * the first of the next "start all"; cancelled, it clears no bit.
+	 */
+	if (cancel_delayed_work(&follow_work))
+		clear_bit(0, &follow_pending);
 }
 
 /**
  * slab_trace_follow_leave_out - keep a cache out of following
- * @ref: the cache, being forgotten by "reset" after "stop"; a reference
- *	 of its own is taken
+ * @ref: the cache, forgotten by "reset" after "stop"; a reference of its
+ *	 own is taken
  *
- * Called with slab_trace_mutex held, before the set without the cache is
- * published (which publishes the list too).
+ * Called with slab_trace_mutex held; the caller then publishes a set,
+ * with the list (slab_trace_set_republish()).  Until then the probes may
+ * take the cache for a new one: a scan leaves it out.
+ *
+ * Return: whether the list changed.
  */
-void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
+bool slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 {
 	struct follow_skip *skip;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	/* kmalloc-large, percpu: no kobject, never new. */
 	if (!follow.on || !ref->kobj || left_out(ref->cache))
-		return;
+		return false;
 	skip = kvmalloc_array(follow.nr_skip + 1, sizeof(*skip), GFP_KERNEL);
 	if (!skip) {
 		pr_warn_ratelimited("reset: no memory to leave %s out of \"start all\": new caches are no longer started\n",
 				    kobject_name(ref->kobj));
 		follow_end();
-		return;
+		return true;
 	}
 	if (follow.nr_skip)
 		memcpy(skip, follow.skip, follow.nr_skip * sizeof(*skip));
@@ -267,6 +282,7 @@ void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 	skip = &follow.skip[follow.nr_skip++];
 	skip->cache = ref->cache;
 	skip->kobj = kobject_get(ref->kobj);
+	return true;
 }
 
 /*
@@ -277,7 +293,7 @@ void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 static void skip_sweep(void)
 {
 	struct follow_skip *gone;
-	unsigned int i, n = 0, k = 0;
+	unsigned int i, n = 0, k = 0, room;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	for (i = 0; i < follow.nr_skip; i++)
@@ -287,9 +303,11 @@ static void skip_sweep(void)
 	gone = kvmalloc_array(n, sizeof(*gone), GFP_KERNEL);
 	if (!gone)
 		return;		/* kept, until the next scan */
+	/* More may be destroyed meanwhile: those wait for the next scan. */
+	room = n;
 	n = 0;
 	for (i = 0; i < follow.nr_skip; i++) {
-		if (slabtrace_kobj_destroyed(follow.skip[i].kobj))
+		if (n < room && slabtrace_kobj_destroyed(follow.skip[i].kobj))
 			gone[n++] = follow.skip[i];
 		else
 			follow.skip[k++] = follow.skip[i];
@@ -333,20 +351,26 @@ static bool follow_scan(void)
 
 static void follow_work_fn(struct work_struct *work)
 {
-	/* The misses of a cache this scan starts queue the next a second on. */
-	WRITE_ONCE(follow_next, jiffies + FOLLOW_EVERY);
+	unsigned int fruitless = READ_ONCE(follow.fruitless);
+
+	/*
+	 * The misses during this scan (of a cache it starts, or of one that
+	 * cannot start) queue the next no sooner than this.
+	 */
+	WRITE_ONCE(follow_next,
+		   jiffies + (fruitless >= 2 ? FOLLOW_IDLE : FOLLOW_EVERY));
+	/* follow_next before the bit: the kick that sets it reads it. */
+	smp_mb__before_atomic();
 	clear_bit(0, &follow_pending);
 	/* A miss from now on queues another scan. */
 	smp_mb__after_atomic();
 	mutex_lock(&slab_trace_mutex);
-	if (follow_scan())
-		follow.fruitless = 0;
-	else if (++follow.fruitless >= 2)
+	fruitless = follow_scan() ? 0 : fruitless + 1;
+	WRITE_ONCE(follow.fruitless, fruitless);
+	if (fruitless >= 2)
 		WRITE_ONCE(follow_next, jiffies + FOLLOW_IDLE);
 	mutex_unlock(&slab_trace_mutex);
 }
-
-static DECLARE_DELAYED_WORK(follow_work, follow_work_fn);
 
 static void follow_kick_fn(struct irq_work *work)
 {

@@ -548,7 +548,7 @@ int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 void slab_trace_follow_start(struct slab_trace_filter *filter,
 			     u32 sample_every, u32 sample_bytes);
 void slab_trace_follow_stop(void);
-void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref);
+bool slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref);
 int slab_trace_follow_publish(struct slab_trace_set *set);
 void slab_trace_follow_status(struct seq_file *m);
 int slab_trace_follow_init(void);

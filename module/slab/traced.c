@@ -813,6 +813,7 @@ int slab_trace_reset(const char *name)
 	struct slab_trace_filter *filter;
 	struct slabtrace_cache_ref ref;
 	int i, n, ret = -ENOMEM;
+	bool left = false;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	n = traced_named("reset", name, true, &trs);
@@ -825,11 +826,8 @@ int slab_trace_reset(const char *name)
 		goto out;
 	for (i = 0; i < n; i++) {
 		tr = trs[i];
-		if (!tr->tracing) {
-			/* Forgotten: "start all" does not start it again. */
-			slab_trace_follow_leave_out(&tr->ref);
-			continue;
-		}
+		if (!tr->tracing)
+			continue;	/* forgotten */
 		ref = tr->ref;
 		kobject_get(ref.kobj);
 		fresh[i] = traced_new(&ref, tr->kind, tr->name);
@@ -847,6 +845,12 @@ int slab_trace_reset(const char *name)
 	ret = set_replace_many(fresh, trs, n);
 	if (ret)
 		goto undo;
+	/* "start all" does not start the forgotten ones again. */
+	for (i = 0; i < n; i++)
+		if (!fresh[i])
+			left |= slab_trace_follow_leave_out(&trs[i]->ref);
+	if (left)
+		slab_trace_set_republish();
 	traced_free_all(trs, n);
 	goto out;
 undo:
@@ -908,7 +912,7 @@ void slab_trace_traced_sweep(void)
 {
 	struct slab_trace_set *set = set_locked();
 	struct slab_trace_traced **gone, **none;
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, room;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	if (!set)
@@ -921,8 +925,10 @@ void slab_trace_traced_sweep(void)
 	if (!gone)
 		return;		/* kept, until the next sweep */
 	none = gone + n;
+	/* More may be destroyed meanwhile: those wait for the next sweep. */
+	room = n;
 	n = 0;
-	for (i = 0; i < set->nr; i++) {
+	for (i = 0; i < set->nr && n < room; i++) {
 		struct slab_trace_traced *tr = set->traced[i];
 
 		if (!slabtrace_cache_destroyed(&tr->ref))
