@@ -270,7 +270,8 @@ bool slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 		return false;
 	skip = kvmalloc_array(follow.nr_skip + 1, sizeof(*skip), GFP_KERNEL);
 	if (!skip) {
-		pr_warn_ratelimited("reset: no memory to leave %s out of \"start all\": new caches are no longer started\n",
+		pr_warn_ratelimited("reset: no memory to leave %*pE out of \"start all\": new caches are no longer started\n",
+				    (int)strlen(kobject_name(ref->kobj)),
 				    kobject_name(ref->kobj));
 		follow_end();
 		return true;
