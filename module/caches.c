@@ -54,7 +54,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/kmalloc.h>
 #include <slabtrace/core.h>
 
 #include "internal.h"

@@ -77,6 +77,7 @@
 
 #include <slabtrace/core.h>
 #include <slabtrace/ctf.h>
+#include <wrapper/relay.h>
 
 #define TS_COMPACT_MAX	BIT_ULL(SLABTRACE_CTF_COMPACT_TS_BITS)
 
@@ -141,8 +142,7 @@ void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
 }
 
 /* relay: a switch to @subbuf, from @prev (NULL at the first). */
-static int subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev,
-			size_t prev_padding)
+static int subbuf_start(SLABTRACE_SUBBUF_START_PARAMS(buf, subbuf, prev))
 {
 	struct slabtrace_stream *s = buf->chan->private_data;
 	struct slabtrace_stream_cpu *cc = per_cpu_ptr(s->cpu, buf->cpu);
@@ -151,7 +151,8 @@ static int subbuf_start(struct rchan_buf *buf, void *subbuf, void *prev,
 	/* While the buffer is full relay calls again with the closed one. */
 	if (prev && prev == cc->open) {
 		slabtrace_ctf_packet_close(prev,
-					   buf->chan->subbuf_size - prev_padding,
+					   buf->chan->subbuf_size -
+					   slabtrace_relay_padding(buf, prev),
 					   now, cc->lost);
 		cc->open = NULL;
 	}

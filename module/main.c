@@ -78,6 +78,7 @@
 
 #include <slabtrace/core.h>
 #include <slabtrace/files.h>
+#include <wrapper/requirements.h>
 
 #include "internal.h"
 
@@ -179,12 +180,13 @@ static int __init slabtrace_init(void)
 
 	/*
 	 * kmalloc() spreads its objects over copies of each kmalloc-N cache
-	 * by a hash of the call site (v6.6); the kmalloc tracepoint's call
-	 * site is not always the one hashed, so objects would be counted in
-	 * the wrong copy.
+	 * by a value the kmalloc tracepoint does not report (a hash of the
+	 * call site, or the allocated type): objects would be counted in
+	 * the wrong copy (<wrapper/requirements.h>).
 	 */
-	if (IS_ENABLED(CONFIG_RANDOM_KMALLOC_CACHES)) {
-		pr_err("not supported on kernels with CONFIG_RANDOM_KMALLOC_CACHES: a kmalloc() object's cache cannot be known\n");
+	if (SLABTRACE_REFUSED_CONFIG[0]) {
+		pr_err("not supported on kernels with %s: a kmalloc() object's cache cannot be known\n",
+		       SLABTRACE_REFUSED_CONFIG);
 		return -EOPNOTSUPP;
 	}
 	ret = slabtrace_step("file trees") ?: slabtrace_files_init();

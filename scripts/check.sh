@@ -120,6 +120,7 @@ step "clang 6.12-arm64" scripts/clang-check.py 6.12-arm64
 step "llvm refused" scripts/tests/test_llvm.sh
 step "dkms" scripts/tests/test_dkms.sh
 step "refusals" scripts/tests/test_refusals.sh
+step "compat-probes" scripts/tests/test_compat_probes.sh
 step "splats" scripts/tests/test_splats.sh
 step "debug-kernel" scripts/tests/test_debug_kernel.sh
 step "sign" scripts/tests/test_sign.sh

@@ -1,30 +1,40 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build-time probe of the kernel headers in $1 (the kernel's srctree).
-# Prints -D flags for include/slabtrace/compat.h; nothing else may read them.
-# Each probe names the change it detects.
-src=${1:?usage: compat-probe.sh SRCTREE}
-slab=$src/include/linux/slab.h
-
-# v6.6 added the caller argument (CONFIG_RANDOM_KMALLOC_CACHES).
-grep -q 'kmalloc_type(gfp_t flags, unsigned long caller)' "$slab" 2>/dev/null &&
-	printf ' %s' -DSLABTRACE_KMALLOC_TYPE_CALLER
-
-# v6.4 replaced struct module's core_layout by mem[MOD_*].
-grep -q 'struct module_memory' "$src/include/linux/module.h" 2>/dev/null &&
-	printf ' %s' -DSLABTRACE_MODULE_MEMORY
-
-# v6.8 replaced __stack_depot_save(..., can_alloc) by
-# stack_depot_save_flags(..., depot_flags).
-grep -q 'stack_depot_save_flags' "$src/include/linux/stackdepot.h" 2>/dev/null &&
-	printf ' %s' -DSLABTRACE_DEPOT_SAVE_FLAGS
-
-# v6.11 added kmem_buckets (kmem_buckets_create()).
-grep -q 'kmem_buckets_create' "$slab" 2>/dev/null &&
-	printf ' %s' -DSLABTRACE_KMEM_BUCKETS
-# Between 6.1 and 6.12, ring_buffer_unlock_commit() lost its event argument.
-grep -q 'int ring_buffer_unlock_commit(struct trace_buffer \*buffer);' \
-	"$src/include/linux/ring_buffer.h" 2>/dev/null &&
-	printf ' %s' -DSLABTRACE_RB_COMMIT_NO_EVENT
-echo
+# Build-time feature tests of the kernel headers in $1 (the kernel's
+# srctree): runs every scripts/compat/API.sh, the probe of
+# include/wrapper/API.h, and prints their -D flags on one line, for the
+# wrappers; nothing else may read them.  Each probe greps the headers for
+# the forms its wrapper knows (not the version number: Debian's kernels
+# carry backports) and says which version changed what.
+#
+#   scripts/compat-probe.sh SRCTREE            the flags
+#   scripts/compat-probe.sh --missing SRCTREE  the APIs this slabtrace
+#                                              does not know in that
+#                                              kernel, one a line (none:
+#                                              it can be built)
+#
+# A probe that finds none of the forms it knows prints
+# -DSLABTRACE_MISSING_NAME, which <wrapper/requirements.h> turns into one
+# #error line naming the API; dkms.conf asks --missing first, to skip
+# such a kernel with one line instead of failing the package operation.
+missing=
+if [ "${1:-}" = --missing ]; then
+	missing=1
+	shift
+fi
+src=${1:?usage: compat-probe.sh [--missing] SRCTREE}
+dir=$(dirname "$0")/compat
+flags=
+for p in "$dir"/*.sh; do
+	flags="$flags$(sh "$p" "$src")"
+done
+if [ -n "$missing" ]; then
+	for f in $flags; do
+		case $f in
+		-DSLABTRACE_MISSING_*) echo "${f#-DSLABTRACE_MISSING_}" ;;
+		esac
+	done
+	exit 0
+fi
+echo "$flags"

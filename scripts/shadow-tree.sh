@@ -13,7 +13,7 @@ mkdir -p "$dest"
 # Drop links whose source went away.
 find "$dest" -type l ! -exec test -e {} \; -delete 2>/dev/null || true
 cd "$top"
-find Kbuild module include scripts/compat-probe.sh scripts/test-modules \
+find Kbuild module include scripts/compat-probe.sh scripts/compat scripts/test-modules \
 	-type f \( -name Kbuild -o -name '*.[ch]' -o -name '*.sh' \) |
 while read -r f; do
 	mkdir -p "$dest/$(dirname "$f")"

@@ -5,7 +5,8 @@
  * door of the commands (ctl.c), the status (status.c), cache names
  * (caches.c), system call names (syscalls.c), and how names a user chose
  * are shown.  The files are <slabtrace/files.h>, the binary stream object
- * <slabtrace/ctf.h>, kernel-version differences <slabtrace/compat.h>.
+ * <slabtrace/ctf.h>; kernel-version differences are in include/wrapper/,
+ * one header per kernel API.
  * The lock order of the whole module is in main.c's header.
  */
 #ifndef _SLABTRACE_CORE_H

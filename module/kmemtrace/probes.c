@@ -27,7 +27,7 @@
 #include <trace/events/kmem.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/kmalloc.h>
 #include <slabtrace/core.h>
 
 #include "kmemtrace.h"

@@ -52,7 +52,7 @@
 #include <linux/seq_file.h>
 #include <linux/string.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/ring_buffer.h>
 #include <slabtrace/core.h>
 
 #include "kptrace.h"

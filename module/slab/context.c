@@ -62,7 +62,7 @@
 #include <linux/workqueue.h>
 #include <asm/syscall.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/sched.h>
 
 #include "slab.h"
 

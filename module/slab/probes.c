@@ -65,7 +65,10 @@
 #include <linux/tracepoint.h>
 #include <trace/events/kmem.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/cgroup.h>
+#include <wrapper/kmalloc.h>
+#include <wrapper/percpu.h>
+#include <wrapper/unwind.h>
 
 #include "slab.h"
 
@@ -229,7 +232,7 @@ static __always_inline bool own_alloc(unsigned long call_site)
 /*
  * @bytes_req is 0 for kmem_cache_alloc(): the cache's object size.
  * Inlined into the probes, like the walk in it: the walk starts at the
- * probe's caller (compat.h), and every frame walked costs, at every traced
+ * probe's caller (<wrapper/unwind.h>), and every frame walked costs, at every traced
  * allocation.
  */
 static __always_inline void record_alloc(struct kmem_cache *s,
@@ -339,7 +342,7 @@ static __always_inline void record_free(const void *obj,
 
 /*
  * The alloc probes' walk starts from their own return address
- * (compat.h): neither ftrace's function graph nor a kretprobe may replace
+ * (<wrapper/unwind.h>): neither ftrace's function graph nor a kretprobe may replace
  * it on the stack, so they are notrace and off limits to kprobes.
  */
 static notrace void slab_trace_probe_kmem_cache_alloc(void *data,
@@ -396,7 +399,7 @@ static notrace void slab_trace_probe_percpu_alloc(void *data,
 						  gfp_t gfp_flags)
 {
 	record_alloc(slab_trace_pseudo_cache(SLAB_TRACE_KIND_PERCPU),
-		     (__force const void *)ptr, size, gfp_flags, call_site);
+		     slabtrace_percpu_key(ptr), size, gfp_flags, call_site);
 }
 
 NOKPROBE_SYMBOL(slab_trace_probe_percpu_alloc);
@@ -404,7 +407,7 @@ NOKPROBE_SYMBOL(slab_trace_probe_percpu_alloc);
 static void slab_trace_probe_percpu_free(void *data, void *base_addr, int off,
 					 void __percpu *ptr)
 {
-	record_free((__force const void *)ptr,
+	record_free(slabtrace_percpu_key(ptr),
 		    slab_trace_pseudo_cache(SLAB_TRACE_KIND_PERCPU));
 }
 

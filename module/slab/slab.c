@@ -41,7 +41,7 @@
 #include <linux/stackdepot.h>
 #include <linux/string.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/cgroup.h>
 #include <slabtrace/core.h>
 #include <slabtrace/files.h>
 

@@ -66,7 +66,7 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/audit.h>
 
 #include "slab.h"
 

@@ -3,7 +3,7 @@
  * slab_trace: allocation backtraces, trimmed to start at the allocator's
  * caller and deduplicated in the stack depot.
  *
- * The probes walk the stack from their caller on (compat.h:
+ * The probes walk the stack from their caller on (<wrapper/unwind.h>:
  * slabtrace_stack_walk_caller(), the ORC unwinder from the probe's own
  * frame on x86-64, stack_trace_save() elsewhere), so a walk begins with
  * the tracer's frames: the tracepoint's iterator, the allocator, and with
@@ -26,7 +26,8 @@
  * meanwhile (a module unloaded, a module's __init text freed), by the
  * name modsyms.c kept before it went.
  *
- * The probes save traces without letting the depot allocate (compat.h).
+ * The probes save traces without letting the depot allocate
+ * (<wrapper/stackdepot.h>).
  * When its pools are full the trace is deferred: once its record is in
  * the table, kept in one of a few slots with the identities of the
  * records waiting for it, and a work item saves it from process context,
@@ -63,7 +64,8 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/module.h>
+#include <wrapper/stackdepot.h>
 
 #include "slab.h"
 
@@ -321,7 +323,7 @@ static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
 /**
  * slab_trace_stack_store - save a backtrace from the allocator's caller on
  * @rec: the record it is for; its ->stack is set here (0 if not saved)
- * @entries: the walk (compat.h: slabtrace_stack_walk_caller(), from the
+ * @entries: the walk (slabtrace_stack_walk_caller(), from the
  *	     probe's caller on: each frame walked costs, so the walk starts as
  *	     shallow as it can)
  * @nr: its length, at most SLAB_TRACE_STACK_DEPTH

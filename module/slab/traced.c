@@ -46,7 +46,7 @@
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
-#include <slabtrace/compat.h>
+#include <wrapper/cgroup.h>
 
 #include "slab.h"
 

@@ -44,6 +44,8 @@
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
 
+#include <wrapper/timer.h>
+
 #define IRQALLOC_SIZE	50
 #define IRQALLOC_MAX	100000
 #define IRQALLOC_CHURN_MAX	4	/* churn threads per CPU, at most */
@@ -255,10 +257,9 @@ static int __init irqalloc_init(void)
 	timer_setup(&tick, softirq_fn, 0);
 	mod_timer(&tick, jiffies + 1);
 	/* Soft on PREEMPT_RT: no slab allocation in hardirq there. */
-	hrtimer_init(&htick, CLOCK_MONOTONIC,
-		     IS_ENABLED(CONFIG_PREEMPT_RT) ? HRTIMER_MODE_REL_SOFT :
-						     HRTIMER_MODE_REL_HARD);
-	htick.function = hardirq_fn;
+	slabtrace_hrtimer_setup(&htick, hardirq_fn, CLOCK_MONOTONIC,
+				IS_ENABLED(CONFIG_PREEMPT_RT) ?
+				HRTIMER_MODE_REL_SOFT : HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&htick, ns_to_ktime(200 * NSEC_PER_USEC),
 		      IS_ENABLED(CONFIG_PREEMPT_RT) ? HRTIMER_MODE_REL_SOFT :
 						      HRTIMER_MODE_REL_HARD);
@@ -269,7 +270,7 @@ static void __exit irqalloc_exit(void)
 {
 	debugfs_remove(dir);
 	hrtimer_cancel(&htick);
-	del_timer_sync(&tick);
+	timer_delete_sync(&tick);
 	stop_threads();
 	free_sources();
 }

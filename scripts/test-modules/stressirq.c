@@ -149,7 +149,7 @@ static int __init stressirq_init(void)
 static void __exit stressirq_exit(void)
 {
 	WRITE_ONCE(stopping, true);
-	del_timer_sync(&tick);
+	timer_delete_sync(&tick);
 	irq_work_sync(&hardirq_work);
 	kthread_stop(worker);
 	free_rings();

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A kernel without what slabtrace needs is refused when the module is
-# built, with one line naming the option (include/slabtrace/compat.h).
+# built, with one line naming the option (include/wrapper/requirements.h).
 # For each option, the 6.12 build is run with the option taken away (a
 # header that #undefs it, -include'd after the kernel's own config by
 # KCFLAGS): the build must fail, and its errors must be that one line.
@@ -26,7 +26,7 @@ for opt in SLUB SYSFS STACKTRACE STACKDEPOT TRACEPOINTS; do
 		continue
 	fi
 	errs=$(grep -o 'error: .*' "$t/$opt.log" | sort -u)
-	if [ "$errs" = "error: #error \"slabtrace needs CONFIG_$opt: $(grep -o "needs CONFIG_$opt: [^\"]*" "$top/include/slabtrace/compat.h" | sed "s/^needs CONFIG_$opt: //")\"" ]; then
+	if [ "$errs" = "error: #error \"slabtrace needs CONFIG_$opt: $(grep -o "needs CONFIG_$opt: [^\"]*" "$top/include/wrapper/requirements.h" | sed "s/^needs CONFIG_$opt: //")\"" ]; then
 		echo "PASS: refusals: without CONFIG_$opt: $errs"
 		npass=$((npass + 1))
 	else

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * relay's subbuf_start callback.
+ *
+ * 6.1 and 6.12 pass it the padding of the sub-buffer relay leaves
+ * (prev_padding); between 6.12 and 7.2 the argument went (with struct
+ * rchan_buf's prev_padding).  Every version stores that padding in buf->padding[],
+ * at the index of the sub-buffer left, before calling the callback
+ * (relay_switch_subbuf()), so the callback reads it there on every
+ * kernel.
+ * scripts/compat/relay.sh tells which prototype from <linux/relay.h>.
+ */
+#ifndef _SLABTRACE_WRAPPER_RELAY_H
+#define _SLABTRACE_WRAPPER_RELAY_H
+
+#include <linux/relay.h>
+
+/**
+ * slabtrace_relay_padding - the padding relay recorded for a sub-buffer
+ * @buf: the channel buffer
+ * @subbuf: one of its sub-buffers, one relay has switched away from
+ *
+ * Context: relay's callbacks (the writer's context).
+ * Return: the bytes left unused at its end.
+ */
+static inline size_t slabtrace_relay_padding(struct rchan_buf *buf,
+					     void *subbuf)
+{
+	return buf->padding[(subbuf - buf->start) / buf->chan->subbuf_size];
+}
+
+/*
+ * The parameters of a subbuf_start callback, as this kernel declares them:
+ * static int cb(SLABTRACE_SUBBUF_START_PARAMS(buf, subbuf, prev)).  The
+ * padding argument of 6.1 and 6.12 goes unused: the callback reads it
+ * with slabtrace_relay_padding(), the same value on every kernel.
+ */
+#ifdef SLABTRACE_RELAY_SUBBUF_START_NO_PADDING
+#define SLABTRACE_SUBBUF_START_PARAMS(buf, subbuf, prev)		\
+	struct rchan_buf *(buf), void *(subbuf), void *(prev)
+#else
+#define SLABTRACE_SUBBUF_START_PARAMS(buf, subbuf, prev)		\
+	struct rchan_buf *(buf), void *(subbuf), void *(prev), size_t prev_padding
+#endif
+
+#endif /* _SLABTRACE_WRAPPER_RELAY_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stack walk of a tracepoint probe, from its caller on.
+ *
+ * No version difference: the x86 unwinder API it uses has not changed
+ * since v4.14 (6.1 to 7.3 checked); what differs is the architecture and
+ * the unwinder configured, which Kconfig says.  Its test is the build for
+ * every kernel (make compat) and the VM suites' backtraces.
+ */
+#ifndef _SLABTRACE_WRAPPER_UNWIND_H
+#define _SLABTRACE_WRAPPER_UNWIND_H
+
+#include <linux/stacktrace.h>
+#if defined(CONFIG_X86_64) && defined(CONFIG_UNWINDER_ORC)
+#include <linux/sched.h>
+#include <asm/ptrace.h>
+#include <asm/segment.h>
+#include <asm/unwind.h>
+#endif
+
+/**
+ * slabtrace_stack_walk_caller - a backtrace from the calling function's
+ * caller on
+ * @store: where the frames go, innermost first
+ * @size: its room
+ *
+ * Inlined into a tracepoint probe (the function the tracepoint calls),
+ * this walks from the probe's return address: the first frame is in the
+ * tracepoint's iterator or in the allocator.  stack_trace_save() would
+ * walk from its own frame, through arch_stack_walk(), itself and the
+ * probe, before reaching them: four frames more of the unwinder's work at
+ * every traced allocation, one of them in module code (two lookups of the
+ * module tree).
+ *
+ * x86-64 with the ORC unwinder (Debian's kernels, 6.1 to 7.3): the walk
+ * starts from registers built from the probe's own frame, through the
+ * unwinder API (__unwind_start(), unwind_next_frame(),
+ * unwind_get_return_address(), exported GPL since v4.14), as
+ * arch_stack_walk() does from an interrupt's registers.
+ * __builtin_frame_address(0) makes GCC give the probe a frame pointer:
+ * fp[0] is the caller's saved frame pointer and fp[1] the return address,
+ * and the caller's stack pointer is fp + 2.  The probe must be notrace
+ * and NOKPROBE_SYMBOL(): the function graph tracer and kretprobes replace
+ * a function's return address on the stack, and the unwinder only
+ * recovers the ones it reads itself.  Elsewhere (arm64's frame records,
+ * UML): stack_trace_save(), whose first frames the trim drops.
+ *
+ * Return: the number of frames stored.
+ */
+#if defined(CONFIG_X86_64) && defined(CONFIG_UNWINDER_ORC)
+static __always_inline unsigned int
+slabtrace_stack_walk_caller(unsigned long *store, unsigned int size)
+{
+	unsigned long *fp = __builtin_frame_address(0);
+	struct unwind_state state __uninitialized;	/* __unwind_start()'s */
+	struct pt_regs regs = {
+		.ip = (unsigned long)__builtin_return_address(0),
+		.sp = (unsigned long)(fp + 2),
+		.bp = fp[0],
+		.cs = __KERNEL_CS,
+	};
+	unsigned int nr = 0;
+	unsigned long addr;
+
+	if (!size)
+		return 0;
+	/* arch_stack_walk()'s order: the registers' frame, then the walk. */
+	store[nr++] = regs.ip;
+	for (__unwind_start(&state, current, &regs, NULL);
+	     nr < size && !unwind_done(&state); unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		store[nr++] = addr;
+	}
+	return nr;
+}
+#else
+static __always_inline unsigned int
+slabtrace_stack_walk_caller(unsigned long *store, unsigned int size)
+{
+	return stack_trace_save(store, size, 0);
+}
+#endif
+
+#endif /* _SLABTRACE_WRAPPER_UNWIND_H */
