@@ -4,10 +4,19 @@
 #
 #   make                  build slabtrace.ko here, for the running kernel, and
 #                         the tools (make tools)
-#   make KVER=6.1|6.12|6.1-rt|6.12-rt|6.1-arm64|6.12-arm64
-#                         build in build/KVER/ against Debian's headers
+#   make KVER=...         build in build/KVER/ against Debian's headers
 #                         (fetched into ~/.cache/slabtrace, never installed;
-#                         -arm64: cross-built with Debian's aarch64 gcc-12)
+#                         -arm64: cross-built with Debian's aarch64 gcc).
+#                         KVER names a kernel Debian ships and its flavour:
+#                           6.1, 6.12          bookworm's (Debian 12), gcc-12
+#                           6.12-deb13         trixie's (Debian 13), gcc-14
+#                           7.2                sid's and forky's, gcc-16
+#                           7.3                trixie-backports', gcc-14
+#                           next               the newest of any suite,
+#                                              experimental's rc included
+#                         each also as KVER-rt (PREEMPT_RT) and KVER-arm64.
+#                         All but bookworm's build in a root of their suite
+#                         (scripts/suite-chroot.sh, debootstrap, once)
 #   make KVER=6.12-debug  the same against the debug kernel: Debian's
 #                         linux-source-6.12 with PREEMPT_RT, lockdep, KASAN,
 #                         DEBUG_OBJECTS, built into ~/.cache/slabtrace the
@@ -49,7 +58,7 @@
 #   make clean
 
 KVER ?=
-KVERS := 6.1 6.12 6.1-rt 6.12-rt 6.1-arm64 6.12-arm64
+KVERS := $(foreach k,6.1 6.12 6.12-deb13 7.2 7.3 next,$(k) $(k)-rt $(k)-arm64)
 DEBUG_KVER := 6.12-debug
 ifneq ($(KVER),)
 ifeq ($(filter $(KVER),$(KVERS) $(DEBUG_KVER)),)

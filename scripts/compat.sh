@@ -88,7 +88,8 @@ kdir() {
 	# The headers' Makefile includes the common tree by absolute path,
 	# and scripts/ and tools/ link to linux-kbuild (../../lib/... from
 	# /usr/src/X, or /usr/lib/...): point them here.
-	sed -i "s|^include /usr/src/|include $c/usr/src/|" "$src/Makefile"
+	sed -i -e "s|^include /usr/src/|include $c/usr/src/|" \
+		-e "s|^KBUILD_OUTPUT=/usr/src/|KBUILD_OUTPUT=$h/usr/src/|" "$src/Makefile"
 	find "$src" "$c/usr/src" -maxdepth 2 -type l | while read -r l; do
 		t=$(readlink "$l")
 		case $t in

@@ -9,14 +9,25 @@
 # WERROR=0 in the environment reports warnings without failing: the
 # Makefile's default for a user's plain make (a newer compiler of a Debian
 # point release may warn where this one did not), and DKMS's.
+#
+# A headers tree holding .slabtrace-suite (scripts/fetch-kernel.sh,
+# scripts/compat.sh: a kernel newer than the host's Debian) is built in
+# the build root of the suite it names, with that suite's compiler and C
+# library (scripts/in-chroot.sh).
 set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=$1
 m=$2
 shift 2
 log=$m/.kbuild.log
 mkdir -p "$m"
+in=
+if [ -f "$kdir/.slabtrace-suite" ]; then
+	in="$top/scripts/in-chroot.sh $(cat "$kdir/.slabtrace-suite")"
+	export SLABTRACE_CHROOT_BINDS="${SLABTRACE_CHROOT_BINDS:-} $(cd "$m" && pwd -P)"
+fi
 rc=0
-make -C "$kdir" M="$m" W=1 "$@" > "$log" 2>&1 || rc=$?
+$in make -C "$kdir" M="$m" W=1 "$@" > "$log" 2>&1 || rc=$?
 grep -v -e '^make\[[0-9]*\]: \(Entering\|Leaving\)' \
 	-e '^make: \(Entering\|Leaving\)' "$log" || true
 if [ "$rc" -ne 0 ]; then
