@@ -765,7 +765,7 @@ static __poll_t cpu_poll(struct file *file, poll_table *wait)
 
 static int cpu_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return relay_file_operations.mmap(file, vma);
+	return slabtrace_relay_mmap(file, vma);
 }
 
 /* The reference goes; the last one frees the buffer, and its channel. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# <wrapper/relay.h>: the prototype of relay's subbuf_start callback.
+# <wrapper/relay.h>: the prototype of relay's subbuf_start callback, and
+# the helpers that call an .mmap_prepare hook from an .mmap one.
 #   scripts/compat/relay.sh SRCTREE
 # Prints the -D flags; -DSLABTRACE_MISSING_SUBBUF_START if the callbacks
 # have no subbuf_start.
@@ -14,4 +15,9 @@ elif ! echo "$decl" | grep -q prev_padding; then
 	# between 6.12 and 7.2: no prev_padding argument
 	printf ' %s' -DSLABTRACE_RELAY_SUBBUF_START_NO_PADDING
 fi
+# between 6.12 and 7.2: .mmap_prepare, and the helpers of stacked file
+# systems for calling it from .mmap
+grep -q 'void compat_set_desc_from_vma(' "${1}/include/linux/fs.h" 2> /dev/null &&
+	grep -q 'int __compat_vma_mmap(' "${1}/include/linux/fs.h" 2> /dev/null &&
+	printf ' %s' -DSLABTRACE_COMPAT_VMA_MMAP
 exit 0
