@@ -68,8 +68,7 @@ next=$(find_next) || { fail "no suite's index names a kernel"; finish; }
 kdir=$("$top/scripts/fetch-kernel.sh" next) || { fail "cannot fetch $next"; finish; }
 echo "check-next: the newest kernel Debian serves: $(cat "$kdir/abi") $(cat "$kdir/version") ($(cat "$kdir/suite"))"
 
-missing=$("$top/scripts/compat-probe.sh" --missing "$(cd "$kdir/build" &&
-	sed -n 's|^include \(.*\)/Makefile$|\1|p' Makefile | head -n 1)")
+missing=$("$top/scripts/compat-probe.sh" --missing "$kdir/build")
 if [ -n "$missing" ]; then
 	fail "APIs this slabtrace does not know there: $(echo "$missing" | tr '\n' ' ')(scripts/compat/, include/wrapper/)"
 else

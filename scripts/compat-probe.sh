@@ -8,7 +8,9 @@
 # the forms its wrapper knows (not the version number: Debian's kernels
 # carry backports) and says which version changed what.
 #
-#   scripts/compat-probe.sh SRCTREE            the flags
+#   scripts/compat-probe.sh SRCTREE            the flags (SRCTREE: the
+#                                              kernel's srctree, or
+#                                              Debian's arch headers)
 #   scripts/compat-probe.sh --missing SRCTREE  the APIs this slabtrace
 #                                              does not know in that
 #                                              kernel, one a line (none:
@@ -24,6 +26,13 @@ if [ "${1:-}" = --missing ]; then
 	shift
 fi
 src=${1:?usage: compat-probe.sh [--missing] SRCTREE}
+# Debian's arch headers (/lib/modules/KVER/build, DKMS's kernel source
+# dir) hold the generated files only, and include the common tree's
+# Makefile, whose directory has the headers.
+if [ ! -e "$src/include/linux/slab.h" ] && [ -e "$src/Makefile" ]; then
+	common=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$src/Makefile" | head -n 1)
+	[ -z "$common" ] || src=$common
+fi
 dir=$(dirname "$0")/compat
 flags=
 for p in "$dir"/*.sh; do
@@ -34,7 +43,7 @@ if [ -n "$missing" ]; then
 		case $f in
 		-DSLABTRACE_MISSING_*) echo "${f#-DSLABTRACE_MISSING_}" ;;
 		esac
-	done
+	done | sort
 	exit 0
 fi
 echo "$flags"
