@@ -30,12 +30,20 @@
 #                         lintian must find no error)
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
+#   make check-all-kernels   every VM test on every kernel Debian ships and
+#                         each flavour (scripts/check-all-kernels.sh; make
+#                         check boots a subset, Documentation/testing.rst)
+#   make check-next       the newest kernel any Debian suite serves,
+#                         experimental's rc included: built, booted (load,
+#                         core), and what broke (scripts/check-next.sh)
 #   make check-debug      the VM suites on the debug kernel (building it if
 #                         needed), about 16 minutes; not part of make check,
 #                         which it would take past CI's 45 minutes cold
 #   make check-debian     the packages installed and README.md's commands
-#                         run on a Debian system, in VMs booting 6.12 and
-#                         6.1 (make check runs it on 6.12 only)
+#                         run on a Debian system, in VMs: Debian 12 booting
+#                         6.12 and 6.1, Debian 13 booting its 6.12 (and a
+#                         kernel slabtrace is made not to know) and 7.3
+#                         from trixie-backports (make check: 6.12 only)
 #   make kunit            the KUnit suite only (UML, kunit.py)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,
@@ -53,8 +61,10 @@
 #                         and the man pages into DESTDIR/PREFIX
 #                         (/usr/local); compiles nothing (sudo after make)
 #   make uninstall-tools  remove them
-#   make compat [COMPAT=REGEX]   build against every 6.1/6.12 headers package
-#                         the archive serves (build/compat.txt)
+#   make compat [COMPAT=REGEX]   build against every headers package of every
+#                         suite (bookworm, trixie and its backports, forky,
+#                         sid, experimental), each in its suite's root with
+#                         its compiler (build/compat.txt)
 #   make clean
 
 KVER ?=
@@ -125,7 +135,8 @@ TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
 	vm-test stress checkpatch sparse shadow bench bench-peers perf-frag tools install-tools \
-	uninstall-tools compat check-debug sign deb check-debian
+	uninstall-tools compat check-debug sign deb check-debian check-all-kernels \
+	check-next
 
 all: modules tools
 
@@ -302,7 +313,13 @@ check-debug:
 	exit $$rc
 
 check-debian:
-	scripts/tests/test_realdeb.sh 6.12 6.1
+	scripts/tests/test_realdeb.sh 6.12 6.1 6.12-deb13 7.3
+
+check-all-kernels:
+	scripts/check-all-kernels.sh
+
+check-next:
+	scripts/check-next.sh
 
 compat:
 	scripts/compat.sh '$(value COMPAT)'

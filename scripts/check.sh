@@ -3,18 +3,22 @@
 #
 # make check: every test of the project, in order: the builds for Debian
 # 6.1, 6.12, their PREEMPT_RT flavours 6.1-rt and 6.12-rt and the arm64
-# kernels 6.12-arm64 and 6.1-arm64 (W=1, a warning fails), sparse (6.1,
+# kernels 6.12-arm64 and 6.1-arm64, and for Debian 13's 6.12-deb13, sid's
+# 7.2 and trixie-backports' 7.3, 7.3-rt and 7.3-arm64 (in build roots of
+# their suites; W=1, a warning fails), sparse (6.1,
 # 6.12), clang -fsyntax-only (6.12, 6.12-arm64), LLVM=1 refused for
 # gcc-built kernels, dkms add/build with private trees, the build's
 # refusal of kernels without what slabtrace needs, the VM runner's splat
 # patterns, the debug kernel's refusal of a fragment the .config does not
 # follow, make sign, make deb and the one version, checkpatch, the docs
 # (and the reader of their shell examples, on made-up guides),
-# the KUnit suites on UML, the VM suites (every guest test) on 6.1, 6.12,
-# 6.12-rt, 6.1-rt and 6.12-arm64, core and load on 6.1-arm64, print in a
-# 256 MiB guest, the streams' race and lockdown (6.12, 6.12-rt, 6.1, with
-# slub_debug), the packages installed and README.md's commands
-# run on a Debian system (6.12; make check-debian runs it on 6.1 too), the userspace tools (with what the VM runs saved), the
+# the KUnit suites on UML, the VM suites: every guest test on the oldest
+# and newest kernels (6.1, 7.3) and on 6.12, fewer on the others (the
+# lists below; Documentation/testing.rst says why), print in a
+# 256 MiB guest, the streams' race and lockdown (6.1, 6.12-rt, 7.3, with
+# slub_debug), the packages installed and README.md's commands run on a
+# Debian system (6.12; make check-debian runs it on 6.1, and on Debian
+# 13's 6.12 and 7.3), the userspace tools (with what the VM runs saved), the
 # flame graph in headless Chromium, the slabtrace command, and its pprof
 # and Prometheus output read by go tool pprof, promtool and node_exporter.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
@@ -106,6 +110,14 @@ vm_wait() {
 	done
 }
 
+# The build roots of the suites whose kernels need them (debootstrap, a
+# few minutes cold, mostly waiting on the network): made while the host's
+# builds and tests run, and waited for before their kernels' builds.
+scripts/suite-chroot.sh trixie > "$log/chroot-trixie" 2>&1 &
+trixie_pid=$!
+scripts/suite-chroot.sh sid > "$log/chroot-sid" 2>&1 &
+sid_pid=$!
+
 step "build 6.1" make --no-print-directory KVER=6.1 test-modules
 # -j: a parallel make must pass kbuild its jobserver (the Makefile's "+").
 step "build 6.12" make -j"$(nproc)" --no-print-directory KVER=6.12 test-modules
@@ -113,6 +125,12 @@ step "build 6.1-rt" make --no-print-directory KVER=6.1-rt test-modules
 step "build 6.12-rt" make --no-print-directory KVER=6.12-rt test-modules
 step "build 6.12-arm64" make --no-print-directory KVER=6.12-arm64 test-modules
 step "build 6.1-arm64" make --no-print-directory KVER=6.1-arm64 test-modules
+wait "$trixie_pid" "$sid_pid"
+step "build 6.12-deb13" make -j"$(nproc)" --no-print-directory KVER=6.12-deb13 test-modules
+step "build 7.2" make -j"$(nproc)" --no-print-directory KVER=7.2 test-modules
+step "build 7.3" make -j"$(nproc)" --no-print-directory KVER=7.3 test-modules
+step "build 7.3-rt" make -j"$(nproc)" --no-print-directory KVER=7.3-rt test-modules
+step "build 7.3-arm64" make -j"$(nproc)" --no-print-directory KVER=7.3-arm64 test-modules
 step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
 step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
 step "clang 6.12" scripts/clang-check.py 6.12
@@ -121,6 +139,7 @@ step "llvm refused" scripts/tests/test_llvm.sh
 step "dkms" scripts/tests/test_dkms.sh
 step "refusals" scripts/tests/test_refusals.sh
 step "compat-probes" scripts/tests/test_compat_probes.sh
+step "dkms skip" scripts/tests/test_dkms_skip.sh
 step "splats" scripts/tests/test_splats.sh
 step "debug-kernel" scripts/tests/test_debug_kernel.sh
 step "sign" scripts/tests/test_sign.sh
@@ -131,19 +150,33 @@ step "doc-examples" scripts/tests/test_doc_examples.py
 step "kunit" scripts/kunit.sh
 tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
-rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
-	build/6.12-arm64/vm-out build/6.1-arm64/vm-out
+# Fewer tests on the kernels between the oldest and the newest: what each
+# kind of kernel risks (Documentation/testing.rst, "Which kernels make
+# check boots").  quick: loading, the slab tracer's core and both binary
+# streams (relay, the ring buffer), what a new kernel's API changes break
+# first; rt: the same with the contexts and the concurrent tests, which
+# PREEMPT_RT's sleeping locks change.
+quick=load,core,kmemtrace,kptrace_ctf
+rt=load,core,irqctx,kmemtrace,kptrace_ctf,storm,kptrace_storm,stress
+for k in 6.1 6.12 7.3 6.1-rt 6.12-rt 7.3-rt 6.12-arm64 7.3-arm64 6.1-arm64 6.12-deb13 7.2; do
+	rm -rf "build/$k/vm-out"
+done
 # The longest first: the packages installed and README.md's commands run
 # as a Debian user (it builds its root file system the first time).
 vm_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
 vm_step "vm 6.1" scripts/vm/run.sh -o build/6.1/vm-out 6.1 "$tests"
+vm_step "vm 7.3" scripts/vm/run.sh -o build/7.3/vm-out 7.3 "$tests"
 vm_step "vm 6.12" scripts/vm/run.sh -o build/6.12/vm-out 6.12 "$tests"
-vm_step "vm 6.12-rt" scripts/vm/run.sh -o build/6.12-rt/vm-out 6.12-rt "$tests"
-vm_step "vm 6.1-rt" scripts/vm/run.sh -o build/6.1-rt/vm-out 6.1-rt "$tests"
-vm_step "vm 6.12-arm64" scripts/vm/run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$tests"
+vm_step "vm 7.3-rt" scripts/vm/run.sh -o build/7.3-rt/vm-out 7.3-rt "$rt"
+vm_step "vm 6.12-rt" scripts/vm/run.sh -o build/6.12-rt/vm-out 6.12-rt "$rt"
+vm_step "vm 6.1-rt" scripts/vm/run.sh -o build/6.1-rt/vm-out 6.1-rt "$rt"
+vm_step "vm 7.3-arm64" scripts/vm/run.sh -o build/7.3-arm64/vm-out 7.3-arm64 "$quick"
+vm_step "vm 6.12-arm64" scripts/vm/run.sh -o build/6.12-arm64/vm-out 6.12-arm64 "$quick"
 # arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
 # expect kmalloc-64.
 vm_step "vm 6.1-arm64" scripts/vm/run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core
+vm_step "vm 6.12-deb13" scripts/vm/run.sh -o build/6.12-deb13/vm-out 6.12-deb13 "$quick"
+vm_step "vm 7.2" scripts/vm/run.sh -o build/7.2/vm-out 7.2 "$quick"
 # print, kptrace's queue and the streams' starts in a 256 MiB guest: ENOMEM, never the OOM
 # killer.
 rm -rf build/6.12/vm-lowmem
@@ -153,8 +186,9 @@ vm_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
 # memory poisoned, on CPUs that run at once (multi-threaded TCG; the
 # streams' tracepoints held by two more probes, so that no start patches
 # kernel text, which that mode gets wrong); then Secure Boot's lockdown:
-# last in its boot, since lockdown is never lowered.
-for k in 6.12 6.12-rt 6.1; do
+# last in its boot, since lockdown is never lowered.  The oldest and the
+# newest kernel, and an rt one.
+for k in 7.3 6.12-rt 6.1; do
 	rm -rf build/$k/vm-streams
 	vm_step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \

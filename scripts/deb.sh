@@ -15,7 +15,9 @@
 # has no build/, no version-control files and nothing .gitignore names.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/deb
+# SLABTRACE_DEB_OUT: another directory (test_realdeb.sh builds each
+# Debian release's packages on that release, in build/deb-SUITE/).
+out=${SLABTRACE_DEB_OUT:-$top/build/deb}
 cd "$top"
 
 for tool in dpkg-buildpackage dh dh_dkms lintian; do

@@ -3,12 +3,22 @@
 #
 # slabtrace on a real Debian system: make deb's packages installed with apt
 # and used through sudo as README.md says, in a VM booting Debian's kernel
-# with a Debian bookworm root file system (scripts/vm/debian-rootfs.sh
-# realdeb: Debian's sudo and sudoers, a user in group sudo, the kernel's
-# headers installed by apt, dkms).  The guest side is
-# scripts/vm/guest/realdeb.sh.
+# with a root file system of the Debian release that ships it
+# (scripts/vm/debian-rootfs.sh realdeb: Debian's sudo and sudoers, a user
+# in group sudo, the kernel's headers installed by apt, dkms).  The
+# guest side is scripts/vm/guest/realdeb.sh.
 #
-#   scripts/tests/test_realdeb.sh [KVER...]     (6.12, the default, and/or 6.1)
+#   scripts/tests/test_realdeb.sh [KVER...]     (6.12, the default, 6.1:
+#                                                Debian 12; 6.12-deb13 and
+#                                                7.3: Debian 13, 7.3 from
+#                                                trixie-backports)
+#
+# The packages are built for the release they are installed on: on this
+# (Debian 12) host for Debian 12, in a Debian 13 root
+# (scripts/suite-chroot.sh trixie-deb) for Debian 13.  On trixie's 6.12
+# the guest also installs the headers of trixie-backports' newest 7.x
+# with the installed slabtrace made not to know it: DKMS must skip it
+# with one line, and apt succeed.
 #
 # The commands run twice: as the system boots, and once the kernel is
 # locked down (integrity, as under Secure Boot).
@@ -24,13 +34,31 @@ T=realdeb
 . scripts/tests/lib.sh
 scripts/deps.sh || { fail "scripts/deps.sh"; result; exit; }
 
-if ! scripts/deb.sh > build/realdeb-deb.log 2>&1; then
-	cat build/realdeb-deb.log
-	fail "make deb"
-	result
-	exit
-fi
+# debs SUITE: make deb's packages for that Debian release, built on it;
+# prints their directory.
+debs() {
+	d=build/deb
+	[ "$1" = bookworm ] || d=build/deb-$1
+	[ -e "$d/.done" ] && { echo "$d"; return 0; }
+	if [ "$1" = bookworm ]; then
+		scripts/deb.sh > "build/realdeb-deb-$1.log" 2>&1
+	else
+		SLABTRACE_DEB_OUT=$top/$d scripts/in-chroot.sh "$1-deb" \
+			scripts/deb.sh > "build/realdeb-deb-$1.log" 2>&1
+	fi || {
+		cat "build/realdeb-deb-$1.log" >&2
+		return 1
+	}
+	touch "$d/.done"
+	echo "$d"
+}
+rm -f build/deb/.done build/deb-*/.done
 for k in $kvers; do
+	suite=$(cat "$(scripts/fetch-kernel.sh "$k")/suite" 2> /dev/null || echo bookworm)
+	if ! debs=$(debs "$suite"); then
+		fail "$k: make deb for $suite"
+		continue
+	fi
 	# make check built them already, and runs VMs of the same kernel
 	# beside this one: no rebuild under their feet (SLABTRACE_BUILT=1).
 	if [ "${SLABTRACE_BUILT:-0}" != 1 ] &&
@@ -43,7 +71,7 @@ for k in $kvers; do
 		continue
 	fi
 	set --
-	for f in build/deb/slabtrace-dkms_*.deb build/deb/slabtrace-tools_*.deb; do
+	for f in "$debs"/slabtrace-dkms_*.deb "$debs"/slabtrace-tools_*.deb; do
 		set -- "$@" -a "$f"
 	done
 	rm -rf "build/$k/realdeb-out"

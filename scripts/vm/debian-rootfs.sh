@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# A Debian bookworm root file system for a VM booting one of Debian's
-# kernels: debootstrap'ed, made for its use (PROFILE), packed as an
-# uncompressed cpio initramfs.  Prints its path.
+# A Debian root file system for a VM booting one of Debian's kernels:
+# debootstrap'ed, made for its use (PROFILE), packed as an uncompressed
+# cpio initramfs.  Prints its path.  The Debian release is the kernel's:
+# bookworm for 6.1 and 6.12, trixie for 6.12-deb13 and 7.3 (from
+# trixie-backports, as its users install it), sid for 7.2
+# (scripts/fetch-kernel.sh's suite).
 #
-#   scripts/vm/debian-rootfs.sh PROFILE [KVER]     (KVER: 6.12, the default, or 6.1)
+#   scripts/vm/debian-rootfs.sh PROFILE [KVER]     (KVER: 6.12, the default)
 #
 # PROFILE is
 #   peers    make bench-peers's: the peer tools slabtrace is measured
@@ -20,10 +23,15 @@
 #            slabtrace-tools package depends on (python3, libbabeltrace2,
 #            libprotobuf-c),
 #            and the kernel's image and headers packages installed by apt
-#            from bookworm-security, as "apt install
-#            linux-headers-$(uname -r)" does.  The image's modules are
+#            from its suite (bookworm-security, trixie, trixie-backports),
+#            as "apt install linux-headers-$(uname -r)" does (7.x: the
+#            image is linux-binary-unsigned-ABI).  The image's modules are
 #            left out (the VM boots the kernel given to QEMU and needs none
-#            of them; 6.1's are 390 MB), and so is its initramfs.
+#            of them; 6.1's are 390 MB), and so is its initramfs.  On
+#            trixie's 6.12 also, in /root/refused/, the packages that
+#            "apt install linux-headers-ABI" of trixie-backports' newest
+#            7.x would install, for the test of a kernel slabtrace does
+#            not know (scripts/vm/guest/realdeb.sh).
 #
 # Cached in $SLABTRACE_CACHE/rootfs/PROFILE-ABI-KEY/ (default
 # ~/.cache/slabtrace): KEY is a hash of this script, so a root file system
@@ -32,7 +40,8 @@
 # (debootstrap, chroot) and the network; installs debootstrap on the host
 # (apt-get) if it is missing.  Packages come from the bookworm archive
 # (SLABTRACE_DEBIAN_MIRROR) and, for the kernel, bookworm-security; nothing
-# is installed on the host but debootstrap.
+# is installed on the host but debootstrap.  SLABTRACE_DEBIAN_MIRROR's
+# other suites serve trixie and sid.
 set -eu
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,6 +62,7 @@ esac
 
 kdir=$("$top/scripts/fetch-kernel.sh" "$kver")
 abi=$(cat "$kdir/abi")
+suite=$(cat "$kdir/suite" 2> /dev/null || echo bookworm)
 key=$(sha256sum < "$0" | cut -c1-12)
 dir=$cache/rootfs/$profile-$abi-$key
 if [ -f "$dir/.done" ]; then
@@ -83,8 +93,8 @@ mkdir -p "$dir"
 root=$dir/root
 trap '$sudo umount "$root/proc" 2> /dev/null || true' EXIT
 
-echo "debian-rootfs: debootstrap bookworm into $root" >&2
-$sudo debootstrap --variant=minbase --include="$pkgs" bookworm "$root" "$mirror" \
+echo "debian-rootfs: debootstrap $suite into $root" >&2
+$sudo debootstrap --variant=minbase --include="$pkgs" "$suite" "$root" "$mirror" \
 	> "$dir/debootstrap.log" 2>&1 || {
 	echo "debian-rootfs: debootstrap failed; see $dir/debootstrap.log" >&2
 	tail -n 20 "$dir/debootstrap.log" >&2
@@ -122,22 +132,54 @@ copy_headers() {
 # realdeb: the kernel's packages from the archive with apt, in the root;
 # the user, the host name.
 install_kernel() {
-	cat <<-SOURCES | $sudo tee "$root/etc/apt/sources.list" > /dev/null
-	deb $mirror bookworm main
-	deb $mirror bookworm-updates main
-	deb $security bookworm-security main
-	SOURCES
+	case $suite in
+	bookworm)
+		sources="deb $mirror bookworm main
+deb $mirror bookworm-updates main
+deb $security bookworm-security main" ;;
+	trixie)
+		sources="deb $mirror trixie main
+deb $mirror trixie-updates main
+deb $security trixie-security main
+deb $mirror trixie-backports main" ;;
+	*)
+		sources="deb $mirror $suite main" ;;
+	esac
+	echo "$sources" | $sudo tee "$root/etc/apt/sources.list" > /dev/null
+	# The suites that move have a Release whose Valid-Until this
+	# machine's clock may be past.
+	echo 'Acquire::Check-Valid-Until "false";' |
+		$sudo tee "$root/etc/apt/apt.conf.d/99slabtrace" > /dev/null
 	$sudo cp /etc/resolv.conf "$root/etc/resolv.conf"
 	$sudo mount -t proc proc "$root/proc"
-	# INITRD=No: initramfs-tools' kernel hook makes no initramfs.
+	# 7.x's image is linux-binary-unsigned-ABI (trixie-backports' too).
+	img=linux-image-$abi-unsigned
+	case $abi in 6.*) ;; *) img=linux-binary-unsigned-$abi ;; esac
+	# INITRD=No: initramfs-tools' kernel hook makes no initramfs.  apt
+	# takes each package from the suite that has it (backports too,
+	# when named).
 	$sudo chroot "$root" sh -c "apt-get update -q &&
 		DEBIAN_FRONTEND=noninteractive INITRD=No apt-get install -y -q \
-			--no-install-recommends linux-image-$abi-unsigned linux-headers-$abi" \
+			--no-install-recommends $img linux-headers-$abi" \
 		> "$dir/kernel.log" 2>&1 || {
 		echo "debian-rootfs: apt-get install of $abi's packages failed; see $dir/kernel.log" >&2
 		tail -n 20 "$dir/kernel.log" >&2
 		exit 1
 	}
+	# trixie's 6.12: the packages of the newest 7.x headers, to install
+	# in the guest as a kernel this slabtrace is made not to know.
+	if [ "$suite" = trixie ] && [ "${abi#6.12.}" != "$abi" ]; then
+		refused=$($sudo chroot "$root" sh -c "apt-cache pkgnames linux-headers-7. |
+			grep -E '^linux-headers-7\.[0-9.]+\+deb13-amd64\$' | sort -V | tail -n 1")
+		$sudo chroot "$root" sh -c "rm -f /var/cache/apt/archives/*.deb &&
+			apt-get install -y -q --download-only --no-install-recommends $refused &&
+			mkdir -p /root/refused && mv /var/cache/apt/archives/*.deb /root/refused/" \
+			>> "$dir/kernel.log" 2>&1 || {
+			echo "debian-rootfs: the packages of $refused could not be downloaded; see $dir/kernel.log" >&2
+			exit 1
+		}
+		echo "${refused#linux-headers-}" | $sudo tee "$root/root/refused/kernel" > /dev/null
+	fi
 	$sudo umount "$root/proc"
 	$sudo rm -f "$root/etc/resolv.conf"
 	$sudo rm -rf "$root/lib/modules/$abi/kernel" "$root/boot/initrd.img-$abi"

@@ -17,9 +17,10 @@
 # and installed slabtrace for the running kernel; modprobe loaded that
 # module; growth ranks kmalloc-64 first; each record finds the
 # 3000 buffers of leaky_alloc_buf; the dump read after "print" (another
-# sudo, another session) lists them.  Then the kernel is locked down
-# (integrity, as Secure Boot does) and the same commands run again, with
-# the same checks.
+# sudo, another session) lists them.  On trixie's 6.12, a kernel this
+# slabtrace does not know is installed next (below).  Then the kernel is
+# locked down (integrity, as Secure Boot does) and the same commands run
+# again, with the same checks.
 . /tests/lib.sh
 
 [ -e /etc/debian_version ] ||
@@ -159,6 +160,32 @@ stage() {
 
 stage open
 cp /var/lib/dkms/slabtrace/*/"$kv"/*/log/make.log /out/realdeb-dkms-make.log
+
+# --- A kernel this slabtrace does not know (trixie's 6.12 only: the
+# root file system holds, in /root/refused/, what "apt install
+# linux-headers-ABI" of trixie-backports' newest 7.x installs).  The
+# installed slabtrace is made one that predates 7.2: its kmalloc probe
+# loses the form it knows 7.x's kmalloc_type() by.  Installing the
+# headers must succeed, DKMS skipping slabtrace for that kernel with one
+# line that names it, and leave no package half-configured.
+if [ -f /root/refused/kernel ]; then
+	rk=$(cat /root/refused/kernel)
+	probe=$(ls /usr/src/slabtrace-*/scripts/compat/kmalloc.sh)
+	sed -i 's/kmalloc_type(gfp_t flags, kmalloc_token_t token)/a kmalloc_type() of a later kernel/' "$probe"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		/root/refused/*.deb > /out/realdeb-refused.log 2>&1
+	check_eq "refused: apt install linux-headers-$rk exits 0" 0 $?
+	check_eq "refused: one line says slabtrace is not built for $rk" 1 \
+		"$(grep -c "^slabtrace [^ ]*: not built for $rk: its kernel APIs KMALLOC_TYPE are newer than this slabtrace knows" /out/realdeb-refused.log)"
+	check_eq "refused: linux-headers-$rk is installed (dpkg)" "install ok installed" \
+		"$(dpkg-query -W -f '${Status}' "linux-headers-$rk" 2>&1)"
+	check_eq "refused: no package is left half-installed (dpkg --audit)" "" \
+		"$(dpkg --audit 2>&1)"
+	check "refused: DKMS built nothing for $rk" \
+		sh -c "! dkms status -m slabtrace -k $rk | grep -Eq ': (built|installed)'"
+	check "refused: slabtrace is still installed for $kv" \
+		sh -c "dkms status -m slabtrace -k $kv | grep -q ': installed'"
+fi
 
 # --- Locked down, as under Secure Boot.
 mount -t securityfs securityfs /sys/kernel/security
