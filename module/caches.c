@@ -54,6 +54,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <wrapper/fs.h>
 #include <wrapper/kmalloc.h>
 #include <slabtrace/core.h>
 
@@ -277,7 +278,7 @@ int slabtrace_caches_walk_names(slabtrace_cache_name_fn_t fn, void *arg)
 	struct file *dir;
 	int ret;
 
-	dir = filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY, 0);
+	dir = slabtrace_filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY);
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
 	ret = iterate_dir(dir, &w.ctx);

@@ -126,27 +126,39 @@ static noinline void *leaky_orphan_buf(void)
 	return p;
 }
 
-/* noinline: the VM test finds keep() as frame #02 (arm64's gcc inlines it). */
-static noinline int keep(unsigned int n, bool widget)
+/*
+ * One object, kept.  The VM tests find keep() as frame #02, and every
+ * object of a command under one backtrace: noinline (arm64's gcc inlined
+ * it), __noclone (no keep.constprop.0), and no loop here (gcc-14 peeled
+ * the first call of the loop that was here: two call sites, two stacks).
+ */
+static noinline __noclone int keep(bool widget)
 {
 	struct leaky_widget *w;
 	struct leaky_buf *b;
 
-	lockdep_assert_held(&leaky_lock);
-	while (n--) {
-		if (widget) {
-			w = leaky_alloc_widget();
-			if (!w)
-				return -ENOMEM;
-			list_add_tail(&w->list, &widgets);
-		} else {
-			b = leaky_alloc_buf();
-			if (!b)
-				return -ENOMEM;
-			list_add_tail(&b->list, &bufs);
-		}
+	if (widget) {
+		w = leaky_alloc_widget();
+		if (!w)
+			return -ENOMEM;
+		list_add_tail(&w->list, &widgets);
+	} else {
+		b = leaky_alloc_buf();
+		if (!b)
+			return -ENOMEM;
+		list_add_tail(&b->list, &bufs);
 	}
 	return 0;
+}
+
+static int keep_n(unsigned int n, bool widget)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&leaky_lock);
+	while (n-- && !ret)
+		ret = keep(widget);
+	return ret;
 }
 
 static void free_kept(void)
@@ -236,9 +248,9 @@ static __always_inline int run(const char *cmd, unsigned int n)
 		return helpers(n);
 	mutex_lock(&leaky_lock);
 	if (!strcmp(cmd, "widgets")) {
-		ret = keep(n, true);
+		ret = keep_n(n, true);
 	} else if (!strcmp(cmd, "bufs")) {
-		ret = keep(n, false);
+		ret = keep_n(n, false);
 	} else if (!strcmp(cmd, "orphans")) {
 		while (n-- && leaky_orphan_buf())
 			;

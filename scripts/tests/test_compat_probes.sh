@@ -4,7 +4,7 @@
 # The kernel API wrappers' feature tests (scripts/compat/*.sh, one per
 # include/wrapper/*.h that differs by kernel), against the lines of the
 # kernels' headers they read, kept as fixtures: scripts/compat/fixtures/K/
-# holds them for Debian's 6.1, 6.12 and 7.2, and for "future", a made-up
+# holds them for Debian's 6.1, 6.12, 7.2 and 7.3, and for "future", a made-up
 # kernel whose APIs are in no form the wrappers know; K/expect lists the
 # -D flags scripts/compat-probe.sh must print for K.  A probe that stops
 # detecting its form (a kernel's new spelling, a typo in a grep) fails
