@@ -35,6 +35,8 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include <wrapper/workqueue.h>
+
 #include <slabtrace/files.h>
 
 #include "kptrace.h"
@@ -213,7 +215,7 @@ void kptrace_files_update_size(void)
 {
 	slabtrace_file_set_size(&kptrace_files[0], kptrace_queue_bytes());
 	if (kptrace_tracing())
-		mod_delayed_work(system_wq, &size_work, HZ / 10);
+		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &size_work, HZ / 10);
 }
 
 static void size_work_fn(struct work_struct *work)

@@ -63,6 +63,7 @@
 #include <asm/syscall.h>
 
 #include <wrapper/sched.h>
+#include <wrapper/workqueue.h>
 
 #include "slab.h"
 
@@ -519,7 +520,7 @@ static void ctx_sweep_kick_fn(struct irq_work *work)
 {
 	unsigned long next = READ_ONCE(ctx_last_sweep) + HZ;
 
-	queue_delayed_work(system_wq, &ctx_sweep_work,
+	queue_delayed_work(SLABTRACE_SYSTEM_WQ, &ctx_sweep_work,
 			   time_after(next, jiffies) ? next - jiffies : 0);
 }
 

@@ -49,6 +49,8 @@
 #include <linux/seq_file.h>
 #include <linux/workqueue.h>
 
+#include <wrapper/workqueue.h>
+
 #include "slab.h"
 
 /*
@@ -377,7 +379,7 @@ static void follow_kick_fn(struct irq_work *work)
 {
 	unsigned long next = READ_ONCE(follow_next), now = jiffies;
 
-	queue_delayed_work(system_wq, &follow_work,
+	queue_delayed_work(SLABTRACE_SYSTEM_WQ, &follow_work,
 			   time_after(next, now) ? next - now : 0);
 }
 

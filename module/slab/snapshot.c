@@ -67,6 +67,7 @@
 #include <linux/workqueue.h>
 
 #include <wrapper/audit.h>
+#include <wrapper/workqueue.h>
 
 #include "slab.h"
 
@@ -306,7 +307,7 @@ static void sweep_locked(void)
 		kept = true;
 	}
 	if (kept && !sweep_off)
-		mod_delayed_work(system_wq, &sweep_work, next - now);
+		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &sweep_work, next - now);
 }
 
 /**
