@@ -79,7 +79,7 @@ $(packages "$suite")"
 done
 # The first suite of a package builds it; the filter; newest last.
 pkgs=$(echo "$pkgs" | sed '/^$/d' | awk '!seen[$1]++' |
-	grep -E -- "^[^ ]*($filter)" | sort -V)
+	awk -v re="$filter" '$1 ~ re' | sort -V)
 [ -n "$pkgs" ] || { echo "compat: no headers package matches '$filter'" >&2; exit 1; }
 
 # arch PKG: the architecture a flavour package is built for.
