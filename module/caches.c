@@ -35,7 +35,11 @@
  *   probes, read kobj_offset and slab_cache_word without it (READ_ONCE;
  *   0 until set).
  * - kset_find_obj() takes the kset's list_lock itself; the walks of
- *   /sys/kernel/slab take its inode's lock (iterate_dir());
+ *   /sys/kernel/slab take its inode's lock (iterate_dir()), and 7.3's
+ *   kernfs holds its root's rwsem (read) across the directory read's
+ *   actor, so the actor only copies names: a lookup there would take the
+ *   rwsem again behind a writer (a cache being created) waiting for the
+ *   first hold, a deadlock (slabtrace_caches_walk_names());
  *   slabtrace_cache_slab_size() takes kernfs's own lock in
  *   kernfs_find_and_get() and calls the attribute's show(), which takes
  *   none, as a read of the file would.  Their callers may hold their
@@ -232,31 +236,66 @@ struct kmem_cache *slabtrace_cache_of_object(const void *obj, bool *known)
 	return ((struct kmem_cache **)folio)[word];
 }
 
-struct name_walk {
-	struct dir_context ctx;
-	slabtrace_cache_name_fn_t fn;
-	void *arg;
+/* A name of /sys/kernel/slab, as the directory read gave it. */
+struct walk_name {
+	char name[SLABTRACE_NAME_MAX + 1];
+	u64 ino;
 };
 
+struct name_walk {
+	struct dir_context ctx;
+	struct walk_name *v;
+	unsigned int n, room;
+};
+
+/*
+ * The directory read's actor: copies the name, nothing more (no lookup:
+ * see the locking notes above).  Past @room it counts one more and stops
+ * the read, which is then made again with more room.
+ */
 static bool name_actor(struct dir_context *ctx, const char *name, int len,
 		       loff_t pos, u64 ino, unsigned int type)
 {
 	struct name_walk *w = container_of(ctx, struct name_walk, ctx);
-	char n[SLABTRACE_NAME_MAX + 1];
-	struct kernfs_node *kn, *dir;
-	const struct kmem_cache *s;
 
 	if (len > SLABTRACE_NAME_MAX || name[0] == '.')
 		return true;
-	memcpy(n, name, len);
-	n[len] = '\0';
-	kn = kernfs_find_and_get(slab_kset->kobj.sd, n);
-	if (!kn)
-		return true;
-	dir = kernfs_type(kn) == KERNFS_LINK ? kn->symlink.target_kn : kn;
-	s = kobj_to_cache(dir->priv);
-	kernfs_put(kn);
-	return w->fn(w->arg, n, s, ino);
+	if (w->n == w->room) {
+		w->n++;
+		return false;
+	}
+	memcpy(w->v[w->n].name, name, len);
+	w->v[w->n].name[len] = '\0';
+	w->v[w->n].ino = ino;
+	w->n++;
+	return true;
+}
+
+/* Every name of /sys/kernel/slab into @w (a read again with more room if needed). */
+static int read_names(struct name_walk *w)
+{
+	unsigned int room = 512;
+	struct file *dir;
+	int ret;
+
+	for (;;) {
+		w->v = kvmalloc_array(room, sizeof(*w->v), SLABTRACE_GFP_BIG);
+		if (!w->v)
+			return -ENOMEM;
+		w->room = room;
+		w->n = 0;
+		dir = slabtrace_filp_open("/sys/kernel/slab",
+					  O_RDONLY | O_DIRECTORY);
+		if (IS_ERR(dir))
+			return PTR_ERR(dir);
+		ret = iterate_dir(dir, &w->ctx);
+		fput(dir);
+		if (ret || w->n <= w->room)
+			return ret;
+		kvfree(w->v);
+		w->v = NULL;
+		room *= 2;
+	}
 }
 
 /**
@@ -266,23 +305,34 @@ static bool name_actor(struct dir_context *ctx, const char *name, int len,
  *	number of its sysfs entry; false stops
  * @arg: passed to @fn
  *
- * Reads /sys/kernel/slab in the caller's mount namespace: sysfs symlinks
- * can only be enumerated through a directory read.  Process context,
- * slabtrace_caches_init() done.
+ * Reads /sys/kernel/slab in the caller's mount namespace (a kernel
+ * thread's: userspace's first, <wrapper/fs.h>): sysfs symlinks can only be
+ * enumerated through a directory read.  The names are copied during the
+ * read and looked up after it.  Process context, slabtrace_caches_init()
+ * done.
  *
  * Return: 0 or -errno.
  */
 int slabtrace_caches_walk_names(slabtrace_cache_name_fn_t fn, void *arg)
 {
-	struct name_walk w = { .ctx.actor = name_actor, .fn = fn, .arg = arg };
-	struct file *dir;
+	struct name_walk w = { .ctx.actor = name_actor };
+	struct kernfs_node *kn, *dir;
+	const struct kmem_cache *s;
+	unsigned int i;
 	int ret;
 
-	dir = slabtrace_filp_open("/sys/kernel/slab", O_RDONLY | O_DIRECTORY);
-	if (IS_ERR(dir))
-		return PTR_ERR(dir);
-	ret = iterate_dir(dir, &w.ctx);
-	fput(dir);
+	ret = read_names(&w);
+	for (i = 0; !ret && i < w.n; i++) {
+		kn = kernfs_find_and_get(slab_kset->kobj.sd, w.v[i].name);
+		if (!kn)
+			continue;
+		dir = kernfs_type(kn) == KERNFS_LINK ? kn->symlink.target_kn : kn;
+		s = kobj_to_cache(dir->priv);
+		kernfs_put(kn);
+		if (!fn(arg, w.v[i].name, s, w.v[i].ino))
+			break;
+	}
+	kvfree(w.v);
 	return ret;
 }
 
