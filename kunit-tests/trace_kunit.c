@@ -275,6 +275,35 @@ static void slabtrace_trace_kmalloc_large(struct kunit *test)
 }
 
 /*
+ * kmalloc-large at the record limit: v6.12's second event of an object
+ * whose first was recorded (a size the compiler cannot see) finds the
+ * limit reached.  The first event's record stays, neither a drop nor a
+ * replacement: the object is recorded, once.
+ */
+static void slabtrace_trace_kmalloc_large_at_limit(struct kunit *test)
+{
+	unsigned long limit = READ_ONCE(slab_trace_record_limit);
+	struct slab_trace_snapshot *snap;
+	void *v;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("limit %ld\n",
+				     slab_trace_table_count(&slab_trace_records) + 1),
+			0);
+	v = kmalloc_large_var();
+	KUNIT_EXPECT_EQ(test, st_cmd("limit %lu\n", limit), 0);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	snap = st_print(test, "kmalloc-large");
+	KUNIT_EXPECT_NOT_NULL(test, st_find(snap, v));
+	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
+	KUNIT_EXPECT_EQ(test, snap->drops[SLAB_TRACE_DROP_LIMIT], 0);
+	slab_trace_snapshot_put(snap);
+	kfree(v);
+	st_cmd("stop kmalloc-large\n");
+	st_cmd("reset kmalloc-large\n");
+}
+
+/*
  * kmalloc-large sampled 1 in 2: v6.12's two events of one object (a size
  * the compiler cannot see) agree, so each object is drawn once: no
  * record of the inner event is left to be evicted, counted as replaced,
@@ -1105,6 +1134,7 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_reset),
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large),
+	KUNIT_CASE(slabtrace_trace_kmalloc_large_at_limit),
 	KUNIT_CASE(slabtrace_trace_percpu),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),

@@ -21,7 +21,9 @@
  * tells pages from slab objects, on v6.1 and v6.12.  v6.12's
  * __do_kmalloc_node() fires kmalloc twice for one such object (once in
  * __kmalloc_large_node_noprof(), once with the caller's address): the
- * second record replaces the first, not counted as replaced.  "percpu":
+ * second record replaces the first, not counted as replaced; a second
+ * event that finds no record to take (the limit, an empty pool) leaves
+ * the first in place, counting nothing.  "percpu":
  * alloc_percpu() and free_percpu() fire percpu_alloc_percpu and
  * percpu_free_percpu (same prototypes on v6.1 and v6.12), which are not
  * exported: they are found by name with for_each_kernel_tracepoint() and
@@ -241,6 +243,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	const struct slab_trace_filter *filter;
 	struct slab_trace_record *rec, *stale;
 	struct slab_trace_traced *tr;
+	enum slab_trace_drop why;
 	unsigned int nr;
 	int stack;
 	u32 stamp;
@@ -269,13 +272,13 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	}
 	if (unlikely(slab_trace_table_count(&slab_trace_records) >=
 		     READ_ONCE(slab_trace_record_limit))) {
-		drop(tr, SLAB_TRACE_DROP_LIMIT);
-		goto evict;
+		why = SLAB_TRACE_DROP_LIMIT;
+		goto lost;
 	}
 	rec = slab_trace_pool_get(&slab_trace_pool);
 	if (unlikely(!rec)) {
-		drop(tr, SLAB_TRACE_DROP_POOL);
-		goto evict;
+		why = SLAB_TRACE_DROP_POOL;
+		goto lost;
 	}
 	stamp = slab_trace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->obj = obj;
@@ -315,6 +318,16 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	    !slab_trace_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
 		drop(tr, SLAB_TRACE_DROP_STACK);
 	return;
+lost:
+	/*
+	 * kmalloc-large's second event of an object its first recorded: the
+	 * object has its record, which stays.
+	 */
+	if (tr->kind == SLAB_TRACE_KIND_LARGE &&
+	    slab_trace_table_maybe(&slab_trace_records, obj) &&
+	    slab_trace_table_holds(&slab_trace_records, obj, tr->id))
+		return;
+	drop(tr, why);
 evict:
 	evict(set, obj);
 }

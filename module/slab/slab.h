@@ -179,6 +179,8 @@ struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
 						  struct slab_trace_record *rec);
 struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
 						  const void *obj);
+bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
+			    u16 owner);
 unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
 					    const unsigned long *owners,
 					    void (*free_rec)(struct slab_trace_record *rec));
