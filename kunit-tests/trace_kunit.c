@@ -140,9 +140,9 @@ static void slabtrace_trace_first_frame(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	KUNIT_EXPECT_TRUE(test, st_frame_is(rec, 1, slabtrace_trace_first_frame));
 	/* The context of a KUnit case: its kthread. */
-	KUNIT_EXPECT_EQ(test, slab_trace_ctx_get(rec->ctx)->kind, SLAB_TRACE_CTX_KTHREAD);
-	KUNIT_EXPECT_STREQ(test, slab_trace_ctx_get(rec->ctx)->comm, current->comm);
-	KUNIT_EXPECT_EQ(test, rec->pid, task_pid_nr(current));
+	KUNIT_EXPECT_EQ(test, rec->who.ctx, SLAB_TRACE_CTX_KTHREAD);
+	KUNIT_EXPECT_STREQ(test, rec->who.comm, current->comm);
+	KUNIT_EXPECT_EQ(test, rec->who.pid, task_pid_nr(current));
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, OBJ_SIZE);
 	slab_trace_snapshot_put(snap);
 	kmem_cache_free(obj_cache, obj);
@@ -686,9 +686,9 @@ static void check_irq(struct kunit *test, bool hard)
 	snap = st_print(test, OBJ_CACHE);
 	rec = st_find(snap, a->obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
-	KUNIT_EXPECT_EQ(test, slab_trace_ctx_get(rec->ctx)->kind,
+	KUNIT_EXPECT_EQ(test, rec->who.ctx,
 			hard ? SLAB_TRACE_CTX_HARDIRQ : SLAB_TRACE_CTX_SOFTIRQ);
-	KUNIT_EXPECT_EQ(test, rec->pid, 0);
+	KUNIT_EXPECT_EQ(test, rec->who.pid, 0);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	slab_trace_snapshot_put(snap);
 

@@ -33,8 +33,8 @@
  * A probe runs inside the allocation or free it traces, under the caller's
  * locks, with preemption disabled, in any context: it takes its record from
  * the per-CPU pool (pool.c), saves its stack in the depot without letting
- * it allocate (stacks.c), interns its context in a preallocated table
- * (context.c), and takes no lock but raw spinlocks; it never allocates and
+ * it allocate (stacks.c), copies who made it into the record (context.c),
+ * and takes no lock but raw spinlocks; it never allocates and
  * never waits.  What it cannot do it counts (enum slab_trace_drop) and asks
  * for work (refills, growing the table, detaching idle probes) through an
  * irq_work.  In NMI it does nothing but count.
@@ -51,8 +51,8 @@
  * - slab_trace_mutex: attaching and detaching (alloc_on, free_on, exiting).
  * - The probes run with preemption disabled, the tracepoints' contract, and
  *   read slab_trace_active under RCU; they take the raw spinlocks of the
- *   table (table.c), the pool (pool.c), the context table (context.c) and
- *   the stack slot (stacks.c), one at a time.
+ *   table (table.c), the pool (pool.c) and the stack slot (stacks.c), one
+ *   at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -298,8 +298,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	}
 	if (unlikely(stack == -ENODATA))
 		drop(tr, SLAB_TRACE_DROP_WALK);
-	if (unlikely(!slab_trace_ctx_fill(rec)))
-		drop(tr, SLAB_TRACE_DROP_CTX);
+	slab_trace_ctx_fill(rec);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (slab_trace_test_before_insert)
 		slab_trace_test_before_insert();

@@ -94,7 +94,7 @@
 static_assert(TABLE_MIN_BUCKETS >= SLAB_TRACE_TABLE_LOCKS);
 static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
 static_assert(SIG_SHIFT + 8 == 32);
-static_assert(sizeof(struct slab_trace_record) == 48);
+static_assert(sizeof(struct slab_trace_record) == 64);
 static_assert(!(SLAB_TRACE_TABLE_LOCKS & (SLAB_TRACE_TABLE_LOCKS - 1)));
 static_assert(SLAB_TRACE_MAX_OWNERS <= U16_MAX);
 

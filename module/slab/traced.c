@@ -100,7 +100,6 @@ const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
 	[SLAB_TRACE_DROP_LIMIT] = "limit reached",
 	[SLAB_TRACE_DROP_NMI] = "in NMI",
 	[SLAB_TRACE_DROP_STACK] = "stack store full",
-	[SLAB_TRACE_DROP_CTX] = "context store full",
 	[SLAB_TRACE_DROP_WALK] = "stack walk empty",
 };
 
