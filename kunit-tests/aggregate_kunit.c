@@ -60,7 +60,8 @@ static void add(struct kunit *test, struct slab_trace_snapshot *snap,
 		.obj = (void *)(0x1000UL + snap->nr * 64),
 		.stamp = 1000 - age,
 		.stack = stack,
-		.pid = pid,
+		.who.pid = pid,
+		.who.comm = "st_agg",
 		.bytes_req = req,
 		.syscall = syscall,
 	};
@@ -211,7 +212,7 @@ static unsigned int count_lines(const char *s, const char *prefix)
 }
 
 #define FIRST	"Stack 1: 1 object, 64 bytes (1 requested), " \
-		"age min/avg/max 0.010s/0.010s/0.010s, from PID 1 ?:\n----\n #01 [<"
+		"age min/avg/max 0.010s/0.010s/0.010s, from PID 1 st_agg:\n----\n #01 [<"
 
 static void slabtrace_aggregate_top(struct kunit *test)
 {

@@ -9,9 +9,9 @@
  * what a free of an untraced object costs while 16 caches hold 1,000,000
  * records, against none; and the longest time a raw spinlock is held with
  * interrupts off: while the table grows to 10,000,000 records, while
- * "pool" fills and empties a million records a CPU, while a "reset" drops
- * a million records and the pool gives them back, and while the context
- * table's sweep frees 65,000 names.  Each result is one line, "bench:
+ * "pool" fills and empties a million records a CPU, and while a "reset"
+ * drops a million records and the pool gives them back.  Each result is
+ * one line, "bench:
  * NAME VALUE UNIT", for scripts/bench/bench.sh.
  */
 #include <kunit/test.h>
@@ -455,43 +455,6 @@ static void slabtrace_bench_hold_reset(struct kunit *test)
 	st_cmd("limit %lu\n", 2 * HELD);
 }
 
-/*
- * The context table filled to its most (a name per object, swept as it
- * fills, so it grows), then every object freed: the sweep frees them all.
- */
-static void slabtrace_bench_hold_sweep(struct kunit *test)
-{
-	unsigned int i, n = slab_trace_ctx_max();
-	char saved[TASK_COMM_LEN], name[TASK_COMM_LEN];
-	long freed;
-	void **objs;
-
-	objs = vmalloc(n * sizeof(*objs));
-	KUNIT_ASSERT_NOT_NULL(test, objs);
-	get_task_comm(saved, current);
-	KUNIT_ASSERT_EQ(test, st_cmd("pool %u\n", n), 0);
-	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
-	for (i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "bench%u", i);
-		set_task_comm(current, name);
-		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
-		if (i % 4096 == 4095)
-			slab_trace_ctx_sweep();
-	}
-	set_task_comm(current, saved);
-	report(test, "sweep_names_in_use", slab_trace_ctx_count(), "names");
-	for (i = 0; i < n; i++)
-		kmem_cache_free(bench_cache, objs[i]);
-	vfree(objs);
-	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
-	freed = slab_trace_ctx_sweep();
-	report(test, "sweep_names_freed", freed, "names");
-	report_holds(test, "sweep", SLAB_TRACE_HOLD_CTX, "ids");
-	st_cmd("stop st_kunit_bench\n");
-	st_cmd("reset st_kunit_bench\n");
-	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
-}
-
 static int slabtrace_bench_suite_init(struct kunit_suite *suite)
 {
 	char name[32];
@@ -527,7 +490,6 @@ static struct kunit_case slabtrace_bench_cases[] = {
 	KUNIT_CASE_SLOW(slabtrace_bench_grow),
 	KUNIT_CASE_SLOW(slabtrace_bench_hold_pool_resize),
 	KUNIT_CASE_SLOW(slabtrace_bench_hold_reset),
-	KUNIT_CASE_SLOW(slabtrace_bench_hold_sweep),
 	{}
 };
 

@@ -10,8 +10,7 @@
  * one, counted, and the work running before the record is in the table
  * does not lose it; a kfree() of an object no cache holds takes no lock
  * (it would deadlock here if it did); "pool" and "limit" refuse bad
- * numbers; and the context table reclaims names, but frees nothing when
- * it cannot walk the records.
+ * numbers; and however many names tasks take, each record keeps its own.
  */
 #include <kunit/test.h>
 #include <linux/preempt.h>
@@ -332,96 +331,45 @@ static bool snap_has_comm(struct slab_trace_snapshot *snap, const char *comm)
 	unsigned long i;
 
 	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++)
-		if (!strcmp(slab_trace_ctx_get(rec->ctx)->comm, comm))
+		if (!strcmp(rec->who.comm, comm))
 			return true;
 	return false;
 }
 
 /*
- * Any user can make new names: the context table reclaims the names no
- * record uses, keeps those in use, and grows when most are in use.
+ * Any user can make new names (prctl(PR_SET_NAME)): however many, each
+ * record keeps its own, with nothing to reclaim and no drop.  70,000
+ * names: more than the 65,533 a table of interned names held.
  */
-static void slabtrace_probe_path_contexts_reclaimed(struct kunit *test)
+#define NAMES	70000
+
+static void slabtrace_probe_path_names(struct kunit *test)
 {
-	long reclaimed = slab_trace_ctx_reclaimed(), drops;
-	unsigned int i, cap = slab_trace_ctx_capacity();
 	struct slab_trace_snapshot *snap;
 	char saved[TASK_COMM_LEN];
 	struct slab_trace_traced *tr;
-	void *obj, **kept;
-	char *text;
+	unsigned int i;
+	void **kept;
 
-	kept = kunit_kcalloc(test, cap + 1, sizeof(*kept), GFP_KERNEL);
+	kept = kvcalloc(NAMES, sizeof(*kept), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, kept);
 	get_task_comm(saved, current);
+	KUNIT_ASSERT_EQ(test, st_cmd("pool 4096\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("limit %u\n", 2 * NAMES), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	kept[0] = alloc_as("st_keep", 0);
-
-	/* More names than fit, none kept: the table fills, then a sweep. */
-	for (i = 1; i <= cap; i++) {
-		obj = alloc_as("st_gone", i);
-		kmem_cache_free(pool_cache, obj);
-	}
-	drops = atomic_long_read(&tr->drops[SLAB_TRACE_DROP_CTX]);
-	KUNIT_EXPECT_GT(test, drops, 0);
-	KUNIT_EXPECT_GE(test, slab_trace_ctx_sweep(), 0);
-	KUNIT_EXPECT_GE(test, slab_trace_ctx_reclaimed() - reclaimed, cap - 100);
-	KUNIT_EXPECT_LT(test, slab_trace_ctx_count(), 100);
-	KUNIT_EXPECT_EQ(test, slab_trace_ctx_capacity(), cap);
-	/* The name in use is kept; a new one is interned again. */
-	kept[1] = alloc_as("st_after", 1);
-	text = st_read_ctl_of(test, POOL_CACHE);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kthread st_keep0 (PID "));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(text, "kthread st_after1 (PID "));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_CTX]),
-			drops);
-
-	/* Every name in use: the sweep frees nothing, the table grows. */
-	for (i = 2; i <= cap; i++)
-		kept[i] = alloc_as("st_kept", i);
-	KUNIT_EXPECT_GE(test, slab_trace_ctx_sweep(), 0);
-	KUNIT_EXPECT_GT(test, slab_trace_ctx_capacity(), cap);
-	obj = alloc_as("st_grown", 0);
+	for (i = 0; i < NAMES; i++)
+		kept[i] = alloc_as("st_name", i);
 	set_task_comm(current, saved);
-	/* Too many records for the text: their contexts, from a snapshot. */
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), NAMES);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_dropped(tr), 0);
 	snap = st_print(test, POOL_CACHE);
-	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_grown0"));
-	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_keep0"));
-	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_kept100"));
+	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_name0"));
+	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_name65600"));
+	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_name69999"));
 	slab_trace_snapshot_put(snap);
-	kmem_cache_free(pool_cache, obj);
-	free_all(kept, cap + 1);
-}
-
-/*
- * A sweep that cannot walk the records (a test hook: as without memory)
- * frees nothing: not the names in use, nor the others.
- */
-static void slabtrace_probe_path_contexts_walk_fails(struct kunit *test)
-{
-	char saved[TASK_COMM_LEN];
-	unsigned int i, used;
-	void *kept, *obj;
-
-	get_task_comm(saved, current);
-	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
-	kept = alloc_as("st_inuse", 0);
-	for (i = 1; i <= 20; i++) {
-		obj = alloc_as("st_unused", i);
-		kmem_cache_free(pool_cache, obj);
-	}
-	set_task_comm(current, saved);
-	used = slab_trace_ctx_count();
-	WRITE_ONCE(slab_trace_fail_table_walk, true);
-	KUNIT_EXPECT_LT(test, slab_trace_ctx_sweep(), 0);
-	WRITE_ONCE(slab_trace_fail_table_walk, false);
-	KUNIT_EXPECT_EQ(test, slab_trace_ctx_count(), used);
-	/* Once it can walk them, the unused names go, not the one in use. */
-	KUNIT_EXPECT_GE(test, slab_trace_ctx_sweep(), 20);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
-					   "kthread st_inuse0 (PID "));
-	free_all(&kept, 1);
+	free_all(kept, NAMES);
+	kvfree(kept);
 }
 
 static unsigned long saved_limit;
@@ -438,7 +386,6 @@ static void slabtrace_probe_path_exit(struct kunit *test)
 	WRITE_ONCE(slab_trace_fail_refill, 0);
 	WRITE_ONCE(slab_trace_fail_depot, false);
 	WRITE_ONCE(slab_trace_fake_nmi, false);
-	WRITE_ONCE(slab_trace_fail_table_walk, false);
 	slab_trace_test_before_insert = NULL;
 	st_cmd("stop " POOL_CACHE "\n");
 	st_cmd("reset " POOL_CACHE "\n");
@@ -469,8 +416,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_depot_full_work_first),
 	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),
 	KUNIT_CASE(slabtrace_probe_path_bad_numbers),
-	KUNIT_CASE(slabtrace_probe_path_contexts_reclaimed),
-	KUNIT_CASE(slabtrace_probe_path_contexts_walk_fails),
+	KUNIT_CASE(slabtrace_probe_path_names),
 	{}
 };
 

@@ -140,9 +140,9 @@ static void slabtrace_trace_first_frame(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	KUNIT_EXPECT_TRUE(test, st_frame_is(rec, 1, slabtrace_trace_first_frame));
 	/* The context of a KUnit case: its kthread. */
-	KUNIT_EXPECT_EQ(test, slab_trace_ctx_get(rec->ctx)->kind, SLAB_TRACE_CTX_KTHREAD);
-	KUNIT_EXPECT_STREQ(test, slab_trace_ctx_get(rec->ctx)->comm, current->comm);
-	KUNIT_EXPECT_EQ(test, rec->pid, task_pid_nr(current));
+	KUNIT_EXPECT_EQ(test, rec->who.ctx, SLAB_TRACE_CTX_KTHREAD);
+	KUNIT_EXPECT_STREQ(test, rec->who.comm, current->comm);
+	KUNIT_EXPECT_EQ(test, rec->who.pid, task_pid_nr(current));
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, OBJ_SIZE);
 	slab_trace_snapshot_put(snap);
 	kmem_cache_free(obj_cache, obj);
@@ -272,6 +272,35 @@ static void slabtrace_trace_kmalloc_large(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, st_find(snap, c));
 	KUNIT_EXPECT_NULL(test, st_find(snap, v));
 	slab_trace_snapshot_put(snap);
+}
+
+/*
+ * kmalloc-large at the record limit: v6.12's second event of an object
+ * whose first was recorded (a size the compiler cannot see) finds the
+ * limit reached.  The first event's record stays, neither a drop nor a
+ * replacement: the object is recorded, once.
+ */
+static void slabtrace_trace_kmalloc_large_at_limit(struct kunit *test)
+{
+	unsigned long limit = READ_ONCE(slab_trace_record_limit);
+	struct slab_trace_snapshot *snap;
+	void *v;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("limit %ld\n",
+				     slab_trace_table_count(&slab_trace_records) + 1),
+			0);
+	v = kmalloc_large_var();
+	KUNIT_EXPECT_EQ(test, st_cmd("limit %lu\n", limit), 0);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	snap = st_print(test, "kmalloc-large");
+	KUNIT_EXPECT_NOT_NULL(test, st_find(snap, v));
+	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
+	KUNIT_EXPECT_EQ(test, snap->drops[SLAB_TRACE_DROP_LIMIT], 0);
+	slab_trace_snapshot_put(snap);
+	kfree(v);
+	st_cmd("stop kmalloc-large\n");
+	st_cmd("reset kmalloc-large\n");
 }
 
 /*
@@ -657,9 +686,9 @@ static void check_irq(struct kunit *test, bool hard)
 	snap = st_print(test, OBJ_CACHE);
 	rec = st_find(snap, a->obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
-	KUNIT_EXPECT_EQ(test, slab_trace_ctx_get(rec->ctx)->kind,
+	KUNIT_EXPECT_EQ(test, rec->who.ctx,
 			hard ? SLAB_TRACE_CTX_HARDIRQ : SLAB_TRACE_CTX_SOFTIRQ);
-	KUNIT_EXPECT_EQ(test, rec->pid, 0);
+	KUNIT_EXPECT_EQ(test, rec->who.pid, 0);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	slab_trace_snapshot_put(snap);
 
@@ -1105,6 +1134,7 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_reset),
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large),
+	KUNIT_CASE(slabtrace_trace_kmalloc_large_at_limit),
 	KUNIT_CASE(slabtrace_trace_percpu),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),

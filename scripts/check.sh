@@ -185,14 +185,15 @@ vm_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
 # The binary streams' files racing starts, stops and resizes, with freed
 # memory poisoned, on CPUs that run at once (multi-threaded TCG; the
 # streams' tracepoints held by two more probes, so that no start patches
-# kernel text, which that mode gets wrong); then Secure Boot's lockdown:
-# last in its boot, since lockdown is never lowered.  The oldest and the
-# newest kernel, and an rt one.
+# kernel text, which that mode gets wrong); a big record pool given back
+# where a free is slow; then Secure Boot's lockdown: last in its boot,
+# since lockdown is never lowered.  The oldest and the newest kernel, and
+# an rt one.
 for k in 7.3 6.12-rt 6.1; do
 	rm -rf build/$k/vm-streams
 	vm_step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \
-		scripts/vm/run.sh -o build/$k/vm-streams $k relayrace,lockdown
+		scripts/vm/run.sh -o build/$k/vm-streams $k relayrace,poolbig,lockdown
 done
 vm_wait
 # The userspace tools, also against what the VMs just saved.

@@ -38,15 +38,13 @@ static void add_who(struct slab_trace_group *g,
 	unsigned int i;
 
 	for (i = 0; i < g->nwho; i++)
-		if (g->who[i].pid == rec->pid && g->who[i].ctx == rec->ctx)
+		if (!memcmp(&g->who[i], &rec->who, sizeof(rec->who)))
 			return;
 	if (g->nwho == SLAB_TRACE_GROUP_WHO) {
 		g->more_who++;	/* an estimate: repeats are not told apart */
 		return;
 	}
-	g->who[g->nwho].pid = rec->pid;
-	g->who[g->nwho].ctx = rec->ctx;
-	g->nwho++;
+	g->who[g->nwho++] = rec->who;
 }
 
 static void add(const struct slab_trace_snapshot *snap,

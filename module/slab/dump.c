@@ -342,7 +342,6 @@ static void dump_stop(struct seq_file *m, void *v)
 static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
 		       const struct slab_trace_group *g, loff_t nr)
 {
-	struct slab_trace_record who = { .syscall = -1 };
 	unsigned int i;
 
 	seq_printf(m, "Stack %lld: %u object%s, %llu bytes (%llu requested), age min/avg/max ",
@@ -354,19 +353,16 @@ static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
 	show_secs(m, (u64)g->age_max * NSEC_PER_MSEC);
 	seq_puts(m, ", from ");
 	for (i = 0; i < g->nwho; i++) {
-		who.pid = g->who[i].pid;
-		who.ctx = g->who[i].ctx;
 		if (i)
 			seq_puts(m, ", ");
-		slab_trace_ctx_show(m, &who);
+		slab_trace_ctx_show(m, &g->who[i]);
 	}
 	if (g->more_who)
 		seq_printf(m, " and %u more", g->more_who);
 	if (slab_trace_sampled(snap))
 		seq_printf(m, ", estimated %llu objects (%llu bytes)",
 			   (g->est_q16 + (1U << 15)) >> 16, g->est_bytes);
-	who.syscall = g->syscall;
-	slab_trace_syscall_show(m, &who);
+	slab_trace_syscall_show(m, g->syscall);
 	seq_puts(m, ":\n----\n");
 	show_stack(m, g->stack);
 	seq_putc(m, '\n');
@@ -423,8 +419,8 @@ static int dump_show(struct seq_file *m, void *v)
 	seq_put_decimal_ull(m, ", cpu ", rec->cpu);
 	show_node_gfp(m, rec);
 	seq_puts(m, ", from ");
-	slab_trace_ctx_show(m, rec);
-	slab_trace_syscall_show(m, rec);
+	slab_trace_ctx_show(m, &rec->who);
+	slab_trace_syscall_show(m, rec->syscall);
 	seq_puts(m, ":\n----\n");
 	show_stack(m, rec->stack);
 	seq_putc(m, '\n');

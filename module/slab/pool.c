@@ -17,9 +17,12 @@
  * Records move between the lists and the slab POOL_BATCH at a time per
  * lock hold, so interrupts are never off for long, whatever the size of
  * the pool ("pool 1048576") or of a list (a "reset" of a million records
- * gives them all to the CPU that runs it).  "pool N" asks first whether
- * the records fit in half of the memory available; if they do not, or a
- * refill fails, it gives back what it took and keeps the size it had.
+ * gives them all to the CPU that runs it), and every loop yields the CPU
+ * every POOL_BATCH records.  "pool N" asks first whether the records fit
+ * in half of the memory available; if they do not, or a refill fails, it
+ * gives back what it took and keeps the size it had.  A smaller pool, and
+ * a pool drained when nothing is traced, give their records back in the
+ * refill work: the command returns at once.
  *
  * Notes on locking
  * ----------------
@@ -167,6 +170,24 @@ static void rec_free(struct slab_trace_pool *p, struct slab_trace_record *rec)
 }
 
 /*
+ * Give the records of @list back to the slab, yielding every POOL_BATCH:
+ * a pool of 2^20 records per CPU is millions of frees, seconds of them
+ * with slub_debug.  Called with no spinlock held.
+ */
+static void free_list(struct slab_trace_pool *p, struct slab_trace_record *list)
+{
+	struct slab_trace_record *rec;
+	unsigned int n = 0;
+
+	while ((rec = list)) {
+		list = rec->next;
+		rec_free(p, rec);
+		if (!(++n % POOL_BATCH))
+			cond_resched();
+	}
+}
+
+/*
  * Move what @c holds beyond @want to *@list, POOL_BATCH records a hold.
  * Called with p->refill_mutex held (the lists are not otherwise bounded).
  */
@@ -263,10 +284,7 @@ static int refill(struct slab_trace_pool *p)
 		}
 		give(c, want, true, &fresh);
 	}
-	while ((rec = spare)) {
-		spare = rec->next;
-		rec_free(p, rec);
-	}
+	free_list(p, spare);
 	return ret;
 }
 
@@ -355,8 +373,10 @@ static bool fits(struct slab_trace_pool *p, unsigned int size)
  * @size: the new number
  *
  * Refused if the records would take more than half of the memory
- * available.  Refills or trims at once if the pool is in use; if the
- * refill fails, what it took is given back and the size stays.  May sleep.
+ * available.  A bigger pool in use is refilled at once; if the refill
+ * fails, what it took is given back and the size stays.  What a smaller
+ * pool, or one not in use, has too many the refill work gives back: the
+ * command does not wait for millions of frees.  May sleep.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -370,6 +390,11 @@ int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size)
 		goto out;
 	old = p->size;
 	p->size = size;
+	if (size <= old || p->draining) {
+		schedule_work(&p->refill_work);
+		ret = 0;
+		goto out;
+	}
 	ret = refill(p);
 	if (ret) {
 		pr_warn_ratelimited("pool: no memory for %u records per CPU: kept %u\n",
@@ -382,19 +407,29 @@ out:
 	return ret;
 }
 
-/**
- * slab_trace_pool_drain - give every record of the lists back to the slab
- * @p: the pool
- *
- * For when nothing is traced.  Records put back later stay until the next
- * refill or drain.  May sleep.
- */
-void slab_trace_pool_drain(struct slab_trace_pool *p)
+/* Give every record of the lists back to the slab, now.  May sleep. */
+static void drain_now(struct slab_trace_pool *p)
 {
 	mutex_lock(&p->refill_mutex);
 	p->draining = true;
 	refill(p);
 	mutex_unlock(&p->refill_mutex);
+}
+
+/**
+ * slab_trace_pool_drain - give every record of the lists back to the slab
+ * @p: the pool
+ *
+ * For when nothing is traced: the refill work gives them back, so that
+ * the command that let the probes go does not wait for it.  Records put
+ * back later stay until the next refill or drain.  May sleep.
+ */
+void slab_trace_pool_drain(struct slab_trace_pool *p)
+{
+	mutex_lock(&p->refill_mutex);
+	p->draining = true;
+	mutex_unlock(&p->refill_mutex);
+	schedule_work(&p->refill_work);
 }
 
 /* Records in the lists now, all CPUs (approximate, for the stats). */
@@ -419,7 +454,7 @@ void slab_trace_pool_destroy(struct slab_trace_pool *p)
 		return;
 	irq_work_sync(&p->refill_kick);
 	cancel_work_sync(&p->refill_work);
-	slab_trace_pool_drain(p);
+	drain_now(p);
 	WARN_ON_ONCE(atomic_long_read(&p->allocated));
 	free_percpu(p->cpu);
 	p->cpu = NULL;

@@ -21,7 +21,9 @@
  * tells pages from slab objects, on v6.1 and v6.12.  v6.12's
  * __do_kmalloc_node() fires kmalloc twice for one such object (once in
  * __kmalloc_large_node_noprof(), once with the caller's address): the
- * second record replaces the first, not counted as replaced.  "percpu":
+ * second record replaces the first, not counted as replaced; a second
+ * event that finds no record to take (the limit, an empty pool) leaves
+ * the first in place, counting nothing.  "percpu":
  * alloc_percpu() and free_percpu() fire percpu_alloc_percpu and
  * percpu_free_percpu (same prototypes on v6.1 and v6.12), which are not
  * exported: they are found by name with for_each_kernel_tracepoint() and
@@ -31,8 +33,8 @@
  * A probe runs inside the allocation or free it traces, under the caller's
  * locks, with preemption disabled, in any context: it takes its record from
  * the per-CPU pool (pool.c), saves its stack in the depot without letting
- * it allocate (stacks.c), interns its context in a preallocated table
- * (context.c), and takes no lock but raw spinlocks; it never allocates and
+ * it allocate (stacks.c), copies who made it into the record (context.c),
+ * and takes no lock but raw spinlocks; it never allocates and
  * never waits.  What it cannot do it counts (enum slab_trace_drop) and asks
  * for work (refills, growing the table, detaching idle probes) through an
  * irq_work.  In NMI it does nothing but count.
@@ -49,8 +51,8 @@
  * - slab_trace_mutex: attaching and detaching (alloc_on, free_on, exiting).
  * - The probes run with preemption disabled, the tracepoints' contract, and
  *   read slab_trace_active under RCU; they take the raw spinlocks of the
- *   table (table.c), the pool (pool.c), the context table (context.c) and
- *   the stack slot (stacks.c), one at a time.
+ *   table (table.c), the pool (pool.c) and the stack slot (stacks.c), one
+ *   at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -244,6 +246,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	const struct slab_trace_filter *filter;
 	struct slab_trace_record *rec, *stale;
 	struct slab_trace_traced *tr;
+	enum slab_trace_drop why;
 	unsigned int nr;
 	int stack;
 	u32 stamp;
@@ -272,13 +275,13 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	}
 	if (unlikely(slab_trace_table_count(&slab_trace_records) >=
 		     READ_ONCE(slab_trace_record_limit))) {
-		drop(tr, SLAB_TRACE_DROP_LIMIT);
-		goto evict;
+		why = SLAB_TRACE_DROP_LIMIT;
+		goto lost;
 	}
 	rec = slab_trace_pool_get(&slab_trace_pool);
 	if (unlikely(!rec)) {
-		drop(tr, SLAB_TRACE_DROP_POOL);
-		goto evict;
+		why = SLAB_TRACE_DROP_POOL;
+		goto lost;
 	}
 	stamp = slab_trace_stamp(tr, ktime_get_mono_fast_ns());
 	rec->obj = obj;
@@ -298,8 +301,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	}
 	if (unlikely(stack == -ENODATA))
 		drop(tr, SLAB_TRACE_DROP_WALK);
-	if (unlikely(!slab_trace_ctx_fill(rec)))
-		drop(tr, SLAB_TRACE_DROP_CTX);
+	slab_trace_ctx_fill(rec);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (slab_trace_test_before_insert)
 		slab_trace_test_before_insert();
@@ -318,6 +320,16 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	    !slab_trace_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
 		drop(tr, SLAB_TRACE_DROP_STACK);
 	return;
+lost:
+	/*
+	 * kmalloc-large's second event of an object its first recorded: the
+	 * object has its record, which stays.
+	 */
+	if (tr->kind == SLAB_TRACE_KIND_LARGE &&
+	    slab_trace_table_maybe(&slab_trace_records, obj) &&
+	    slab_trace_table_holds(&slab_trace_records, obj, tr->id))
+		return;
+	drop(tr, why);
 evict:
 	evict(set, obj);
 }

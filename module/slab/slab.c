@@ -13,10 +13,8 @@
  * by unloading (or a load that fails).  It follows one rule: a step may
  * use only what the steps before it made, and its exit first stops every
  * work item, irq_work and notifier it owns, then frees.  So nothing is
- * freed while something that uses it can still run: the context sweep
- * walks the record table, so the contexts come after the table, and their
- * exit cancels the sweep before the table goes; the table's records go
- * back to the pool, so the pool comes before the table.  What commands
+ * freed while something that uses it can still run: the table's records
+ * go back to the pool, so the pool comes before the table.  What commands
  * make (the traced caches, the probes, the snapshots) belongs to the last
  * step, whose exit undoes it first.
  *
@@ -139,8 +137,6 @@ static const struct slabtrace_step steps[] = {
 	{ "record pool", pool_init, pool_exit },
 	/* Its records go back to the pool. */
 	{ "record table", table_init, table_exit },
-	/* The sweep walks the record table and the snapshots. */
-	{ "contexts", slab_trace_ctx_init, slab_trace_ctx_exit },
 	/* Traces saved late are given to records of the table. */
 	{ "stack depot", stacks_init, slab_trace_stack_store_exit },
 	/* The module notifier names the frames of records and snapshots. */

@@ -70,52 +70,37 @@ enum slab_trace_ctx_kind {
 	SLAB_TRACE_CTX_HARDIRQ,
 };
 
-/*
- * A context is interned: one per (kind, comm) seen, shared by all records
- * through its id, in a table allocated once, never freed before module exit.
- */
-struct slab_trace_ctx {
-	struct hlist_node node;
-	u16 id;
-	u8 kind;
-	char comm[TASK_COMM_LEN];
+/* Who made an allocation: a copy in each record, as kmemleak keeps. */
+struct slab_trace_who {
+	pid_t pid;			/* 0 in interrupts */
+	u8 ctx;				/* enum slab_trace_ctx_kind */
+	char comm[TASK_COMM_LEN];	/* NUL-padded; "" in interrupts */
 };
 
 struct slab_trace_record;
-bool slab_trace_ctx_fill(struct slab_trace_record *rec);
-const struct slab_trace_ctx *slab_trace_ctx_get(u16 id);
-unsigned int slab_trace_ctx_count(void);
-unsigned int slab_trace_ctx_capacity(void);
-unsigned int slab_trace_ctx_max(void);
-long slab_trace_ctx_reclaimed(void);
-long slab_trace_ctx_sweeps(void);
-long slab_trace_ctx_sweep(void);
-void slab_trace_ctx_show(struct seq_file *m, const struct slab_trace_record *rec);
-void slab_trace_syscall_show(struct seq_file *m,
-			     const struct slab_trace_record *rec);
-int slab_trace_ctx_init(void);
-void slab_trace_ctx_exit(void);
+void slab_trace_ctx_fill(struct slab_trace_record *rec);
+void slab_trace_ctx_show(struct seq_file *m, const struct slab_trace_who *w);
+void slab_trace_syscall_show(struct seq_file *m, s16 syscall);
 
 /*
  * The record of one outstanding object (table.c keeps them, pool.c gives
- * them out).  48 bytes: the stack and the
- * context are stored once each, elsewhere, and named by 32- and 16-bit
- * handles; the time is in milliseconds since the cache's trace began
- * (slab_trace_traced.epoch), which lasts 49 days.
+ * them out).  64 bytes, a cache line: the stack is stored once, in the
+ * depot, and named by a 32-bit handle; who made the object is copied in
+ * (context.c says why); the time is in milliseconds since the cache's
+ * trace began (slab_trace_traced.epoch), which lasts 49 days.
  */
 struct slab_trace_record {
 	struct slab_trace_record *next;	/* hash chain, or pool free list */
 	const void *obj;		/* the object: the key */
 	u32 stamp;			/* allocated at epoch + stamp ms */
 	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
-	pid_t pid;			/* 0 in interrupts */
 	u32 bytes_req;
 	u32 gfp;			/* the allocation's gfp_t */
-	u16 ctx;			/* slab_trace_ctx_get() */
 	u16 cpu;
 	s16 syscall;			/* -1: none; | SLAB_TRACE_SYSCALL_COMPAT */
 	s16 node;			/* of the object's memory; NUMA_NO_NODE */
 	u16 owner;			/* slab_trace_traced.id */
+	struct slab_trace_who who;
 };
 
 /* slab_trace_record.syscall of a 32-bit system call. */
@@ -179,6 +164,8 @@ struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
 						  struct slab_trace_record *rec);
 struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
 						  const void *obj);
+bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
+			    u16 owner);
 unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
 					    const unsigned long *owners,
 					    void (*free_rec)(struct slab_trace_record *rec));
@@ -238,7 +225,7 @@ struct slab_trace_pool {
 #define SLAB_TRACE_POOL_MIN	16U
 #define SLAB_TRACE_POOL_MAX	1048576U	/* 2^20 */
 /* What a record costs, table included (the default limit's unit). */
-#define SLAB_TRACE_RECORD_BYTES	56
+#define SLAB_TRACE_RECORD_BYTES	72
 
 extern struct slab_trace_pool slab_trace_pool;
 
@@ -264,7 +251,6 @@ enum slab_trace_drop {
 	SLAB_TRACE_DROP_LIMIT,		/* the record limit was reached */
 	SLAB_TRACE_DROP_NMI,		/* allocated in NMI context */
 	SLAB_TRACE_DROP_STACK,		/* kept, no backtrace: depot full */
-	SLAB_TRACE_DROP_CTX,		/* kept, context "?": table full */
 	SLAB_TRACE_DROP_WALK,		/* kept, no backtrace: empty walk */
 	SLAB_TRACE_DROP_MAX,
 };
@@ -589,7 +575,6 @@ enum slab_trace_hold {
 	SLAB_TRACE_HOLD_POOL,		/* pool.c: a refill's batch */
 	SLAB_TRACE_HOLD_PURGE,		/* table.c: a purge's bucket */
 	SLAB_TRACE_HOLD_GROW,		/* table.c: a resize's bucket */
-	SLAB_TRACE_HOLD_CTX,		/* context.c: a sweep's batch */
 	SLAB_TRACE_HOLDS,
 };
 
@@ -639,7 +624,7 @@ void slab_trace_probes_exit(void);
 
 /*
  * What only the KUnit suites use: failure hooks (pool.c, stacks.c,
- * probes.c, table.c, context.c), hooks that run where a race would
+ * probes.c, table.c), hooks that run where a race would
  * (probes.c, snapshot.c), and a helper.  Not in the benchmarks' kernel:
  * the probes would pay for the hooks.
  */
@@ -647,7 +632,6 @@ void slab_trace_probes_exit(void);
 extern unsigned int slab_trace_fail_refill;	/* the Nth allocation from now */
 extern bool slab_trace_fail_depot;
 extern bool slab_trace_fake_nmi;
-extern bool slab_trace_fail_table_walk;
 extern bool slab_trace_fail_grow;
 extern unsigned long slab_trace_grow_tries;
 extern void (*slab_trace_test_before_insert)(void);
@@ -705,10 +689,7 @@ struct slab_trace_group {
 	u32 age_min;			/* ms */
 	u32 age_max;
 	u64 age_sum;
-	struct {
-		pid_t pid;
-		u16 ctx;
-	} who[SLAB_TRACE_GROUP_WHO];
+	struct slab_trace_who who[SLAB_TRACE_GROUP_WHO];
 };
 
 struct slab_trace_snapshot {

@@ -3,14 +3,13 @@
  * slab_trace: its state, for scripts and for people.
  *
  * /proc/slabtrace/slab/stats is the state of the tracer:
- * records against the limit, the table, the pool, the context table, the
+ * records against the limit, the table, the pool, the
  * probes, and for each cache in the set its records and every kind of
  * drop (enum slab_trace_drop).
  *
  *   records 1024 limit 349525
  *   table buckets 2048 grow_failed 0 grow_steps 1024 most_moved_in_a_step 5 shrinks 0
  *   pool free 8190 per_cpu 4096 allocated 9214
- *   contexts 12 of 4093 (at most 65533) reclaimed 0 sweeps 0
  *   stacks deferred 3
  *   snapshots kept 1 alive 1 bytes 45056
  *   probes alloc on free on
@@ -87,10 +86,6 @@ static int stats_show(struct seq_file *m, void *v)
 		   slab_trace_pool_free_count(&slab_trace_pool),
 		   READ_ONCE(slab_trace_pool.size),
 		   atomic_long_read(&slab_trace_pool.allocated));
-	seq_printf(m, "contexts %u of %u (at most %u) reclaimed %ld sweeps %ld\n",
-		   slab_trace_ctx_count(), slab_trace_ctx_capacity(),
-		   slab_trace_ctx_max(), slab_trace_ctx_reclaimed(),
-		   slab_trace_ctx_sweeps());
 	seq_printf(m, "stacks deferred %ld\n", slab_trace_stack_deferred());
 	slab_trace_snapshot_stats(&kept, &alive, &mem);
 	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,

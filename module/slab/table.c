@@ -94,7 +94,7 @@
 static_assert(TABLE_MIN_BUCKETS >= SLAB_TRACE_TABLE_LOCKS);
 static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
 static_assert(SIG_SHIFT + 8 == 32);
-static_assert(sizeof(struct slab_trace_record) == 48);
+static_assert(sizeof(struct slab_trace_record) == 64);
 static_assert(!(SLAB_TRACE_TABLE_LOCKS & (SLAB_TRACE_TABLE_LOCKS - 1)));
 static_assert(SLAB_TRACE_MAX_OWNERS <= U16_MAX);
 
@@ -492,6 +492,38 @@ struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
 		sig_update(b, hash & b->mask);
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 	return rec;
+}
+
+/**
+ * slab_trace_table_holds - whether @obj has a record of @owner
+ * @t: the table
+ * @obj: the object
+ * @owner: the owner
+ *
+ * Any context but NMI.
+ *
+ * Return: true if the table holds a record of @obj with owner @owner.
+ */
+bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
+			    u16 owner)
+{
+	u32 hash = obj_hash(obj);
+	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
+	struct slab_trace_record *rec;
+	struct slab_trace_buckets *b;
+	unsigned long flags;
+	bool found = false;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	b = chain_array(st, hash);
+	for (rec = b->head[hash & b->mask]; rec; rec = rec->next) {
+		if (rec->obj == obj) {
+			found = rec->owner == owner;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return found;
 }
 
 /* Let a grow that was asked for finish.  May sleep. */

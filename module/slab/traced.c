@@ -100,7 +100,6 @@ const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
 	[SLAB_TRACE_DROP_LIMIT] = "limit reached",
 	[SLAB_TRACE_DROP_NMI] = "in NMI",
 	[SLAB_TRACE_DROP_STACK] = "stack store full",
-	[SLAB_TRACE_DROP_CTX] = "context store full",
 	[SLAB_TRACE_DROP_WALK] = "stack walk empty",
 };
 
@@ -723,8 +722,9 @@ int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 
 /*
  * The traced caches a command names: @name's, or those of the set its
- * word stands for, into @trs (kfree() it if not @one); a cache by name
- * that is not traced is -ENODATA, said in the log if @quiet is false.
+ * word stands for, into @trs, which the caller kfree()s whatever the
+ * return (NULL on an error); a cache by name that is not traced is
+ * -ENODATA, said in the log if @quiet is false.
  */
 static int traced_named(const char *cmd, const char *name, bool quiet,
 			struct slab_trace_traced ***trs)
@@ -735,6 +735,7 @@ static int traced_named(const char *cmd, const char *name, bool quiet,
 	u8 kind;
 	int ret;
 
+	*trs = NULL;
 	if (word)
 		return slab_trace_traced_word(word, trs);
 	if (quiet) {
@@ -817,10 +818,11 @@ int slab_trace_reset(const char *name)
 
 	lockdep_assert_held(&slab_trace_mutex);
 	n = traced_named("reset", name, true, &trs);
-	if (n == -ENODATA)
-		return 0;
-	if (n <= 0)
-		return n;
+	if (n <= 0) {
+		/* A word none of whose caches is traced: an array all the same. */
+		kfree(trs);
+		return n == -ENODATA ? 0 : n;
+	}
 	fresh = kcalloc(n, sizeof(*fresh), GFP_KERNEL);
 	if (!fresh)
 		goto out;
@@ -882,8 +884,10 @@ int slab_trace_mark(const char *name)
 
 	lockdep_assert_held(&slab_trace_mutex);
 	n = traced_named("mark", name, false, &trs);
-	if (n <= 0)
+	if (n <= 0) {
+		kfree(trs);
 		return n;
+	}
 	mark = kmalloc_array(n, sizeof(*mark), GFP_KERNEL);
 	if (!mark) {
 		kfree(trs);
