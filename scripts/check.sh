@@ -128,6 +128,8 @@ step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "doc-examples" scripts/tests/test_doc_examples.py
 step "kunit" scripts/kunit.sh
+# The dump's parser on bad input and under libFuzzer, with ASan and UBSan.
+step "dump" scripts/tests/test_dump.py
 tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
 rm -rf build/6.1/vm-out build/6.12/vm-out build/6.1-rt/vm-out build/6.12-rt/vm-out \
