@@ -137,6 +137,21 @@ check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/
 check "and per CPU" grep -q "^kmemtrace-record: cpu[0-9]* lost [0-9]* events" /tmp/rec3.txt
 echo 1024 > $K/buffer_kb
 
+# --- A cache named with a quote, a backslash and a space (oddcache.ko),
+# created and allocated from while recording: the metadata's TSDL writes
+# its label escaped, so that babeltrace2 reads the trace (on the host,
+# scripts/tests/test_kmemtrace.py), and the caches file one word for it,
+# escaped as the dumps write names.  Its kallsyms is not kept (babeltrace2
+# needs none; /out stays small).
+check "record oddcache's load" \
+	sh -c "kmemtrace-record -o $OUT/odd -- insmod $MODDIR/oddcache.ko > /tmp/rec7.txt"
+check "the metadata's label of the cache 'oddcache \"q\\ name' is escaped" \
+	grep -qF '"oddcache \042q\134 name" = ' $OUT/odd/ctf/metadata
+check "the caches file has it as one word" \
+	grep -qF ' oddcache\x20"q\\\x20name' $OUT/odd/caches
+rm -f $OUT/odd/kallsyms
+check "rmmod oddcache" rmmod oddcache
+
 # --- Other users' traces.  One running: the recorder does not start.
 echo 1 > $K/enable
 kmemtrace-record -o /tmp/busy -- true > /tmp/rec6.txt 2>&1
