@@ -20,6 +20,9 @@
 # sudo, another session) lists them.  Then the kernel is locked down
 # (integrity, as Secure Boot does) and the same commands run again, with
 # the same checks.
+# Its time budget (scripts/vm/guest/init): apt and DKMS build the module
+# under TCG, twice.
+# vm-budget: 3000
 . /tests/lib.sh
 
 [ -e /etc/debian_version ] ||
