@@ -7,7 +7,7 @@
  *        [-H SECONDS] [-m MODDIR]
  *
  * For -t seconds (60), and on until -n writes were made (0) but for at
- * most three times -t (a slow guest, an emulated CPU or a busy host, runs
+ * most four times -t (a slow guest, an emulated CPU or a busy host, runs
  * longer rather than make too few commands), forked workers at once:
  *   - WRITERS (3) write commands to every writable file of slabtrace
  *     (ctl, kmemtrace/enable, kmemtrace/buffer_kb): commands of the
@@ -1100,7 +1100,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < nworkers; i++)
 			writes += __atomic_load_n(&sh->w[i].writes, __ATOMIC_RELAXED);
 		if (elapsed >= secs &&
-		    (writes >= min_writes || elapsed >= 3L * secs))
+		    (writes >= min_writes || elapsed >= 4L * secs))
 			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
 		for (i = 0; i < nworkers; i++) {
 			struct worker *w = &sh->w[i];

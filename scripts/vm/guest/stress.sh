@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # stress: the fuzzer (scripts/vm/guest/fuzz.c) for STRESS_SECS seconds (45,
-# and on until it made 4000 writes, for at most 135 s; 150 s on the debug
+# and on until it made 4000 writes, for at most 180 s; 150 s on the debug
 # kernel; the kernel parameter stress_secs= sets it, as
 # make stress does, and stress_seed= the seed of a run to make its
 # commands again), with
@@ -52,11 +52,16 @@ check_eq "fuzz: the summary counts nothing unexpected" "fuzz: unexpected 0, hung
 accepted() {
 	sed -n "s/^fuzz: accepted:.* $1 \([0-9]*\),.*/\1/p" /tmp/fuzz.out
 }
-# On the debug kernel a kind that happened not to be accepted is said
-# (writes in 150 s there: 400 to 600, a tenth of the other kernels').
+# On the debug kernel, or when the fuzzer made fewer than its 4000 writes
+# in the time it had (a guest slowed down by a busy host: 116 writes in
+# 180 s on arm64 beside five other guests), a kind that happened not to be
+# accepted is said (writes in 150 s on the debug kernel: 400 to 600, a
+# tenth of the other kernels').
+made=$(sed -n 's/^fuzz: writes \([0-9]*\):.*/\1/p' /tmp/fuzz.out)
 for v in start stop print reset pool limit syscall kmemtrace enable buffer_kb; do
-	if [ -n "$DEBUG_KERNEL" ] && [ "$(accepted $v)" = 0 ]; then
-		skip_checks "fuzz: no '$v' command accepted in $(sed -n 's/^fuzz: writes \([0-9]*\):.*/\1/p' /tmp/fuzz.out) writes"
+	if [ "$(accepted $v)" = 0 ] &&
+	   { [ -n "$DEBUG_KERNEL" ] || [ "${made:-0}" -lt "$writes" ]; }; then
+		skip_checks "fuzz: no '$v' command accepted in $made writes"
 	else
 		check "fuzz: '$v' commands were accepted ($(accepted $v))" test "$(accepted $v)" -gt 0
 	fi
