@@ -6,6 +6,7 @@ UndefinedBehaviorSanitizer.
 
     scripts/tests/test_dump.py [FUZZ_RUNS]
 
+0. The bounds of <uapi/slabtrace/dump.h> are the module's (slab.h).
 1. slabtrace, built with clang -fsanitize=address,undefined (leaks
    included, every report fatal): `slabtrace report` reads each file of
    scripts/tests/dump/corpus/ and the dumps of scripts/tests/cli/ (what
@@ -127,6 +128,22 @@ BAD = [
 ]
 
 
+# The bounds the parser takes from <uapi/slabtrace/dump.h>, and the
+# module's own: the same numbers (a drift would refuse real dumps, or
+# accept what the module cannot write).
+BOUNDS = [("SLABTRACE_DUMP_FRAMES_MAX", "module/slab/slab.h", "SLAB_TRACE_STACK_DEPTH"),
+          ("SLABTRACE_SAMPLE_EVERY_MAX", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_MAX"),
+          ("SLABTRACE_SAMPLE_BYTES_MIN", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_BYTES_MIN"),
+          ("SLABTRACE_SAMPLE_BYTES_MAX", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_BYTES_MAX")]
+
+
+def define(path, name):
+    """The value of #define @name in @path, as written."""
+    with open(os.path.join(TOP, path)) as f:
+        m = re.search(r"^#define\s+%s\s+(\S+)" % name, f.read(), re.M)
+    return m.group(1) if m else None
+
+
 def build(cc, out, srcs, flags):
     cmd = [cc] + flags + ["-o", out] + srcs + ["-lm"]
     r = subprocess.run(cmd, cwd=TOP, capture_output=True, text=True)
@@ -147,6 +164,9 @@ def maxrss_kib(cmd):
 def main():
     c = Checks("dump")
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20000
+    for name, path, theirs in BOUNDS:
+        mine = define("include/uapi/slabtrace/dump.h", name)
+        c.check_eq("%s is the module's %s" % (name, theirs), mine, define(path, theirs))
     tmp = tempfile.mkdtemp(prefix="slabtrace-dump.")
     try:
         # 1. The slabtrace command with the sanitizers.
