@@ -28,7 +28,7 @@
 # three times faster: pointer authentication is slow to emulate).
 #
 # Each test has its own time budget: its "# vm-budget: SECONDS" line, else
-# 300 s, twice that on arm64, three times on the debug kernel; /init stops
+# 600 s, twice that on arm64, three times on the debug kernel; /init stops
 # a test that overruns it ("FAIL: TEST: ran out of its budget of Ns") and
 # runs the next.  -t SECONDS is the whole run's timeout, by default the
 # sum of the budgets, a minute each more, a boot and 5 minutes.  The line
@@ -41,7 +41,8 @@
 # this kernel or arch) instead of its checks.
 #
 # A boot that never reaches /init (a panic while booting, or no "ST-VM:
-# kernel" line within SLABTRACE_BOOT_TIMEOUT seconds, default 180) is
+# kernel" line within SLABTRACE_BOOT_TIMEOUT seconds, default 180 and a
+# second per MiB of initramfs) is
 # retried once; if the second boot fails too, the run is one failure,
 # "FAIL: vm: boot failed twice, no test ran (...)", not test failures.
 # A booted guest whose tests print nothing (kernel messages aside; /init
@@ -97,20 +98,7 @@ tests=${2:?no tests named}
 # arm64's (emulated -cpu max).
 slow=1
 case $kver in *-debug) slow=3 ;; *-arm64) slow=2 ;; esac
-boot_tmo=${SLABTRACE_BOOT_TIMEOUT:-$((180 * slow))}
 idle_tmo=${SLABTRACE_IDLE_TIMEOUT:-$((180 * slow))}
-# The whole run's timeout, a backstop for a guest that stops no test
-# (/init stops a test that overruns its budget): each test's budget (its
-# "# vm-budget:" line, else 300 s, times slow, as /init reads it) and a
-# minute more, a boot, and the transfer of /out.
-if [ -z "$tmo" ]; then
-	tmo=$((boot_tmo + 300))
-	for t in $(echo "$tests" | tr , ' '); do
-		b=$(sed -n 's/^# vm-budget: \([0-9][0-9]*\)$/\1/p' \
-			"$top/scripts/vm/guest/$t.sh" 2>/dev/null | head -n 1)
-		tmo=$((tmo + ${b:-300} * slow + 60))
-	done
-fi
 accel=${SLABTRACE_ACCEL:-tcg,thread=single}
 
 kdir=$("$top/scripts/fetch-kernel.sh" "$kver")
@@ -194,6 +182,23 @@ gzip -1 "$work/initrd.cpio"
 # earlier ones.
 cat ${rootfs:+"$rootfs"} "$work/initrd.cpio.gz" > "$work/initrd"
 rm "$work/initrd.cpio.gz"
+
+# The boot's timeout: 180 s, and a second per MiB of initramfs, which the
+# kernel unpacks before /init says a word (a Debian root file system is
+# 470 MiB: more than 180 s under TCG on a busy host).
+boot_tmo=${SLABTRACE_BOOT_TIMEOUT:-$(((180 + ($(stat -c %s "$work/initrd") >> 20)) * slow))}
+# The whole run's timeout, a backstop for a guest that stops no test
+# (/init stops a test that overruns its budget): each test's budget (its
+# "# vm-budget:" line, else 600 s, times slow, as /init reads it) and a
+# minute more, a boot, and the transfer of /out.
+if [ -z "$tmo" ]; then
+	tmo=$((boot_tmo + 300))
+	for t in $(echo "$tests" | tr , ' '); do
+		b=$(sed -n 's/^# vm-budget: \([0-9][0-9]*\)$/\1/p' \
+			"$top/scripts/vm/guest/$t.sh" 2>/dev/null | head -n 1)
+		tmo=$((tmo + ${b:-600} * slow + 60))
+	done
+fi
 
 console=$work/console.log
 # boot: one QEMU run; rc is QEMU's exit status (124: the timeout).  A
@@ -374,13 +379,22 @@ judge() {
 		echo "FAIL: vm: guest did not reach DONE"
 		nfail=$((nfail + 1))
 	fi
-	if grep -Eq "$SPLATS" "$c"; then
+	# Splats from /init's first line on: before it, the kernel was
+	# booting, nothing of ours had run, and a report then (an RCU stall,
+	# a soft lockup of swapper) says that the host starved the guest.
+	first=$(grep -n '^ST-VM: kernel' "$c" | head -n 1 | cut -d: -f 1)
+	if tail -n +"${first:-1}" "$c" | grep -Eq "$SPLATS"; then
 		echo "FAIL: vm: kernel splat in the console:"
-		grep -En "$SPLATS" "$c" | head -n 20 | sed 's/^/    /'
+		grep -En "$SPLATS" "$c" | awk -F: -v f="${first:-1}" '$1 >= f' |
+			head -n 20 | sed 's/^/    /'
 		nfail=$((nfail + 1))
 	else
 		echo "PASS: vm: console free of splats"
 		npass=$((npass + 1))
+	fi
+	if [ "${first:-1}" -gt 1 ] && head -n "$first" "$c" | grep -Eq "$SPLATS"; then
+		echo "NOTE: vm: the kernel reported while it booted, before /init and any test (a host too busy for the guest):"
+		head -n "$first" "$c" | grep -En "$SPLATS" | head -n 5 | sed 's/^/    /'
 	fi
 	[ -z "$boot_note" ] || echo "NOTE: vm: $boot_note"
 	skipped=

@@ -143,14 +143,20 @@ echo 1024 > $K/buffer_kb
 # scripts/tests/test_kmemtrace.py), and the caches file one word for it,
 # escaped as the dumps write names.  Its kallsyms is not kept (babeltrace2
 # needs none; /out stays small).
-check "record oddcache's load" \
-	sh -c "kmemtrace-record -o $OUT/odd -- insmod $MODDIR/oddcache.ko > /tmp/rec7.txt"
-check "the metadata's label of the cache 'oddcache \"q\\ name' is escaped" \
-	grep -qF '"oddcache \042q\134 name" = ' $OUT/odd/ctf/metadata
-check "the caches file has it as one word" \
-	grep -qF ' oddcache\x20"q\\\x20name' $OUT/odd/caches
-rm -f $OUT/odd/kallsyms
-check "rmmod oddcache" rmmod oddcache
+# On x86 only (the host reads the x86 guests' recordings): the recorder's
+# copy of kallsyms takes minutes on an emulated arm64 under load.
+if [ "$(uname -m)" = x86_64 ]; then
+	check "record oddcache's load" \
+		sh -c "kmemtrace-record -o $OUT/odd -- insmod $MODDIR/oddcache.ko > /tmp/rec7.txt"
+	check "the metadata's label of the cache 'oddcache \"q\\ name' is escaped" \
+		grep -qF '"oddcache \042q\134 name" = ' $OUT/odd/ctf/metadata
+	check "the caches file has it as one word" \
+		grep -qF ' oddcache\x20"q\\\x20name' $OUT/odd/caches
+	rm -f $OUT/odd/kallsyms
+	check "rmmod oddcache" rmmod oddcache
+else
+	skip_checks "a cache named with a quote: recorded on x86 only (kallsyms is slow to copy here)"
+fi
 
 # --- Other users' traces.  One running: the recorder does not start.
 echo 1 > $K/enable
