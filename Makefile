@@ -130,7 +130,7 @@ endif
 # relayrace and lockdown, realdeb (a Debian root file system)
 # (slub_debug; lockdown is never lowered, so last in a boot of their own):
 # make check runs them apart.
-VM_TESTS ?= $(shell cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
+VM_TESTS ?= $(shell cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb|runner_.*)\.sh$$' | sed 's/\.sh$$//' | paste -sd, -)
 TESTS ?= $(VM_TESTS)
 
 .PHONY: all headers modules test-modules modules_install clean check demo kunit \
@@ -275,7 +275,7 @@ stress:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory KVER=$(STRESS_KVER) test-modules
 	rm -rf build/$(STRESS_KVER)/stress-out
-	SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 stress_secs=$(STRESS_SECS)$(if \
+	SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 stress_secs=$(STRESS_SECS) st_budget=$$(($(STRESS_SECS) + 600))$(if \
 		$(STRESS_SEED), stress_seed=$(STRESS_SEED))" \
 		scripts/vm/run.sh -k -t $$(($(STRESS_SECS) + 600)) \
 		-o build/$(STRESS_KVER)/stress-out $(STRESS_KVER) stress

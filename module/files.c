@@ -11,18 +11,27 @@
  * them itself (debugfs_create_file_unsafe(); its open pins the module
  * through fops->owner), procfs through the one struct proc_ops below,
  * which dispatches every call to them, and whose open pins the module
- * until the file's release.  So an open file always pins the module:
- * rmmod fails with EBUSY while one is open, mapped or polled, and nothing
- * a file uses goes before the file is closed.  The tree goes at module
- * exit (slabtrace_files_exit()), when no file can be open, before any
- * system tears down (main.c), so that on every path (a failed load too)
- * no file outlives what it serves.
+ * until the file's release.  Once the module is live an open file pins
+ * it: rmmod fails with EBUSY while one is open, mapped or polled, and
+ * nothing a file uses goes before the file is closed.
+ *
+ * A load that fails is another matter: the module is freed whatever its
+ * references (do_init_module()).  procfs revokes the files it removes
+ * (proc_remove() waits for their handlers and calls their release), but
+ * debugfs revokes nothing: a debugfs file opened while a load fails would
+ * keep the freed module's file_operations.  So the debugfs tree is made
+ * last, once every system is up (slabtrace_files_mirror(), a step that
+ * cannot fail): until then the files are in procfs only, and no debugfs
+ * file exists while the load can still fail.  The trees go at module exit
+ * (slabtrace_files_exit()), when no file can be open, before any system
+ * tears down (main.c); on a failed load, when only procfs's exist.
  *
  * Notes on locking
  * ----------------
- * - files_lock (mutex): the directories, the list of files made and each
- *   file's dentry and pde.  Taken inside a system's mutex (kptrace's
- *   commands set its queue's size), and before an inode's lock.
+ * - files_lock (mutex): the directories, the list of files made, each
+ *   file's dentry and pde, and whether the debugfs tree is made.  Taken
+ *   inside a system's mutex (kptrace's commands set its queue's size), and
+ *   before an inode's lock.
  * - Removing a file waits for its handlers that are running (procfs), and
  *   they may take a system's mutex or files_lock: no file is removed with
  *   either held.  The pointers are taken out under files_lock first.
@@ -46,6 +55,8 @@
 
 struct st_dir {
 	char path[DIR_PATH_MAX];	/* "" for the root */
+	const char *name;		/* its last component */
+	unsigned int parent;		/* index in dirs[]; the root's is 0 */
 	struct dentry *dentry;		/* in debugfs, or NULL */
 	struct proc_dir_entry *pde;	/* in procfs, or NULL */
 };
@@ -55,6 +66,8 @@ static DEFINE_MUTEX(files_lock);
 static struct st_dir dirs[MAX_DIRS];
 static unsigned int nr_dirs;
 static LIST_HEAD(files_made);
+/* The debugfs tree is made (slabtrace_files_mirror()): new files go in it. */
+static bool mirrored;
 
 /*
  * procfs: every call goes to the file's own file_operations.  A missing
@@ -139,9 +152,35 @@ static const struct proc_ops proc_file_ops = {
 	.proc_mmap = proc_file_mmap,
 };
 
+/* @d in debugfs, in its parent; nothing if debugfs has no room for it. */
+static void mirror_dir(struct st_dir *d)
+{
+	struct dentry *parent = d == dirs ? NULL : dirs[d->parent].dentry;
+
+	lockdep_assert_held(&files_lock);
+	if (d != dirs && !parent)
+		return;
+	d->dentry = debugfs_create_dir(d->name, parent);
+	if (IS_ERR(d->dentry))
+		d->dentry = NULL;
+}
+
+/* @f in debugfs, in @dir; nothing if debugfs has no room for it. */
+static void mirror_file(struct st_dir *dir, struct slabtrace_file *f)
+{
+	struct dentry *d;
+
+	lockdep_assert_held(&files_lock);
+	if (!dir->dentry)
+		return;
+	d = debugfs_create_file_unsafe(f->name, f->mode, dir->dentry, f,
+				       f->fops);
+	f->dentry = IS_ERR(d) ? NULL : d;
+}
+
 /*
- * The directory of @path, made in both trees at its first use.  Called
- * with files_lock held.
+ * The directory of @path, made in procfs at its first use, and in debugfs
+ * too once the debugfs tree is made.  Called with files_lock held.
  */
 static struct st_dir *dir_of(const char *path)
 {
@@ -164,14 +203,14 @@ static struct st_dir *dir_of(const char *path)
 	if (IS_ERR(parent))
 		return parent;
 	d = &dirs[nr_dirs];
-	d->pde = parent->pde ? proc_mkdir_mode(name, 0500, parent->pde) : NULL;
-	d->dentry = parent->dentry ? debugfs_create_dir(name, parent->dentry) :
-		    NULL;
-	if (IS_ERR(d->dentry))
-		d->dentry = NULL;
-	if (!d->pde && !d->dentry)
-		return ERR_PTR(-ENOMEM);
 	strscpy(d->path, path, DIR_PATH_MAX);
+	d->name = d->path + (name - path);
+	d->parent = parent - dirs;
+	d->pde = parent->pde ? proc_mkdir_mode(name, 0500, parent->pde) : NULL;
+	if (parent->pde && !d->pde)
+		return ERR_PTR(-ENOMEM);
+	if (mirrored)
+		mirror_dir(d);
 	nr_dirs++;
 	return d;
 }
@@ -179,39 +218,36 @@ static struct st_dir *dir_of(const char *path)
 /* Make @f in @dir's trees.  Called with files_lock held. */
 static int make(struct st_dir *dir, struct slabtrace_file *f)
 {
-	struct dentry *d;
-
 	lockdep_assert_held(&files_lock);
 	/* procfs's inode has read and write; the _iter forms are not passed. */
 	if (WARN_ON_ONCE(f->fops->read_iter || f->fops->write_iter))
 		return -EINVAL;
-	if (dir->pde)
+	if (dir->pde) {
 		f->pde = proc_create_data(f->name, f->mode, dir->pde,
 					  &proc_file_ops, f);
-	if (dir->dentry) {
-		d = debugfs_create_file_unsafe(f->name, f->mode, dir->dentry,
-					       f, f->fops);
-		f->dentry = IS_ERR(d) ? NULL : d;
+		/* debugfs may lack a file; procfs, where there is one, may not. */
+		if (!f->pde) {
+			pr_err("cannot create the file %s\n", f->name);
+			return -ENOMEM;
+		}
 	}
-	/* What was made is removed with the rest, outside files_lock. */
-	if (f->pde || f->dentry)
-		list_add_tail(&f->node, &files_made);
-	/* debugfs may lack it; procfs, where there is a procfs, may not. */
-	if ((dir->pde && !f->pde) || (!f->pde && !f->dentry)) {
-		pr_err("cannot create the file %s\n", f->name);
-		return -ENOMEM;
-	}
+	if (mirrored)
+		mirror_file(dir, f);
+	/* Listed, for the debugfs tree and the removal. */
+	f->dir = dir - dirs + 1;
+	list_add_tail(&f->node, &files_made);
 	return 0;
 }
 
 /**
  * slabtrace_files_add - make files in both trees
  * @dir: their directory: "" for the root, else a path below it ("kmemtrace")
- * @files: their declarations; the core fills in dentry, pde and node, and
+ * @files: their declarations; the core fills in dentry, pde, dir and node, and
  *	   keeps them until slabtrace_files_remove() or slabtrace_files_exit()
  * @nr: how many
  *
- * Not with a system's mutex held (a failure removes what was made).
+ * In procfs at once; in debugfs at once if its tree is made, else with
+ * it.  Not with a system's mutex held (a failure removes what was made).
  *
  * Return: 0, or -errno with none of them made.
  */
@@ -258,8 +294,9 @@ void slabtrace_files_remove(struct slabtrace_file *files, unsigned int nr)
 		dentry = files[i].dentry;
 		files[i].pde = NULL;
 		files[i].dentry = NULL;
-		if (pde || dentry)
+		if (files[i].dir)
 			list_del(&files[i].node);
+		files[i].dir = 0;
 		mutex_unlock(&files_lock);
 		proc_remove(pde);
 		debugfs_remove(dentry);
@@ -293,39 +330,62 @@ void slabtrace_file_set_size(struct slabtrace_file *f, loff_t size)
 }
 
 /**
- * slabtrace_files_init - the two roots
+ * slabtrace_files_init - the root in procfs
  *
- * /proc/slabtrace (mode 0500) and /sys/kernel/debug/slabtrace; one of them
- * is enough (debugfs may be off, or not built).
+ * /proc/slabtrace (mode 0500); debugfs's root comes with the rest of its
+ * tree (slabtrace_files_mirror()).  Without procfs the files are in debugfs
+ * only, from then on.
  *
- * Return: 0, or -ENOMEM if neither could be made.
+ * Return: 0, or -ENOMEM if /proc/slabtrace cannot be made and there is no
+ * debugfs.
  */
 int slabtrace_files_init(void)
 {
 	struct proc_dir_entry *pde = proc_mkdir_mode("slabtrace", 0500, NULL);
-	struct dentry *dentry = debugfs_create_dir("slabtrace", NULL);
 
-	if (IS_ERR(dentry))
-		dentry = NULL;
-	if (!pde && !dentry) {
-		pr_err("cannot create /proc/slabtrace or a debugfs directory\n");
+	if (!pde && !debugfs_initialized()) {
+		pr_err("cannot create /proc/slabtrace, and there is no debugfs\n");
 		return -ENOMEM;
 	}
 	if (!pde)
-		pr_warn("cannot create /proc/slabtrace: the files are in debugfs only\n");
-	if (!dentry)
-		pr_info("no debugfs: the files are in /proc/slabtrace only\n");
+		pr_warn("cannot create /proc/slabtrace: the files are in debugfs only, once loaded\n");
 	mutex_lock(&files_lock);
-	dirs[0] = (struct st_dir){ .pde = pde, .dentry = dentry };
+	dirs[0] = (struct st_dir){ .pde = pde, .name = "slabtrace" };
 	nr_dirs = 1;
 	mutex_unlock(&files_lock);
 	return 0;
 }
 
+/**
+ * slabtrace_files_mirror - the debugfs tree, once nothing can fail
+ *
+ * The last step of loading: every directory and file made so far, made
+ * in debugfs too, and those made later at once.  Cannot fail: what debugfs
+ * has no room for is in procfs only (or, without procfs, nowhere, said).
+ */
+void slabtrace_files_mirror(void)
+{
+	struct slabtrace_file *f;
+	unsigned int i;
+
+	mutex_lock(&files_lock);
+	for (i = 0; i < nr_dirs; i++)
+		mirror_dir(&dirs[i]);
+	list_for_each_entry(f, &files_made, node) {
+		mirror_file(&dirs[f->dir - 1], f);
+		if (!f->pde && !f->dentry)
+			pr_err("cannot create the file %s\n", f->name);
+	}
+	mirrored = true;
+	if (!dirs[0].dentry)
+		pr_info("no debugfs: the files are in /proc/slabtrace only\n");
+	mutex_unlock(&files_lock);
+}
+
 /*
  * At module exit (or a failed load): both trees go, with every file still
- * in them.  No file is open then but while a load fails; procfs calls the
- * release of those.  Not with a system's mutex held.
+ * in them.  No file is open then but while a load fails, in procfs only;
+ * procfs calls the release of those.  Not with a system's mutex held.
  */
 void slabtrace_files_exit(void)
 {
@@ -337,12 +397,14 @@ void slabtrace_files_exit(void)
 	list_for_each_entry_safe(f, tmp, &files_made, node) {
 		f->pde = NULL;
 		f->dentry = NULL;
+		f->dir = 0;
 		list_del(&f->node);
 	}
 	pde = dirs[0].pde;
 	dentry = dirs[0].dentry;
 	memset(dirs, 0, sizeof(dirs));
 	nr_dirs = 0;
+	mirrored = false;
 	mutex_unlock(&files_lock);
 	proc_remove(pde);
 	debugfs_remove(dentry);

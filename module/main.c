@@ -16,8 +16,10 @@
  * public face; its internals are in a header beside its code, which no
  * other system includes.  Documentation/architecture.rst draws the whole.
  *
- * Loading makes the two trees of files, then brings up each system in
- * turn (its init, then its files), then opens the door: ctl and status.
+ * Loading makes the tree of files in procfs, then brings up each system
+ * in turn (its init, then its files), then opens the door: ctl and status,
+ * and last, when nothing can fail any more, mirrors the tree in debugfs
+ * (which, unlike procfs, cannot revoke a file opened during a failed load).
  * Unloading, and a load that fails, is one function, teardown(): every
  * file goes first, so that nothing reaches a system any more, then the
  * systems go, the last first, then the core.  A system's init may itself
@@ -72,7 +74,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/init.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -93,11 +97,17 @@ const unsigned int slabtrace_nr_systems = ARRAY_SIZE(slabtrace_systems);
 #ifdef SLABTRACE_TEST_BUILD
 /*
  * Test builds only (make test-modules): the VM test "load" fails each step
- * in turn to see every unwinding path.
+ * in turn to see every unwinding path, and holds the last one a while
+ * (fail_init_ms) for a reader trying to open a file of the failing load.
  */
 static unsigned int fail_init;
 module_param(fail_init, uint, 0400);
 MODULE_PARM_DESC(fail_init, "for slabtrace's tests: fail step N of loading with ENOMEM");
+
+/* How long the failing step waits first: a window for a reader's open. */
+static unsigned int fail_init_ms;
+module_param(fail_init_ms, uint, 0400);
+MODULE_PARM_DESC(fail_init_ms, "for slabtrace's tests: wait this long (ms, at most 10000) before failing step fail_init");
 
 static unsigned int steps_begun;
 #endif
@@ -117,6 +127,7 @@ int slabtrace_step(const char *name)
 	if (++steps_begun == fail_init) {
 		pr_info("fail_init=%u: failing step %u of loading (%s)\n",
 			fail_init, fail_init, name);
+		msleep(min(fail_init_ms, 10000U));
 		return -ENOMEM;
 	}
 #endif
@@ -210,9 +221,13 @@ static int __init slabtrace_init(void)
 	/* Last: no command can come before everything is in place. */
 	ret = slabtrace_step("ctl and status") ?:
 	      slabtrace_status_init() ?: slabtrace_ctl_init();
-	if (ret)
+	if (ret) {
 		teardown(slabtrace_nr_systems);
-	return ret;
+		return ret;
+	}
+	/* Once nothing can fail: debugfs revokes no file (files.c). */
+	slabtrace_files_mirror();
+	return 0;
 }
 
 static void __exit slabtrace_exit(void)

@@ -18,8 +18,10 @@
 # 256 MiB guest, the streams' race and lockdown (6.1, 6.12-rt, 7.3, with
 # slub_debug), the packages installed and README.md's commands run on a
 # Debian system (6.12; make check-debian runs it on 6.1, and on Debian
-# 13's 6.12 and 7.3), the userspace tools (with what the VM runs saved), the
-# flame graph in headless Chromium, the slabtrace command, and its pprof
+# 13's 6.12 and 7.3), the VM runner's time budgets and its transfer of
+# /out, the dump's parser under sanitizers and libFuzzer, the userspace
+# tools (with what the VM runs saved), the flame graph in headless
+# Chromium, the slabtrace command, and its pprof
 # and Prometheus output read by go tool pprof, promtool and node_exporter.  A step that prints
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
@@ -148,7 +150,9 @@ step "checkpatch" scripts/checkpatch.sh
 step "docs" scripts/check-docs.py
 step "doc-examples" scripts/tests/test_doc_examples.py
 step "kunit" scripts/kunit.sh
-tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb)\.sh$' |
+# The dump's parser on bad input and under libFuzzer, with ASan and UBSan.
+step "dump" scripts/tests/test_dump.py
+tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb|runner_.*)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
 # Fewer tests on the kernels between the oldest and the newest: what each
 # kind of kernel risks (Documentation/testing.rst, "Which kernels make
@@ -195,6 +199,9 @@ for k in 7.3 6.12-rt 6.1; do
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \
 		scripts/vm/run.sh -o build/$k/vm-streams $k relayrace,poolbig,lockdown
 done
+# The runner itself: a test over its time budget stopped by name, the
+# next run; /out over the slow UART, its bytes counted as progress.
+vm_step "vm runner" scripts/tests/test_runner.sh
 vm_wait
 # The userspace tools, also against what the VMs just saved.
 step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \

@@ -2,7 +2,8 @@
 /*
  * slabtrace's files: each declared once, made in two trees with one
  * layout, /proc/slabtrace/ (works under lockdown) and
- * /sys/kernel/debug/slabtrace/ (where debugfs allows it).  module/files.c.
+ * /sys/kernel/debug/slabtrace/ (where debugfs allows it; made last, once
+ * the load cannot fail).  module/files.c.
  */
 #ifndef _SLABTRACE_FILES_H
 #define _SLABTRACE_FILES_H
@@ -23,6 +24,7 @@ struct proc_dir_entry;
  * @data: what slabtrace_file_data() returns for its inodes
  * @dentry: the core's: the debugfs file, or NULL
  * @pde: the core's: the procfs file, or NULL
+ * @dir: the core's: 1 + the index of its directory while made, else 0
  * @node: the core's: in its list of the files made
  */
 struct slabtrace_file {
@@ -32,10 +34,12 @@ struct slabtrace_file {
 	void *data;
 	struct dentry *dentry;
 	struct proc_dir_entry *pde;
+	unsigned int dir;
 	struct list_head node;
 };
 
 int slabtrace_files_init(void);
+void slabtrace_files_mirror(void);
 void slabtrace_files_exit(void);
 int slabtrace_files_add(const char *dir, struct slabtrace_file *files,
 			unsigned int nr);

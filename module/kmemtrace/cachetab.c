@@ -38,6 +38,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
 #include <slabtrace/core.h>
@@ -187,13 +188,27 @@ static void read_slab_sizes(void)
 	}
 }
 
+/*
+ * @name inside a TSDL string literal ("..."): a cache's name is any bytes
+ * a module gave kmem_cache_create(), and a quote or a backslash in it
+ * would end the literal or start an escape; those and the bytes that are
+ * not printable ASCII go as octal escapes (\042), which TSDL takes as C
+ * does.
+ */
+static void tsdl_name(struct seq_file *m, const char *name)
+{
+	seq_escape_mem(m, name, strnlen(name, NAMES_MAX),
+		       ESCAPE_NAP | ESCAPE_APPEND | ESCAPE_OCTAL, "\"\\");
+}
+
 /**
  * kmemtrace_caches_show - list the caches the trace saw
  * @m: where
  * @tsdl: as a TSDL enumeration, the metadata's "cache_t"; else as the
  *        "caches" file: "ID OBJECT_SIZE SLAB_SIZE NAME[,ALIAS...]" lines
  *        (SLAB_SIZE 0: unknown, the cache was destroyed before it was
- *        listed)
+ *        listed), the names escaped as the dumps escape them (a space is
+ *        \x20: one word)
  *
  * Return: 0 or -ENOMEM.
  */
@@ -227,14 +242,18 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		if (!READ_ONCE(slots[i].cache))
 			continue;
-		if (tsdl)
-			seq_printf(m, "\t\"%s\" = %u,\n",
-				   l.names[i][0] ? l.names[i] : "?",
-				   KMT_CACHE_FIRST + i);
-		else
-			seq_printf(m, "%u %u %u %s\n", KMT_CACHE_FIRST + i,
-				   l.size[i], l.slab_size[i],
-				   l.names[i][0] ? l.names[i] : "?");
+		if (!l.names[i][0])
+			strscpy(l.names[i], "?", NAMES_MAX);
+		if (tsdl) {
+			seq_puts(m, "\t\"");
+			tsdl_name(m, l.names[i]);
+			seq_printf(m, "\" = %u,\n", KMT_CACHE_FIRST + i);
+		} else {
+			seq_printf(m, "%u %u %u ", KMT_CACHE_FIRST + i,
+				   l.size[i], l.slab_size[i]);
+			slabtrace_seq_name(m, l.names[i], NAMES_MAX);
+			seq_putc(m, '\n');
+		}
 	}
 	if (tsdl)
 		seq_puts(m, "} := cache_t;\n\n");

@@ -34,6 +34,9 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/parser.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
@@ -279,14 +282,33 @@ static const match_table_t start_filters = {
 
 /*
  * A process ID as /proc shows it: decimal digits, the first not 0, no
- * sign (kstrtoint() alone would take "+5" and "007").
+ * sign (kstrtoint() alone would take "+5" and "007").  It is the writer's
+ * number, in the writer's pid namespace (a container's root numbers its
+ * processes from 1); the probe compares the initial namespace's
+ * (current->tgid): a number of another namespace is translated, which
+ * takes a process of that number there (-ESRCH without one).
  */
 static int parse_pid(const char *arg, pid_t *pid)
 {
+	struct pid *p;
+	int ret;
+
 	if (!isdigit(arg[0]) || arg[0] == '0' ||
 	    strspn(arg, "0123456789") != strlen(arg))
 		return -EINVAL;
-	return kstrtoint(arg, 10, pid);
+	ret = kstrtoint(arg, 10, pid);
+	if (ret || task_active_pid_ns(current) == &init_pid_ns)
+		return ret;
+	rcu_read_lock();
+	p = find_vpid(*pid);
+	*pid = p ? pid_nr(p) : 0;
+	rcu_read_unlock();
+	if (!*pid) {
+		pr_warn_ratelimited("ctl: start: no process %*pE in the writer's pid namespace\n",
+				    (int)min_t(size_t, strlen(arg), 16), arg);
+		return -ESRCH;
+	}
+	return 0;
 }
 
 /* The cgroup of "cgroup PATH", resolved now; into @f. */
@@ -341,12 +363,15 @@ static struct slab_trace_filter *parse_filter(int argc, char **argv, int *err)
 	switch (kind) {
 	case SLAB_TRACE_FILTER_PID:
 		for (i = 1; i < argc; i++) {
-			if (parse_pid(argv[i], &f->tgid[f->npids++])) {
+			*err = parse_pid(argv[i], &f->tgid[f->npids++]);
+			if (*err && *err != -ESRCH) {
 				pr_warn_ratelimited("ctl: start: bad pid '%*pE'\n",
 						    (int)min_t(size_t, strlen(argv[i]), 16),
 						    argv[i]);
-				goto bad;
+				*err = -EINVAL;
 			}
+			if (*err)
+				goto bad;
 		}
 		break;
 	case SLAB_TRACE_FILTER_COMM:

@@ -777,11 +777,12 @@ class Words(unittest.TestCase):
             path = self.saved("".join(cut))
             rc, out, err = self.fake.run("report", path)
             self.assertEqual((rc, out), (1, ""), why)
-            self.assertIn("saved.dump: " + why, err)
+            # "FILE: why", or "FILE:LINE: why" for a line that is wrong.
+            self.assertRegex(err, r"saved\.dump(:\d+)?: " + re.escape(why))
             self.fake.write("ctl", "".join(cut))
             rc, out, err = self.fake.run("top")
             self.assertEqual(rc, 1, why)
-            self.assertIn("ctl: " + (ctl_why or [why])[0], err)
+            self.assertRegex(err, r"ctl(:\d+)?: " + re.escape((ctl_why or [why])[0]))
 
 
 def described(tc, helptext):

@@ -322,6 +322,17 @@ def trace_checks(base, tag):
           "WARNING: the trace is incomplete: %d events lost" % lost in out, out[:300])
 
 
+def odd_checks(base, tag):
+    """A VM run's trace of a cache named with a quote (oddcache.ko)."""
+    rc, bt, disc, other = babeltrace(os.path.join(base, "odd"))
+    check(tag + " odd: babeltrace2 reads the metadata of a cache named 'oddcache \"q\\ name'",
+          rc == 0 and not [x for x in other if "ERROR" in x], "\n".join(other[:5]))
+    # babeltrace2 prints the label as a C string.
+    check_eq(tag + " odd: its 4 allocations, under its name", 4,
+             len([e for e in bt if e["cache"] == r'oddcache \"q\\ name' and
+                  e["name"] == "kmem:kmem_cache_alloc"]))
+
+
 def check_in(vmout):
     """Copy a VM run's small traces to scripts/tests/kmemtrace/."""
     src = os.path.join(vmout, "kmemtrace")
@@ -358,6 +369,7 @@ def main():
         base = os.path.join(d, "kmemtrace")
         if os.path.isdir(base):
             trace_checks(base, os.path.basename(os.path.dirname(os.path.abspath(d))))
+            odd_checks(base, os.path.basename(os.path.dirname(os.path.abspath(d))))
         elif require:
             check("VM output in " + base, False)
     return _checks.summary()

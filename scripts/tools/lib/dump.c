@@ -2,77 +2,297 @@
 /*
  * The one parser of the module's per-object dump: see dump.h.  Static,
  * libc only.
+ *
+ * What it reads may be anything: a file a user saved, cut or edited, or
+ * no dump at all.  So it trusts nothing in it.  Each line is found by one
+ * scan for its end and refused, unread, if it is longer than any the
+ * module writes (LINE_MAX_BYTES); every number is a run of decimal digits
+ * no greater than the module can write (<uapi/slabtrace/dump.h> and the
+ * bounds below), read without overflow; every total is added with an
+ * overflow check; and a line the module cannot have written is refused
+ * with its number ("saved.dump:12: ...").  What it keeps grows with the lines it
+ * accepted (a print's dumps as they come, not as its first line counts),
+ * and a refusal frees all of it.  Groups and contexts are found through
+ * hash tables, so that a dump of many stacks or many processes costs
+ * time in proportion to its size.
  */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../../include/uapi/slabtrace/dump.h"
 #include "../../../include/uapi/slabtrace/sample.h"
 #include "dump.h"
 #include "escape.h"
 #include "stfiles.h"
 
-static long secs_to_ms(const char *s)
-{
-	long sec = 0, ms = 0;
+/*
+ * The longest line the module writes is shorter: an Obj line with every
+ * GFP flag, a frame's name of KSYM_SYMBOL_LEN (666 bytes on 64 bits), the
+ * 256 bytes of "shared with: " escaped, a filter of four cgroup paths.
+ */
+#define LINE_MAX_BYTES	4096
+/* Counts (objects, records, drops), 2^48: more than any memory holds. */
+#define COUNT_MAX	0x1000000000000L
+/*
+ * A cache's bytes, 2^60, and the bytes of one object (a percpu one on
+ * every CPU), 2^40.
+ */
+#define BYTES_MAX	0x1000000000000000L
+#define OBJ_BYTES_MAX	0x10000000000L
+/* Traced for, in ms: a u64 of ns. */
+#define TRACED_MS_MAX	((long)(UINT64_MAX / 1000000))
+/* CPUs (NR_CPUS), NUMA nodes (MAX_NUMNODES), pids (PID_MAX_LIMIT). */
+#define CPU_MAX		8191
+#define NODE_MAX	1023
+#define PID_MAX		4194304
+/* Caches in the print of a word: more than a kernel has. */
+#define CACHES_MAX	65536
 
-	if (sscanf(s, "%ld.%3lds", &sec, &ms) != 2)
-		return 0;
-	return sec * 1000 + ms;
+/* Where the parser is in the text, for reading and for its messages. */
+struct reader {
+	char *next;		/* the rest of the text */
+	unsigned long nr;	/* the number of the line last read, from 1 */
+	const char *src;	/* the input's name */
+};
+
+/* "SRC:N: WHY", N the line's number, as compilers name a line. */
+static void refuse(const struct reader *r, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	note("%s:%lu: %s", r->src, r->nr, why);
 }
 
-/* The pid and command of a context, "PID 5 sh", "kthread x (PID 5)". */
-static void ctx_parse(const char *who, long *pid, char *comm, size_t size)
+/* Up to 60 bytes of @line for a message, bytes not printable as \xNN. */
+static const char *quoted(const char *line, char *buf, size_t size)
 {
-	const char *p;
-
-	*pid = -1;
-	comm[0] = 0;
-	if (sscanf(who, "PID %ld %255s", pid, comm) == 2)
-		return;
-	p = strchr(who, ' ');
-	if (p && (!strncmp(who, "kthread ", 8) || !strncmp(who, "worker ", 7))) {
-		const char *q = strstr(p, " (PID ");
-
-		if (q) {
-			snprintf(comm, size, "%.*s", (int)(q - p - 1), p + 1);
-			*pid = atol(q + 6);
-		}
-		return;
-	}
-	snprintf(comm, size, "%s", who);
-}
-
-static struct group *group_get(struct dump *d, const char *key)
-{
+	size_t len = 0;
 	int i;
 
-	for (i = 0; i < d->ng; i++)
-		if (!strcmp(d->g[i].key, key))
-			return &d->g[i];
+	for (i = 0; line[i] && i < 60 && len + 5 < size; i++) {
+		unsigned char c = line[i];
+
+		if (c < 0x20 || c >= 0x7f)
+			len += sprintf(buf + len, "\\x%02x", c);
+		else
+			buf[len++] = c;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+/*
+ * The next line, its end made a NUL, or NULL at the end of the text.  A
+ * line longer than the module writes is refused (NULL, *@bad set): one
+ * scan for its end, no copy.
+ */
+static char *next_line(struct reader *r, bool *bad)
+{
+	char *line = r->next, *end;
+	size_t len;
+
+	if (!*line)
+		return NULL;
+	end = strchr(line, '\n');
+	len = end ? (size_t)(end - line) : strlen(line);
+	r->nr++;
+	if (len > LINE_MAX_BYTES) {
+		refuse(r, "%zu bytes, longer than any line of a dump", len);
+		*bad = true;
+		return NULL;
+	}
+	r->next = line + len;
+	if (end)
+		*r->next++ = 0;
+	return line;
+}
+
+/* Past @lit at *@p, if it is there. */
+static bool skip(char **p, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (strncmp(*p, lit, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A decimal number at *@p, digits only, of at most @max; *@p past it. */
+static bool number(char **p, long max, long *v)
+{
+	char *s = *p;
+	long n = 0;
+
+	if (!digit(*s))
+		return false;
+	for (; digit(*s); s++) {
+		if (*s - '0' > max || n > (max - (*s - '0')) / 10)
+			return false;
+		n = n * 10 + (*s - '0');
+	}
+	*v = n;
+	*p = s;
+	return true;
+}
+
+/* "S.mmms" (show_secs() of the module) at *@p: in ms, at most @max_ms. */
+static bool secs(char **p, long max_ms, long *ms)
+{
+	char *s = *p;
+	long sec;
+	int i, frac = 0;
+
+	if (!number(&s, max_ms / 1000, &sec) || *s++ != '.')
+		return false;
+	for (i = 0; i < 3; i++, s++) {
+		if (!digit(*s))
+			return false;
+		frac = frac * 10 + (*s - '0');
+	}
+	if (*s++ != 's' || sec * 1000 > max_ms - frac)
+		return false;
+	*ms = sec * 1000 + frac;
+	*p = s;
+	return true;
+}
+
+/* *@sum += @v, unless that overflows. */
+static bool add(long *sum, long v)
+{
+	return !__builtin_add_overflow(*sum, v, sum);
+}
+
+/*
+ * A hash table of the groups of a dump (by key) and of their contexts (by
+ * group and who), while it is read: indexes into d->g and g->ctx, open
+ * addressing, grown at half full.
+ */
+struct slot {
+	uint64_t hash;
+	int group;	/* index in d->g, + 1; 0: empty */
+	int ctx;	/* index in its ctx, or -1: the group itself */
+};
+
+struct index {
+	struct slot *slot;
+	size_t size, used;	/* size: a power of 2 */
+};
+
+/* FNV-1a of @s, on @seed. */
+static uint64_t hash_str(const char *s, uint64_t seed)
+{
+	uint64_t h = 14695981039346656037ULL ^ seed;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void index_free(struct index *ix)
+{
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static void index_put(struct index *ix, uint64_t hash, int group, int ctx);
+
+static void index_grow(struct index *ix)
+{
+	struct index old = *ix;
+	size_t i;
+
+	ix->size = old.size ? 2 * old.size : 256;
+	ix->slot = xmalloc(ix->size * sizeof(*ix->slot));
+	memset(ix->slot, 0, ix->size * sizeof(*ix->slot));
+	ix->used = 0;
+	for (i = 0; i < old.size; i++)
+		if (old.slot[i].group)
+			index_put(ix, old.slot[i].hash, old.slot[i].group - 1,
+				  old.slot[i].ctx);
+	free(old.slot);
+}
+
+static void index_put(struct index *ix, uint64_t hash, int group, int ctx)
+{
+	size_t i;
+
+	if (2 * (ix->used + 1) > ix->size)
+		index_grow(ix);
+	for (i = hash & (ix->size - 1); ix->slot[i].group;
+	     i = (i + 1) & (ix->size - 1))
+		;
+	ix->slot[i] = (struct slot){ hash, group + 1, ctx };
+	ix->used++;
+}
+
+/* What a dump is read with, besides the dump. */
+struct parse {
+	struct reader r;
+	struct index ix;
+	bool in_obj;		/* reading an object's frames */
+};
+
+static struct group *group_get(struct dump *d, struct parse *ps,
+			       const char *key)
+{
+	uint64_t h = hash_str(key, 0);
+	struct slot *sl;
+	size_t i;
+
+	for (i = ps->ix.size ? h & (ps->ix.size - 1) : 0;
+	     ps->ix.size && ps->ix.slot[i].group; i = (i + 1) & (ps->ix.size - 1)) {
+		sl = &ps->ix.slot[i];
+		if (sl->hash == h && sl->ctx < 0 &&
+		    !strcmp(d->g[sl->group - 1].key, key))
+			return &d->g[sl->group - 1];
+	}
 	if (d->ng == d->capg) {
 		d->capg = d->capg ? 2 * d->capg : 64;
 		d->g = xrealloc(d->g, d->capg * sizeof(*d->g));
 	}
 	memset(&d->g[d->ng], 0, sizeof(*d->g));
 	d->g[d->ng].key = xstrdup(key);
+	index_put(&ps->ix, h, d->ng, -1);
 	return &d->g[d->ng++];
 }
 
 /* The context @who of @g, added if new. */
-static struct context *context_get(struct group *g, const char *who, long pid)
+static struct context *context_get(struct dump *d, struct parse *ps,
+				   struct group *g, const char *who, long pid)
 {
-	int i;
+	int gi = g - d->g;
+	uint64_t h = hash_str(who, gi + 1);
+	struct slot *sl;
+	size_t i;
 
-	for (i = 0; i < g->nctx; i++)
-		if (!strcmp(g->ctx[i].who, who))
-			return &g->ctx[i];
-	g->ctx = xrealloc(g->ctx, (g->nctx + 1) * sizeof(*g->ctx));
+	for (i = h & (ps->ix.size - 1); ps->ix.slot[i].group;
+	     i = (i + 1) & (ps->ix.size - 1)) {
+		sl = &ps->ix.slot[i];
+		if (sl->hash == h && sl->group == gi + 1 && sl->ctx >= 0 &&
+		    !strcmp(g->ctx[sl->ctx].who, who))
+			return &g->ctx[sl->ctx];
+	}
+	/* Room for a power of 2 of them. */
+	if (!(g->nctx & (g->nctx - 1)))
+		g->ctx = xrealloc(g->ctx, (g->nctx ? 2 * g->nctx : 1) * sizeof(*g->ctx));
 	memset(&g->ctx[g->nctx], 0, sizeof(*g->ctx));
 	g->ctx[g->nctx].who = xstrdup(who);
 	g->ctx[g->nctx].pid = pid;
+	index_put(&ps->ix, h, gi, g->nctx);
 	return &g->ctx[g->nctx++];
 }
 
@@ -82,10 +302,22 @@ struct object {
 	long node;		/* -1: none said */
 	char gfp[128];		/* "" if none said */
 	char who[300];
+	long pid;		/* who's; -1: none */
+	char comm[300];		/* who's command, escaped */
 	char syscall[64];
 	char **frames;
 	int nframes, cap;
 };
+
+static void object_clear(struct object *o)
+{
+	int i;
+
+	for (i = 0; o->frames && i < o->nframes; i++)
+		free(o->frames[i]);
+	free(o->frames);
+	memset(o, 0, sizeof(*o));
+}
 
 static bool frame_in_module(const char *frame, const char *mod)
 {
@@ -124,25 +356,61 @@ static uint64_t object_weight(const struct dump *d, long bytes)
 	return (uint64_t)dump_weight(d) << 16;
 }
 
-static void object_add(struct dump *d, struct object *o,
+/*
+ * The pid and command of a context as the module writes it ("PID 5 sh",
+ * "kthread x (PID 5)", "worker x (PID 5)", "softirq", "hardirq"; the
+ * command escaped, with no space): false if @who is none of them.
+ */
+static bool who_parse(const char *who, long *pid, char *comm, size_t size)
+{
+	char *p = (char *)who, *name;
+	size_t n;
+
+	*pid = -1;
+	comm[0] = 0;
+	if (!strcmp(who, "softirq") || !strcmp(who, "hardirq")) {
+		snprintf(comm, size, "%s", who);
+		return true;
+	}
+	if (skip(&p, "PID ")) {
+		if (!number(&p, PID_MAX, pid) || *p++ != ' ' || !*p ||
+		    strchr(p, ' '))
+			return false;
+		snprintf(comm, size, "%s", p);
+		return true;
+	}
+	if (!skip(&p, "kthread ") && !skip(&p, "worker "))
+		return false;
+	name = p;
+	n = strcspn(p, " ");
+	p += n;
+	if (!n || !skip(&p, " (PID ") || !number(&p, PID_MAX, pid) ||
+	    strcmp(p, ")"))
+		return false;
+	snprintf(comm, size, "%.*s", (int)n, name);
+	return true;
+}
+
+/* @o, read to its last frame, into @d's groups if it passes @f. */
+static bool object_add(struct dump *d, struct parse *ps, struct object *o,
 		       const struct filter *f)
 {
-	char comm[320], *key;
 	struct context *c;
 	struct group *g;
 	double w, wbytes;
 	size_t len = 0;
 	uint64_t wq16;
-	long pid;
+	char *key;
+	bool ok;
 	int i;
 
-	ctx_parse(o->who, &pid, comm, sizeof(comm));
+	ps->in_obj = false;
 	d->listed++;
 	if (o->age < f->older)
 		goto out;
-	if (f->pid >= 0 && pid != f->pid)
+	if (f->pid >= 0 && o->pid != f->pid)
 		goto out;
-	if (f->comm && strcmp(comm, f->comm))
+	if (f->comm && strcmp(o->comm, f->comm))
 		goto out;
 	if (f->module) {
 		for (i = 0; i < o->nframes; i++)
@@ -157,7 +425,7 @@ static void object_add(struct dump *d, struct object *o,
 	len = sprintf(key, "%s", o->syscall);
 	for (i = 0; i < o->nframes; i++)
 		len += sprintf(key + len, "\n%s", o->frames[i]);
-	g = group_get(d, key);
+	g = group_get(d, ps, key);
 	free(key);
 	if (!g->objects) {
 		g->frames = o->frames;
@@ -166,35 +434,36 @@ static void object_add(struct dump *d, struct object *o,
 		g->syscall = o->syscall[0] ? xstrdup(o->syscall) : NULL;
 		g->age_min = o->age;
 	}
-	/* As the module adds them up (slab_trace_estimate()). */
+	/*
+	 * As the module adds them up (slab_trace_estimate()), the bytes in
+	 * 128 bits: a weight of up to 2^48 times up to 2^40 bytes.
+	 */
 	wq16 = object_weight(d, o->bytes);
 	w = wq16 / 65536.0;
-	wbytes = (double)(((uint64_t)o->bytes * wq16) >> 16);
-	g->objects++;
-	g->bytes += o->bytes;
+	wbytes = (double)(((__uint128_t)o->bytes * wq16) >> 16);
+	c = context_get(d, ps, g, o->who, o->pid);
+	ok = add(&g->objects, 1) && add(&g->bytes, o->bytes) &&
+	     add(&g->requested, o->requested) && add(&g->age_sum, o->age) &&
+	     add(&c->objects, 1) && add(&c->bytes, o->bytes) &&
+	     add(&d->objects, 1) && add(&d->obj_bytes, o->bytes);
+	if (!ok) {
+		refuse(&ps->r, "the objects' totals overflow");
+		return false;
+	}
 	g->est_objects += w;
 	g->est_bytes += wbytes;
-	g->requested += o->requested;
-	g->age_sum += o->age;
 	if (o->age < g->age_min)
 		g->age_min = o->age;
 	if (o->age > g->age_max)
 		g->age_max = o->age;
 	group_note(g, o);
-	c = context_get(g, o->who, pid);
-	c->objects++;
-	c->bytes += o->bytes;
 	c->est_objects += w;
 	c->est_bytes += wbytes;
-	d->objects++;
-	d->obj_bytes += o->bytes;
 	d->est_objects += w;
 	d->est_bytes += wbytes;
 out:
-	for (i = 0; o->frames && i < o->nframes; i++)
-		free(o->frames[i]);
-	free(o->frames);
-	memset(o, 0, sizeof(*o));
+	object_clear(o);
+	return true;
 }
 
 /*
@@ -235,166 +504,249 @@ static bool header_is(const char *line, const struct expect *e, bool part,
  * (module/slab/dump.c, module/stacks.c): drops, merged names, replaced
  * records, the rules, a backtrace not saved.
  */
-static bool other_line(const char *line)
+static bool other_line(char *line)
 {
 	static const char *const heads[] = {
 		"drops: ", "shared with: ", "----", "filter: ",
 		"percpu objects: ",
 		" (backtrace not saved)",
 	};
-	unsigned long n;
 	size_t i;
-	int off = 0;
+	long n;
 
 	for (i = 0; i < ARRAY_SIZE(heads); i++)
 		if (!strncmp(line, heads[i], strlen(heads[i])))
 			return true;
-	return sscanf(line, "%lu records replaced: %n", &n, &off) == 1 && off;
+	return number(&line, COUNT_MAX, &n) &&
+	       !strncmp(line, " records replaced: ", 19);
 }
 
-/* "sampled 1 per B bytes: ..." of a trace sampled by bytes: B, else 0. */
-static long sample_bytes_of(const char *line)
+/*
+ * "traced S.mmms, N outstanding (B bytes), D records dropped", the second
+ * line of a dump, into @d.
+ */
+static bool traced_parse(char *p, struct dump *d)
 {
-	long b;
-	int off = 0;
+	long ms;
 
-	return sscanf(line, "sampled 1 per %ld bytes: %n", &b, &off) == 1 &&
-	       off && b > 0 ? b : 0;
+	if (!skip(&p, "traced ") || !secs(&p, TRACED_MS_MAX, &ms) ||
+	    !skip(&p, ", ") || !number(&p, COUNT_MAX, &d->outstanding) ||
+	    !skip(&p, " outstanding (") || !number(&p, BYTES_MAX, &d->bytes) ||
+	    !skip(&p, " bytes), ") || !number(&p, COUNT_MAX, &d->dropped) ||
+	    strcmp(p, " records dropped"))
+		return false;
+	d->traced = ms / 1000.0;
+	return true;
 }
 
-/* "sampled 1 in N: ..." of a sampled trace's header: N, else 0. */
-static long sample_of(const char *line)
+/*
+ * "sampled 1 in N: estimated ..." or "sampled 1 per B bytes: estimated
+ * ...", of a sampled trace, into @d: false if N or B is not one the module
+ * takes.
+ */
+static bool sampled_parse(char *p, struct dump *d)
 {
-	long n;
-	int off = 0;
+	long v;
 
-	return sscanf(line, "sampled 1 in %ld: %n", &n, &off) == 1 && off &&
-	       n > 1 ? n : 0;
+	if (skip(&p, "sampled 1 in ")) {
+		if (!number(&p, SLABTRACE_SAMPLE_EVERY_MAX, &v) || v < 2)
+			return false;
+		d->sample = v;
+	} else if (skip(&p, "sampled 1 per ")) {
+		if (!number(&p, SLABTRACE_SAMPLE_BYTES_MAX, &v) ||
+		    v < SLABTRACE_SAMPLE_BYTES_MIN || !skip(&p, " bytes"))
+			return false;
+		d->sample_bytes = v;
+	} else {
+		return false;
+	}
+	return skip(&p, ": estimated ");
+}
+
+/*
+ * "Obj ADDR, B bytes (R requested), age S.mmms, cpu C[, node N][, gfp
+ * FLAGS], from WHO[ in syscall NAME]:", into @o; NULL, or what of it is
+ * not the module's.
+ */
+static const char *obj_parse(char *p, struct object *o)
+{
+	char *who, *sys;
+	size_t n;
+	long cpu;
+
+	memset(o, 0, sizeof(*o));
+	o->node = -1;
+	p += 4;
+	n = strcspn(p, ", ");
+	if (!n || n > 32)
+		return "its address";
+	p += n;
+	if (!skip(&p, ", ") || !number(&p, OBJ_BYTES_MAX, &o->bytes) ||
+	    !skip(&p, " bytes (") || !number(&p, OBJ_BYTES_MAX, &o->requested) ||
+	    !skip(&p, " requested)"))
+		return "its bytes";
+	if (!skip(&p, ", age ") || !secs(&p, SLABTRACE_DUMP_AGE_MS_MAX, &o->age))
+		return "its age";
+	if (!skip(&p, ", cpu ") || !number(&p, CPU_MAX, &cpu))
+		return "its CPU";
+	if (skip(&p, ", node ") && !number(&p, NODE_MAX, &o->node))
+		return "its node";
+	if (skip(&p, ", gfp ")) {
+		n = strcspn(p, ",");
+		if (!n || n >= sizeof(o->gfp))
+			return "its GFP flags";
+		snprintf(o->gfp, sizeof(o->gfp), "%.*s", (int)n, p);
+		p += n;
+	}
+	if (!skip(&p, ", from "))
+		return "its context";
+	n = strlen(p);
+	if (n < 2 || p[n - 1] != ':')
+		return "its context";
+	p[n - 1] = 0;
+	who = p;
+	sys = strstr(who, " in syscall ");
+	if (sys) {
+		*sys = 0;
+		sys += 12;
+		if (!*sys || strlen(sys) >= sizeof(o->syscall))
+			return "its system call";
+		snprintf(o->syscall, sizeof(o->syscall), "%s", sys);
+	}
+	if (strlen(who) >= sizeof(o->who) ||
+	    !who_parse(who, &o->pid, o->comm, sizeof(o->comm)))
+		return "its context";
+	snprintf(o->who, sizeof(o->who), "%s", who);
+	return NULL;
+}
+
+/* " #NN [<ADDR>] in FRAME", the next frame of @o; false if not. */
+static bool frame_parse(char *p, struct object *o)
+{
+	char *end;
+	long nr;
+
+	if (!skip(&p, " #") || !number(&p, SLABTRACE_DUMP_FRAMES_MAX, &nr) ||
+	    nr != o->nframes + 1 || !skip(&p, " [<"))
+		return false;
+	end = strstr(p, ">] in ");
+	if (!end || end - p > 32 || !end[6])
+		return false;
+	if (o->nframes == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 16;
+		o->frames = xrealloc(o->frames, o->cap * sizeof(*o->frames));
+	}
+	o->frames[o->nframes++] = xstrdup(end + 6);
+	return true;
 }
 
 /*
  * dump_parse(), of a dump alone or (@part) of one cache's in the print of
- * a word.
+ * a word; @line0, the number of the line before @text in the print.  On
+ * failure @d holds what was read (dump_free() frees it).
  */
 static bool parse_one(char *text, struct dump *d, const struct filter *f,
-		      const struct expect *e, bool part, const char *src)
+		      const struct expect *e, bool part, const char *src,
+		      unsigned long line0)
 {
+	struct parse ps = { .r = { text, line0, src } };
 	struct object o = { 0 };
-	bool in_obj = false, header = false, traced = false;
-	char *line, *save = NULL;
+	bool header = false, traced = false, bad = false, ok = false;
+	char *line, q[300];
+	const char *why;
 
 	memset(d, 0, sizeof(*d));
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned int nr;
-		int off = 0;
-
+	while ((line = next_line(&ps.r, &bad))) {
+		if (!*line)
+			continue;
 		if (!strncmp(line, "Dumping outstanding allocs from ", 32)) {
 			char *p = line + 32;
+			size_t n = strcspn(p, " ");
 
 			if (header) {
-				note("%s: a second dump header", src);
-				return false;
+				refuse(&ps.r, "a second dump header");
+				goto out;
 			}
 			if (strstr(p, " (by stack")) {
 				note("%s: a stacks view, not a per-object dump", src);
-				return false;
+				goto out;
+			}
+			if (!n || n > SLABTRACE_DUMP_NAME_MAX) {
+				refuse(&ps.r, "no cache name of the module's");
+				goto out;
 			}
 			if (!header_is(p, e, part, src))
-				return false;
-			snprintf(d->cache, sizeof(d->cache), "%.*s",
-				 (int)strcspn(p, " "), p);
+				goto out;
+			snprintf(d->cache, sizeof(d->cache), "%.*s", (int)n, p);
 			header = true;
 		} else if (header && !traced && !strncmp(line, "traced ", 7)) {
-			char t[32];
-
-			if (sscanf(line, "traced %31[0-9.]s, %ld outstanding (%ld bytes)",
-				   t, &d->outstanding, &d->bytes) != 3) {
-				note("%s: cannot read '%.60s'", src, line);
-				return false;
+			if (!traced_parse(line, d)) {
+				refuse(&ps.r, "cannot read '%s'",
+				       quoted(line, q, sizeof(q)));
+				goto out;
 			}
-			d->traced = atof(t);
-			if (strstr(line, "records dropped"))
-				d->dropped = atol(strrchr(line, ',') + 2);
 			traced = true;
 		} else if (!strncmp(line, "Obj ", 4)) {
-			char *p, *q;
-
 			if (!traced)
 				break;
-			if (in_obj)
-				object_add(d, &o, f);
-			in_obj = true;
-			p = strchr(line, ',');
-			if (!p || sscanf(p, ", %ld bytes (%ld requested)",
-					 &o.bytes, &o.requested) != 2) {
-				note("%s: cannot read '%.60s'", src, line);
-				return false;
+			if (ps.in_obj && !object_add(d, &ps, &o, f))
+				goto out;
+			why = obj_parse(line, &o);
+			if (why) {
+				refuse(&ps.r, "cannot read %s in '%s'", why,
+				       quoted(line, q, sizeof(q)));
+				goto out;
 			}
-			p = strstr(line, ", age ");
-			o.age = p ? secs_to_ms(p + 6) : 0;
-			p = strstr(line, ", node ");
-			o.node = p ? atol(p + 7) : -1;
-			p = strstr(line, ", gfp ");
-			if (p)
-				snprintf(o.gfp, sizeof(o.gfp), "%.*s",
-					 (int)strcspn(p + 6, ","), p + 6);
-			p = strstr(line, ", from ");
-			if (!p) {
-				note("%s: cannot read '%.60s'", src, line);
-				return false;
+			ps.in_obj = true;
+		} else if (!strncmp(line, " #", 2) && ps.in_obj) {
+			if (!frame_parse(line, &o)) {
+				refuse(&ps.r, "not frame #%02d of the object: '%s'",
+				       o.nframes + 1, quoted(line, q, sizeof(q)));
+				goto out;
 			}
-			p += 7;
-			q = strstr(p, " in syscall ");
-			if (q) {
-				snprintf(o.syscall, sizeof(o.syscall), "%.*s",
-					 (int)(strlen(q + 12) - 1), q + 12);
-				*q = 0;
-			} else {
-				p[strlen(p) - 1] = 0;	/* the ':' */
-			}
-			snprintf(o.who, sizeof(o.who), "%s", p);
-		} else if (in_obj && sscanf(line, " #%u [<%*[^>]>] in %n", &nr,
-					    &off) == 1 && off > 0) {
-			if (o.nframes == o.cap) {
-				o.cap = o.cap ? 2 * o.cap : 16;
-				o.frames = xrealloc(o.frames,
-						    o.cap * sizeof(*o.frames));
-			}
-			o.frames[o.nframes++] = xstrdup(line + off);
 		} else if (!strncmp(line, "Stack ", 6)) {
 			note("%s: a stacks view, not a per-object dump", src);
-			return false;
+			goto out;
 		} else if (!header) {
 			break;
-		} else if (header && sample_of(line)) {
-			d->sample = sample_of(line);
-		} else if (header && sample_bytes_of(line)) {
-			d->sample_bytes = sample_bytes_of(line);
+		} else if (!strncmp(line, "sampled ", 8)) {
+			if (!traced || ps.in_obj || d->sample || d->sample_bytes ||
+			    !sampled_parse(line, d)) {
+				refuse(&ps.r, "not a sampling the module does: '%s'",
+				       quoted(line, q, sizeof(q)));
+				goto out;
+			}
 		} else if (!e->cache && !other_line(line)) {
-			note("%s: not a line of a per-object dump: '%.60s'", src, line);
-			return false;
+			refuse(&ps.r, "not a line of a per-object dump: '%s'",
+			       quoted(line, q, sizeof(q)));
+			goto out;
 		}
 	}
-	if (in_obj)
-		object_add(d, &o, f);
+	if (bad)
+		goto out;
+	if (ps.in_obj && !object_add(d, &ps, &o, f))
+		goto out;
 	if (!header) {
 		note("%s: not a slabtrace dump (no 'Dumping outstanding allocs' line)",
 		     src);
-		return false;
+		goto out;
 	}
 	if (!traced) {
 		note("%s: the dump is cut short: no 'traced' line after its header", src);
-		return false;
+		goto out;
 	}
 	if (!d->sample)
 		d->sample = 1;
 	if (d->listed != d->outstanding) {
 		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
 		     src, d->listed, d->outstanding);
-		return false;
+		goto out;
 	}
-	return true;
+	ok = true;
+out:
+	object_clear(&o);
+	index_free(&ps.ix);
+	return ok;
 }
 
 /*
@@ -408,7 +760,7 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		const struct expect *e, const char *src)
 {
-	return parse_one(text, d, f, e, false, src);
+	return parse_one(text, d, f, e, false, src, 0);
 }
 
 /* Whether @name is a word of the module's for a set of caches. */
@@ -418,29 +770,54 @@ bool print_is_word(const char *name)
 }
 
 #define DUMP_HEAD "Dumping outstanding allocs from "
-#define SUMMARY "Print of %63[^:]: %ld caches, %ld with outstanding objects, most bytes first%n"
-#define SUMMARY_1 "Print of %63[^:]: %ld cache, %ld with outstanding objects, most bytes first%n"
+
+static const char more_than[] =
+	"%s:%lu: the print holds more than the %ld caches its first line counts";
 
 /*
- * The summary line of a print of a word, at @text, into @p: the offset of
- * the line after it; 0 (said, for @src) if @text starts with no such line.
+ * The summary line of a print of a word, "Print of WORD: T caches, N with
+ * outstanding objects, most bytes first" ("1 cache"), at @text, into @p
+ * and @parts: the offset of the line after it; 0 (said, for @src) if
+ * @text starts with no such line.
  */
-static size_t summary_parse(const char *text, struct print *p, long *parts,
+static size_t summary_parse(char *text, struct print *p, long *parts,
 			    const char *src)
 {
-	size_t len = strcspn(text, "\n");
-	int off = 0;
+	struct reader r = { text, 0, src };
+	char *line, *s, q[300];
+	bool bad = false;
+	size_t n;
 
-	/* "1 cache", "2 caches". */
-	if (sscanf(text, SUMMARY, p->word, &p->caches, parts, &off) != 3 &&
-	    (sscanf(text, SUMMARY_1, p->word, &p->caches, parts, &off) != 3 ||
-	     p->caches != 1))
-		off = 0;
-	if ((size_t)off != len || *parts < 0 || *parts > p->caches) {
-		note("%s: cannot read '%.*s'", src, (int)(len > 80 ? 80 : len), text);
+	line = next_line(&r, &bad);
+	if (!line)
 		return 0;
+	s = line + 9;
+	n = strcspn(s, ":");
+	if (!n || n >= sizeof(p->word))
+		goto bad;
+	snprintf(p->word, sizeof(p->word), "%.*s", (int)n, s);
+	s += n;
+	if (!skip(&s, ": ") || !number(&s, CACHES_MAX, &p->caches) ||
+	    !skip(&s, p->caches == 1 ? " cache, " : " caches, ") ||
+	    !number(&s, p->caches, parts) ||
+	    strcmp(s, " with outstanding objects, most bytes first"))
+		goto bad;
+	return r.next - text;
+bad:
+	refuse(&r, "cannot read '%s'", quoted(line, q, sizeof(q)));
+	return 0;
+}
+
+/* The number of lines of @s. */
+static unsigned long lines_in(const char *s)
+{
+	unsigned long n = 0;
+
+	while ((s = strchr(s, '\n'))) {
+		n++;
+		s++;
 	}
-	return len + (text[len] == '\n');
+	return n;
 }
 
 /*
@@ -454,9 +831,11 @@ static size_t summary_parse(const char *text, struct print *p, long *parts,
 bool print_parse(char *text, struct print *p, const struct filter *f,
 		 const struct expect *e, const char *src)
 {
+	unsigned long line0 = 1;
 	char *part, *next;
 	long parts = 0;
 	size_t off;
+	int cap = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (strncmp(text, "Print of ", 9)) {
@@ -483,10 +862,10 @@ bool print_parse(char *text, struct print *p, const struct filter *f,
 	if (!parts && e->cache)
 		return true;	/* what ctl holds after the print: not read */
 	if (*part && strncmp(part, DUMP_HEAD, strlen(DUMP_HEAD))) {
-		note("%s: not a line of a print of %s: '%.60s'", src, p->word, part);
+		note("%s:2: not a line of a print of %s", src, p->word);
 		return false;
 	}
-	p->d = xmalloc((parts ? parts : 1) * sizeof(*p->d));
+	/* The dumps as they come: the summary's count is not trusted. */
 	for (; *part; part = next) {
 		next = strstr(part, "\n" DUMP_HEAD);
 		if (next)
@@ -494,15 +873,19 @@ bool print_parse(char *text, struct print *p, const struct filter *f,
 		else
 			next = part + strlen(part);
 		if (p->n == parts) {
-			note("%s: the print holds more than the %ld caches its first line counts",
-			     src, parts);
+			note(more_than, src, line0 + 1, parts);
 			print_free(p);
 			return false;
 		}
-		if (!parse_one(part, &p->d[p->n++], f, e, true, src)) {
+		if (p->n == cap) {
+			cap = cap ? 2 * cap : 8;
+			p->d = xrealloc(p->d, cap * sizeof(*p->d));
+		}
+		if (!parse_one(part, &p->d[p->n++], f, e, true, src, line0)) {
 			print_free(p);
 			return false;
 		}
+		line0 += lines_in(part) + 1;
 	}
 	if (p->n != parts) {
 		note("%s: the print is cut short: it holds %d caches, its first line counts %ld",
@@ -560,7 +943,8 @@ static int group_cmp(const void *pa, const void *pb)
 void dump_sort(struct dump *d, bool by_bytes)
 {
 	sort_by_bytes = by_bytes;
-	qsort(d->g, d->ng, sizeof(*d->g), group_cmp);
+	if (d->ng)
+		qsort(d->g, d->ng, sizeof(*d->g), group_cmp);
 }
 
 void dump_free(struct dump *d)

@@ -60,7 +60,7 @@ struct group {
 };
 
 struct dump {
-	char cache[256];	/* as the header writes it (escaped) */
+	char cache[260];	/* as the header writes it (escaped) */
 	double traced;		/* seconds */
 	long outstanding, bytes, dropped;
 	long sample;		/* "start ... sample N": a record is N; else 1 */
@@ -98,10 +98,10 @@ static inline bool dump_sampled(const struct dump *d)
 	return d->sample > 1 || d->sample_bytes;
 }
 
-/* An estimate, rounded, as the module rounds it. */
+/* An estimate, rounded, as the module rounds it (at most LONG_MAX). */
 static inline long dump_est(double v)
 {
-	return (long)(v + 0.5);
+	return v + 0.5 < 9.2e18 ? (long)(v + 0.5) : 9200000000000000000L;
 }
 
 bool dump_parse(char *text, struct dump *d, const struct filter *f,

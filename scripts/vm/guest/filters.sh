@@ -38,6 +38,23 @@ check "stats count them" grep -q "^cache leaky_widget tracing .* filtered $left\
 check "status says the filter" grep -q "^cache leaky_widget: tracing, .*, filter pid $a ($left left out)\$" $ST/status
 check "reset leaky_widget (the filter stays)" st reset leaky_widget
 
+# A pid written from a pid namespace of its own (a container's root
+# numbers its processes from 1): the process it names there, not the one
+# of that number in the initial namespace (init).  The shell, pid 1 in
+# its namespace, traces "pid 1" and allocates 4 widgets; a pid with no
+# process in the writer's namespace is refused.
+unshare -p -f sh -c "echo start leaky_widget pid 1 > $ST/ctl && echo widgets 4 > $LEAKY"
+dump leaky_widget /tmp/nspid
+cp /tmp/nspid /out/filters-nspid.txt
+ns=$(sed -n 's/^filter: pid \([0-9]*\);.*/\1/p' /tmp/nspid)
+check "pid namespace: the filter is of the writer's pid 1, not of init ($ns)" \
+	test "${ns:-1}" -gt 1
+check_eq "pid namespace: its 4 widgets" "${ns}x4 " "$(widgets_by /tmp/nspid)"
+err=$(unshare -p -f sh -c "echo start leaky_widget pid 99 > $ST/ctl" 2>&1)
+check_eq "pid namespace: a pid with no process there refused" "No such process" "${err##*: }"
+logged "ctl: start: no process 99 in the writer's pid namespace"
+check "reset leaky_widget" st reset leaky_widget
+
 # comm: a shell renamed "leakyB" allocates 2, this one 4.
 sh -c 'printf leakyB > /proc/self/comm; echo widgets 2 > '$LEAKY
 check "start leaky_widget comm leakyB" st start leaky_widget comm leakyB

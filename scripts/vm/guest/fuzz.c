@@ -3,10 +3,12 @@
  * fuzz: slabtrace's stress test in the guest (scripts/vm/guest/stress.sh).
  * Built static with the host's gcc (make test-modules).
  *
- *   fuzz [-t SECONDS] [-s SEED] [-w WRITERS] [-r READERS] [-H SECONDS]
- *        [-m MODDIR]
+ *   fuzz [-t SECONDS] [-n WRITES] [-s SEED] [-w WRITERS] [-r READERS]
+ *        [-H SECONDS] [-m MODDIR]
  *
- * For -t seconds (60), forked workers at once:
+ * For -t seconds (60), and on until -n writes were made (0) but for at
+ * most four times -t (a slow guest, an emulated CPU or a busy host, runs
+ * longer rather than make too few commands), forked workers at once:
  *   - WRITERS (3) write commands to every writable file of slabtrace
  *     (ctl, kmemtrace/enable, kmemtrace/buffer_kb): commands of the
  *     documented grammar with random arguments, and mutations of them
@@ -1015,21 +1017,25 @@ static void print_errnos(const char *what, long total, long *v)
 }
 
 static const char usage[] =
-	"usage: fuzz [-t SECS] [-s SEED] [-w N] [-r N] [-H SECS] [-m DIR]\n";
+	"usage: fuzz [-t SECS] [-n WRITES] [-s SEED] [-w N] [-r N] [-H SECS] [-m DIR]\n";
 
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 0;
 	int secs = 60, nwriters = 3, nreaders = 2, hang = 120;
 	int opt, i, e, nworkers, hung = 0, left;
+	long min_writes = 0;
 	pid_t watcher;
 	struct worker sum = { };
 	long start, last = 0;
 
-	while ((opt = getopt(argc, argv, "t:s:w:r:H:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:s:w:r:H:m:")) != -1) {
 		switch (opt) {
 		case 't':
 			secs = atoi(optarg);
+			break;
+		case 'n':
+			min_writes = atol(optarg);
 			break;
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1058,8 +1064,8 @@ int main(int argc, char **argv)
 	}
 	if (!seed)
 		seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
-	printf("fuzz: seed %llu, %d s, %d writers, %d readers\n", seed, secs,
-	       nwriters, nreaders);
+	printf("fuzz: seed %llu, %d s (and %ld writes), %d writers, %d readers\n",
+	       seed, secs, min_writes, nwriters, nreaders);
 	fflush(stdout);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1089,9 +1095,12 @@ int main(int argc, char **argv)
 	/* Watch: progress every 10 s, hung operations. */
 	start = now_ms();
 	for (;;) {
-		long t = now_ms(), elapsed = (t - start) / 1000;
+		long t = now_ms(), elapsed = (t - start) / 1000, writes = 0;
 
-		if (elapsed >= secs)
+		for (i = 0; i < nworkers; i++)
+			writes += __atomic_load_n(&sh->w[i].writes, __ATOMIC_RELAXED);
+		if (elapsed >= secs &&
+		    (writes >= min_writes || elapsed >= 4L * secs))
 			__atomic_store_n(&sh->stop, 1, __ATOMIC_RELEASE);
 		for (i = 0; i < nworkers; i++) {
 			struct worker *w = &sh->w[i];

@@ -14,6 +14,10 @@
 # (scripts/vm/run.sh also fails the run on one in the console).  A hook
 # that takes a sleeping lock or allocates shows up here on PREEMPT_RT as
 # "BUG: scheduling while atomic" or a WARNING from __local_bh_disable_ip.
+# Its time budget (scripts/vm/guest/init): the storm's rounds take 2 min
+# on a busy host (5.5 min beside five other guests), and the test waits
+# up to 10 min for them.
+# vm-budget: 1200
 . /tests/lib.sh
 
 # The debug kernel (KASAN, lockdep, PREEMPT_RT) under TCG: the lighter

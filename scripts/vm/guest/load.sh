@@ -52,6 +52,34 @@ while [ $n -lt $steps ]; do
 		test ! -e $ST -a ! -e $ST_DEBUGFS
 	check "fail_init=$n: the module is not loaded" sh -c "! grep -q '^slabtrace ' /proc/modules"
 done
+
+# A reader that opens a debugfs file of a load while it fails, and holds
+# it open past the failure: debugfs revokes no open file (procfs does), so
+# one opened then would run the freed module's code at its read and close
+# (a page fault, or KASAN's use-after-free on the debug kernel).  No
+# debugfs file may exist until nothing can fail: the last step is held 3 s
+# (fail_init_ms, test build) for the reader, which polls for slab/stats.
+rm -f /tmp/held /tmp/loaded
+(
+	until [ -e /tmp/loaded ]; do
+		if [ -e $ST_DEBUGFS/slab/stats ] && exec 3< $ST_DEBUGFS/slab/stats; then
+			echo slab/stats > /tmp/held
+			until_true 60 test -e /tmp/loaded
+			cat <&3 > /dev/null
+			exec 3<&-
+			exit 0
+		fi
+		sleep 0.05
+	done
+) 2>/dev/null &
+reader=$!
+check "fail_init=$steps held 3 s: the load fails" \
+	sh -c "! insmod $MODDIR/slabtrace.ko fail_init=$steps fail_init_ms=3000 2>/dev/null"
+check_eq "no debugfs file of the failing load could be opened" "" \
+	"$(cat /tmp/held 2>/dev/null)"
+touch /tmp/loaded
+wait $reader
+check "... nothing is left in /proc or debugfs" test ! -e $ST -a ! -e $ST_DEBUGFS
 check "fail_init=$((steps + 1)) (no such step) loads" insmod $MODDIR/slabtrace.ko fail_init=$((steps + 1))
 check "then ctl works" sh -c "echo 'pool 64' > $ST/ctl"
 check "rmmod after the failed loads" rmmod slabtrace

@@ -21,6 +21,9 @@
 # slabtrace does not know is installed next (below).  Then the kernel is
 # locked down (integrity, as Secure Boot does) and the same commands run
 # again, with the same checks.
+# Its time budget (scripts/vm/guest/init): apt and DKMS build the module
+# under TCG, twice.
+# vm-budget: 3000
 . /tests/lib.sh
 
 [ -e /etc/debian_version ] ||

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # stress: the fuzzer (scripts/vm/guest/fuzz.c) for STRESS_SECS seconds (45,
-# 90 on arm64, 150 on the debug kernel; the kernel parameter stress_secs= sets it, as
+# and on until it made 4000 writes, for at most 180 s; 150 s on the debug
+# kernel; the kernel parameter stress_secs= sets it, as
 # make stress does, and stress_seed= the seed of a run to make its
 # commands again), with
 # stressirq (scripts/test-modules/stressirq.c) allocating in task, softirq and
@@ -18,12 +19,15 @@
 
 # The debug kernel runs the fuzzer about ten times slower: in 45 s it made
 # a tenth of the writes, too few for each kind of command to be accepted.
-# arm64 under emulation makes a third of x86's (1653 writes in 45 s, of
-# which no print was accepted, once in a make check): 90 s there.
+# Elsewhere the run is long enough for 4000 writes, of which about 0.3 %
+# are accepted prints: x86 makes them in 35-40 s, arm64 under emulation
+# makes a third as many (1653 writes in 45 s, of which no print was
+# accepted, once in a make check), and a busy host fewer.
 secs=45
-[ "$(uname -m)" != aarch64 ] || secs=90
-[ -z "$DEBUG_KERNEL" ] || secs=150
+writes=4000
+[ -z "$DEBUG_KERNEL" ] || { secs=150; writes=0; }
 SECS=${stress_secs:-${STRESS_SECS:-$secs}}
+[ -z "${stress_secs:-$STRESS_SECS}" ] || writes=0
 ctl() { echo "$*" > "$ST/ctl"; }
 splat='BUG:|WARNING:|Oops|general protection|Call Trace:|scheduling while atomic|possible recursive locking|stall'
 RT=
@@ -35,7 +39,7 @@ check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 # Its lines go to the console as they come: the runner stops a guest
 # that prints nothing for 180 s.
 {
-	fuzz -t "$SECS" ${stress_seed:+-s "$stress_seed"} -m $MODDIR 2>&1
+	fuzz -t "$SECS" -n $writes ${stress_seed:+-s "$stress_seed"} -m $MODDIR 2>&1
 	echo $? > /tmp/fuzz.rc
 } | tee /tmp/fuzz.out
 rc=$(cat /tmp/fuzz.rc)
@@ -48,11 +52,16 @@ check_eq "fuzz: the summary counts nothing unexpected" "fuzz: unexpected 0, hung
 accepted() {
 	sed -n "s/^fuzz: accepted:.* $1 \([0-9]*\),.*/\1/p" /tmp/fuzz.out
 }
-# On the debug kernel a kind that happened not to be accepted is said
-# (writes in 150 s there: 400 to 600, a tenth of the other kernels').
+# On the debug kernel, or when the fuzzer made fewer than its 4000 writes
+# in the time it had (a guest slowed down by a busy host: 116 writes in
+# 180 s on arm64 beside five other guests), a kind that happened not to be
+# accepted is said (writes in 150 s on the debug kernel: 400 to 600, a
+# tenth of the other kernels').
+made=$(sed -n 's/^fuzz: writes \([0-9]*\):.*/\1/p' /tmp/fuzz.out)
 for v in start stop print reset pool limit syscall kmemtrace enable buffer_kb; do
-	if [ -n "$DEBUG_KERNEL" ] && [ "$(accepted $v)" = 0 ]; then
-		skip_checks "fuzz: no '$v' command accepted in $(sed -n 's/^fuzz: writes \([0-9]*\):.*/\1/p' /tmp/fuzz.out) writes"
+	if [ "$(accepted $v)" = 0 ] &&
+	   { [ -n "$DEBUG_KERNEL" ] || [ "${made:-0}" -lt "$writes" ]; }; then
+		skip_checks "fuzz: no '$v' command accepted in $made writes"
 	else
 		check "fuzz: '$v' commands were accepted ($(accepted $v))" test "$(accepted $v)" -gt 0
 	fi

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * The bounds of the numbers slab_trace writes in a per-object dump (what
+ * reading ctl gives after "print CACHE", module/slab/dump.c), for the
+ * parsers that read a dump (scripts/tools/lib/dump.c): a number out of
+ * these bounds is not the module's, and the dump is refused.
+ */
+#ifndef _UAPI_SLABTRACE_DUMP_H
+#define _UAPI_SLABTRACE_DUMP_H
+
+/* Frames of a backtrace, #01 to this (slab_trace's SLAB_TRACE_STACK_DEPTH). */
+#define SLABTRACE_DUMP_FRAMES_MAX	32
+
+/* "sampled 1 in N": N from 2 to this ("start CACHE ... sample N"). */
+#define SLABTRACE_SAMPLE_EVERY_MAX	1000000U
+
+/* "sampled 1 per B bytes": B in this range ("start ... sample-bytes B"). */
+#define SLABTRACE_SAMPLE_BYTES_MIN	64U
+#define SLABTRACE_SAMPLE_BYTES_MAX	1073741824U
+
+/* An object's age, in ms: a u32 (slab_trace_snapshot_age()). */
+#define SLABTRACE_DUMP_AGE_MS_MAX	4294967295UL
+
+/* The longest name of a cache a dump's header holds, escaped (\xNN). */
+#define SLABTRACE_DUMP_NAME_MAX		(4 * 64)
+
+#endif /* _UAPI_SLABTRACE_DUMP_H */
