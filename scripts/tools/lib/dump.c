@@ -14,6 +14,24 @@
 #include "escape.h"
 #include "stfiles.h"
 
+const char *const verdict_names[NVERDICTS] = {
+	[VERDICT_LEAK] = "leak",
+	[VERDICT_LIVE] = "live",
+	[VERDICT_KEPT] = "kept",
+	[VERDICT_UNKNOWN] = "unknown",
+};
+
+/* The verdict named @word; VERDICT_NONE if none is. */
+static enum verdict verdict_of(const char *word)
+{
+	int v;
+
+	for (v = VERDICT_LEAK; v < NVERDICTS; v++)
+		if (!strcmp(word, verdict_names[v]))
+			return v;
+	return VERDICT_NONE;
+}
+
 static long secs_to_ms(const char *s)
 {
 	long sec = 0, ms = 0;
@@ -83,6 +101,8 @@ struct object {
 	char gfp[128];		/* "" if none said */
 	char who[300];
 	char syscall[64];
+	long stack;		/* ", stack N (WORD)": N, and WORD's verdict */
+	enum verdict verdict;
 	char **frames;
 	int nframes, cap;
 };
@@ -144,6 +164,8 @@ static void object_add(struct dump *d, struct object *o,
 		goto out;
 	if (f->comm && strcmp(comm, f->comm))
 		goto out;
+	if (f->only_leaks && o->verdict != VERDICT_LEAK)
+		goto out;
 	if (f->module) {
 		for (i = 0; i < o->nframes; i++)
 			if (frame_in_module(o->frames[i], f->module))
@@ -165,6 +187,13 @@ static void object_add(struct dump *d, struct object *o,
 		o->frames = NULL;
 		g->syscall = o->syscall[0] ? xstrdup(o->syscall) : NULL;
 		g->age_min = o->age;
+		g->stack = o->stack;
+		g->verdict = o->verdict;
+	}
+	/* Two of the module's stacks with one text: a leak if either is. */
+	if (o->verdict == VERDICT_LEAK && g->verdict != VERDICT_LEAK) {
+		g->stack = o->stack;
+		g->verdict = o->verdict;
 	}
 	/* As the module adds them up (slab_trace_estimate()). */
 	wq16 = object_weight(d, o->bytes);
@@ -250,6 +279,50 @@ static bool other_line(const char *line)
 		if (!strncmp(line, heads[i], strlen(heads[i])))
 			return true;
 	return sscanf(line, "%lu records replaced: %n", &n, &off) == 1 && off;
+}
+
+/*
+ * "verdicts: 2 leak, 2 live, 0 kept, 1 unknown", the stacks' verdicts:
+ * into @d; false if @line is not that line.
+ */
+static bool verdicts_of(const char *line, struct dump *d)
+{
+	long *v = d->verdicts;
+	int off = 0;
+
+	if (sscanf(line, "verdicts: %ld leak, %ld live, %ld kept, %ld unknown%n",
+		   &v[VERDICT_LEAK], &v[VERDICT_LIVE], &v[VERDICT_KEPT],
+		   &v[VERDICT_UNKNOWN], &off) != 4 || line[off])
+		return false;
+	d->judged = true;
+	return true;
+}
+
+/* "stack N: VERDICT...", a stack's verdict and its evidence: into @d. */
+static bool evidence_of(const char *line, struct dump *d)
+{
+	char word[16];
+	long n;
+	int off = 0;
+
+	if (sscanf(line, "stack %ld: %n%15[a-z]", &n, &off, word) != 2 ||
+	    !off || n <= 0 || verdict_of(word) == VERDICT_NONE)
+		return false;
+	d->ev = xrealloc(d->ev, (d->nev + 1) * sizeof(*d->ev));
+	d->ev[d->nev].stack = n;
+	d->ev[d->nev++].text = xstrdup(line + off);
+	return true;
+}
+
+/* Each group's evidence, from the header's lines. */
+static void evidence_attach(struct dump *d)
+{
+	int i, j;
+
+	for (i = 0; i < d->ng; i++)
+		for (j = 0; d->g[i].stack && j < d->nev; j++)
+			if (d->ev[j].stack == d->g[i].stack)
+				d->g[i].evidence = d->ev[j].text;
 }
 
 /* "sampled 1 per B bytes: ..." of a trace sampled by bytes: B, else 0. */
@@ -339,6 +412,14 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 			if (p)
 				snprintf(o.gfp, sizeof(o.gfp), "%.*s",
 					 (int)strcspn(p + 6, ","), p + 6);
+			p = strstr(line, ", stack ");
+			if (p) {
+				char word[16] = "";
+
+				if (sscanf(p, ", stack %ld (%15[a-z])", &o.stack,
+					   word) == 2)
+					o.verdict = verdict_of(word);
+			}
 			p = strstr(line, ", from ");
 			if (!p) {
 				note("%s: cannot read '%.60s'", src, line);
@@ -367,6 +448,10 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 			return false;
 		} else if (!header) {
 			break;
+		} else if (header && !in_obj && verdicts_of(line, d)) {
+			continue;
+		} else if (header && !in_obj && evidence_of(line, d)) {
+			continue;
 		} else if (header && sample_of(line)) {
 			d->sample = sample_of(line);
 		} else if (header && sample_bytes_of(line)) {
@@ -389,6 +474,7 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 	}
 	if (!d->sample)
 		d->sample = 1;
+	evidence_attach(d);
 	if (d->listed != d->outstanding) {
 		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
 		     src, d->listed, d->outstanding);
@@ -541,7 +627,10 @@ static bool sort_by_bytes;
 static int group_cmp(const void *pa, const void *pb)
 {
 	const struct group *a = pa, *b = pb;
+	bool la = a->verdict == VERDICT_LEAK, lb = b->verdict == VERDICT_LEAK;
 
+	if (la != lb)
+		return la ? -1 : 1;
 	if (sort_by_bytes && a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
 	if (a->objects != b->objects)
@@ -554,8 +643,9 @@ static int group_cmp(const void *pa, const void *pb)
 }
 
 /*
- * Most objects first (most bytes first with @by_bytes), then bytes, the
- * oldest, and the backtrace, so that the order is the same every time.
+ * The stacks judged leaks first; then most objects (most bytes with
+ * @by_bytes), then bytes, the oldest, and the backtrace, so that the order
+ * is the same every time.
  */
 void dump_sort(struct dump *d, bool by_bytes)
 {
@@ -578,6 +668,9 @@ void dump_free(struct dump *d)
 		free(d->g[i].key);
 	}
 	free(d->g);
+	for (i = 0; i < d->nev; i++)
+		free(d->ev[i].text);
+	free(d->ev);
 	memset(d, 0, sizeof(*d));
 }
 
