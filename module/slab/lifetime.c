@@ -24,10 +24,11 @@
  * ----------------
  * - None of its own.  Probes claim and count with atomics, in any
  *   context but NMI (probes.c counts nothing there).
- * - slab_trace_lifetime_forget() runs with slab_trace_mutex held, once no
- *   probe can count for those owners any more (traced.c releases an owner
- *   after tracepoint_synchronize_unregister()); it publishes an emptied
- *   slot's key with release semantics, after its counts are zeroed.
+ * - slab_trace_lifetime_forget() runs once no probe can count for those
+ *   owners any more (traced.c releases an owner after
+ *   tracepoint_synchronize_unregister(), with slab_trace_mutex held, so
+ *   one forget runs at a time); it publishes an emptied slot's key with
+ *   release semantics, after its counts are zeroed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -128,7 +129,7 @@ void slab_trace_lifetime_get(depot_stack_handle_t stack, s16 syscall,
  *
  * Their lost frees are forgotten too.
  *
- * Context: Process context, slab_trace_mutex held; walks the table.
+ * Context: Process context, one call at a time; walks the table.
  */
 void slab_trace_lifetime_forget(const unsigned long *owners)
 {
