@@ -123,7 +123,7 @@ const char *const trend_names[] = {
  *   levels  9 tenths of the growth or more in the first half: it grew,
  *           then stopped (a start-up)
  *   once    one step holds 8 tenths of the growth or more
- *   grew    none of these (or too few samples to tell)
+ *   grew    none of these, or fewer than 3 steps: too few to tell
  */
 enum trend slab_trend(const struct slab *sl)
 {
@@ -133,7 +133,7 @@ enum trend slab_trend(const struct slab *sl)
 
 	if (sl->shrank)
 		return TREND_MIXED;
-	if (k < 2 || net <= 0)
+	if (k < 3 || net <= 0)
 		return TREND_GREW;
 	for (i = 1; i <= k; i++) {
 		d = sl->series[i] - sl->series[i - 1];
@@ -206,10 +206,10 @@ static int slab_cmp(const void *pa, const void *pb)
 	const struct slab *a = pa, *b = pb;
 	long ga = (a->active[1] - a->active[0]) * a->objsize;
 	long gb = (b->active[1] - b->active[0]) * b->objsize;
-	enum trend ta = slab_trend(a), tb = slab_trend(b);
+	bool sa = slab_trend(a) == TREND_GROWS, sb = slab_trend(b) == TREND_GROWS;
 
-	if ((ta == TREND_GROWS) != (tb == TREND_GROWS))
-		return ta == TREND_GROWS ? -1 : 1;
+	if (sa != sb)
+		return sa ? -1 : 1;
 	if (a->shrank != b->shrank)
 		return a->shrank ? 1 : -1;
 	if (ga != gb)

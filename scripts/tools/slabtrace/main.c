@@ -79,7 +79,7 @@ static const char help_growth[] =
 	"after COMMAND, or every SECS seconds.  TREND says what the samples show:\n"
 	"grows (up in most of them, and still at the end: steadily growing ones\n"
 	"come first), levels (grew, then stopped), once (in one step), grew\n"
-	"(otherwise, or too few samples), mixed (went down too).\n"
+	"(otherwise, or fewer than 4 samples), mixed (went down too).\n"
 	"\n"
 	"  -i SECS      seconds between samples (1; 0.5 while COMMAND runs)\n"
 	"  -r ROUNDS    samples after the first, without COMMAND (5; with\n"

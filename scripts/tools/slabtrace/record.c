@@ -96,8 +96,8 @@ static void auto_caches(struct opts *o, char **cmd)
 	if (!o->ncaches)
 		o->caches[o->ncaches++] = xstrdup(s.v[0].name);
 	if (!steady)
-		printf("record: no cache grew steadily over the %d samples; tracing those that grew most\n",
-		       samples);
+		printf("record: no cache grew steadily over the %d samples; %s\n",
+		       samples, "tracing those that grew most");
 	free(s.v);
 }
 
