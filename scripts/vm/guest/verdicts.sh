@@ -112,8 +112,10 @@ slabtrace top -c requests_obj --json > /tmp/cli.json 2>&1
 check "slabtrace top --json: a verdict per stack" \
 	grep -q '"verdict": "leak", "evidence": "leak (error path): ' /tmp/cli.json
 cp /tmp/cli-top /out/verdicts-top.txt
+slabtrace leaks -c requests_obj > /out/verdicts-leaks.txt 2>&1
 cat $ST/slab/folded > /tmp/folded
 check_eq "folded: the two leaks end in [leak]" 2 "$(grep -c ';\[leak\] [0-9]*$' /tmp/folded)"
+cp /tmp/folded /out/verdicts.folded
 cp /tmp/cli /out/verdicts-cli.txt
 cp /tmp/cli.json /out/verdicts-cli.json
 
