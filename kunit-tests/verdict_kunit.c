@@ -39,8 +39,6 @@ static void outstanding(struct slab_trace_verdict_in *in, u32 n, u32 young,
 
 	for (i = 0; i < n; i++) {
 		age = young + (u32)div_u64((u64)(old - young) * i, max(n - 1, 1U));
-		if (!in->n || age < in->age_min)
-			in->age_min = age;
 		in->age_max = max(in->age_max, age);
 		in->n++;
 		in->ages[slab_trace_life_bucket(age)]++;

@@ -129,7 +129,6 @@ static void judge(struct slab_trace_snapshot *snap)
 	for (i = 0; i < snap->nr_groups; i++) {
 		g = snap->groups[i];
 		g->in->n = g->count;
-		g->in->age_min = g->age_min;
 		g->in->age_max = g->age_max;
 		slab_trace_lifetime_get(g->stack, g->syscall, snap->owner,
 					g->in->freed);

@@ -45,7 +45,7 @@ void slab_trace_lifetime_stats(unsigned int *used, unsigned int *slots,
 struct slab_trace_verdict_in {
 	u32 n;			/* outstanding objects */
 	u32 window;		/* ms the records' clock ran: every age is below */
-	u32 age_min, age_max;	/* ms */
+	u32 age_max;		/* ms: the oldest's */
 	/* The outstanding objects by age, as the lifetimes are. */
 	u32 ages[SLAB_TRACE_LIFE_BUCKETS];
 	/*
