@@ -2,14 +2,16 @@
 /*
  * slab_trace: the records of a snapshot grouped by where they were made,
  * one group per (backtrace, system call), with the objects' count, bytes,
- * ages and who made them; most bytes first.  The "stacks" view and the
- * folded stacks (folded.c) show these groups.
+ * ages and who made them, and its leak verdict (verdict.c: from the ages
+ * gathered here and the lifetimes lifetime.c counted); most bytes first.
+ * The views show these groups (dump.c, folded.c).
  *
  * The stack depot stores each distinct trace once, so a trace's handle is
  * the key.  Groups are found through an xarray indexed by handle (32 bits:
  * an index on every architecture), the groups of one handle chained by
- * system call, while they are built; then kept in an array sorted with
- * sort(): a group costs 120 bytes, whatever the number of objects in it.
+ * system call, which the per-object view looks its objects' groups up in
+ * too; and kept in an array sorted with sort(): a group costs 280 bytes,
+ * whatever the number of objects in it (and 420 more while it is built).
  *
  * No locks: it works on a snapshot nobody else sees yet.
  */
@@ -51,6 +53,8 @@ static void add(const struct slab_trace_snapshot *snap,
 		struct slab_trace_group *g, const struct slab_trace_record *rec,
 		u32 age, unsigned long bytes)
 {
+	g->in->ages[slab_trace_life_bucket(age)]++;
+	g->in->born[slab_trace_verdict_bin(g->in->window, age)]++;
 	if (!g->count || age < g->age_min)
 		g->age_min = age;
 	g->age_max = max(g->age_max, age);
@@ -83,6 +87,72 @@ static int cmp_groups(const void *a, const void *b)
 	return x->syscall - y->syscall;
 }
 
+/* Every group of @snap, found through its xarray, goes. */
+void slab_trace_groups_free(struct slab_trace_snapshot *snap)
+{
+	struct slab_trace_group *g, *first;
+	unsigned long key;
+
+	xa_for_each(&snap->by_stack, key, first) {
+		while ((g = first)) {
+			first = g->next;
+			kfree(g->in);
+			kfree(g);
+		}
+	}
+	xa_destroy(&snap->by_stack);
+	kvfree(snap->groups);
+	snap->groups = NULL;
+	snap->nr_groups = 0;
+	memset(snap->verdicts, 0, sizeof(snap->verdicts));
+}
+
+/* How long the records' clock of @snap ran, in ms, for what it shows. */
+static u32 window(const struct slab_trace_snapshot *snap)
+{
+	u64 now = div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC);
+	u64 from = snap->opts.since_mark ? snap->mark : 0;
+
+	return now > from ? min_t(u64, now - from, U32_MAX) : 0;
+}
+
+/* Each group's verdict, from its ages and its stack's lifetimes. */
+static void judge(struct slab_trace_snapshot *snap)
+{
+	bool lost = slab_trace_lifetime_lost(snap->owner);
+	u64 cache_freed = slab_trace_lifetime_owner_freed(snap->owner);
+	struct slab_trace_group *g;
+	unsigned long i;
+
+	for (i = 0; i < snap->nr_groups; i++) {
+		g = snap->groups[i];
+		g->in->n = g->count;
+		g->in->age_max = g->age_max;
+		slab_trace_lifetime_get(g->stack, g->syscall, snap->owner,
+					g->in->freed);
+		g->in->cache_freed = cache_freed;
+		g->in->freed_lost = lost;
+		slab_trace_judge(g->in, &g->verdict);
+		snap->verdicts[g->verdict.word]++;
+		kfree(g->in);
+		g->in = NULL;
+	}
+}
+
+/**
+ * slab_trace_group_of - the group of a record of a snapshot
+ * @snap: the snapshot, grouped
+ * @rec: one of its records
+ *
+ * Return: its group, or NULL if @snap has no groups.
+ */
+const struct slab_trace_group *
+slab_trace_group_of(struct slab_trace_snapshot *snap,
+		    const struct slab_trace_record *rec)
+{
+	return group_find(xa_load(&snap->by_stack, rec->stack), rec);
+}
+
 /**
  * slab_trace_aggregate - group a snapshot's records
  * @snap: the snapshot, filled but not published
@@ -91,28 +161,33 @@ static int cmp_groups(const void *a, const void *b)
  */
 int slab_trace_aggregate(struct slab_trace_snapshot *snap)
 {
+	struct xarray *xa = &snap->by_stack;
 	struct slab_trace_group *g, *first;
 	struct slab_trace_record *rec;
 	unsigned long i, key;
-	struct xarray xa;
+	u32 win = window(snap);
 	int ret = 0;
 
-	xa_init(&xa);
 	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++) {
-		first = xa_load(&xa, rec->stack);
+		first = xa_load(xa, rec->stack);
 		g = group_find(first, rec);
 		if (!g) {
 			g = kzalloc(sizeof(*g), SLABTRACE_GFP_BIG);
-			if (!g) {
+			if (g)
+				g->in = kzalloc(sizeof(*g->in), SLABTRACE_GFP_BIG);
+			if (!g || !g->in) {
+				kfree(g);
 				ret = -ENOMEM;
 				break;
 			}
+			g->in->window = win;
 			g->stack = rec->stack;
 			g->syscall = rec->syscall;
 			g->next = first;
-			ret = xa_err(xa_store(&xa, rec->stack, g,
+			ret = xa_err(xa_store(xa, rec->stack, g,
 					      SLABTRACE_GFP_BIG));
 			if (ret) {
+				kfree(g->in);
 				kfree(g);
 				break;
 			}
@@ -139,35 +214,18 @@ int slab_trace_aggregate(struct slab_trace_snapshot *snap)
 			ret = -ENOMEM;
 	}
 	i = 0;
-	xa_for_each(&xa, key, first) {
-		while ((g = first)) {
-			first = g->next;
-			g->next = NULL;
-			if (ret)
-				kfree(g);
-			else
+	if (!ret)
+		xa_for_each(xa, key, first)
+			for (g = first; g; g = g->next)
 				snap->groups[i++] = g;
-		}
-	}
-	xa_destroy(&xa);
 	if (ret) {
-		kvfree(snap->groups);
-		snap->groups = NULL;
-		snap->nr_groups = 0;
+		slab_trace_groups_free(snap);
 		return ret;
 	}
+	judge(snap);
 	sort(snap->groups, snap->nr_groups, sizeof(*snap->groups), cmp_groups,
 	     NULL);
-	return 0;
-}
-
-void slab_trace_groups_free(struct slab_trace_snapshot *snap)
-{
-	unsigned long i;
-
 	for (i = 0; i < snap->nr_groups; i++)
-		kfree(snap->groups[i]);
-	kvfree(snap->groups);
-	snap->groups = NULL;
-	snap->nr_groups = 0;
+		snap->groups[i]->rank = i + 1;
+	return 0;
 }

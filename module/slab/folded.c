@@ -11,7 +11,9 @@
  *
  * weighed by objects in /proc/slabtrace/slab/folded and by bytes in
  * folded_bytes.  A group made in a system call starts with the pseudo-frame
- * "syscall:NAME".  Every group is listed, whatever "top" said.  A sampled
+ * "syscall:NAME"; a group judged a leak (verdict.c) ends with the
+ * pseudo-frame "[leak]", which slabtrace-flamegraph colours, with the
+ * frames under it.  Every group is listed, whatever "top" said.  A sampled
  * trace ("start CACHE sample N" or "sample-bytes B") weighs each record by
  * what it stands for: the estimates the dump's header gives.
  *
@@ -72,6 +74,8 @@ static void show_group(struct seq_file *m,
 		if (i)
 			seq_putc(m, ';');
 	}
+	if (g->verdict.word == SLAB_TRACE_LEAK)
+		seq_puts(m, ";[leak]");
 	/* Sampled: estimated totals, as the dump's header gives them. */
 	if (slab_trace_sampled(snap)) {
 		count = (g->est_q16 + (1U << 15)) >> 16;

@@ -118,15 +118,24 @@ static __always_inline void drop(struct slab_trace_traced *tr,
  * It was @stale, or its address was freed from cache @from (NULL: not
  * known), which is stale too if @from is not its cache: the object there
  * was another cache's, allocated where no tracepoint saw it (bulk).
+ * Unless it was a second record of one object (not @lived), its object's
+ * lifetime counts for its stack's verdict (lifetime.c): a stale record's
+ * is longer than it was, up to the reuse of the address.
  */
 static void record_gone(struct slab_trace_set *set,
 			struct slab_trace_record *rec, bool stale,
-			const struct kmem_cache *from)
+			const struct kmem_cache *from, bool lived)
 {
 	struct slab_trace_traced *tr = NULL;
+	u32 now;
 
 	if (set)
 		tr = slab_trace_traced_of_id(set, rec->owner);
+	if (tr && lived) {
+		now = slab_trace_stamp(tr, ktime_get_mono_fast_ns());
+		slab_trace_lifetime_add(rec->stack, rec->syscall, rec->owner,
+					now > rec->stamp ? now - rec->stamp : 0);
+	}
 	if (tr && (stale || (from && from != tr->ref.cache)))
 		atomic_long_inc(&tr->replaced);
 	/* A stopped cache's last record: maybe detach the probes. */
@@ -145,7 +154,7 @@ static __always_inline void evict(struct slab_trace_set *set, const void *obj)
 		return;
 	stale = slab_trace_table_remove(&slab_trace_records, obj);
 	if (stale)
-		record_gone(set, stale, true, NULL);
+		record_gone(set, stale, true, NULL, true);
 }
 
 /*
@@ -308,9 +317,12 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 #endif
 	stale = slab_trace_table_insert(&slab_trace_records, rec);
 	/* kmalloc-large's second event of one object: not stale. */
-	if (stale)
-		record_gone(set, stale, tr->kind != SLAB_TRACE_KIND_LARGE ||
-			    stale->owner != tr->id, NULL);
+	if (stale) {
+		bool again = tr->kind == SLAB_TRACE_KIND_LARGE &&
+			     stale->owner == tr->id;
+
+		record_gone(set, stale, !again, NULL, !again);
+	}
 	/*
 	 * The depot had no room: the trace is saved later, for a record the
 	 * work finds in the table, so only now (@rec may be freed already:
@@ -349,7 +361,7 @@ static __always_inline void record_free(const void *obj,
 	rec = slab_trace_table_remove(&slab_trace_records, obj);
 	if (rec)
 		record_gone(rcu_dereference_sched(slab_trace_active), rec,
-			    false, s);
+			    false, s, true);
 }
 
 /*

@@ -61,6 +61,10 @@ unsigned int slab_trace_snapshot_idle = 600;
 module_param_named(snapshot_idle_secs, slab_trace_snapshot_idle, uint, 0400);
 MODULE_PARM_DESC(snapshot_idle_secs, "seconds a login user's print is kept after its last print or read (1..86400; default 600)");
 
+static unsigned int lifetime_slots = 4096;
+module_param(lifetime_slots, uint, 0400);
+MODULE_PARM_DESC(lifetime_slots, "stacks whose freed objects' lifetimes are kept for the leak verdicts (16..1048576, rounded up to a power of two; default 4096, 128 bytes each)");
+
 static unsigned long record_limit;
 module_param(record_limit, ulong, 0400);
 MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 of RAM's worth (\"limit N\" on ctl changes it)");
@@ -114,6 +118,12 @@ static void table_exit(void)
 	slab_trace_table_destroy(&slab_trace_records, slab_trace_record_free);
 }
 
+static int lifetimes_init(void)
+{
+	BUILD_BUG_ON(SLAB_TRACE_MAX_OWNERS > SLAB_TRACE_LIFE_OWNERS);
+	return slab_trace_lifetime_init(lifetime_slots);
+}
+
 static int stacks_init(void)
 {
 	slab_trace_stacks_init();
@@ -140,6 +150,8 @@ static const struct slabtrace_step steps[] = {
 	{ "record pool", pool_init, pool_exit },
 	/* Its records go back to the pool. */
 	{ "record table", table_init, table_exit },
+	/* The probes count the lifetimes of the records they free. */
+	{ "lifetimes", lifetimes_init, slab_trace_lifetime_exit },
 	/* Traces saved late are given to records of the table. */
 	{ "stack depot", stacks_init, slab_trace_stack_store_exit },
 	/* The module notifier names the frames of records and snapshots. */
@@ -155,6 +167,10 @@ static int slab_init(void)
 	if (pool_size < SLAB_TRACE_POOL_MIN || pool_size > SLAB_TRACE_POOL_MAX) {
 		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
 			SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
+		return -EINVAL;
+	}
+	if (lifetime_slots < 16 || lifetime_slots > 1048576) {
+		pr_warn("lifetime_slots=%u: not in 16..1048576\n", lifetime_slots);
 		return -EINVAL;
 	}
 	if (!slab_trace_snapshot_idle || slab_trace_snapshot_idle > 86400) {

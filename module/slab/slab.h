@@ -39,6 +39,8 @@
 #include <slabtrace/core.h>
 #include <uapi/slabtrace/sample.h>
 
+#include "lifetime.h"
+
 struct kmem_cache;
 struct kobject;
 
@@ -676,7 +678,7 @@ struct slab_trace_print_opts {
 #define SLAB_TRACE_GROUP_WHO	4	/* contexts listed per group */
 
 struct slab_trace_group {
-	struct slab_trace_group *next;	/* same stack, while grouping */
+	struct slab_trace_group *next;	/* same stack, other system call */
 	depot_stack_handle_t stack;
 	s16 syscall;			/* as slab_trace_record.syscall */
 	u8 nwho;
@@ -690,6 +692,9 @@ struct slab_trace_group {
 	u32 age_max;
 	u64 age_sum;
 	struct slab_trace_who who[SLAB_TRACE_GROUP_WHO];
+	u32 rank;			/* "Stack N" of the stacks view */
+	struct slab_trace_verdict_in *in;	/* while grouping */
+	struct slab_trace_verdict verdict;
 };
 
 struct slab_trace_snapshot {
@@ -712,6 +717,8 @@ struct slab_trace_snapshot {
 	u32 mark;			/* the mark since-mark used */
 	struct slab_trace_group **groups; /* most bytes first */
 	unsigned long nr_groups;
+	struct xarray by_stack;		/* stack handle -> its groups */
+	unsigned long verdicts[SLAB_TRACE_VERDICTS];	/* groups judged so */
 	u64 taken;			/* ns */
 	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;
@@ -806,6 +813,9 @@ void slab_trace_snapshot_exit_work(void);
 /* aggregate.c: the records of a snapshot grouped by backtrace. */
 int slab_trace_aggregate(struct slab_trace_snapshot *snap);
 void slab_trace_groups_free(struct slab_trace_snapshot *snap);
+const struct slab_trace_group *
+slab_trace_group_of(struct slab_trace_snapshot *snap,
+		    const struct slab_trace_record *rec);
 
 /*
  * dump.c: the text of a snapshot; folded.c: its folded stacks, and the

@@ -148,6 +148,7 @@ struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
 	if (snap) {
 		kref_init(&snap->kref);
 		xa_init(&snap->chunks);
+		xa_init(&snap->by_stack);
 		mutex_lock(&snapshots_lock);
 		list_add(&snap->alive, &snapshots_alive);
 		mutex_unlock(&snapshots_lock);

@@ -70,10 +70,10 @@ static void show_traced_stats(struct seq_file *m, struct slab_trace_traced *tr)
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct slab_trace_table *t = &slab_trace_records;
-	unsigned long kept, alive;
+	unsigned long kept, alive, lost;
+	unsigned int i, used, slots;
 	struct slab_trace_set *set;
 	bool alloc, free;
-	unsigned int i;
 	size_t mem;
 
 	seq_printf(m, "records %ld limit %lu\n", slab_trace_table_count(t),
@@ -87,6 +87,8 @@ static int stats_show(struct seq_file *m, void *v)
 		   READ_ONCE(slab_trace_pool.size),
 		   atomic_long_read(&slab_trace_pool.allocated));
 	seq_printf(m, "stacks deferred %ld\n", slab_trace_stack_deferred());
+	slab_trace_lifetime_stats(&used, &slots, &lost);
+	seq_printf(m, "lifetimes stacks %u of %u lost %lu\n", used, slots, lost);
 	slab_trace_snapshot_stats(&kept, &alive, &mem);
 	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,
 		   mem);

@@ -323,6 +323,7 @@ static void traced_release(struct slab_trace_traced **gone, unsigned int n)
 	slab_trace_table_purge_owners(&slab_trace_records, owners,
 				      slab_trace_record_free);
 	up_write(&slab_trace_print_sem);
+	slab_trace_lifetime_forget(owners);
 	for (i = 0; i < n; i++) {
 		tr = gone[i];
 		clear_bit(tr->id, owner_ids);

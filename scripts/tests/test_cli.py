@@ -277,7 +277,8 @@ class Cli(unittest.TestCase):
         lines = out.splitlines()
         self.assertEqual(lines[0], "kmalloc-64: 26 outstanding objects (1664 bytes), "
                          "traced 0.773s, 0 records dropped; 3 stacks")
-        self.assertRegex(lines[2], r"^ +1 +20 +1280 +1000  1\.207s  leaky_alloc_buf "
+        # A dump without verdicts (an older module): "-" in their column.
+        self.assertRegex(lines[2], r"^ +1 +20 +1280 +1000  1\.207s  -        leaky_alloc_buf "
                          r"\[leaky\] < keep \[leaky\] < ctl_write \[leaky\]$")
         self.assertRegex(lines[3], r"^ +2 +5 +320 +200 .* leaky_orphan_buf \[leaky\]")
         self.assertEqual(len(lines), 5)
@@ -504,18 +505,42 @@ class Cli(unittest.TestCase):
         lines = out.splitlines()
         self.assertIn("around the command", lines[0])
         self.assertTrue(lines[1].startswith("CACHE"))
-        self.assertRegex(lines[2], r"^kmalloc-64 +64 +5000 +\+4000 +\+256000 .* grows +-$")
+        # Changed at once: a sample before and one after, no trend to tell.
+        self.assertRegex(lines[2], r"^kmalloc-64 +64 +5000 +\+4000 +\+256000 .* grew +-$")
         self.assertRegex(lines[3], r"^leaky_widget +208 +60 +\+50 +\+10400 ")
         self.assertEqual(len(lines), 4, out)
+
+    def test_growth_trend_around_a_command(self):
+        # Samples every 0.2 s while the command runs: dentry steps up four
+        # times, kmalloc-64 (more bytes) once at the start, then stays.
+        p = os.path.join(self.fake.proc, "slabinfo")
+        steps = "; ".join("sleep 0.5; sed -i 's/^dentry *%d/dentry %d/' %s" % (8000 + 10 * i,
+                                                                             8010 + 10 * i, p)
+                          for i in range(4))
+        script = "sed -i 's/^kmalloc-64 *1000/kmalloc-64 5000/' %s; %s; sleep 0.5" % (p, steps)
+        rc, out, err = self.fake.run("growth", "-i", "0.2", "--", "sh", "-c", script)
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        self.assertRegex(lines[0], r"^caches that grew in [0-9.]+s \(\d+ samples, around the "
+                         r"command\), steadily growing ones first:$")
+        self.assertGreaterEqual(int(re.search(r"\((\d+) samples", lines[0]).group(1)), 10)
+        self.assertRegex(lines[2], r"^dentry .* \+40 .* grows ")
+        self.assertRegex(lines[3], r"^kmalloc-64 .* \+4000 .* levels ")
+        rc, out, err = self.fake.run("growth", "-r", "2", "--", "true")
+        self.assertEqual(rc, 2)
+        self.assertIn("-r is for sampling without a command", err)
 
     def test_growth_sampled_only_growing_first(self):
         # Each sample: kmalloc-64 up and down (mixed, but more bytes),
         # dentry only up, Acpi-Namespace with its merged names.
+        # dentry rises between every two samples (a write every 0.25 s, a
+        # sample every 0.3 s): steadily.
         self.fake.slabinfo(w=10, k=1000, d=8000)
         pid = os.fork()
         if not pid:
-            for w, k, d in ((10, 9000, 8010), (10, 2000, 8020), (10, 3000, 8030)):
-                time.sleep(0.3)
+            for w, k, d in ((10, 9000, 8010), (10, 2000, 8020), (10, 3000, 8030),
+                            (10, 2500, 8040), (10, 2600, 8050), (10, 2700, 8060)):
+                time.sleep(0.25)
                 self.fake.slabinfo(w=w, k=k, d=d)
             os._exit(0)
         rc, out, err = self.fake.run("growth", "-i", "0.3", "-r", "4")
@@ -530,8 +555,8 @@ class Cli(unittest.TestCase):
         rc, out, err = self.fake.run("growth", "--", "sed", "-i",
                                      "s/^Acpi-Namespace *400/Acpi-Namespace 500/", p)
         self.assertEqual(rc, 0, err)
-        self.assertRegex(out, r"Acpi-Namespace .* grows +ksm_mm_slot, shared_policy_node\n"
-                         r"|Acpi-Namespace .* grows +shared_policy_node, ksm_mm_slot\n")
+        self.assertRegex(out, r"Acpi-Namespace .* grew +ksm_mm_slot, shared_policy_node\n"
+                         r"|Acpi-Namespace .* grew +shared_policy_node, ksm_mm_slot\n")
 
     def test_no_such_cache(self):
         rc, out, err = self.fake.run("record", "-c", "kmalloc-8192", "--", "true")

@@ -43,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_cli  # noqa: E402
 import test_kmemtrace  # noqa: E402
+import test_tools  # noqa: E402
 
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
 DUMP = test_cli.DUMP
@@ -50,7 +51,8 @@ GO = shutil.which("go")
 PROMTOOL = shutil.which("promtool")
 NODE_EXPORTER = shutil.which("prometheus-node-exporter")
 OBJ = re.compile(r"^Obj \S+, (\d+) bytes \(\d+ requested\), age [0-9.]+s, cpu \d+, "
-                 r"(?:node \d+, )?(?:gfp [^,]+, )?from (.*?)(?: in syscall (.*))?:$")
+                 r"(?:node \d+, )?(?:gfp [^,]+, )?(?:stack \d+ \(\w+\), )?"
+                 r"from (.*?)(?: in syscall (.*))?:$")
 FRAME = re.compile(r"^ #\d+ \[<[^>]*>\] in (\S+?)(?:\+\S+)?( \[\S+\])?$")
 
 
@@ -188,6 +190,21 @@ class Pprof(unittest.TestCase):
         for pid in range(10, 16):
             self.assertRegex(raw, r"(?m)^ +2 +128: 1 \n +cache:\[kmalloc-64\] "
                              r"context:\[PID %d sh\]$" % pid)
+
+    def test_verdict_label(self):
+        # The module's verdict of each stack labels its samples:
+        # go tool pprof -tagfocus verdict=leak keeps the leaks.
+        dump = os.path.join(self.tmp, "verdicts.txt")
+        with open(dump, "w") as f:
+            f.write(test_tools.DUMP_V)
+        profile = self.report(dump)
+        raw = pprof("-raw", profile)
+        self.assertIn("cache:[kmalloc-64] context:[softirq] verdict:[leak]", raw)
+        self.assertIn("cache:[kmalloc-64] context:[PID 5 sh] syscall:[write] verdict:[live]", raw)
+        top = pprof("-top", "-tagfocus", "verdict=leak", "-sample_index", "inuse_objects",
+                    profile)
+        self.assertRegex(top, r"(?m)^ +1 .* other$")
+        self.assertNotRegex(top, r"(?m) leak \[m\]$")
 
     def test_filters_apply(self):
         self.same_as_the_dump(self.report(DUMP, "--module", "leaky"), DUMP, "leaky")

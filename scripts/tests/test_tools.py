@@ -122,11 +122,28 @@ class FlameGraph(unittest.TestCase):
         self.assertEqual(title.text, "t& (11 bytes)")
         self.assertEqual([t.text for g in root.iter(SVG + "g") if g.get("class") == "legend"
                           for t in g.iter(SVG + "text")],
-                         ["kernel function", "module function", "system call"])
+                         ["kernel function", "module function", "system call",
+                          "leaking stack"])
         script = root.find(SVG + "script").text
         for fn in ("function fg_zoom_to", "function fg_search_for", "function fg_show"):
             self.assertIn(fn, script)
         self.assertEqual(root.get("onload"), "fg_init()")
+
+    def test_leaking_stacks_red(self):
+        # A stack ending in [leak] is red, and so is every frame all of
+        # whose stacks are leaks; a frame shared with a live stack is not.
+        lines = ["syscall:write;a;b;leak_fn [m];[leak] 5", "syscall:write;a;c 3"]
+        root = ET.fromstring(flamegraph.render(flamegraph.parse(lines), "t", "objects"))
+        fill = {g.get("data-name"): g.find(SVG + "rect").get("fill")
+                for g in root.iter(SVG + "g") if g.get("class") == "frame"}
+
+        def red(name):
+            r, g, b = map(int, fill[name][4:-1].split(","))
+            return r >= 200 and g < 60 and b < 60
+
+        self.assertEqual([n for n in ("all", "syscall:write", "a", "b", "leak_fn [m]",
+                                      "[leak]", "c") if red(n)],
+                         ["b", "leak_fn [m]", "[leak]"])
 
     def test_minwidth_prunes_into_the_parent(self):
         # At 1180 pixels for 100001, the stack of 1 is 0.012 px wide.
@@ -275,7 +292,7 @@ def report_json(path, *args):
 
 STACK = re.compile(r"^Stack (\d+): (\d+) objects?, (\d+) bytes \((\d+) requested\), "
                    r"age min/avg/max (\d+)\.(\d{3})s/(\d+)\.(\d{3})s/(\d+)\.(\d{3})s, "
-                   r"from (.*):$")
+                   r"from (.*?): ((leak|live|kept|unknown)\b.*)$")
 FRAME = re.compile(r"^ #\d+ \[<[^>]*>\] in (.*)$")
 
 
@@ -293,7 +310,8 @@ def parse_stacks(lines):
                  "age_min_ms": int(m.group(5)) * 1000 + int(m.group(6)),
                  "age_avg_ms": int(m.group(7)) * 1000 + int(m.group(8)),
                  "age_max_ms": int(m.group(9)) * 1000 + int(m.group(10)),
-                 "syscall": syscall if sep else None, "frames": []}
+                 "syscall": syscall if sep else None, "evidence": m.group(12),
+                 "verdict": m.group(13), "frames": []}
             groups.append(g)
             continue
         m = FRAME.match(line)
@@ -304,7 +322,8 @@ def parse_stacks(lines):
     return groups
 
 
-KEYS = ("objects", "bytes", "requested", "age_min_ms", "age_avg_ms", "age_max_ms", "syscall")
+KEYS = ("objects", "bytes", "requested", "age_min_ms", "age_avg_ms", "age_max_ms", "syscall",
+        "verdict", "evidence")
 
 
 def group_keys(stack):
@@ -352,7 +371,7 @@ class Report(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("kmalloc-64: 4 outstanding objects (256 bytes), traced 3.000s, "
                       "0 records dropped; 2 stacks", out)
-        self.assertRegex(out, r"(?m)^   1        3        192        140  2\.000s  "
+        self.assertRegex(out, r"(?m)^   1        3        192        140  2\.000s  -        "
                          r"leak \[m\] < caller$")
         self.assertNotIn("other", out)
 
@@ -412,6 +431,73 @@ class Report(unittest.TestCase):
             self.assertIn(why, err)
 
 
+# DUMP as a module that judges its stacks writes it: stack 1 (other+...)
+# a leak, stack 2 live.
+DUMP_V = DUMP.replace("-------------------------\n",
+                      "verdicts: 1 leak, 1 live, 0 kept, 0 unknown\n"
+                      "stack 1: leak (error path): 10 of 80 not freed, allocated steadily over "
+                      "20.0 s; 1.0 s-21.0 s old; 70 freed lived <1 ms median, <2 ms p99\n"
+                      "stack 2: live: all 3 younger than the freed ones' p99; 500 freed lived "
+                      "<4.0 s median, <4.0 s p99\n"
+                      "-------------------------\n").replace(
+    ", from PID", ", stack 2 (live), from PID").replace(
+    ", from softirq", ", stack 1 (leak), from softirq")
+
+
+class Verdicts(unittest.TestCase):
+    def setUp(self):
+        self.path = tmp("st-verdicts-test.txt", DUMP_V)
+
+    def tearDown(self):
+        os.unlink(self.path)
+
+    def test_leaks_first_with_their_counts(self):
+        rc, out, err = report(self.path)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\nverdicts of its stacks: 1 leak, 1 live, 0 kept, 0 unknown\n", out)
+        rows = [l.split() for l in out.splitlines() if re.match(r"^ +\d+ ", l)]
+        self.assertEqual([(r[0], r[1], r[5], r[6]) for r in rows],
+                         [("1", "1", "leak", "other"), ("2", "3", "live", "leak")])
+
+    def test_only_leaks(self):
+        rc, out, err = report("--only-leaks", "--json", self.path)
+        c = json.loads(out)["caches"][0]
+        self.assertEqual([(g["objects"], g["verdict"]) for g in c["stacks"]], [(1, "leak")], err)
+        self.assertEqual(c["matched_objects"], 1)
+        # The header's counts stay those of every stack.
+        self.assertEqual(c["verdicts"], {"leak": 1, "live": 1, "kept": 0, "unknown": 0})
+
+    def test_json_evidence(self):
+        rc, out, err = report("--json", self.path)
+        g = json.loads(out)["caches"][0]["stacks"]
+        self.assertEqual([x["verdict"] for x in g], ["leak", "live"], err)
+        self.assertTrue(g[0]["evidence"].startswith("leak (error path): 10 of 80 not freed"))
+        self.assertTrue(g[1]["evidence"].startswith("live: all 3 younger"))
+        # A dump of a module without verdicts: none, and the old order.
+        rc, out, err = report("--json", "-", stdin=DUMP)
+        c = json.loads(out)["caches"][0]
+        self.assertIsNone(c["verdicts"])
+        self.assertEqual([(x["objects"], x["verdict"], x["evidence"]) for x in c["stacks"]],
+                         [(3, None, None), (1, None, None)])
+
+    def test_only_leaks_in_every_view(self):
+        for cmd in ("top", "leaks", "record", "report"):
+            p = subprocess.run([slabtrace_bin(), cmd, "--help"], capture_output=True,
+                               text=True)
+            self.assertIn("--only-leaks", p.stdout, cmd)
+
+    def test_folded_marks_the_leak(self):
+        self.assertEqual(report("--folded", self.path)[1],
+                         "other;[leak] 1\nsyscall:write;caller;leak [m] 3\n")
+
+    def test_saved_print_of_a_word(self):
+        text = ("Print of all: 2 caches, 1 with outstanding objects, most bytes first\n" +
+                DUMP_V)
+        rc, out, err = report("--json", "-", stdin=text)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["caches"][0]["stacks"][0]["verdict"], "leak")
+
+
 def vm_file(name):
     """@name in every VM output directory given; all of them, or none."""
     required = os.environ.get("SLABTRACE_REQUIRE_VM_OUT") == "1"
@@ -440,8 +526,9 @@ class AgainstTheKernel(unittest.TestCase):
                              sorted(group_keys(g) for g in kernel), d)
             self.assertEqual([g["bytes"] for g in kernel],
                              sorted((g["bytes"] for g in kernel), reverse=True))
-            self.assertEqual([g["bytes"] for g in mine],
-                             sorted((g["bytes"] for g in mine), reverse=True))
+            # Leaks first, then most bytes.
+            order = [(g["verdict"] != "leak", -g["bytes"]) for g in mine]
+            self.assertEqual(order, sorted(order))
 
     def test_report_folded_is_the_kernels(self):
         for path in vm_file("objects.txt"):

@@ -24,7 +24,9 @@ for its details in the bar at the bottom, click it to zoom (its ancestors
 fade, its subtree fills the width; "Reset Zoom" goes back), "Search" (or
 Ctrl-F, or "?s=REGEX" in the URL) highlights the frames whose names match
 and shows the share of the total they cover.  A legend gives the colours:
-kernel functions, module functions, system calls.  Python's standard
+kernel functions, module functions, system calls, and leaking stacks: a
+stack slabtrace judged a leak ends with the pseudo-frame "[leak]", drawn
+in red with every frame all of whose stacks are leaks.  Python's standard
 library only.
 """
 
@@ -175,6 +177,7 @@ class Node:
     def __init__(self, name):
         self.name = name
         self.count = 0
+        self.leak = 0           # the count of its stacks judged leaks
         self.children = {}
 
     def child(self, name):
@@ -199,11 +202,15 @@ def parse(lines):
             raise ValueError("line %d: bad count %r" % (number, count))
         if n < 0:
             raise ValueError("line %d: negative count" % number)
+        frames = stack.split(";")
+        leak = n if frames[-1] == LEAK else 0
         root.count += n
+        root.leak += leak
         node = root
-        for frame in stack.split(";"):
+        for frame in frames:
             node = node.child(frame)
             node.count += n
+            node.leak += leak
     return root
 
 
@@ -211,9 +218,16 @@ def depth(node):
     return 1 + max((depth(c) for c in node.children.values()), default=0)
 
 
-def color(name):
-    """A stable warm color per name; module frames ("f [mod]") greener."""
+# The pseudo-frame that ends a stack slabtrace judged a leak.
+LEAK = "[leak]"
+
+
+def color(name, leaking=False):
+    """A stable warm color per name; module frames ("f [mod]") greener;
+    a frame all of whose stacks are leaks (@leaking) red."""
     h = int(hashlib.md5(name.encode()).hexdigest()[:6], 16)
+    if leaking:
+        return "rgb(%d,%d,%d)" % (200 + h % 56, 20 + (h >> 8) % 40, 30 + (h >> 16) % 30)
     if name.endswith("]") and " [" in name:
         return "rgb(%d,%d,%d)" % (80 + h % 60, 170 + (h >> 8) % 60, 60)
     if name.startswith("syscall:"):
@@ -222,8 +236,8 @@ def color(name):
 
 
 # The legend: what the colours of color() mean, with a sample name each.
-LEGEND = (("kernel function", "kfree"), ("module function", "f [mod]"),
-          ("system call", "syscall:write"))
+LEGEND = (("kernel function", "kfree", False), ("module function", "f [mod]", False),
+          ("system call", "syscall:write", False), ("leaking stack", LEAK, True))
 
 
 def layout(node, x, level, scale, out, minwidth=0):
@@ -266,11 +280,11 @@ def render(root, title, unit, width=WIDTH, minwidth=MINWIDTH):
            '<text id="details" x="%d" y="%d"> </text>' % (MARGIN, height - 8),
            '<text id="matched" x="%d" y="%d" text-anchor="end"> </text>'
            % (width - MARGIN, height - 8)]
-    x = width // 2 - 200
-    for label, sample in LEGEND:
+    x = width // 2 - 270
+    for label, sample, leaking in LEGEND:
         out.append('<g class="legend"><rect x="%d" y="31" width="12" height="12" fill="%s"/>'
                    '<text x="%d" y="41">%s</text></g>'
-                   % (x, color(sample), x + 16, escape(label)))
+                   % (x, color(sample, leaking), x + 16, escape(label)))
         x += 140
     for node, x, level, w in frames:
         y = height - PAD_BOTTOM - (level + 1) * ROW
@@ -284,7 +298,8 @@ def render(root, title, unit, width=WIDTH, minwidth=MINWIDTH):
                    '<rect x="%.3f" y="%d" width="%.3f" height="%d" fill="%s" rx="2"/>'
                    '<text x="%.3f" y="%d">%s</text></g>'
                    % (level, quoteattr(node.name), escape(tip), x, y, w, ROW - 1,
-                      color(node.name), x + 3, y + ROW - 4, escape(label)))
+                      color(node.name, level and node.leak == node.count),
+                      x + 3, y + ROW - 4, escape(label)))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

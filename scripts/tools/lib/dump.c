@@ -52,6 +52,24 @@
 /* Caches in the print of a word: more than a kernel has. */
 #define CACHES_MAX	65536
 
+const char *const verdict_names[NVERDICTS] = {
+	[VERDICT_LEAK] = "leak",
+	[VERDICT_LIVE] = "live",
+	[VERDICT_KEPT] = "kept",
+	[VERDICT_UNKNOWN] = "unknown",
+};
+
+/* The verdict named @word; VERDICT_NONE if none is. */
+static enum verdict verdict_of(const char *word)
+{
+	int v;
+
+	for (v = VERDICT_LEAK; v < NVERDICTS; v++)
+		if (!strcmp(word, verdict_names[v]))
+			return v;
+	return VERDICT_NONE;
+}
+
 /* Where the parser is in the text, for reading and for its messages. */
 struct reader {
 	char *next;		/* the rest of the text */
@@ -305,6 +323,8 @@ struct object {
 	long pid;		/* who's; -1: none */
 	char comm[300];		/* who's command, escaped */
 	char syscall[64];
+	long stack;		/* ", stack N (WORD)": N, and WORD's verdict */
+	enum verdict verdict;
 	char **frames;
 	int nframes, cap;
 };
@@ -412,6 +432,8 @@ static bool object_add(struct dump *d, struct parse *ps, struct object *o,
 		goto out;
 	if (f->comm && strcmp(o->comm, f->comm))
 		goto out;
+	if (f->only_leaks && o->verdict != VERDICT_LEAK)
+		goto out;
 	if (f->module) {
 		for (i = 0; i < o->nframes; i++)
 			if (frame_in_module(o->frames[i], f->module))
@@ -433,6 +455,13 @@ static bool object_add(struct dump *d, struct parse *ps, struct object *o,
 		o->frames = NULL;
 		g->syscall = o->syscall[0] ? xstrdup(o->syscall) : NULL;
 		g->age_min = o->age;
+		g->stack = o->stack;
+		g->verdict = o->verdict;
+	}
+	/* Two of the module's stacks with one text: a leak if either is. */
+	if (o->verdict == VERDICT_LEAK && g->verdict != VERDICT_LEAK) {
+		g->stack = o->stack;
+		g->verdict = o->verdict;
 	}
 	/*
 	 * As the module adds them up (slab_trace_estimate()), the bytes in
@@ -522,6 +551,49 @@ static bool other_line(char *line)
 }
 
 /*
+* "verdicts: 2 leak, 2 live, 0 kept, 1 unknown", the stacks' verdicts:
+ * into @d; false if @line is not that line.
+ */
+static bool verdicts_of(const char *line, struct dump *d)
+{
+	long *v = d->verdicts;
+	int off = 0;
+
+	if (sscanf(line, "verdicts: %ld leak, %ld live, %ld kept, %ld unknown%n",
+		   &v[VERDICT_LEAK], &v[VERDICT_LIVE], &v[VERDICT_KEPT],
+		   &v[VERDICT_UNKNOWN], &off) != 4 || line[off])
+		return false;
+	d->judged = true;
+	return true;
+}
+
+/* "stack N: VERDICT...", a stack's verdict and its evidence: into @d. */
+static bool evidence_of(const char *line, struct dump *d)
+{
+	char word[16];
+	long n;
+	int off = 0;
+
+	if (sscanf(line, "stack %ld: %n%15[a-z]", &n, &off, word) != 2 ||
+	    !off || n <= 0 || verdict_of(word) == VERDICT_NONE)
+		return false;
+	d->ev = xrealloc(d->ev, (d->nev + 1) * sizeof(*d->ev));
+	d->ev[d->nev].stack = n;
+	d->ev[d->nev++].text = xstrdup(line + off);
+	return true;
+}
+
+/* Each group's evidence, from the header's lines. */
+static void evidence_attach(struct dump *d)
+{
+	int i, j;
+
+	for (i = 0; i < d->ng; i++)
+		for (j = 0; d->g[i].stack && j < d->nev; j++)
+			if (d->ev[j].stack == d->g[i].stack)
+				d->g[i].evidence = d->ev[j].text;
+}
+
  * "traced S.mmms, N outstanding (B bytes), D records dropped", the second
  * line of a dump, into @d.
  */
@@ -565,7 +637,7 @@ static bool sampled_parse(char *p, struct dump *d)
 
 /*
  * "Obj ADDR, B bytes (R requested), age S.mmms, cpu C[, node N][, gfp
- * FLAGS], from WHO[ in syscall NAME]:", into @o; NULL, or what of it is
+ * FLAGS][, stack N (VERDICT)], from WHO[ in syscall NAME]:", into @o; NULL, or what of it is
  * not the module's.
  */
 static const char *obj_parse(char *p, struct object *o)
@@ -597,6 +669,18 @@ static const char *obj_parse(char *p, struct object *o)
 			return "its GFP flags";
 		snprintf(o->gfp, sizeof(o->gfp), "%.*s", (int)n, p);
 		p += n;
+	}
+	if (skip(&p, ", stack ")) {
+		char word[16];
+
+		if (!number(&p, COUNT_MAX, &o->stack) || !o->stack ||
+		    !skip(&p, " (") || (n = strcspn(p, ")")) >= sizeof(word))
+			return "its stack";
+		snprintf(word, sizeof(word), "%.*s", (int)n, p);
+		o->verdict = verdict_of(word);
+		p += n;
+		if (o->verdict == VERDICT_NONE || !skip(&p, ")"))
+			return "its stack's verdict";
 	}
 	if (!skip(&p, ", from "))
 		return "its context";
@@ -716,6 +800,10 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 				       quoted(line, q, sizeof(q)));
 				goto out;
 			}
+		} else if (header && !ps.in_obj && verdicts_of(line, d)) {
+			continue;
+		} else if (header && !ps.in_obj && evidence_of(line, d)) {
+			continue;
 		} else if (!e->cache && !other_line(line)) {
 			refuse(&ps.r, "not a line of a per-object dump: '%s'",
 			       quoted(line, q, sizeof(q)));
@@ -737,6 +825,7 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 	}
 	if (!d->sample)
 		d->sample = 1;
+	evidence_attach(d);
 	if (d->listed != d->outstanding) {
 		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
 		     src, d->listed, d->outstanding);
@@ -924,7 +1013,10 @@ static bool sort_by_bytes;
 static int group_cmp(const void *pa, const void *pb)
 {
 	const struct group *a = pa, *b = pb;
+	bool la = a->verdict == VERDICT_LEAK, lb = b->verdict == VERDICT_LEAK;
 
+	if (la != lb)
+		return la ? -1 : 1;
 	if (sort_by_bytes && a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
 	if (a->objects != b->objects)
@@ -937,8 +1029,9 @@ static int group_cmp(const void *pa, const void *pb)
 }
 
 /*
- * Most objects first (most bytes first with @by_bytes), then bytes, the
- * oldest, and the backtrace, so that the order is the same every time.
+ * The stacks judged leaks first; then most objects (most bytes with
+ * @by_bytes), then bytes, the oldest, and the backtrace, so that the order
+ * is the same every time.
  */
 void dump_sort(struct dump *d, bool by_bytes)
 {
@@ -962,6 +1055,9 @@ void dump_free(struct dump *d)
 		free(d->g[i].key);
 	}
 	free(d->g);
+	for (i = 0; i < d->nev; i++)
+		free(d->ev[i].text);
+	free(d->ev);
 	memset(d, 0, sizeof(*d));
 }
 

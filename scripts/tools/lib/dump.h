@@ -13,6 +13,13 @@
  * struct print, each dump checked as a dump alone is, and the print cut
  * short if it holds fewer dumps than its summary counts.
  *
+ * A module that judges its stacks (module/slab/verdict.c) writes their
+ * verdicts into the dump: the header counts them ("verdicts: 2 leak, ...")
+ * and gives each stack's line ("stack 1: leak (error path): ..."), each
+ * object names its stack and verdict (", stack 1 (leak), from ..."); a
+ * group takes its objects' verdict and its stack's line.  A dump without
+ * them (an older module) parses as before, its groups with no verdict.
+ *
  * A frame is kept as the dump writes it after "in ":
  * "leaky_alloc_buf+0x1b/0x20 [leaky]" (function+offset/size [module]).
  */
@@ -28,7 +35,16 @@ struct filter {
 	long pid;		/* -1: any */
 	long older;		/* ms; applied by the parser (report only) */
 	bool by_bytes;		/* rank by bytes (dump_sort) */
+	bool only_leaks;	/* the objects of stacks judged leaks */
 };
+
+/*
+ * The module's leak verdict of a stack (module/slab/verdict.c), as the
+ * dump names it; VERDICT_NONE in a dump of a module that gave none.
+ */
+enum verdict { VERDICT_NONE, VERDICT_LEAK, VERDICT_LIVE, VERDICT_KEPT,
+	       VERDICT_UNKNOWN, NVERDICTS };
+extern const char *const verdict_names[NVERDICTS];
 
 /* Who allocated some of a group's objects: one context of the dump. */
 struct context {
@@ -57,6 +73,15 @@ struct group {
 	int ngfp;
 	long node[GROUP_NODES];		/* NUMA nodes of the objects' memory */
 	int nnode;
+	long stack;		/* the module's "stack N" of its verdict; 0: none */
+	enum verdict verdict;
+	const char *evidence;	/* the verdict's line, the dump's; or NULL */
+};
+
+/* A stack's verdict, as the header of a per-object dump gives it. */
+struct evidence {
+	long stack;
+	char *text;		/* "leak (error path): 94 of 800 not freed, ..." */
 };
 
 struct dump {
@@ -70,6 +95,10 @@ struct dump {
 	long listed;			/* objects the dump lists */
 	long objects, obj_bytes;	/* after the filters */
 	double est_objects, est_bytes;	/* what their records stand for */
+	bool judged;			/* the header counts verdicts */
+	long verdicts[NVERDICTS];	/* stacks judged so, all of the dump's */
+	struct evidence *ev;		/* each stack's verdict line */
+	int nev;
 };
 
 /* The print a dump must come from: its cache and older-than (0: none). */

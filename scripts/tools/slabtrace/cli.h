@@ -110,9 +110,13 @@ void catch_signals(void);
 int run_command(char **argv, int since);
 
 /* growth.c */
+#define SERIES_MAX 64		/* samples kept a cache: halved when full */
+
 struct slab {
 	char name[128];
 	long active[2];		/* first and last sample */
+	long series[SERIES_MAX];	/* its samples, evenly spaced */
+	int nseries;
 	long objsize;
 	bool shrank;		/* went down between two samples */
 	bool seen;
@@ -124,10 +128,15 @@ struct slabs {
 	int n;
 };
 
+/* What a cache's samples show (slab_trend()). */
+enum trend { TREND_GROWS, TREND_GREW, TREND_LEVELS, TREND_ONCE, TREND_MIXED };
+extern const char *const trend_names[];
+
+enum trend slab_trend(const struct slab *sl);
 void slab_aliases(struct slabs *s);
 int slab_grown(struct slabs *s);
 double growth_sample(struct slabs *s, char **cmd, int rounds,
-		     double interval, const char *prometheus);
+		     double interval, const char *prometheus, int *samples);
 void growth_print(struct slabs *s, double secs, int top);
 int cmd_growth(struct opts *o, int argc, char **argv);
 

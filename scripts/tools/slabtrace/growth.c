@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * slabtrace(8): slabtrace growth, which caches grew, from /proc/slabinfo
- * sampled around a command or every few seconds; the names merged with
- * each cache from /sys/kernel/slab's links.  With --prometheus, each
- * sample's figures also go to a file for node_exporter (prometheus.c).
+ * sampled every few seconds, or before, during (every half second, by a
+ * thread of its own) and after a command; the names merged with each
+ * cache from /sys/kernel/slab's links.  Each cache's samples give its
+ * trend (slab_trend()): a cache that grew once, at start-up, and stayed
+ * is not growing.  With --prometheus, each sample's figures also go to a
+ * file for node_exporter (prometheus.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +31,19 @@ static struct slab *slab_find(struct slabs *s, const char *name)
 		if (!strcmp(s->v[i].name, name))
 			return &s->v[i];
 	return NULL;
+}
+
+/* @sl's next sample: its series halved (every other kept) when full. */
+static void series_add(struct slab *sl, long active)
+{
+	int i;
+
+	if (sl->nseries == SERIES_MAX) {
+		for (i = 0; i < SERIES_MAX / 2; i++)
+			sl->series[i] = sl->series[2 * i];
+		sl->nseries = SERIES_MAX / 2;
+	}
+	sl->series[sl->nseries++] = active;
 }
 
 /* One sample of /proc/slabinfo; @first: the first of the series. */
@@ -64,10 +83,13 @@ static void slab_sample(struct slabs *s, bool first)
 			snprintf(sl->name, sizeof(sl->name), "%s", name);
 			sl->active[0] = first ? active : 0;
 			sl->active[1] = sl->active[0];
+			series_add(sl, sl->active[0]);
 		}
 		if (active < sl->active[1])
 			sl->shrank = true;
 		sl->active[1] = active;
+		if (!first)
+			series_add(sl, active);
 		sl->objsize = size;
 		sl->seen = true;
 	}
@@ -78,8 +100,57 @@ static void slab_sample(struct slabs *s, bool first)
 			if (s->v[i].active[1])
 				s->v[i].shrank = true;
 			s->v[i].active[1] = 0;
+			series_add(&s->v[i], 0);
 		}
 	}
+}
+
+const char *const trend_names[] = {
+	[TREND_GROWS] = "grows",
+	[TREND_GREW] = "grew",
+	[TREND_LEVELS] = "levels",
+	[TREND_ONCE] = "once",
+	[TREND_MIXED] = "mixed",
+};
+
+/*
+ * What the samples of a cache that grew say, from its steps (the
+ * changes between samples), in four quarters of the samples:
+ *   mixed   it went down between two samples
+ *   grows   at least 4 steps; it rose in three quarters or more, the last
+ *           one among them (still growing when the samples ended), and no
+ *           step holds half of the growth
+ *   levels  9 tenths of the growth or more in the first half: it grew,
+ *           then stopped (a start-up)
+ *   once    one step holds 8 tenths of the growth or more
+ *   grew    none of these, or fewer than 3 steps: too few to tell
+ */
+enum trend slab_trend(const struct slab *sl)
+{
+	long net = sl->active[1] - sl->active[0], big = 0, d, late;
+	long quarter[4] = { 0 };
+	int k = sl->nseries - 1, rose = 0, i;
+
+	if (sl->shrank)
+		return TREND_MIXED;
+	if (k < 3 || net <= 0)
+		return TREND_GREW;
+	for (i = 1; i <= k; i++) {
+		d = sl->series[i] - sl->series[i - 1];
+		quarter[(i - 1) * 4 / k] += d;
+		if (d > big)
+			big = d;
+	}
+	for (i = 0; i < 4; i++)
+		rose += quarter[i] > 0;
+	late = sl->series[k] - sl->series[k / 2];
+	if (k >= 4 && rose >= 3 && quarter[3] > 0 && 2 * big < net)
+		return TREND_GROWS;
+	if (10 * late <= net)
+		return TREND_LEVELS;
+	if (10 * big >= 8 * net)
+		return TREND_ONCE;
+	return TREND_GREW;
 }
 
 /* The names merged with each cache: the symlinks of /sys/kernel/slab. */
@@ -135,7 +206,10 @@ static int slab_cmp(const void *pa, const void *pb)
 	const struct slab *a = pa, *b = pb;
 	long ga = (a->active[1] - a->active[0]) * a->objsize;
 	long gb = (b->active[1] - b->active[0]) * b->objsize;
+	bool sa = slab_trend(a) == TREND_GROWS, sb = slab_trend(b) == TREND_GROWS;
 
+	if (sa != sb)
+		return sa ? -1 : 1;
 	if (a->shrank != b->shrank)
 		return a->shrank ? 1 : -1;
 	if (ga != gb)
@@ -143,7 +217,10 @@ static int slab_cmp(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-/* Grown caches first, only-growing ones before the others. */
+/*
+ * Grown caches first: the steadily growing ones, then the others that
+ * only grew, then the mixed ones; most bytes first among each.
+ */
 int slab_grown(struct slabs *s)
 {
 	int i, n = 0;
@@ -156,25 +233,68 @@ int slab_grown(struct slabs *s)
 	return n;
 }
 
+/* The thread that samples while a command runs. */
+struct sampler {
+	struct slabs *s;
+	double interval;
+	const char *prometheus;
+	atomic_bool stop;
+	int samples;
+};
+
+static void *sampler_fn(void *arg)
+{
+	struct sampler *sp = arg;
+	double next = now() + sp->interval;
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+
+	while (!atomic_load(&sp->stop)) {
+		if (now() < next) {
+			nanosleep(&tick, NULL);
+			continue;
+		}
+		slab_sample(sp->s, false);
+		if (sp->prometheus)
+			prometheus_write(sp->prometheus, sp->s);
+		sp->samples++;
+		next += sp->interval;
+	}
+	return NULL;
+}
+
 /*
- * Sample /proc/slabinfo around @cmd (if any), or @rounds times (forever if
- * @rounds < 0, until a signal) @interval seconds apart; after each sample,
- * its metrics into the file @prometheus, if not NULL.  Returns the seconds
- * the samples span.
+ * Sample /proc/slabinfo before @cmd (if any), every @interval seconds
+ * while it runs and after it; or @rounds times (forever if @rounds < 0,
+ * until a signal) @interval seconds apart; after each sample, its metrics
+ * into the file @prometheus, if not NULL.  Returns the seconds the samples
+ * span, and their number in @samples.
  */
 double growth_sample(struct slabs *s, char **cmd, int rounds,
-		     double interval, const char *prometheus)
+		     double interval, const char *prometheus, int *samples)
 {
+	struct sampler sp = { s, interval, prometheus, false, 0 };
 	double t0 = now();
+	sigset_t all, old;
+	pthread_t t;
 	int i;
 
 	memset(s, 0, sizeof(*s));
 	slab_sample(s, true);
+	*samples = 1;
 	if (prometheus)
 		prometheus_write(prometheus, s);
 	if (cmd) {
+		/* The signals are the command's and record's: not the thread's. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		if (pthread_create(&t, NULL, sampler_fn, &sp))
+			die("growth: cannot start the sampling thread");
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		run_command(cmd, nsignals);
+		atomic_store(&sp.stop, true);
+		pthread_join(t, NULL);
 		slab_sample(s, false);
+		*samples += sp.samples + 1;
 		if (prometheus)
 			prometheus_write(prometheus, s);
 		return now() - t0;
@@ -183,6 +303,7 @@ double growth_sample(struct slabs *s, char **cmd, int rounds,
 		if (!sleep_secs(interval))
 			break;
 		slab_sample(s, false);
+		++*samples;
 		if (prometheus)
 			prometheus_write(prometheus, s);
 	}
@@ -202,7 +323,7 @@ void growth_print(struct slabs *s, double secs, int top)
 		printf("%-24s %7ld %9ld %+8ld %+10ld %+10.0f  %-6s ", sl->name,
 		       sl->objsize, sl->active[1], d, d * sl->objsize,
 		       secs > 0 ? d * sl->objsize / secs : 0.0,
-		       sl->shrank ? "mixed" : "grows");
+		       trend_names[slab_trend(sl)]);
 		put_escaped(stdout, sl->aliases[0] ? sl->aliases : "-");
 		putchar('\n');
 	}
@@ -211,26 +332,27 @@ void growth_print(struct slabs *s, double secs, int top)
 int cmd_growth(struct opts *o, int argc, char **argv)
 {
 	char **cmd = argc ? argv : NULL;
-	int rounds = o->rounds > 0 ? o->rounds : 5;
+	int rounds = o->rounds > 0 ? o->rounds : 5, samples;
 	double secs;
 	struct slabs s;
 
-	if (cmd && (o->interval || o->rounds > 0))
-		usage("growth: -i and -r are for sampling, without a command");
+	if (cmd && o->rounds > 0)
+		usage("growth: -r is for sampling without a command");
 	if (o->prometheus) {
 		/* A service: samples until a signal, unless -r says otherwise. */
 		if (o->rounds <= 0)
 			rounds = -1;
 		catch_signals();
 	}
-	secs = growth_sample(&s, cmd, rounds, o->interval ? o->interval : 1,
-			     o->prometheus);
+	secs = growth_sample(&s, cmd, rounds,
+			     o->interval ? o->interval : cmd ? 0.5 : 1,
+			     o->prometheus, &samples);
 	slab_aliases(&s);
 	if (!slab_grown(&s)) {
 		printf("no cache grew in %.1fs\n", secs);
 	} else {
-		printf("caches that grew in %.2fs (%s), only-growing ones first:\n",
-		       secs, cmd ? "around the command" : "sampled");
+		printf("caches that grew in %.2fs (%d samples%s), steadily growing ones first:\n",
+		       secs, samples, cmd ? ", around the command" : "");
 		growth_print(&s, secs, o->top > 0 ? o->top : 10);
 	}
 	free(s.v);

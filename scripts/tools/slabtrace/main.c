@@ -52,7 +52,7 @@ static const char help_main[] =
 	"       slabtrace --help | --version\n"
 	"\n"
 	"  status     what is traced: records, drops, probes, kptrace\n"
-	"  growth     which caches grew (only-growing ones first)\n"
+	"  growth     which caches grew (steadily growing ones first)\n"
 	"  record     trace caches around a command, save and show the top stacks\n"
 	"  top        the stacks holding the most outstanding objects\n"
 	"  leaks      every stack, with its full backtrace\n"
@@ -75,10 +75,13 @@ static const char help_growth[] =
 	"usage: slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [--prometheus FILE]\n"
 	"                        [-- COMMAND [ARG...]]\n"
 	"\n"
-	"Which slab caches grew, from /proc/slabinfo: sampled before and after\n"
-	"COMMAND, or every SECS seconds.  Caches that only grew come first.\n"
+	"Which slab caches grew, from /proc/slabinfo: sampled before, during and\n"
+	"after COMMAND, or every SECS seconds.  TREND says what the samples show:\n"
+	"grows (up in most of them, and still at the end: steadily growing ones\n"
+	"come first), levels (grew, then stopped), once (in one step), grew\n"
+	"(otherwise, or fewer than 4 samples), mixed (went down too).\n"
 	"\n"
-	"  -i SECS      seconds between samples, without COMMAND (1)\n"
+	"  -i SECS      seconds between samples (1; 0.5 while COMMAND runs)\n"
 	"  -r ROUNDS    samples after the first, without COMMAND (5; with\n"
 	"               --prometheus: until SIGINT or SIGTERM)\n"
 	"  -n N         show the first N caches (10)\n"
@@ -91,7 +94,7 @@ static const char help_growth[] =
 
 static const char help_record[] =
 	"usage: slabtrace record -c CACHE... | --auto [-o DIR] [-s SECS] [-n N] [--keep]\n"
-	"                        [--pprof FILE] -- COMMAND [ARG...]\n"
+	"                        [--only-leaks] [--pprof FILE] -- COMMAND [ARG...]\n"
 	"\n"
 	"Trace caches around COMMAND: start them, run COMMAND, stop them, wait for\n"
 	"deferred frees, save a snapshot into DIR and show the top stacks.\n"
@@ -99,11 +102,13 @@ static const char help_record[] =
 	"  -c, --cache CACHE   a cache to trace; again for more (at most 16); or\n"
 	"                      one word: all (every slab cache), kmalloc (every\n"
 	"                      kmalloc cache); a word only when no cache is traced\n"
-	"      --auto          run COMMAND once untraced first, and trace the (up\n"
-	"                      to three) caches that only grew meanwhile\n"
+	"      --auto          run COMMAND once untraced first, sampling the caches\n"
+	"                      every 0.5 s, and trace the (up to three) that grew\n"
+	"                      steadily meanwhile (else those that grew most)\n"
 	"  -o, --output DIR    where to save (slabtrace.out)\n"
 	"  -s, --settle SECS   seconds to wait for deferred frees (1)\n"
-	"  -n N                stacks to show (10)\n"
+	"  -n N                stacks to show (10), the stacks judged leaks first\n"
+	"      --only-leaks    show only the stacks judged leaks\n"
 	"      --keep          keep the records, stopped, for top and leaks\n"
 	"      --pprof FILE    also write the snapshots as a gzipped pprof profile\n"
 	"                      (go tool pprof FILE)" PPROF_NOTE "\n"
@@ -121,15 +126,18 @@ static const char help_record[] =
 	"      --module M     only objects with a frame in module M\n" \
 	"      --comm C       only objects allocated by command C (as dumps write it)\n" \
 	"      --pid P        only objects allocated by process P\n" \
-	"      --older MS     only objects at least MS milliseconds old\n"
+	"      --older MS     only objects at least MS milliseconds old\n" \
+	"      --only-leaks   only the stacks the module judged leaks\n"
 
 static const char help_top[] =
 	"usage: slabtrace top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P]\n"
-	"                     [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]\n"
+	"                     [--older MS] [--only-leaks] [-n N] [--json]\n"
+	"                     [-i SECS [-r ROUNDS]]\n"
 	"\n"
 	"The stacks holding the most outstanding objects of each traced cache (or\n"
 	"of each CACHE), from a fresh snapshot: one print of every traced cache,\n"
-	"most bytes first, without -c.\n"
+	"most bytes first, without -c.  The stacks the module judged leaks come\n"
+	"first, and each stack shows its verdict: leak, live, kept or unknown.\n"
 	"\n"
 	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
 	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"
@@ -142,10 +150,11 @@ static const char help_top[] =
 
 static const char help_leaks[] =
 	"usage: slabtrace leaks [-c CACHE]... [--bytes] [--module M] [--comm C]\n"
-	"                       [--pid P] [--older MS] [-n N] [--json]\n"
+	"                       [--pid P] [--older MS] [--only-leaks] [-n N] [--json]\n"
 	"\n"
 	"Every stack holding outstanding objects of each traced cache (or of each\n"
-	"CACHE), with who allocated them, their ages and the full backtrace.\n"
+	"CACHE), with who allocated them, their ages, the module's verdict and its\n"
+	"evidence, and the full backtrace; the stacks judged leaks first.\n"
 	"\n"
 	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
 	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"
@@ -156,7 +165,8 @@ static const char help_leaks[] =
 
 static const char help_report[] =
 	"usage: slabtrace report [--bytes] [--module M] [--comm C] [--pid P]\n"
-	"                        [--older MS] [-n N] [--json | --folded]\n"
+	"                        [--older MS] [--only-leaks] [-n N]\n"
+	"                        [--json | --folded]\n"
 	"                        [--pprof FILE] DUMP\n"
 	"\n"
 	"top on a saved per-object dump (record's CACHE.dump, or what reading\n"
@@ -193,6 +203,7 @@ static const char help_plain[] =
 enum {
 	OPT_BYTES = 256, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
 	OPT_AUTO, OPT_KEEP, OPT_PPROF, OPT_PROMETHEUS, OPT_FOLDED,
+	OPT_ONLY_LEAKS,
 };
 
 static const struct option long_opts[] = {
@@ -210,6 +221,7 @@ static const struct option long_opts[] = {
 	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "only-leaks", no_argument, NULL, OPT_ONLY_LEAKS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -366,6 +378,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_FOLDED:
 			o->folded = true;
 			break;
+		case OPT_ONLY_LEAKS:
+			o->f.only_leaks = true;
+			break;
 		case ':':
 			usage("%s: %s needs an argument", cur->name, argv[optind - 1]);
 		default:
@@ -380,14 +395,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 }
 
 static const int longs_view[] = {
-	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON, 0,
+	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
+	OPT_ONLY_LEAKS, 0,
 };
 
-static const int longs_record[] = { OPT_AUTO, OPT_KEEP, OPT_PPROF, 0 };
+static const int longs_record[] = {
+	OPT_AUTO, OPT_KEEP, OPT_PPROF, OPT_ONLY_LEAKS, 0,
+};
 
 static const int longs_report[] = {
 	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
-	OPT_FOLDED, OPT_PPROF, 0,
+	OPT_FOLDED, OPT_PPROF, OPT_ONLY_LEAKS, 0,
 };
 
 static const int longs_growth[] = { OPT_PROMETHEUS, 0 };

@@ -23,6 +23,12 @@ static void print_ms(long ms)
 	printf("%ld.%03lds", ms / 1000, ms % 1000);
 }
 
+/* A group's verdict word, "-" if the dump gave none. */
+static const char *verdict_word(const struct group *g)
+{
+	return g->verdict ? verdict_names[g->verdict] : "-";
+}
+
 static void group_print(const struct group *g, int rank, bool full)
 {
 	char fn[512];
@@ -31,7 +37,7 @@ static void group_print(const struct group *g, int rank, bool full)
 	printf("%4d %8ld %10ld %10ld  ", rank, g->objects, g->bytes,
 	       g->requested);
 	print_ms(g->age_max);
-	printf("  ");
+	printf("  %-7s  ", verdict_word(g));
 	if (!full) {
 		for (i = 0; i < g->nframes && i < 3; i++) {
 			frame_func(g->frames[i], fn, sizeof(fn));
@@ -59,6 +65,8 @@ static void group_print(const struct group *g, int rank, bool full)
 	putchar('/');
 	print_ms(g->age_max);
 	putchar('\n');
+	if (g->evidence)
+		printf("       %s\n", g->evidence);
 	for (i = 0; i < g->nframes; i++) {
 		printf("       #%02d ", i + 1);
 		put_escaped(stdout, g->frames[i]);
@@ -81,6 +89,10 @@ void dump_print(const struct dump *d, long top, bool full)
 		printf("; %ld objects (%ld bytes) pass the filters",
 		       d->objects, d->obj_bytes);
 	printf("; %d stacks\n", d->ng);
+	if (d->judged)
+		printf("verdicts of its stacks: %ld leak, %ld live, %ld kept, %ld unknown\n",
+		       d->verdicts[VERDICT_LEAK], d->verdicts[VERDICT_LIVE],
+		       d->verdicts[VERDICT_KEPT], d->verdicts[VERDICT_UNKNOWN]);
 	if (d->sample > 1)
 		printf("sampled 1 in %ld: ", dump_weight(d));
 	else if (d->sample_bytes)
@@ -91,9 +103,9 @@ void dump_print(const struct dump *d, long top, bool full)
 		       " the counts below are of records");
 	if (!d->ng)
 		return;
-	printf("%4s %8s %10s %10s  %-7s  %s\n", "#", "objects", "bytes",
-	       "requested", "age max", full ? "who, ages, backtrace" :
-	       "allocated in (innermost first)");
+	printf("%4s %8s %10s %10s  %-7s  %-7s  %s\n", "#", "objects", "bytes",
+	       "requested", "age max", "verdict", full ?
+	       "who, ages, evidence, backtrace" : "allocated in (innermost first)");
 	for (i = 0; i < d->ng && (top < 0 || i < top); i++)
 		group_print(&d->g[i], i + 1, full);
 }
@@ -157,6 +169,13 @@ void dump_json(const struct dump *d, long top)
 	printf(", \"sample_bytes\": %ld", d->sample_bytes);
 	printf(", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
 	       dump_est(d->est_objects), dump_est(d->est_bytes));
+	printf(", \"verdicts\": ");
+	if (d->judged)
+		printf("{\"leak\": %ld, \"live\": %ld, \"kept\": %ld, \"unknown\": %ld}",
+		       d->verdicts[VERDICT_LEAK], d->verdicts[VERDICT_LIVE],
+		       d->verdicts[VERDICT_KEPT], d->verdicts[VERDICT_UNKNOWN]);
+	else
+		printf("null");
 	printf(", \"stacks\": [");
 	for (i = 0; i < d->ng && (top < 0 || i < top); i++) {
 		const struct group *g = &d->g[i];
@@ -189,7 +208,17 @@ void dump_json(const struct dump *d, long top)
 		printf("], \"nodes\": [");
 		for (j = 0; j < g->nnode; j++)
 			printf("%s%ld", j ? ", " : "", g->node[j]);
-		printf("], \"frames\": [");
+		printf("], \"verdict\": ");
+		if (g->verdict)
+			put_json_string(stdout, verdict_names[g->verdict]);
+		else
+			printf("null");
+		printf(", \"evidence\": ");
+		if (g->evidence)
+			put_json_string(stdout, g->evidence);
+		else
+			printf("null");
+		printf(", \"frames\": [");
 		for (j = 0; j < g->nframes; j++) {
 			printf("%s", j ? ", " : "");
 			frame_json(g->frames[j]);
@@ -211,9 +240,10 @@ static void put_replaced(const char *s, char from, char to)
  * folded_bytes (@by_bytes) files write them: the system call as the root
  * frame ("syscall:write", "syscall:compat_write"), then the frames from
  * the outermost in, without their offsets, ';' in a name as ':';
- * "[unknown]" for a group without backtrace.  In the print of a word
- * (@cache_frame), the cache's name comes first, as the module writes it
- * there, so that a flame graph's root splits by cache.
+ * "[unknown]" for a group without backtrace; a stack judged a leak ends
+ * with the pseudo-frame "[leak]", which slabtrace-flamegraph colours.  In
+ * the print of a word (@cache_frame), the cache's name comes first, as the
+ * module writes it there, so that a flame graph's root splits by cache.
  */
 void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame)
 {
@@ -244,6 +274,10 @@ void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame)
 			put_replaced(fn, ';', ':');
 			any = true;
 		}
+		if (g->verdict == VERDICT_LEAK) {
+			printf("%s[leak]", any ? ";" : "[unknown];");
+			any = true;
+		}
 		/* Sampled: estimated totals, as the module's files give them. */
 		printf("%s %ld\n", any ? "" : "[unknown]",
 		       dump_est(by_bytes ? g->est_bytes : g->est_objects));
@@ -269,12 +303,12 @@ static struct pprof_label label(const char *key, const char *str)
 /*
  * The groups of @d that passed the filters, as samples: one for each
  * context of each group, with its objects and bytes (estimated totals if
- * @d was sampled), labelled with the cache, the context and the system
- * call.
+ * @d was sampled), labelled with the cache, the context, the system call
+ * and the module's verdict (go tool pprof -tagfocus verdict=leak).
  */
 void dump_pprof_add(struct pprof *p, const struct dump *d)
 {
-	struct pprof_label labels[3];
+	struct pprof_label labels[4];
 	char *line, filtered[96];
 	int i, j;
 
@@ -301,6 +335,8 @@ void dump_pprof_add(struct pprof *p, const struct dump *d)
 			labels[n++] = label("context", g->ctx[j].who);
 			if (g->syscall)
 				labels[n++] = label("syscall", g->syscall);
+			if (g->verdict)
+				labels[n++] = label("verdict", verdict_names[g->verdict]);
 			pprof_add(p, g->frames, g->nframes, v, labels, n);
 		}
 	}

@@ -64,23 +64,30 @@ static void save(const char *dir, const char *cache, const char *ext,
 		die("%s: %s", path, strerror(errno));
 }
 
-/* --auto: the caches that grew while @cmd ran, most bytes first. */
+/*
+ * --auto: the (up to three) caches that grew steadily while @cmd ran, its
+ * samples every half second say (slab_trend()); if none did, those that
+ * only grew, most bytes first, and it says so.
+ */
 static void auto_caches(struct opts *o, char **cmd)
 {
 	struct slabs s;
+	int i, samples;
+	bool steady;
 	double secs;
-	int i;
 
 	printf("record: a first run of the command, to see which caches grow\n");
-	secs = growth_sample(&s, cmd, 0, 0, NULL);
+	secs = growth_sample(&s, cmd, 0, 0.5, NULL, &samples);
 	if (nsignals)
 		exit(128 + last_signal);
 	slab_aliases(&s);
 	if (!slab_grown(&s))
 		die("record --auto: no cache grew while the command ran; name one with -c");
 	growth_print(&s, secs, 5);
+	/* slab_grown() put the steadily growing ones first. */
+	steady = slab_trend(&s.v[0]) == TREND_GROWS;
 	for (i = 0; i < s.n && o->ncaches < 3; i++) {
-		if (s.v[i].shrank)
+		if (s.v[i].shrank || (steady && slab_trend(&s.v[i]) != TREND_GROWS))
 			continue;
 		if (!strncmp(s.v[i].name, "slabtrace", 9))
 			continue;
@@ -88,6 +95,9 @@ static void auto_caches(struct opts *o, char **cmd)
 	}
 	if (!o->ncaches)
 		o->caches[o->ncaches++] = xstrdup(s.v[0].name);
+	if (!steady)
+		printf("record: no cache grew steadily over the %d samples; %s\n",
+		       samples, "tracing those that grew most");
 	free(s.v);
 }
 

@@ -28,7 +28,7 @@ check_eq "none of the churn is left" 0 \
 	"$(objs_from /tmp/large bigleak_churn_large | wc -l)"
 check_eq "each with its node and GFP flags" 8 \
 	"$( (objs_from /tmp/large bigleak_large; objs_from /tmp/large bigleak_large_var) |
-	   grep -c ', node 0, gfp GFP_KERNEL, from PID ')"
+	   grep -c ', node 0, gfp GFP_KERNEL, stack [0-9]* ([a-z]*), from PID ')"
 check "no record replaced (6.12's second event of one object is not a replacement)" \
 	sh -c "! grep -q 'records replaced' /tmp/large"
 
@@ -43,7 +43,7 @@ possible=$(sed -n 's/^percpu objects: .* on all \([0-9]*\) possible CPUs$/\1/p' 
 check "at least as many possible CPUs ($possible) as online ($ncpu)" \
 	test "${possible:-0}" -ge "$ncpu"
 check_eq "their bytes: 40 on each possible CPU" 4 \
-	"$(objs_from /tmp/pcpu bigleak_percpu | grep -c ", $((40 * ${possible:-0})) bytes (40 requested), age [0-9.]*s, cpu [0-9]*, gfp GFP_KERNEL, from PID ")"
+	"$(objs_from /tmp/pcpu bigleak_percpu | grep -c ", $((40 * ${possible:-0})) bytes (40 requested), age [0-9.]*s, cpu [0-9]*, gfp GFP_KERNEL, stack [0-9]* ([a-z]*), from PID ")"
 check_eq "none of the percpu churn is left" 0 \
 	"$(objs_from /tmp/pcpu bigleak_churn_percpu | wc -l)"
 check "frame #02 of a percpu leak is keep()" \

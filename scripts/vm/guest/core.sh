@@ -87,7 +87,7 @@ cp /tmp/w /out/leaky_widget.txt
 check "header: 5 outstanding ($((5 * size)) bytes)" \
 	grep -q "^traced [0-9]*\.[0-9][0-9][0-9]s, 5 outstanding ($((5 * size)) bytes), 0 records dropped\$" /tmp/w
 check_eq "widgets with frame #01 leaky_alloc_widget" 5 "$(objs_from /tmp/w leaky_alloc_widget | wc -l)"
-check_eq "widget lines give their size, node and GFP flags" 5 "$(grep -c "^Obj [^ ]*, $size bytes ($size requested), age [0-9]*\.[0-9]*s, cpu [0-9]*, node [0-9]*, gfp GFP_KERNEL, from PID $$ sh in syscall write:\$" /tmp/w)"
+check_eq "widget lines give their size, node and GFP flags" 5 "$(grep -c "^Obj [^ ]*, $size bytes ($size requested), age [0-9]*\.[0-9]*s, cpu [0-9]*, node [0-9]*, gfp GFP_KERNEL, stack [0-9]* ([a-z]*), from PID $$ sh in syscall write:\$" /tmp/w)"
 check "reset leaky_widget" st reset leaky_widget
 dump leaky_widget /tmp/w2
 check_eq "reset drops every record" 0 "$(outstanding /tmp/w2)"

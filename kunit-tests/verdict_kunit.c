@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "slabtrace_verdict" suite proves the leak verdicts: the judge on
+ * numbers built by hand for each kind of stack the verdicts tell apart
+ * (an error path that forgets some frees, a stack that never frees, a
+ * ring, deferred frees, a warm-up, a set that levelled off, long-tailed
+ * lifetimes) and for each case where it must say it cannot tell (a short
+ * trace, too few objects, arrivals dying out, a cache that frees nothing,
+ * frees not counted); that only a leak's text holds the word "leak";
+ * the lifetime table (counts by key and bucket, owners forgotten, a full
+ * table counting what it lost); and a snapshot grouped by hand showing
+ * each stack's verdict in both views.
+ */
+#include <kunit/test.h>
+#include <linux/stackdepot.h>
+#include <linux/string.h>
+
+#include "st_slab_kunit.h"
+
+#define S	1000U	/* ms */
+
+/* The numbers of a stack seen for @window ms. */
+static struct slab_trace_verdict_in *new_in(struct kunit *test, u32 window)
+{
+	struct slab_trace_verdict_in *in = kunit_kzalloc(test, sizeof(*in),
+							  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	in->window = window;
+	in->cache_freed = 10000;	/* other stacks of its cache free */
+	return in;
+}
+
+/* @n outstanding objects, aged evenly from @young to @old ms. */
+static void outstanding(struct slab_trace_verdict_in *in, u32 n, u32 young,
+			u32 old)
+{
+	u32 i, age;
+
+	for (i = 0; i < n; i++) {
+		age = young + (u32)div_u64((u64)(old - young) * i, max(n - 1, 1U));
+		in->age_max = max(in->age_max, age);
+		in->n++;
+		in->ages[slab_trace_life_bucket(age)]++;
+		in->born[slab_trace_verdict_bin(in->window, age)]++;
+	}
+}
+
+/* @n freed after living @ms. */
+static void freed(struct slab_trace_verdict_in *in, u32 n, u32 ms)
+{
+	in->freed[slab_trace_life_bucket(ms)] += n;
+	in->cache_freed += n;
+}
+
+static struct slab_trace_verdict
+judge(struct kunit *test, const struct slab_trace_verdict_in *in)
+{
+	struct slab_trace_verdict v;
+
+	memset(&v, 0x5a, sizeof(v));
+	slab_trace_judge(in, &v);
+	kunit_info(test, "%s", v.text);
+	KUNIT_EXPECT_LT(test, strlen(v.text), sizeof(v.text) - 1);
+	/* The word first; "leak" nowhere in any other verdict's text. */
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(v.text, slab_trace_verdict_words[v.word]));
+	if (v.word != SLAB_TRACE_LEAK)
+		KUNIT_EXPECT_NULL(test, strstr(v.text, "leak"));
+	return v;
+}
+
+/* The verdict of @in is @want, its text starts with @start. */
+static void expect_verdict(struct kunit *test,
+			   const struct slab_trace_verdict_in *in,
+			   enum slab_trace_verdict_word want, const char *start)
+{
+	struct slab_trace_verdict v = judge(test, in);
+
+	KUNIT_EXPECT_EQ(test, v.word, want);
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(v.text, start),
+			      "'%s' does not start with '%s'", v.text, start);
+}
+
+/* 1 in 8 never freed, the others within a ms: after 20 s, and 60 s. */
+static void slabtrace_verdict_error_path(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 20 * S);
+
+	freed(in, 700, 0);
+	outstanding(in, 100, 10, 20 * S);
+	expect_verdict(test, in, SLAB_TRACE_LEAK,
+		       "leak (error path): 94 of 800 not freed, allocated steadily over ");
+	in = new_in(test, 60 * S);
+	freed(in, 2100, 0);
+	freed(in, 10, 1);
+	outstanding(in, 300, 0, 60 * S);
+	expect_verdict(test, in, SLAB_TRACE_LEAK, "leak (error path): ");
+}
+
+/* Nothing freed, a steady stream over 30 s. */
+static void slabtrace_verdict_growing(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 30 * S);
+
+	outstanding(in, 1500, 5, 30 * S);
+	expect_verdict(test, in, SLAB_TRACE_LEAK, "leak (growing): ");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "; none freed"));
+	/* A few frees do not make it an error path. */
+	freed(in, 5, 100);
+	expect_verdict(test, in, SLAB_TRACE_LEAK, "leak (growing): ");
+}
+
+/* The same, in a cache that freed nothing at all: frees may be batched. */
+static void slabtrace_verdict_batched(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
+
+	in->cache_freed = 0;
+	outstanding(in, 500, 100, 60 * S);
+	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: ");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "in a batch"));
+}
+
+/* A ring of 256 at 50 a second: everything freed after 5.1 s. */
+static void slabtrace_verdict_ring(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 40 * S);
+
+	freed(in, 1700, 5120);
+	outstanding(in, 256, 0, 5100);
+	expect_verdict(test, in, SLAB_TRACE_LIVE,
+		       "live: all 256 younger than the freed ones' p99; 1700 freed lived <8.1 s median, <8.1 s p99");
+}
+
+/* Freed 2 s after allocation; a late one at 3 s. */
+static void slabtrace_verdict_deferred(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 40 * S);
+
+	freed(in, 1900, 2000);
+	outstanding(in, 100, 0, 3000);
+	expect_verdict(test, in, SLAB_TRACE_LIVE, "live: all 100 younger than ");
+}
+
+/* Objects that outlive the horizon, but as many older were freed. */
+static void slabtrace_verdict_long_tail(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
+
+	freed(in, 2000, 10);
+	freed(in, 15, 20 * S);
+	outstanding(in, 100, 0, 60 * S);
+	expect_verdict(test, in, SLAB_TRACE_LIVE, "live: ");
+}
+
+/* Made at the trace's start, kept; or made over its first half. */
+static void slabtrace_verdict_kept(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
+
+	outstanding(in, 200, 57 * S, 58 * S);
+	expect_verdict(test, in, SLAB_TRACE_KEPT, "kept: 200 allocated within ");
+	in = new_in(test, 60 * S);
+	freed(in, 100, 0);
+	outstanding(in, 200, 30 * S, 60 * S);
+	expect_verdict(test, in, SLAB_TRACE_KEPT, "kept: ");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "levelled off"));
+}
+
+/* Where the numbers cannot tell, the verdict says what would. */
+static void slabtrace_verdict_unknown(struct kunit *test)
+{
+	struct slab_trace_verdict_in *in = new_in(test, 4 * S);
+
+	/* A trace too short past the horizon. */
+	outstanding(in, 200, 0, 4 * S);
+	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: ");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "trace longer"));
+	/* Too few objects. */
+	in = new_in(test, 60 * S);
+	outstanding(in, 3, 10 * S, 50 * S);
+	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: 3 of 3 older than 1.0 s: too few");
+	/* All young, and too few frees to know a lifetime. */
+	in = new_in(test, 60 * S);
+	freed(in, 3, 0);
+	outstanding(in, 5, 0, 500);
+	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: 5 objects, all younger than 1.0 s");
+	/* Arrivals dying out: many early, few late (a cache filling up). */
+	in = new_in(test, 64 * S);
+	outstanding(in, 400, 32 * S, 64 * S);
+	outstanding(in, 40, 2 * S, 32 * S);
+	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: ");
+	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "slowly"));
+	/* Frees that the lifetime table had no room for. */
+	in = new_in(test, 60 * S);
+	in->freed_lost = true;
+	outstanding(in, 500, 0, 60 * S);
+	expect_verdict(test, in, SLAB_TRACE_UNKNOWN,
+		       "unknown: 500 objects, frees not counted: the lifetime table was full");
+}
+
+/* Owners no traced cache of these tests has. */
+#define OWNER_A	(SLAB_TRACE_MAX_OWNERS - 1)
+#define OWNER_B	(SLAB_TRACE_MAX_OWNERS - 2)
+
+static void forget_owners(void)
+{
+	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
+
+	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	__set_bit(OWNER_A, owners);
+	__set_bit(OWNER_B, owners);
+	slab_trace_lifetime_forget(owners);
+}
+
+/* Counts by key and bucket; an owner forgotten, another kept. */
+static void slabtrace_verdict_lifetimes(struct kunit *test)
+{
+	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
+	u64 h[SLAB_TRACE_LIFE_BUCKETS];
+
+	forget_owners();
+	slab_trace_lifetime_add(7, -1, OWNER_A, 0);
+	slab_trace_lifetime_add(7, -1, OWNER_A, 0);
+	slab_trace_lifetime_add(7, -1, OWNER_A, 3);	/* [2, 4) ms */
+	slab_trace_lifetime_add(7, 1, OWNER_A, 5000);	/* another syscall */
+	slab_trace_lifetime_add(7, -1, OWNER_B, 1);	/* another owner */
+	slab_trace_lifetime_add(7, -1, OWNER_A, U32_MAX);
+	slab_trace_lifetime_get(7, -1, OWNER_A, h);
+	KUNIT_EXPECT_EQ(test, h[0], 2);
+	KUNIT_EXPECT_EQ(test, h[2], 1);
+	KUNIT_EXPECT_EQ(test, h[SLAB_TRACE_LIFE_BUCKETS - 1], 1);
+	KUNIT_EXPECT_EQ(test, h[1], 0);
+	slab_trace_lifetime_get(7, 1, OWNER_A, h);
+	KUNIT_EXPECT_EQ(test, h[13], 1);	/* [4096, 8192) ms */
+	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_owner_freed(OWNER_A), 5);
+
+	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	__set_bit(OWNER_A, owners);
+	slab_trace_lifetime_forget(owners);
+	slab_trace_lifetime_get(7, -1, OWNER_A, h);
+	KUNIT_EXPECT_EQ(test, h[0], 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_owner_freed(OWNER_A), 0);
+	slab_trace_lifetime_get(7, -1, OWNER_B, h);
+	KUNIT_EXPECT_EQ(test, h[1], 1);
+	/* A slot emptied and claimed again counts from zero. */
+	slab_trace_lifetime_add(8, -1, OWNER_A, 0);
+	slab_trace_lifetime_get(8, -1, OWNER_A, h);
+	KUNIT_EXPECT_EQ(test, h[0], 1);
+	forget_owners();
+}
+
+/* A full table counts the frees it has no slot for, per owner. */
+static void slabtrace_verdict_full(struct kunit *test)
+{
+	unsigned int used, slots, i;
+	unsigned long lost;
+
+	forget_owners();
+	slab_trace_lifetime_stats(&used, &slots, &lost);
+	for (i = 1; i <= slots + 16; i++)
+		slab_trace_lifetime_add(i, -1, OWNER_A, 0);
+	KUNIT_EXPECT_GT(test, slab_trace_lifetime_lost(OWNER_A), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_lost(OWNER_B), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_owner_freed(OWNER_A) +
+			      slab_trace_lifetime_lost(OWNER_A), slots + 16);
+	forget_owners();
+	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_lost(OWNER_A), 0);
+	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_owner_freed(OWNER_A), 0);
+}
+
+static noinline void frame_leak(void)
+{
+}
+
+static noinline void frame_live(void)
+{
+}
+
+#define STACK_1	"\nStack 1: 100 objects, 6400 bytes (0 requested), " \
+		"age min/avg/max 0.300s/15.150s/30.000s, " \
+		"from PID 1 ?: leak (growing): "
+#define STACK_2	"\nStack 2: 10 objects, 640 bytes (0 requested), " \
+		"age min/avg/max 0.010s/0.010s/0.010s, " \
+		"from PID 1 ?: live: all 10 younger than the freed ones' p99; " \
+		"500 freed lived <32 ms median, <32 ms p99\n"
+
+/* A snapshot's groups carry their verdicts into both views. */
+static void slabtrace_verdict_views(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap = slab_trace_snapshot_alloc();
+	unsigned long e[2] = { (unsigned long)frame_leak + 1, 0 };
+	depot_stack_handle_t leak, live;
+	struct slab_trace_record rec = { .syscall = -1, .pid = 1 };
+	struct slab_trace_reader r = { 0 };
+	struct seq_file m = { 0 };
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	leak = stack_depot_save(e, 1, GFP_KERNEL);
+	e[0] = (unsigned long)frame_live + 1;
+	live = stack_depot_save(e, 1, GFP_KERNEL);
+	forget_owners();
+	snap->owner = OWNER_A;
+	snap->object_size = 64;
+	snap->epoch = 5ULL * NSEC_PER_SEC;
+	snap->taken = snap->epoch + 30ULL * NSEC_PER_SEC;
+	strscpy(snap->name, "kunit", sizeof(snap->name));
+	/* 100 never freed over 30 s; 10 younger than their kind's lifetimes. */
+	for (i = 0; i < 100; i++) {
+		rec.obj = (void *)(0x1000UL + 64 * i);
+		rec.stack = leak;
+		rec.stamp = 300 * i;
+		KUNIT_ASSERT_EQ(test, slab_trace_snapshot_add(snap, &rec), 0);
+	}
+	for (i = 0; i < 10; i++) {
+		rec.obj = (void *)(0x100000UL + 64 * i);
+		rec.stack = live;
+		rec.stamp = 29990;
+		KUNIT_ASSERT_EQ(test, slab_trace_snapshot_add(snap, &rec), 0);
+	}
+	for (i = 0; i < 500; i++)
+		slab_trace_lifetime_add(live, -1, OWNER_A, 20);
+	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
+	KUNIT_EXPECT_EQ(test, snap->verdicts[SLAB_TRACE_LEAK], 1);
+	KUNIT_EXPECT_EQ(test, snap->verdicts[SLAB_TRACE_LIVE], 1);
+	KUNIT_EXPECT_EQ(test, slab_trace_group_of(snap, &rec)->verdict.word,
+			SLAB_TRACE_LIVE);
+
+	r.snap = snap;
+	r.part = snap;
+	m.private = &r;
+	m.size = 64 * 1024;
+	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	/* The stacks view: the verdict ends each stack's first line. */
+	m.op = &slab_trace_stacks_seq_ops;
+	slab_trace_stacks_seq_ops.show(&m, SEQ_START_TOKEN);
+	m.index = 1;
+	slab_trace_stacks_seq_ops.show(&m, snap->groups[0]);
+	m.index = 2;
+	slab_trace_stacks_seq_ops.show(&m, snap->groups[1]);
+	kunit_info(test, "%s", m.buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf,
+					   "\nverdicts: 1 leak, 1 live, 0 kept, 0 unknown\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, STACK_1));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, STACK_2));
+	/* The per-object view: each object names its stack and verdict. */
+	m.count = 0;
+	m.op = &slab_trace_dump_seq_ops;
+	slab_trace_dump_seq_ops.show(&m, SEQ_START_TOKEN);
+	slab_trace_dump_seq_ops.show(&m, slab_trace_snapshot_entry(snap, 0));
+	slab_trace_dump_seq_ops.show(&m, slab_trace_snapshot_entry(snap, 100));
+	m.buf[m.count] = 0;
+	kunit_info(test, "%s", m.buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "\nstack 1: leak (growing): "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "\nstack 2: live: "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 1 (leak), from PID 1 ?:\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 2 (live), from PID 1 ?:\n"));
+	forget_owners();
+	slab_trace_snapshot_put(snap);
+}
+
+static void slabtrace_verdict_exit(struct kunit *test)
+{
+	st_expect_lockdep_clean(test);
+}
+
+static struct kunit_case slabtrace_verdict_cases[] = {
+	KUNIT_CASE(slabtrace_verdict_error_path),
+	KUNIT_CASE(slabtrace_verdict_growing),
+	KUNIT_CASE(slabtrace_verdict_batched),
+	KUNIT_CASE(slabtrace_verdict_ring),
+	KUNIT_CASE(slabtrace_verdict_deferred),
+	KUNIT_CASE(slabtrace_verdict_long_tail),
+	KUNIT_CASE(slabtrace_verdict_kept),
+	KUNIT_CASE(slabtrace_verdict_unknown),
+	KUNIT_CASE(slabtrace_verdict_lifetimes),
+	KUNIT_CASE(slabtrace_verdict_full),
+	KUNIT_CASE(slabtrace_verdict_views),
+	{}
+};
+
+static struct kunit_suite slabtrace_verdict_suite = {
+	.name = "slabtrace_verdict",
+	.exit = slabtrace_verdict_exit,
+	.test_cases = slabtrace_verdict_cases,
+};
+
+kunit_test_suite(slabtrace_verdict_suite);
+
+MODULE_LICENSE("GPL");

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slab_trace: how long the freed objects of each allocation stack lived,
+ * counted at every free, for the leak verdicts (verdict.c).
+ *
+ * A record knows when its object was allocated; when the object is freed
+ * (or its record found stale at the address's reuse), the probe adds its
+ * lifetime to a log2 histogram of its (stack, system call, owner): the
+ * key the stacks view groups by, and the traced cache.  The histograms
+ * live in one table, allocated at load and never resized: open
+ * addressing, a slot claimed by a cmpxchg of its key, at most
+ * LIFE_PROBES slots looked at, counts added with atomic increments.  No
+ * lock, no allocation, O(1) at every free; a free whose key finds no
+ * slot is counted as lost, and its stack's verdict says it cannot tell.
+ *
+ * The table is kept small by what it holds: 28 counters a stack, not a
+ * time series (the growth of what is outstanding is read off the
+ * records' own stamps at print time, verdict.c).  When a traced cache
+ * goes (stop, reset), the slots of its owner are emptied: a slot emptied
+ * inside a run of claimed ones may let a key be claimed twice, so a
+ * reader sums every slot of its key within LIFE_PROBES of its hash.
+ *
+ * Notes on locking
+ * ----------------
+ * - None of its own.  Probes claim and count with atomics, in any
+ *   context but NMI (probes.c counts nothing there).
+ * - slab_trace_lifetime_forget() runs once no probe can count for those
+ *   owners any more (traced.c releases an owner after
+ *   tracepoint_synchronize_unregister(), with slab_trace_mutex held, so
+ *   one forget runs at a time); it publishes an emptied slot's key with
+ *   release semantics, after its counts are zeroed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "lifetime.h"
+
+/* Slots looked at from a key's hash, claiming or reading. */
+#define LIFE_PROBES	16
+
+/* Set in every claimed key: a slot of key 0 is empty. */
+#define KEY_USED	BIT_ULL(63)
+
+struct life_slot {
+	u64 key;	/* 0: empty; else KEY_USED | owner | syscall | stack */
+	atomic_t freed[SLAB_TRACE_LIFE_BUCKETS];
+} ____cacheline_aligned;
+
+static struct life_slot *slots;
+static unsigned int slots_bits;
+/* Frees whose key found no slot, by owner. */
+static atomic_long_t lost[SLAB_TRACE_LIFE_OWNERS];
+
+static inline u64 life_key(depot_stack_handle_t stack, s16 syscall, u16 owner)
+{
+	return KEY_USED | (u64)owner << 48 | (u64)(u16)syscall << 32 | stack;
+}
+
+static inline u16 key_owner(u64 key)
+{
+	return (key & ~KEY_USED) >> 48;
+}
+
+/**
+ * slab_trace_lifetime_add - an object lived @ms, from allocation to free
+ * @stack: the depot handle of its allocation's backtrace
+ * @syscall: the system call it was allocated in, as records say it
+ * @owner: its record's owner (the traced cache)
+ * @ms: how long it lived
+ *
+ * Context: Any context but NMI; no lock, no allocation.
+ */
+void slab_trace_lifetime_add(depot_stack_handle_t stack, s16 syscall,
+			     u16 owner, u32 ms)
+{
+	u64 key = life_key(stack, syscall, owner), cur;
+	unsigned int mask = BIT(slots_bits) - 1;
+	unsigned int i = hash_64(key, slots_bits), n;
+
+	for (n = 0; n < LIFE_PROBES; n++, i = (i + 1) & mask) {
+		cur = READ_ONCE(slots[i].key);
+		if (cur == key)
+			goto found;
+		if (!cur) {
+			cur = cmpxchg(&slots[i].key, 0, key);
+			if (!cur || cur == key)
+				goto found;
+		}
+	}
+	atomic_long_inc(&lost[owner]);
+	return;
+found:
+	atomic_inc(&slots[i].freed[slab_trace_life_bucket(ms)]);
+}
+
+/**
+ * slab_trace_lifetime_get - the lifetimes counted for a key
+ * @stack: as slab_trace_lifetime_add() took it
+ * @syscall: likewise
+ * @owner: likewise
+ * @freed: set to its counts, by bucket (slab_trace_life_bucket())
+ *
+ * Context: Any context; the counts may move while they are read.
+ */
+void slab_trace_lifetime_get(depot_stack_handle_t stack, s16 syscall,
+			     u16 owner, u64 freed[SLAB_TRACE_LIFE_BUCKETS])
+{
+	u64 key = life_key(stack, syscall, owner);
+	unsigned int mask = BIT(slots_bits) - 1;
+	unsigned int i = hash_64(key, slots_bits), n, b;
+
+	memset(freed, 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(*freed));
+	for (n = 0; n < LIFE_PROBES; n++, i = (i + 1) & mask) {
+		if (READ_ONCE(slots[i].key) != key)
+			continue;
+		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+			freed[b] += (u32)atomic_read(&slots[i].freed[b]);
+	}
+}
+
+/**
+ * slab_trace_lifetime_forget - empty the slots of some owners
+ * @owners: a bitmap of owners, none of whose records a probe can free
+ *
+ * Their lost frees are forgotten too.
+ *
+ * Context: Process context, one call at a time; walks the table.
+ */
+void slab_trace_lifetime_forget(const unsigned long *owners)
+{
+	unsigned int i, b;
+	u64 key;
+
+	for (i = 0; i < BIT(slots_bits); i++) {
+		key = READ_ONCE(slots[i].key);
+		if (!key || !test_bit(key_owner(key), owners))
+			continue;
+		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+			atomic_set(&slots[i].freed[b], 0);
+		/* Whoever claims it next counts from zero. */
+		smp_store_release(&slots[i].key, 0);
+		if (!(i % 4096))
+			cond_resched();
+	}
+	for (i = 0; i < SLAB_TRACE_LIFE_OWNERS; i++)
+		if (test_bit(i, owners))
+			atomic_long_set(&lost[i], 0);
+}
+
+/*
+ * How many frees were counted for @owner, all its stacks together.
+ * Context: process context; walks the table.
+ */
+u64 slab_trace_lifetime_owner_freed(u16 owner)
+{
+	unsigned int i, b;
+	u64 key, n = 0;
+
+	for (i = 0; i < BIT(slots_bits); i++) {
+		key = READ_ONCE(slots[i].key);
+		if (!key || key_owner(key) != owner)
+			continue;
+		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+			n += (u32)atomic_read(&slots[i].freed[b]);
+	}
+	return n;
+}
+
+/* How many frees of @owner's found no slot. */
+unsigned long slab_trace_lifetime_lost(u16 owner)
+{
+	return atomic_long_read(&lost[owner]);
+}
+
+/* For the stats file: slots in use, slots, frees not counted. */
+void slab_trace_lifetime_stats(unsigned int *used, unsigned int *nr,
+			       unsigned long *nlost)
+{
+	unsigned int i;
+
+	*used = 0;
+	for (i = 0; i < BIT(slots_bits); i++)
+		*used += !!READ_ONCE(slots[i].key);
+	*nr = BIT(slots_bits);
+	*nlost = 0;
+	for (i = 0; i < SLAB_TRACE_LIFE_OWNERS; i++)
+		*nlost += atomic_long_read(&lost[i]);
+}
+
+/* @nr slots, rounded up to a power of two.  Return: 0 or -ENOMEM. */
+int slab_trace_lifetime_init(unsigned int nr)
+{
+	slots_bits = order_base_2(max(nr, LIFE_PROBES));
+	slots = kvcalloc(BIT(slots_bits), sizeof(*slots), GFP_KERNEL);
+	return slots ? 0 : -ENOMEM;
+}
+
+void slab_trace_lifetime_exit(void)
+{
+	kvfree(slots);
+	slots = NULL;
+}

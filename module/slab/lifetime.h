@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slab_trace's leak verdicts: how long the freed objects of each stack
+ * lived (lifetime.c), and what that and the ages of the outstanding ones
+ * say (verdict.c).  A floor of its own: it knows stack handles, system
+ * calls, owners and milliseconds, nothing of records, caches or prints.
+ */
+#ifndef _SLABTRACE_LIFETIME_H
+#define _SLABTRACE_LIFETIME_H
+
+#include <linux/bitmap.h>
+#include <linux/stackdepot.h>
+#include <linux/types.h>
+
+/*
+ * Lifetimes and ages in powers of two of milliseconds: bucket 0 holds
+ * 0 ms (under one: the records' clock counts whole ms), bucket i holds
+ * [2^(i-1), 2^i) ms, the last everything from 2^26 ms (18.6 hours) on.
+ */
+#define SLAB_TRACE_LIFE_BUCKETS	28
+
+static inline unsigned int slab_trace_life_bucket(u32 ms)
+{
+	return ms ? min_t(unsigned int, fls(ms), SLAB_TRACE_LIFE_BUCKETS - 1) : 0;
+}
+
+/* lifetime.c: the freed objects' lifetimes, per (stack, syscall, owner). */
+#define SLAB_TRACE_LIFE_OWNERS	2048	/* owners are below (slab.h) */
+int slab_trace_lifetime_init(unsigned int slots);
+void slab_trace_lifetime_exit(void);
+void slab_trace_lifetime_add(depot_stack_handle_t stack, s16 syscall,
+			     u16 owner, u32 ms);
+void slab_trace_lifetime_get(depot_stack_handle_t stack, s16 syscall,
+			     u16 owner, u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
+void slab_trace_lifetime_forget(const unsigned long *owners);
+unsigned long slab_trace_lifetime_lost(u16 owner);
+u64 slab_trace_lifetime_owner_freed(u16 owner);
+void slab_trace_lifetime_stats(unsigned int *used, unsigned int *slots,
+			       unsigned long *lost);
+
+/* verdict.c: what the numbers of one stack say. */
+#define SLAB_TRACE_VERDICT_BINS	16
+
+/* What a stack's outstanding objects and its frees show, at a print. */
+struct slab_trace_verdict_in {
+	u32 n;			/* outstanding objects */
+	u32 window;		/* ms the records' clock ran: every age is below */
+	u32 age_max;		/* ms: the oldest's */
+	/* The outstanding objects by age, as the lifetimes are. */
+	u32 ages[SLAB_TRACE_LIFE_BUCKETS];
+	/*
+	 * And by age in SLAB_TRACE_VERDICT_BINS equal bins of the window:
+	 * bin i holds ages [i * w, (i + 1) * w), slab_trace_verdict_bin().
+	 */
+	u32 born[SLAB_TRACE_VERDICT_BINS];
+	u64 freed[SLAB_TRACE_LIFE_BUCKETS];	/* the stack's frees, by lifetime */
+	u64 cache_freed;	/* frees of the cache, this stack's included */
+	bool freed_lost;	/* some of its frees may not be counted */
+};
+
+enum slab_trace_verdict_word {
+	SLAB_TRACE_UNKNOWN,
+	SLAB_TRACE_LEAK,
+	SLAB_TRACE_LIVE,
+	SLAB_TRACE_KEPT,
+	SLAB_TRACE_VERDICTS,
+};
+
+extern const char *const slab_trace_verdict_words[SLAB_TRACE_VERDICTS];
+
+/* A verdict and its evidence, one line: "leak (error path): 94 of ...". */
+#define SLAB_TRACE_EVIDENCE	160
+struct slab_trace_verdict {
+	u8 word;		/* enum slab_trace_verdict_word */
+	char text[SLAB_TRACE_EVIDENCE];
+};
+
+static inline unsigned int slab_trace_verdict_bin(u32 window, u32 age)
+{
+	u32 w = max_t(u32, DIV_ROUND_UP(window, SLAB_TRACE_VERDICT_BINS), 1);
+
+	return min_t(u32, age / w, SLAB_TRACE_VERDICT_BINS - 1);
+}
+
+void slab_trace_judge(const struct slab_trace_verdict_in *in,
+		      struct slab_trace_verdict *v);
+
+#endif /* _SLABTRACE_LIFETIME_H */

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+# Leak verdicts: with "start all" for a minute over a warmed, steady file
+# system and process workload, the requests module's four handlers run at
+# a steady rate; in the middle of the run and at its end, exactly its two
+# leaking handlers (errpath forgets 1 object in 8, nofree never frees) are
+# judged leaks, its ring (256, oldest freed) and deferred (2 s) handlers
+# live, and no other stack of any cache a leak.  The per-object view, the
+# slabtrace command and the folded stacks carry the verdicts.
+. /tests/lib.sh
+
+REQ=/sys/kernel/debug/requests/ctl
+check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
+check "insmod requests.ko" insmod $MODDIR/requests.ko
+
+# The same file system and process work, round after round.
+work() {
+	d=/tmp/steady
+	mkdir -p $d/a/b/c
+	i=0
+	while [ $i -lt 10 ]; do
+		echo "line $i" > $d/a/b/c/f$i
+		cat $d/a/b/c/f$i > /dev/null
+		i=$((i + 1))
+	done
+	cp -r $d/a $d/copy
+	ls -lR $d > /dev/null
+	rm -rf $d/copy
+	tar -cf $d.tar -C $d a 2> /dev/null
+	rm -f $d.tar
+	sh -c 'echo hi | wc -c' > /dev/null
+	ps > /dev/null
+}
+# Warmed: the caches it fills are full before the trace.
+for i in 1 2 3; do work; done
+rm -f /tmp/steady.stop
+(while [ ! -e /tmp/steady.stop ]; do work; done; : > /tmp/steady.done) &
+
+st start all
+check "requests: run 50 a second" sh -c "echo run 50 > $REQ"
+t0=$(date +%s)
+
+# leaks FILE: "CACHE #01-function" of each stack the stacks view FILE
+# judges a leak (the word leak in its first line), sorted.
+leaks() {
+	awk '/^Dumping outstanding allocs from /{ c = $5 }
+	     /^Stack [0-9]+: /{ l = ($0 ~ /[^A-Za-z_]leak[^A-Za-z_]/) }
+	     / #01 /{ if (l) { f = $0; sub(/.* in /, "", f); sub(/[+.].*/, "", f); print c, f }; l = 0 }' "$1" | sort
+}
+# verdict FILE FUNC: the verdict word of the stack whose frame #01 is FUNC.
+verdict() {
+	awk -v f="$2" '/^Stack [0-9]+: /{ h = $0 }
+		/ #01 /{ if (index($0, " in " f "+") || index($0, " in " f ".")) { sub(/.*\): /, "", h); sub(/[ :].*/, "", h); print h } }' "$1"
+}
+# judged WHEN FILE: the checks of one print of every stack.
+judged() {
+	check_eq "$1: exactly errpath and nofree are judged leaks" \
+		"requests_obj requests_errpath
+requests_obj requests_nofree" "$(leaks "$2")"
+	check_eq "$1: errpath: leak (error path)" "leak (error path)" \
+		"$(awk '/^Stack /{ h = $0 } / #01 .* in requests_errpath[+.]/{ print h }' "$2" | sed -n 's/.*: \(leak (error path)\): .*/\1/p')"
+	check_eq "$1: nofree: leak (growing)" "leak (growing)" \
+		"$(awk '/^Stack /{ h = $0 } / #01 .* in requests_nofree[+.]/{ print h }' "$2" | sed -n 's/.*: \(leak (growing)\): .*/\1/p')"
+	check_eq "$1: ring: live" live "$(verdict "$2" requests_ring)"
+	check_eq "$1: deferred: live" live "$(verdict "$2" requests_deferred)"
+	# The figure: how the stacks of every cache were judged.
+	awk -v w="$1" '/^verdicts: /{ l += $2; v += $4; k += $6; u += $8; c++ }
+		END { printf "verdicts: %s: %d caches, %d stacks: %d leak, %d live, %d kept, %d unknown\n", w, c, l + v + k + u, l, v, k, u }' "$2"
+}
+
+until_true 60 sh -c "[ \$((\$(date +%s) - $t0)) -ge 30 ]"
+dump "all stacks" /tmp/mid
+cat $REQ
+judged "after 30 s" /tmp/mid
+cp /tmp/mid /out/verdicts-30s.txt
+
+until_true 60 sh -c "[ \$((\$(date +%s) - $t0)) -ge 60 ]"
+check "requests: stop" sh -c "echo stop > $REQ"
+: > /tmp/steady.stop
+until_true 60 test -e /tmp/steady.done
+dump "all stacks" /tmp/end
+cat $REQ
+judged "at the end, 60 s" /tmp/end
+cp /tmp/end /out/verdicts-60s.txt
+grep '^lifetimes ' $ST/slab/stats
+
+# The per-object view names each object's stack and its verdict, and
+# lists each stack's evidence in its header.
+dump requests_obj /tmp/objs
+check "objects: the header counts the verdicts" \
+	grep -q '^verdicts: 2 leak, 2 live, 0 kept, 0 unknown$' /tmp/objs
+awk '/^Obj /{ o = $0 } / #01 .* in requests_nofree[+.]/{ print o }' /tmp/objs > /tmp/nofree
+check "objects: nofree's each say leak ($(wc -l < /tmp/nofree))" \
+	test -s /tmp/nofree -a "$(grep -vc ', stack [0-9]* (leak), from ' /tmp/nofree)" = 0
+check_eq "objects: ring's each say live" 0 \
+	"$(awk '/^Obj /{ o = $0 } / #01 .* in requests_ring[+.]/{ print o }' /tmp/objs | grep -vc ', stack [0-9]* (live), from ')"
+s=$(awk '/^Obj /{ o = $0 } / #01 .* in requests_errpath[+.]/{ print o; exit }' /tmp/objs | sed -n 's/.*, stack \([0-9]*\) (leak), .*/\1/p')
+check "objects: errpath's stack has its evidence in the header" \
+	grep -q "^stack ${s:-none}: leak (error path): " /tmp/objs
+
+# The command: leaking stacks first, the count of each verdict, only the
+# leaks on request.
+slabtrace top -c requests_obj > /tmp/cli-top 2>&1
+check_eq "slabtrace top: leaking stacks first" "leak leak live live" \
+	"$(awk '/^ +[0-9]+ / { printf "%s%s", s, $6; s = " " }' /tmp/cli-top)"
+check "slabtrace top: the count of each verdict" \
+	grep -q '^verdicts of its stacks: 2 leak, 2 live, 0 kept, 0 unknown$' /tmp/cli-top
+slabtrace leaks -c requests_obj --only-leaks > /tmp/cli 2>&1
+check_eq "slabtrace leaks --only-leaks: the two leaking stacks" "leak leak" \
+	"$(awk '/^ +[0-9]+ / { printf "%s%s", s, $6; s = " " }' /tmp/cli)"
+check "slabtrace leaks: each with its evidence" grep -q '^       leak (error path): ' /tmp/cli
+slabtrace top -c requests_obj --json > /tmp/cli.json 2>&1
+check "slabtrace top --json: a verdict per stack" \
+	grep -q '"verdict": "leak", "evidence": "leak (error path): ' /tmp/cli.json
+cp /tmp/cli-top /out/verdicts-top.txt
+slabtrace leaks -c requests_obj > /out/verdicts-leaks.txt 2>&1
+cat $ST/slab/folded > /tmp/folded
+check_eq "folded: the two leaks end in [leak]" 2 "$(grep -c ';\[leak\] [0-9]*$' /tmp/folded)"
+cp /tmp/folded /out/verdicts.folded
+cp /tmp/cli /out/verdicts-cli.txt
+cp /tmp/cli.json /out/verdicts-cli.json
+
+st stop all
+st reset all
+check "rmmod requests" rmmod requests
+check "rmmod slabtrace" rmmod slabtrace
+finish
