@@ -551,7 +551,7 @@ static bool other_line(char *line)
 }
 
 /*
-* "verdicts: 2 leak, 2 live, 0 kept, 1 unknown", the stacks' verdicts:
+ * "verdicts: 2 leak, 2 live, 0 kept, 1 unknown", the stacks' verdicts:
  * into @d; false if @line is not that line.
  */
 static bool verdicts_of(const char *line, struct dump *d)
@@ -594,6 +594,7 @@ static void evidence_attach(struct dump *d)
 				d->g[i].evidence = d->ev[j].text;
 }
 
+/*
  * "traced S.mmms, N outstanding (B bytes), D records dropped", the second
  * line of a dump, into @d.
  */
