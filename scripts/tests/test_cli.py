@@ -11,7 +11,7 @@ read them back; kmemtrace-record's fake streams are plain files of packets.
 Also: every tool's --help and usage errors, the man pages, make tools,
 install-tools and uninstall-tools, and what a warning does to a build.
 
-    scripts/tests/test_cli.py [VM_OUT_DIR...]
+    scripts/tests/test_cli.py [VM_OUT_DIR...] [TEST...]
 
 Builds the programs with make tools into $TMPDIR (or uses $SLABTRACE_BIN
 for slabtrace).
@@ -184,7 +184,30 @@ class Fake:
     def env(self):
         return dict(os.environ, SLABTRACE_DEBUGFS=self.debugfs,
                     SLABTRACE_PROC=self.proc, SLABTRACE_SYSFS=self.sys,
-                    SLABTRACE_KMSG=os.path.join(self.root, "no-kmsg"))
+                    SLABTRACE_KMSG=os.path.join(self.root, "no-kmsg"),
+                    SLABTRACE_MODULES=os.path.join(self.root, "modules"),
+                    SLABTRACE_DKMS=os.path.join(self.root, "dkms"))
+
+    def install(self, ko="updates/dkms/slabtrace.ko", signed=True, dkms="0.1",
+                headers=True):
+        """A slabtrace module in the running kernel's modules.dep (KO,
+        relative to its directory; None: none), signed or not; DKMS's
+        directory of version DKMS (None: no DKMS); the kernel's headers."""
+        kdir = os.path.join(self.root, "modules", os.uname().release)
+        os.makedirs(kdir, exist_ok=True)
+        with open(os.path.join(kdir, "modules.dep"), "w") as f:
+            f.write("kernel/fs/ext4/ext4.ko: kernel/fs/mbcache.ko\n")
+            if ko:
+                f.write("%s:\n" % ko)
+        if ko:
+            os.makedirs(os.path.dirname(os.path.join(kdir, ko)), exist_ok=True)
+            with open(os.path.join(kdir, ko), "wb") as f:
+                f.write(b"\x7fELF" + b"\0" * 100 +
+                        (b"~Module signature appended~\n" if signed else b""))
+        if headers:
+            os.makedirs(os.path.join(kdir, "build"), exist_ok=True)
+        if dkms:
+            os.makedirs(os.path.join(self.root, "dkms", "slabtrace", dkms, "source"))
 
     def run(self, *args, user=None, prog=None):
         cmd = [prog or BIN] + list(args)
@@ -1278,7 +1301,7 @@ class Recorder(unittest.TestCase):
 
     def test_causes(self):
         for f, want in ((Fake(module=False), "the slabtrace module is not loaded"),
-                        (Fake(module=False, mounted=False), "debugfs is not mounted on"),
+                        (Fake(module=False, mounted=False), "the slabtrace module is not loaded"),
                         (Fake(), "the slabtrace module is loaded but ")):
             try:
                 rc, out, err = f.run("--", "true", prog=RECORD)
@@ -1324,20 +1347,134 @@ class Recorder(unittest.TestCase):
 
 
 class Causes(unittest.TestCase):
-    def test_debugfs_not_mounted(self):
+    """Why the module's files cannot be reached, and what to do, as a user
+    of the packages meets it: not loaded, not built for this kernel (no
+    headers, a failed build), refused by Secure Boot."""
+
+    def setUp(self):
+        self.fake = Fake(module=False)
+        self.krel = os.uname().release
+
+    def tearDown(self):
+        self.fake.close()
+
+    def said(self, *args, prog=None):
+        rc, out, err = self.fake.run(*(args or ("status",)), prog=prog)
+        self.assertEqual((rc, out), (1, ""), err)
+        self.assertNotIn("debugfs", err)
+        return err
+
+    def test_not_loaded(self):
+        self.fake.install()
+        for args in (("status",), ("top",), ("leaks",), ("start", "kmalloc-64"),
+                     ("record", "-c", "kmalloc-64", "--", "true"),
+                     ("record", "--auto", "--", "true")):
+            self.assertEqual(self.said(*args),
+                             "slabtrace: the slabtrace module is not loaded: "
+                             "sudo modprobe slabtrace\n", args)
+        self.assertEqual(self.said("--", "true", prog=RECORD),
+                         "kmemtrace-record: the slabtrace module is not loaded: "
+                         "sudo modprobe slabtrace\n")
+
+    def test_not_loaded_nor_debugfs_mounted(self):
+        # debugfs is not needed: /proc/slabtrace is where the files are.
+        shutil.rmtree(os.path.join(self.fake.debugfs, "tracing"))
+        self.fake.install()
+        self.assertIn("is not loaded: sudo modprobe slabtrace", self.said())
+
+    def test_compressed_module(self):
+        self.fake.install(ko="updates/dkms/slabtrace.ko.xz")
+        self.assertIn("is not loaded: sudo modprobe slabtrace", self.said())
+
+    def test_no_headers_for_this_kernel(self):
+        self.fake.install(ko=None, headers=False)
+        self.assertEqual(self.said(),
+                         "slabtrace: the slabtrace module is not loaded, and not built for this "
+                         "kernel (%s): its headers are missing: sudo apt install "
+                         "linux-headers-%s (DKMS then builds slabtrace for it), then sudo "
+                         "modprobe slabtrace\n" % (self.krel, self.krel))
+
+    def test_dkms_build_failed(self):
+        self.fake.install(ko=None)
+        err = self.said()
+        self.assertIn("not built for this kernel (%s): dkms status slabtrace says why, " %
+                      self.krel, err)
+        self.assertIn("/dkms/slabtrace/0.1/build/make.log is DKMS's build log; "
+                      "sudo dkms install slabtrace/0.1 -k %s tries again\n" % self.krel, err)
+
+    def test_nothing_installed(self):
+        self.fake.install(ko=None, dkms=None)
+        self.assertEqual(self.said(),
+                         "slabtrace: the slabtrace module is not loaded, and none is installed "
+                         "for this kernel (%s): install the slabtrace-dkms package; from a "
+                         "checkout: make && sudo insmod slabtrace.ko\n" % self.krel)
+        self.fake.install(ko=None, dkms=None, headers=False)
+        self.assertIn("none is installed for this kernel", self.said())
+
+    def lockdown(self):
+        sec = os.path.join(self.fake.sys, "kernel", "security")
+        os.makedirs(sec)
+        with open(os.path.join(sec, "lockdown"), "w") as f:
+            f.write("none [integrity] confidentiality\n")
+
+    def test_secure_boot_signed(self):
+        self.fake.install()
+        self.lockdown()
+        self.assertEqual(self.said(),
+                         "slabtrace: the slabtrace module is not loaded, and this kernel loads "
+                         "only signed modules (Secure Boot), with a key it trusts: sudo modprobe "
+                         "slabtrace; if that says 'Operation not permitted' or 'Key was rejected "
+                         "by service', enrol DKMS's key once: sudo mokutil --import "
+                         "/var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager\n")
+
+    def test_secure_boot_unsigned(self):
+        self.fake.install(signed=False)
+        self.lockdown()
+        ko = os.path.join(self.fake.root, "modules", self.krel, "updates/dkms/slabtrace.ko")
+        err = self.said()
+        self.assertIn("only signed modules (Secure Boot): %s is not signed: DKMS signs what "
+                      "it builds when openssl is installed (sudo apt install openssl; "
+                      "sudo dkms remove slabtrace/0.1 -k %s; sudo dkms install slabtrace/0.1 "
+                      "-k %s); then enrol DKMS's key once: sudo mokutil --import "
+                      "/var/lib/dkms/mok.pub" % (ko, self.krel, self.krel), err)
+
+    def test_secure_boot_from_the_firmware(self):
+        # No securityfs mounted: the firmware's SecureBoot variable says.
+        self.fake.install()
+        efi = os.path.join(self.fake.sys, "firmware", "efi", "efivars")
+        os.makedirs(efi)
+        var = os.path.join(efi, "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c")
+        with open(var, "wb") as f:
+            f.write(b"\x06\0\0\0\x01")
+        self.assertIn("only signed modules (Secure Boot)", self.said())
+        with open(var, "wb") as f:
+            f.write(b"\x06\0\0\0\x00")
+        self.assertIn("is not loaded: sudo modprobe slabtrace", self.said())
+
+    def test_refusal_in_the_kernel_log(self):
+        self.fake.install()
+        with open(os.path.join(self.fake.root, "no-kmsg"), "w") as f:
+            f.write("6,1,2,-;loop: module loaded\n"
+                    "5,2,3,-;Lockdown: modprobe: unsigned module loading is restricted; "
+                    "see man kernel_lockdown.7\n")
+        err = self.said()
+        self.assertTrue(err.startswith("slabtrace: the kernel refused a module for its "
+                                       "signature: 'Lockdown: modprobe: unsigned module "
+                                       "loading is restricted; see man kernel_lockdown.7'\n"
+                                       "slabtrace: the slabtrace module is not loaded, and "
+                                       "this kernel loads only signed modules"), err)
+
+    def test_loaded_without_procfs_nor_debugfs(self):
+        # A module whose files are in debugfs only: then debugfs matters.
         fake = Fake(module=False, mounted=False)
-        rc, _, err = fake.run("status")
-        fake.close()
+        try:
+            os.makedirs(os.path.join(fake.sys, "module", "slabtrace"))
+            rc, _, err = fake.run("status")
+        finally:
+            fake.close()
         self.assertEqual(rc, 1)
         self.assertIn("debugfs is not mounted on", err)
         self.assertIn("(mount -t debugfs none ", err)
-
-    def test_module_not_loaded(self):
-        fake = Fake(module=False)
-        rc, _, err = fake.run("top")
-        fake.close()
-        self.assertEqual(rc, 1)
-        self.assertIn("the slabtrace module is not loaded (insmod slabtrace.ko", err)
 
     @unittest.skipUnless(os.getuid() == 0 and shutil.which("setpriv"),
                          "needs root and setpriv to act as another user")
@@ -1559,7 +1696,9 @@ class VmOutput(unittest.TestCase):
 
 if __name__ == "__main__":
     build()
-    result = unittest.main(argv=[sys.argv[0], "-v"], exit=False).result
+    # Arguments that are no directory: the tests to run (Causes, Cli.test_json).
+    names = [a for a in sys.argv[1:] if not os.path.isdir(a)]
+    result = unittest.main(argv=[sys.argv[0], "-v"] + names, exit=False).result
     nfail = len(result.failures) + len(result.errors)
     print("cli: %d passed, %d failed" % (result.testsRun - nfail - len(result.skipped), nfail))
     sys.exit(1 if nfail else 0)

@@ -2,7 +2,7 @@
 /*
  * What the programs beside the module (slabtrace, kmemtrace-record) share:
  * where slabtrace's files are, why they cannot be reached when they
- * cannot, the module's reason for a refused command, and how a program
+ * cannot (and, when the module is not loaded, why not and what to do), the module's reason for a refused command, and how a program
  * says that it failed (exit 1) or was called wrongly (exit 2).
  *
  * Every path to a file of the module is built by st_path(), under the one
@@ -11,7 +11,8 @@
  *
  * For tests on a machine without the module, the trees can be moved:
  * SLABTRACE_PROC (default /proc), SLABTRACE_DEBUGFS (/sys/kernel/debug),
- * SLABTRACE_SYSFS (/sys), SLABTRACE_KMSG (/dev/kmsg).
+ * SLABTRACE_SYSFS (/sys), SLABTRACE_KMSG (/dev/kmsg), SLABTRACE_MODULES
+ * (/lib/modules), SLABTRACE_DKMS (/var/lib/dkms).
  */
 #ifndef SLABTRACE_STFILES_H
 #define SLABTRACE_STFILES_H

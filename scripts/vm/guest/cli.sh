@@ -236,12 +236,22 @@ check_eq "needs root" \
 	"slabtrace: needs root: /proc/slabtrace is root's only (run it with sudo)" "$err"
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
+# Not loaded, and not installed for this kernel (no modules.dep lists it).
+kv=$(uname -r)
 err=$(slabtrace status 2>&1)
-check_eq "module not loaded" \
-	"slabtrace: the slabtrace module is not loaded (insmod slabtrace.ko, or modprobe slabtrace after make modules_install)" "$err"
+check_eq "module not loaded, none installed" \
+	"slabtrace: the slabtrace module is not loaded, and none is installed for this kernel ($kv): install the slabtrace-dkms package; from a checkout: make && sudo insmod slabtrace.ko" "$err"
+# Installed (modules.dep lists it, as depmod writes it): load it.
+mkdir -p /lib/modules/$kv
+echo "$MODDIR/slabtrace.ko:" > /lib/modules/$kv/modules.dep
+err=$(slabtrace status 2>&1)
+check_eq "module not loaded, installed" \
+	"slabtrace: the slabtrace module is not loaded: sudo modprobe slabtrace" "$err"
+# debugfs is not needed (/proc/slabtrace): its absence is not the cause.
 umount /sys/kernel/debug
 err=$(slabtrace status 2>&1)
-check_eq "debugfs not mounted" \
-	"slabtrace: debugfs is not mounted on /sys/kernel/debug (mount -t debugfs none /sys/kernel/debug)" "$err"
+check_eq "module not loaded, debugfs not mounted: the module is the cause" \
+	"slabtrace: the slabtrace module is not loaded: sudo modprobe slabtrace" "$err"
 mount -t debugfs debugfs /sys/kernel/debug
+rm /lib/modules/$kv/modules.dep
 finish

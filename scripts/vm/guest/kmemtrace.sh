@@ -206,10 +206,10 @@ logged "kmemtrace_buffer_kb=7: not a multiple of 8 in 16..65536"
 # --- The recorder says what is wrong, as the slabtrace command does.
 err=$(kmemtrace-record -o /tmp/none -- true 2>&1)
 check_eq "module not loaded" \
-	"kmemtrace-record: the slabtrace module is not loaded (insmod slabtrace.ko, or modprobe slabtrace after make modules_install)" "$err"
+	"kmemtrace-record: the slabtrace module is not loaded, and none is installed for this kernel ($(uname -r)): install the slabtrace-dkms package; from a checkout: make && sudo insmod slabtrace.ko" "$err"
 umount /sys/kernel/debug
 err=$(kmemtrace-record -o /tmp/none -- true 2>&1)
-check_eq "debugfs not mounted" \
-	"kmemtrace-record: debugfs is not mounted on /sys/kernel/debug (mount -t debugfs none /sys/kernel/debug)" "$err"
+check_eq "module not loaded, debugfs not mounted: the module is the cause" \
+	"kmemtrace-record: the slabtrace module is not loaded, and none is installed for this kernel ($(uname -r)): install the slabtrace-dkms package; from a checkout: make && sudo insmod slabtrace.ko" "$err"
 mount -t debugfs debugfs /sys/kernel/debug
 finish
