@@ -193,13 +193,14 @@ tools:
 	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_GEN),$(TOOLS_ALLFLAGS))
 
 # Copies only: build with make (or make tools) first, as yourself.
+# Every program in BINDIR, as the Debian package has them: some need no
+# root (slabtrace report, kmemtrace-report), and sudo finds the others.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 # program:directory:man page, of what install-tools copies.
-INSTALLED := $(TOOLS_OUT)/slabtrace:$(SBINDIR):slabtrace.8 \
-	$(TOOLS_OUT)/kmemtrace-record:$(SBINDIR):kmemtrace-record.8 \
+INSTALLED := $(TOOLS_OUT)/slabtrace:$(BINDIR):slabtrace.8 \
+	$(TOOLS_OUT)/kmemtrace-record:$(BINDIR):kmemtrace-record.8 \
 	$(TOOLS_OUT)/kmemtrace-report:$(BINDIR):kmemtrace-report.1 \
 	scripts/tools/flamegraph.py:$(BINDIR):slabtrace-flamegraph.1
 install-tools:

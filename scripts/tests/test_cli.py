@@ -1580,7 +1580,7 @@ class Install(unittest.TestCase):
                                 "PREFIX=/opt/st")
             self.assertEqual(rc, 0, out)
             self.assertNotRegex(out, r"\bcc\b|gcc")
-            want = ["opt/st/sbin/slabtrace", "opt/st/sbin/kmemtrace-record",
+            want = ["opt/st/bin/slabtrace", "opt/st/bin/kmemtrace-record",
                     "opt/st/bin/slabtrace-flamegraph",
                     "opt/st/share/man/man8/slabtrace.8",
                     "opt/st/share/man/man8/kmemtrace-record.8",
@@ -1591,7 +1591,7 @@ class Install(unittest.TestCase):
             got = [os.path.relpath(os.path.join(d, f), dest)
                    for d, _, fs in os.walk(dest) for f in fs]
             self.assertEqual(sorted(got), sorted(want))
-            self.assertEqual(subprocess.run([os.path.join(dest, "opt/st/sbin/slabtrace"),
+            self.assertEqual(subprocess.run([os.path.join(dest, "opt/st/bin/slabtrace"),
                                              "--version"], capture_output=True,
                                             text=True).stdout, "slabtrace 0.1\n")
             p = subprocess.run([os.path.join(dest, "opt/st/bin/slabtrace-flamegraph"), "--help"],
