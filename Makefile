@@ -253,7 +253,7 @@ vm-test: test-modules
 STRESS_SECS ?= 300
 STRESS_KVER := $(or $(KVER),6.12)
 stress:
-	@scripts/deps.sh
+	@scripts/deps.sh vm
 	@$(MAKE) --no-print-directory KVER=$(STRESS_KVER) test-modules
 	rm -rf build/$(STRESS_KVER)/stress-out
 	SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 stress_secs=$(STRESS_SECS)$(if \
@@ -284,7 +284,7 @@ check:
 # use-after-free or a bad lock order is reported whatever the timing, and
 # the splat fails the run: every test in one boot, lowmem in another.
 check-debug:
-	@scripts/deps.sh
+	@scripts/deps.sh debug
 	@$(MAKE) --no-print-directory KVER=$(DEBUG_KVER) test-modules
 	rm -rf build/$(DEBUG_KVER)/vm-out build/$(DEBUG_KVER)/vm-lowmem
 	@rc=0; \

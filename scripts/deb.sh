@@ -20,7 +20,7 @@ cd "$top"
 
 for tool in dpkg-buildpackage dh dh_dkms lintian; do
 	command -v "$tool" > /dev/null || {
-		echo "make deb: $tool is missing: apt install debhelper dh-dkms lintian (scripts/deps.sh installs them)" >&2
+		echo "make deb: $tool is missing: apt install debhelper dh-dkms lintian (scripts/deps.sh deb installs them)" >&2
 		exit 1
 	}
 done

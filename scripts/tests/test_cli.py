@@ -1618,6 +1618,40 @@ class Build(unittest.TestCase):
                            capture_output=True, text=True, timeout=300)
         return p.returncode, p.stdout + p.stderr
 
+    def test_each_target_installs_what_it_needs(self):
+        # scripts/deps.sh --list: what a group would install, nothing done.
+        def deps(*groups):
+            p = subprocess.run([os.path.join(TOP, "scripts", "deps.sh"), "--list"] +
+                               list(groups), capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return set(p.stdout.split("\n")) - {""}
+        demo, check = deps("demo"), deps("check")
+        self.assertIn("qemu-system-x86", demo)
+        self.assertIn("busybox-static", demo)
+        for p in ("chromium", "golang-go", "linux-source-6.12", "qemu-system-arm",
+                  "libc6-dev-arm64-cross", "dkms", "lintian", "sparse", "arch arm64"):
+            self.assertNotIn(p, demo)
+            self.assertIn(p, check)
+        self.assertLess(demo, check)
+        self.assertNotIn("arch arm64", deps("deb"))
+        self.assertIn("arch arm64", deps("compat"))
+        for group in ("demo", "check", "deb", "debug", "compat", "realdeb"):
+            # Never a daemon: Prometheus' programs are unpacked, not installed.
+            self.assertFalse({"prometheus", "prometheus-node-exporter"} & deps(group), group)
+        self.assertIn("unpacked prometheus prometheus-node-exporter", check)
+        # Each target asks for its group.
+        for path, call in (("scripts/vm/demo.sh", "scripts/deps.sh demo"),
+                           ("Makefile", "@scripts/deps.sh vm"),
+                           ("Makefile", "@scripts/deps.sh debug"),
+                           ("scripts/compat.sh", 'deps.sh" compat'),
+                           ("scripts/tests/test_realdeb.sh", "scripts/deps.sh realdeb")):
+            with open(os.path.join(TOP, path)) as f:
+                self.assertIn(call, f.read(), path)
+        p = subprocess.run([os.path.join(TOP, "scripts", "deps.sh"), "--list", "frob"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("deps: unknown group 'frob'", p.stderr)
+
     def test_unknown_kver_stops_at_once(self):
         rc, out = self.make("KVER=6.99")
         self.assertEqual(rc, 2)

@@ -4,7 +4,8 @@
 from Debian: pprof profiles (slabtrace record/report --pprof) by `go tool
 pprof` (golang-go), Prometheus files (slabtrace growth --prometheus) by
 `promtool check metrics` (prometheus) and node_exporter's textfile
-collector (prometheus-node-exporter).
+collector (prometheus-node-exporter): those two unpacked into the cache by
+scripts/fetch-prometheus.sh, never installed.
 
     scripts/tests/test_interop.py [VM_OUT_DIR...]
 
@@ -47,8 +48,22 @@ import test_kmemtrace  # noqa: E402
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
 DUMP = test_cli.DUMP
 GO = shutil.which("go")
-PROMTOOL = shutil.which("promtool")
-NODE_EXPORTER = shutil.which("prometheus-node-exporter")
+
+
+def prometheus_bin(name):
+    """@name as scripts/fetch-prometheus.sh unpacked it into the cache (the
+    packages are never installed: their services would start), else on
+    PATH; None if neither."""
+    p = subprocess.run([os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts",
+                                     "fetch-prometheus.sh")], capture_output=True, text=True)
+    path = os.path.join(p.stdout.strip(), name)
+    if p.returncode == 0 and os.access(path, os.X_OK):
+        return path
+    return shutil.which(name)
+
+
+PROMTOOL = prometheus_bin("promtool")
+NODE_EXPORTER = prometheus_bin("prometheus-node-exporter")
 OBJ = re.compile(r"^Obj \S+, (\d+) bytes \(\d+ requested\), age [0-9.]+s, cpu \d+, "
                  r"(?:node \d+, )?(?:gfp [^,]+, )?from (.*?)(?: in syscall (.*))?:$")
 FRAME = re.compile(r"^ #\d+ \[<[^>]*>\] in (\S+?)(?:\+\S+)?( \[\S+\])?$")
@@ -123,7 +138,8 @@ def top_total(path, index):
 
 def need(tool, what):
     if tool is None:
-        raise AssertionError("%s not found: scripts/deps.sh installs %s" % (what, what))
+        raise AssertionError("%s not found: scripts/deps.sh installs it (Prometheus' "
+                             "programs: scripts/fetch-prometheus.sh unpacks them)" % what)
 
 
 def vm_files(*names):

@@ -22,7 +22,7 @@ mkdir -p build
 kvers=${*:-6.12}
 T=realdeb
 . scripts/tests/lib.sh
-scripts/deps.sh || { fail "scripts/deps.sh"; result; exit; }
+scripts/deps.sh realdeb || { fail "scripts/deps.sh"; result; exit; }
 
 if ! scripts/deb.sh > build/realdeb-deb.log 2>&1; then
 	cat build/realdeb-deb.log
