@@ -261,6 +261,15 @@ class Cli(unittest.TestCase):
             "kptrace: off, 30 calls written, 2 dropped, 0 bytes queued",
             "next: slabtrace top (the stacks holding most), slabtrace leaks (all of them)"])
 
+    def test_status_keeps_the_modules_kptrace_line_whole(self):
+        # The module's kptrace line is longer than a fixed buffer would keep.
+        line = ("kptrace: off, its queue holds 2048 KiB for 123456 unread records "
+                "(freed once read, or at syscall clear)")
+        self.fake.write("status", STATUS.replace("kptrace: off", line))
+        rc, out, err = self.fake.run("status")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("\n%s, 30 calls written, 2 dropped, 0 bytes queued\n" % line, out)
+
     def test_status_nothing_traced(self):
         self.fake.write("slab/stats", STATS_IDLE)
         rc, out, err = self.fake.run("status")
@@ -304,6 +313,20 @@ class Cli(unittest.TestCase):
                          r"\[leaky\] < keep \[leaky\] < ctl_write \[leaky\]$")
         self.assertRegex(lines[3], r"^ +2 +5 +320 +200 .* leaky_orphan_buf \[leaky\]")
         self.assertEqual(len(lines), 5)
+
+    def test_top_takes_the_cache_as_an_operand(self):
+        # slabtrace top kmalloc-64, as -c kmalloc-64 (it was refused with
+        # "no arguments but options").
+        rc, out, err = self.fake.run("top", "kmalloc-64")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["print kmalloc-64"])
+        self.assertEqual(out, self.fake.run("top", "-c", "kmalloc-64")[1])
+        rc, out, err = self.fake.run("leaks", "kmalloc-64")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands()[-1], "print kmalloc-64")
+        rc, out, err = self.fake.run("top", "kmalloc-6")
+        self.assertEqual(rc, 1)
+        self.assertIn("no such cache 'kmalloc-6' (did you mean kmalloc-64?)", err)
 
     def test_top_of_every_traced_cache(self):
         # One "print all", shown cache by cache in its order; however many
@@ -530,6 +553,20 @@ class Cli(unittest.TestCase):
         self.assertRegex(lines[2], r"^kmalloc-64 +64 +5000 +\+4000 +\+256000 .* grows +-$")
         self.assertRegex(lines[3], r"^leaky_widget +208 +60 +\+50 +\+10400 ")
         self.assertEqual(len(lines), 4, out)
+
+    def test_growth_exit_status_is_the_commands(self):
+        # Measured, but COMMAND failed: 3, as record; it could not run: 1.
+        rc, out, err = self.fake.run("growth", "--", "false")
+        self.assertEqual(rc, 3, err)
+        self.assertEqual(err, "slabtrace: false exited with 1\n")
+        self.assertIn("no cache grew", out)
+        rc, out, err = self.fake.run("growth", "--", "sh", "-c", "kill -TERM $$")
+        self.assertEqual(rc, 3, err)
+        self.assertIn("killed by signal 15", err)
+        rc, out, err = self.fake.run("growth", "--", "/nonexistent")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertEqual(err, "slabtrace: cannot run /nonexistent: No such file or directory\n")
+        self.assertEqual(self.fake.run("growth", "--", "true")[0], 0)
 
     def test_growth_sampled_only_growing_first(self):
         # Each sample: kmalloc-64 up and down (mixed, but more bytes),
@@ -904,8 +941,21 @@ class Record(unittest.TestCase):
         with open(os.path.join(self.out, "kmalloc-64.dump")) as f:
             self.assertTrue(f.read().startswith("Dumping outstanding allocs from kmalloc-64\n"))
         self.assertRegex(out, r"\n +1 +20 +1280 .* leaky_alloc_buf \[leaky\]")
-        self.assertIn("(slabtrace-flamegraph CACHE.folded_bytes > leaks.svg); "
-                      "the records are reset", out)
+        # What was saved, by name: the cache's, not "CACHE".
+        self.assertIn("\nrecord: saved in %s/:\n  kmalloc-64.dump (every object), "
+                      "kmalloc-64.stacks, kmalloc-64.folded, kmalloc-64.folded_bytes\n"
+                      "record: slabtrace-flamegraph %s/kmalloc-64.folded_bytes > leaks.svg "
+                      "draws a flame graph; the records are reset\n" % (self.out, self.out), out)
+        self.assertNotIn("CACHE", out.split("record: saved in")[1])
+
+    def test_record_of_a_command_that_cannot_run(self):
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+                                     "--", "/nonexistent")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("slabtrace: cannot run /nonexistent: No such file or directory\n", err)
+        self.assertNotIn("exited with 127", err)
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
+                                                "print kmalloc-64", "reset kmalloc-64"])
 
     def test_record_keep_and_command_status(self):
         rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "--keep",
@@ -1083,10 +1133,10 @@ class Record(unittest.TestCase):
             with open(os.path.join(self.out, word + ".dump")) as f:
                 self.assertTrue(f.read().startswith(print_of(word)))
             self.assertIn("record: tracing %s; running true\n" % word, out)
-            self.assertIn("record: saved in %s/: %s.dump (every object), %s.stacks,\n"
-                          "%s.folded and %s.folded_bytes (slabtrace-flamegraph "
-                          "%s.folded_bytes > leaks.svg); the records are reset\n"
-                          % ((self.out,) + (word,) * 5), out)
+            self.assertIn("record: saved in %s/:\n  %s.dump (every object), %s.stacks, "
+                          "%s.folded, %s.folded_bytes\nrecord: slabtrace-flamegraph "
+                          "%s/%s.folded_bytes > leaks.svg draws a flame graph; the records "
+                          "are reset\n" % ((self.out,) + (word,) * 4 + (self.out, word)), out)
             self.assertIn("\nPrint of %s: 154 caches, 3 with outstanding objects" % word, out)
             self.assertRegex(out, r"\n +1 +3 +49152 .* bigleak_large \[bigleak\]")
             self.assertRegex(out, r"\n +1 +5 +320 .* leaky_alloc_buf \[leaky\]")
@@ -1262,6 +1312,55 @@ class Recorder(unittest.TestCase):
         self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n")
         self.assertTrue(os.path.exists(os.path.join(self.out, "ctf", "metadata")))
 
+    def test_the_commands_exit_status(self):
+        # The trace is saved; COMMAND's failure said, exit 3 (as record's).
+        rc, out, err = self.record("--", "sh", "-c", "exit 4")
+        self.assertEqual(rc, 3, err)
+        self.assertEqual(err, "kmemtrace-record: sh exited with 4\n")
+        self.assertIn("3 events written", out)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "ctf", "metadata")))
+        shutil.rmtree(self.out)
+        self.stream(UUID_A, 3)
+        rc, out, err = self.record("--", "/nonexistent")
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err, "kmemtrace-record: cannot run /nonexistent: "
+                         "No such file or directory\n")
+
+    def test_buffer_is_set_back(self):
+        # -b is for this recording: the module's buffer_kb is set back
+        # after (the fake file keeps what is written to it).
+        rc, out, err = self.record("-b", "32", "--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.read("kmemtrace/buffer_kb"), "16\n32\n16\n")
+        self.stream(UUID_A, 3)
+        rc, out, err = self.record("-b", "16", "--", "true")
+        self.assertEqual(self.fake.read("kmemtrace/buffer_kb"), "16\n")
+        # An error after -b: set back too.
+        self.stream(UUID_B, 3, meta_uuid=UUID_A)
+        rc, out, err = self.record("-b", "32", "--", "true")
+        self.assertEqual(rc, 1)
+        self.assertEqual(self.fake.read("kmemtrace/buffer_kb"), "16\n32\n16\n")
+
+    def test_syscall_size_is_set_back_and_keeps_an_unread_queue(self):
+        self.stream(UUID_A, 1, sub="kptrace/ctf")
+        self.fake.write("status", STATUS)
+        status = os.path.join(self.fake.st, "status")
+        play = ["sed", "-i", "s/kptrace: off/kptrace: tracing system calls/", status]
+        # syscall size empties the text queue: refused while it holds records.
+        self.fake.write("kptrace/stats", "written: 30\nread: 20\ndropped: 0\nqueued: 640 bytes\n"
+                        "queue size: 2097152 bytes per CPU, 2 CPUs\n")
+        rc, out, err = self.record("-s", "-b", "64", "--", *play)
+        self.assertEqual(rc, 1)
+        self.assertIn("-b would empty kptrace's queue, which holds 640 bytes of records "
+                      "not read yet", err)
+        self.assertEqual(self.fake.commands(), [])
+        self.fake.write("kptrace/stats", "written: 30\nread: 30\ndropped: 0\nqueued: 0 bytes\n"
+                        "queue size: 2097152 bytes per CPU, 2 CPUs\n")
+        rc, out, err = self.record("-s", "-b", "64", "--", *play)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["syscall size 64K", "syscall start ctf",
+                                                "syscall stop", "syscall size 2097152"])
+
     def test_a_packet_missing(self):
         with open(os.path.join(self.fake.st, "kmemtrace", "cpu0"), "r+b") as f:
             f.seek(2048)
@@ -1327,7 +1426,7 @@ class Recorder(unittest.TestCase):
         described(self, out)
         self.assertEqual(self.fake.run("--version", prog=RECORD)[1], "kmemtrace-record 0.1\n")
         for args in (["-x"], ["-o"], ["-p", "12a", "-s"], ["-p", "1"], ["-s", "-c", "a", "-p", "1"],
-                     ["-s", "-c", "a_name_of_16_byte"]):
+                     ["-s", "-c", "a_name_of_16_byte"], ["-b", "1k"], ["-b", ""]):
             rc, out, err = self.fake.run(*args, prog=RECORD)
             self.assertEqual(rc, 2, args)
             self.assertRegex(err, r"\(kmemtrace-record --help\)\n$")

@@ -107,6 +107,7 @@ extern atomic_int nsignals, signal_from_tty, last_signal;
 double now(void);
 bool sleep_secs(double s);
 void catch_signals(void);
+#define RUN_FAILED	(-1)	/* run_command(): COMMAND could not be run */
 int run_command(char **argv, int since);
 
 /* growth.c */
@@ -126,7 +127,7 @@ struct slabs {
 
 void slab_aliases(struct slabs *s);
 int slab_grown(struct slabs *s);
-double growth_sample(struct slabs *s, char **cmd, int rounds,
+double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		     double interval, const char *prometheus);
 void growth_print(struct slabs *s, double secs, int top);
 int cmd_growth(struct opts *o, int argc, char **argv);

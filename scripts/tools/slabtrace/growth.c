@@ -157,12 +157,12 @@ int slab_grown(struct slabs *s)
 }
 
 /*
- * Sample /proc/slabinfo around @cmd (if any), or @rounds times (forever if
- * @rounds < 0, until a signal) @interval seconds apart; after each sample,
- * its metrics into the file @prometheus, if not NULL.  Returns the seconds
- * the samples span.
+ * Sample /proc/slabinfo around @cmd (if any: what run_command() says of it
+ * into @cmd_rc), or @rounds times (forever if @rounds < 0, until a signal)
+ * @interval seconds apart; after each sample, its metrics into the file
+ * @prometheus, if not NULL.  Returns the seconds the samples span.
  */
-double growth_sample(struct slabs *s, char **cmd, int rounds,
+double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		     double interval, const char *prometheus)
 {
 	double t0 = now();
@@ -173,7 +173,7 @@ double growth_sample(struct slabs *s, char **cmd, int rounds,
 	if (prometheus)
 		prometheus_write(prometheus, s);
 	if (cmd) {
-		run_command(cmd, nsignals);
+		*cmd_rc = run_command(cmd, nsignals);
 		slab_sample(s, false);
 		if (prometheus)
 			prometheus_write(prometheus, s);
@@ -211,7 +211,7 @@ void growth_print(struct slabs *s, double secs, int top)
 int cmd_growth(struct opts *o, int argc, char **argv)
 {
 	char **cmd = argc ? argv : NULL;
-	int rounds = o->rounds > 0 ? o->rounds : 5;
+	int rounds = o->rounds > 0 ? o->rounds : 5, rc = 0;
 	double secs;
 	struct slabs s;
 
@@ -223,8 +223,11 @@ int cmd_growth(struct opts *o, int argc, char **argv)
 			rounds = -1;
 		catch_signals();
 	}
-	secs = growth_sample(&s, cmd, rounds, o->interval ? o->interval : 1,
+	secs = growth_sample(&s, cmd, &rc, rounds, o->interval ? o->interval : 1,
 			     o->prometheus);
+	/* Nothing ran: no growth to speak of. */
+	if (rc == RUN_FAILED)
+		exit(1);
 	slab_aliases(&s);
 	if (!slab_grown(&s)) {
 		printf("no cache grew in %.1fs\n", secs);
@@ -234,5 +237,8 @@ int cmd_growth(struct opts *o, int argc, char **argv)
 		growth_print(&s, secs, o->top > 0 ? o->top : 10);
 	}
 	free(s.v);
-	return nsignals ? 128 + last_signal : 0;
+	if (nsignals)
+		return 128 + last_signal;
+	/* As record: measured, but COMMAND failed (it said how). */
+	return rc ? 3 : 0;
 }

@@ -10,7 +10,7 @@
  *                    [-s SECS] [-n N] [--keep] [--pprof FILE] -- COMMAND...
  *   slabtrace top [-c CACHE|all|kmalloc]... [--bytes] [--module M]
  *                 [--comm C] [--pid P] [--older MS] [-n N] [--json]
- *                 [-i SECS [-r ROUNDS]]
+ *                 [-i SECS [-r ROUNDS]] [CACHE...]
  *   slabtrace leaks [the options of top but -i and -r]
  *   slabtrace report [the filters of top] [-n N] [--json | --folded]
  *                    [--pprof FILE] DUMP
@@ -125,11 +125,11 @@ static const char help_record[] =
 
 static const char help_top[] =
 	"usage: slabtrace top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P]\n"
-	"                     [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]]\n"
+	"                     [--older MS] [-n N] [--json] [-i SECS [-r ROUNDS]] [CACHE...]\n"
 	"\n"
 	"The stacks holding the most outstanding objects of each traced cache (or\n"
-	"of each CACHE), from a fresh snapshot: one print of every traced cache,\n"
-	"most bytes first, without -c.\n"
+	"of each CACHE, named with -c or alone), from a fresh snapshot: one print\n"
+	"of every traced cache, most bytes first, without CACHE.\n"
 	"\n"
 	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
 	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"
@@ -142,10 +142,11 @@ static const char help_top[] =
 
 static const char help_leaks[] =
 	"usage: slabtrace leaks [-c CACHE]... [--bytes] [--module M] [--comm C]\n"
-	"                       [--pid P] [--older MS] [-n N] [--json]\n"
+	"                       [--pid P] [--older MS] [-n N] [--json] [CACHE...]\n"
 	"\n"
 	"Every stack holding outstanding objects of each traced cache (or of each\n"
-	"CACHE), with who allocated them, their ages and the full backtrace.\n"
+	"CACHE, named with -c or alone), with who allocated them, their ages and\n"
+	"the full backtrace.\n"
 	"\n"
 	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
 	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"

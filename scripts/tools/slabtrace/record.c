@@ -47,17 +47,24 @@ static double wall_time(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The name of @cache's saved files, before their extension, into @buf. */
+static void file_base(const char *cache, char *buf, size_t size)
+{
+	int i;
+
+	snprintf(buf, size, "%s", cache);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '/')
+			buf[i] = '_';
+}
+
 static void save(const char *dir, const char *cache, const char *ext,
 		 const char *text)
 {
 	char path[PATH_MAX + 300], name[256];
 	FILE *f;
-	int i;
 
-	snprintf(name, sizeof(name), "%s", cache);
-	for (i = 0; name[i]; i++)
-		if (name[i] == '/')
-			name[i] = '_';
+	file_base(cache, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
 	f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f))
@@ -69,12 +76,14 @@ static void auto_caches(struct opts *o, char **cmd)
 {
 	struct slabs s;
 	double secs;
-	int i;
+	int i, rc;
 
 	printf("record: a first run of the command, to see which caches grow\n");
-	secs = growth_sample(&s, cmd, 0, 0, NULL);
+	secs = growth_sample(&s, cmd, &rc, 0, 0, NULL);
 	if (nsignals)
 		exit(128 + last_signal);
+	if (rc == RUN_FAILED)
+		exit(1);
 	slab_aliases(&s);
 	if (!slab_grown(&s))
 		die("record --auto: no cache grew while the command ran; name one with -c");
@@ -431,15 +440,35 @@ static const char *const saved_views[NVIEWS] = {
 };
 
 /*
- * What record saved in @dir, and where: one set of files a cache, or one
- * for the print of a word (@name).
+ * What record saved in @dir: a line of files for each cache (or word) of
+ * @r it traced, and the command that draws the first one's flame graph.
  */
-static void saved_say(const char *dir, const char *name, bool reset,
+static void saved_say(const char *dir, const struct rec *r, bool reset,
 		      bool shared)
 {
-	printf("\nrecord: saved in %s/: %s.dump (every object), %s.stacks,\n"
-	       "%s.folded and %s.folded_bytes (slabtrace-flamegraph %s.folded_bytes > leaks.svg)%s%s\n",
-	       dir, name, name, name, name, name,
+	char base[256], first[256] = "";
+	int i;
+
+	printf("\nrecord: saved in %s/:\n", dir);
+	for (i = 0; i < r->n; i++) {
+		if (!r->c[i].used)
+			continue;
+		file_base(r->c[i].name, base, sizeof(base));
+		printf("  ");
+		put_escaped(stdout, base);
+		printf(".dump (every object), ");
+		put_escaped(stdout, base);
+		printf(".stacks, ");
+		put_escaped(stdout, base);
+		printf(".folded, ");
+		put_escaped(stdout, base);
+		printf(".folded_bytes\n");
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", base);
+	}
+	printf("record: slabtrace-flamegraph %s/", dir);
+	put_escaped(stdout, first);
+	printf(".folded_bytes > leaks.svg draws a flame graph%s%s\n",
 	       reset ? "; the records are reset" : "",
 	       shared ? "; the shared caches are left as they were" : "");
 }
@@ -549,9 +578,10 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		note("record: signal %d: stopped%s what it started, saved what it had",
 		     (int)last_signal, r.keep ? "" : " and reset");
 	else
-		saved_say(dir, print_is_word(r.c[0].name) ? r.c[0].name : "CACHE",
-			  owned && !r.keep, shared);
+		saved_say(dir, &r, owned && !r.keep, shared);
 	if (nsignals)
 		return 128 + last_signal;
+	if (rc == RUN_FAILED)
+		return 1;
 	return rc ? 3 : 0;
 }

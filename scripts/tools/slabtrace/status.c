@@ -153,7 +153,7 @@ int cmd_status(void)
 	unsigned long records = 0, limit = 0, pfree = 0, per_cpu = 0;
 	unsigned int ctx = 0, ctx_max = 0;
 	char path[PATH_MAX], alloc[8] = "?", freep[8] = "?";
-	char *kpt, *text, *line, *save = NULL, kstate[64] = "";
+	char *kpt, *text, *line, *save = NULL, *kstate = NULL;
 	struct stats s;
 
 	read_stats(&s, true);
@@ -177,7 +177,7 @@ int cmd_status(void)
 		for (line = strtok_r(text, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			if (!strncmp(line, "kptrace: ", 9))
-				snprintf(kstate, sizeof(kstate), "%s, ", line + 9);
+				kstate = xstrdup(line + 9);
 			else if (strncmp(line, "next: ", 6))
 				printf("%s\n", escaped(line));
 		}
@@ -195,8 +195,11 @@ int cmd_status(void)
 		char *w = strstr(kpt, "written: "), *dr = strstr(kpt, "dropped: ");
 		char *q = strstr(kpt, "queued: ");
 
-		printf("kptrace: %s%lu calls written, %lu dropped, %lu bytes queued\n",
-		       kstate, w ? strtoul(w + 9, NULL, 10) : 0,
+		printf("kptrace: ");
+		if (kstate)
+			printf("%s, ", escaped(kstate));
+		printf("%lu calls written, %lu dropped, %lu bytes queued\n",
+		       w ? strtoul(w + 9, NULL, 10) : 0,
 		       dr ? strtoul(dr + 9, NULL, 10) : 0,
 		       q ? strtoul(q + 8, NULL, 10) : 0);
 		free(kpt);
@@ -207,6 +210,7 @@ int cmd_status(void)
 	else
 		printf("next: %s; %s\n", "slabtrace growth finds a growing cache",
 		       "slabtrace record -c CACHE -- COMMAND traces it");
+	free(kstate);
 	stats_free(&s);
 	return 0;
 }
