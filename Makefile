@@ -163,7 +163,7 @@ test-modules: shadow
 			for (j in n) if (x[j] == x[i] && v[j] > v[i] && (!d || v[j] - v[i] < d)) d = v[j] - v[i]; \
 			printf "%s %x %s\n", n[i], s[i], d ? sprintf("%x", d) : "-" } }' \
 		> $(BUILD)/bin/initleak.syms
-	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
+	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror $(TOOLS_DEFS) -o $(BUILD)/bin/kmemtrace-record \
 		$(KMT_RECORD_SRCS)
 	$(call build_slabtrace,$(GUEST_CC),$(BUILD)/bin/slabtrace,$(BUILD)/tools-gen,-O2 -Wall -Wextra -Werror,-static)
 	@for p in $(GUEST_PROGS); do \
@@ -188,7 +188,7 @@ TOOLS_GEN ?= $(TOOLS_OUT)-gen
 tools:
 	@mkdir -p $(TOOLS_OUT)
 	$(call build_slabtrace,$(CC),$(TOOLS_OUT)/slabtrace,$(TOOLS_GEN),$(TOOLS_ALLFLAGS),$(TOOLS_STATIC))
-	$(CC) $(TOOLS_STATIC) $(TOOLS_ALLFLAGS) -o $(TOOLS_OUT)/kmemtrace-record \
+	$(CC) $(TOOLS_STATIC) $(TOOLS_ALLFLAGS) $(TOOLS_DEFS) -o $(TOOLS_OUT)/kmemtrace-record \
 		$(KMT_RECORD_SRCS)
 	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_GEN),$(TOOLS_ALLFLAGS))
 

@@ -364,6 +364,27 @@ class Cli(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands()[-1], "print kmalloc-64 older-than 1500")
 
+    def test_pids(self):
+        # -p like memleak's, and several: again, or PID,PID (the module's 8).
+        for args in (("-p", "617"), ("--pid", "617"), ("-p", "614,617"), ("-p", "614", "-p", "617")):
+            rc, out, err = self.fake.run("top", "-c", "kmalloc-64", *args)
+            self.assertEqual(rc, 0, err)
+        rc, out, _ = self.fake.run("top", "-c", "kmalloc-64", "-p", "617")
+        self.assertIn("5 objects (320 bytes) pass the filters; 1 stacks", out)
+        rc, out, _ = self.fake.run("top", "-c", "kmalloc-64", "-p", "616,617")
+        self.assertIn("25 objects (1600 bytes) pass the filters; 2 stacks", out)
+        rc, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "-p", "614", "-p", "617")
+        self.assertIn("6 objects (384 bytes) pass the filters", out)
+        rc, out, _ = self.fake.run("report", "-p", "616", DUMP)
+        self.assertIn("20 objects (1280 bytes) pass the filters; 1 stacks", out)
+        rc, _, err = self.fake.run("top", "-p", "1,2,3,4,5,6,7,8,9")
+        self.assertEqual(rc, 2)
+        self.assertIn("top: -p: at most 8 processes", err)
+        for bad in ("x", "1,,2", "0", "-3", ""):
+            rc, _, err = self.fake.run("top", "-p", bad)
+            self.assertEqual(rc, 2, bad)
+            self.assertIn("top: -p takes process IDs (PID or PID,PID...)", err)
+
     def test_top_periodic(self):
         self.fake.write("ctl", print_of())
         rc, out, err = self.fake.run("top", "-i", "0.1", "-r", "3", "-n", "1")
@@ -553,6 +574,23 @@ class Cli(unittest.TestCase):
         self.assertRegex(lines[2], r"^kmalloc-64 +64 +5000 +\+4000 +\+256000 .* grows +-$")
         self.assertRegex(lines[3], r"^leaky_widget +208 +60 +\+50 +\+10400 ")
         self.assertEqual(len(lines), 4, out)
+
+    def test_growth_json(self):
+        p = os.path.join(self.fake.proc, "slabinfo")
+        script = "sed -i 's/^kmalloc-64 *1000/kmalloc-64 5000/; s/^dentry *8000/dentry 7000/' " + p
+        rc, out, err = self.fake.run("growth", "--json", "--", "sh", "-c", script)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(out.splitlines()), 1)
+        doc = json.loads(out)
+        self.assertEqual((doc["version"], doc["around"]), (1, "command"))
+        self.assertEqual(doc["caches"], [{
+            "cache": "kmalloc-64", "objsize": 64, "active": 5000, "objects": 4000,
+            "bytes": 256000, "bytes_per_second": doc["caches"][0]["bytes_per_second"],
+            "trend": "grows", "also_named": []}])
+        # Merged names, and the samples' way.
+        self.fake.slabinfo(w=10, k=1000, d=8000)
+        rc, out, err = self.fake.run("growth", "--json", "-i", "0.3", "-r", "1")
+        self.assertEqual(json.loads(out)["around"], "samples")
 
     def test_growth_exit_status_is_the_commands(self):
         # Measured, but COMMAND failed: 3, as record; it could not run: 1.
@@ -906,6 +944,61 @@ class Conventions(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertEqual(self.fake.commands(), [])
 
+    def test_options_after_operands(self):
+        # As kmemtrace-report, perf and bcc take them.
+        for before, after in (((("report", "--json", DUMP), ("report", DUMP, "--json"))),
+                              (("report", "-n", "1", DUMP), ("report", DUMP, "-n", "1")),
+                              (("top", "-n", "1", "kmalloc-64"), ("top", "kmalloc-64", "-n", "1"))):
+            a, b = self.fake.run(*before), self.fake.run(*after)
+            self.assertEqual(a[0], 0, a[2])
+            self.assertEqual(a, b, after)
+        rc, out, err = self.fake.run("start", "kmalloc-64", "--help")
+        self.assertEqual((rc, err), (0, ""))
+        # But for growth and record, COMMAND's options are its own.
+        rc, out, err = self.fake.run("growth", "--", "sh", "-c", "exit 0", "-n", "1")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.fake.run("growth", "sh", "-c", "exit 0", "-x")
+        self.assertEqual(rc, 0, err)
+
+    def test_version_everywhere(self):
+        with open(os.path.join(TOP, "dkms.conf")) as f:
+            v = re.search(r'^PACKAGE_VERSION="(.*)"$', f.read(), re.M).group(1)
+        progs = [("slabtrace", [BIN]), ("kmemtrace-record", [RECORD]),
+                 ("flamegraph.py", [sys.executable, os.path.join(TOP, "scripts", "tools",
+                                                                 "flamegraph.py")])]
+        if REPORT:
+            progs.append(("kmemtrace-report", [REPORT]))
+        for name, cmd in progs:
+            for opt in ("-V", "--version"):
+                p = subprocess.run(cmd + [opt], capture_output=True, text=True)
+                self.assertEqual((p.returncode, p.stdout, p.stderr), (0, "%s %s\n" % (name, v), ""),
+                                 (name, opt))
+        for cmd in COMMANDS:
+            self.assertEqual(self.fake.run(cmd, "--version")[:2], (0, "slabtrace %s\n" % v))
+
+    def test_one_meaning_per_short_option(self):
+        # The four tools are one family: a short option means one long
+        # option wherever it is (as bcc's and perf's do), and has one.
+        helps = {"slabtrace " + c: self.fake.run(c, "--help")[1] for c in COMMANDS}
+        helps["kmemtrace-record"] = self.fake.run("--help", prog=RECORD)[1]
+        if REPORT:
+            helps["kmemtrace-report"] = self.fake.run("--help", prog=REPORT)[1]
+        helps["slabtrace-flamegraph"] = subprocess.run(
+            [sys.executable, os.path.join(TOP, "scripts", "tools", "flamegraph.py"), "--help"],
+            capture_output=True, text=True).stdout
+        meaning = {}
+        for tool, text in helps.items():
+            usage = text.partition("\n\n")[0]
+            for short in set(re.findall(r"(?<![\w-])-([a-zA-Z])\b", usage)):
+                m = re.search(r"(?m)^ +-%s, (--[a-z-]+)" % short, text)
+                self.assertIsNotNone(m, "%s: -%s has no long name" % (tool, short))
+                meaning.setdefault(short, {}).setdefault(m.group(1), []).append(tool)
+        for short, longs in meaning.items():
+            self.assertEqual(len(longs), 1, "-%s means %s" % (short, longs))
+        self.assertEqual(list(meaning["p"]), ["--pid"])
+        self.assertEqual(list(meaning["c"]), ["--cache"])
+        self.assertEqual(list(meaning["V"]), ["--version"])
+
     def test_usage_error_messages(self):
         rc, _, err = self.fake.run("record", "--", "true")
         self.assertIn("name the caches with -c CACHE, or let --auto find them", err)
@@ -930,7 +1023,7 @@ class Record(unittest.TestCase):
         self.fake.close()
 
     def test_record(self):
-        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
                                      "--", "sh", "-c", "exit 0")
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
@@ -948,8 +1041,29 @@ class Record(unittest.TestCase):
                       "draws a flame graph; the records are reset\n" % (self.out, self.out), out)
         self.assertNotIn("CACHE", out.split("record: saved in")[1])
 
+    def test_record_pids_until_sigint(self):
+        # memleak -p PID's way: the processes' allocations (the module's
+        # pid filter), until ^C; then saved as after a command, exit 0.
+        p = self.fake.popen("record", "-c", "kmalloc-64", "-p", "616,617", "-p", "9",
+                            "--settle", "0", "-o", self.out)
+        try:
+            line = p.stdout.readline()
+            self.assertEqual(line, "record: tracing kmalloc-64, pid 616 617 9; "
+                             "until SIGINT (^C) or SIGTERM\n")
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=30)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64 pid 616 617 9",
+                                                "stop kmalloc-64", "print kmalloc-64",
+                                                "reset kmalloc-64"])
+        self.assertIn("record: saved in %s/:\n  kmalloc-64.dump" % self.out, out)
+        rc, _, err = self.fake.run("record", "-c", "kmalloc-64", "--auto", "-p", "1")
+        self.assertEqual(rc, 2)
+
     def test_record_of_a_command_that_cannot_run(self):
-        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
                                      "--", "/nonexistent")
         self.assertEqual(rc, 1, err)
         self.assertIn("slabtrace: cannot run /nonexistent: No such file or directory\n", err)
@@ -958,7 +1072,7 @@ class Record(unittest.TestCase):
                                                 "print kmalloc-64", "reset kmalloc-64"])
 
     def test_record_keep_and_command_status(self):
-        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "--keep",
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "--keep",
                                      "--", "sh", "-c", "exit 4")
         self.assertEqual(rc, 3)
         self.assertIn("sh exited with 4", err)
@@ -969,7 +1083,7 @@ class Record(unittest.TestCase):
         p = os.path.join(self.fake.proc, "slabinfo")
         self.fake.write("ctl", dump_of("leaky_widget"))
         rc, out, err = self.fake.run(
-            "record", "--auto", "-s", "0", "--", "sh", "-c",
+            "record", "--auto", "--settle", "0", "--", "sh", "-c",
             "sed -i 's/^leaky_widget *[0-9]*/leaky_widget 99/' " + p)
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands(), ["start leaky_widget", "stop leaky_widget",
@@ -980,7 +1094,7 @@ class Record(unittest.TestCase):
         # Traced by hand (or left by a killed record): read, never stopped
         # or reset.
         self.fake.write("slab/stats", STATS_TRACING)
-        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
                                      "--", "true")
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands(), ["print kmalloc-64"])
@@ -991,7 +1105,7 @@ class Record(unittest.TestCase):
     def test_a_merged_name_of_a_traced_cache_is_shared(self):
         self.fake.write("slab/stats", STATS_TRACING.replace("kmalloc-64", "Acpi-Namespace"))
         self.fake.write("ctl", dump_of("shared_policy_node"))
-        rc, out, err = self.fake.run("record", "-c", "shared_policy_node", "-s", "0",
+        rc, out, err = self.fake.run("record", "-c", "shared_policy_node", "--settle", "0",
                                      "--", "true")
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands(), ["print shared_policy_node"])
@@ -1010,13 +1124,13 @@ class Record(unittest.TestCase):
         # record of it, or of another of its merged names, is refused and
         # touches nothing; the first ends as if alone.
         self.fake.write("ctl", dump_of("Acpi-Namespace"))
-        first = self.fake.popen("record", "-c", "Acpi-Namespace", "-s", "0", "-o", self.out,
+        first = self.fake.popen("record", "-c", "Acpi-Namespace", "--settle", "0", "-o", self.out,
                                 "--", "sleep", "1.5")
         try:
             self.fake.wait_for(lambda: self.fake.commands() == ["start Acpi-Namespace"],
                                "start")
             for name in ("Acpi-Namespace", "ksm_mm_slot"):
-                rc, out, err = self.fake.run("record", "-c", name, "-s", "0", "-o",
+                rc, out, err = self.fake.run("record", "-c", name, "--settle", "0", "-o",
                                              self.out + "2", "--", "true")
                 self.assertEqual(rc, 1, err)
                 self.assertEqual(err, "slabtrace: record: not tracing %s: another slabtrace "
@@ -1029,7 +1143,7 @@ class Record(unittest.TestCase):
                          ["start Acpi-Namespace", "stop Acpi-Namespace",
                           "print Acpi-Namespace", "reset Acpi-Namespace"])
         # Once it is done, the cache is free.
-        rc, out, err = self.fake.run("record", "-c", "ksm_mm_slot", "-s", "0", "--", "true")
+        rc, out, err = self.fake.run("record", "-c", "ksm_mm_slot", "--settle", "0", "--", "true")
         self.assertEqual(err.count("another slabtrace record"), 0, err)
 
     def test_a_lock_held_elsewhere_is_respected(self):
@@ -1054,7 +1168,7 @@ class Record(unittest.TestCase):
             with open(pidfile) as f:
                 return f.read().endswith("\n")
 
-        rec = self.fake.popen("record", "-c", cache, "-s", "0", "-o", self.out,
+        rec = self.fake.popen("record", "-c", cache, "--settle", "0", "-o", self.out,
                               *(["--keep"] if keep else []), "--",
                               "sh", "-c", "echo $$ > %s; exec sleep 30" % pidfile)
         self.fake.wait_for(started, "command")
@@ -1088,7 +1202,7 @@ class Record(unittest.TestCase):
         while COMMAND is forked: record never waits the command's 30 s out."""
         for _ in range(20):
             n = len(self.fake.commands())
-            rec = self.fake.popen("record", "-c", "kmalloc-64", "-s", "0", "-o", self.out,
+            rec = self.fake.popen("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
                                   "--", "sleep", "30")
             self.fake.wait_for(lambda: "start kmalloc-64" in self.fake.commands()[n:],
                                "start", secs=10)
@@ -1122,7 +1236,7 @@ class Record(unittest.TestCase):
         # resets it as a cache; one file a view, named after the word.
         for word in ("all", "kmalloc"):
             self.fake.write("ctl", print_of(word))
-            rc, out, err = self.fake.run("record", "-c", word, "-s", "0", "-o", self.out,
+            rc, out, err = self.fake.run("record", "-c", word, "--settle", "0", "-o", self.out,
                                          "--", "true")
             self.assertEqual(rc, 0, err)
             self.assertEqual(self.fake.commands(), ["start " + word, "stop " + word,
@@ -1159,17 +1273,17 @@ class Record(unittest.TestCase):
         # While it runs, another record of one of its caches is refused;
         # one of a cache -c kmalloc does not stand for is not.
         self.fake.write("ctl", print_of("kmalloc"))
-        first = self.fake.popen("record", "-c", "kmalloc", "-s", "0", "-o", self.out,
+        first = self.fake.popen("record", "-c", "kmalloc", "--settle", "0", "-o", self.out,
                                 "--", "sleep", "1.5")
         try:
             self.fake.wait_for(lambda: self.fake.commands() == ["start kmalloc"], "start")
-            rc, out, err = self.fake.run("record", "-c", "kmalloc-8k", "-s", "0", "-o",
+            rc, out, err = self.fake.run("record", "-c", "kmalloc-8k", "--settle", "0", "-o",
                                          self.out + "2", "--", "true")
             self.assertEqual(rc, 1, err)
             self.assertIn("record: not tracing kmalloc-8k: another slabtrace record is "
                           "tracing it", err)
             self.fake.write("ctl", dump_of("dentry") + "start kmalloc\n")
-            rc, out, err = self.fake.run("record", "-c", "dentry", "-s", "0", "-o",
+            rc, out, err = self.fake.run("record", "-c", "dentry", "--settle", "0", "-o",
                                          self.out + "2", "--", "true")
             self.assertEqual(rc, 0, err)
             self.fake.write("ctl", print_of("kmalloc") + "start kmalloc\n")
@@ -1203,7 +1317,7 @@ class Record(unittest.TestCase):
                     return f.read()[n:]
             # No pipes: the command (if it started) outlives record for
             # its 30 s.
-            rec = subprocess.Popen([BIN, "record", "-c", "kmalloc-64", "-s", "0", "-o",
+            rec = subprocess.Popen([BIN, "record", "-c", "kmalloc-64", "--settle", "0", "-o",
                                     self.out, "--", "sleep", "30"], env=self.fake.env(),
                                    cwd=self.fake.root, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
@@ -1361,6 +1475,41 @@ class Recorder(unittest.TestCase):
         self.assertEqual(self.fake.commands(), ["syscall size 64K", "syscall start ctf",
                                                 "syscall stop", "syscall size 2097152"])
 
+    def test_comm_and_pids_of_syscalls(self):
+        self.stream(UUID_A, 1, sub="kptrace/ctf")
+        status = os.path.join(self.fake.st, "status")
+        play = ["sed", "-i", "s/kptrace: off/kptrace: tracing system calls/", status]
+        for args, want in ((["--comm", "sh"], "syscall start ctf comm sh"),
+                           (["-c", "sh"], "syscall start ctf comm sh"),
+                           (["-p", "5,6", "--pid", "7"], "syscall start ctf pid 5 6 7")):
+            self.fake.write("status", STATUS)
+            self.fake.write("ctl", "")
+            rc, out, err = self.record("--syscalls", *args, "--", *play)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(self.fake.commands(), [want, "syscall stop"])
+
+    def test_report_json(self):
+        if not REPORT:
+            self.skipTest("no libbabeltrace2")
+        tiny = os.path.join(HERE, "kmemtrace", "tiny")
+        rc, text, err = self.fake.run(tiny, prog=REPORT)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.fake.run(tiny, "--json", "-n", "2", prog=REPORT)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(out.splitlines()), 1)
+        doc = json.loads(out)
+        self.assertEqual(doc["version"], 1)
+        self.assertEqual(len(doc["call_sites"]), 2)
+        # The same figures as the text.
+        t = doc["total"]
+        self.assertIn("Total: %d events, %d allocations, %d frees, %d call sites\n"
+                      % (doc["events"], t["allocs"], t["frees"], t["call_sites"]), text)
+        self.assertIn("Double frees: %d\n" % t["double_frees"], text)
+        first = doc["call_sites"][0]
+        self.assertRegex(text, r"\n%s +%d +%d +%d " % (re.escape(first["call_site"]), first["hits"],
+                                                       first["bytes_req"], first["bytes_alloc"]))
+        self.assertIn("WARNING: the trace is incomplete: %d events lost" % doc["lost"], text)
+
     def test_a_packet_missing(self):
         with open(os.path.join(self.fake.st, "kmemtrace", "cpu0"), "r+b") as f:
             f.seek(2048)
@@ -1426,7 +1575,9 @@ class Recorder(unittest.TestCase):
         described(self, out)
         self.assertEqual(self.fake.run("--version", prog=RECORD)[1], "kmemtrace-record 0.1\n")
         for args in (["-x"], ["-o"], ["-p", "12a", "-s"], ["-p", "1"], ["-s", "-c", "a", "-p", "1"],
-                     ["-s", "-c", "a_name_of_16_byte"], ["-b", "1k"], ["-b", ""]):
+                     ["-s", "-c", "a_name_of_16_byte"], ["-b", "1k"], ["-b", ""], ["-l"],
+                     ["--comm", "a"], ["-s", "--comm", "a", "-c", "b"],
+                     ["-s", "-p", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"]):
             rc, out, err = self.fake.run(*args, prog=RECORD)
             self.assertEqual(rc, 2, args)
             self.assertRegex(err, r"\(kmemtrace-record --help\)\n$")

@@ -10,6 +10,10 @@
 # build directory, never kept in the repository, with profile-types.h:
 # lowercase names, pb_sample_t..., for its CamelCase types).
 
+# The release's version, dkms.conf's PACKAGE_VERSION: what --version says.
+TOOLS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+TOOLS_DEFS := -DSLABTRACE_VERSION='"$(TOOLS_VERSION)"'
+
 TOOLS_LIB := scripts/tools/lib/stfiles.c scripts/tools/lib/escape.c \
 	scripts/tools/lib/dump.c scripts/tools/lib/pprof.c
 SLABTRACE_SRCS := $(sort $(wildcard scripts/tools/slabtrace/*.c)) $(TOOLS_LIB)
@@ -48,11 +52,11 @@ define build_slabtrace
 		sed -n 's/^typedef struct \(Perftools__Profiles__\)\([A-Za-z]*\) .*/typedef struct \1\2 pb_\L\2_t;/p' \
 			$(3)/profile.pb-c.h > $(3)/profile-types.h; \
 		echo "$(1) $(5) $(4) -DSLABTRACE_PPROF -o $(2) ... -lprotobuf-c -lz"; \
-		$(1) $(5) $(4) -DSLABTRACE_PPROF -I$(3) -o $(2) $(SLABTRACE_SRCS) \
+		$(1) $(5) $(4) $(TOOLS_DEFS) -DSLABTRACE_PPROF -I$(3) -o $(2) $(SLABTRACE_SRCS) \
 			$(3)/profile.pb-c.c -lprotobuf-c -lz -lm; \
 	else \
 		$(call tools_missing,$(2): built without --pprof: it needs $(PPROF_DEPS) for $(1)); \
-		$(1) $(5) $(4) -o $(2) $(SLABTRACE_SRCS) -lm; \
+		$(1) $(5) $(4) $(TOOLS_DEFS) -o $(2) $(SLABTRACE_SRCS) -lm; \
 	fi
 endef
 
@@ -65,11 +69,11 @@ define build_kmt_report
 		$(call tools_missing,$(2): not built: it needs $(REPORT_DEPS)); \
 	elif $(call pprof_ok,$(1)) && [ -f $(3)/profile.pb-c.c ]; then \
 		echo "$(1) $(4) -DSLABTRACE_PPROF -o $(2) ... -lbabeltrace2 -lprotobuf-c -lz"; \
-		$(1) $(4) -DSLABTRACE_PPROF -I$(3) -o $(2) $(KMT_REPORT_SRCS) \
+		$(1) $(4) $(TOOLS_DEFS) -DSLABTRACE_PPROF -I$(3) -o $(2) $(KMT_REPORT_SRCS) \
 			$(3)/profile.pb-c.c $$($(PKG_CONFIG) --cflags --libs babeltrace2) \
 			-lprotobuf-c -lz; \
 	else \
 		$(call tools_missing,$(2): built without --pprof: it needs $(PPROF_DEPS)); \
-		$(1) $(4) -o $(2) $(KMT_REPORT_SRCS) $$($(PKG_CONFIG) --cflags --libs babeltrace2); \
+		$(1) $(4) $(TOOLS_DEFS) -o $(2) $(KMT_REPORT_SRCS) $$($(PKG_CONFIG) --cflags --libs babeltrace2); \
 	fi
 endef

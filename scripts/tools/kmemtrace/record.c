@@ -2,8 +2,8 @@
 /*
  * kmemtrace-record(8): record a kmemtrace or kptrace stream into a directory.
  *
- *   kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l] [-- COMMAND...]
- *   kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...] [-l]
+ *   kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [--lazy] [-- COMMAND...]
+ *   kmemtrace-record -s [-o DIR] [-b KB] [--comm COMM | -p PID...] [--lazy]
  *                    [-- COMMAND...]
  *
  * Starts kmemtrace (every cache, or the -c ones), copies every CPU's
@@ -75,12 +75,11 @@
 #include "../../../include/uapi/slabtrace/kptrace.h"
 #include "../lib/stfiles.h"
 
-#define VERSION "0.1"
 #define MAX_CPUS 1024
 
 static const char help[] =
-	"usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l] [-- COMMAND [ARG...]]\n"
-	"       kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...] [-l]\n"
+	"usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [--lazy] [-- COMMAND [ARG...]]\n"
+	"       kmemtrace-record -s [-o DIR] [-b KB] [--comm COMM | -p PID...] [--lazy]\n"
 	"                        [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Record kmemtrace's stream (every slab allocation and free) or, with -s,\n"
@@ -88,17 +87,19 @@ static const char help[] =
 	"or a signal (INT, TERM, HUP) comes; then say how many events were\n"
 	"written and lost.\n"
 	"\n"
-	"  -o DIR      where to write (kmemtrace.trace; -s: kptrace.trace)\n"
-	"  -b KB       KiB of buffer per CPU for this recording (16 to 65536, a\n"
-	"              multiple of 8; -s: the system call queue's size, whole pages);\n"
-	"              set back after\n"
-	"  -c CACHE    record this cache only; again for more (at most 16)\n"
-	"  -c COMM     -s: record the tasks named COMM only\n"
-	"  -p PID      -s: record this process only; again for more (at most 16)\n"
-	"  -l          read nothing until COMMAND exits (a reader that falls behind)\n"
-	"  -s          record kptrace's system calls, not kmemtrace\n"
-	"  -h, --help  this help\n"
-	"  --version   the version\n"
+	"  -o, --output DIR   where to write (kmemtrace.trace; -s: kptrace.trace)\n"
+	"  -b, --buffer KB    KiB of buffer per CPU for this recording (16 to 65536,\n"
+	"                     a multiple of 8; -s: the system call queue's size,\n"
+	"                     whole pages); set back after\n"
+	"  -c, --cache CACHE  record this cache only; again for more (at most 16)\n"
+	"  -s, --syscalls     record kptrace's system calls, not kmemtrace\n"
+	"      --comm COMM    -s: record the tasks named COMM only (-c COMM too)\n"
+	"  -p, --pid PID      -s: record this process only; again, or PID,PID, for\n"
+	"                     more (at most 16)\n"
+	"      --lazy         read nothing until COMMAND exits (a reader that falls\n"
+	"                     behind)\n"
+	"  -h, --help         this help\n"
+	"  -V, --version      the version\n"
 	"\n"
 	"It starts its own trace and stops only that one; another process's\n"
 	"stop, or stop and start, while it records is an error (exit 1).  If\n"
@@ -524,6 +525,24 @@ static noreturn void bad_usage(const char *fmt, const char *arg)
 	usage_error("kmemtrace-record --help", "%s", msg);
 }
 
+/* -p PID[,PID...]: appended to the filter @pids ("pid 5 6"), at most 16. */
+static void pid_arg(char *pids, size_t size, char *arg)
+{
+	char *p, *save = NULL;
+	int n = 0;
+
+	for (p = pids; (p = strchr(p, ' ')); p++)
+		n++;
+	for (p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (!p[0] || strspn(p, "0123456789") != strlen(p) || strlen(p) > 9)
+			bad_usage("-p takes process IDs (PID or PID,PID...), not '%s'", p);
+		if (n++ == 16 || strlen(pids) + strlen(p) + 6 > size)
+			bad_usage("-p: at most 16 processes (%s)", p);
+		strcat(pids, pids[0] ? " " : "pid ");
+		strcat(pids, p);
+	}
+}
+
 /* Why the start failed, said as the slabtrace command says it. */
 static noreturn void start_failed(int err, const char *filter)
 {
@@ -737,12 +756,20 @@ static int finish(const char *outdir, const char *ctfdir)
 
 int main(int argc, char **argv)
 {
+	enum { OPT_COMM = 256, OPT_LAZY };
 	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "cache", required_argument, NULL, 'c' },
+		{ "syscalls", no_argument, NULL, 's' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "lazy", no_argument, NULL, OPT_LAZY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outdir = NULL, *buffer_kb = NULL;
+	const char *outdir = NULL, *buffer_kb = NULL, *comm = NULL;
 	char caches[4096] = "", pids[400] = "", path[PATH_MAX], ctfdir[2048];
 	struct pollfd pfd[MAX_CPUS];
 	struct timespec ms = { 0, 1000000 };
@@ -753,7 +780,8 @@ int main(int argc, char **argv)
 
 	prog_name = "kmemtrace-record";
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:b:c:p:lsh", opts, NULL)) != -1) {
+	/* "+": COMMAND's options are its own (a "--" before it is optional). */
+	while ((opt = getopt_long(argc, argv, "+:o:b:c:p:shV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			outdir = optarg;
@@ -771,13 +799,12 @@ int main(int argc, char **argv)
 			strcat(caches, optarg);
 			break;
 		case 'p':
-			if (strlen(pids) + strlen(optarg) + 6 > sizeof(pids) ||
-			    !optarg[0] || strspn(optarg, "0123456789") != strlen(optarg))
-				bad_usage("-p takes a process ID, not '%s'", optarg);
-			strcat(pids, pids[0] ? " " : "pid ");
-			strcat(pids, optarg);
+			pid_arg(pids, sizeof(pids), optarg);
 			break;
-		case 'l':
+		case OPT_COMM:
+			comm = optarg;
+			break;
+		case OPT_LAZY:
 			lazy = 1;
 			break;
 		case 's':
@@ -788,7 +815,7 @@ int main(int argc, char **argv)
 			fputs(help, stdout);
 			return 0;
 		case 'V':
-			printf("kmemtrace-record %s\n", VERSION);
+			print_version();
 			return 0;
 		case ':':
 			bad_usage("%s needs an argument", argv[optind - 1]);
@@ -796,13 +823,19 @@ int main(int argc, char **argv)
 			bad_usage("unknown option %s", argv[optind - 1]);
 		}
 	}
+	if (comm && !syscalls)
+		bad_usage("--comm is for -s%s", "");
+	if (comm && caches[0])
+		bad_usage("-s: --comm or -c, not both%s", "");
+	if (comm)
+		snprintf(caches, sizeof(caches), "%s", comm);
 	if (pids[0] && !syscalls)
 		bad_usage("-p is for -s%s", "");
 	if (pids[0] && caches[0])
-		bad_usage("-s: -c or -p, not both%s", "");
+		bad_usage("-s: --comm or -p, not both%s", "");
 	if (syscalls && caches[0]) {
 		if (strchr(caches, ' ') || strlen(caches) > 15)
-			bad_usage("-s: -c takes one command name of at most 15 bytes (%s)",
+			bad_usage("-s: --comm takes one command name of at most 15 bytes (%s)",
 				  caches);
 		memmove(caches + 5, caches, strlen(caches) + 1);
 		memcpy(caches, "comm ", 5);

@@ -140,7 +140,7 @@ static void object_add(struct dump *d, struct object *o,
 	d->listed++;
 	if (o->age < f->older)
 		goto out;
-	if (f->pid >= 0 && pid != f->pid)
+	if (!filter_pid(f, pid))
 		goto out;
 	if (f->comm && strcmp(comm, f->comm))
 		goto out;

@@ -30,7 +30,6 @@
 #include "../lib/escape.h"
 #include "../lib/stfiles.h"
 
-#define VERSION "0.1"
 #define JSON_VERSION 1
 #define MAX_CACHES 16		/* -c: names given, not caches traced */
 

@@ -208,6 +208,41 @@ void growth_print(struct slabs *s, double secs, int top)
 	}
 }
 
+/*
+ * The grown caches (the first @top; all if @top < 0) as one JSON document
+ * on one line (slabtrace(8), JSON OUTPUT).
+ */
+static void growth_json(const struct slabs *s, double secs, bool around, long top)
+{
+	char *alias, *save = NULL, aliases[sizeof(s->v[0].aliases)];
+	int i;
+
+	printf("{\"version\": %d, \"seconds\": %.3f, \"around\": %s, \"caches\": [",
+	       JSON_VERSION, secs, around ? "\"command\"" : "\"samples\"");
+	for (i = 0; i < s->n && (top < 0 || i < top); i++) {
+		const struct slab *sl = &s->v[i];
+		long d = sl->active[1] - sl->active[0];
+		bool first = true;
+
+		printf("%s{\"cache\": ", i ? ", " : "");
+		put_json_string(stdout, sl->name);
+		printf(", \"objsize\": %ld, \"active\": %ld, \"objects\": %ld, \"bytes\": %ld, ",
+		       sl->objsize, sl->active[1], d, d * sl->objsize);
+		printf("\"bytes_per_second\": %.0f, \"trend\": \"%s\", \"also_named\": [",
+		       secs > 0 ? d * sl->objsize / secs : 0.0,
+		       sl->shrank ? "mixed" : "grows");
+		snprintf(aliases, sizeof(aliases), "%s", sl->aliases);
+		for (alias = strtok_r(aliases, ", ", &save); alias;
+		     alias = strtok_r(NULL, ", ", &save)) {
+			printf("%s", first ? "" : ", ");
+			put_json_string(stdout, alias);
+			first = false;
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
 int cmd_growth(struct opts *o, int argc, char **argv)
 {
 	char **cmd = argc ? argv : NULL;
@@ -229,7 +264,10 @@ int cmd_growth(struct opts *o, int argc, char **argv)
 	if (rc == RUN_FAILED)
 		exit(1);
 	slab_aliases(&s);
-	if (!slab_grown(&s)) {
+	if (o->json) {
+		slab_grown(&s);
+		growth_json(&s, secs, cmd, o->top);
+	} else if (!slab_grown(&s)) {
 		printf("no cache grew in %.1fs\n", secs);
 	} else {
 		printf("caches that grew in %.2fs (%s), only-growing ones first:\n",

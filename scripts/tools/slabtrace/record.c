@@ -115,6 +115,7 @@ struct rec {
 	int n;
 	bool keep;		/* --keep: stop, but no reset */
 	pid_t watchdog;
+	char filter[16 * FILTER_PIDS];	/* -p: " pid PID...", the start's; or "" */
 };
 
 /*
@@ -415,7 +416,7 @@ static void rec_take(struct rec *r, bool autosel)
 		if (!c->own)
 			continue;
 		watchdog_tell(WD_STARTING, i);
-		if (!ctl_try(why, sizeof(why), "start %s", c->name))
+		if (!ctl_try(why, sizeof(why), "start %s%s", c->name, r->filter))
 			continue;
 		watchdog_tell(WD_NOT_STARTED + WD_STARTING, i);
 		note("record: not tracing %s: %s", c->name, why);
@@ -479,12 +480,14 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	bool first = true, saved = true, shared = false, owned = false;
 	struct pprof *pprof = NULL;
 	double when = 0, duration = 0;
-	int ended, captures = 0;
+	int ended, captures = 0, waited = 0;
 	struct rec r;
 	int i, j, rc = 0;
 
-	if (!argc)
-		usage("record: no COMMAND (after --)");
+	if (!argc && !o->f.npids)
+		usage("record: no COMMAND (after --), and no -p PID to trace instead");
+	if (!argc && o->autosel)
+		usage("record: --auto runs COMMAND (after --): none given");
 	if (o->json || o->interval || o->rounds > 0)
 		usage("record: --json, -i and -r are for top");
 	if (o->ncaches && o->autosel)
@@ -506,6 +509,9 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		auto_caches(o, argv);
 	memset(&r, 0, sizeof(r));
 	r.keep = o->keep;
+	for (i = 0, j = 0; i < o->f.npids; i++)
+		j += snprintf(r.filter + j, sizeof(r.filter) - j, "%s %ld",
+			      i ? "" : " pid", o->f.pids[i]);
 	for (i = 0; i < o->ncaches; i++) {
 		r.c[r.n].name = o->caches[i];
 		r.c[r.n++].lock = -1;
@@ -522,19 +528,32 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		shared |= r.c[i].used && !r.c[i].own;
 		owned |= r.c[i].own;
 	}
-	printf("; running");
+	if (r.filter[0])
+		printf(",%s", r.filter);
+	if (argc)
+		printf("; running");
+	else
+		printf("; until SIGINT (^C) or SIGTERM");
 	for (i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");
 	if (shared)
-		printf("record: %s, %s\n",
+		printf("record: %s, %s%s\n",
 		       "a shared cache was traced before: it is not stopped or reset here",
-		       "and its dump holds what it held before too");
-	if (!nsignals)
+		       "and its dump holds what it held before too",
+		       r.filter[0] ? " (and of every process)" : "");
+	fflush(stdout);
+	if (!argc) {
+		/* -p alone: the processes are traced until a signal says stop. */
+		while (!nsignals)
+			sleep_secs(3600);
+		waited = nsignals;
+	} else if (!nsignals) {
 		rc = run_command(argv, 0);
-	else
+	} else {
 		note("record: signal %d came before %s started: not run", (int)last_signal,
 		     argv[0]);
+	}
 	ended = nsignals;
 	for (i = 0; i < r.n; i++)
 		if (r.c[i].own)
@@ -579,7 +598,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		     (int)last_signal, r.keep ? "" : " and reset");
 	else
 		saved_say(dir, &r, owned && !r.keep, shared);
-	if (nsignals)
+	/* Without COMMAND, the first signal is how record ends: no failure. */
+	if (nsignals > waited)
 		return 128 + last_signal;
 	if (rc == RUN_FAILED)
 		return 1;

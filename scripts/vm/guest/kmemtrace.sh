@@ -128,7 +128,7 @@ check_eq "filtered: exactly the widget allocations and frees" \
 # --- A tiny buffer with a reader that does not read: overruns.
 echo 16 > $K/buffer_kb
 check "record with a 16 KiB buffer, reading late" \
-	sh -c "kmemtrace-record -l -o $OUT/tiny -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec3.txt"
+	sh -c "kmemtrace-record --lazy -o $OUT/tiny -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec3.txt"
 cat /tmp/rec3.txt
 cp /tmp/rec3.txt $OUT/tiny.record.txt
 lost=$(head -n 1 $K/total_overruns)
