@@ -408,20 +408,35 @@ class Prometheus(unittest.TestCase):
         self.assertEqual(m['slabtrace_cache_records{cache="kmalloc-64"}'], 26)
         self.assertEqual(m['slabtrace_cache_drops_total{cache="kmalloc-64",kind="pool_empty"}'],
                          3)
+        # A record kept without its backtrace is no drop: a family of its own.
         self.assertEqual(
-            m['slabtrace_cache_drops_total{cache="kmalloc-64",kind="stack_store_full"}'], 1)
+            m['slabtrace_cache_incomplete_total{cache="kmalloc-64",kind="stack_store_full"}'], 1)
+        self.assertNotIn('slabtrace_cache_drops_total{cache="kmalloc-64",kind="stack_store_full"}',
+                         m)
         self.assertEqual(m['slabtrace_cache_filtered_total{cache="kmalloc-64"}'], 0)
         self.assertEqual(m["slabtrace_kptrace_dropped_total"], 2)
         self.assertEqual(len([k for k in m if k.startswith("slabtrace_slab_objects{")]), 5)
         self.assertEqual(os.listdir(os.path.dirname(self.prom)), ["slabtrace.prom"])
 
-    def test_filtered_is_no_drop(self):
-        # What a filter left out has a counter of its own.
+    def test_filtered_and_own_are_no_drops(self):
+        # What a filter left out, and slabtrace's own allocations (never
+        # recorded), have counters of their own; the module's kinds of
+        # drop (module/slab/traced.c, 6.12: stack_walk_empty too) go where
+        # they belong: lost, or kept without a detail.
         self.fake.write("slab/stats", test_cli.STATS.replace(
-            "context_store_full 0\n", "context_store_full 0 own 0 filtered 4\n"))
+            "context_store_full 0\n",
+            "context_store_full 2 stack_walk_empty 5 own 7 filtered 4\n"))
         m = self.sample()
         self.assertEqual(m['slabtrace_cache_filtered_total{cache="kmalloc-64"}'], 4)
-        self.assertNotIn('slabtrace_cache_drops_total{cache="kmalloc-64",kind="filtered"}', m)
+        self.assertEqual(m['slabtrace_cache_own_total{cache="kmalloc-64"}'], 7)
+        self.assertEqual(
+            m['slabtrace_cache_incomplete_total{cache="kmalloc-64",kind="stack_walk_empty"}'], 5)
+        self.assertEqual(
+            m['slabtrace_cache_incomplete_total{cache="kmalloc-64",kind="context_store_full"}'], 2)
+        self.assertEqual(
+            sorted(k for k in m if k.startswith("slabtrace_cache_drops_total{")),
+            ['slabtrace_cache_drops_total{cache="kmalloc-64",kind="%s"}' % k
+             for k in ("in_NMI", "limit_reached", "pool_empty")])
 
     def test_memory_held(self):
         self.fake.write("slab/stats", test_cli.STATS.replace(
