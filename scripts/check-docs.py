@@ -73,10 +73,10 @@ def read(path):
 
 def guides():
     """The pages a user reads, README.md first: every Documentation/*.rst
-    but how the project is tested."""
+    but how the project is tested (testing.rst, tests.rst)."""
     pages = ["README.md"] + sorted(os.path.relpath(p, top) for p in glob.glob(
         os.path.join(top, "Documentation", "*.rst")))
-    return [p for p in pages if not p.endswith("testing.rst")]
+    return [p for p in pages if not p.endswith(("testing.rst", "tests.rst"))]
 
 
 for page in sorted(glob.glob(os.path.join(top, "Documentation", "*.rst"))):
