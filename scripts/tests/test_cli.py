@@ -1976,6 +1976,17 @@ class VmOutput(unittest.TestCase):
                 docs = [json.loads(line) for line in f.read().splitlines()]
             self.assertEqual([(d["version"], d["report"], d["caches"][0]["cache"])
                               for d in docs], [(1, 1, "kmalloc-64"), (1, 2, "kmalloc-64")])
+            # growth --json around leaky's 3000 buffers (slabinfo's counts
+            # are short by up to a few slabs' worth).
+            with open(os.path.join(os.path.dirname(path), "cli-growth.json")) as f:
+                lines = f.read().splitlines()
+            self.assertEqual(len(lines), 1, path)
+            g = json.loads(lines[0])
+            self.assertEqual((g["version"], g["around"], len(g["caches"])), (1, "command", 1))
+            c = g["caches"][0]
+            self.assertEqual((c["cache"], c["objsize"], c["trend"]), ("kmalloc-64", 64, "grows"))
+            self.assertGreaterEqual(c["objects"], 2500)
+            self.assertEqual(c["bytes"], 64 * c["objects"])
 
 
 if __name__ == "__main__":

@@ -205,6 +205,12 @@ check "growth: kmalloc-64 grew by 2500 objects or more" \
 	awk 'NR == 3 { exit !($4 + 0 >= 2500) }' /out/cli-growth.txt
 slabtrace growth -i 0.2 -r 3 > /out/cli-growth-sampled.txt 2>&1
 check "growth sampled exits 0" test $? -eq 0
+# The same as JSON (the host parses it: test_cli.py, VmOutput).
+slabtrace growth --json -n 1 -- sh -c "echo bufs 3000 > $LEAKY" > /out/cli-growth.json 2>&1
+check "growth --json exits 0" test $? -eq 0
+check "growth --json: one line, kmalloc-64 first" \
+	grep -q '^{"version": 1, "seconds": [0-9.]*, "around": "command", "caches": \[{"cache": "kmalloc-64", ' \
+	/out/cli-growth.json
 
 # --- record --auto: a first run finds the growing cache (leaky's widgets).
 slabtrace record --auto -o /tmp/auto --settle 1 -- sh -c "echo widgets 400 > $LEAKY" \
