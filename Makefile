@@ -183,7 +183,7 @@ test-modules: shadow
 			for (j in n) if (x[j] == x[i] && v[j] > v[i] && (!d || v[j] - v[i] < d)) d = v[j] - v[i]; \
 			printf "%s %x %s\n", n[i], s[i], d ? sprintf("%x", d) : "-" } }' \
 		> $(BUILD)/bin/initleak.syms
-	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/kmemtrace-record \
+	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror $(TOOLS_DEFS) -o $(BUILD)/bin/kmemtrace-record \
 		$(KMT_RECORD_SRCS)
 	$(call build_slabtrace,$(GUEST_CC),$(BUILD)/bin/slabtrace,$(BUILD)/tools-gen,-O2 -Wall -Wextra -Werror,-static)
 	@for p in $(GUEST_PROGS); do \
@@ -208,18 +208,19 @@ TOOLS_GEN ?= $(TOOLS_OUT)-gen
 tools:
 	@mkdir -p $(TOOLS_OUT)
 	$(call build_slabtrace,$(CC),$(TOOLS_OUT)/slabtrace,$(TOOLS_GEN),$(TOOLS_ALLFLAGS),$(TOOLS_STATIC))
-	$(CC) $(TOOLS_STATIC) $(TOOLS_ALLFLAGS) -o $(TOOLS_OUT)/kmemtrace-record \
+	$(CC) $(TOOLS_STATIC) $(TOOLS_ALLFLAGS) $(TOOLS_DEFS) -o $(TOOLS_OUT)/kmemtrace-record \
 		$(KMT_RECORD_SRCS)
 	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_GEN),$(TOOLS_ALLFLAGS))
 
 # Copies only: build with make (or make tools) first, as yourself.
+# Every program in BINDIR, as the Debian package has them: some need no
+# root (slabtrace report, kmemtrace-report), and sudo finds the others.
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
-SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 # program:directory:man page, of what install-tools copies.
-INSTALLED := $(TOOLS_OUT)/slabtrace:$(SBINDIR):slabtrace.8 \
-	$(TOOLS_OUT)/kmemtrace-record:$(SBINDIR):kmemtrace-record.8 \
+INSTALLED := $(TOOLS_OUT)/slabtrace:$(BINDIR):slabtrace.8 \
+	$(TOOLS_OUT)/kmemtrace-record:$(BINDIR):kmemtrace-record.8 \
 	$(TOOLS_OUT)/kmemtrace-report:$(BINDIR):kmemtrace-report.1 \
 	scripts/tools/flamegraph.py:$(BINDIR):slabtrace-flamegraph.1
 install-tools:
@@ -272,7 +273,7 @@ vm-test: test-modules
 STRESS_SECS ?= 300
 STRESS_KVER := $(or $(KVER),6.12)
 stress:
-	@scripts/deps.sh
+	@scripts/deps.sh vm
 	@$(MAKE) --no-print-directory KVER=$(STRESS_KVER) test-modules
 	rm -rf build/$(STRESS_KVER)/stress-out
 	SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 stress_secs=$(STRESS_SECS) st_budget=$$(($(STRESS_SECS) + 600))$(if \
@@ -303,7 +304,7 @@ check:
 # use-after-free or a bad lock order is reported whatever the timing, and
 # the splat fails the run: every test in one boot, lowmem in another.
 check-debug:
-	@scripts/deps.sh
+	@scripts/deps.sh debug
 	@$(MAKE) --no-print-directory KVER=$(DEBUG_KVER) test-modules
 	rm -rf build/$(DEBUG_KVER)/vm-out build/$(DEBUG_KVER)/vm-lowmem
 	@rc=0; \

@@ -37,7 +37,7 @@
 # line is "compat: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/deps.sh" || exit 1
+"$top/scripts/deps.sh" compat || exit 1
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
 filter=${1:-.}
 store=$cache/compat

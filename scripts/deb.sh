@@ -22,10 +22,17 @@ cd "$top"
 
 for tool in dpkg-buildpackage dh dh_dkms lintian; do
 	command -v "$tool" > /dev/null || {
-		echo "make deb: $tool is missing: apt install debhelper dh-dkms lintian (scripts/deps.sh installs them)" >&2
+		echo "make deb: $tool is missing: apt install debhelper dh-dkms lintian (scripts/deps.sh deb installs them)" >&2
 		exit 1
 	}
 done
+# dpkg-buildpackage would stop on them too, in its log: say it here.
+if ! missing=$(dpkg-checkbuilddeps 2>&1); then
+	missing=$(echo "$missing" | sed -n 's/.*Unmet build dependencies: //p' |
+		sed 's/ ([^)]*)//g')
+	echo "make deb: missing build dependencies: sudo apt install $missing (debian/control's Build-Depends)" >&2
+	exit 1
+fi
 version=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' dkms.conf)
 changelog=$(dpkg-parsechangelog -l debian/changelog -S Version)
 if [ "$changelog" != "$version" ]; then

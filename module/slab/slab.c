@@ -256,8 +256,8 @@ static const match_table_t print_options = {
 static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
 {
 	substring_t args[MAX_OPT_ARGS];
+	int i, ret;
 	u32 *num;
-	int i;
 
 	memset(o, 0, sizeof(*o));
 	for (i = 0; i < argc; i++) {
@@ -279,11 +279,12 @@ static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
 					    (int)min_t(size_t, strlen(argv[i]), 16), argv[i]);
 			return -EINVAL;
 		}
-		if (++i == argc || kstrtou32(argv[i], 10, num) ||
-		    (num == &o->top && !*num)) {
+		/* Not a number: -EINVAL; one beyond 32 bits: -ERANGE. */
+		ret = ++i == argc ? -EINVAL : kstrtou32(argv[i], 10, num);
+		if (ret || (num == &o->top && !*num)) {
 			pr_warn_ratelimited("ctl: print: %s takes a number%s\n", argv[i - 1],
 					    num == &o->top ? " above 0" : "");
-			return -EINVAL;
+			return ret ?: -EINVAL;
 		}
 	}
 	return 0;

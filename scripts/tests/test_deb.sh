@@ -7,10 +7,14 @@
 # say.  The packages: lintian finds no error; slabtrace-dkms has the
 # module's source and dkms.conf in /usr/src/slabtrace-VERSION (and no
 # object file), hands it to DKMS when installed (dh_dkms's postinst) and
-# builds with the Makefile against the 6.12 headers, warning-free;
-# slabtrace-tools has every program make tools builds (dynamically linked),
-# slabtrace-flamegraph and every man page of Documentation/.  make deb leaves the
-# tree as it found it.  The last line is "deb: N passed, N failed".
+# builds with the Makefile against the 6.12 headers, warning-free; it
+# depends on openssl, and its postinst says when the running kernel has no
+# headers; slabtrace-tools has every program make tools builds
+# (dynamically linked, with --pprof), slabtrace-flamegraph, in /usr/bin,
+# every man page of Documentation/ and the guides in
+# /usr/share/doc/slabtrace-tools (where the man pages point); a build
+# without a build dependency fails, and make tools' needs are in
+# Build-Depends.  make deb leaves the tree as it found it.  The last line is "deb: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -84,25 +88,104 @@ else
 fi
 expect "into a module of version $v" "$v" "$(modinfo -F version "$t/dkms/$src/slabtrace.ko" 2>&1)"
 
-# --- slabtrace-tools.
+# --- slabtrace-dkms's postinst: after DKMS's part, what is missing for
+# the running kernel.  Its own part (after dh_dkms's section), run for a
+# kernel without headers and one with them (a fake uname, DPKG_ROOT).
+has "slabtrace-dkms depends on openssl (DKMS's signing key)" "$t/dkms.fields" \
+	"^Depends: .*\bopenssl\b"
+sed -n '/^# End automatically added section/,$p' "$t/dkms-control/postinst" > "$t/own-postinst"
+if grep -q 'apt install linux-headers-' "$t/own-postinst"; then
+	pass "its postinst checks the running kernel's headers, after DKMS's part"
+else
+	fail "its postinst has no header check after DKMS's part"
+fi
+mkdir -p "$t/fakebin" "$t/root/lib/modules/9.8.7-fake/build"
+printf '#!/bin/sh\necho 9.8.7-fake\n' > "$t/fakebin/uname"
+chmod 755 "$t/fakebin/uname"
+out=$(DPKG_ROOT=$t/none PATH=$t/fakebin:$PATH sh "$t/own-postinst" configure 2>&1)
+expect "without the headers, it says which to install" \
+	"slabtrace-dkms: the running kernel, 9.8.7-fake, has no headers: slabtrace is not built for it.
+slabtrace-dkms: install them (DKMS then builds it): sudo apt install linux-headers-9.8.7-fake" \
+	"$(echo "$out" | grep -v 'Secure Boot\|mokutil')"
+out=$(DPKG_ROOT=$t/root PATH=$t/fakebin:$PATH sh "$t/own-postinst" configure 2>&1)
+expect "with them, nothing" "" "$(echo "$out" | grep -v 'Secure Boot\|mokutil')"
+
+# --- slabtrace-tools: the programs in /usr/bin, built with every
+# feature (TOOLS_REQUIRE=1: a missing build dependency fails the build).
 dpkg-deb -c "$tools_deb" > "$t/tools.list" 2>&1
 dpkg-deb -x "$tools_deb" "$t/tools"
 dpkg-deb -f "$tools_deb" Package Version > "$t/tools.fields" 2>&1
 has "slabtrace-tools is version $v" "$t/tools.fields" "^Version: $v$"
-for p in "$t"/tools/usr/sbin/*; do
-	case $(file -b "$p") in
-	*"dynamically linked"*) pass "slabtrace-tools: /usr/sbin/${p##*/}, dynamically linked" ;;
-	*) fail "slabtrace-tools: /usr/sbin/${p##*/}: $(file -b "$p")" ;;
+if grep -q ' \./usr/sbin/.' "$t/tools.list"; then
+	fail "slabtrace-tools has programs in /usr/sbin: $(grep ' \./usr/sbin/.' "$t/tools.list" | head -n 2)"
+else
+	pass "slabtrace-tools has no program in /usr/sbin"
+fi
+for p in "$t"/tools/usr/bin/*; do
+	case $p:$(file -b "$p") in
+	*/slabtrace-flamegraph:*)
+		expect "slabtrace-tools: /usr/bin/${p##*/}, a Python script" "#!/usr/bin/env python3" \
+			"$(head -n 1 "$p")" ;;
+	*"dynamically linked"*) pass "slabtrace-tools: /usr/bin/${p##*/}, dynamically linked" ;;
+	*) fail "slabtrace-tools: /usr/bin/${p##*/}: $(file -b "$p")" ;;
 	esac
 done
 make -s --no-print-directory tools > "$t/tools.log" 2>&1 || fail "make tools: $(tail -n 3 "$t/tools.log")"
 for p in build/tools/*; do
-	has "slabtrace-tools has ${p##*/} (make tools builds it)" "$t/tools.list" " \./usr/sbin/${p##*/}$"
+	has "slabtrace-tools has ${p##*/} (make tools builds it)" "$t/tools.list" " \./usr/bin/${p##*/}$"
 done
+has "slabtrace-tools has kmemtrace-report" "$t/tools.list" ' \./usr/bin/kmemtrace-report$'
 has "slabtrace-tools has slabtrace-flamegraph" "$t/tools.list" ' \./usr/bin/slabtrace-flamegraph$'
+for p in slabtrace kmemtrace-report; do
+	if "$t/tools/usr/bin/$p" --help 2>&1 | grep -q 'not in this build'; then
+		fail "the package's $p has no --pprof"
+	else
+		pass "the package's $p has --pprof"
+	fi
+done
 for m in Documentation/*.[1-8]; do
 	has "slabtrace-tools has ${m##*/}" "$t/tools.list" " \./usr/share/man/man${m##*.}/${m##*/}\.gz$"
 done
 expect "slabtrace --version says $v" "slabtrace $v" \
-	"$("$t/tools/usr/sbin/slabtrace" --version 2>&1)"
+	"$("$t/tools/usr/bin/slabtrace" --version 2>&1)"
+
+# The guides, where the man pages send their readers: every page of
+# Documentation/ but testing.rst and tests.rst (how the project is tested, for its
+# developers), README.md, the images.
+doc=usr/share/doc/slabtrace-tools
+for f in README.md Documentation/*.rst Documentation/images/*; do
+	case $f in Documentation/testing.rst | Documentation/tests.rst) continue ;; esac
+	b=${f#Documentation/}
+	has "slabtrace-tools has /$doc/$b" "$t/tools.list" " \./$doc/$b\(\.gz\)\?$"
+done
+for m in Documentation/*.[1-8]; do
+	if grep -qF '/usr/share/doc/slabtrace\-tools/' "$m"; then
+		pass "${m##*/} sends its reader to /$doc/"
+	else
+		fail "${m##*/} does not name /$doc/"
+	fi
+done
+
+# A build that would lose a feature fails (debian/rules: TOOLS_REQUIRE=1),
+# and what it needs is in Build-Depends: each package make tools names.
+if make -s --no-print-directory tools TOOLS_OUT="$t/req" TOOLS_REQUIRE=1 \
+	PROTOC_C=/nonexistent > "$t/req.log" 2>&1; then
+	fail "make tools TOOLS_REQUIRE=1 without protoc-c builds"
+else
+	pass "make tools TOOLS_REQUIRE=1 without protoc-c fails: $(grep 'TOOLS_REQUIRE' "$t/req.log")"
+fi
+if make -s --no-print-directory tools TOOLS_OUT="$t/req" TOOLS_REQUIRE=1 \
+	PKG_CONFIG=false > "$t/req.log" 2>&1; then
+	fail "make tools TOOLS_REQUIRE=1 without libbabeltrace2 builds"
+else
+	pass "make tools TOOLS_REQUIRE=1 without libbabeltrace2 fails"
+fi
+has "debian/rules builds the tools with TOOLS_REQUIRE=1" debian/rules 'tools .*TOOLS_REQUIRE=1'
+bdeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | grep -v '^#')
+for pkg in $(sed -n 's/^\(PPROF\|REPORT\)_DEPS := //p' scripts/tools/tools.mk); do
+	case $bdeps in
+	*" $pkg,"*) pass "Build-Depends has $pkg (make tools needs it)" ;;
+	*) fail "Build-Depends lacks $pkg, which make tools needs" ;;
+	esac
+done
 result

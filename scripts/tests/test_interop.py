@@ -4,7 +4,8 @@
 from Debian: pprof profiles (slabtrace record/report --pprof) by `go tool
 pprof` (golang-go), Prometheus files (slabtrace growth --prometheus) by
 `promtool check metrics` (prometheus) and node_exporter's textfile
-collector (prometheus-node-exporter).
+collector (prometheus-node-exporter): those two unpacked into the cache by
+scripts/fetch-prometheus.sh, never installed.
 
     scripts/tests/test_interop.py [VM_OUT_DIR...]
 
@@ -48,8 +49,22 @@ import test_tools  # noqa: E402
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
 DUMP = test_cli.DUMP
 GO = shutil.which("go")
-PROMTOOL = shutil.which("promtool")
-NODE_EXPORTER = shutil.which("prometheus-node-exporter")
+
+
+def prometheus_bin(name):
+    """@name as scripts/fetch-prometheus.sh unpacked it into the cache (the
+    packages are never installed: their services would start), else on
+    PATH; None if neither."""
+    p = subprocess.run([os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts",
+                                     "fetch-prometheus.sh")], capture_output=True, text=True)
+    path = os.path.join(p.stdout.strip(), name)
+    if p.returncode == 0 and os.access(path, os.X_OK):
+        return path
+    return shutil.which(name)
+
+
+PROMTOOL = prometheus_bin("promtool")
+NODE_EXPORTER = prometheus_bin("prometheus-node-exporter")
 OBJ = re.compile(r"^Obj \S+, (\d+) bytes \(\d+ requested\), age [0-9.]+s, cpu \d+, "
                  r"(?:node \d+, )?(?:gfp [^,]+, )?(?:stack \d+ \(\w+\), )?"
                  r"from (.*?)(?: in syscall (.*))?:$")
@@ -125,7 +140,8 @@ def top_total(path, index):
 
 def need(tool, what):
     if tool is None:
-        raise AssertionError("%s not found: scripts/deps.sh installs %s" % (what, what))
+        raise AssertionError("%s not found: scripts/deps.sh installs it (Prometheus' "
+                             "programs: scripts/fetch-prometheus.sh unpacks them)" % what)
 
 
 def vm_files(*names):
@@ -409,20 +425,33 @@ class Prometheus(unittest.TestCase):
         self.assertEqual(m['slabtrace_cache_records{cache="kmalloc-64"}'], 26)
         self.assertEqual(m['slabtrace_cache_drops_total{cache="kmalloc-64",kind="pool_empty"}'],
                          3)
+        # A record kept without its backtrace is no drop: a family of its own.
         self.assertEqual(
-            m['slabtrace_cache_drops_total{cache="kmalloc-64",kind="stack_store_full"}'], 1)
+            m['slabtrace_cache_incomplete_total{cache="kmalloc-64",kind="stack_store_full"}'], 1)
+        self.assertNotIn('slabtrace_cache_drops_total{cache="kmalloc-64",kind="stack_store_full"}',
+                         m)
         self.assertEqual(m['slabtrace_cache_filtered_total{cache="kmalloc-64"}'], 0)
         self.assertEqual(m["slabtrace_kptrace_dropped_total"], 2)
         self.assertEqual(len([k for k in m if k.startswith("slabtrace_slab_objects{")]), 5)
         self.assertEqual(os.listdir(os.path.dirname(self.prom)), ["slabtrace.prom"])
 
-    def test_filtered_is_no_drop(self):
-        # What a filter left out has a counter of its own.
+    def test_filtered_and_own_are_no_drops(self):
+        # What a filter left out, and slabtrace's own allocations (never
+        # recorded), have counters of their own; the module's kinds of
+        # drop (module/slab/traced.c, 6.12: stack_walk_empty too) go where
+        # they belong: lost, or kept without a detail.
         self.fake.write("slab/stats", test_cli.STATS.replace(
-            "context_store_full 0\n", "context_store_full 0 own 0 filtered 4\n"))
+            "stack_walk_empty 0\n",
+            "stack_walk_empty 5 own 7 filtered 4\n"))
         m = self.sample()
         self.assertEqual(m['slabtrace_cache_filtered_total{cache="kmalloc-64"}'], 4)
-        self.assertNotIn('slabtrace_cache_drops_total{cache="kmalloc-64",kind="filtered"}', m)
+        self.assertEqual(m['slabtrace_cache_own_total{cache="kmalloc-64"}'], 7)
+        self.assertEqual(
+            m['slabtrace_cache_incomplete_total{cache="kmalloc-64",kind="stack_walk_empty"}'], 5)
+        self.assertEqual(
+            sorted(k for k in m if k.startswith("slabtrace_cache_drops_total{")),
+            ['slabtrace_cache_drops_total{cache="kmalloc-64",kind="%s"}' % k
+             for k in ("in_NMI", "limit_reached", "pool_empty")])
 
     def test_memory_held(self):
         self.fake.write("slab/stats", test_cli.STATS.replace(

@@ -5,7 +5,7 @@
     scripts/tests/test_kptrace_ctf.py VM_OUT_DIR...
 
 The guest test kptrace_ctf.sh leaves three recordings in VM_OUT_DIR
-(x86-64 guests only): kptrace_ctf (kmemtrace-record -s -c kpt_probe of
+(x86-64 guests only): kptrace_ctf (kmemtrace-record -s --comm kpt_probe of
 "kpt_probe -g 1000 -f /kpt/no/such/file -l 37"), kptrace_ctf_all (every
 process, and the recorder's pid) and kptrace_ctf_tiny (a 16 KiB buffer
 read late).  babeltrace2 must read each with its own metadata and give:

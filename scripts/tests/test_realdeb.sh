@@ -32,7 +32,7 @@ mkdir -p build
 kvers=${*:-6.12}
 T=realdeb
 . scripts/tests/lib.sh
-scripts/deps.sh || { fail "scripts/deps.sh"; result; exit; }
+scripts/deps.sh realdeb || { fail "scripts/deps.sh"; result; exit; }
 
 # debs SUITE: make deb's packages for that Debian release, built on it;
 # prints their directory.

@@ -4,6 +4,7 @@
 
     slabtrace-flamegraph [--title TITLE] [--weight bytes|objects] [--width PX]
                          [--minwidth PX] [FILE] > leaks.svg
+    slabtrace-flamegraph -h | --help | -V | --version
 
 (scripts/tools/flamegraph.py, installed as slabtrace-flamegraph by make
 install-tools.)  FILE (or standard input) holds folded stacks, one per
@@ -36,6 +37,9 @@ import os
 import sys
 from xml.sax.saxutils import escape, quoteattr
 
+# The release's version, dkms.conf's PACKAGE_VERSION (scripts/tests/test_deb.sh
+# checks that they agree).
+VERSION = "0.1"
 WIDTH = 1200            # pixels, the whole graph
 ROW = 16                # pixels, one frame's height
 PAD_TOP = 52            # room for the title, the buttons and the legend
@@ -321,6 +325,8 @@ def main(argv=None):
                                  description=__doc__.splitlines()[0])
     ap.add_argument("file", nargs="?", metavar="FILE",
                     help="folded stacks (default: standard input)")
+    ap.add_argument("-V", "--version", action="version", version="%(prog)s " + VERSION,
+                    help="the version")
     ap.add_argument("--title", default="slabtrace: outstanding allocations",
                     help="the title; the total and its unit follow it")
     ap.add_argument("--weight", "--unit", dest="weight", choices=("bytes", "objects"),

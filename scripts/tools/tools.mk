@@ -10,6 +10,10 @@
 # build directory, never kept in the repository, with profile-types.h:
 # lowercase names, pb_sample_t..., for its CamelCase types).
 
+# The release's version, dkms.conf's PACKAGE_VERSION: what --version says.
+TOOLS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+TOOLS_DEFS := -DSLABTRACE_VERSION='"$(TOOLS_VERSION)"'
+
 TOOLS_LIB := scripts/tools/lib/stfiles.c scripts/tools/lib/escape.c \
 	scripts/tools/lib/dump.c scripts/tools/lib/pprof.c
 SLABTRACE_SRCS := $(sort $(wildcard scripts/tools/slabtrace/*.c)) $(TOOLS_LIB)
@@ -17,28 +21,42 @@ KMT_RECORD_SRCS := scripts/tools/kmemtrace/record.c scripts/tools/lib/stfiles.c
 KMT_REPORT_SRCS := scripts/tools/kmemtrace/report.c $(TOOLS_LIB)
 TOOLS_HDRS := $(wildcard scripts/tools/lib/*.h scripts/tools/slabtrace/*.h)
 
+# What the tools need beyond libc: protoc-c (protobuf-c-compiler) and the
+# libraries of protobuf-c and zlib (libprotobuf-c-dev, zlib1g-dev) for
+# --pprof; libbabeltrace2 (libbabeltrace2-dev, found by pkg-config) for
+# kmemtrace-report.  Without them a build leaves out what needs them,
+# saying so; with TOOLS_REQUIRE=1 (the Debian package's build) it fails
+# instead, so that no package loses a feature its man pages describe.
+PROTOC_C ?= protoc-c
+PKG_CONFIG ?= pkg-config
+TOOLS_REQUIRE ?=
+# The Debian packages each needs (debian/control's Build-Depends has them).
+PPROF_DEPS := protobuf-c-compiler libprotobuf-c-dev zlib1g-dev
+REPORT_DEPS := libbabeltrace2-dev pkg-config
+# $(call tools_missing,WHAT): say WHAT is left out, or fail with TOOLS_REQUIRE=1.
+tools_missing = $(if $(filter 1,$(TOOLS_REQUIRE)),echo "make tools: $(1) (TOOLS_REQUIRE=1: the build fails rather than lose it)" >&2; exit 1,echo "make tools: $(1)")
+
 # $(call build_slabtrace,CC,OUTPUT,GENDIR,CFLAGS,STATIC): the slabtrace
 # command, linked with STATIC (-static, or nothing).  With --pprof when
-# protoc-c is there and CC finds the static
-# libraries of protobuf-c and zlib (Debian's libprotobuf-c-dev and
-# zlib1g-dev: the host's); else without it (the arm64 guests), saying so.
-pprof_ok = command -v protoc-c > /dev/null && \
-	[ -f "$$($(1) -print-file-name=libprotobuf-c.a)" ] && \
-	[ -f "$$($(1) -print-file-name=libz.a)" ]
+# protoc-c is there and CC finds the libraries of protobuf-c and zlib
+# (static ones with -static); else without it (the arm64 guests), saying so.
+pprof_ok = command -v $(PROTOC_C) > /dev/null && \
+	[ -f "$$($(1) -print-file-name=libprotobuf-c.$(if $(2),a,so))" ] && \
+	[ -f "$$($(1) -print-file-name=libz.$(if $(2),a,so))" ]
 
 define build_slabtrace
 	@mkdir -p $(3) $(dir $(2))
-	@if $(call pprof_ok,$(1)); then \
+	@if $(call pprof_ok,$(1),$(5)); then \
 		set -e; \
-		protoc-c --c_out=$(3) --proto_path=scripts/tools/lib profile.proto; \
+		$(PROTOC_C) --c_out=$(3) --proto_path=scripts/tools/lib profile.proto; \
 		sed -n 's/^typedef struct \(Perftools__Profiles__\)\([A-Za-z]*\) .*/typedef struct \1\2 pb_\L\2_t;/p' \
 			$(3)/profile.pb-c.h > $(3)/profile-types.h; \
 		echo "$(1) $(5) $(4) -DSLABTRACE_PPROF -o $(2) ... -lprotobuf-c -lz"; \
-		$(1) $(5) $(4) -DSLABTRACE_PPROF -I$(3) -o $(2) $(SLABTRACE_SRCS) \
+		$(1) $(5) $(4) $(TOOLS_DEFS) -DSLABTRACE_PPROF -I$(3) -o $(2) $(SLABTRACE_SRCS) \
 			$(3)/profile.pb-c.c -lprotobuf-c -lz -lm; \
 	else \
-		echo "$(2): built without --pprof (it needs protobuf-c-compiler, and libprotobuf-c-dev and zlib1g-dev for $(1))"; \
-		$(1) $(5) $(4) -o $(2) $(SLABTRACE_SRCS) -lm; \
+		$(call tools_missing,$(2): built without --pprof: it needs $(PPROF_DEPS) for $(1)); \
+		$(1) $(5) $(4) $(TOOLS_DEFS) -o $(2) $(SLABTRACE_SRCS) -lm; \
 	fi
 endef
 
@@ -46,16 +64,16 @@ endef
 # libbabeltrace2 (dynamic), and --pprof as for build_slabtrace (GENDIR
 # holds what build_slabtrace generated).
 define build_kmt_report
-	@if ! pkg-config --exists babeltrace2; then \
+	@if ! $(PKG_CONFIG) --exists babeltrace2; then \
 		rm -f $(2); \
-		echo "make tools: kmemtrace-report not built: it needs libbabeltrace2 (apt install libbabeltrace2-dev)"; \
+		$(call tools_missing,$(2): not built: it needs $(REPORT_DEPS)); \
 	elif $(call pprof_ok,$(1)) && [ -f $(3)/profile.pb-c.c ]; then \
 		echo "$(1) $(4) -DSLABTRACE_PPROF -o $(2) ... -lbabeltrace2 -lprotobuf-c -lz"; \
-		$(1) $(4) -DSLABTRACE_PPROF -I$(3) -o $(2) $(KMT_REPORT_SRCS) \
-			$(3)/profile.pb-c.c $$(pkg-config --cflags --libs babeltrace2) \
+		$(1) $(4) $(TOOLS_DEFS) -DSLABTRACE_PPROF -I$(3) -o $(2) $(KMT_REPORT_SRCS) \
+			$(3)/profile.pb-c.c $$($(PKG_CONFIG) --cflags --libs babeltrace2) \
 			-lprotobuf-c -lz; \
 	else \
-		echo "$(2): built without --pprof (it needs protobuf-c-compiler, libprotobuf-c-dev and zlib1g-dev)"; \
-		$(1) $(4) -o $(2) $(KMT_REPORT_SRCS) $$(pkg-config --cflags --libs babeltrace2); \
+		$(call tools_missing,$(2): built without --pprof: it needs $(PPROF_DEPS)); \
+		$(1) $(4) $(TOOLS_DEFS) -o $(2) $(KMT_REPORT_SRCS) $$($(PKG_CONFIG) --cflags --libs babeltrace2); \
 	fi
 endef

@@ -2,8 +2,8 @@
 /*
  * kmemtrace-record(8): record a kmemtrace or kptrace stream into a directory.
  *
- *   kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l] [-- COMMAND...]
- *   kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...] [-l]
+ *   kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [--lazy] [-- COMMAND...]
+ *   kmemtrace-record -s [-o DIR] [-b KB] [--comm COMM | -p PID...] [--lazy]
  *                    [-- COMMAND...]
  *
  * Starts kmemtrace (every cache, or the -c ones), copies every CPU's
@@ -11,14 +11,19 @@
  * exits or on SIGINT/SIGTERM/SIGHUP; then drains the rest and adds
  * DIR/ctf/metadata, DIR/caches and DIR/kallsyms, so the trace reads on
  * another machine (babeltrace2 DIR; kmemtrace-report DIR).  Prints the
- * events written and lost.  -l reads nothing until COMMAND exits (a reader
- * that falls behind: the tests' way to make overruns).
+ * events written and lost; exits 3 if COMMAND failed (the trace saved
+ * all the same), as slabtrace record does.  -l reads nothing until
+ * COMMAND exits (a reader that falls behind: the tests' way to make
+ * overruns).  -b sets the module's buffer_kb for this recording: the
+ * value it had is set back at the end.
  *
  * -s records kptrace's system calls instead ("syscall start ctf" on ctl,
  * the files of kptrace/ctf/): every process but the recorder, or the
  * tasks named COMM (-c), or the PIDs (-p, up to 16); -b is then "syscall
- * size" (KiB, whole pages).  The recorder holds kptrace/ctf/metadata open
- * from start to end: that makes it a kptrace reader, never traced.  DIR
+ * size" (KiB, whole pages), refused while kptrace's text queue holds
+ * records not read yet (the size empties it), and set back too.  The
+ * recorder holds kptrace/ctf/metadata open from start to end: that makes
+ * it a kptrace reader, never traced.  DIR
  * default kptrace.trace; no caches or kallsyms.  Says "recording" once
  * the calls are recorded, and at the end also the events the packets
  * say were discarded (their events_discarded, summed over the CPUs).
@@ -70,12 +75,11 @@
 #include "../../../include/uapi/slabtrace/kptrace.h"
 #include "../lib/stfiles.h"
 
-#define VERSION "0.1"
 #define MAX_CPUS 1024
 
 static const char help[] =
-	"usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [-l] [-- COMMAND [ARG...]]\n"
-	"       kmemtrace-record -s [-o DIR] [-b KB] [-c COMM | -p PID...] [-l]\n"
+	"usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [--lazy] [-- COMMAND [ARG...]]\n"
+	"       kmemtrace-record -s [-o DIR] [-b KB] [--comm COMM | -p PID...] [--lazy]\n"
 	"                        [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Record kmemtrace's stream (every slab allocation and free) or, with -s,\n"
@@ -83,19 +87,23 @@ static const char help[] =
 	"or a signal (INT, TERM, HUP) comes; then say how many events were\n"
 	"written and lost.\n"
 	"\n"
-	"  -o DIR      where to write (kmemtrace.trace; -s: kptrace.trace)\n"
-	"  -b KB       KiB of buffer per CPU (16 to 65536, a multiple of 8; -s: the\n"
-	"              system call queue's size, whole pages)\n"
-	"  -c CACHE    record this cache only; again for more (at most 16)\n"
-	"  -c COMM     -s: record the tasks named COMM only\n"
-	"  -p PID      -s: record this process only; again for more (at most 16)\n"
-	"  -l          read nothing until COMMAND exits (a reader that falls behind)\n"
-	"  -s          record kptrace's system calls, not kmemtrace\n"
-	"  -h, --help  this help\n"
-	"  --version   the version\n"
+	"  -o, --output DIR   where to write (kmemtrace.trace; -s: kptrace.trace)\n"
+	"  -b, --buffer KB    KiB of buffer per CPU for this recording (16 to 65536,\n"
+	"                     a multiple of 8; -s: the system call queue's size,\n"
+	"                     whole pages); set back after\n"
+	"  -c, --cache CACHE  record this cache only; again for more (at most 16)\n"
+	"  -s, --syscalls     record kptrace's system calls, not kmemtrace\n"
+	"      --comm COMM    -s: record the tasks named COMM only (-c COMM too)\n"
+	"  -p, --pid PID      -s: record this process only; again, or PID,PID, for\n"
+	"                     more (at most 16)\n"
+	"      --lazy         read nothing until COMMAND exits (a reader that falls\n"
+	"                     behind)\n"
+	"  -h, --help         this help\n"
+	"  -V, --version      the version\n"
 	"\n"
 	"It starts its own trace and stops only that one; another process's\n"
-	"stop, or stop and start, while it records is an error (exit 1).\n";
+	"stop, or stop and start, while it records is an error (exit 1).  If\n"
+	"COMMAND fails, the trace is saved and the exit status is 3.\n";
 
 struct stream {
 	int cpu;
@@ -517,6 +525,24 @@ static noreturn void bad_usage(const char *fmt, const char *arg)
 	usage_error("kmemtrace-record --help", "%s", msg);
 }
 
+/* -p PID[,PID...]: appended to the filter @pids ("pid 5 6"), at most 16. */
+static void pid_arg(char *pids, size_t size, char *arg)
+{
+	char *p, *save = NULL;
+	int n = 0;
+
+	for (p = pids; (p = strchr(p, ' ')); p++)
+		n++;
+	for (p = strtok_r(arg, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (!p[0] || strspn(p, "0123456789") != strlen(p) || strlen(p) > 9)
+			bad_usage("-p takes process IDs (PID or PID,PID...), not '%s'", p);
+		if (n++ == 16 || strlen(pids) + strlen(p) + 6 > size)
+			bad_usage("-p: at most 16 processes (%s)", p);
+		strcat(pids, pids[0] ? " " : "pid ");
+		strcat(pids, p);
+	}
+}
+
 /* Why the start failed, said as the slabtrace command says it. */
 static noreturn void start_failed(int err, const char *filter)
 {
@@ -534,28 +560,100 @@ static noreturn void start_failed(int err, const char *filter)
 	die("cannot start (%s): %s", filter[0] ? filter : "everything", reason);
 }
 
+/*
+ * What -b changed, set back at the end (at exit, on an error too): the
+ * file and what it held.  The buffer is the module's, for whoever starts
+ * the next trace: -b is for this recording only.
+ */
+static char restore_path[PATH_MAX], restore_value[64];
+
+static void restore_buffer(void)
+{
+	char reason[1024];
+	int err;
+
+	if (!restore_path[0])
+		return;
+	err = write_file(restore_path, restore_value);
+	if (err) {
+		reason_of(-err, reason, sizeof(reason));
+		note("could not set the buffer back (%s: %s): %s", restore_path,
+		     restore_value, reason);
+	}
+	restore_path[0] = 0;
+}
+
+/* A "key: N" line of @text (kptrace/stats), or -1. */
+static long stats_number(const char *text, const char *key)
+{
+	const char *p = text ? strstr(text, key) : NULL;
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * Write @value to @path for -b @kb (dies with the module's reason if it
+ * is refused); @old, what to write to set it back, is kept for the end.
+ */
+static void change_buffer(const char *path, const char *value,
+			  const char *old, const char *kb)
+{
+	char reason[1024];
+	int err = write_file(path, value);
+
+	if (err) {
+		reason_of(-err, reason, sizeof(reason));
+		die("cannot set the buffer to %s KiB: %s", kb, reason);
+	}
+	snprintf(restore_path, sizeof(restore_path), "%s", path);
+	snprintf(restore_value, sizeof(restore_value), "%s", old);
+}
+
+/*
+ * -b with -s: "syscall size", which also empties kptrace's text queue:
+ * refused while the queue holds records not read yet.  The size it had,
+ * in bytes, is what is set back.
+ */
+static void set_syscall_size(const char *buffer_kb)
+{
+	char path[PATH_MAX], cmd[64], old[64], *stats;
+	long queued, size;
+
+	st_path(path, sizeof(path), "kptrace/stats");
+	stats = read_all(path);
+	size = stats_number(stats, "queue size: ");
+	queued = stats_number(stats, "queued: ");
+	free(stats);
+	if (size <= 0)
+		die("%s: no queue size (a module of another version?)", path);
+	if (size == strtol(buffer_kb, NULL, 10) * 1024)
+		return;
+	if (queued > 0)
+		die("-b would empty kptrace's queue, which holds %ld bytes of %s (%s%s)",
+		    queued, "records not read yet", st_root(),
+		    "/kptrace/queue reads them, 'syscall clear' drops them");
+	snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
+	snprintf(old, sizeof(old), "syscall size %ld", size);
+	st_path(path, sizeof(path), "ctl");
+	change_buffer(path, cmd, old, buffer_kb);
+}
+
 /* -b: the buffer's size (syscall size with -s); then map_size and co. */
 static void set_buffer(const char *buffer_kb)
 {
-	char path[PATH_MAX], cmd[64], reason[1024];
+	char path[PATH_MAX], old[32];
 	long kb;
-	int err;
 
-	if (buffer_kb) {
-		if (syscalls) {
-			snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
-			st_path(path, sizeof(path), "ctl");
-		} else {
-			snprintf(cmd, sizeof(cmd), "%.20s", buffer_kb);
-			stream_path(path, sizeof(path), "buffer_kb");
-		}
-		err = write_file(path, cmd);
-		if (err) {
-			reason_of(-err, reason, sizeof(reason));
-			die("cannot set the buffer to %s KiB: %s", buffer_kb, reason);
-		}
-	}
 	stream_path(path, sizeof(path), "buffer_kb");
+	kb = read_number(path);
+	if (kb <= 0)
+		die("%s: %s", path, strerror(errno));
+	snprintf(old, sizeof(old), "%ld", kb);
+	if (buffer_kb && syscalls)
+		set_syscall_size(buffer_kb);
+	else if (buffer_kb && kb != strtol(buffer_kb, NULL, 10))
+		change_buffer(path, buffer_kb, old, buffer_kb);
+	atexit(restore_buffer);
 	kb = read_number(path);
 	if (kb <= 0)
 		die("%s: %s", path, strerror(errno));
@@ -658,28 +756,40 @@ static int finish(const char *outdir, const char *ctfdir)
 
 int main(int argc, char **argv)
 {
+	enum { OPT_COMM = 256, OPT_LAZY };
 	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "cache", required_argument, NULL, 'c' },
+		{ "syscalls", no_argument, NULL, 's' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "lazy", no_argument, NULL, OPT_LAZY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *outdir = NULL, *buffer_kb = NULL;
+	const char *outdir = NULL, *buffer_kb = NULL, *comm = NULL;
 	char caches[4096] = "", pids[400] = "", path[PATH_MAX], ctfdir[2048];
 	struct pollfd pfd[MAX_CPUS];
 	struct timespec ms = { 0, 1000000 };
-	int opt, lazy = 0, i, ready, err;
+	int opt, lazy = 0, i, ready, err, status = 0, execp[2];
 	struct sigaction sa;
 	char *text;
 	pid_t child = 0;
 
 	prog_name = "kmemtrace-record";
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:o:b:c:p:lsh", opts, NULL)) != -1) {
+	/* "+": COMMAND's options are its own (a "--" before it is optional). */
+	while ((opt = getopt_long(argc, argv, "+:o:b:c:p:shV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			outdir = optarg;
 			break;
 		case 'b':
+			if (!optarg[0] || strspn(optarg, "0123456789") != strlen(optarg) ||
+			    strlen(optarg) > 9)
+				bad_usage("-b takes KiB, a whole number, not '%s'", optarg);
 			buffer_kb = optarg;
 			break;
 		case 'c':
@@ -689,13 +799,12 @@ int main(int argc, char **argv)
 			strcat(caches, optarg);
 			break;
 		case 'p':
-			if (strlen(pids) + strlen(optarg) + 6 > sizeof(pids) ||
-			    !optarg[0] || strspn(optarg, "0123456789") != strlen(optarg))
-				bad_usage("-p takes a process ID, not '%s'", optarg);
-			strcat(pids, pids[0] ? " " : "pid ");
-			strcat(pids, optarg);
+			pid_arg(pids, sizeof(pids), optarg);
 			break;
-		case 'l':
+		case OPT_COMM:
+			comm = optarg;
+			break;
+		case OPT_LAZY:
 			lazy = 1;
 			break;
 		case 's':
@@ -706,7 +815,7 @@ int main(int argc, char **argv)
 			fputs(help, stdout);
 			return 0;
 		case 'V':
-			printf("kmemtrace-record %s\n", VERSION);
+			print_version();
 			return 0;
 		case ':':
 			bad_usage("%s needs an argument", argv[optind - 1]);
@@ -714,13 +823,19 @@ int main(int argc, char **argv)
 			bad_usage("unknown option %s", argv[optind - 1]);
 		}
 	}
+	if (comm && !syscalls)
+		bad_usage("--comm is for -s%s", "");
+	if (comm && caches[0])
+		bad_usage("-s: --comm or -c, not both%s", "");
+	if (comm)
+		snprintf(caches, sizeof(caches), "%s", comm);
 	if (pids[0] && !syscalls)
 		bad_usage("-p is for -s%s", "");
 	if (pids[0] && caches[0])
-		bad_usage("-s: -c or -p, not both%s", "");
+		bad_usage("-s: --comm or -p, not both%s", "");
 	if (syscalls && caches[0]) {
 		if (strchr(caches, ' ') || strlen(caches) > 15)
-			bad_usage("-s: -c takes one command name of at most 15 bytes (%s)",
+			bad_usage("-s: --comm takes one command name of at most 15 bytes (%s)",
 				  caches);
 		memmove(caches + 5, caches, strlen(caches) + 1);
 		memcpy(caches, "comm ", 5);
@@ -780,6 +895,9 @@ int main(int argc, char **argv)
 	}
 
 	if (optind < argc) {
+		/* The child's errno if it cannot run COMMAND (close-on-exec). */
+		if (pipe2(execp, O_CLOEXEC))
+			fail("pipe: %s", strerror(errno));
 		fflush(stdout);
 		child = fork();
 		if (child < 0)
@@ -787,10 +905,13 @@ int main(int argc, char **argv)
 		if (!child) {
 			signal(SIGINT, SIG_DFL);
 			execvp(argv[optind], argv + optind);
-			fprintf(stderr, "kmemtrace-record: cannot run %s: %s\n",
-				argv[optind], strerror(errno));
+			err = errno;
+			/* The parent says why; if the pipe fails, the status does. */
+			if (write(execp[1], &err, sizeof(err)) < 0)
+				_exit(126);
 			_exit(127);
 		}
+		close(execp[1]);
 	}
 	for (i = 0; i < nstreams; i++) {
 		pfd[i].fd = streams[i].fd;
@@ -808,8 +929,33 @@ int main(int argc, char **argv)
 	}
 	if (child && !child_done)
 		kill(child, SIGTERM);
-	if (child)
-		waitpid(child, NULL, 0);
-
-	return finish(outdir, ctfdir);
+	if (child) {
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		err = 0;
+		while (read(execp[0], &err, sizeof(err)) < 0 && errno == EINTR)
+			;
+		close(execp[0]);
+	}
+	if (finish(outdir, ctfdir))
+		return 1;
+	if (!child)
+		return 0;
+	/* Saved, as slabtrace record does; COMMAND's failure said and exit 3. */
+	if (err) {
+		note("cannot run %s: %s", argv[optind], strerror(err));
+		return 1;
+	}
+	/* A signal ended the recording, and COMMAND with it: no failure. */
+	if (stop_flag)
+		return 0;
+	if (WIFSIGNALED(status)) {
+		note("%s was killed by signal %d", argv[optind], WTERMSIG(status));
+		return 3;
+	}
+	if (WEXITSTATUS(status)) {
+		note("%s exited with %d", argv[optind], WEXITSTATUS(status));
+		return 3;
+	}
+	return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * kmemtrace-report(1): a recorded kmemtrace trace, per allocation call site.
  *
- *   kmemtrace-report [--sort KEY] [--top N] [--list N] [--pprof FILE] DIR
+ *   kmemtrace-report [--sort KEY] [-n N] [--list N] [--json] [--pprof FILE] DIR
  *   kmemtrace-report --help | --version
  *
  * DIR is what kmemtrace-record wrote (DIR/ctf is the CTF trace; DIR/caches
@@ -15,7 +15,9 @@
  * CPU than the allocation's; per cache; totals; frees of pointers never seen
  * allocated and double frees, counted and the first N listed; a warning
  * when the trace lost events.  --sort: bytes (default), hits, req, frag,
- * cross, site.  --top N: that many call sites (default 20, 0: all).
+ * cross, site.  -n, --top N: that many call sites (default 20, 0: all).
+ * --json: the same as one JSON document on one line.  Options may follow
+ * DIR.
  * --pprof FILE: the allocations and what is left of them as a pprof profile
  * (../lib/pprof.c), a sample per call site and cache.
  */
@@ -24,6 +26,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@
 #include <time.h>
 
 #include "../../../include/uapi/slabtrace/kmemtrace.h"
+#include "../lib/escape.h"
 #include "../lib/pprof.h"
 #include "../lib/stfiles.h"
 
@@ -653,36 +657,35 @@ static void write_pprof(const char *file, const char *dir, __u64 lost)
 	pprof_free(st.pprof);
 }
 
-#define VERSION "0.1"
-
 #ifdef SLABTRACE_PPROF
 #define PPROF_NOTE ""
 #else
-#define PPROF_NOTE "                  (not in this build: it needs protobuf-c-compiler,\n" \
-	"                  libprotobuf-c-dev and zlib1g-dev to be built)\n"
+#define PPROF_NOTE "                     (not in this build: it needs protobuf-c-compiler,\n" \
+	"                     libprotobuf-c-dev and zlib1g-dev to be built)\n"
 #endif
 
 static const char help[] =
-	"usage: kmemtrace-report [--sort KEY] [--top N] [--list N] [--pprof FILE] DIR\n"
-	"       kmemtrace-report --help | --version\n"
+	"usage: kmemtrace-report [--sort KEY] [-n N] [--list N] [--json] [--pprof FILE] DIR\n"
+	"       kmemtrace-report -h | --help | -V | --version\n"
 	"\n"
 	"Read a trace kmemtrace-record wrote into DIR and print, per allocation\n"
 	"call site, the allocations, bytes requested and allocated, internal\n"
 	"fragmentation and frees on another CPU; the same per cache; totals;\n"
 	"frees of pointers never seen allocated and double frees.\n"
 	"\n"
-	"  -s, --sort KEY  order of the call sites: bytes (allocated, the default),\n"
-	"                  hits, req (bytes requested), frag, cross (cross-CPU\n"
-	"                  frees), site (address)\n"
-	"  -t, --top N     call sites shown (20; 0: all)\n"
-	"  -l, --list N    frees of unseen pointers and double frees listed (10)\n"
-	"      --pprof FILE  also write a gzipped pprof profile (go tool pprof\n"
-	"                  FILE): per call site and cache (label), the\n"
-	"                  allocations (alloc_objects, alloc_space) and what is\n"
-	"                  left of them at the end (inuse_objects, inuse_space)\n"
+	"      --sort KEY     order of the call sites: bytes (allocated, the\n"
+	"                     default), hits, req (bytes requested), frag, cross\n"
+	"                     (cross-CPU frees), site (address)\n"
+	"  -n, --top N        call sites shown (20; 0: all)\n"
+	"      --list N       frees of unseen pointers and double frees listed (10)\n"
+	"      --json         the report as one JSON document on one line\n"
+	"      --pprof FILE   also write a gzipped pprof profile (go tool pprof\n"
+	"                     FILE): per call site and cache (label), the\n"
+	"                     allocations (alloc_objects, alloc_space) and what is\n"
+	"                     left of them at the end (inuse_objects, inuse_space)\n"
 	PPROF_NOTE
-	"  -h, --help      this help\n"
-	"  -V, --version   the version\n";
+	"  -h, --help         this help\n"
+	"  -V, --version      the version\n";
 
 /* A usage error: what is wrong, where the usage is, exit 2. */
 static void bad_usage(const char *what, const char *arg)
@@ -692,37 +695,177 @@ static void bad_usage(const char *what, const char *arg)
 	exit(2);
 }
 
+/* What the report shows: the sorted call sites and caches, the totals. */
+struct report {
+	const char *dir;
+	struct site *sites;	/* sorted */
+	size_t nsites;
+	struct cache **caches;	/* sorted */
+	size_t ncaches;
+	__u64 lost;
+	unsigned int top, list;	/* 0: all call sites; none listed */
+};
+
+static void print_text(const struct report *r)
+{
+	char name[300];
+	size_t j;
+
+	printf("kmemtrace report: %s\n", r->dir);
+	if (r->lost)
+		printf("WARNING: the trace is incomplete: %llu events lost %s%llu%s\n",
+		       r->lost, "(", st.discarded, " reported in its packets)");
+	printf("\n%-48s %10s %14s %14s %7s %10s\n", "Call site", "Hits",
+	       "Bytes req", "Bytes alloc", "Frag%", "Cross-CPU");
+	for (j = 0; j < r->nsites && (!r->top || j < r->top); j++) {
+		const struct site *s = &r->sites[j];
+
+		sym_name(s->call_site, name, sizeof(name));
+		printf("%-48s %10llu %14llu %14llu %6.2f%% %10llu\n", name, s->hits,
+		       s->req, s->alloc, frag(s->req, s->alloc), s->cross);
+	}
+	if (j < r->nsites)
+		printf("... %zu more call sites (--top 0: all)\n", r->nsites - j);
+
+	printf("\n%-40s %10s %10s %14s %14s %7s\n", "Cache", "Allocs", "Frees",
+	       "Bytes req", "Bytes alloc", "Frag%");
+	for (j = 0; j < r->ncaches; j++) {
+		const struct cache *c = r->caches[j];
+
+		printf("%-40.40s %10llu %10llu %14llu %14llu %6.2f%%\n",
+		       c->name[0] ? c->name : "?", c->allocs, c->frees, c->req,
+		       c->alloc, frag(c->req, c->alloc));
+	}
+
+	printf("\nTotal: %llu events, %llu allocations, %llu frees, %zu call sites\n",
+	       st.events, st.allocs, st.frees, r->nsites);
+	printf("Bytes requested %llu, allocated %llu, fragmentation %.2f%%\n",
+	       st.req, st.alloc, frag(st.req, st.alloc));
+	printf("Cross-CPU frees: %llu\n", st.cross);
+	printf("Frees of pointers never seen allocated: %llu\n", st.unseen);
+	printf("Double frees: %llu\n", st.doubles);
+	if (r->list) {
+		list_bad("Frees of pointers never seen allocated", st.unseen,
+			 st.unseen_list, r->list);
+		list_bad("Double frees", st.doubles, st.double_list, r->list);
+	}
+}
+
+/* The first @max of @n bad frees as a JSON array. */
+static void json_bad(__u64 n, const struct bad *b, unsigned int max)
+{
+	char name[300];
+	__u64 i;
+
+	putchar('[');
+	for (i = 0; i < n && i < max && i < LIST_MAX; i++) {
+		sym_name(b[i].call_site, name, sizeof(name));
+		printf("%s{\"ptr\": \"0x%012llx\", \"cpu\": %u, \"call_site\": ",
+		       i ? ", " : "", b[i].ptr, b[i].cpu);
+		put_json_string(stdout, name);
+		putchar('}');
+	}
+	putchar(']');
+}
+
+/*
+ * The report as one JSON document on one line (kmemtrace-report(1), JSON
+ * OUTPUT): what the text says, by the same names; fields are only added.
+ */
+static void print_json(const struct report *r)
+{
+	char name[300];
+	size_t j;
+
+	printf("{\"version\": 1, \"trace\": ");
+	put_json_string(stdout, r->dir);
+	printf(", \"events\": %llu, \"lost\": %llu, \"discarded\": %llu, \"call_sites\": [",
+	       st.events, r->lost, st.discarded);
+	for (j = 0; j < r->nsites && (!r->top || j < r->top); j++) {
+		const struct site *s = &r->sites[j];
+
+		sym_name(s->call_site, name, sizeof(name));
+		printf("%s{\"call_site\": ", j ? ", " : "");
+		put_json_string(stdout, name);
+		printf(", \"hits\": %llu, \"bytes_req\": %llu, \"bytes_alloc\": %llu, ",
+		       s->hits, s->req, s->alloc);
+		printf("\"frag_percent\": %.2f, \"cross_cpu_frees\": %llu}",
+		       frag(s->req, s->alloc), s->cross);
+	}
+	printf("], \"caches\": [");
+	for (j = 0; j < r->ncaches; j++) {
+		const struct cache *c = r->caches[j];
+
+		printf("%s{\"cache\": ", j ? ", " : "");
+		if (c->name[0])
+			put_json_string(stdout, c->name);
+		else
+			printf("null");
+		printf(", \"allocs\": %llu, \"frees\": %llu, \"bytes_req\": %llu, ",
+		       c->allocs, c->frees, c->req);
+		printf("\"bytes_alloc\": %llu, \"frag_percent\": %.2f}", c->alloc,
+		       frag(c->req, c->alloc));
+	}
+	printf("], \"total\": {\"allocs\": %llu, \"frees\": %llu, \"call_sites\": %zu, ",
+	       st.allocs, st.frees, r->nsites);
+	printf("\"bytes_req\": %llu, \"bytes_alloc\": %llu, \"frag_percent\": %.2f, ",
+	       st.req, st.alloc, frag(st.req, st.alloc));
+	printf("\"cross_cpu_frees\": %llu, \"unseen_frees\": %llu, \"double_frees\": %llu}",
+	       st.cross, st.unseen, st.doubles);
+	printf(", \"unseen_frees\": ");
+	json_bad(st.unseen, st.unseen_list, r->list);
+	printf(", \"double_frees\": ");
+	json_bad(st.doubles, st.double_list, r->list);
+	printf("}\n");
+}
+
+/* A number of 0 or more for option @opt, or a usage error. */
+static unsigned int count_arg(const char *opt, const char *arg)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || !isdigit((unsigned char)*arg) || n > UINT_MAX)
+		bad_usage(opt, arg);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_SORT = 256, OPT_LIST, OPT_JSON, OPT_PPROF };
 	static const struct option opts[] = {
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 't' },
-		{ "list", required_argument, NULL, 'l' },
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "top", required_argument, NULL, 'n' },
+		{ "list", required_argument, NULL, OPT_LIST },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ "pprof", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const keys[NKEYS] = {
 		"bytes", "hits", "req", "frag", "cross", "site",
 	};
-	char path[4200], ctfdir[4100], name[300];
+	struct report r = { .top = 20, .list = 10 };
+	char path[4200], ctfdir[4100];
 	const char *pprof_file = NULL;
-	unsigned int top = 20, list = 10, i;
-	struct site *sorted;
-	struct cache **bycache;
 	struct timespec t0, t1;
-	__u64 lost, overruns;
-	size_t j, k, ncaches;
+	bool json = false;
+	__u64 overruns;
 	struct stat sb;
+	unsigned int i;
+	size_t j;
 	double secs;
 	int opt;
-	char *end;
 
+	prog_name = "kmemtrace-report";
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":s:t:l:hV", opts, NULL)) != -1) {
+	/* No "+": options may follow DIR. */
+	while ((opt = getopt_long(argc, argv, ":n:hV", opts, NULL)) != -1) {
 		switch (opt) {
-		case 's':
+		case OPT_SORT:
 			for (i = 0; i < NKEYS; i++)
 				if (!strcmp(optarg, keys[i]))
 					break;
@@ -731,23 +874,22 @@ int main(int argc, char **argv)
 					  optarg);
 			sort_key = i;
 			break;
-		case 't':
-			top = strtoul(optarg, &end, 10);
-			if (*end || !isdigit((unsigned char)*optarg))
-				bad_usage("--top takes a number, not", optarg);
+		case 'n':
+			r.top = count_arg("-n (--top) takes a number, not", optarg);
 			break;
-		case 'l':
-			list = strtoul(optarg, &end, 10);
-			if (*end || !isdigit((unsigned char)*optarg))
-				bad_usage("--list takes a number, not", optarg);
+		case OPT_LIST:
+			r.list = count_arg("--list takes a number, not", optarg);
+			break;
+		case OPT_JSON:
+			json = true;
 			break;
 		case 'h':
 			fputs(help, stdout);
 			return 0;
 		case 'V':
-			printf("kmemtrace-report %s\n", VERSION);
+			print_version();
 			return 0;
-		case 'p':
+		case OPT_PPROF:
 			if (pprof_missing) {
 				fprintf(stderr, "kmemtrace-report: --pprof: %s\n",
 					pprof_missing);
@@ -764,25 +906,25 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		bad_usage("one DIR, the trace, is needed", NULL);
-	if (strlen(argv[optind]) > 4000)
-		bad_usage("a path too long:", argv[optind]);
-	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", argv[optind]);
+	r.dir = argv[optind];
+	if (strlen(r.dir) > 4000)
+		bad_usage("a path too long:", r.dir);
+	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", r.dir);
 	if (stat(ctfdir, &sb))
-		snprintf(ctfdir, sizeof(ctfdir), "%s", argv[optind]);
+		snprintf(ctfdir, sizeof(ctfdir), "%s", r.dir);
 	snprintf(path, sizeof(path), "%s/metadata", ctfdir);
 	if (stat(path, &sb)) {
-		fprintf(stderr, "kmemtrace-report: %s: no CTF metadata\n", argv[optind]);
+		fprintf(stderr, "kmemtrace-report: %s: no CTF metadata\n", r.dir);
 		return 1;
 	}
 	load_base(path);
-	snprintf(path, sizeof(path), "%s/kallsyms", argv[optind]);
+	snprintf(path, sizeof(path), "%s/kallsyms", r.dir);
 	load_kallsyms(path);
-	snprintf(path, sizeof(path), "%s/caches", argv[optind]);
+	snprintf(path, sizeof(path), "%s/caches", r.dir);
 	load_caches(path);
-	snprintf(path, sizeof(path), "%s/overruns", argv[optind]);
+	snprintf(path, sizeof(path), "%s/overruns", r.dir);
 	overruns = file_number(path);
 
-	prog_name = "kmemtrace-report";
 	if (pprof_file)
 		st.pprof = pprof_new(pprof_types, 4);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -790,58 +932,24 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
-	printf("kmemtrace report: %s\n", argv[optind]);
-	lost = st.discarded > overruns ? st.discarded : overruns;
-	if (lost)
-		printf("WARNING: the trace is incomplete: %llu events lost %s%llu%s\n",
-		       lost, "(", st.discarded, " reported in its packets)");
-
-	sorted = xcalloc(st.nsites + 1, sizeof(*sorted));
-	for (j = 0, k = 0; j < st.sites_cap; j++)
+	r.lost = st.discarded > overruns ? st.discarded : overruns;
+	r.sites = xcalloc(st.nsites + 1, sizeof(*r.sites));
+	for (j = 0; j < st.sites_cap; j++)
 		if (st.sites[j].hits)
-			sorted[k++] = st.sites[j];
-	qsort(sorted, k, sizeof(*sorted), site_cmp);
-	printf("\n%-48s %10s %14s %14s %7s %10s\n", "Call site", "Hits",
-	       "Bytes req", "Bytes alloc", "Frag%", "Cross-CPU");
-	for (j = 0; j < k && (!top || j < top); j++) {
-		sym_name(sorted[j].call_site, name, sizeof(name));
-		printf("%-48s %10llu %14llu %14llu %6.2f%% %10llu\n",
-		       name, sorted[j].hits, sorted[j].req, sorted[j].alloc,
-		       frag(sorted[j].req, sorted[j].alloc), sorted[j].cross);
-	}
-	if (j < k)
-		printf("... %zu more call sites (--top 0: all)\n", k - j);
-
-	printf("\n%-40s %10s %10s %14s %14s %7s\n", "Cache", "Allocs", "Frees",
-	       "Bytes req", "Bytes alloc", "Frag%");
-	bycache = xcalloc(KMT_CACHE_UNKNOWN + 1, sizeof(*bycache));
-	for (i = 0, ncaches = 0; i <= KMT_CACHE_UNKNOWN; i++)
+			r.sites[r.nsites++] = st.sites[j];
+	qsort(r.sites, r.nsites, sizeof(*r.sites), site_cmp);
+	r.caches = xcalloc(KMT_CACHE_UNKNOWN + 1, sizeof(*r.caches));
+	for (i = 0; i <= KMT_CACHE_UNKNOWN; i++)
 		if (st.caches[i].allocs || st.caches[i].frees)
-			bycache[ncaches++] = &st.caches[i];
-	qsort(bycache, ncaches, sizeof(*bycache), cache_cmp);
-	for (j = 0; j < ncaches; j++) {
-		struct cache *c = bycache[j];
-
-		printf("%-40.40s %10llu %10llu %14llu %14llu %6.2f%%\n",
-		       c->name[0] ? c->name : "?", c->allocs, c->frees, c->req,
-		       c->alloc, frag(c->req, c->alloc));
-	}
-
-	printf("\nTotal: %llu events, %llu allocations, %llu frees, %zu call sites\n",
-	       st.events, st.allocs, st.frees, k);
-	printf("Bytes requested %llu, allocated %llu, fragmentation %.2f%%\n",
-	       st.req, st.alloc, frag(st.req, st.alloc));
-	printf("Cross-CPU frees: %llu\n", st.cross);
-	printf("Frees of pointers never seen allocated: %llu\n", st.unseen);
-	printf("Double frees: %llu\n", st.doubles);
-	if (list) {
-		list_bad("Frees of pointers never seen allocated", st.unseen,
-			 st.unseen_list, list);
-		list_bad("Double frees", st.doubles, st.double_list, list);
-	}
+			r.caches[r.ncaches++] = &st.caches[i];
+	qsort(r.caches, r.ncaches, sizeof(*r.caches), cache_cmp);
+	if (json)
+		print_json(&r);
+	else
+		print_text(&r);
 	fprintf(stderr, "kmemtrace-report: %llu events decoded in %.3f s (%.0f events/s)\n",
 		st.events, secs, secs > 0 ? st.events / secs : 0);
 	if (st.pprof)
-		write_pprof(pprof_file, argv[optind], lost);
+		write_pprof(pprof_file, r.dir, r.lost);
 	return 0;
 }

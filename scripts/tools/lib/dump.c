@@ -428,7 +428,7 @@ static bool object_add(struct dump *d, struct parse *ps, struct object *o,
 	d->listed++;
 	if (o->age < f->older)
 		goto out;
-	if (f->pid >= 0 && o->pid != f->pid)
+	if (!filter_pid(f, o->pid))
 		goto out;
 	if (f->comm && strcmp(o->comm, f->comm))
 		goto out;

@@ -29,10 +29,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Processes -p names at most: as many as the module's "pid" filter takes. */
+#define FILTER_PIDS	8
+
 /* Which objects count: the filters of top, leaks and report. */
 struct filter {
 	const char *module, *comm;
-	long pid;		/* -1: any */
+	long pids[FILTER_PIDS];	/* the first npids; none: any process */
+	int npids;
 	long older;		/* ms; applied by the parser (report only) */
 	bool by_bytes;		/* rank by bytes (dump_sort) */
 	bool only_leaks;	/* the objects of stacks judged leaks */
@@ -45,6 +49,16 @@ struct filter {
 enum verdict { VERDICT_NONE, VERDICT_LEAK, VERDICT_LIVE, VERDICT_KEPT,
 	       VERDICT_UNKNOWN, NVERDICTS };
 extern const char *const verdict_names[NVERDICTS];
+/* Whether an object of process @pid passes @f's processes. */
+static inline bool filter_pid(const struct filter *f, long pid)
+{
+	int i;
+
+	for (i = 0; i < f->npids; i++)
+		if (f->pids[i] == pid)
+			return true;
+	return !f->npids;
+}
 
 /* Who allocated some of a group's objects: one context of the dump. */
 struct context {

@@ -7,6 +7,7 @@
  * stfiles.h.  Static, libc only.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "stfiles.h"
@@ -191,11 +193,242 @@ static bool denied(void)
 	return errno == EACCES || errno == EPERM;
 }
 
+/* --- why the module is not loaded --- */
+
+static const char *modules_dir(void)
+{
+	return env_or("SLABTRACE_MODULES", "/lib/modules");
+}
+
+static const char *dkms_dir(void)
+{
+	return env_or("SLABTRACE_DKMS", "/var/lib/dkms");
+}
+
+/*
+ * The slabtrace module modprobe would load for the kernel @krel, as
+ * modules.dep lists it (DKMS and make modules_install run depmod), into
+ * @buf; false if there is none.
+ */
+static bool installed_module(const char *krel, char *buf, size_t size)
+{
+	char path[PATH_MAX], *text, *line, *save = NULL;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/%s/modules.dep", modules_dir(), krel);
+	text = read_all(path);
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *base;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		if (strcmp(base, "slabtrace.ko") && strncmp(base, "slabtrace.ko.", 13))
+			continue;
+		/* Relative to the kernel's directory, or absolute. */
+		if (line[0] == '/')
+			snprintf(buf, size, "%s", line);
+		else
+			snprintf(buf, size, "%s/%s/%s", modules_dir(), krel, line);
+		found = true;
+	}
+	free(text);
+	return found;
+}
+
+/*
+ * Whether the kernel is locked down, as Secure Boot makes it: securityfs'
+ * lockdown file ("none [integrity] confidentiality"), or, where securityfs
+ * is not mounted, the firmware's SecureBoot variable.
+ */
+static bool locked_down(void)
+{
+	char path[PATH_MAX], *text;
+	unsigned char v[5];
+	bool on = false;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/kernel/security/lockdown", st_sysfs());
+	text = read_all(path);
+	if (text) {
+		on = strstr(text, "[integrity]") || strstr(text, "[confidentiality]");
+		free(text);
+		return on;
+	}
+	snprintf(path, sizeof(path), "%s/firmware/efi/efivars/%s", st_sysfs(),
+		 "SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* Four bytes of attributes, then the value: 1 when it is on. */
+	on = read(fd, v, sizeof(v)) == sizeof(v) && v[4] == 1;
+	close(fd);
+	return on;
+}
+
+/*
+ * Whether the module file @path is signed: 1 if it ends with the kernel's
+ * signature marker, 0 if it does not, -1 if that cannot be told (a
+ * compressed module, holding its signature inside).
+ */
+static int module_signed(const char *path)
+{
+	static const char marker[] = "~Module signature appended~\n";
+	char tail[sizeof(marker) - 1];
+	const char *ext = strrchr(path, '.');
+	struct stat sb;
+	int fd, ret = -1;
+
+	if (!ext || strcmp(ext, ".ko"))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &sb) && sb.st_size > (off_t)sizeof(tail) &&
+	    pread(fd, tail, sizeof(tail), sb.st_size - sizeof(tail)) ==
+	    (ssize_t)sizeof(tail))
+		ret = !memcmp(tail, marker, sizeof(tail));
+	close(fd);
+	return ret;
+}
+
+/*
+ * The kernel's log line that refused a module for its signature, into
+ * @buf (lockdown's "unsigned module loading is restricted", or module
+ * signature enforcement's "Loading of ... is rejected"); false if the log
+ * has none or cannot be read (it is root's).
+ */
+static bool refusal_logged(char *buf, size_t size)
+{
+	char chunk[8192], line[1024];
+	size_t len = 0;
+	bool found = false;
+	ssize_t n, i;
+	int fd;
+
+	fd = open(env_or("SLABTRACE_KMSG", "/dev/kmsg"),
+		  O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* One record a read from /dev/kmsg; lines of a plain file in tests. */
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			const char *text;
+
+			if (chunk[i] != '\n') {
+				if (len < sizeof(line) - 1)
+					line[len++] = chunk[i];
+				continue;
+			}
+			line[len] = 0;
+			len = 0;
+			text = strchr(line, ';');
+			if (!text++)
+				continue;
+			if ((!strncmp(text, "Lockdown: ", 10) &&
+			     strstr(text, "unsigned module loading is restricted")) ||
+			    (!strncmp(text, "Loading of ", 11) &&
+			     strstr(text, " is rejected"))) {
+				snprintf(buf, size, "%s", text);
+				found = true;
+			}
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/* The version DKMS has of slabtrace (/var/lib/dkms/slabtrace/VERSION); false if none. */
+static bool dkms_version(char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/slabtrace", dkms_dir());
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;	/* ., .., kernel-* links, original_module */
+		snprintf(buf, size, "%s", de->d_name);
+		found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+#define NOT_LOADED "the slabtrace module is not loaded"
+#define LOCKED NOT_LOADED ", and this kernel loads only signed modules (Secure Boot)"
+#define ENROL "enrol DKMS's key once: sudo mokutil --import /var/lib/dkms/mok.pub, " \
+	"reboot and confirm it in the MOK manager"
+
+/*
+ * Dies saying why the module is not loaded and what to do: load it; or
+ * build it for this kernel (its headers; DKMS's log); or, where Secure
+ * Boot locks the kernel down, sign it and enrol the key.
+ */
+static noreturn void not_loaded(void)
+{
+	char ko[PATH_MAX], ver[256], path[PATH_MAX], logline[1024], todo[2 * PATH_MAX];
+	const char *k;
+	struct utsname u;
+	bool dkms;
+
+	uname(&u);
+	k = u.release;
+	dkms = dkms_version(ver, sizeof(ver));
+	if (!installed_module(k, ko, sizeof(ko))) {
+		snprintf(path, sizeof(path), "%s/%s/build", modules_dir(), k);
+		if (!dkms)
+			die("%s, and none is installed for this kernel (%s): %s", NOT_LOADED, k,
+			    "install the slabtrace-dkms package; from a checkout: make && sudo insmod slabtrace.ko");
+		if (access(path, F_OK))
+			snprintf(todo, sizeof(todo), "%s%s%s",
+				 "its headers are missing: sudo apt install linux-headers-", k,
+				 " (DKMS then builds slabtrace for it), then sudo modprobe slabtrace");
+		else
+			snprintf(todo, sizeof(todo), "%s, %s/slabtrace/%s/%s%s -k %s tries again",
+				 "dkms status slabtrace says why", dkms_dir(), ver,
+				 "build/make.log is DKMS's build log; sudo dkms install slabtrace/",
+				 ver, k);
+		die("%s, and not built for this kernel (%s): %s", NOT_LOADED, k, todo);
+	}
+	if (refusal_logged(logline, sizeof(logline)))
+		note("the kernel refused a module for its signature: '%s'", logline);
+	else if (!locked_down())
+		die("%s: sudo modprobe slabtrace", NOT_LOADED);
+	if (module_signed(ko) == 0) {
+		if (dkms)
+			snprintf(todo, sizeof(todo), "%s%s -k %s; %s%s -k %s); then %s",
+				 "DKMS signs what it builds when openssl is installed (sudo apt install openssl; sudo dkms remove slabtrace/",
+				 ver, k, "sudo dkms install slabtrace/", ver, k, ENROL);
+		else
+			snprintf(todo, sizeof(todo), "%s",
+				 "from a checkout: sudo make sign, then sudo make modules_install");
+		die(dkms ? "%s: %s is not signed: %s" : "%s: %s is not signed (%s)",
+		    LOCKED, ko, todo);
+	}
+	die("%s, with a key it trusts: sudo modprobe slabtrace; if that says %s, %s", LOCKED,
+	    "'Operation not permitted' or 'Key was rejected by service'", ENROL);
+}
+
 /*
  * Dies with the cause if the module's file @file cannot be opened for
- * @mode (R_OK, W_OK): not root, debugfs not mounted, module not loaded,
- * a module without that file.  Returns if it can, or if it exists and
- * fails for another reason (the caller says which).
+ * @mode (R_OK, W_OK): not root, module not loaded (and why: not built for
+ * this kernel, refused by Secure Boot), debugfs not mounted (a module
+ * without /proc/slabtrace), a module without that file.  Returns if it
+ * can, or if it exists and fails for another reason (the caller says
+ * which).
  */
 void st_check(const char *file, int mode)
 {
@@ -217,6 +450,9 @@ void st_check(const char *file, int mode)
 	if (in_proc)
 		die("the slabtrace module is loaded but %s is missing (%s)", path,
 		    "a module of another version?");
+	snprintf(mod, sizeof(mod), "%s/module/slabtrace", st_sysfs());
+	if (access(mod, F_OK))
+		not_loaded();
 	d = opendir(dfs);
 	if (!d && denied())
 		die("needs root: %s is root's only (run it with sudo)", dfs);
@@ -231,10 +467,6 @@ void st_check(const char *file, int mode)
 	if (empty)
 		die("debugfs is not mounted on %s (mount -t debugfs none %s)",
 		    dfs, dfs);
-	snprintf(mod, sizeof(mod), "%s/module/slabtrace", st_sysfs());
-	if (access(mod, F_OK))
-		die("the slabtrace module is not loaded (insmod slabtrace.ko, %s)",
-		    "or modprobe slabtrace after make modules_install");
 	die("the slabtrace module is loaded but %s is missing (%s)", path,
 	    "a module of another version?");
 }

@@ -2,8 +2,9 @@
 /*
  * What the programs beside the module (slabtrace, kmemtrace-record) share:
  * where slabtrace's files are, why they cannot be reached when they
- * cannot, the module's reason for a refused command, and how a program
- * says that it failed (exit 1) or was called wrongly (exit 2).
+ * cannot (and, when the module is not loaded, why not and what to do),
+ * the module's reason for a refused command, how a program says that it
+ * failed (exit 1) or was called wrongly (exit 2), and its version.
  *
  * Every path to a file of the module is built by st_path(), under the one
  * root st_root() picks: /proc/slabtrace when it exists (procfs is not
@@ -11,7 +12,8 @@
  *
  * For tests on a machine without the module, the trees can be moved:
  * SLABTRACE_PROC (default /proc), SLABTRACE_DEBUGFS (/sys/kernel/debug),
- * SLABTRACE_SYSFS (/sys), SLABTRACE_KMSG (/dev/kmsg).
+ * SLABTRACE_SYSFS (/sys), SLABTRACE_KMSG (/dev/kmsg), SLABTRACE_MODULES
+ * (/lib/modules), SLABTRACE_DKMS (/var/lib/dkms).
  */
 #ifndef SLABTRACE_STFILES_H
 #define SLABTRACE_STFILES_H
@@ -24,6 +26,14 @@
 
 /* The program's name, the prefix of its messages: set by main(). */
 extern const char *prog_name;
+
+/* The release's version, dkms.conf's PACKAGE_VERSION (tools.mk gives it). */
+#ifndef SLABTRACE_VERSION
+#error "SLABTRACE_VERSION: dkms.conf's PACKAGE_VERSION, given by scripts/tools/tools.mk"
+#endif
+
+/* --version, -V: "PROG VERSION" on standard output, as every tool says it. */
+#define print_version() printf("%s %s\n", prog_name, SLABTRACE_VERSION)
 
 /* Exit status of a usage error (a bad option, a missing argument). */
 #define EXIT_USAGE	2

@@ -30,7 +30,6 @@
 #include "../lib/escape.h"
 #include "../lib/stfiles.h"
 
-#define VERSION "0.1"
 #define JSON_VERSION 1
 #define MAX_CACHES 16		/* -c: names given, not caches traced */
 
@@ -107,6 +106,7 @@ extern atomic_int nsignals, signal_from_tty, last_signal;
 double now(void);
 bool sleep_secs(double s);
 void catch_signals(void);
+#define RUN_FAILED	(-1)	/* run_command(): COMMAND could not be run */
 int run_command(char **argv, int since);
 
 /* growth.c */
@@ -135,7 +135,7 @@ extern const char *const trend_names[];
 enum trend slab_trend(const struct slab *sl);
 void slab_aliases(struct slabs *s);
 int slab_grown(struct slabs *s);
-double growth_sample(struct slabs *s, char **cmd, int rounds,
+double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		     double interval, const char *prometheus, int *samples);
 void growth_print(struct slabs *s, double secs, int top);
 int cmd_growth(struct opts *o, int argc, char **argv);

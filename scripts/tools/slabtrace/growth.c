@@ -263,13 +263,15 @@ static void *sampler_fn(void *arg)
 }
 
 /*
- * Sample /proc/slabinfo before @cmd (if any), every @interval seconds
- * while it runs and after it; or @rounds times (forever if @rounds < 0,
- * until a signal) @interval seconds apart; after each sample, its metrics
- * into the file @prometheus, if not NULL.  Returns the seconds the samples
- * span, and their number in @samples.
+/*
+ * Sample /proc/slabinfo before @cmd (if any: what run_command() says of it
+ * into @cmd_rc), every @interval seconds while it runs and after it; or
+ * @rounds times (forever if @rounds < 0, until a signal) @interval seconds
+ * apart; after each sample, its metrics into the file @prometheus, if not
+ * NULL.  Returns the seconds the samples span, and their number in
+ * @samples.
  */
-double growth_sample(struct slabs *s, char **cmd, int rounds,
+double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		     double interval, const char *prometheus, int *samples)
 {
 	struct sampler sp = { s, interval, prometheus, false, 0 };
@@ -290,7 +292,7 @@ double growth_sample(struct slabs *s, char **cmd, int rounds,
 		if (pthread_create(&t, NULL, sampler_fn, &sp))
 			die("growth: cannot start the sampling thread");
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		run_command(cmd, nsignals);
+		*cmd_rc = run_command(cmd, nsignals);
 		atomic_store(&sp.stop, true);
 		pthread_join(t, NULL);
 		slab_sample(s, false);
@@ -329,10 +331,45 @@ void growth_print(struct slabs *s, double secs, int top)
 	}
 }
 
+/*
+ * The grown caches (the first @top; all if @top < 0) as one JSON document
+ * on one line (slabtrace(8), JSON OUTPUT).
+ */
+static void growth_json(const struct slabs *s, double secs, bool around, long top)
+{
+	char *alias, *save = NULL, aliases[sizeof(s->v[0].aliases)];
+	int i;
+
+	printf("{\"version\": %d, \"seconds\": %.3f, \"around\": %s, \"caches\": [",
+	       JSON_VERSION, secs, around ? "\"command\"" : "\"samples\"");
+	for (i = 0; i < s->n && (top < 0 || i < top); i++) {
+		const struct slab *sl = &s->v[i];
+		long d = sl->active[1] - sl->active[0];
+		bool first = true;
+
+		printf("%s{\"cache\": ", i ? ", " : "");
+		put_json_string(stdout, sl->name);
+		printf(", \"objsize\": %ld, \"active\": %ld, \"objects\": %ld, \"bytes\": %ld, ",
+		       sl->objsize, sl->active[1], d, d * sl->objsize);
+		printf("\"bytes_per_second\": %.0f, \"trend\": \"%s\", \"also_named\": [",
+		       secs > 0 ? d * sl->objsize / secs : 0.0,
+		       trend_names[slab_trend(sl)]);
+		snprintf(aliases, sizeof(aliases), "%s", sl->aliases);
+		for (alias = strtok_r(aliases, ", ", &save); alias;
+		     alias = strtok_r(NULL, ", ", &save)) {
+			printf("%s", first ? "" : ", ");
+			put_json_string(stdout, alias);
+			first = false;
+		}
+		printf("]}");
+	}
+	printf("]}\n");
+}
+
 int cmd_growth(struct opts *o, int argc, char **argv)
 {
 	char **cmd = argc ? argv : NULL;
-	int rounds = o->rounds > 0 ? o->rounds : 5, samples;
+	int rounds = o->rounds > 0 ? o->rounds : 5, samples, rc = 0;
 	double secs;
 	struct slabs s;
 
@@ -344,11 +381,17 @@ int cmd_growth(struct opts *o, int argc, char **argv)
 			rounds = -1;
 		catch_signals();
 	}
-	secs = growth_sample(&s, cmd, rounds,
+	secs = growth_sample(&s, cmd, &rc, rounds,
 			     o->interval ? o->interval : cmd ? 0.5 : 1,
 			     o->prometheus, &samples);
+	/* Nothing ran: no growth to speak of. */
+	if (rc == RUN_FAILED)
+		exit(1);
 	slab_aliases(&s);
-	if (!slab_grown(&s)) {
+	if (o->json) {
+		slab_grown(&s);
+		growth_json(&s, secs, cmd, o->top);
+	} else if (!slab_grown(&s)) {
 		printf("no cache grew in %.1fs\n", secs);
 	} else {
 		printf("caches that grew in %.2fs (%d samples%s), steadily growing ones first:\n",
@@ -356,5 +399,8 @@ int cmd_growth(struct opts *o, int argc, char **argv)
 		growth_print(&s, secs, o->top > 0 ? o->top : 10);
 	}
 	free(s.v);
-	return nsignals ? 128 + last_signal : 0;
+	if (nsignals)
+		return 128 + last_signal;
+	/* As record: measured, but COMMAND failed (it said how). */
+	return rc ? 3 : 0;
 }

@@ -4,18 +4,24 @@
  * or /sys/kernel/debug/slabtrace: ../lib/stfiles.c picks).
  *
  *   slabtrace status
- *   slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [--prometheus FILE]
- *                    [-- COMMAND...]
- *   slabtrace record -c CACHE... | -c all|kmalloc | --auto [-o DIR]
- *                    [-s SECS] [-n N] [--keep] [--pprof FILE] -- COMMAND...
+ *   slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [--json]
+ *                    [--prometheus FILE] [-- COMMAND...]
+ *   slabtrace record -c CACHE... | -c all|kmalloc | --auto [-p PID]...
+ *                    [-o DIR] [--settle SECS] [-n N] [--keep]
+ *                    [--pprof FILE] -- COMMAND...   (or -p and no COMMAND)
  *   slabtrace top [-c CACHE|all|kmalloc]... [--bytes] [--module M]
- *                 [--comm C] [--pid P] [--older MS] [-n N] [--json]
- *                 [-i SECS [-r ROUNDS]]
+ *                 [--comm C] [-p PID]... [--older MS] [-n N] [--json]
+ *                 [-i SECS [-r ROUNDS]] [CACHE...]
  *   slabtrace leaks [the options of top but -i and -r]
  *   slabtrace report [the filters of top] [-n N] [--json | --folded]
  *                    [--pprof FILE] DUMP
  *   slabtrace start|stop|reset|mark CACHE|all|kmalloc
  *   slabtrace COMMAND --help; slabtrace --help; slabtrace --version
+ *
+ * Options may follow the operands (slabtrace report DUMP --json), but
+ * for growth and record, where COMMAND's own options begin at COMMAND.
+ * The short options mean the same in every tool of the family (-c a
+ * cache, -o where to write, -n how many, -p a process, -i, -r, -h, -V).
  *
  * The module stays the one source of truth: every command here is a
  * write to ctl and a read of what the module prints; this program only
@@ -29,6 +35,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +56,7 @@
 static const char help_main[] =
 	"usage: slabtrace COMMAND [OPTION...] [ARG...]\n"
 	"       slabtrace COMMAND --help\n"
-	"       slabtrace --help | --version\n"
+	"       slabtrace -h | --help | -V | --version\n"
 	"\n"
 	"  status     what is traced: records, drops, probes, kptrace\n"
 	"  growth     which caches grew (steadily growing ones first)\n"
@@ -72,7 +79,7 @@ static const char help_status[] =
 	"  -h, --help   this help\n";
 
 static const char help_growth[] =
-	"usage: slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [--prometheus FILE]\n"
+	"usage: slabtrace growth [-i SECS] [-r ROUNDS] [-n N] [--json] [--prometheus FILE]\n"
 	"                        [-- COMMAND [ARG...]]\n"
 	"\n"
 	"Which slab caches grew, from /proc/slabinfo: sampled before, during and\n"
@@ -81,10 +88,13 @@ static const char help_growth[] =
 	"come first), levels (grew, then stopped), once (in one step), grew\n"
 	"(otherwise, or fewer than 4 samples), mixed (went down too).\n"
 	"\n"
-	"  -i SECS      seconds between samples (1; 0.5 while COMMAND runs)\n"
-	"  -r ROUNDS    samples after the first, without COMMAND (5; with\n"
+	"  -i, --interval SECS\n"
+	"               seconds between samples (1; 0.5 while COMMAND runs)\n"
+	"  -r, --rounds ROUNDS\n"
+	"               samples after the first, without COMMAND (5; with\n"
 	"               --prometheus: until SIGINT or SIGTERM)\n"
-	"  -n N         show the first N caches (10)\n"
+	"  -n, --top N  show the first N caches (10; with --json: all)\n"
+	"      --json   the caches that grew as one JSON document on one line\n"
 	"      --prometheus FILE\n"
 	"               after every sample, replace FILE (atomically) with every\n"
 	"               cache's objects and bytes and slabtrace's own counters, in\n"
@@ -93,11 +103,15 @@ static const char help_growth[] =
 	"  -h, --help   this help\n";
 
 static const char help_record[] =
-	"usage: slabtrace record -c CACHE... | --auto [-o DIR] [-s SECS] [-n N] [--keep]\n"
-	"                        [--only-leaks] [--pprof FILE] -- COMMAND [ARG...]\n"
+	"usage: slabtrace record -c CACHE... | --auto [-p PID]... [-o DIR] [-n N]\n"
+	"                        [--settle SECS] [--keep] [--only-leaks] [--pprof FILE]\n"
+	"                        -- COMMAND [ARG...]\n"
+	"       slabtrace record -c CACHE... -p PID... [-o DIR] [-n N] [--settle SECS]\n"
+	"                        [--keep] [--only-leaks] [--pprof FILE]\n"
 	"\n"
 	"Trace caches around COMMAND: start them, run COMMAND, stop them, wait for\n"
-	"deferred frees, save a snapshot into DIR and show the top stacks.\n"
+	"deferred frees, save a snapshot into DIR and show the top stacks.  With -p\n"
+	"and no COMMAND: trace those processes until SIGINT (^C) or SIGTERM.\n"
 	"\n"
 	"  -c, --cache CACHE   a cache to trace; again for more (at most 16); or\n"
 	"                      one word: all (every slab cache), kmalloc (every\n"
@@ -105,9 +119,11 @@ static const char help_record[] =
 	"      --auto          run COMMAND once untraced first, sampling the caches\n"
 	"                      every 0.5 s, and trace the (up to three) that grew\n"
 	"                      steadily meanwhile (else those that grew most)\n"
+	"  -p, --pid PID       only the allocations of process PID (the module's\n"
+	"                      filter); again, or PID,PID, for more (at most 8)\n"
 	"  -o, --output DIR    where to save (slabtrace.out)\n"
-	"  -s, --settle SECS   seconds to wait for deferred frees (1)\n"
-	"  -n N                stacks to show (10), the stacks judged leaks first\n"
+	"      --settle SECS   seconds to wait for deferred frees (1)\n"
+	"  -n, --top N         stacks to show (10), the stacks judged leaks first\n"
 	"      --only-leaks    show only the stacks judged leaks\n"
 	"      --keep          keep the records, stopped, for top and leaks\n"
 	"      --pprof FILE    also write the snapshots as a gzipped pprof profile\n"
@@ -125,46 +141,50 @@ static const char help_record[] =
 	"      --bytes        rank by bytes, not objects\n" \
 	"      --module M     only objects with a frame in module M\n" \
 	"      --comm C       only objects allocated by command C (as dumps write it)\n" \
-	"      --pid P        only objects allocated by process P\n" \
+	"  -p, --pid PID      only objects allocated by process PID; again, or\n" \
+	"                     PID,PID, for more (at most 8)\n" \
 	"      --older MS     only objects at least MS milliseconds old\n" \
 	"      --only-leaks   only the stacks the module judged leaks\n"
 
 static const char help_top[] =
-	"usage: slabtrace top [-c CACHE]... [--bytes] [--module M] [--comm C] [--pid P]\n"
+	"usage: slabtrace top [-c CACHE]... [--bytes] [--module M] [--comm C] [-p PID]...\n"
 	"                     [--older MS] [--only-leaks] [-n N] [--json]\n"
-	"                     [-i SECS [-r ROUNDS]]\n"
+	"                     [-i SECS [-r ROUNDS]] [CACHE...]\n"
 	"\n"
 	"The stacks holding the most outstanding objects of each traced cache (or\n"
-	"of each CACHE), from a fresh snapshot: one print of every traced cache,\n"
-	"most bytes first, without -c.  The stacks the module judged leaks come\n"
-	"first, and each stack shows its verdict: leak, live, kept or unknown.\n"
+	"of each CACHE, named with -c or alone), from a fresh snapshot: one print\n"
+	"of every traced cache, most bytes first, without CACHE.  The stacks the\n"
+	"module judged leaks come first, and each stack shows its verdict: leak,\n"
+	"live, kept or unknown.\n"
 	"\n"
 	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
 	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"
 	HELP_FILTERS
-	"  -n N               show the first N stacks (10)\n"
+	"  -n, --top N        show the first N stacks (10)\n"
 	"      --json         the report as one JSON document on one line\n"
-	"  -i SECS            a report every SECS seconds, until killed\n"
-	"  -r ROUNDS          with -i: stop after ROUNDS reports\n"
+	"  -i, --interval SECS  a report every SECS seconds, until killed\n"
+	"  -r, --rounds ROUNDS  with -i: stop after ROUNDS reports\n"
 	"  -h, --help         this help\n";
 
 static const char help_leaks[] =
 	"usage: slabtrace leaks [-c CACHE]... [--bytes] [--module M] [--comm C]\n"
-	"                       [--pid P] [--older MS] [--only-leaks] [-n N] [--json]\n"
+	"                       [-p PID]... [--older MS] [--only-leaks] [-n N] [--json]\n"
+	"                       [CACHE...]\n"
 	"\n"
 	"Every stack holding outstanding objects of each traced cache (or of each\n"
-	"CACHE), with who allocated them, their ages, the module's verdict and its\n"
-	"evidence, and the full backtrace; the stacks judged leaks first.\n"
+	"CACHE, named with -c or alone), with who allocated them, their ages, the\n"
+	"module's verdict and its evidence, and the full backtrace; the stacks\n"
+	"judged leaks first.\n"
 	"\n"
 	"  -c, --cache CACHE  a cache to show (default: every cache traced, as\n"
 	"                     -c all); all, kmalloc: every traced (kmalloc) cache\n"
 	HELP_FILTERS
-	"  -n N               show the first N stacks only\n"
+	"  -n, --top N        show the first N stacks only\n"
 	"      --json         the report as one JSON document on one line\n"
 	"  -h, --help         this help\n";
 
 static const char help_report[] =
-	"usage: slabtrace report [--bytes] [--module M] [--comm C] [--pid P]\n"
+	"usage: slabtrace report [--bytes] [--module M] [--comm C] [-p PID]...\n"
 	"                        [--older MS] [--only-leaks] [-n N]\n"
 	"                        [--json | --folded]\n"
 	"                        [--pprof FILE] DUMP\n"
@@ -174,7 +194,7 @@ static const char help_report[] =
 	"standard input), no module needed.\n"
 	"\n"
 	HELP_FILTERS
-	"  -n N               show the first N stacks (10)\n"
+	"  -n, --top N        show the first N stacks (10)\n"
 	"      --json         the report as one JSON document on one line\n"
 	"      --folded       every stack as a folded line (by objects; by bytes\n"
 	"                     with --bytes), for slabtrace-flamegraph\n"
@@ -201,7 +221,7 @@ static const char help_plain[] =
 	"  -h, --help    this help\n";
 
 enum {
-	OPT_BYTES = 256, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
+	OPT_BYTES = 256, OPT_MODULE, OPT_COMM, OPT_SETTLE, OPT_OLDER, OPT_JSON,
 	OPT_AUTO, OPT_KEEP, OPT_PPROF, OPT_PROMETHEUS, OPT_FOLDED,
 	OPT_ONLY_LEAKS,
 };
@@ -209,11 +229,14 @@ enum {
 static const struct option long_opts[] = {
 	{ "cache", required_argument, NULL, 'c' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "settle", required_argument, NULL, 's' },
+	{ "settle", required_argument, NULL, OPT_SETTLE },
 	{ "bytes", no_argument, NULL, OPT_BYTES },
 	{ "module", required_argument, NULL, OPT_MODULE },
 	{ "comm", required_argument, NULL, OPT_COMM },
-	{ "pid", required_argument, NULL, OPT_PID },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "top", required_argument, NULL, 'n' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "rounds", required_argument, NULL, 'r' },
 	{ "older", required_argument, NULL, OPT_OLDER },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "auto", no_argument, NULL, OPT_AUTO },
@@ -223,6 +246,7 @@ static const struct option long_opts[] = {
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "only-leaks", no_argument, NULL, OPT_ONLY_LEAKS },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -259,8 +283,8 @@ static long long_count_arg(const char *opt, const char *arg)
 	return n;
 }
 
-/* Seconds, above 0 (or 0 too, with @zero), or a usage error. */
-static double secs_arg(int opt, const char *arg, bool zero)
+/* Seconds, above 0 (or 0 too, with @zero), or a usage error; @opt names it. */
+static double secs_arg(const char *opt, const char *arg, bool zero)
 {
 	char *end;
 	double s;
@@ -269,9 +293,35 @@ static double secs_arg(int opt, const char *arg, bool zero)
 	s = strtod(arg, &end);
 	if (errno || *end || end == arg || !isfinite(s) || s < 0 || (!zero && !s) ||
 	    s > 1e6)
-		usage("%s: -%c takes seconds (%s), not '%s'", cur->name, opt,
+		usage("%s: %s takes seconds (%s), not '%s'", cur->name, opt,
 		      zero ? "0 or more" : "above 0", arg);
 	return s;
+}
+
+/* -p PID[,PID...]: the processes into @f, at most FILTER_PIDS in all. */
+static void pid_arg(struct filter *f, char *arg)
+{
+	char *p, *end;
+	long n;
+
+	while ((p = strsep(&arg, ","))) {
+		errno = 0;
+		n = strtol(p, &end, 10);
+		if (errno || *end || !isdigit((unsigned char)*p) || n <= 0 || n > INT_MAX)
+			usage("%s: -p takes process IDs (PID or PID,PID...), not '%s'",
+			      cur->name, p);
+		if (f->npids == FILTER_PIDS)
+			usage("%s: -p: at most %d processes", cur->name, FILTER_PIDS);
+		f->pids[f->npids++] = n;
+	}
+}
+
+/* The short option @opt that @cur takes. */
+static bool takes_short(int opt)
+{
+	const char *s = cur->shorts + strspn(cur->shorts, "+:");
+
+	return opt > 0 && opt < 256 && strchr(s, opt);
 }
 
 static bool takes_long(int val)
@@ -304,7 +354,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	int opt;
 
 	memset(o, 0, sizeof(*o));
-	o->f.pid = -1;
 	o->top = -1;
 	o->rounds = -1;
 	o->settle = 1;
@@ -315,13 +364,15 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage("%s: --%s is not an option of %s", cur->name,
 			      long_name(opt), cur->name);
 		/* A long name of a short option this command has not. */
-		if (opt != '?' && opt != ':' && opt < OPT_BYTES &&
-		    !strchr(cur->shorts + 2, opt))
+		if (opt != '?' && opt != ':' && opt < OPT_BYTES && !takes_short(opt))
 			usage("%s: %s is not an option of %s", cur->name,
 			      argv[optind - 1], cur->name);
 		switch (opt) {
 		case 'h':
 			fputs(cur->help, stdout);
+			exit(0);
+		case 'V':
+			print_version();
 			exit(0);
 		case 'c':
 			if (o->ncaches == MAX_CACHES)
@@ -334,11 +385,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'o':
 			o->out = optarg;
 			break;
-		case 's':
-			o->settle = secs_arg(opt, optarg, true);
+		case OPT_SETTLE:
+			o->settle = secs_arg("--settle", optarg, true);
 			break;
 		case 'i':
-			o->interval = secs_arg(opt, optarg, false);
+			o->interval = secs_arg("-i", optarg, false);
+			break;
+		case 'p':
+			pid_arg(&o->f, optarg);
 			break;
 		case 'r':
 			o->rounds = count_arg(opt, optarg, 1);
@@ -351,9 +405,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_COMM:
 			o->f.comm = optarg;
-			break;
-		case OPT_PID:
-			o->f.pid = long_count_arg("pid", optarg);
 			break;
 		case OPT_OLDER:
 			o->older = long_count_arg("older", optarg);
@@ -395,35 +446,39 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 }
 
 static const int longs_view[] = {
-	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
-	OPT_ONLY_LEAKS, 0,
+	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_OLDER, OPT_JSON, OPT_ONLY_LEAKS, 0,
 };
 
 static const int longs_record[] = {
-	OPT_AUTO, OPT_KEEP, OPT_PPROF, OPT_ONLY_LEAKS, 0,
+	OPT_AUTO, OPT_KEEP, OPT_PPROF, OPT_SETTLE, OPT_ONLY_LEAKS, 0,
 };
 
 static const int longs_report[] = {
-	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_PID, OPT_OLDER, OPT_JSON,
+	OPT_BYTES, OPT_MODULE, OPT_COMM, OPT_OLDER, OPT_JSON,
 	OPT_FOLDED, OPT_PPROF, OPT_ONLY_LEAKS, 0,
 };
 
-static const int longs_growth[] = { OPT_PROMETHEUS, 0 };
+static const int longs_growth[] = { OPT_PROMETHEUS, OPT_JSON, 0 };
 
+/*
+ * The commands and their short options: "+" first where COMMAND follows
+ * (growth, record: its options are its own); else getopt permutes, and
+ * options may follow the operands.
+ */
 static const struct {
 	struct command c;
 	int (*run)(struct opts *o, int argc, char **argv);
 } commands[] = {
-	{ { "status", "+:h", NULL, help_status }, NULL },
-	{ { "growth", "+:i:r:n:h", longs_growth, help_growth }, cmd_growth },
-	{ { "record", "+:c:o:s:n:h", longs_record, help_record }, cmd_record },
-	{ { "top", "+:c:n:i:r:h", longs_view, help_top }, cmd_top },
-	{ { "leaks", "+:c:n:h", longs_view, help_leaks }, cmd_leaks },
-	{ { "report", "+:n:h", longs_report, help_report }, cmd_report },
-	{ { "start", "+:h", NULL, help_plain }, cmd_plain },
-	{ { "stop", "+:h", NULL, help_plain }, cmd_plain },
-	{ { "reset", "+:h", NULL, help_plain }, cmd_plain },
-	{ { "mark", "+:h", NULL, help_plain }, cmd_plain },
+	{ { "status", ":hV", NULL, help_status }, NULL },
+	{ { "growth", "+:i:r:n:hV", longs_growth, help_growth }, cmd_growth },
+	{ { "record", "+:c:o:n:p:hV", longs_record, help_record }, cmd_record },
+	{ { "top", ":c:n:i:r:p:hV", longs_view, help_top }, cmd_top },
+	{ { "leaks", ":c:n:p:hV", longs_view, help_leaks }, cmd_leaks },
+	{ { "report", ":n:p:hV", longs_report, help_report }, cmd_report },
+	{ { "start", ":hV", NULL, help_plain }, cmd_plain },
+	{ { "stop", ":hV", NULL, help_plain }, cmd_plain },
+	{ { "reset", ":hV", NULL, help_plain }, cmd_plain },
+	{ { "mark", ":hV", NULL, help_plain }, cmd_plain },
 };
 
 int main(int argc, char **argv)
@@ -442,8 +497,8 @@ int main(int argc, char **argv)
 		fputs(help_main, stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("slabtrace %s\n", VERSION);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		print_version();
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(commands); i++)

@@ -91,43 +91,84 @@ static void cache_sample(FILE *f, const char *metric, const char *cache,
 	fprintf(f, "} %s\n", value);
 }
 
-static void cache_metrics(FILE *f, const struct stats *st)
+/*
+ * The kinds of the stats file's counters of a cache (slab/stats): those
+ * whose allocation got no record at all; the others (stack_store_full,
+ * stack_walk_empty) are kept, only without a backtrace; and "own", slabtrace's own allocations, which it
+ * never records.
+ */
+static const char *const lost_kinds[] = { "pool_empty", "limit_reached", "in_NMI" };
+
+static bool is_lost(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lost_kinds); i++)
+		if (!strcmp(key, lost_kinds[i]))
+			return true;
+	return false;
+}
+
+/* A counter of the stats file's cache lines that is none of the others. */
+static bool is_detail(const char *key)
+{
+	return strcmp(key, "records") && strcmp(key, "replaced") &&
+	       strcmp(key, "filtered") && strcmp(key, "own") && !is_lost(key);
+}
+
+/* The family @name: every cache's counters whose key @pick takes, by kind. */
+static void kind_family(FILE *f, const struct stats *st, const char *name,
+			const char *help, bool (*pick)(const char *key))
 {
 	int i, j;
+
+	family(f, name, "counter", help);
+	for (i = 0; i < st->n; i++) {
+		const struct traced *t = &st->caches[i];
+
+		for (j = 0; j < t->nkv; j++)
+			if (pick(t->kv[j].key))
+				cache_sample(f, name, t->name, t->kv[j].key, t->kv[j].val);
+	}
+}
+
+/* The family @name: one counter of every cache, @key of its stats line. */
+static void key_family(FILE *f, const struct stats *st, const char *name,
+		       const char *type, const char *help, const char *key)
+{
+	int i;
+
+	family(f, name, type, help);
+	for (i = 0; i < st->n; i++)
+		cache_sample(f, name, st->caches[i].name, NULL,
+			     kv_get(&st->caches[i], key) ?: "0");
+}
+
+static void cache_metrics(FILE *f, const struct stats *st)
+{
+	int i;
 
 	family(f, "slabtrace_cache_tracing", "gauge",
 	       "1 while slabtrace traces the cache; 0 when stopped, its records kept.");
 	for (i = 0; i < st->n; i++)
 		cache_sample(f, "slabtrace_cache_tracing", st->caches[i].name,
 			     NULL, st->caches[i].tracing ? "1" : "0");
-	family(f, "slabtrace_cache_records", "gauge",
-	       "Records of the cache's objects not freed yet.");
-	for (i = 0; i < st->n; i++)
-		cache_sample(f, "slabtrace_cache_records", st->caches[i].name,
-			     NULL, kv_get(&st->caches[i], "records") ?: "0");
-	family(f, "slabtrace_cache_replaced_total", "counter",
-	       "Records dropped because their address was allocated again unseen (a free without tracepoint).");
-	for (i = 0; i < st->n; i++)
-		cache_sample(f, "slabtrace_cache_replaced_total",
-			     st->caches[i].name, NULL,
-			     kv_get(&st->caches[i], "replaced") ?: "0");
-	family(f, "slabtrace_cache_drops_total", "counter",
-	       "Allocations slabtrace could not record, by reason.");
-	for (i = 0; i < st->n; i++) {
-		const struct traced *t = &st->caches[i];
-
-		for (j = 0; j < t->nkv; j++)
-			if (strcmp(t->kv[j].key, "records") &&
-			    strcmp(t->kv[j].key, "replaced") &&
-			    strcmp(t->kv[j].key, "filtered"))
-				cache_sample(f, "slabtrace_cache_drops_total",
-					     t->name, t->kv[j].key, t->kv[j].val);
-	}
-	family(f, "slabtrace_cache_filtered_total", "counter",
-	       "Allocations the cache's filter (start CACHE pid|comm|cgroup) left out.");
-	for (i = 0; i < st->n; i++)
-		cache_sample(f, "slabtrace_cache_filtered_total", st->caches[i].name,
-			     NULL, kv_get(&st->caches[i], "filtered") ?: "0");
+	key_family(f, st, "slabtrace_cache_records", "gauge",
+		   "Records of the cache's objects not freed yet.", "records");
+	key_family(f, st, "slabtrace_cache_replaced_total", "counter",
+		   "Records dropped because their address was allocated again unseen (a free without tracepoint).",
+		   "replaced");
+	kind_family(f, st, "slabtrace_cache_drops_total",
+		    "Allocations slabtrace could not record, by reason.", is_lost);
+	kind_family(f, st, "slabtrace_cache_incomplete_total",
+		    "Allocations recorded without a detail, by reason: no backtrace (stack_store_full, stack_walk_empty).",
+		    is_detail);
+	key_family(f, st, "slabtrace_cache_own_total", "counter",
+		   "slabtrace's own allocations from the cache, which it never records.",
+		   "own");
+	key_family(f, st, "slabtrace_cache_filtered_total", "counter",
+		   "Allocations the cache's filter (start CACHE pid|comm|cgroup) left out.",
+		   "filtered");
 }
 
 /* A metric of one value, if @value is known (not -1). */

@@ -47,17 +47,24 @@ static double wall_time(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The name of @cache's saved files, before their extension, into @buf. */
+static void file_base(const char *cache, char *buf, size_t size)
+{
+	int i;
+
+	snprintf(buf, size, "%s", cache);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '/')
+			buf[i] = '_';
+}
+
 static void save(const char *dir, const char *cache, const char *ext,
 		 const char *text)
 {
 	char path[PATH_MAX + 300], name[256];
 	FILE *f;
-	int i;
 
-	snprintf(name, sizeof(name), "%s", cache);
-	for (i = 0; name[i]; i++)
-		if (name[i] == '/')
-			name[i] = '_';
+	file_base(cache, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
 	f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f))
@@ -72,14 +79,16 @@ static void save(const char *dir, const char *cache, const char *ext,
 static void auto_caches(struct opts *o, char **cmd)
 {
 	struct slabs s;
-	int i, samples;
+	int i, samples, rc;
 	bool steady;
 	double secs;
 
 	printf("record: a first run of the command, to see which caches grow\n");
-	secs = growth_sample(&s, cmd, 0, 0.5, NULL, &samples);
+	secs = growth_sample(&s, cmd, &rc, 0, 0.5, NULL, &samples);
 	if (nsignals)
 		exit(128 + last_signal);
+	if (rc == RUN_FAILED)
+		exit(1);
 	slab_aliases(&s);
 	if (!slab_grown(&s))
 		die("record --auto: no cache grew while the command ran; name one with -c");
@@ -116,6 +125,7 @@ struct rec {
 	int n;
 	bool keep;		/* --keep: stop, but no reset */
 	pid_t watchdog;
+	char filter[16 * FILTER_PIDS];	/* -p: " pid PID...", the start's; or "" */
 };
 
 /*
@@ -416,7 +426,7 @@ static void rec_take(struct rec *r, bool autosel)
 		if (!c->own)
 			continue;
 		watchdog_tell(WD_STARTING, i);
-		if (!ctl_try(why, sizeof(why), "start %s", c->name))
+		if (!ctl_try(why, sizeof(why), "start %s%s", c->name, r->filter))
 			continue;
 		watchdog_tell(WD_NOT_STARTED + WD_STARTING, i);
 		note("record: not tracing %s: %s", c->name, why);
@@ -441,15 +451,35 @@ static const char *const saved_views[NVIEWS] = {
 };
 
 /*
- * What record saved in @dir, and where: one set of files a cache, or one
- * for the print of a word (@name).
+ * What record saved in @dir: a line of files for each cache (or word) of
+ * @r it traced, and the command that draws the first one's flame graph.
  */
-static void saved_say(const char *dir, const char *name, bool reset,
+static void saved_say(const char *dir, const struct rec *r, bool reset,
 		      bool shared)
 {
-	printf("\nrecord: saved in %s/: %s.dump (every object), %s.stacks,\n"
-	       "%s.folded and %s.folded_bytes (slabtrace-flamegraph %s.folded_bytes > leaks.svg)%s%s\n",
-	       dir, name, name, name, name, name,
+	char base[256], first[256] = "";
+	int i;
+
+	printf("\nrecord: saved in %s/:\n", dir);
+	for (i = 0; i < r->n; i++) {
+		if (!r->c[i].used)
+			continue;
+		file_base(r->c[i].name, base, sizeof(base));
+		printf("  ");
+		put_escaped(stdout, base);
+		printf(".dump (every object), ");
+		put_escaped(stdout, base);
+		printf(".stacks, ");
+		put_escaped(stdout, base);
+		printf(".folded, ");
+		put_escaped(stdout, base);
+		printf(".folded_bytes\n");
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", base);
+	}
+	printf("record: slabtrace-flamegraph %s/", dir);
+	put_escaped(stdout, first);
+	printf(".folded_bytes > leaks.svg draws a flame graph%s%s\n",
 	       reset ? "; the records are reset" : "",
 	       shared ? "; the shared caches are left as they were" : "");
 }
@@ -460,12 +490,14 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	bool first = true, saved = true, shared = false, owned = false;
 	struct pprof *pprof = NULL;
 	double when = 0, duration = 0;
-	int ended, captures = 0;
+	int ended, captures = 0, waited = 0;
 	struct rec r;
 	int i, j, rc = 0;
 
-	if (!argc)
-		usage("record: no COMMAND (after --)");
+	if (!argc && !o->f.npids)
+		usage("record: no COMMAND (after --), and no -p PID to trace instead");
+	if (!argc && o->autosel)
+		usage("record: --auto runs COMMAND (after --): none given");
 	if (o->json || o->interval || o->rounds > 0)
 		usage("record: --json, -i and -r are for top");
 	if (o->ncaches && o->autosel)
@@ -487,6 +519,9 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		auto_caches(o, argv);
 	memset(&r, 0, sizeof(r));
 	r.keep = o->keep;
+	for (i = 0, j = 0; i < o->f.npids; i++)
+		j += snprintf(r.filter + j, sizeof(r.filter) - j, "%s %ld",
+			      i ? "" : " pid", o->f.pids[i]);
 	for (i = 0; i < o->ncaches; i++) {
 		r.c[r.n].name = o->caches[i];
 		r.c[r.n++].lock = -1;
@@ -503,19 +538,32 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		shared |= r.c[i].used && !r.c[i].own;
 		owned |= r.c[i].own;
 	}
-	printf("; running");
+	if (r.filter[0])
+		printf(",%s", r.filter);
+	if (argc)
+		printf("; running");
+	else
+		printf("; until SIGINT (^C) or SIGTERM");
 	for (i = 0; i < argc; i++)
 		printf(" %s", argv[i]);
 	printf("\n");
 	if (shared)
-		printf("record: %s, %s\n",
+		printf("record: %s, %s%s\n",
 		       "a shared cache was traced before: it is not stopped or reset here",
-		       "and its dump holds what it held before too");
-	if (!nsignals)
+		       "and its dump holds what it held before too",
+		       r.filter[0] ? " (and of every process)" : "");
+	fflush(stdout);
+	if (!argc) {
+		/* -p alone: the processes are traced until a signal says stop. */
+		while (!nsignals)
+			sleep_secs(3600);
+		waited = nsignals;
+	} else if (!nsignals) {
 		rc = run_command(argv, 0);
-	else
+	} else {
 		note("record: signal %d came before %s started: not run", (int)last_signal,
 		     argv[0]);
+	}
 	ended = nsignals;
 	for (i = 0; i < r.n; i++)
 		if (r.c[i].own)
@@ -559,9 +607,11 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		note("record: signal %d: stopped%s what it started, saved what it had",
 		     (int)last_signal, r.keep ? "" : " and reset");
 	else
-		saved_say(dir, print_is_word(r.c[0].name) ? r.c[0].name : "CACHE",
-			  owned && !r.keep, shared);
-	if (nsignals)
+		saved_say(dir, &r, owned && !r.keep, shared);
+	/* Without COMMAND, the first signal is how record ends: no failure. */
+	if (nsignals > waited)
 		return 128 + last_signal;
+	if (rc == RUN_FAILED)
+		return 1;
 	return rc ? 3 : 0;
 }

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,8 +50,10 @@ static void on_child(int sig)
 
 /*
  * Run @argv and wait for it; its exit status, or 128 + the signal that
- * killed it.  A signal record took after the @since it had seen is passed
- * on to it, SIGINT as SIGINT and the others as SIGTERM, unless it came
+ * killed it, or RUN_FAILED if it could not be run at all (said, with the
+ * reason: the child tells it over a close-on-exec pipe).  A signal
+ * record took after the @since it had seen is passed on to it, SIGINT
+ * as SIGINT and the others as SIGTERM, unless it came
  * from the terminal, which sent it to COMMAND as well; a second one kills
  * it.  The signals are held from before the fork to each sigsuspend(), so
  * that one coming while COMMAND starts is not missed.
@@ -60,9 +63,11 @@ int run_command(char **argv, int since)
 	struct sigaction child = { .sa_handler = on_child }, old_child;
 	int first = since, seen = since;
 	sigset_t hold, old;
-	int status;
+	int status, p[2], err = 0;
 	pid_t pid, r;
 
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
 	fflush(stdout);
 	fflush(stderr);
 	sigemptyset(&hold);
@@ -82,11 +87,15 @@ int run_command(char **argv, int since)
 		signal(SIGPIPE, SIG_DFL);
 		sigaction(SIGCHLD, &old_child, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		close(p[0]);
 		execvp(argv[0], argv);
-		fprintf(stderr, "%s: cannot run %s: %s\n", prog_name, argv[0],
-			strerror(errno));
+		err = errno;
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			fprintf(stderr, "%s: cannot run %s: %s\n", prog_name,
+				argv[0], strerror(err));
 		_exit(127);
 	}
+	close(p[1]);
 	while ((r = waitpid(pid, &status, WNOHANG)) != pid) {
 		if (r < 0 && errno != EINTR)
 			die("waitpid: %s", strerror(errno));
@@ -102,6 +111,14 @@ int run_command(char **argv, int since)
 	}
 	sigaction(SIGCHLD, &old_child, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* The child is gone: the pipe holds its errno, or nothing if it ran. */
+	while (read(p[0], &err, sizeof(err)) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (err) {
+		note("cannot run %s: %s", argv[0], strerror(err));
+		return RUN_FAILED;
+	}
 	if (WIFSIGNALED(status)) {
 		note("%s was killed by signal %d", argv[0], WTERMSIG(status));
 		return 128 + WTERMSIG(status);

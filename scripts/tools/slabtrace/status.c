@@ -151,9 +151,8 @@ static void status_of_stats(struct stats *s)
 int cmd_status(void)
 {
 	unsigned long records = 0, limit = 0, pfree = 0, per_cpu = 0;
-	unsigned int ctx = 0, ctx_max = 0;
 	char path[PATH_MAX], alloc[8] = "?", freep[8] = "?";
-	char *kpt, *text, *line, *save = NULL, kstate[64] = "";
+	char *kpt, *text, *line, *save = NULL, *kstate = NULL;
 	struct stats s;
 
 	read_stats(&s, true);
@@ -161,8 +160,6 @@ int cmd_status(void)
 		   &records, &limit) != 2 ||
 	    sscanf(stats_line(s.text, "pool"), "pool free %lu per_cpu %lu",
 		   &pfree, &per_cpu) != 2 ||
-	    sscanf(stats_line(s.text, "contexts"), "contexts %u of %u", &ctx,
-		   &ctx_max) != 2 ||
 	    sscanf(stats_line(s.text, "probes"), "probes alloc %7s free %7s",
 		   alloc, freep) != 2)
 		die("%s/slab/stats: not the stats of this version of slabtrace", st_root());
@@ -177,7 +174,7 @@ int cmd_status(void)
 		for (line = strtok_r(text, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			if (!strncmp(line, "kptrace: ", 9))
-				snprintf(kstate, sizeof(kstate), "%s, ", line + 9);
+				kstate = xstrdup(line + 9);
 			else if (strncmp(line, "next: ", 6))
 				printf("%s\n", escaped(line));
 		}
@@ -187,16 +184,18 @@ int cmd_status(void)
 		       alloc, freep, records, limit);
 		status_of_stats(&s);
 	}
-	printf("pool: %lu free, %lu per CPU; contexts: %u of %u\n", pfree,
-	       per_cpu, ctx, ctx_max);
+	printf("pool: %lu free, %lu per CPU\n", pfree, per_cpu);
 	st_path(path, sizeof(path), "kptrace/stats");
 	kpt = read_all(path);
 	if (kpt) {
 		char *w = strstr(kpt, "written: "), *dr = strstr(kpt, "dropped: ");
 		char *q = strstr(kpt, "queued: ");
 
-		printf("kptrace: %s%lu calls written, %lu dropped, %lu bytes queued\n",
-		       kstate, w ? strtoul(w + 9, NULL, 10) : 0,
+		printf("kptrace: ");
+		if (kstate)
+			printf("%s, ", escaped(kstate));
+		printf("%lu calls written, %lu dropped, %lu bytes queued\n",
+		       w ? strtoul(w + 9, NULL, 10) : 0,
 		       dr ? strtoul(dr + 9, NULL, 10) : 0,
 		       q ? strtoul(q + 8, NULL, 10) : 0);
 		free(kpt);
@@ -207,6 +206,7 @@ int cmd_status(void)
 	else
 		printf("next: %s; %s\n", "slabtrace growth finds a growing cache",
 		       "slabtrace record -c CACHE -- COMMAND traces it");
+	free(kstate);
 	stats_free(&s);
 	return 0;
 }

@@ -112,8 +112,12 @@ static int cmd_view(struct opts *o, int argc, char **argv, bool full)
 	bool first;
 	int i;
 
-	if (argc)
-		usage("%s: no arguments but options, not '%s'", cur->name, argv[0]);
+	/* slabtrace top kmalloc-64: the caches named, as with -c. */
+	for (i = 0; i < argc; i++) {
+		if (o->ncaches == MAX_CACHES)
+			usage("%s: at most %d caches", cur->name, MAX_CACHES);
+		o->caches[o->ncaches++] = argv[i];
+	}
 	if (o->rounds > 0 && !o->interval)
 		usage("%s: -r goes with -i", cur->name);
 	if (!o->ncaches)

@@ -43,7 +43,7 @@ fi
 
 # --- record around a command that leaks 20 buffers and 5 orphans.
 # shellcheck disable=SC2046
-slabtrace record -c kmalloc-64 -o /tmp/rec -s 1 $(pprof /out/cli-record.pb.gz) -- \
+slabtrace record -c kmalloc-64 -o /tmp/rec --settle 1 $(pprof /out/cli-record.pb.gz) -- \
 	sh -c "echo bufs 20 > $LEAKY; echo orphans 5 > $LEAKY" > /out/cli-record.txt 2>&1
 check "record exits 0" test $? -eq 0
 cp /tmp/rec/kmalloc-64.dump /out/cli-record.dump
@@ -95,7 +95,7 @@ traced() { slabtrace status | grep -q "^cache $1: tracing"; }
 none_traced() { slabtrace status | grep -q '^slabtrace: 0 caches traced'; }
 # A trace started by hand is shared: recorded, not stopped or reset.
 slabtrace start kmalloc-128
-slabtrace record -c kmalloc-128 -s 0 -o /tmp/shared -- true > /out/cli-shared.txt 2>&1
+slabtrace record -c kmalloc-128 --settle 0 -o /tmp/shared -- true > /out/cli-shared.txt 2>&1
 check "record of a cache traced by hand exits 0" test $? -eq 0
 check "record says it shares it" grep -q '^record: tracing kmalloc-128 (shared); running true$' /out/cli-shared.txt
 check "the trace started by hand survives record" traced kmalloc-128
@@ -103,12 +103,12 @@ check "record saved its dump" test -s /tmp/shared/kmalloc-128.dump
 slabtrace stop kmalloc-128
 slabtrace reset kmalloc-128
 # Two records of one cache: the second is refused, the first unharmed.
-slabtrace record -c kmalloc-64 -s 0 -o /tmp/r1 -- \
+slabtrace record -c kmalloc-64 --settle 0 -o /tmp/r1 -- \
 	sh -c "echo bufs 4 > $LEAKY; while [ ! -e /tmp/r2.done ]; do sleep 0.1; done" \
 	> /out/cli-record1.txt 2>&1 &
 first=$!
 check "the first record traces kmalloc-64" until_true 30 traced kmalloc-64
-slabtrace record -c kmalloc-64 -s 0 -o /tmp/r2 -- true > /out/cli-record2.txt 2>&1
+slabtrace record -c kmalloc-64 --settle 0 -o /tmp/r2 -- true > /out/cli-record2.txt 2>&1
 check_eq "a second record of the cache is refused" 1 $?
 check "... saying why" grep -q '^slabtrace: record: not tracing kmalloc-64: another slabtrace record is tracing it' /out/cli-record2.txt
 check "... and left the first's trace alone" traced kmalloc-64
@@ -119,7 +119,7 @@ check_eq "the first record's dump holds its 4 buffers" 4 "$(objs_from /tmp/r1/km
 check "nothing traced after both" none_traced
 echo free > $LEAKY
 # SIGTERM: the command ends, record saves and cleans up, exits 128 + 15.
-slabtrace record -c kmalloc-64 -s 0 -o /tmp/rt -- sleep 60 > /out/cli-sigterm.txt 2>&1 &
+slabtrace record -c kmalloc-64 --settle 0 -o /tmp/rt -- sleep 60 > /out/cli-sigterm.txt 2>&1 &
 rec=$!
 check "record traces kmalloc-64" until_true 30 traced kmalloc-64
 kill -TERM $rec
@@ -129,7 +129,7 @@ check "... after sleep was ended" grep -q '^slabtrace: sleep was killed by signa
 check "... having saved its dump" test -s /tmp/rt/kmalloc-64.dump
 check "... and cleaned up" none_traced
 # SIGKILL: the watchdog stops and resets what record started.
-slabtrace record -c kmalloc-64 -s 0 -o /tmp/rk -- sh -c 'echo $$ > /tmp/rk.pid; exec sleep 60' \
+slabtrace record -c kmalloc-64 --settle 0 -o /tmp/rk -- sh -c 'echo $$ > /tmp/rk.pid; exec sleep 60' \
 	> /out/cli-sigkill.txt 2>&1 &
 rec=$!
 check "record traces kmalloc-64" until_true 30 traced kmalloc-64
@@ -205,9 +205,15 @@ check "growth: kmalloc-64 grew by 2500 objects or more" \
 	awk 'NR == 3 { exit !($4 + 0 >= 2500) }' /out/cli-growth.txt
 slabtrace growth -i 0.2 -r 3 > /out/cli-growth-sampled.txt 2>&1
 check "growth sampled exits 0" test $? -eq 0
+# The same as JSON (the host parses it: test_cli.py, VmOutput).
+slabtrace growth --json -n 1 -- sh -c "echo bufs 3000 > $LEAKY" > /out/cli-growth.json 2>&1
+check "growth --json exits 0" test $? -eq 0
+check "growth --json: one line, kmalloc-64 first" \
+	grep -q '^{"version": 1, "seconds": [0-9.]*, "around": "command", "caches": \[{"cache": "kmalloc-64", ' \
+	/out/cli-growth.json
 
 # --- record --auto: a first run finds the growing cache (leaky's widgets).
-slabtrace record --auto -o /tmp/auto -s 1 -- sh -c "echo widgets 400 > $LEAKY" \
+slabtrace record --auto -o /tmp/auto --settle 1 -- sh -c "echo widgets 400 > $LEAKY" \
 	> /out/cli-auto.txt 2>&1
 check "record --auto exits 0" test $? -eq 0
 check "record --auto traced leaky_widget" grep -q '^record: tracing.* leaky_widget' /out/cli-auto.txt
@@ -236,12 +242,22 @@ check_eq "needs root" \
 	"slabtrace: needs root: /proc/slabtrace is root's only (run it with sudo)" "$err"
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
+# Not loaded, and not installed for this kernel (no modules.dep lists it).
+kv=$(uname -r)
 err=$(slabtrace status 2>&1)
-check_eq "module not loaded" \
-	"slabtrace: the slabtrace module is not loaded (insmod slabtrace.ko, or modprobe slabtrace after make modules_install)" "$err"
+check_eq "module not loaded, none installed" \
+	"slabtrace: the slabtrace module is not loaded, and none is installed for this kernel ($kv): install the slabtrace-dkms package; from a checkout: make && sudo insmod slabtrace.ko" "$err"
+# Installed (modules.dep lists it, as depmod writes it): load it.
+mkdir -p /lib/modules/$kv
+echo "$MODDIR/slabtrace.ko:" > /lib/modules/$kv/modules.dep
+err=$(slabtrace status 2>&1)
+check_eq "module not loaded, installed" \
+	"slabtrace: the slabtrace module is not loaded: sudo modprobe slabtrace" "$err"
+# debugfs is not needed (/proc/slabtrace): its absence is not the cause.
 umount /sys/kernel/debug
 err=$(slabtrace status 2>&1)
-check_eq "debugfs not mounted" \
-	"slabtrace: debugfs is not mounted on /sys/kernel/debug (mount -t debugfs none /sys/kernel/debug)" "$err"
+check_eq "module not loaded, debugfs not mounted: the module is the cause" \
+	"slabtrace: the slabtrace module is not loaded: sudo modprobe slabtrace" "$err"
 mount -t debugfs debugfs /sys/kernel/debug
+rm /lib/modules/$kv/modules.dep
 finish

@@ -30,7 +30,7 @@ check "metadata: no stream yet" sh -c "! cat $K/metadata > /dev/null 2>&1"
 
 # --- N getpid, a missing path, a write and exit_group into the stream.
 check "record kpt_probe's calls" sh -c \
-	"kmemtrace-record -s -c kpt_probe -o /out/kptrace_ctf -- kpt_probe -g $N -f /kpt/no/such/file -l 37 > /tmp/r.out"
+	"kmemtrace-record -s --comm kpt_probe -o /out/kptrace_ctf -- kpt_probe -g $N -f /kpt/no/such/file -l 37 > /tmp/r.out"
 cp /tmp/r.out /out/kptrace_ctf/record.txt
 pid=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/r.out)
 check_eq "kpt_probe made $N getpid" "getpid=$pid calls=$N" "$(grep '^getpid=' /tmp/r.out)"
@@ -64,9 +64,10 @@ cp /tmp/r2.out /out/kptrace_ctf_all/record.txt
 # --- a 16 KiB buffer, read late: events are lost, and every one counted.
 st syscall clear
 check "record with a 16 KiB buffer, reading late" sh -c \
-	"kmemtrace-record -s -l -b 16 -c kpt_probe -o /out/kptrace_ctf_tiny -- kpt_probe -g 5000 > /tmp/r3.out"
+	"kmemtrace-record -s --lazy -b 16 --comm kpt_probe -o /out/kptrace_ctf_tiny -- kpt_probe -g 5000 > /tmp/r3.out"
 cp /tmp/r3.out /out/kptrace_ctf_tiny/record.txt
-check_eq "buffer_kb follows syscall size" 16 "$(cat $K/buffer_kb)"
+# -b is this recording's: the size it had (2 MiB) is set back after.
+check_eq "buffer_kb is set back after -b 16" 2048 "$(cat $K/buffer_kb)"
 lost=$(head -n 1 $K/total_overruns)
 written=$(head -n 1 $K/events)
 check "events were lost" test "$lost" -gt 0

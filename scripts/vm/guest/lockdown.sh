@@ -165,4 +165,23 @@ check "rmmod is refused while /proc/slabtrace/status is open" \
 check "rmmod slabtrace" rmmod slabtrace
 check "/proc/slabtrace is gone" test ! -e $P
 check "and the debugfs tree" test ! -e $D
+
+# --- Loading it again, locked down: the unsigned module is refused, and
+# the slabtrace command says why (the kernel's log line) and what to do.
+kv=$(uname -r)
+mkdir -p /lib/modules/$kv
+echo "$MODDIR/slabtrace.ko:" > /lib/modules/$kv/modules.dep
+# Lockdown's log lines are ratelimited (10 in 5 s), and the files above
+# made many: a new window, so that the refusal is logged.
+sleep 6
+check "insmod of the unsigned slabtrace.ko is refused" sh -c "! insmod $MODDIR/slabtrace.ko 2>/dev/null"
+slabtrace status > /tmp/nl.out 2> /tmp/nl.err
+check_eq "slabtrace status exits 1" 1 "$?"
+cp /tmp/nl.err /out/lockdown-not-loaded.txt
+check "it quotes the kernel's refusal" \
+	grep -q "^slabtrace: the kernel refused a module for its signature: 'Lockdown: [^:]*: unsigned module loading is restricted; see man kernel_lockdown.7'$" /tmp/nl.err
+check_eq "and says the module is unsigned, and how to sign it" \
+	"slabtrace: the slabtrace module is not loaded, and this kernel loads only signed modules (Secure Boot): $MODDIR/slabtrace.ko is not signed (from a checkout: sudo make sign, then sudo make modules_install)" \
+	"$(sed -n 2p /tmp/nl.err)"
+rm /lib/modules/$kv/modules.dep
 finish

@@ -73,7 +73,7 @@ slabtrace stop dentry
 slabtrace reset dentry
 
 # --- SIGKILL: the watchdog stops and resets the word.
-slabtrace record -c all -s 0 -o /tmp/many-cli-rk -- sh -c 'echo $$ > /tmp/many-cli-rk.pid; exec sleep 60' \
+slabtrace record -c all --settle 0 -o /tmp/many-cli-rk -- sh -c 'echo $$ > /tmp/many-cli-rk.pid; exec sleep 60' \
 	> /out/many-cli-sigkill.txt 2>&1 &
 rec=$!
 check "record -c all traces caches" until_true 60 some_traced

@@ -20,7 +20,9 @@
 # sudo, another session) lists them.  On trixie's 6.12, a kernel this
 # slabtrace does not know is installed next (below).  Then the kernel is
 # locked down (integrity, as Secure Boot does) and the same commands run
-# again, with the same checks.
+# again, with the same checks.  Between the two, and after: what the
+# commands and the package say when the module is not loaded, not built
+# for the kernel (no headers), or refused by Secure Boot.
 # Its time budget (scripts/vm/guest/init): apt and DKMS build the module
 # under TCG, twice.
 # vm-budget: 3000
@@ -189,6 +191,51 @@ if [ -f /root/refused/kernel ]; then
 	check "refused: slabtrace is still installed for $kv" \
 		sh -c "dkms status -m slabtrace -k $kv | grep -q ': installed'"
 fi
+# own_postinst: the installed slabtrace-dkms postinst's own part, after
+# dh_dkms's (DKMS's "add" refuses a module added already, so the whole
+# script runs only after the prerm's removal, and a rebuild under TCG),
+# run as dpkg runs it: what the package says last when it is installed.
+own_postinst() {
+	sed -n '/^# End automatically added section/,$p' \
+		/var/lib/dpkg/info/slabtrace-dkms.postinst | sh -s configure
+}
+
+# user_sudo CMD: CMD run by $U through sudo, her password on stdin; what
+# it wrote (stdout and stderr).
+user_sudo() {
+	su -l $U -c "printf '%s\n' $PW | sudo -S -p '' $1" 2>&1
+}
+
+# --- What the commands and the package say when the module cannot be
+# loaded: not loaded; not built for this kernel, its headers missing
+# (DKMS's module and the headers moved away; the package's postinst's own
+# part run again).
+ver=$(dpkg-query -W -f '${Version}' slabtrace-dkms)
+check "rmmod slabtrace" rmmod slabtrace
+check_eq "not loaded: 'sudo slabtrace status' says to load it" \
+	"slabtrace: the slabtrace module is not loaded: sudo modprobe slabtrace" \
+	"$(user_sudo 'slabtrace status')"
+check_eq "and so does 'sudo kmemtrace-record'" \
+	"kmemtrace-record: the slabtrace module is not loaded: sudo modprobe slabtrace" \
+	"$(user_sudo 'kmemtrace-record -o /tmp/kt -- true')"
+mkdir -p /tmp/away
+mv /lib/modules/$kv/updates/dkms/slabtrace.ko* /tmp/away/
+mv /lib/modules/$kv/build /tmp/away/build
+depmod $kv
+check_eq "no module, no headers: it names the headers' package" \
+	"slabtrace: the slabtrace module is not loaded, and not built for this kernel ($kv): its headers are missing: sudo apt install linux-headers-$kv (DKMS then builds slabtrace for it), then sudo modprobe slabtrace" \
+	"$(user_sudo 'slabtrace status')"
+own_postinst > /out/realdeb-postinst-noheaders.txt 2>&1
+check_eq "slabtrace-dkms's postinst ends saying which headers to install" \
+	"slabtrace-dkms: install them (DKMS then builds it): sudo apt install linux-headers-$kv" \
+	"$(tail -n 1 /out/realdeb-postinst-noheaders.txt)"
+mv /tmp/away/build /lib/modules/$kv/build
+check_eq "headers back, no module: DKMS's status and log" \
+	"slabtrace: the slabtrace module is not loaded, and not built for this kernel ($kv): dkms status slabtrace says why, /var/lib/dkms/slabtrace/$ver/build/make.log is DKMS's build log; sudo dkms install slabtrace/$ver -k $kv tries again" \
+	"$(user_sudo 'slabtrace status')"
+mv /tmp/away/slabtrace.ko* /lib/modules/$kv/updates/dkms/
+depmod $kv
+check "modprobe slabtrace again" modprobe slabtrace
 
 # --- Locked down, as under Secure Boot.
 mount -t securityfs securityfs /sys/kernel/security
@@ -197,5 +244,25 @@ check "the kernel is locked down (integrity)" \
 	grep -q '\[integrity\]' /sys/kernel/security/lockdown
 check "an unsigned module is refused now" sh -c "! insmod $MODDIR/initleak.ko"
 stage lockdown
+
+# --- Secure Boot refuses a module signed with a key it does not trust
+# (DKMS's key is not enrolled in this VM): what the command and the
+# package say.
+check "rmmod slabtrace (locked down)" rmmod slabtrace
+# Lockdown's log lines are ratelimited (10 in 5 s): a new window.
+sleep 6
+check "modprobe slabtrace is refused (DKMS's key is not trusted here)" \
+	sh -c "! modprobe slabtrace 2> /dev/null"
+user_sudo 'slabtrace status' > /out/realdeb-secureboot.txt
+check_eq "'sudo slabtrace status' quotes the kernel's refusal" \
+	"slabtrace: the kernel refused a module for its signature: 'Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7'" \
+	"$(sed -n 1p /out/realdeb-secureboot.txt)"
+check_eq "and says to enrol DKMS's key" \
+	"slabtrace: the slabtrace module is not loaded, and this kernel loads only signed modules (Secure Boot), with a key it trusts: sudo modprobe slabtrace; if that says 'Operation not permitted' or 'Key was rejected by service', enrol DKMS's key once: sudo mokutil --import /var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager" \
+	"$(sed -n 2p /out/realdeb-secureboot.txt)"
+own_postinst > /out/realdeb-postinst-secureboot.txt 2>&1
+check_eq "slabtrace-dkms's postinst ends saying how to enrol DKMS's key" \
+	"slabtrace-dkms: sudo mokutil --import /var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager" \
+	"$(tail -n 1 /out/realdeb-postinst-secureboot.txt)"
 dmesg > /out/realdeb-dmesg.txt
 finish
