@@ -263,7 +263,6 @@ static void *sampler_fn(void *arg)
 }
 
 /*
-/*
  * Sample /proc/slabinfo before @cmd (if any: what run_command() says of it
  * into @cmd_rc), every @interval seconds while it runs and after it; or
  * @rounds times (forever if @rounds < 0, until a signal) @interval seconds
