@@ -144,8 +144,14 @@ def define(path, name):
     return m.group(1) if m else None
 
 
+def version():
+    """dkms.conf's PACKAGE_VERSION, as scripts/tools/tools.mk passes it."""
+    with open(os.path.join(TOP, "dkms.conf")) as f:
+        return re.search(r'^PACKAGE_VERSION="(.*)"$', f.read(), re.M).group(1)
+
+
 def build(cc, out, srcs, flags):
-    cmd = [cc] + flags + ["-o", out] + srcs + ["-lm"]
+    cmd = [cc] + flags + ['-DSLABTRACE_VERSION="%s"' % version(), "-o", out] + srcs + ["-lm"]
     r = subprocess.run(cmd, cwd=TOP, capture_output=True, text=True)
     return r.returncode == 0, r.stderr[-2000:]
 

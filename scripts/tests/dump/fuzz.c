@@ -46,9 +46,10 @@ static void parse(const unsigned char *data, size_t size, const struct filter *f
 /* libFuzzer's LLVMFuzzerTestOneInput(), by that name through -D. */
 int fuzz_one_input(const unsigned char *data, size_t size)
 {
-	static const struct filter any = { .pid = -1 };
+	static const struct filter any = { 0 };
 	static const struct filter some = {
-		.module = "leaky", .comm = "sh", .pid = 5, .older = 100,
+		.module = "leaky", .comm = "sh", .pids = { 5 }, .npids = 1,
+		.older = 100, .only_leaks = true,
 	};
 	static const struct expect saved = { 0 }, all = { "all", 0 };
 
