@@ -61,7 +61,7 @@
  *   The raw spinlocks, innermost, each held for a bounded step and never
  *   two at once, taken by tracepoint probes in any context but NMI: the
  *   table's stripe locks (slab/table.c), each CPU's pool list
- *   (slab/pool.c), ctx_lock (slab/context.c), defer_lock
+ *   (slab/pool.c), defer_lock
  *   (slab/stacks.c, only ever trylocked by a probe), kptrace's
  *   entries_lock and bucket_locks[] (kptrace/kptrace.c).
  *
