@@ -675,8 +675,11 @@ static const char *obj_parse(char *p, struct object *o)
 		char word[16];
 
 		if (!number(&p, COUNT_MAX, &o->stack) || !o->stack ||
-		    !skip(&p, " (") || (n = strcspn(p, ")")) >= sizeof(word))
+		    !skip(&p, " ("))
 			return "its stack";
+		n = strcspn(p, ")");
+		if (n >= sizeof(word))
+			return "its stack's verdict";
 		snprintf(word, sizeof(word), "%.*s", (int)n, p);
 		o->verdict = verdict_of(word);
 		p += n;

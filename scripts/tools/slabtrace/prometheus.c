@@ -94,8 +94,8 @@ static void cache_sample(FILE *f, const char *metric, const char *cache,
 /*
  * The kinds of the stats file's counters of a cache (slab/stats): those
  * whose allocation got no record at all; the others (stack_store_full,
- * stack_walk_empty) are kept, only without a backtrace; and "own", slabtrace's own allocations, which it
- * never records.
+ * stack_walk_empty) are kept, only without a backtrace; and "own",
+ * slabtrace's own allocations, which it never records.
  */
 static const char *const lost_kinds[] = { "pool_empty", "limit_reached", "in_NMI" };
 
