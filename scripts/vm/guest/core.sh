@@ -139,7 +139,7 @@ check_eq "overlong name" "File name too long" "$(ctl_errno "start $(printf '%070
 check "embedded NUL is refused" sh -c "! printf 'start $KM\\000junk\\n' > $ST/ctl"
 # dd: one write() (busybox's head reports procfs's refusal as EIO).
 out=$( (dd if=/dev/urandom bs=4096 count=1 of=$ST/ctl) 2>&1 )
-check "4 KiB of garbage: E2BIG" sh -c "echo '$out' | grep -q 'Argument list too long'"
+check "4 KiB of garbage: E2BIG" sh -c 'printf "%s\n" "$1" | grep -q "Argument list too long"' sh "$out"
 check "stop of an untraced cache is harmless" st stop kmalloc-128
 dmesg > /tmp/dmesg
 cp /tmp/dmesg /out/dmesg.txt

@@ -114,7 +114,10 @@ read -r first <&3
 st print leaky_widget
 rest=$(cat <&3)
 check "a reader keeps its snapshot" test "$first" = "Dumping outstanding allocs from kmalloc-64"
-check "... to the end" sh -c "echo '$rest' | grep -q 'leaky_alloc_buf' && ! echo '$rest' | grep -q 'from leaky_widget'"
+# (The text is an argument, never code: a verdict says "the freed ones'
+# p99", whose quote ended the shell's string when it was pasted in.)
+check "... to the end" sh -c 'printf "%s\n" "$1" | grep -q leaky_alloc_buf &&
+	! printf "%s\n" "$1" | grep -q "from leaky_widget"' sh "$rest"
 check "a new reader gets the newest" grep -q '^Dumping outstanding allocs from leaky_widget$' $ST/ctl
 check "an open ctl keeps slabtrace loaded" sh -c "! rmmod slabtrace 2>/dev/null"
 exec 3<&-
