@@ -279,10 +279,10 @@ static noinline void frame_live(void)
 
 #define STACK_1	"\nStack 1: 100 objects, 6400 bytes (0 requested), " \
 		"age min/avg/max 0.300s/15.150s/30.000s, " \
-		"from PID 1 ?: leak (growing): "
+		"from PID 1 st_verdict: leak (growing): "
 #define STACK_2	"\nStack 2: 10 objects, 640 bytes (0 requested), " \
 		"age min/avg/max 0.010s/0.010s/0.010s, " \
-		"from PID 1 ?: live: all 10 younger than the freed ones' p99; " \
+		"from PID 1 st_verdict: live: all 10 younger than the freed ones' p99; " \
 		"500 freed lived <32 ms median, <32 ms p99\n"
 
 /* A snapshot's groups carry their verdicts into both views. */
@@ -291,7 +291,9 @@ static void slabtrace_verdict_views(struct kunit *test)
 	struct slab_trace_snapshot *snap = slab_trace_snapshot_alloc();
 	unsigned long e[2] = { (unsigned long)frame_leak + 1, 0 };
 	depot_stack_handle_t leak, live;
-	struct slab_trace_record rec = { .syscall = -1, .pid = 1 };
+	struct slab_trace_record rec = {
+		.syscall = -1, .who.pid = 1, .who.comm = "st_verdict",
+	};
 	struct slab_trace_reader r = { 0 };
 	struct seq_file m = { 0 };
 	u32 i;
@@ -355,8 +357,8 @@ static void slabtrace_verdict_views(struct kunit *test)
 	kunit_info(test, "%s", m.buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "\nstack 1: leak (growing): "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "\nstack 2: live: "));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 1 (leak), from PID 1 ?:\n"));
-	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 2 (live), from PID 1 ?:\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 1 (leak), from PID 1 st_verdict:\n"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 2 (live), from PID 1 st_verdict:\n"));
 	forget_owners();
 	slab_trace_snapshot_put(snap);
 }

@@ -40,9 +40,13 @@ summary=
 # last "N passed, N failed" line, or one check, passed if STATUS is 0.
 tally() {
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$3" | tail -n 1)
-	p=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "passed,") print $i }')
-	f=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^failed/) print $i }')
-	if [ -z "$p" ]; then
+	# The first count of each (a line may say "boot failed)" after them).
+	p=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "passed,") { print $i; exit } }')
+	f=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($(i + 1) ~ /^failed,?$/) { print $i; exit } }')
+	case "$p$f" in
+	*[!0-9]*) p= ;;	# not two counts: judged by its status
+	esac
+	if [ -z "$p" ] || [ -z "$f" ]; then
 		p=0
 		f=0
 		if [ "$2" -eq 0 ]; then p=1; else f=1; fi
