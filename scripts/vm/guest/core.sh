@@ -110,7 +110,11 @@ else
 	check "dentry is not merged: no sharing line" sh -c "! grep -q '^shared with: ' /tmp/d"
 fi
 st stop dentry; st reset dentry
-merged=$(for l in /sys/kernel/slab/*; do [ -L "$l" ] && echo "${l##*/}"; done | head -n 1)
+# A name that shares its cache: the first of a target with two links (a
+# mergeable cache nothing merged into has a link of its own, alone: 7.3
+# arm64's PING, whose header rightly names no other).
+merged=$(for l in /sys/kernel/slab/*; do [ -L "$l" ] && echo "$(readlink "$l") ${l##*/}"; done |
+	sort | awk '$1 == prev { print name; exit } { prev = $1; name = $2 }')
 if [ -n "$merged" ]; then
 	target=$(readlink /sys/kernel/slab/$merged)
 	check "start merged cache $merged" st start "$merged"
