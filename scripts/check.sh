@@ -127,6 +127,12 @@ sid_pid=$!
 step "build 6.1" make --no-print-directory KVER=6.1 test-modules
 # -j: a parallel make must pass kbuild its jobserver (the Makefile's "+").
 step "build 6.12" make -j"$(nproc)" --no-print-directory KVER=6.12 test-modules
+# The longest VM job first, as soon as its modules are built: the
+# packages installed and README.md's commands run as a Debian user (it
+# builds its root file system the first time, and its packages in
+# build/deb-bookworm).  It takes the core that the single-threaded steps
+# below leave idle; nothing below rebuilds build/6.12's modules.
+vm_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
 step "build 6.1-rt" make --no-print-directory KVER=6.1-rt test-modules
 step "build 6.12-rt" make --no-print-directory KVER=6.12-rt test-modules
 step "build 6.12-arm64" make --no-print-directory KVER=6.12-arm64 test-modules
@@ -169,9 +175,6 @@ rt=load,core,irqctx,kmemtrace,kptrace_ctf,storm,kptrace_storm,stress
 for k in 6.1 6.12 7.3 6.1-rt 6.12-rt 7.3-rt 6.12-arm64 7.3-arm64 6.1-arm64 6.12-deb13 7.2; do
 	rm -rf "build/$k/vm-out"
 done
-# The longest first: the packages installed and README.md's commands run
-# as a Debian user (it builds its root file system the first time).
-vm_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
 vm_step "vm 6.1" scripts/vm/run.sh -o build/6.1/vm-out 6.1 "$tests"
 vm_step "vm 7.3" scripts/vm/run.sh -o build/7.3/vm-out 7.3 "$tests"
 vm_step "vm 6.12" scripts/vm/run.sh -o build/6.12/vm-out 6.12 "$tests"

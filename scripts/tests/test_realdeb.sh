@@ -34,14 +34,14 @@ T=realdeb
 . scripts/tests/lib.sh
 scripts/deps.sh realdeb || { fail "scripts/deps.sh"; result; exit; }
 
-# debs SUITE: make deb's packages for that Debian release, built on it;
-# prints their directory.
+# debs SUITE: make deb's packages for that Debian release, built on it,
+# in build/deb-SUITE (not make deb's build/deb: make check runs this
+# beside test_deb.sh); prints their directory.
 debs() {
-	d=build/deb
-	[ "$1" = bookworm ] || d=build/deb-$1
+	d=build/deb-$1
 	[ -e "$d/.done" ] && { echo "$d"; return 0; }
 	if [ "$1" = bookworm ]; then
-		scripts/deb.sh > "build/realdeb-deb-$1.log" 2>&1
+		SLABTRACE_DEB_OUT=$top/$d scripts/deb.sh > "build/realdeb-deb-$1.log" 2>&1
 	else
 		SLABTRACE_DEB_OUT=$top/$d scripts/in-chroot.sh "$1-deb" \
 			scripts/deb.sh > "build/realdeb-deb-$1.log" 2>&1
@@ -52,7 +52,7 @@ debs() {
 	touch "$d/.done"
 	echo "$d"
 }
-rm -f build/deb/.done build/deb-*/.done
+rm -f build/deb-*/.done
 for k in $kvers; do
 	suite=$(cat "$(scripts/fetch-kernel.sh "$k")/suite" 2> /dev/null || echo bookworm)
 	if ! debs=$(debs "$suite"); then

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kptrace_storm: kptrace's hooks under a storm of short-lived tasks.  While
-# "syscall start" traces every process: four loops of 50 short-lived
-# "sh -c" processes each, tstorm's 150 threads sleeping 1 ms in a loop and
+# "syscall start" traces every process: four loops of 30 short-lived
+# "sh -c" processes each, tstorm's 60 threads sleeping 1 ms in a loop and
 # its batches of 50 short-lived threads (every new task takes an in-flight
 # entry at its first call and gives it back at its exit), and a reader
 # draining kptrace (on arm64, whose emulation is slower, and on the debug
@@ -25,8 +25,8 @@
 # clone(), not in slabtrace).  Its checks find a sleeping lock or an
 # allocation in a hook at the first traced call of a new task anyway.
 if [ "$(uname -m)" = x86_64 ] && [ -z "$DEBUG_KERNEL" ]; then
-	PROCS=50
-	THREADS=150
+	PROCS=30
+	THREADS=60
 else
 	PROCS=20
 	THREADS=10

@@ -104,8 +104,22 @@ check "top shows kmalloc-large's 2 objects" \
 check_eq "each cache once" "" \
 	"$(sed -n 's/^\([^ ]*\): [0-9]* outstanding objects (.*/\1/p' /out/many-cli-top.txt | sort | uniq -d)"
 slabtrace top --module leaky > /out/many-cli-top-leaky.txt 2>&1
-check "top --module leaky: leaky_widget and kmalloc-64 only" \
-	test "$(sed -n 's/^\([^ ]*\): [0-9]* outstanding objects (.*/\1/p' /out/many-cli-top-leaky.txt | sort | tr '\n' ' ')" = "kmalloc-64 leaky_widget "
+# A third cache showed here once in a make check on 7.3: an allocation
+# the slab allocator makes for itself under leaky's frames (7.x's sheaves
+# are kmalloc'ed) is leaky's too.  Any cache may show, only with stacks
+# that have a frame of leaky's; bigleak's kmalloc-large never.
+check "top --module leaky: leaky_widget's 5 widgets" \
+	grep -Eq '^leaky_widget: 5 outstanding objects ' /out/many-cli-top-leaky.txt
+check "top --module leaky: kmalloc-64's 4 buffers" \
+	grep -Eq '^ +[0-9]+ +4 +256 +200 .* leaky_alloc_buf \[leaky\]' /out/many-cli-top-leaky.txt
+check_eq "top --module leaky: not bigleak's kmalloc-large" "" \
+	"$(grep '^kmalloc-large:' /out/many-cli-top-leaky.txt)"
+slabtrace leaks --module leaky > /out/many-cli-leaks-leaky.txt 2>&1
+check_eq "leaks --module leaky: every stack has a frame of leaky's" "0 of 2+" \
+	"$(awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+s /{ if (n && !ok) bad++; n++; ok = 0 }
+		/ \[leaky\]$/ { ok = 1 }
+		END { if (n && !ok) bad++; m = (n >= 2) ? "2+" : n; printf "%d of %s\n", bad, m }' \
+		/out/many-cli-leaks-leaky.txt)"
 slabtrace leaks -c kmalloc --json > /out/many-cli-leaks.json
 check_eq "leaks -c kmalloc --json exits 0" 0 $?
 check "leaks -c kmalloc: kmalloc-large's stacks" grep -q '"cache": "kmalloc-large"' /out/many-cli-leaks.json
