@@ -169,9 +169,10 @@ tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|stream
 # check boots").  quick: loading, the slab tracer's core and both binary
 # streams (relay, the ring buffer), what a new kernel's API changes break
 # first; rt: the same with the contexts and the concurrent tests, which
-# PREEMPT_RT's sleeping locks change.
+# PREEMPT_RT's sleeping locks change, and the leak verdicts (the rt
+# kernels free some caches' objects differently: vmap_area's).
 quick=load,core,kmemtrace,kptrace_ctf
-rt=load,core,irqctx,kmemtrace,kptrace_ctf,storm,kptrace_storm,stress
+rt=load,core,irqctx,kmemtrace,kptrace_ctf,storm,kptrace_storm,stress,verdicts
 for k in 6.1 6.12 7.3 6.1-rt 6.12-rt 7.3-rt 6.12-arm64 7.3-arm64 6.1-arm64 6.12-deb13 7.2; do
 	rm -rf "build/$k/vm-out"
 done

@@ -120,17 +120,18 @@ static u32 window(const struct slab_trace_snapshot *snap)
 static void judge(struct slab_trace_snapshot *snap)
 {
 	bool lost = slab_trace_lifetime_lost(snap->owner);
-	u64 cache_freed = slab_trace_lifetime_owner_freed(snap->owner);
+	u64 cache_freed[SLAB_TRACE_LIFE_BUCKETS];
 	struct slab_trace_group *g;
 	unsigned long i;
 
+	slab_trace_lifetime_owner_get(snap->owner, cache_freed);
 	for (i = 0; i < snap->nr_groups; i++) {
 		g = snap->groups[i];
 		g->in->n = g->count;
 		g->in->age_max = g->age_max;
 		slab_trace_lifetime_get(g->stack, g->syscall, snap->owner,
 					g->in->freed);
-		g->in->cache_freed = cache_freed;
+		memcpy(g->in->cache_freed, cache_freed, sizeof(cache_freed));
 		g->in->freed_lost = lost;
 		slab_trace_judge(g->in, &g->verdict);
 		snap->verdicts[g->verdict.word]++;

@@ -34,7 +34,8 @@ void slab_trace_lifetime_get(depot_stack_handle_t stack, s16 syscall,
 			     u16 owner, u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
 void slab_trace_lifetime_forget(const unsigned long *owners);
 unsigned long slab_trace_lifetime_lost(u16 owner);
-u64 slab_trace_lifetime_owner_freed(u16 owner);
+u64 slab_trace_lifetime_owner_get(u16 owner,
+				  u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
 void slab_trace_lifetime_stats(unsigned int *used, unsigned int *slots,
 			       unsigned long *lost);
 
@@ -54,7 +55,8 @@ struct slab_trace_verdict_in {
 	 */
 	u32 born[SLAB_TRACE_VERDICT_BINS];
 	u64 freed[SLAB_TRACE_LIFE_BUCKETS];	/* the stack's frees, by lifetime */
-	u64 cache_freed;	/* frees of the cache, this stack's included */
+	/* The frees of its cache, by lifetime, this stack's included. */
+	u64 cache_freed[SLAB_TRACE_LIFE_BUCKETS];
 	bool freed_lost;	/* some of its frees may not be counted */
 };
 

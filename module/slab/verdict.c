@@ -27,9 +27,11 @@
  * arrivals over at least 5 s of trace past tau.  "error path" when the
  * stack frees most of what it allocates (it has 16 frees or more, and
  * more frees than R), "growing" when it frees (almost) nothing; but a
- * stack that frees nothing in a cache that frees nothing else either is
- * not called a leak: vmap_area frees its objects in batches, thousands
- * at once, and a minute of forks sees none of them.  Not a leak: "live"
+ * stack that frees nothing is not called a leak in a cache that frees
+ * objects that old seldom (fewer than one for every OLD_PER_FREED of the
+ * stack's R, other stacks' frees past tau counted): vmalloc's lazy purge
+ * frees vmap_area's objects in batches, thousands at once, and a minute
+ * of forks may see none of them.  Not a leak: "live"
  * when nothing outlived tau or D says old objects do get freed; "kept"
  * for a burst or a set that levelled off.  "unknown" when there are too
  * few objects or too little trace to tell, with what would decide.
@@ -106,6 +108,7 @@ struct judging {
 	u32 tau;		/* ms: the horizon */
 	u64 old;		/* R: outstanding past tau */
 	u64 freed_old;		/* D: freed past tau */
+	u64 cache_old;		/* freed past tau by the cache's other stacks */
 	u32 w;			/* ms a bin */
 	unsigned int first;	/* the first bin all past tau */
 	unsigned int bins;	/* m: bins past tau */
@@ -137,7 +140,9 @@ static void measure(struct judging *j)
 	for (b = t; b < SLAB_TRACE_LIFE_BUCKETS; b++) {
 		j->old += in->ages[b];
 		j->freed_old += in->freed[b];
+		j->cache_old += in->cache_freed[b];
 	}
+	j->cache_old -= min(j->cache_old, j->freed_old);
 
 	j->w = max_t(u32, DIV_ROUND_UP(in->window, SLAB_TRACE_VERDICT_BINS), 1);
 	j->first = j->tau == U32_MAX ? SLAB_TRACE_VERDICT_BINS :
@@ -273,9 +278,21 @@ static void kept(struct slab_trace_verdict *v, const struct judging *j,
 	end(v, j);
 }
 
-/* Why a stack that frees nothing is no leak in a cache that frees nothing. */
-#define BATCHED	"nothing else of its cache was freed: " \
-		"frees may come later, in a batch; trace longer"
+/*
+ * Objects past tau, never freed, in a cache that seldom frees an object
+ * that old: frees may come in a batch, later.
+ */
+static void batched(struct slab_trace_verdict *v, const struct judging *j)
+{
+	char a[MS_TEXT];
+
+	begin(v, SLAB_TRACE_UNKNOWN);
+	add(v, ": %llu of %u older than %s, ", j->old, j->in->n,
+	    ms_text(a, sizeof(a), j->tau));
+	add(v, "and its cache freed %llu objects that old: ", j->cache_old);
+	add(v, "frees may come later, in a batch; trace longer");
+	end(v, j);
+}
 
 /**
  * slab_trace_judge - the verdict of one stack, with its evidence
@@ -323,8 +340,8 @@ void slab_trace_judge(const struct slab_trace_verdict_in *in,
 	dying = j.younger_half * DYING < j.older_half;
 	error_path = j.freed >= FREED_MIN && j.freed > j.old;
 	if (spread && recent && !dying && !error_path &&
-	    in->cache_freed - j.freed < FREED_MIN) {
-		unknown(v, &j, BATCHED);
+	    j.cache_old * OLD_PER_FREED < j.old) {
+		batched(v, &j);
 		return;
 	}
 	if (spread && recent && !dying)
