@@ -23,11 +23,16 @@
  * after its allocation.  Names are kept by (stack, address), not by
  * address: the same address in a stack saved after the new module came
  * is the new module's, and kallsyms names it.  Recording costs nothing
- * more: the work is done at module load and unload.
+ * more: the work is done at module load and unload, and only for a
+ * module that a saved trace may have a frame in
+ * (slab_trace_stack_in_module(): the probes note the module pages their
+ * frames are in).  The modules that udev loads at boot, or any module
+ * in no trace, cost no walk of the records however many there are.
  *
  * Readers that cache the text of backtraces (dump.c) empty their cache
- * when slab_trace_modsyms_gen() changes: once per module notification,
- * after the names are kept.
+ * when slab_trace_modsyms_gen() changes: once per module notification
+ * that walked, after the names are kept (a module no saved trace has a
+ * frame in changes the name of no frame a reader has).
  *
  * Notes on locking
  * ----------------
@@ -70,11 +75,23 @@ static const struct rhashtable_params modsym_params = {
 
 static struct rhashtable modsyms;
 static unsigned long modsyms_gen;
+/* Module events seen, and those that walked the records (the stats). */
+static atomic_long_t module_events, module_walks;
 
-/* Changes whenever a frame's name may have changed: a module came or went. */
+/*
+ * Changes whenever a saved frame's name may have changed: a module it may
+ * be in came or went.
+ */
 unsigned long slab_trace_modsyms_gen(void)
 {
 	return READ_ONCE(modsyms_gen);
+}
+
+/* For the stats file: module events seen, and how many walked. */
+void slab_trace_modsyms_stats(long *events, long *walks)
+{
+	*events = atomic_long_read(&module_events);
+	*walks = atomic_long_read(&module_walks);
 }
 
 /**
@@ -255,6 +272,11 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	if (action != MODULE_STATE_LIVE && action != MODULE_STATE_GOING &&
 	    action != MODULE_STATE_COMING)
 		return NOTIFY_DONE;
+	atomic_long_inc(&module_events);
+	/* Most modules are in no trace: nothing to name. */
+	if (!slab_trace_stack_in_module(w.mod, action == MODULE_STATE_LIVE))
+		return NOTIFY_DONE;
+	atomic_long_inc(&module_walks);
 	/* The traces still to be saved are records' stacks too. */
 	slab_trace_stack_flush();
 	xa_init(&w.seen);

@@ -126,8 +126,19 @@ static int lifetimes_init(void)
 
 static int stacks_init(void)
 {
+	int ret;
+
 	slab_trace_stacks_init();
-	return stack_depot_init();
+	ret = stack_depot_init();
+	if (ret)
+		slab_trace_stacks_exit();
+	return ret;
+}
+
+static void stacks_exit(void)
+{
+	slab_trace_stack_store_exit();
+	slab_trace_stacks_exit();
 }
 
 /*
@@ -153,7 +164,7 @@ static const struct slabtrace_step steps[] = {
 	/* The probes count the lifetimes of the records they free. */
 	{ "lifetimes", lifetimes_init, slab_trace_lifetime_exit },
 	/* Traces saved late are given to records of the table. */
-	{ "stack depot", stacks_init, slab_trace_stack_store_exit },
+	{ "stack depot", stacks_init, stacks_exit },
 	/* The module notifier names the frames of records and snapshots. */
 	{ "module notifier", slab_trace_modsyms_init, slab_trace_modsyms_exit },
 	/* Module notifier: "start all" starts a new module's caches. */

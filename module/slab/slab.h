@@ -564,6 +564,9 @@ bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
 void slab_trace_stack_flush(void);
 void slab_trace_stack_prime(void);
 void slab_trace_stacks_init(void);
+void slab_trace_stacks_exit(void);
+struct module;
+bool slab_trace_stack_in_module(struct module *mod, bool init);
 long slab_trace_stack_deferred(void);
 void slab_trace_stack_store_exit(void);
 void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
@@ -834,6 +837,7 @@ void slab_trace_folded_show(struct seq_file *m,
 int slab_trace_modsyms_init(void);
 const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip);
 unsigned long slab_trace_modsyms_gen(void);
+void slab_trace_modsyms_stats(long *events, long *walks);
 void slab_trace_modsyms_exit(void);
 
 #endif /* _SLABTRACE_SLAB_H */

@@ -24,7 +24,12 @@
  *
  * A frame is named by kallsyms when it is shown, or, if its code went
  * meanwhile (a module unloaded, a module's __init text freed), by the
- * name modsyms.c kept before it went.
+ * name modsyms.c kept before it went.  So that modsyms.c looks at the
+ * records only for a module that a saved trace has a frame in, the
+ * probes note the pages of module space their frames are in, a bit each,
+ * never cleared (slab_trace_stack_in_module()); a frame in vmalloc space
+ * outside module space (arm64 may place a module there, BPF programs)
+ * makes every module event a walk, as if nothing were noted.
  *
  * The probes save traces without letting the depot allocate
  * (<wrapper/stackdepot.h>).
@@ -55,8 +60,10 @@
 
 #include <linux/irq_work.h>
 #include <linux/jhash.h>
+#include <linux/bitmap.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -282,21 +289,141 @@ void slab_trace_stack_prime(void)
 /* slabtrace's own code: an allocation made through it is not recorded. */
 static unsigned long own_start, own_end;
 
+#if defined(CONFIG_MODULES) && defined(MODULES_VADDR)
+/*
+ * The pages of module space that saved traces have frames in, a bit each
+ * (32 KiB of bits for x86-64's module space, 64 for arm64's), or NULL,
+ * if it could not be allocated: then every module event walks.  Set by
+ * the probes (a bit already set is only read), read by the module
+ * notifier; a bit is never cleared, so a module loaded where a traced one
+ * was walks too, which is what a walk was for.
+ */
+#define MOD_PAGES	((MODULES_END - MODULES_VADDR) >> PAGE_SHIFT)
+static unsigned long *mod_seen;
+/* A frame in vmalloc space outside module space was saved. */
+static bool mod_elsewhere;
+
+static void mod_seen_init(void)
+{
+	mod_seen = kvcalloc(BITS_TO_LONGS(MOD_PAGES), sizeof(long),
+			    GFP_KERNEL | __GFP_NOWARN);
+}
+
+static void mod_seen_exit(void)
+{
+	kvfree(mod_seen);
+	mod_seen = NULL;
+}
+
+static __always_inline bool mod_seen_ready(void)
+{
+	return mod_seen;
+}
+
+/* Note @ip's page if it is in module space.  Any context. */
+static __always_inline void mod_note(unsigned long ip)
+{
+	unsigned long page = (ip - MODULES_VADDR) >> PAGE_SHIFT;
+
+	if (ip >= MODULES_VADDR && page < MOD_PAGES) {
+		if (!test_bit(page, mod_seen))
+			set_bit(page, mod_seen);
+	} else if (unlikely(is_vmalloc_addr((void *)ip)) &&
+		   !READ_ONCE(mod_elsewhere)) {
+		WRITE_ONCE(mod_elsewhere, true);
+	}
+}
+
+/* Whether a noted page has a byte of @mod (of its init text, @init). */
+static bool mod_page_of(unsigned long page, struct module *mod, bool init)
+{
+	unsigned long first = MODULES_VADDR + (page << PAGE_SHIFT);
+	unsigned long last = first + PAGE_SIZE - 1;
+
+	if (init)
+		return within_module_init(first, mod) ||
+		       within_module_init(last, mod);
+	return within_module(first, mod) || within_module(last, mod);
+}
+
+/**
+ * slab_trace_stack_in_module - whether a saved trace may have a frame in @mod
+ * @mod: a module coming, going, or whose init text goes
+ * @init: in its init text only
+ *
+ * Context: process context (the module notifier); @mod's memory is where
+ * it is for the whole call.
+ *
+ * Return: false if no trace saved since slabtrace was loaded has a frame
+ * in @mod's pages (or in what was at those pages before @mod).
+ */
+bool slab_trace_stack_in_module(struct module *mod, bool init)
+{
+	unsigned long page;
+
+	if (!mod_seen || READ_ONCE(mod_elsewhere))
+		return true;
+	for_each_set_bit(page, mod_seen, MOD_PAGES)
+		if (mod_page_of(page, mod, init))
+			return true;
+	return false;
+}
+#else
+static void mod_seen_init(void)
+{
+}
+
+static void mod_seen_exit(void)
+{
+}
+
+static __always_inline bool mod_seen_ready(void)
+{
+	return false;
+}
+
+static __always_inline void mod_note(unsigned long ip)
+{
+}
+
+bool slab_trace_stack_in_module(struct module *mod, bool init)
+{
+	return true;
+}
+#endif
+
 /* Called at load, before any probe. */
 void slab_trace_stacks_init(void)
 {
 #ifdef MODULE
 	slabtrace_module_text(THIS_MODULE, &own_start, &own_end);
 #endif
+	mod_seen_init();
 }
 
-static bool own_frame(const unsigned long *entries, unsigned int nr)
+/* At unloading, once no probe runs and no module event comes. */
+void slab_trace_stacks_exit(void)
 {
+	mod_seen_exit();
+}
+
+/*
+ * Every frame of a backtrace about to be saved: whether one is in
+ * slabtrace's own code (looked for if @own), and the module pages they
+ * are in, noted.
+ */
+static bool scan_frames(const unsigned long *entries, unsigned int nr,
+			bool own)
+{
+	bool note = mod_seen_ready();
 	unsigned int i;
 
-	for (i = 0; i < nr; i++)
-		if (entries[i] >= own_start && entries[i] < own_end)
+	for (i = 0; i < nr; i++) {
+		if (own && entries[i] >= own_start && entries[i] < own_end)
 			return true;
+		if (note)
+			mod_note(entries[i]);
+	}
 	return false;
 }
 
@@ -347,7 +474,7 @@ int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries
 	nr = backtrace_of(entries, nr, call_site, &first);
 	if (!nr)
 		return -ENODATA;
-	if (in_task() && own_frame(entries + first, nr))
+	if (scan_frames(entries + first, nr, in_task()))
 		return -EPERM;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (READ_ONCE(slab_trace_fail_depot))

@@ -11,6 +11,7 @@
  *   table buckets 2048 grow_failed 0 grow_steps 1024 most_moved_in_a_step 5 shrinks 0
  *   pool free 8190 per_cpu 4096 allocated 9214
  *   stacks deferred 3
+ *   modules events 12 walks 1
  *   snapshots kept 1 alive 1 bytes 45056
  *   probes alloc on free on
  *   cache kmalloc-64 tracing records 1024 replaced 0 pool_empty 0 ... own 3
@@ -71,6 +72,7 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	struct slab_trace_table *t = &slab_trace_records;
 	unsigned long kept, alive, lost;
+	long events, walks;
 	unsigned int i, used, slots;
 	struct slab_trace_set *set;
 	bool alloc, free;
@@ -87,6 +89,8 @@ static int stats_show(struct seq_file *m, void *v)
 		   READ_ONCE(slab_trace_pool.size),
 		   atomic_long_read(&slab_trace_pool.allocated));
 	seq_printf(m, "stacks deferred %ld\n", slab_trace_stack_deferred());
+	slab_trace_modsyms_stats(&events, &walks);
+	seq_printf(m, "modules events %ld walks %ld\n", events, walks);
 	slab_trace_lifetime_stats(&used, &slots, &lost);
 	seq_printf(m, "lifetimes stacks %u of %u lost %lu\n", used, slots, lost);
 	slab_trace_snapshot_stats(&kept, &alive, &mem);

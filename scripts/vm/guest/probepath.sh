@@ -4,8 +4,9 @@
 # limit and the pool are commands, and their drops are counted; the stats
 # file; sessions read their login user's latest print, and a reset frees
 # it.
-# Frames in a module's __init text keep their names.  The alloc probes
-# cannot be traced by ftrace or kprobes.
+# Frames in a module's __init text keep their names; a module in no saved
+# trace costs no walk of the records.  The alloc probes cannot be traced
+# by ftrace or kprobes.
 . /tests/lib.sh
 
 SF=/sys/kernel/debug/stalefree/ctl
@@ -23,6 +24,24 @@ check_eq "... the free probes are (the list is read)" 2 \
 	"$(grep -c '^slab_trace_probe_\(kmem_cache_free\|kfree\) ' $FF)"
 check_eq "alloc probes: on the kprobe blacklist" 2 \
 	"$(grep -c "	slab_trace_probe_\(kmem_cache_alloc\|kmalloc\) \[slabtrace\]$" /sys/kernel/debug/kprobes/blacklist)"
+
+# --- A module event walks the records (to name the frames in its code)
+# only for a module that a saved trace has a frame in: first here, where
+# no module yet had a traced allocation but leaky.  bigleak's load and
+# unload (coming, live, going) walk nothing; leaky's unload walks once.
+modwalks() { sed -n 's/^modules events \([0-9]*\) walks \([0-9]*\)$/\1 \2/p' $ST/slab/stats; }
+check "insmod leaky.ko (modules)" insmod $MODDIR/leaky.ko
+st start leaky_widget
+echo widgets 3 > $LEAKY
+st stop leaky_widget
+st reset leaky_widget
+set -- $(modwalks)
+e0=${1:-0} w0=${2:-0}
+check "insmod bigleak.ko, rmmod bigleak" sh -c "insmod $MODDIR/bigleak.ko && rmmod bigleak"
+check_eq "bigleak in no trace: 3 module events, no walk of the records" \
+	"$((e0 + 3)) $w0" "$(modwalks)"
+check "rmmod leaky (modules)" rmmod leaky
+check_eq "leaky, in saved traces: its unload walks" "$((e0 + 4)) $((w0 + 1))" "$(modwalks)"
 
 # --- initleak allocates 8 objects from its __init text, which the kernel
 # frees once the load is done; stalefree, loaded next, may land there.
