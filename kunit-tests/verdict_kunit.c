@@ -77,7 +77,7 @@ judge(struct kunit *test, const struct slab_trace_verdict_in *in)
 	KUNIT_EXPECT_LT(test, strlen(v.text), sizeof(v.text) - 1);
 	/* The word first; "leak" nowhere in any other verdict's text. */
 	KUNIT_EXPECT_TRUE(test, str_has_prefix(v.text, slab_trace_verdict_words[v.word]));
-	if (v.word != SLAB_TRACE_LEAK)
+	if (v.word != SLABTRACE_VERDICT_LEAK)
 		KUNIT_EXPECT_NULL(test, strstr(v.text, "leak"));
 	return v;
 }
@@ -85,7 +85,7 @@ judge(struct kunit *test, const struct slab_trace_verdict_in *in)
 /* The verdict of @in is @want, its text starts with @start. */
 static void expect_verdict(struct kunit *test,
 			   const struct slab_trace_verdict_in *in,
-			   enum slab_trace_verdict_word want, const char *start)
+			   enum slabtrace_verdict want, const char *start)
 {
 	struct slab_trace_verdict v = judge(test, in);
 
@@ -101,13 +101,13 @@ static void slabtrace_verdict_error_path(struct kunit *test)
 
 	freed(in, 700, 0);
 	outstanding(in, 100, 10, 20 * S);
-	expect_verdict(test, in, SLAB_TRACE_LEAK,
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK,
 		       "leak (error path): 94 of 800 not freed, allocated steadily over ");
 	in = new_in(test, 60 * S);
 	freed(in, 2100, 0);
 	freed(in, 10, 1);
 	outstanding(in, 300, 0, 60 * S);
-	expect_verdict(test, in, SLAB_TRACE_LEAK, "leak (error path): ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (error path): ");
 }
 
 /* Nothing freed, a steady stream over 30 s. */
@@ -116,11 +116,11 @@ static void slabtrace_verdict_growing(struct kunit *test)
 	struct slab_trace_verdict_in *in = new_in(test, 30 * S);
 
 	outstanding(in, 1500, 5, 30 * S);
-	expect_verdict(test, in, SLAB_TRACE_LEAK, "leak (growing): ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): ");
 	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "; none freed"));
 	/* A few frees do not make it an error path. */
 	freed(in, 5, 100);
-	expect_verdict(test, in, SLAB_TRACE_LEAK, "leak (growing): ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): ");
 }
 
 /*
@@ -135,14 +135,14 @@ static void slabtrace_verdict_batched(struct kunit *test)
 
 	memset(in->cache_freed, 0, sizeof(in->cache_freed));
 	outstanding(in, 500, 100, 60 * S);
-	expect_verdict(test, in, SLAB_TRACE_UNKNOWN,
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 492 of 500 older than 1.0 s, and its cache freed 0 objects that old: frees may come later, in a batch");
 	in->cache_freed[slab_trace_life_bucket(20)] = 46871;
 	in->cache_freed[slab_trace_life_bucket(2000)] = 61;
-	expect_verdict(test, in, SLAB_TRACE_UNKNOWN,
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 492 of 500 older than 1.0 s, and its cache freed 61 objects that old: ");
 	in->cache_freed[slab_trace_life_bucket(2000)] = 62;
-	expect_verdict(test, in, SLAB_TRACE_LEAK, "leak (growing): 492 of 500 not freed");
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): 492 of 500 not freed");
 }
 
 /* A ring of 256 at 50 a second: everything freed after 5.1 s. */
@@ -152,7 +152,7 @@ static void slabtrace_verdict_ring(struct kunit *test)
 
 	freed(in, 1700, 5120);
 	outstanding(in, 256, 0, 5100);
-	expect_verdict(test, in, SLAB_TRACE_LIVE,
+	expect_verdict(test, in, SLABTRACE_VERDICT_LIVE,
 		       "live: all 256 younger than the freed ones' p99; 1700 freed lived <8.1 s median, <8.1 s p99");
 }
 
@@ -163,7 +163,7 @@ static void slabtrace_verdict_deferred(struct kunit *test)
 
 	freed(in, 1900, 2000);
 	outstanding(in, 100, 0, 3000);
-	expect_verdict(test, in, SLAB_TRACE_LIVE, "live: all 100 younger than ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_LIVE, "live: all 100 younger than ");
 }
 
 /* Objects that outlive the horizon, but as many older were freed. */
@@ -174,7 +174,7 @@ static void slabtrace_verdict_long_tail(struct kunit *test)
 	freed(in, 2000, 10);
 	freed(in, 15, 20 * S);
 	outstanding(in, 100, 0, 60 * S);
-	expect_verdict(test, in, SLAB_TRACE_LIVE, "live: ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_LIVE, "live: ");
 }
 
 /* Made at the trace's start, kept; or made over its first half. */
@@ -183,11 +183,11 @@ static void slabtrace_verdict_kept(struct kunit *test)
 	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
 
 	outstanding(in, 200, 57 * S, 58 * S);
-	expect_verdict(test, in, SLAB_TRACE_KEPT, "kept: 200 allocated within ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_KEPT, "kept: 200 allocated within ");
 	in = new_in(test, 60 * S);
 	freed(in, 100, 0);
 	outstanding(in, 200, 30 * S, 60 * S);
-	expect_verdict(test, in, SLAB_TRACE_KEPT, "kept: ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_KEPT, "kept: ");
 	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "levelled off"));
 }
 
@@ -198,28 +198,28 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 
 	/* A trace too short past the horizon. */
 	outstanding(in, 200, 0, 4 * S);
-	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN, "unknown: ");
 	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "trace longer"));
 	/* Too few objects. */
 	in = new_in(test, 60 * S);
 	outstanding(in, 3, 10 * S, 50 * S);
-	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: 3 of 3 older than 1.0 s: too few");
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN, "unknown: 3 of 3 older than 1.0 s: too few");
 	/* All young, and too few frees to know a lifetime. */
 	in = new_in(test, 60 * S);
 	freed(in, 3, 0);
 	outstanding(in, 5, 0, 500);
-	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: 5 objects, all younger than 1.0 s");
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN, "unknown: 5 objects, all younger than 1.0 s");
 	/* Arrivals dying out: many early, few late (a cache filling up). */
 	in = new_in(test, 64 * S);
 	outstanding(in, 400, 32 * S, 64 * S);
 	outstanding(in, 40, 2 * S, 32 * S);
-	expect_verdict(test, in, SLAB_TRACE_UNKNOWN, "unknown: ");
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN, "unknown: ");
 	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text, "slowly"));
 	/* Frees that the lifetime table had no room for. */
 	in = new_in(test, 60 * S);
 	in->freed_lost = true;
 	outstanding(in, 500, 0, 60 * S);
-	expect_verdict(test, in, SLAB_TRACE_UNKNOWN,
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 500 objects, frees not counted: the lifetime table was full");
 }
 
@@ -351,10 +351,10 @@ static void slabtrace_verdict_views(struct kunit *test)
 	for (i = 0; i < 100; i++)
 		slab_trace_lifetime_add(7, -1, OWNER_A, 5000);
 	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
-	KUNIT_EXPECT_EQ(test, snap->verdicts[SLAB_TRACE_LEAK], 1);
-	KUNIT_EXPECT_EQ(test, snap->verdicts[SLAB_TRACE_LIVE], 1);
+	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_LEAK], 1);
+	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_LIVE], 1);
 	KUNIT_EXPECT_EQ(test, slab_trace_group_of(snap, &rec)->verdict.word,
-			SLAB_TRACE_LIVE);
+			SLABTRACE_VERDICT_LIVE);
 
 	r.snap = snap;
 	r.part = snap;

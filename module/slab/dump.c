@@ -241,14 +241,14 @@ static void show_verdicts(struct seq_file *m, struct slab_trace_snapshot *snap)
 	unsigned long i;
 
 	seq_printf(m, "verdicts: %lu %s, %lu %s, %lu %s, %lu %s\n",
-		   snap->verdicts[SLAB_TRACE_LEAK],
-		   slab_trace_verdict_words[SLAB_TRACE_LEAK],
-		   snap->verdicts[SLAB_TRACE_LIVE],
-		   slab_trace_verdict_words[SLAB_TRACE_LIVE],
-		   snap->verdicts[SLAB_TRACE_KEPT],
-		   slab_trace_verdict_words[SLAB_TRACE_KEPT],
-		   snap->verdicts[SLAB_TRACE_UNKNOWN],
-		   slab_trace_verdict_words[SLAB_TRACE_UNKNOWN]);
+		   snap->verdicts[SLABTRACE_VERDICT_LEAK],
+		   slab_trace_verdict_words[SLABTRACE_VERDICT_LEAK],
+		   snap->verdicts[SLABTRACE_VERDICT_LIVE],
+		   slab_trace_verdict_words[SLABTRACE_VERDICT_LIVE],
+		   snap->verdicts[SLABTRACE_VERDICT_KEPT],
+		   slab_trace_verdict_words[SLABTRACE_VERDICT_KEPT],
+		   snap->verdicts[SLABTRACE_VERDICT_UNKNOWN],
+		   slab_trace_verdict_words[SLABTRACE_VERDICT_UNKNOWN]);
 	for (i = 0; !by_stack(m, snap) && i < snap->nr_groups; i++)
 		seq_printf(m, "stack %u: %s\n", snap->groups[i]->rank,
 			   snap->groups[i]->verdict.text);

@@ -74,7 +74,7 @@ static void show_group(struct seq_file *m,
 		if (i)
 			seq_putc(m, ';');
 	}
-	if (g->verdict.word == SLAB_TRACE_LEAK)
+	if (g->verdict.word == SLABTRACE_VERDICT_LEAK)
 		seq_puts(m, ";[leak]");
 	/* Sampled: estimated totals, as the dump's header gives them. */
 	if (slab_trace_sampled(snap)) {

@@ -12,6 +12,8 @@
 #include <linux/stackdepot.h>
 #include <linux/types.h>
 
+#include <uapi/slabtrace/dump.h>
+
 /*
  * Lifetimes and ages in powers of two of milliseconds: bucket 0 holds
  * 0 ms (under one: the records' clock counts whole ms), bucket i holds
@@ -60,20 +62,12 @@ struct slab_trace_verdict_in {
 	bool freed_lost;	/* some of its frees may not be counted */
 };
 
-enum slab_trace_verdict_word {
-	SLAB_TRACE_UNKNOWN,
-	SLAB_TRACE_LEAK,
-	SLAB_TRACE_LIVE,
-	SLAB_TRACE_KEPT,
-	SLAB_TRACE_VERDICTS,
-};
-
-extern const char *const slab_trace_verdict_words[SLAB_TRACE_VERDICTS];
+extern const char *const slab_trace_verdict_words[SLABTRACE_VERDICTS];
 
 /* A verdict and its evidence, one line: "leak (error path): 94 of ...". */
 #define SLAB_TRACE_EVIDENCE	160
 struct slab_trace_verdict {
-	u8 word;		/* enum slab_trace_verdict_word */
+	u8 word;		/* enum slabtrace_verdict */
 	char text[SLAB_TRACE_EVIDENCE];
 };
 

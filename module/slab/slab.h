@@ -37,6 +37,9 @@
 #include <linux/xarray.h>
 
 #include <slabtrace/core.h>
+/* The sampler's divisions, as a 32-bit kernel can make them. */
+#define slabtrace_div_u64(dividend, divisor)	div_u64(dividend, divisor)
+#define slabtrace_div64_u64(dividend, divisor)	div64_u64(dividend, divisor)
 #include <uapi/slabtrace/sample.h>
 
 #include "lifetime.h"
@@ -721,7 +724,7 @@ struct slab_trace_snapshot {
 	struct slab_trace_group **groups; /* most bytes first */
 	unsigned long nr_groups;
 	struct xarray by_stack;		/* stack handle -> its groups */
-	unsigned long verdicts[SLAB_TRACE_VERDICTS];	/* groups judged so */
+	unsigned long verdicts[SLABTRACE_VERDICTS];	/* groups judged so */
 	u64 taken;			/* ns */
 	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;

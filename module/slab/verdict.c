@@ -59,12 +59,8 @@
 /* Arrivals die out when the younger half has less than 1 / this. */
 #define DYING		4
 
-const char *const slab_trace_verdict_words[SLAB_TRACE_VERDICTS] = {
-	[SLAB_TRACE_UNKNOWN] = "unknown",
-	[SLAB_TRACE_LEAK] = "leak",
-	[SLAB_TRACE_LIVE] = "live",
-	[SLAB_TRACE_KEPT] = "kept",
-};
+const char *const slab_trace_verdict_words[SLABTRACE_VERDICTS] =
+	SLABTRACE_VERDICT_WORDS;
 
 /* The ms the lifetimes of bucket @b are below. */
 static u32 bucket_top(unsigned int b)
@@ -177,7 +173,7 @@ static __printf(2, 3) void add(struct slab_trace_verdict *v, const char *fmt, ..
 }
 
 /* The verdict is @word: its text starts with it. */
-static void begin(struct slab_trace_verdict *v, enum slab_trace_verdict_word word)
+static void begin(struct slab_trace_verdict *v, enum slabtrace_verdict word)
 {
 	v->word = word;
 	strscpy(v->text, slab_trace_verdict_words[word], sizeof(v->text));
@@ -206,7 +202,7 @@ static void unknown(struct slab_trace_verdict *v, const struct judging *j,
 {
 	char a[MS_TEXT];
 
-	begin(v, SLAB_TRACE_UNKNOWN);
+	begin(v, SLABTRACE_VERDICT_UNKNOWN);
 	if (j->old)
 		add(v, ": %llu of %u older than %s", j->old, j->in->n,
 		    ms_text(a, sizeof(a), j->tau));
@@ -222,7 +218,7 @@ static void young(struct slab_trace_verdict *v, const struct judging *j)
 {
 	char a[MS_TEXT];
 
-	begin(v, SLAB_TRACE_LIVE);
+	begin(v, SLABTRACE_VERDICT_LIVE);
 	add(v, ": all %u younger than ", j->in->n);
 	if (j->in->age_max < bucket_top(j->p99))
 		add(v, "the freed ones' p99");
@@ -237,7 +233,7 @@ static void long_lived(struct slab_trace_verdict *v, const struct judging *j)
 {
 	char a[MS_TEXT];
 
-	begin(v, SLAB_TRACE_LIVE);
+	begin(v, SLABTRACE_VERDICT_LIVE);
 	add(v, ": %llu older than %s, ", j->old, ms_text(a, sizeof(a), j->tau));
 	add(v, "and %llu freed ones lived that long", j->freed_old);
 	end(v, j);
@@ -248,7 +244,7 @@ static void leak(struct slab_trace_verdict *v, const struct judging *j,
 {
 	char a[MS_TEXT], b[MS_TEXT];
 
-	begin(v, SLAB_TRACE_LEAK);
+	begin(v, SLABTRACE_VERDICT_LEAK);
 	add(v, " (%s): %llu of %llu not freed, ",
 	    error_path ? "error path" : "growing", j->old,
 	    j->freed + j->in->n);
@@ -266,7 +262,7 @@ static void kept(struct slab_trace_verdict *v, const struct judging *j,
 	char a[MS_TEXT], b[MS_TEXT];
 	u64 ago = (u64)j->youngest * j->w;
 
-	begin(v, SLAB_TRACE_KEPT);
+	begin(v, SLABTRACE_VERDICT_KEPT);
 	if (burst)
 		add(v, ": %llu allocated within %s, %s ago, none since", j->old,
 		    ms_text(a, sizeof(a), 2 * j->w), ms_text(b, sizeof(b), ago));
@@ -286,7 +282,7 @@ static void batched(struct slab_trace_verdict *v, const struct judging *j)
 {
 	char a[MS_TEXT];
 
-	begin(v, SLAB_TRACE_UNKNOWN);
+	begin(v, SLABTRACE_VERDICT_UNKNOWN);
 	add(v, ": %llu of %u older than %s, ", j->old, j->in->n,
 	    ms_text(a, sizeof(a), j->tau));
 	add(v, "and its cache freed %llu objects that old: ", j->cache_old);
@@ -309,7 +305,7 @@ void slab_trace_judge(const struct slab_trace_verdict_in *in,
 
 	measure(&j);
 	if (in->freed_lost && !j.freed) {
-		begin(v, SLAB_TRACE_UNKNOWN);
+		begin(v, SLABTRACE_VERDICT_UNKNOWN);
 		add(v, ": %u object%s, frees not counted: ", in->n,
 		    in->n == 1 ? "" : "s");
 		add(v, "the lifetime table was full (slab/stats)");

@@ -24,4 +24,25 @@
 /* The longest name of a cache a dump's header holds, escaped (\xNN). */
 #define SLABTRACE_DUMP_NAME_MAX		(4 * 64)
 
+/*
+ * The leak verdict of a stack (module/slab/verdict.c), by the word a dump
+ * writes for it: "stack 1 (leak)", "stack 1: leak (growing): ...", and
+ * in the counts "verdicts: 2 leak, 3 live, 0 kept, 1 unknown".
+ */
+enum slabtrace_verdict {
+	SLABTRACE_VERDICT_UNKNOWN,
+	SLABTRACE_VERDICT_LEAK,
+	SLABTRACE_VERDICT_LIVE,
+	SLABTRACE_VERDICT_KEPT,
+	SLABTRACE_VERDICTS
+};
+
+/* Their words: const char *const w[SLABTRACE_VERDICTS] = SLABTRACE_VERDICT_WORDS; */
+#define SLABTRACE_VERDICT_WORDS {				\
+	[SLABTRACE_VERDICT_UNKNOWN] = "unknown",		\
+	[SLABTRACE_VERDICT_LEAK] = "leak",			\
+	[SLABTRACE_VERDICT_LIVE] = "live",			\
+	[SLABTRACE_VERDICT_KEPT] = "kept",			\
+}
+
 #endif /* _UAPI_SLABTRACE_DUMP_H */

@@ -4,29 +4,22 @@
  * object is recorded and what its record stands for.  The module's probe
  * and estimates and the slabtrace command's (scripts/tools/lib/dump.c)
  * take them from here, so that an estimate the command makes from a
- * dump's records is the module's to the last bit.  Integers only: the
- * divisions are div_u64() and div64_u64() in the kernel, where a 32-bit
- * build has no plain 64-bit division.
+ * dump's records is the module's to the last bit.  Integers only.  Its
+ * two 64-bit divisions are slabtrace_div_u64() (by a 32-bit divisor) and
+ * slabtrace_div64_u64(): plain divisions, unless the includer defined
+ * them first (the module does, as div_u64() and div64_u64(): a 32-bit
+ * kernel has no plain 64-bit division).
  */
 #ifndef _UAPI_SLABTRACE_SAMPLE_H
 #define _UAPI_SLABTRACE_SAMPLE_H
 
 #include <linux/types.h>
 
-#ifdef __KERNEL__
-#include <linux/math64.h>
-#define slabtrace_div_u64(dividend, divisor)	div_u64(dividend, divisor)
-#define slabtrace_div64_u64(dividend, divisor)	div64_u64(dividend, divisor)
-#else
-static inline __u64 slabtrace_div_u64(__u64 dividend, __u32 divisor)
-{
-	return dividend / divisor;
-}
-
-static inline __u64 slabtrace_div64_u64(__u64 dividend, __u64 divisor)
-{
-	return dividend / divisor;
-}
+#ifndef slabtrace_div_u64
+#define slabtrace_div_u64(dividend, divisor)	((__u64)(dividend) / (__u32)(divisor))
+#endif
+#ifndef slabtrace_div64_u64
+#define slabtrace_div64_u64(dividend, divisor)	((__u64)(dividend) / (__u64)(divisor))
 #endif
 
 /* p and 1: 2^32. */

@@ -52,21 +52,23 @@
 /* Caches in the print of a word: more than a kernel has. */
 #define CACHES_MAX	65536
 
-const char *const verdict_names[NVERDICTS] = {
-	[VERDICT_LEAK] = "leak",
-	[VERDICT_LIVE] = "live",
-	[VERDICT_KEPT] = "kept",
-	[VERDICT_UNKNOWN] = "unknown",
-};
+static const char *const verdict_words[SLABTRACE_VERDICTS] =
+	SLABTRACE_VERDICT_WORDS;
+
+/* The word of verdict @v; "-" for VERDICT_NONE. */
+const char *verdict_name(enum verdict v)
+{
+	return v > VERDICT_NONE && v < NVERDICTS ? verdict_words[v - 1] : "-";
+}
 
 /* The verdict named @word; VERDICT_NONE if none is. */
 static enum verdict verdict_of(const char *word)
 {
 	int v;
 
-	for (v = VERDICT_LEAK; v < NVERDICTS; v++)
-		if (!strcmp(word, verdict_names[v]))
-			return v;
+	for (v = 0; v < SLABTRACE_VERDICTS; v++)
+		if (!strcmp(word, verdict_words[v]))
+			return v + 1;
 	return VERDICT_NONE;
 }
 

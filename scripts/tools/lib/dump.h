@@ -29,6 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../../include/uapi/slabtrace/dump.h"
+
 /* Processes -p names at most: as many as the module's "pid" filter takes. */
 #define FILTER_PIDS	8
 
@@ -43,12 +45,19 @@ struct filter {
 };
 
 /*
- * The module's leak verdict of a stack (module/slab/verdict.c), as the
- * dump names it; VERDICT_NONE in a dump of a module that gave none.
+ * The module's leak verdict of a stack (<uapi/slabtrace/dump.h>), one up;
+ * VERDICT_NONE in a dump of a module that gave none.
  */
-enum verdict { VERDICT_NONE, VERDICT_LEAK, VERDICT_LIVE, VERDICT_KEPT,
-	       VERDICT_UNKNOWN, NVERDICTS };
-extern const char *const verdict_names[NVERDICTS];
+enum verdict {
+	VERDICT_NONE,
+	VERDICT_UNKNOWN = 1 + SLABTRACE_VERDICT_UNKNOWN,
+	VERDICT_LEAK = 1 + SLABTRACE_VERDICT_LEAK,
+	VERDICT_LIVE = 1 + SLABTRACE_VERDICT_LIVE,
+	VERDICT_KEPT = 1 + SLABTRACE_VERDICT_KEPT,
+	NVERDICTS = 1 + SLABTRACE_VERDICTS
+};
+
+const char *verdict_name(enum verdict v);
 /* Whether an object of process @pid passes @f's processes. */
 static inline bool filter_pid(const struct filter *f, long pid)
 {

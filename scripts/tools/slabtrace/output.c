@@ -23,12 +23,6 @@ static void print_ms(long ms)
 	printf("%ld.%03lds", ms / 1000, ms % 1000);
 }
 
-/* A group's verdict word, "-" if the dump gave none. */
-static const char *verdict_word(const struct group *g)
-{
-	return g->verdict ? verdict_names[g->verdict] : "-";
-}
-
 static void group_print(const struct group *g, int rank, bool full)
 {
 	char fn[512];
@@ -37,7 +31,7 @@ static void group_print(const struct group *g, int rank, bool full)
 	printf("%4d %8ld %10ld %10ld  ", rank, g->objects, g->bytes,
 	       g->requested);
 	print_ms(g->age_max);
-	printf("  %-7s  ", verdict_word(g));
+	printf("  %-7s  ", verdict_name(g->verdict));
 	if (!full) {
 		for (i = 0; i < g->nframes && i < 3; i++) {
 			frame_func(g->frames[i], fn, sizeof(fn));
@@ -210,7 +204,7 @@ void dump_json(const struct dump *d, long top)
 			printf("%s%ld", j ? ", " : "", g->node[j]);
 		printf("], \"verdict\": ");
 		if (g->verdict)
-			put_json_string(stdout, verdict_names[g->verdict]);
+			put_json_string(stdout, verdict_name(g->verdict));
 		else
 			printf("null");
 		printf(", \"evidence\": ");
@@ -336,7 +330,7 @@ void dump_pprof_add(struct pprof *p, const struct dump *d)
 			if (g->syscall)
 				labels[n++] = label("syscall", g->syscall);
 			if (g->verdict)
-				labels[n++] = label("verdict", verdict_names[g->verdict]);
+				labels[n++] = label("verdict", verdict_name(g->verdict));
 			pprof_add(p, g->frames, g->nframes, v, labels, n);
 		}
 	}
