@@ -19,17 +19,29 @@
 
 #define S	1000U	/* ms */
 
+/* A stack's numbers, and its cache's frees they point to. */
+struct test_in {
+	struct slab_trace_verdict_in in;
+	u64 cache[SLAB_TRACE_LIFE_BUCKETS];
+};
+
+/* The frees of @in's cache, by lifetime, to be set by the test. */
+static u64 *cache_of(struct slab_trace_verdict_in *in)
+{
+	return container_of(in, struct test_in, in)->cache;
+}
+
 /* The numbers of a stack seen for @window ms. */
 static struct slab_trace_verdict_in *new_in(struct kunit *test, u32 window)
 {
-	struct slab_trace_verdict_in *in = kunit_kzalloc(test, sizeof(*in),
-							  GFP_KERNEL);
+	struct test_in *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, in);
-	in->window = window;
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->in.window = window;
+	t->in.cache_freed = t->cache;
 	/* Other stacks of its cache free, old objects too. */
-	in->cache_freed[SLAB_TRACE_LIFE_BUCKETS - 1] = 10000;
-	return in;
+	t->cache[SLAB_TRACE_LIFE_BUCKETS - 1] = 10000;
+	return &t->in;
 }
 
 /* @n outstanding objects, aged evenly from @young to @old ms. */
@@ -51,7 +63,7 @@ static void outstanding(struct slab_trace_verdict_in *in, u32 n, u32 young,
 static void freed(struct slab_trace_verdict_in *in, u32 n, u32 ms)
 {
 	in->freed[slab_trace_life_bucket(ms)] += n;
-	in->cache_freed[slab_trace_life_bucket(ms)] += n;
+	cache_of(in)[slab_trace_life_bucket(ms)] += n;
 }
 
 /* All of @owner's frees counted, its histogram checked against the sum. */
@@ -133,16 +145,24 @@ static void slabtrace_verdict_batched(struct kunit *test)
 {
 	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
 
-	memset(in->cache_freed, 0, sizeof(in->cache_freed));
+	memset(cache_of(in), 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(u64));
 	outstanding(in, 500, 100, 60 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
-		       "unknown: 492 of 500 older than 1.0 s, and its cache freed 0 objects that old: frees may come later, in a batch");
-	in->cache_freed[slab_trace_life_bucket(20)] = 46871;
-	in->cache_freed[slab_trace_life_bucket(2000)] = 61;
+		       "unknown: 492 of 500 older than 1.0 s; other stacks freed 0 that old: a batch may free them later");
+	cache_of(in)[slab_trace_life_bucket(20)] = 46871;
+	cache_of(in)[slab_trace_life_bucket(2000)] = 61;
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
-		       "unknown: 492 of 500 older than 1.0 s, and its cache freed 61 objects that old: ");
-	in->cache_freed[slab_trace_life_bucket(2000)] = 62;
+		       "unknown: 492 of 500 older than 1.0 s; other stacks freed 61 that old: ");
+	cache_of(in)[slab_trace_life_bucket(2000)] = 62;
 	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): 492 of 500 not freed");
+	/* The stack's own old frees (too few to set tau) are not others'. */
+	in = new_in(test, 60 * S);
+	memset(cache_of(in), 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(u64));
+	outstanding(in, 500, 100, 60 * S);
+	freed(in, 15, 2000);
+	cache_of(in)[slab_trace_life_bucket(2000)] += 50;
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 492 of 500 older than 1.0 s; other stacks freed 50 that old: ");
 }
 
 /* A ring of 256 at 50 a second: everything freed after 5.1 s. */
@@ -203,12 +223,14 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 	/* Too few objects. */
 	in = new_in(test, 60 * S);
 	outstanding(in, 3, 10 * S, 50 * S);
-	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN, "unknown: 3 of 3 older than 1.0 s: too few");
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 3 of 3 older than 1.0 s: too few");
 	/* All young, and too few frees to know a lifetime. */
 	in = new_in(test, 60 * S);
 	freed(in, 3, 0);
 	outstanding(in, 5, 0, 500);
-	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN, "unknown: 5 objects, all younger than 1.0 s");
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 5 objects, all younger than 1.0 s");
 	/* Arrivals dying out: many early, few late (a cache filling up). */
 	in = new_in(test, 64 * S);
 	outstanding(in, 400, 32 * S, 64 * S);

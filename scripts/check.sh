@@ -127,11 +127,13 @@ sid_pid=$!
 step "build 6.1" make --no-print-directory KVER=6.1 test-modules
 # -j: a parallel make must pass kbuild its jobserver (the Makefile's "+").
 step "build 6.12" make -j"$(nproc)" --no-print-directory KVER=6.12 test-modules
+# sparse runs kbuild in build/6.12 again: before realdeb reads it.
+step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
 # The longest VM job first, as soon as its modules are built: the
 # packages installed and README.md's commands run as a Debian user (it
 # builds its root file system the first time, and its packages in
-# build/deb-bookworm).  It takes the core that the single-threaded steps
-# below leave idle; nothing below rebuilds build/6.12's modules.
+# build/deb-bookworm).  It runs beside the steps below, most of which
+# use one core; none of them writes build/6.12's modules.
 vm_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
 step "build 6.1-rt" make --no-print-directory KVER=6.1-rt test-modules
 step "build 6.12-rt" make --no-print-directory KVER=6.12-rt test-modules
@@ -144,7 +146,6 @@ step "build 7.3" make -j"$(nproc)" --no-print-directory KVER=7.3 test-modules
 step "build 7.3-rt" make -j"$(nproc)" --no-print-directory KVER=7.3-rt test-modules
 step "build 7.3-arm64" make -j"$(nproc)" --no-print-directory KVER=7.3-arm64 test-modules
 step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
-step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
 step "clang 6.12" scripts/clang-check.py 6.12
 step "clang 6.12-arm64" scripts/clang-check.py 6.12-arm64
 step "llvm refused" scripts/tests/test_llvm.sh

@@ -131,7 +131,7 @@ static void judge(struct slab_trace_snapshot *snap)
 		g->in->age_max = g->age_max;
 		slab_trace_lifetime_get(g->stack, g->syscall, snap->owner,
 					g->in->freed);
-		memcpy(g->in->cache_freed, cache_freed, sizeof(cache_freed));
+		g->in->cache_freed = cache_freed;
 		g->in->freed_lost = lost;
 		slab_trace_judge(g->in, &g->verdict);
 		snap->verdicts[g->verdict.word]++;

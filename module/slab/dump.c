@@ -40,8 +40,9 @@
  * for the reader: each read() formats a canary address with %pK, and the
  * cache is emptied when that comes out different (another reader of the
  * same file, kptr_restrict changed).  It is also emptied when a module
- * came or went (slab_trace_modsyms_gen()): the names kept for frames of
- * code that went are what it must show then.
+ * that saved traces may have frames in came or went
+ * (slab_trace_modsyms_gen()): the names kept for frames of code that went
+ * are what it must show then.
  *
  * No locks of its own: a snapshot is immutable, and the reference the
  * seq_file holds keeps it.  The cache is the open file's, used under the

@@ -57,8 +57,11 @@ struct slab_trace_verdict_in {
 	 */
 	u32 born[SLAB_TRACE_VERDICT_BINS];
 	u64 freed[SLAB_TRACE_LIFE_BUCKETS];	/* the stack's frees, by lifetime */
-	/* The frees of its cache, by lifetime, this stack's included. */
-	u64 cache_freed[SLAB_TRACE_LIFE_BUCKETS];
+	/*
+	 * The frees of its cache by lifetime, this stack's included: one
+	 * array of SLAB_TRACE_LIFE_BUCKETS for all the stacks of a print.
+	 */
+	const u64 *cache_freed;
 	bool freed_lost;	/* some of its frees may not be counted */
 };
 

@@ -22,12 +22,13 @@
  * went, say) is kept as "?": no frame is ever named after a module loaded
  * after its allocation.  Names are kept by (stack, address), not by
  * address: the same address in a stack saved after the new module came
- * is the new module's, and kallsyms names it.  Recording costs nothing
- * more: the work is done at module load and unload, and only for a
- * module that a saved trace may have a frame in
- * (slab_trace_stack_in_module(): the probes note the module pages their
- * frames are in).  The modules that udev loads at boot, or any module
- * in no trace, cost no walk of the records however many there are.
+ * is the new module's, and kallsyms names it.  Recording costs a compare
+ * or two a frame (the probes note the module pages their frames are in,
+ * slab_trace_stack_in_module()); the work is done at module load and
+ * unload, and only for a module that a saved trace may have a frame in:
+ * the modules that udev loads at boot, or any module in no trace, cost
+ * no walk of the records however many there are (on x86-64; elsewhere
+ * every module event walks).
  *
  * Readers that cache the text of backtraces (dump.c) empty their cache
  * when slab_trace_modsyms_gen() changes: once per module notification

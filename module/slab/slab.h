@@ -46,6 +46,7 @@
 
 struct kmem_cache;
 struct kobject;
+struct module;
 
 /*
  * Caches traced, or stopped but still holding records, at once: more than
@@ -568,7 +569,6 @@ void slab_trace_stack_flush(void);
 void slab_trace_stack_prime(void);
 void slab_trace_stacks_init(void);
 void slab_trace_stacks_exit(void);
-struct module;
 bool slab_trace_stack_in_module(struct module *mod, bool init);
 long slab_trace_stack_deferred(void);
 void slab_trace_stack_store_exit(void);

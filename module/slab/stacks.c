@@ -27,9 +27,12 @@
  * name modsyms.c kept before it went.  So that modsyms.c looks at the
  * records only for a module that a saved trace has a frame in, the
  * probes note the pages of module space their frames are in, a bit each,
- * never cleared (slab_trace_stack_in_module()); a frame in vmalloc space
- * outside module space (arm64 may place a module there, BPF programs)
- * makes every module event a walk, as if nothing were noted.
+ * never cleared (slab_trace_stack_in_module()).  On x86-64 only, where
+ * all code outside the kernel's own text (modules, BPF programs,
+ * trampolines) is in module space; a frame in vmalloc space makes every
+ * module event a walk, as if nothing were noted.  arm64 places its
+ * kernel image in vmalloc space and, with KASLR, modules outside module
+ * space: there every module event walks.
  *
  * The probes save traces without letting the depot allocate
  * (<wrapper/stackdepot.h>).
@@ -58,9 +61,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/irq_work.h>
 #include <linux/jhash.h>
-#include <linux/bitmap.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -289,24 +292,26 @@ void slab_trace_stack_prime(void)
 /* slabtrace's own code: an allocation made through it is not recorded. */
 static unsigned long own_start, own_end;
 
-#if defined(CONFIG_MODULES) && defined(MODULES_VADDR)
+#if defined(CONFIG_MODULES) && defined(CONFIG_X86_64)
 /*
  * The pages of module space that saved traces have frames in, a bit each
- * (32 KiB of bits for x86-64's module space, 64 for arm64's), or NULL,
- * if it could not be allocated: then every module event walks.  Set by
- * the probes (a bit already set is only read), read by the module
- * notifier; a bit is never cleared, so a module loaded where a traced one
- * was walks too, which is what a walk was for.
+ * (32 KiB of bits), or NULL if that could not be allocated: then every
+ * module event walks.  Set by the probes (a bit already set is only
+ * read), read by the module notifier; a bit is never cleared, so a
+ * module loaded where a traced one was walks too, which is what a walk
+ * was for.
  */
 #define MOD_PAGES	((MODULES_END - MODULES_VADDR) >> PAGE_SHIFT)
 static unsigned long *mod_seen;
-/* A frame in vmalloc space outside module space was saved. */
+/* A frame in vmalloc space was saved: no module space of its own. */
 static bool mod_elsewhere;
 
 static void mod_seen_init(void)
 {
 	mod_seen = kvcalloc(BITS_TO_LONGS(MOD_PAGES), sizeof(long),
-			    GFP_KERNEL | __GFP_NOWARN);
+			    GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!mod_seen)
+		pr_info("no memory for the module pages of saved traces: every module load and unload walks the records\n");
 }
 
 static void mod_seen_exit(void)
@@ -320,7 +325,10 @@ static __always_inline bool mod_seen_ready(void)
 	return mod_seen;
 }
 
-/* Note @ip's page if it is in module space.  Any context. */
+/*
+ * Note @ip's page if it is in module space: two compares for a frame of
+ * the kernel's text, a bit read for one in a module.  Any context.
+ */
 static __always_inline void mod_note(unsigned long ip)
 {
 	unsigned long page = (ip - MODULES_VADDR) >> PAGE_SHIFT;
@@ -328,7 +336,7 @@ static __always_inline void mod_note(unsigned long ip)
 	if (ip >= MODULES_VADDR && page < MOD_PAGES) {
 		if (!test_bit(page, mod_seen))
 			set_bit(page, mod_seen);
-	} else if (unlikely(is_vmalloc_addr((void *)ip)) &&
+	} else if (unlikely(ip >= VMALLOC_START && ip < VMALLOC_END) &&
 		   !READ_ONCE(mod_elsewhere)) {
 		WRITE_ONCE(mod_elsewhere, true);
 	}
@@ -355,7 +363,9 @@ static bool mod_page_of(unsigned long page, struct module *mod, bool init)
  * it is for the whole call.
  *
  * Return: false if no trace saved since slabtrace was loaded has a frame
- * in @mod's pages (or in what was at those pages before @mod).
+ * in @mod's pages (or in what was at those pages before @mod); true if
+ * one may, and always where pages are not noted (not x86-64, no memory
+ * for the bitmap, a frame saved in vmalloc space).
  */
 bool slab_trace_stack_in_module(struct module *mod, bool init)
 {

@@ -283,10 +283,10 @@ static void batched(struct slab_trace_verdict *v, const struct judging *j)
 	char a[MS_TEXT];
 
 	begin(v, SLABTRACE_VERDICT_UNKNOWN);
-	add(v, ": %llu of %u older than %s, ", j->old, j->in->n,
+	add(v, ": %llu of %u older than %s; ", j->old, j->in->n,
 	    ms_text(a, sizeof(a), j->tau));
-	add(v, "and its cache freed %llu objects that old: ", j->cache_old);
-	add(v, "frees may come later, in a batch; trace longer");
+	add(v, "other stacks freed %llu that old: ", j->cache_old);
+	add(v, "a batch may free them later; trace longer");
 	end(v, j);
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * The bounds of the numbers slab_trace writes in a per-object dump (what
- * reading ctl gives after "print CACHE", module/slab/dump.c), for the
- * parsers that read a dump (scripts/tools/lib/dump.c): a number out of
- * these bounds is not the module's, and the dump is refused.
+ * What the parsers of a per-object dump (what reading ctl gives after
+ * "print CACHE", module/slab/dump.c; scripts/tools/lib/dump.c reads it)
+ * share with the module that writes it: the bounds of its numbers (a
+ * number out of these is not the module's, and the dump is refused) and
+ * the words of the stacks' leak verdicts.
  */
 #ifndef _UAPI_SLABTRACE_DUMP_H
 #define _UAPI_SLABTRACE_DUMP_H
