@@ -180,6 +180,11 @@ deb $mirror trixie-backports main" ;;
 		}
 		echo "${refused#linux-headers-}" | $sudo tee "$root/root/refused/kernel" > /dev/null
 	fi
+	# The modules' index, as a real system has it: 7.x's image package
+	# leaves depmod to a hook that does not run here, and DKMS runs
+	# depmod only for a kernel that has a modules.dep.
+	$sudo chroot "$root" depmod -a "$abi" >> "$dir/kernel.log" 2>&1 ||
+		echo "debian-rootfs: depmod $abi failed; see $dir/kernel.log" >&2
 	$sudo umount "$root/proc"
 	$sudo rm -f "$root/etc/resolv.conf"
 	$sudo rm -rf "$root/lib/modules/$abi/kernel" "$root/boot/initrd.img-$abi"
