@@ -154,28 +154,23 @@ void slab_trace_lifetime_forget(const unsigned long *owners)
 
 /*
  * The frees counted for @owner, all its stacks together, by lifetime
- * into @freed; returns their sum.
+ * into @freed.
  * Context: process context; walks the table.
  */
-u64 slab_trace_lifetime_owner_get(u16 owner,
-				  u64 freed[SLAB_TRACE_LIFE_BUCKETS])
+void slab_trace_lifetime_owner_get(u16 owner,
+				   u64 freed[SLAB_TRACE_LIFE_BUCKETS])
 {
 	unsigned int i, b;
-	u64 key, n = 0;
-	u32 c;
+	u64 key;
 
 	memset(freed, 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(*freed));
 	for (i = 0; i < BIT(slots_bits); i++) {
 		key = READ_ONCE(slots[i].key);
 		if (!key || key_owner(key) != owner)
 			continue;
-		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++) {
-			c = atomic_read(&slots[i].freed[b]);
-			freed[b] += c;
-			n += c;
-		}
+		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+			freed[b] += (u32)atomic_read(&slots[i].freed[b]);
 	}
-	return n;
 }
 
 /* How many frees of @owner's found no slot. */

@@ -36,8 +36,8 @@ void slab_trace_lifetime_get(depot_stack_handle_t stack, s16 syscall,
 			     u16 owner, u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
 void slab_trace_lifetime_forget(const unsigned long *owners);
 unsigned long slab_trace_lifetime_lost(u16 owner);
-u64 slab_trace_lifetime_owner_get(u16 owner,
-				  u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
+void slab_trace_lifetime_owner_get(u16 owner,
+				   u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
 void slab_trace_lifetime_stats(unsigned int *used, unsigned int *slots,
 			       unsigned long *lost);
 

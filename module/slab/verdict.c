@@ -274,22 +274,6 @@ static void kept(struct slab_trace_verdict *v, const struct judging *j,
 	end(v, j);
 }
 
-/*
- * Objects past tau, never freed, in a cache that seldom frees an object
- * that old: frees may come in a batch, later.
- */
-static void batched(struct slab_trace_verdict *v, const struct judging *j)
-{
-	char a[MS_TEXT];
-
-	begin(v, SLABTRACE_VERDICT_UNKNOWN);
-	add(v, ": %llu of %u older than %s; ", j->old, j->in->n,
-	    ms_text(a, sizeof(a), j->tau));
-	add(v, "other stacks freed %llu that old: ", j->cache_old);
-	add(v, "a batch may free them later; trace longer");
-	end(v, j);
-}
-
 /**
  * slab_trace_judge - the verdict of one stack, with its evidence
  * @in: its numbers
@@ -302,6 +286,7 @@ void slab_trace_judge(const struct slab_trace_verdict_in *in,
 {
 	struct judging j = { .in = in };
 	bool spread, recent, dying, error_path;
+	char want[112];
 
 	measure(&j);
 	if (in->freed_lost && !j.freed) {
@@ -337,7 +322,11 @@ void slab_trace_judge(const struct slab_trace_verdict_in *in,
 	error_path = j.freed >= FREED_MIN && j.freed > j.old;
 	if (spread && recent && !dying && !error_path &&
 	    j.cache_old * OLD_PER_FREED < j.old) {
-		batched(v, &j);
+		/* A cache that seldom frees objects that old: batches? */
+		snprintf(want, sizeof(want),
+			 "other stacks freed %llu that old: a batch may free them later; trace longer",
+			 j.cache_old);
+		unknown(v, &j, want);
 		return;
 	}
 	if (spread && recent && !dying)
