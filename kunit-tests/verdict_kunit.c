@@ -155,11 +155,12 @@ static void slabtrace_verdict_batched(struct kunit *test)
 		       "unknown: 492 of 500 older than 1.0 s: other stacks freed 61 that old: ");
 	cache_of(in)[slab_trace_life_bucket(2000)] = 62;
 	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): 492 of 500 not freed");
-	/* The stack's own old frees (too few to set tau) are not others'. */
+	/* The stack's own old frees (1 in 100 past tau) are not others'. */
 	in = new_in(test, 60 * S);
 	memset(cache_of(in), 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(u64));
 	outstanding(in, 500, 100, 60 * S);
-	freed(in, 15, 2000);
+	freed(in, 300, 10);
+	freed(in, 3, 2000);
 	cache_of(in)[slab_trace_life_bucket(2000)] += 50;
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 492 of 500 older than 1.0 s: other stacks freed 50 that old: ");
@@ -231,6 +232,16 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 	outstanding(in, 5, 0, 500);
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 5 objects, all younger than 1.0 s");
+	/*
+	 * A few frees, after tens of seconds (kdamond's regions on 7.3): the
+	 * horizon is 8 times the longest, past every outstanding object.
+	 * With tau 1 s, 26 past it and 2 freed that old had been a leak.
+	 */
+	in = new_in(test, 60 * S);
+	freed(in, 2, 40 * S);
+	outstanding(in, 26, 1500, 57 * S);
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 26 objects, all younger than 524 s: too few frees to tell; trace longer; 2 freed lived <65.5 s median, <65.5 s p99");
 	/* Arrivals dying out: many early, few late (a cache filling up). */
 	in = new_in(test, 64 * S);
 	outstanding(in, 400, 32 * S, 64 * S);

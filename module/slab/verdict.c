@@ -9,7 +9,10 @@
  * stack's objects normally live, and whether such objects keep coming.
  *
  * 1. The horizon tau: eight times the 99th percentile of the freed
- *    lifetimes, at least 1 s; 1 s while fewer than 16 were freed.
+ *    lifetimes, at least 1 s; while fewer than 16 were freed, eight times
+ *    the longest of them (a few frees are no percentile, but say how
+ *    long an object may live: kdamond's regions on 7.3, split off and
+ *    merged back tens of seconds later), 1 s while none was.
  * 2. R, the outstanding objects older than tau, and D, the freed ones that
  *    had lived longer than tau before they went.  An object of a stack
  *    that frees what it allocates, late or not, is freed after it passed
@@ -118,7 +121,7 @@ struct judging {
 static void measure(struct judging *j)
 {
 	const struct slab_trace_verdict_in *in = j->in;
-	unsigned int b, t;
+	unsigned int b, t, top;
 
 	for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
 		j->freed += in->freed[b];
@@ -126,11 +129,14 @@ static void measure(struct judging *j)
 	if (j->freed) {
 		j->p50 = percentile(in->freed, j->freed, 50);
 		j->p99 = percentile(in->freed, j->freed, 99);
+		/* Too few for a percentile: the longest lifetime seen. */
+		top = j->freed >= FREED_MIN ? j->p99 :
+		      percentile(in->freed, j->freed, 100);
+		if (top < SLAB_TRACE_LIFE_BUCKETS - 5)
+			j->tau = max(j->tau, bucket_top(top) * TAU_FACTOR);
+		else
+			j->tau = U32_MAX; /* past every bucket: nothing is older */
 	}
-	if (j->freed >= FREED_MIN && j->p99 < SLAB_TRACE_LIFE_BUCKETS - 5)
-		j->tau = max(j->tau, bucket_top(j->p99) * TAU_FACTOR);
-	else if (j->freed >= FREED_MIN)
-		j->tau = U32_MAX;	/* past every bucket: nothing is older */
 	/* tau = 2^k: its bucket, k + 1, starts at it. */
 	t = j->tau == U32_MAX ? SLAB_TRACE_LIFE_BUCKETS : ilog2(j->tau) + 1;
 	for (b = t; b < SLAB_TRACE_LIFE_BUCKETS; b++) {

@@ -40,11 +40,19 @@ check "requests: run 50 a second" sh -c "echo run 50 > $REQ"
 t0=$(date +%s)
 
 # leaks FILE: "CACHE #01-function" of each stack the stacks view FILE
-# judges a leak (the word leak in its first line), sorted.
+# judges a leak (the word leak in its first line), sorted, on one line
+# ("; " between them): a failure's message shows them all.
 leaks() {
 	awk '/^Dumping outstanding allocs from /{ c = $5 }
 	     /^Stack [0-9]+: /{ l = ($0 ~ /[^A-Za-z_]leak[^A-Za-z_]/) }
-	     / #01 /{ if (l) { f = $0; sub(/.* in /, "", f); sub(/[+.].*/, "", f); print c, f }; l = 0 }' "$1" | sort
+	     / #01 /{ if (l) { f = $0; sub(/.* in /, "", f); sub(/[+.].*/, "", f); print c, f }; l = 0 }' "$1" |
+		sort | awk '{ printf "%s%s", s, $0; s = "; " }'
+}
+# misjudged FILE: the header of every stack outside requests_obj that FILE
+# judges a leak, with its evidence, for the log of a failed run.
+misjudged() {
+	awk '/^Dumping outstanding allocs from /{ c = $5 }
+	     /^Stack [0-9]+: / && c != "requests_obj" && $0 ~ /: leak \(/{ print "misjudged: " c ": " $0 }' "$1"
 }
 # verdict FILE FUNC: the verdict word of the stack whose frame #01 is FUNC.
 verdict() {
@@ -54,8 +62,9 @@ verdict() {
 # judged WHEN FILE: the checks of one print of every stack.
 judged() {
 	check_eq "$1: exactly errpath and nofree are judged leaks" \
-		"requests_obj requests_errpath
-requests_obj requests_nofree" "$(leaks "$2")"
+		"requests_obj requests_errpath; requests_obj requests_nofree" \
+		"$(leaks "$2")"
+	misjudged "$2"
 	check_eq "$1: errpath: leak (error path)" "leak (error path)" \
 		"$(awk '/^Stack /{ h = $0 } / #01 .* in requests_errpath[+.]/{ print h }' "$2" | sed -n 's/.*: \(leak (error path)\): .*/\1/p')"
 	check_eq "$1: nofree: leak (growing)" "leak (growing)" \
