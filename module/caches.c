@@ -47,6 +47,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -512,7 +513,8 @@ static bool is_bucket(const char *name)
  *
  * Return: whether a cache of the name meant exists, in @buf.
  */
-bool slabtrace_name_hint(const char *name, char *buf, size_t size)
+VISIBLE_IF_KUNIT bool slabtrace_name_hint(const char *name, char *buf,
+					  size_t size)
 {
 	const char *dash = strrchr(name, '-');
 	struct kobject *kobj;

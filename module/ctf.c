@@ -57,6 +57,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/hardirq.h>
@@ -304,8 +305,8 @@ void slabtrace_stream_flush(struct slabtrace_stream *s)
  *
  * Return: its size.
  */
-unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
-					u64 last_ts)
+VISIBLE_IF_KUNIT unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id,
+							 u64 ts, u64 last_ts)
 {
 	if (id < SLABTRACE_CTF_EXTENDED && ts >= last_ts &&
 	    ts - last_ts < TS_COMPACT_MAX) {
@@ -375,12 +376,14 @@ u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
  * The events lost (buffer full) and written on @cpu since the start.
  * Called with the system's mutex or the stream's lock held.
  */
-unsigned long slabtrace_stream_lost(struct slabtrace_stream *s, int cpu)
+VISIBLE_IF_KUNIT unsigned long slabtrace_stream_lost(struct slabtrace_stream *s,
+						     int cpu)
 {
 	return s->cpu ? READ_ONCE(per_cpu_ptr(s->cpu, cpu)->lost) : 0;
 }
 
-unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu)
+VISIBLE_IF_KUNIT unsigned long slabtrace_stream_written(struct slabtrace_stream *s,
+							int cpu)
 {
 	return s->cpu ? READ_ONCE(per_cpu_ptr(s->cpu, cpu)->written) : 0;
 }
@@ -401,8 +404,8 @@ unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu)
  * Return: 0, -EINVAL (with a log line) for no words or a NUL byte, or
  * what the command returns.
  */
-int slabtrace_stream_enable(struct slabtrace_stream *s, char *buf,
-			    size_t len)
+VISIBLE_IF_KUNIT int slabtrace_stream_enable(struct slabtrace_stream *s,
+					     char *buf, size_t len)
 {
 	char who[48], **argv, **cmd, **words;
 	int argc, nr_cmd, skip, ret = -ENOMEM;
@@ -441,8 +444,8 @@ out:
  * Return: 0, or -EINVAL (not a number) or -ERANGE (beyond 32 bits) with a
  * log line saying which, or what the system's set_buffer_kb returns.
  */
-int slabtrace_stream_buffer_kb(struct slabtrace_stream *s, char *arg,
-			       size_t len)
+VISIBLE_IF_KUNIT int slabtrace_stream_buffer_kb(struct slabtrace_stream *s,
+						char *arg, size_t len)
 {
 	unsigned int kb;
 	int ret;

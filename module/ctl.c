@@ -22,6 +22,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/parser.h>
@@ -146,7 +147,8 @@ int slabtrace_ctl_run(struct file *file, int argc, char **argv)
  * Return: 0, or -errno: -E2BIG for an overlong command, -EINVAL for a
  * malformed one, and the errors of the commands.
  */
-int slabtrace_ctl_command(struct file *file, char *buf, size_t len)
+VISIBLE_IF_KUNIT int slabtrace_ctl_command(struct file *file, char *buf,
+					   size_t len)
 {
 	char **argv;
 	int argc, ret;

@@ -116,7 +116,6 @@ extern const struct slabtrace_system kmemtrace_system;
 char **slabtrace_ctl_split(const char *who, const char *what, char *buf,
 			   size_t len, int *argc);
 int slabtrace_ctl_run(struct file *file, int argc, char **argv);
-int slabtrace_ctl_command(struct file *file, char *buf, size_t len);
 
 /* status.c: the status file; also what ctl shows before a print. */
 void slabtrace_status_show(struct seq_file *m);
@@ -147,7 +146,6 @@ int slabtrace_cache_resolve(const char *cmd, const char *name,
 void slabtrace_cache_put(struct slabtrace_cache_ref *ref);
 bool slabtrace_cache_destroyed(const struct slabtrace_cache_ref *ref);
 bool slabtrace_kobj_destroyed(const struct kobject *kobj);
-bool slabtrace_name_hint(const char *name, char *buf, size_t size);
 int slabtrace_caches_init(void);
 struct kobject *slabtrace_cache_pin(const struct kmem_cache *s);
 void slabtrace_cache_unpin(struct kobject *kobj);
@@ -167,5 +165,14 @@ bool slabtrace_cache_is_kmalloc(const struct kmem_cache *s);
 const char *slabtrace_syscall_name(int nr, bool compat);
 int slabtrace_syscall_path_arg(int nr, bool compat);
 int slabtrace_syscall_max(bool compat);
+
+/*
+ * Global only for the KUnit suites: static in the module
+ * (VISIBLE_IF_KUNIT, <kunit/visibility.h>).
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+int slabtrace_ctl_command(struct file *file, char *buf, size_t len);
+bool slabtrace_name_hint(const char *name, char *buf, size_t size);
+#endif
 
 #endif /* _SLABTRACE_CORE_H */

@@ -123,21 +123,13 @@ void slabtrace_stream_exit(struct slabtrace_stream *s);
 int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
 			  size_t n_subbufs);
 void slabtrace_stream_flush(struct slabtrace_stream *s);
-int slabtrace_stream_enable(struct slabtrace_stream *s, char *buf,
-			    size_t len);
-int slabtrace_stream_buffer_kb(struct slabtrace_stream *s, char *arg,
-			       size_t len);
 void slabtrace_stream_status(struct slabtrace_stream *s, struct seq_file *m);
 u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
 			     size_t payload);
 u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,
 				size_t payload, u64 ts);
-unsigned long slabtrace_stream_lost(struct slabtrace_stream *s, int cpu);
-unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu);
 
 /* The packet format (<uapi/slabtrace/ctf.h>). */
-unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
-					u64 last_ts);
 void slabtrace_ctf_packet_open(struct slabtrace_stream *s, void *subbuf,
 			       unsigned int cpu, u64 ts);
 void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
@@ -176,5 +168,20 @@ static inline void slabtrace_put_le48(u8 *p, u64 v)
 	slabtrace_put_le32(p, (u32)v);
 	slabtrace_put_le16(p + 4, (u16)(v >> 32));
 }
+
+/*
+ * Global only for the KUnit suites: static in the module
+ * (VISIBLE_IF_KUNIT, <kunit/visibility.h>).
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int slabtrace_ctf_event_header(u8 *p, unsigned int id, u64 ts,
+					u64 last_ts);
+int slabtrace_stream_buffer_kb(struct slabtrace_stream *s, char *arg,
+			       size_t len);
+int slabtrace_stream_enable(struct slabtrace_stream *s, char *buf,
+			    size_t len);
+unsigned long slabtrace_stream_lost(struct slabtrace_stream *s, int cpu);
+unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu);
+#endif
 
 #endif /* _SLABTRACE_CTF_H */

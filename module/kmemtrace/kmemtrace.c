@@ -21,6 +21,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -86,7 +87,7 @@ err:
  * Return: 0; -EBUSY if a trace runs; -ENOENT for an unknown cache;
  * -EPERM under lockdown=confidentiality; -ENOMEM.
  */
-int kmemtrace_start(char **names, int nr)
+VISIBLE_IF_KUNIT int kmemtrace_start(char **names, int nr)
 {
 	struct kmemtrace_trace *t = &kmemtrace_trace;
 	int ret;
@@ -138,7 +139,7 @@ err_filter:
  *
  * Return: 0.
  */
-int kmemtrace_stop(void)
+VISIBLE_IF_KUNIT int kmemtrace_stop(void)
 {
 	lockdep_assert_held(&kmemtrace_mutex);
 	if (kmemtrace_running) {

@@ -39,11 +39,6 @@ struct kmemtrace_trace {
 /* probes.c: the events. */
 int kmemtrace_probes_register(struct kmemtrace_trace *t);
 void kmemtrace_probes_unregister(struct kmemtrace_trace *t);
-void kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
-			    unsigned long call_site, const void *ptr, size_t req,
-			    size_t alloc, gfp_t gfp, u16 cache, int node);
-void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
-			   unsigned long call_site, const void *ptr, u16 cache);
 
 /* cachetab.c: cache pointers to the small ids the events carry. */
 u16 kmemtrace_cache_id(const struct kmem_cache *s);
@@ -56,8 +51,20 @@ extern struct mutex kmemtrace_mutex;
 extern struct kmemtrace_trace kmemtrace_trace;
 extern bool kmemtrace_running;
 extern unsigned int kmemtrace_buffer_kb;
+int kmemtrace_files_init(void);
+
+/*
+ * Global only for the KUnit suites: static in the module
+ * (VISIBLE_IF_KUNIT, <kunit/visibility.h>).
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+void kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
+			    unsigned long call_site, const void *ptr, size_t req,
+			    size_t alloc, gfp_t gfp, u16 cache, int node);
+void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
+			   unsigned long call_site, const void *ptr, u16 cache);
 int kmemtrace_start(char **names, int nr);
 int kmemtrace_stop(void);
-int kmemtrace_files_init(void);
+#endif
 
 #endif /* _SLABTRACE_KMEMTRACE_H */

@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/mm.h>
@@ -49,9 +50,12 @@ static u32 offset32(unsigned long v, unsigned long base)
  * @cache: cache id
  * @node: NUMA node asked for, or NUMA_NO_NODE
  */
-void kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
-			    unsigned long call_site, const void *ptr, size_t req,
-			    size_t alloc, gfp_t gfp, u16 cache, int node)
+VISIBLE_IF_KUNIT void kmemtrace_encode_alloc(u8 *p,
+					     const struct kmemtrace_trace *t,
+					     unsigned long call_site,
+					     const void *ptr, size_t req,
+					     size_t alloc, gfp_t gfp, u16 cache,
+					     int node)
 {
 	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
 	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);
@@ -70,8 +74,10 @@ void kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
  * @ptr: the object
  * @cache: cache id
  */
-void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
-			   unsigned long call_site, const void *ptr, u16 cache)
+VISIBLE_IF_KUNIT void kmemtrace_encode_free(u8 *p,
+					    const struct kmemtrace_trace *t,
+					    unsigned long call_site,
+					    const void *ptr, u16 cache)
 {
 	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
 	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);

@@ -85,8 +85,6 @@ void kptrace_queue_drop(void);
 int kptrace_queue_pop(struct kptrace_rec *rec, size_t size);
 bool kptrace_queue_empty(void);
 void kptrace_queue_reset(void);
-void kptrace_queue_counts(unsigned long *written, unsigned long *read,
-			  unsigned long *dropped);
 void kptrace_queue_show_stats(struct seq_file *m);
 unsigned long kptrace_queue_bytes(void);
 unsigned long kptrace_queue_held(unsigned long *records);
@@ -119,5 +117,14 @@ void kptrace_summary_exit(void);
 extern struct slabtrace_file kptrace_files[KPTRACE_NR_FILES];
 void kptrace_files_update_size(void);
 void kptrace_files_exit(void);
+
+/*
+ * Global only for the KUnit suites: static in the module
+ * (VISIBLE_IF_KUNIT, <kunit/visibility.h>).
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+void kptrace_queue_counts(unsigned long *written, unsigned long *read,
+			  unsigned long *dropped);
+#endif
 
 #endif /* _SLABTRACE_KPTRACE_H */

@@ -44,6 +44,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -357,8 +358,9 @@ void kptrace_queue_reset(void)
 }
 
 /* Records written, read and dropped since the last reset. */
-void kptrace_queue_counts(unsigned long *written, unsigned long *read,
-			  unsigned long *dropped)
+VISIBLE_IF_KUNIT void kptrace_queue_counts(unsigned long *written,
+					   unsigned long *read,
+					   unsigned long *dropped)
 {
 	int cpu;
 

@@ -84,8 +84,9 @@ static void show_group(struct seq_file *m,
 	seq_printf(m, " %llu\n", bytes ? sum : count);
 }
 
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /**
- * slab_trace_folded_show - a snapshot's folded stacks
+ * slab_trace_folded_show - a snapshot's folded stacks (for the tests)
  * @m: where
  * @snap: the snapshot
  * @bytes: weigh by bytes, not by objects
@@ -100,6 +101,7 @@ void slab_trace_folded_show(struct seq_file *m,
 		for (i = 0; i < part->nr_groups; i++)
 			show_group(m, part, part->groups[i], bytes, snap->word);
 }
+#endif
 
 static unsigned long groups_of(struct seq_file *m,
 			       const struct slab_trace_snapshot *part)

@@ -164,7 +164,6 @@ extern struct slab_trace_table slab_trace_records;
 int slab_trace_table_init(struct slab_trace_table *t);
 void slab_trace_table_destroy(struct slab_trace_table *t,
 			      void (*free_rec)(struct slab_trace_record *rec));
-void slab_trace_table_flush(struct slab_trace_table *t);
 bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj);
 struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
 						  struct slab_trace_record *rec);
@@ -195,11 +194,6 @@ struct slab_trace_table_iter {
 	unsigned int need;		/* room the last bucket wanted */
 };
 
-void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
-				 struct slab_trace_table *t);
-int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
-			       struct slab_trace_record *buf, unsigned int room);
-void slab_trace_table_iter_stop(struct slab_trace_table_iter *it);
 int slab_trace_table_for_each(struct slab_trace_table *t,
 			      int (*fn)(const struct slab_trace_record *rec,
 					void *arg),
@@ -410,8 +404,6 @@ static inline long slab_trace_traced_count(const struct slab_trace_traced *tr)
 	return slab_trace_table_owned(&slab_trace_records, tr->id);
 }
 
-long slab_trace_traced_dropped(const struct slab_trace_traced *tr);
-
 /*
  * The published set, read by the probes under RCU, replaced whole
  * (traced.c).  A probe finds an event's traced cache in @by_cache, a hash
@@ -549,9 +541,6 @@ void slab_trace_follow_exit_work(void);
 
 /* stacks.c: backtraces, and the names of their frames. */
 #define SLAB_TRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */
-unsigned int slab_trace_stack_trim(const unsigned long *entries,
-				   unsigned int nr, unsigned long call_site);
-void slab_trace_frame_strip(char *buf, size_t size, const char *name);
 void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
 			   unsigned long ip, bool offset);
 bool slab_trace_frame_symbol(char *buf, size_t size, unsigned long ip,
@@ -785,12 +774,6 @@ extern unsigned int slab_trace_snapshot_idle;
 
 int slab_trace_print(struct slab_trace_reader *own, const char *name,
 		     const struct slab_trace_print_opts *opts);
-struct slab_trace_snapshot *slab_trace_snapshot_alloc(void);
-void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
-				 struct slab_trace_reader *own);
-int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
-			    const struct slab_trace_record *rec);
-struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r);
 void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
 					   void *arg), void *arg);
 void slab_trace_snapshot_drop_owner(u16 owner);
@@ -806,11 +789,8 @@ slab_trace_snapshot_part(struct seq_file *m, loff_t pos, loff_t first,
 int slab_trace_reader_open(struct file *file,
 			   const struct seq_operations *ops);
 int slab_trace_reader_release(struct inode *inode, struct file *file);
-void slab_trace_reader_clear(struct slab_trace_reader *r);
-void slab_trace_snapshot_sweep(void);
 void slab_trace_snapshot_stats(unsigned long *kept, unsigned long *alive,
 			       size_t *mem);
-void slab_trace_snapshot_put(struct slab_trace_snapshot *snap);
 struct slab_trace_record *
 slab_trace_snapshot_entry(struct slab_trace_snapshot *snap, unsigned long i);
 void slab_trace_snapshot_exit(void);
@@ -833,8 +813,6 @@ extern const struct seq_operations slab_trace_folded_seq_ops;
 extern const struct seq_operations slab_trace_folded_bytes_seq_ops;
 extern const struct file_operations slab_trace_view_fops;
 void slab_trace_stack_texts_free(struct slab_trace_stack_texts *texts);
-void slab_trace_folded_show(struct seq_file *m,
-			    const struct slab_trace_snapshot *snap, bool bytes);
 
 /* modsyms.c: names of frames in module code that went away. */
 int slab_trace_modsyms_init(void);
@@ -842,5 +820,37 @@ const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip);
 unsigned long slab_trace_modsyms_gen(void);
 void slab_trace_modsyms_stats(long *events, long *walks);
 void slab_trace_modsyms_exit(void);
+
+/*
+ * Global only for the KUnit suites: static in the module
+ * (VISIBLE_IF_KUNIT, <kunit/visibility.h>).
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+void slab_trace_frame_strip(char *buf, size_t size, const char *name);
+void slab_trace_reader_clear(struct slab_trace_reader *r);
+int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
+			    const struct slab_trace_record *rec);
+struct slab_trace_snapshot *slab_trace_snapshot_alloc(void);
+struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r);
+void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
+				 struct slab_trace_reader *own);
+void slab_trace_snapshot_put(struct slab_trace_snapshot *snap);
+void slab_trace_snapshot_sweep(void);
+unsigned int slab_trace_stack_trim(const unsigned long *entries,
+				   unsigned int nr, unsigned long call_site);
+void slab_trace_table_flush(struct slab_trace_table *t);
+int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
+			       struct slab_trace_record *buf, unsigned int room);
+void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
+				 struct slab_trace_table *t);
+void slab_trace_table_iter_stop(struct slab_trace_table_iter *it);
+#endif
+
+/* traced.c, folded.c: helpers of the KUnit suites alone. */
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+long slab_trace_traced_dropped(const struct slab_trace_traced *tr);
+void slab_trace_folded_show(struct seq_file *m,
+			    const struct slab_trace_snapshot *snap, bool bytes);
+#endif
 
 #endif /* _SLABTRACE_SLAB_H */

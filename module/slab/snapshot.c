@@ -55,6 +55,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
 #include <linux/math64.h>
@@ -115,6 +116,13 @@ static unsigned long owner_purges[SLAB_TRACE_MAX_OWNERS];
 void (*slab_trace_test_after_copy)(void);
 #endif
 
+static void snapshot_free(struct kref *kref);
+
+VISIBLE_IF_KUNIT void slab_trace_snapshot_put(struct slab_trace_snapshot *snap)
+{
+	kref_put(&snap->kref, snapshot_free);
+}
+
 static void snapshot_free(struct kref *kref)
 {
 	struct slab_trace_snapshot *snap =
@@ -141,7 +149,7 @@ static void snapshot_free(struct kref *kref)
 }
 
 /* An empty snapshot; slab_trace_snapshot_put() frees it. */
-struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
+VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
 {
 	struct slab_trace_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
 
@@ -154,39 +162,6 @@ struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
 		mutex_unlock(&snapshots_lock);
 	}
 	return snap;
-}
-
-void slab_trace_snapshot_put(struct slab_trace_snapshot *snap)
-{
-	kref_put(&snap->kref, snapshot_free);
-}
-
-/**
- * slab_trace_snapshot_seq - the snapshot a seq_file reader is showing
- * @m: the reader, whose ->private holds a reference on it
- * @pos: where it reads
- *
- * A reader starting from offset 0 moves to its file's own print, if it
- * wrote one, else to its login user's latest, so that "echo print X >
- * ctl; cat ctl" shows X; one reading further on keeps the snapshot it
- * started with.  Its release puts m->private.
- *
- * Return: the snapshot, or NULL before the first print.
- */
-struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
-						    loff_t pos)
-{
-	struct slab_trace_reader *r = m->private;
-	struct slab_trace_snapshot *snap;
-
-	if (!pos) {
-		snap = slab_trace_snapshot_get(r);
-		if (r->snap)
-			slab_trace_snapshot_put(r->snap);
-		r->snap = snap;
-		r->part = NULL;
-	}
-	return r->snap;
 }
 
 /**
@@ -242,7 +217,7 @@ int slab_trace_reader_open(struct file *file, const struct seq_operations *ops)
  * What a reader holds goes: its snapshot, its own print, its cached text.
  * Called when nothing else uses the reader (its file closes).
  */
-void slab_trace_reader_clear(struct slab_trace_reader *r)
+VISIBLE_IF_KUNIT void slab_trace_reader_clear(struct slab_trace_reader *r)
 {
 	if (r->snap)
 		slab_trace_snapshot_put(r->snap);
@@ -316,7 +291,7 @@ static void sweep_locked(void)
  *
  * May sleep.
  */
-void slab_trace_snapshot_sweep(void)
+VISIBLE_IF_KUNIT void slab_trace_snapshot_sweep(void)
 {
 	mutex_lock(&slab_trace_mutex);
 	sweep_locked();
@@ -403,7 +378,7 @@ void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
  *
  * Return: the snapshot, referenced; NULL if there is none.
  */
-struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r)
+VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r)
 {
 	struct slab_trace_snapshot *snap = NULL;
 	int i;
@@ -423,6 +398,34 @@ struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r)
 		kref_get(&snap->kref);
 	mutex_unlock(&slab_trace_mutex);
 	return snap;
+}
+
+/**
+ * slab_trace_snapshot_seq - the snapshot a seq_file reader is showing
+ * @m: the reader, whose ->private holds a reference on it
+ * @pos: where it reads
+ *
+ * A reader starting from offset 0 moves to its file's own print, if it
+ * wrote one, else to its login user's latest, so that "echo print X >
+ * ctl; cat ctl" shows X; one reading further on keeps the snapshot it
+ * started with.  Its release puts m->private.
+ *
+ * Return: the snapshot, or NULL before the first print.
+ */
+struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
+						    loff_t pos)
+{
+	struct slab_trace_reader *r = m->private;
+	struct slab_trace_snapshot *snap;
+
+	if (!pos) {
+		snap = slab_trace_snapshot_get(r);
+		if (r->snap)
+			slab_trace_snapshot_put(r->snap);
+		r->snap = snap;
+		r->part = NULL;
+	}
+	return r->snap;
 }
 
 /* Whether a print is of records of @owner, a word's in one of its parts. */
@@ -499,8 +502,8 @@ static bool snapshot_takes(const struct slab_trace_snapshot *snap,
 }
 
 /* Add a copy of @rec to @snap, not yet published. */
-int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
-			    const struct slab_trace_record *rec)
+VISIBLE_IF_KUNIT int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
+					     const struct slab_trace_record *rec)
 {
 	unsigned long c = snap->nr / SLAB_TRACE_SNAP_PER_CHUNK;
 	struct slab_trace_record *chunk;
@@ -732,6 +735,44 @@ static int print_cache(struct slab_trace_snapshot *snap)
 }
 
 /**
+ * slab_trace_snapshot_publish - make a print what its login user reads
+ * @snap: the print; its reference is taken over
+ * @own: the reader of the file that wrote the print, which keeps it as
+ *	 its own; NULL if none (a file opened for writing only)
+ *
+ * The user's last print goes, or, with every slot taken, the one used
+ * least recently.  Called with slab_trace_mutex held.
+ */
+VISIBLE_IF_KUNIT void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
+						  struct slab_trace_reader *own)
+{
+	int i, slot = user_slot();
+
+	lockdep_assert_held(&slab_trace_mutex);
+	for (i = 0; slot < 0 && i < SNAP_USERS; i++)
+		if (!users[i].snap)
+			slot = i;
+	if (slot < 0) {
+		slot = 0;
+		for (i = 1; i < SNAP_USERS; i++)
+			if (time_before(users[i].used, users[slot].used))
+				slot = i;
+	}
+	if (users[slot].snap)
+		slot_free(slot);
+	if (own) {
+		if (own->own)
+			slab_trace_snapshot_put(own->own);
+		kref_get(&snap->kref);
+		own->own = snap;
+	}
+	users[slot].user = login_user();
+	users[slot].snap = snap;
+	users[slot].used = jiffies;
+	sweep_locked();
+}
+
+/**
  * slab_trace_print - take the snapshot that reading ctl shows next
  * @own: the reader of the file that wrote the command, which keeps the
  *	 print as its own (a file opened for reading and writing); NULL if
@@ -775,44 +816,6 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 	}
 	slab_trace_snapshot_publish(snap, own);
 	return 0;
-}
-
-/**
- * slab_trace_snapshot_publish - make a print what its login user reads
- * @snap: the print; its reference is taken over
- * @own: the reader of the file that wrote the print, which keeps it as
- *	 its own; NULL if none (a file opened for writing only)
- *
- * The user's last print goes, or, with every slot taken, the one used
- * least recently.  Called with slab_trace_mutex held.
- */
-void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
-				 struct slab_trace_reader *own)
-{
-	int i, slot = user_slot();
-
-	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; slot < 0 && i < SNAP_USERS; i++)
-		if (!users[i].snap)
-			slot = i;
-	if (slot < 0) {
-		slot = 0;
-		for (i = 1; i < SNAP_USERS; i++)
-			if (time_before(users[i].used, users[slot].used))
-				slot = i;
-	}
-	if (users[slot].snap)
-		slot_free(slot);
-	if (own) {
-		if (own->own)
-			slab_trace_snapshot_put(own->own);
-		kref_get(&snap->kref);
-		own->own = snap;
-	}
-	users[slot].user = login_user();
-	users[slot].snap = snap;
-	users[slot].used = jiffies;
-	sweep_locked();
 }
 
 /*

@@ -61,6 +61,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/bitmap.h>
 #include <linux/irq_work.h>
 #include <linux/jhash.h>
@@ -113,8 +114,9 @@ static bool tracer_frame(unsigned long ip)
  * Return: the index of the first frame to keep; 0 if nothing is known to
  * be the tracer's.
  */
-unsigned int slab_trace_stack_trim(const unsigned long *entries,
-				   unsigned int nr, unsigned long call_site)
+VISIBLE_IF_KUNIT unsigned int slab_trace_stack_trim(const unsigned long *entries,
+						    unsigned int nr,
+						    unsigned long call_site)
 {
 	unsigned int i;
 
@@ -568,7 +570,8 @@ int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
  *
  * "func [mod]", or "func"; a name with no offset is copied as it is.
  */
-void slab_trace_frame_strip(char *buf, size_t size, const char *name)
+VISIBLE_IF_KUNIT void slab_trace_frame_strip(char *buf, size_t size,
+					     const char *name)
 {
 	const char *plus = strchr(name, '+'), *mod = strchr(name, ' ');
 

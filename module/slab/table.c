@@ -65,6 +65,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -527,7 +528,7 @@ bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
 }
 
 /* Let a grow that was asked for finish.  May sleep. */
-void slab_trace_table_flush(struct slab_trace_table *t)
+VISIBLE_IF_KUNIT void slab_trace_table_flush(struct slab_trace_table *t)
 {
 	irq_work_sync(&t->grow_kick);
 	flush_work(&t->grow_work);
@@ -692,8 +693,8 @@ unsigned long slab_trace_table_purge(struct slab_trace_table *t, u16 owner,
  * then holds off resizing until slab_trace_table_iter_stop(), so every
  * record present throughout is seen exactly once.  May sleep.
  */
-void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
-				 struct slab_trace_table *t)
+VISIBLE_IF_KUNIT void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
+						  struct slab_trace_table *t)
 {
 	slab_trace_table_flush(t);
 	mutex_lock(&t->grow_mutex);
@@ -713,8 +714,9 @@ void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
  * bucket; -ENOSPC, with it->need set, if the bucket holds more than @room
  * (the same bucket comes next); -ENOENT after the last bucket.
  */
-int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
-			       struct slab_trace_record *buf, unsigned int room)
+VISIBLE_IF_KUNIT int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
+						struct slab_trace_record *buf,
+						unsigned int room)
 {
 	struct slab_trace_table *t = it->t;
 	struct slab_trace_record *rec;
@@ -743,7 +745,7 @@ int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
 	return n;
 }
 
-void slab_trace_table_iter_stop(struct slab_trace_table_iter *it)
+VISIBLE_IF_KUNIT void slab_trace_table_iter_stop(struct slab_trace_table_iter *it)
 {
 	mutex_unlock(&it->t->grow_mutex);
 }

@@ -193,7 +193,8 @@ unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr)
 	return n;
 }
 
-/* Allocations of @tr not recorded at all. */
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* Allocations of @tr not recorded at all (for the tests). */
 long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
 {
 	long n = 0;
@@ -203,6 +204,7 @@ long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
 		n += atomic_long_read(&tr->drops[i]);
 	return n;
 }
+#endif
 
 static struct slab_trace_set *set_locked(void)
 {
