@@ -89,8 +89,8 @@
  */
 #define MEM_MARGIN_MIN	(SZ_32M >> PAGE_SHIFT)
 
-/**
- * slabtrace_ctf_packet_open - write a packet's header and context
+/*
+ * packet_open - write a packet's header and context
  * @s: the stream
  * @subbuf: the start of the sub-buffer
  * @cpu: the stream's CPU
@@ -98,8 +98,8 @@
  *
  * content_size and packet_size stay 0 until the packet is closed.
  */
-void slabtrace_ctf_packet_open(struct slabtrace_stream *s, void *subbuf,
-			       unsigned int cpu, u64 ts)
+static void packet_open(struct slabtrace_stream *s, void *subbuf,
+			unsigned int cpu, u64 ts)
 {
 	struct slabtrace_stream_cpu *cc = per_cpu_ptr(s->cpu, cpu);
 	u8 *p = subbuf;
@@ -118,15 +118,15 @@ void slabtrace_ctf_packet_open(struct slabtrace_stream *s, void *subbuf,
 	cc->last_ts = ts;
 }
 
-/**
- * slabtrace_ctf_packet_close - finish a packet
+/*
+ * packet_close - finish a packet
  * @subbuf: its start
  * @size: the bytes it holds, header included
  * @ts: its end time
  * @lost: the events lost on its CPU since the trace began
  */
-void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
-				unsigned long lost)
+static void packet_close(void *subbuf, size_t size, u64 ts,
+			 unsigned long lost)
 {
 	u8 *p = subbuf;
 	__le64 bits = cpu_to_le64((u64)size * 8);
@@ -151,15 +151,14 @@ static int subbuf_start(SLABTRACE_SUBBUF_START_PARAMS(buf, subbuf, prev))
 
 	/* While the buffer is full relay calls again with the closed one. */
 	if (prev && prev == cc->open) {
-		slabtrace_ctf_packet_close(prev,
-					   buf->chan->subbuf_size -
-					   slabtrace_relay_padding(buf, prev),
-					   now, cc->lost);
+		packet_close(prev, buf->chan->subbuf_size -
+				   slabtrace_relay_padding(buf, prev),
+			     now, cc->lost);
 		cc->open = NULL;
 	}
 	if (relay_buf_full(buf))
 		return 0;
-	slabtrace_ctf_packet_open(s, subbuf, buf->cpu, now);
+	packet_open(s, subbuf, buf->cpu, now);
 	subbuf_start_reserve(buf, SLABTRACE_CTF_PACKET_SIZE);
 	return 1;
 }

@@ -129,13 +129,7 @@ u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
 u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,
 				size_t payload, u64 ts);
 
-/* The packet format (<uapi/slabtrace/ctf.h>). */
-void slabtrace_ctf_packet_open(struct slabtrace_stream *s, void *subbuf,
-			       unsigned int cpu, u64 ts);
-void slabtrace_ctf_packet_close(void *subbuf, size_t size, u64 ts,
-				unsigned long lost);
-
-/* The trace clock: monotonic ns, safe in any context. */
+/* The packets (<uapi/slabtrace/ctf.h>)'s clock: monotonic ns, safe in any context. */
 static inline u64 slabtrace_ctf_clock(void)
 {
 	return ktime_get_mono_fast_ns();
