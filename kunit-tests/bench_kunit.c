@@ -271,7 +271,7 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 	/* Every record taken from the slab, the default pool's included. */
 	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT), 0);
 	/* "pool" shrinks in the refill work: count once it has. */
-	flush_work(&slab_trace_pool.refill_work);
+	slab_trace_work_flush();
 	report(test, "record_all_x100",
 	       div_u64(100 * (atomic_long_read(&slab_trace_pool.allocated) *
 			      kmem_cache_size(slab_trace_record_cache) +
@@ -342,8 +342,7 @@ static void slabtrace_bench_free_untraced(struct kunit *test)
 			objs[i * per + j] = kmem_cache_alloc(held_cache[i],
 							     GFP_KERNEL);
 		/* Let the refill work fill the pool for the next cache. */
-		irq_work_sync(&slab_trace_pool.refill_kick);
-		flush_work(&slab_trace_pool.refill_work);
+		slab_trace_work_flush();
 	}
 	slab_trace_table_flush(&slab_trace_records);
 	report(test, "records_held", slab_trace_table_count(&slab_trace_records),
@@ -416,8 +415,7 @@ static void slabtrace_bench_grow(struct kunit *test)
 /* The refill work, run now. */
 static void pool_settle(void)
 {
-	irq_work_sync(&slab_trace_pool.refill_kick);
-	flush_work(&slab_trace_pool.refill_work);
+	slab_trace_work_flush();
 }
 
 /* "pool 1048576" fills every CPU's list, "pool 4096" empties it again. */

@@ -3,7 +3,8 @@
  * The "slabtrace_probe_path" suite proves what a probe does when it cannot
  * do its job, through the real tracepoints: an empty record pool is a
  * counted drop (never a wait, never an allocation) and the refill work
- * fills it again, and a "pool N" whose refill fails gives back what it
+ * fills it again, also while another job of the worker waits for
+ * slab_trace_mutex, and a "pool N" whose refill fails gives back what it
  * took and keeps its size; the record limit is a counted drop; in NMI
  * (simulated) the probes only count; a full stack depot defers the
  * backtrace to a work item, and past its slots keeps the record without
@@ -13,6 +14,9 @@
  * numbers; and however many names tasks take, each record keeps its own.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
 
@@ -39,8 +43,7 @@ static struct slab_trace_traced *traced(struct kunit *test)
 /* Wait for the pool's refill work, as if the CPU had gone idle. */
 static void pool_settle(void)
 {
-	irq_work_sync(&slab_trace_pool.refill_kick);
-	flush_work(&slab_trace_pool.refill_work);
+	slab_trace_work_flush();
 }
 
 /*
@@ -94,6 +97,36 @@ static void slabtrace_probe_path_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]),
 			dropped);
 	free_all(objs, 16);
+}
+
+/*
+ * The refill runs while the job that detaches idle probes waits for
+ * slab_trace_mutex, as it does behind a long print: each job has its own
+ * work item (worker.c).  Behind that job in one work item, the pool
+ * would stay empty until the mutex is free, every allocation a drop.
+ */
+static void slabtrace_probe_path_refill_beside_mutex(struct kunit *test)
+{
+	unsigned long deadline;
+	bool refilled = false;
+	void *objs[100];
+
+	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	pool_settle();
+	mutex_lock(&slab_trace_mutex);
+	slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
+	/* The idle job runs, and waits for the mutex. */
+	msleep(100);
+	alloc_atomic(objs, ARRAY_SIZE(objs));
+	deadline = jiffies + 5 * HZ;
+	while (!refilled && time_before(jiffies, deadline)) {
+		msleep(10);
+		refilled = slab_trace_pool_free_count(&slab_trace_pool) >= 16;
+	}
+	mutex_unlock(&slab_trace_mutex);
+	KUNIT_EXPECT_TRUE(test, refilled);
+	free_all(objs, ARRAY_SIZE(objs));
 }
 
 /* A refill that finds no memory fails the command, and nothing breaks. */
@@ -408,6 +441,7 @@ static void slabtrace_probe_path_suite_exit(struct kunit_suite *suite)
 
 static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_pool_empty),
+	KUNIT_CASE(slabtrace_probe_path_refill_beside_mutex),
 	KUNIT_CASE(slabtrace_probe_path_refill_fails),
 	KUNIT_CASE(slabtrace_probe_path_resize_gives_back),
 	KUNIT_CASE(slabtrace_probe_path_limit),

@@ -47,7 +47,11 @@
  *         slab_trace_print_sem;
  *       snapshots_lock (slab/snapshot.c), innermost of these mutexes;
  *       p->refill_mutex (slab/pool.c), for "pool N" and refills;
- *       caches_lock (caches.c), the first time a name is resolved.
+ *       caches_lock (caches.c), the first time a name is resolved;
+ *       defer_mutex (slab/stacks.c), one drain of the deferred
+ *         backtraces at a time (a print's, the worker's).
+ *     slab_trace's jobs (slab/worker.c: a work item each) take their
+ *     owners' locks above, none of the worker's own.
  *   kptrace_mutex (kptrace/kptrace.c): the hooks' attachment, the
  *     filter, the output, the in-flight entries.  Nested inside it:
  *       queue_lock (kptrace/queue.c), the text queue;

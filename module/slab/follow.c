@@ -16,9 +16,9 @@
  * - a cache created at any other time (a driver's probe, a subsystem's
  *   first use) is found at its first allocation: the kmem_cache_alloc
  *   probe finds a cache that is not in the set (slab_trace_follow_miss()),
- *   counts the allocation as missed and kicks an irq_work (a probe may
- *   hold any lock), which queues the same scan: at most one a second, or
- *   one in ten seconds after two that started nothing in a row.  The
+ *   counts the allocation as missed and asks the worker (worker.c) for
+ *   the same scan: at most one a second, or one in ten seconds after two
+ *   that started nothing in a row.  The
  *   allocations made before the scan are not recorded: status counts them.
  *
  * Left out (slab_trace_set.skip, a hash table the probes look up as they
@@ -38,11 +38,10 @@
  *   it, which set_replace_many() makes (slab_trace_follow_publish()).
  * - The module notifier takes slab_trace_mutex inside the notifier chain's
  *   rwsem: no one registers a module notifier under slab_trace_mutex.
- * - follow_pending (a bit): a burst of misses queues one irq_work.
+ * - The worker's bit of the scan: a burst of misses queues one scan.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
@@ -84,16 +83,6 @@ static struct {
 
 /* Allocations from caches not started yet, since "start all". */
 static DEFINE_PER_CPU(unsigned long, follow_missed);
-/* Bit 0: a miss queued the irq_work, and the scan has not begun. */
-static unsigned long follow_pending;
-/* jiffies: the earliest next scan a miss queues. */
-static unsigned long follow_next;
-
-static void follow_kick_fn(struct irq_work *work);
-static struct irq_work follow_kick = IRQ_WORK_INIT(follow_kick_fn);
-static void follow_work_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(follow_work, follow_work_fn);
-
 /**
  * slab_trace_follow_kick - a probe saw an allocation from a new cache
  *
@@ -102,9 +91,7 @@ static DECLARE_DELAYED_WORK(follow_work, follow_work_fn);
 void slab_trace_follow_kick(void)
 {
 	this_cpu_inc(follow_missed);
-	if (!test_bit(0, &follow_pending) &&
-	    !test_and_set_bit(0, &follow_pending))
-		irq_work_queue(&follow_kick);
+	slab_trace_work_kick(SLAB_TRACE_JOB_FOLLOW);
 }
 
 static unsigned long follow_missed_sum(void)
@@ -220,7 +207,7 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 		WRITE_ONCE(follow.fruitless, 0);
 		for_each_possible_cpu(cpu)
 			per_cpu(follow_missed, cpu) = 0;
-		WRITE_ONCE(follow_next, jiffies);
+		slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, 0);
 		WRITE_ONCE(follow.on, true);
 	} else if (!follow.nr_skip) {
 		return;
@@ -248,10 +235,9 @@ void slab_trace_follow_stop(void)
 	slab_trace_set_republish();
 	/*
 	 * A scan waiting (ten seconds after fruitless ones) would hold back
-	 * the first of the next "start all"; cancelled, it clears no bit.
+	 * the first of the next "start all": the next may run at once.
 	 */
-	if (cancel_delayed_work(&follow_work))
-		clear_bit(0, &follow_pending);
+	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, 0);
 }
 
 /**
@@ -355,7 +341,8 @@ static bool follow_scan(void)
 	return true;
 }
 
-static void follow_work_fn(struct work_struct *work)
+/* The worker's job, kicked by a probe's miss: at most one a second. */
+static void follow_job(void)
 {
 	unsigned int fruitless = READ_ONCE(follow.fruitless);
 
@@ -363,27 +350,14 @@ static void follow_work_fn(struct work_struct *work)
 	 * The misses during this scan (of a cache it starts, or of one that
 	 * cannot start) queue the next no sooner than this.
 	 */
-	WRITE_ONCE(follow_next,
-		   jiffies + (fruitless >= 2 ? FOLLOW_IDLE : FOLLOW_EVERY));
-	/* follow_next before the bit: the kick that sets it reads it. */
-	smp_mb__before_atomic();
-	clear_bit(0, &follow_pending);
-	/* A miss from now on queues another scan. */
-	smp_mb__after_atomic();
+	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL,
+			    fruitless >= 2 ? FOLLOW_IDLE : FOLLOW_EVERY);
 	mutex_lock(&slab_trace_mutex);
 	fruitless = follow_scan() ? 0 : fruitless + 1;
 	WRITE_ONCE(follow.fruitless, fruitless);
 	if (fruitless >= 2)
-		WRITE_ONCE(follow_next, jiffies + FOLLOW_IDLE);
+		slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, FOLLOW_IDLE);
 	mutex_unlock(&slab_trace_mutex);
-}
-
-static void follow_kick_fn(struct irq_work *work)
-{
-	unsigned long next = READ_ONCE(follow_next), now = jiffies;
-
-	queue_delayed_work(SLABTRACE_SYSTEM_WQ, &follow_work,
-			   time_after(next, now) ? next - now : 0);
 }
 
 #ifdef CONFIG_MODULES
@@ -427,6 +401,7 @@ void slab_trace_follow_status(struct seq_file *m)
 /* Loading: the module notifier, outside slab_trace_mutex. */
 int slab_trace_follow_init(void)
 {
+	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, follow_job, 0);
 #ifdef CONFIG_MODULES
 	return register_module_notifier(&follow_nb);
 #else
@@ -443,12 +418,11 @@ void slab_trace_follow_exit(void)
 
 /*
  * Unloading, once the probes are gone (no more kicks), before the traced
- * caches go: the scans end.  Then following ends, under slab_trace_mutex.
+ * caches go: following ends, under slab_trace_mutex; a scan the worker
+ * runs after it finds nothing to follow.
  */
 void slab_trace_follow_exit_work(void)
 {
-	irq_work_sync(&follow_kick);
-	cancel_delayed_work_sync(&follow_work);
 	mutex_lock(&slab_trace_mutex);
 	if (follow.on)
 		follow_end();

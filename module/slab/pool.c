@@ -7,8 +7,8 @@
  * on PREEMPT_RT its locks sleep, and everywhere it would recurse into the
  * probe.  Records come from per-CPU free lists, filled beforehand, and a
  * freed record goes back to the list of the CPU that frees it.  When a
- * list runs low (or, fed by frees, too long), the probe kicks an irq_work,
- * which queues the refill work; in process context that evens the lists
+ * list runs low (or, fed by frees, too long), the probe asks the worker
+ * (worker.c) for a refill; in process context that evens the lists
  * out (CPUs that free more than they allocate give to the others) and
  * allocates what is still missing, with __GFP_NORETRY: a refill fails
  * rather than wake the OOM killer.  An empty list is a counted drop, never
@@ -36,7 +36,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
-#include <linux/irq_work.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -84,14 +83,6 @@ static void list_push(struct slab_trace_pool_cpu *c,
 	c->nr++;
 }
 
-static void refill_kick_fn(struct irq_work *work)
-{
-	struct slab_trace_pool *p = container_of(work, struct slab_trace_pool,
-						 refill_kick);
-
-	schedule_work(&p->refill_work);
-}
-
 /**
  * slab_trace_pool_get - take a record
  * @p: the pool
@@ -115,7 +106,7 @@ struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p)
 	raw_spin_unlock(&c->lock);
 	local_irq_restore(flags);
 	if (low)
-		irq_work_queue(&p->refill_kick);
+		slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
 	return rec;
 }
 
@@ -140,7 +131,7 @@ void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *re
 	raw_spin_unlock(&c->lock);
 	local_irq_restore(flags);
 	if (high)
-		irq_work_queue(&p->refill_kick);
+		slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
 }
 
 /* Free a record of the global pool (the tables' free_rec). */
@@ -288,10 +279,10 @@ static int refill(struct slab_trace_pool *p)
 	return ret;
 }
 
-static void refill_work_fn(struct work_struct *work)
+/* The worker's job: slabtrace's pool, to size. */
+static void refill_job(void)
 {
-	struct slab_trace_pool *p = container_of(work, struct slab_trace_pool,
-						 refill_work);
+	struct slab_trace_pool *p = &slab_trace_pool;
 
 	mutex_lock(&p->refill_mutex);
 	refill(p);
@@ -321,8 +312,7 @@ int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
 	p->draining = true;
 	atomic_long_set(&p->allocated, 0);
 	mutex_init(&p->refill_mutex);
-	INIT_WORK(&p->refill_work, refill_work_fn);
-	init_irq_work(&p->refill_kick, refill_kick_fn);
+	slab_trace_work_job(SLAB_TRACE_JOB_REFILL, refill_job, 0);
 	return 0;
 }
 
@@ -391,7 +381,7 @@ int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size)
 	old = p->size;
 	p->size = size;
 	if (size <= old || p->draining) {
-		schedule_work(&p->refill_work);
+		slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
 		ret = 0;
 		goto out;
 	}
@@ -429,7 +419,7 @@ void slab_trace_pool_drain(struct slab_trace_pool *p)
 	mutex_lock(&p->refill_mutex);
 	p->draining = true;
 	mutex_unlock(&p->refill_mutex);
-	schedule_work(&p->refill_work);
+	slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
 }
 
 /* Records in the lists now, all CPUs (approximate, for the stats). */
@@ -452,8 +442,7 @@ void slab_trace_pool_destroy(struct slab_trace_pool *p)
 {
 	if (!p->cpu)
 		return;
-	irq_work_sync(&p->refill_kick);
-	cancel_work_sync(&p->refill_work);
+	/* The worker stopped first: no refill runs. */
 	drain_now(p);
 	WARN_ON_ONCE(atomic_long_read(&p->allocated));
 	free_percpu(p->cpu);

@@ -36,8 +36,8 @@
  * it allocate (stacks.c), copies who made it into the record (context.c),
  * and takes no lock but raw spinlocks; it never allocates and
  * never waits.  What it cannot do it counts (enum slab_trace_drop) and asks
- * for work (refills, growing the table, detaching idle probes) through an
- * irq_work.  In NMI it does nothing but count.
+ * the worker (worker.c) for work: refills, growing the table, detaching
+ * idle probes.  In NMI it does nothing but count.
  *
  * An allocation costs one lookup of its cache in the traced set, a hash
  * table, whatever the number of caches traced ("start all": every one).
@@ -58,7 +58,6 @@
 
 #include <linux/hardirq.h>
 #include <linux/hash.h>
-#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -77,17 +76,6 @@
 static bool alloc_on, free_on, percpu_on, exiting;
 /* Found once, by name, with slab_trace_mutex held; never go away. */
 static struct tracepoint *tp_percpu_alloc, *tp_percpu_free;
-
-static void idle_work_fn(struct work_struct *work);
-static DECLARE_WORK(idle_work, idle_work_fn);
-
-/* A probe may hold any lock, the workqueue's too: it kicks an irq_work. */
-static void idle_kick_fn(struct irq_work *work)
-{
-	schedule_work(&idle_work);
-}
-
-static struct irq_work idle_kick = IRQ_WORK_INIT(idle_kick_fn);
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see what a probe does in NMI. */
@@ -140,7 +128,7 @@ static void record_gone(struct slab_trace_set *set,
 		atomic_long_inc(&tr->replaced);
 	/* A stopped cache's last record: maybe detach the probes. */
 	if (tr && !READ_ONCE(tr->tracing) && !slab_trace_traced_count(tr))
-		irq_work_queue(&idle_kick);
+		slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
 	slab_trace_pool_put(&slab_trace_pool, rec);
 }
 
@@ -538,7 +526,7 @@ static long kmem_records(struct slab_trace_traced *pcpu)
  * still insert a record after the count was read here: once the alloc
  * probes are off and every probe that ran has finished, the count is read
  * again, and while records are kept the free probes stay (the last free
- * of a stopped cache's records detaches them, through idle_work).  So no
+ * of a stopped cache's records detaches them, through the worker).  So no
  * record is left whose free would go unseen.  The percpu probes are
  * attached while "percpu" is in the set (traced, or stopped and holding
  * records), and its records do not keep the kmem probes.  Called with
@@ -615,13 +603,6 @@ int slab_trace_probes_update(void)
 	return 0;
 }
 
-static void idle_work_fn(struct work_struct *work)
-{
-	mutex_lock(&slab_trace_mutex);
-	slab_trace_probes_update();
-	mutex_unlock(&slab_trace_mutex);
-}
-
 /* Whether the alloc and the free probes are attached (stats and status). */
 void slab_trace_probes_state(bool *alloc, bool *free)
 {
@@ -635,8 +616,7 @@ void slab_trace_probes_state(bool *alloc, bool *free)
 /* Wait for the work that detaches idle probes (for the tests). */
 void slab_trace_probes_idle(void)
 {
-	irq_work_sync(&idle_kick);
-	flush_work(&idle_work);
+	slab_trace_work_flush();
 }
 #endif
 
@@ -660,6 +640,4 @@ void slab_trace_probes_exit(void)
 	percpu_on = false;
 	mutex_unlock(&slab_trace_mutex);
 	tracepoint_synchronize_unregister();
-	irq_work_sync(&idle_kick);
-	cancel_work_sync(&idle_work);
 }

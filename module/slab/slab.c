@@ -12,11 +12,12 @@
  * Loading is a list of steps, steps[] below, undone in the reverse order
  * by unloading (or a load that fails).  It follows one rule: a step may
  * use only what the steps before it made, and its exit first stops every
- * work item, irq_work and notifier it owns, then frees.  So nothing is
- * freed while something that uses it can still run: the table's records
- * go back to the pool, so the pool comes before the table.  What commands
- * make (the traced caches, the probes, the snapshots) belongs to the last
- * step, whose exit undoes it first.
+ * notifier and work it owns, then frees; the jobs the probes ask for are
+ * owned by the steps before the worker's (worker.c), whose exit stops
+ * them all.  So nothing is freed while something that uses it can still
+ * run: the table's records go back to the pool, so the pool comes before
+ * the table.  What commands make (the traced caches, the probes, the
+ * snapshots) belongs to the last step, whose exit undoes it first.
  *
  * Notes on locking
  * ----------------
@@ -135,10 +136,24 @@ static int stacks_init(void)
 	return ret;
 }
 
-static void stacks_exit(void)
+/* The worker's job: a stopped cache's last record went; detach idle probes. */
+static void idle_job(void)
 {
-	slab_trace_stack_store_exit();
-	slab_trace_stacks_exit();
+	mutex_lock(&slab_trace_mutex);
+	slab_trace_probes_update();
+	mutex_unlock(&slab_trace_mutex);
+}
+
+static int commands_init(void)
+{
+	slab_trace_work_job(SLAB_TRACE_JOB_IDLE, idle_job, 0);
+	return 0;
+}
+
+static int worker_init(void)
+{
+	slab_trace_work_start();
+	return 0;
 }
 
 /*
@@ -164,13 +179,18 @@ static const struct slabtrace_step steps[] = {
 	/* The probes count the lifetimes of the records they free. */
 	{ "lifetimes", lifetimes_init, slab_trace_lifetime_exit },
 	/* Traces saved late are given to records of the table. */
-	{ "stack depot", stacks_init, stacks_exit },
+	{ "stack depot", stacks_init, slab_trace_stacks_exit },
 	/* The module notifier names the frames of records and snapshots. */
 	{ "module notifier", slab_trace_modsyms_init, slab_trace_modsyms_exit },
 	/* Module notifier: "start all" starts a new module's caches. */
 	{ "new caches", slab_trace_follow_init, slab_trace_follow_exit },
+	/*
+	 * The jobs of the files above: it stops before any of them frees
+	 * what a job uses, once the probes (which ask for jobs) are gone.
+	 */
+	{ "worker", worker_init, slab_trace_work_stop },
 	/* Last: what the commands make goes first. */
-	{ "slab_trace commands", NULL, commands_exit },
+	{ "slab_trace commands", commands_init, commands_exit },
 };
 
 static int slab_init(void)

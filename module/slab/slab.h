@@ -14,7 +14,6 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
-#include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kref.h>
 #include <linux/cpumask.h>
@@ -57,6 +56,26 @@ struct module;
 #define SLAB_TRACE_MAX_OWNERS	(2 * SLAB_TRACE_MAX_CACHES)
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLAB_TRACE_STACK_DEPTH	32
+
+/*
+ * worker.c: the work the probes ask for, one job a bit, a work item a
+ * job, all kicked by one irq_work.
+ */
+enum slab_trace_job {
+	SLAB_TRACE_JOB_REFILL,		/* pool.c: refill the lists */
+	SLAB_TRACE_JOB_GROW,		/* table.c: grow the table */
+	SLAB_TRACE_JOB_STACKS,		/* stacks.c: save deferred traces */
+	SLAB_TRACE_JOB_FOLLOW,		/* follow.c: start new caches */
+	SLAB_TRACE_JOB_IDLE,		/* slab.c: detach idle probes */
+	SLAB_TRACE_JOBS,
+};
+
+void slab_trace_work_kick(enum slab_trace_job job);
+void slab_trace_work_job(enum slab_trace_job job, void (*fn)(void),
+			 unsigned long delay);
+void slab_trace_work_flush(void);
+void slab_trace_work_start(void);
+void slab_trace_work_stop(void);
 
 /* slab.c: loading, the commands, slab_trace's mutex, the limit. */
 extern struct mutex slab_trace_mutex;
@@ -151,8 +170,8 @@ struct slab_trace_table {
 	unsigned int grow_most_moved;
 	/* Moving records between arrays; iterating.  Before a stripe lock. */
 	struct mutex grow_mutex;
-	struct work_struct grow_work;
-	struct irq_work grow_kick;	/* queues grow_work from a probe */
+	/* An insert found the table too full: grow it (bit 0). */
+	unsigned long grow_asked;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	/* Called by a resize between rows of moves, with no lock held. */
 	void (*grow_step)(struct slab_trace_table *t);
@@ -216,8 +235,6 @@ struct slab_trace_pool {
 	atomic_long_t allocated;	/* from the cache, not yet freed */
 	bool draining;			/* refill nothing */
 	struct mutex refill_mutex;	/* size, draining, refills */
-	struct work_struct refill_work;
-	struct irq_work refill_kick;
 };
 
 /* Records per CPU: the default, and what "pool N" accepts. */
@@ -560,7 +577,6 @@ void slab_trace_stacks_init(void);
 void slab_trace_stacks_exit(void);
 bool slab_trace_stack_in_module(struct module *mod, bool init);
 long slab_trace_stack_deferred(void);
-void slab_trace_stack_store_exit(void);
 void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
 /*

@@ -56,6 +56,8 @@
  * - defer_lock (raw spinlock, irq-safe): defer_slot[] and defer_nr.  A
  *   probe only trylocks it: busy, the trace is lost and counted.  Taken
  *   before nothing; the work drops it before it touches the table.
+ * - defer_mutex: one drain at a time, the worker's job or a flush (a
+ *   print's, with slab_trace_mutex held: taken after it).
  * - The stack depot has its own locks; the names of unloaded modules'
  *   frames are read under RCU.
  */
@@ -63,7 +65,6 @@
 
 #include <kunit/visibility.h>
 #include <linux/bitmap.h>
-#include <linux/irq_work.h>
 #include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
@@ -73,7 +74,6 @@
 #include <linux/seq_file.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
-#include <linux/workqueue.h>
 
 #include <wrapper/module.h>
 #include <wrapper/stackdepot.h>
@@ -154,6 +154,8 @@ struct deferred {
 /* defer_slot[] and defer_nr; a probe only trylocks it. */
 static DEFINE_RAW_SPINLOCK(defer_lock);
 static struct deferred defer_slot[SLAB_TRACE_STACK_DEFER];
+/* One drain at a time: a flush waits for the worker's. */
+static DEFINE_MUTEX(defer_mutex);
 static unsigned int defer_nr;
 static atomic_long_t defer_count;
 
@@ -193,15 +195,17 @@ static void defer_drain(struct deferred *d, bool can_sleep)
 	}
 }
 
-/* Save the deferred traces, letting the depot allocate; give them out. */
-static void defer_work_fn(struct work_struct *work)
+/* The worker's job: save the deferred traces, letting the depot allocate. */
+static void defer_job(void)
 {
 	struct deferred *d;
 
 	d = kmalloc(sizeof(*d), GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (!d)
 		return;
+	mutex_lock(&defer_mutex);
 	defer_drain(d, true);
+	mutex_unlock(&defer_mutex);
 	kfree(d);
 }
 
@@ -217,15 +221,6 @@ void slab_trace_stack_drain_now(void)
 	defer_drain(&d, false);
 }
 #endif
-
-static DECLARE_WORK(defer_work, defer_work_fn);
-
-static void defer_kick_fn(struct irq_work *work)
-{
-	schedule_work(&defer_work);
-}
-
-static struct irq_work defer_kick = IRQ_WORK_INIT(defer_kick_fn);
 
 /* The slot holding this trace, or a new one; NULL if none is free. */
 static struct deferred *defer_find(u32 hash, const unsigned long *entries,
@@ -270,7 +265,7 @@ static bool defer(const struct waiter *w, const unsigned long *entries,
 	raw_spin_unlock_irqrestore(&defer_lock, flags);
 	if (kept)
 		atomic_long_inc(&defer_count);
-	irq_work_queue(&defer_kick);
+	slab_trace_work_kick(SLAB_TRACE_JOB_STACKS);
 	return kept;
 }
 
@@ -411,6 +406,7 @@ void slab_trace_stacks_init(void)
 	slabtrace_module_text(THIS_MODULE, &own_start, &own_end);
 #endif
 	mod_seen_init();
+	slab_trace_work_job(SLAB_TRACE_JOB_STACKS, defer_job, 0);
 }
 
 /* At unloading, once no probe runs and no module event comes. */
@@ -526,21 +522,14 @@ bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
 /* Let the deferred saves finish (before a print).  May sleep. */
 void slab_trace_stack_flush(void)
 {
-	irq_work_sync(&defer_kick);
-	flush_work(&defer_work);
+	/* Drained here; a drain the worker has under way is waited for. */
+	defer_job();
 }
 
 /* Traces saved later than their allocation, since load (for the stats). */
 long slab_trace_stack_deferred(void)
 {
 	return atomic_long_read(&defer_count);
-}
-
-/* At module exit, after the probes are gone. */
-void slab_trace_stack_store_exit(void)
-{
-	irq_work_sync(&defer_kick);
-	cancel_work_sync(&defer_work);
 }
 
 #if SLAB_TRACE_TESTS

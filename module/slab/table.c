@@ -293,23 +293,19 @@ static void resize(struct slab_trace_table *t, bool shrink)
 		t->shrinks++;
 }
 
-static void grow_work(struct work_struct *work)
+/* Grow @t if an insert asked for it, or wait for the grow under way. */
+static void grow_asked(struct slab_trace_table *t)
 {
-	struct slab_trace_table *t = container_of(work, struct slab_trace_table,
-						  grow_work);
-
 	mutex_lock(&t->grow_mutex);
-	resize(t, false);
+	if (test_and_clear_bit(0, &t->grow_asked))
+		resize(t, false);
 	mutex_unlock(&t->grow_mutex);
 }
 
-/* A probe cannot queue work itself (it may hold any lock): an irq_work can. */
-static void grow_kick(struct irq_work *work)
+/* The worker's job: slabtrace's table (others grow when flushed). */
+static void grow_job(void)
 {
-	struct slab_trace_table *t = container_of(work, struct slab_trace_table,
-						  grow_kick);
-
-	schedule_work(&t->grow_work);
+	grow_asked(&slab_trace_records);
 }
 
 /**
@@ -344,8 +340,10 @@ int slab_trace_table_init(struct slab_trace_table *t)
 	t->grow_hold_ns = 0;
 	t->grow_most_moved = 0;
 	mutex_init(&t->grow_mutex);
-	INIT_WORK(&t->grow_work, grow_work);
-	init_irq_work(&t->grow_kick, grow_kick);
+	t->grow_asked = 0;
+	/* The tests' tables grow when they flush them. */
+	if (t == &slab_trace_records)
+		slab_trace_work_job(SLAB_TRACE_JOB_GROW, grow_job, 0);
 	return 0;
 }
 
@@ -366,9 +364,7 @@ void slab_trace_table_destroy(struct slab_trace_table *t,
 
 	if (!b)
 		return;
-	/* A grow may be under way: it replaces the buckets. */
-	irq_work_sync(&t->grow_kick);
-	cancel_work_sync(&t->grow_work);
+	/* No grow is under way: the worker stopped first. */
 	b = rcu_dereference_protected(t->cur, 1);
 	for (i = 0; i <= b->mask; i++) {
 		while ((rec = b->head[i])) {
@@ -454,8 +450,9 @@ struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 
 	if (nr > 2 * size && size < TABLE_MAX_BUCKETS &&
-	    time_after_eq(jiffies, READ_ONCE(t->grow_retry)))
-		irq_work_queue(&t->grow_kick);
+	    time_after_eq(jiffies, READ_ONCE(t->grow_retry)) &&
+	    !test_bit(0, &t->grow_asked) && !test_and_set_bit(0, &t->grow_asked))
+		slab_trace_work_kick(SLAB_TRACE_JOB_GROW);
 	return old;
 }
 
@@ -527,11 +524,13 @@ bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
 	return found;
 }
 
-/* Let a grow that was asked for finish.  May sleep. */
+/*
+ * Let a grow that was asked for finish, or do it now, for any table (the
+ * worker grows slabtrace's own only).  May sleep.
+ */
 VISIBLE_IF_KUNIT void slab_trace_table_flush(struct slab_trace_table *t)
 {
-	irq_work_sync(&t->grow_kick);
-	flush_work(&t->grow_work);
+	grow_asked(t);
 }
 
 /* The number of buckets now (for the stats and the tests). */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * slab_trace: the work the probes ask for, done in process context.
+ *
+ * A probe runs inside someone else's allocation, under any lock, the
+ * workqueue's too: it cannot queue a work item itself.  It sets the bit
+ * of a job and queues the one irq_work, which queues the work item of
+ * each job whose bit is set; a job runs once however many times it was
+ * asked for.  The jobs: refill the record pool (pool.c), grow the record
+ * table (table.c), save the backtraces the stack depot had no room for
+ * (stacks.c), start the caches created since "start all" (follow.c),
+ * detach the probes once nothing is left for them (slab.c).  Each job is
+ * registered by the file that owns it, at load, before any probe can ask
+ * for it; this file knows nothing of what they do.
+ *
+ * Why a work item a job, not one for all: two jobs take slab_trace_mutex
+ * (the scan of new caches, the detach of idle probes), which a print
+ * holds while it copies the records.  Behind them in one work item, the
+ * pool's refill would wait for the print, and the probes would drop
+ * records meanwhile.  What is shared is the one irq_work, the bits, the
+ * spacing of a job's runs and the one place that stops them all.
+ *
+ * Notes on locking
+ * ----------------
+ * - pending (bits, atomic): the jobs asked for.  A job's bit is cleared
+ *   before the job runs: asked for while it runs, it runs again.
+ * - jobs[].fn is written at load, before the probes; jobs[].not_before by
+ *   the job's owner (under its own lock), read with no lock.
+ * - stopped: written at load and unload, with no probe attached.
+ * - No lock of this file's own; each job takes its owner's.
+ */
+#include <linux/bitops.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
+#include <linux/workqueue.h>
+
+#include <wrapper/workqueue.h>
+
+#include "slab.h"
+
+static struct slab_trace_job_slot {
+	void (*fn)(void);
+	unsigned long not_before;	/* jiffies: a job that asked to wait */
+	struct delayed_work work;
+} jobs[SLAB_TRACE_JOBS];
+
+static unsigned long pending;
+/* No job is queued: before loading is done, and from unloading on. */
+static bool stopped = true;
+
+/* Queue each job asked for: now, or when it said it may run again. */
+static void kick_fn(struct irq_work *iw)
+{
+	unsigned long now = jiffies, nb;
+	unsigned int j;
+
+	for (j = 0; j < SLAB_TRACE_JOBS; j++) {
+		if (!test_bit(j, &pending) || READ_ONCE(stopped))
+			continue;
+		nb = READ_ONCE(jobs[j].not_before);
+		/*
+		 * Due: brought forward if it was queued for later.  Not due:
+		 * queued for then, unless it is queued already.
+		 */
+		if (time_after(nb, now))
+			queue_delayed_work(SLABTRACE_SYSTEM_WQ, &jobs[j].work,
+					   nb - now);
+		else
+			mod_delayed_work(SLABTRACE_SYSTEM_WQ, &jobs[j].work, 0);
+	}
+}
+
+static struct irq_work kick = IRQ_WORK_INIT(kick_fn);
+
+static void job_fn(struct work_struct *w)
+{
+	struct slab_trace_job_slot *s =
+		container_of(to_delayed_work(w), struct slab_trace_job_slot, work);
+
+	clear_bit(s - jobs, &pending);
+	/* Cleared before the job reads what it was asked for. */
+	smp_mb__after_atomic();
+	s->fn();
+}
+
+/**
+ * slab_trace_work_kick - ask for a job
+ * @job: the job
+ *
+ * Context: Any context but NMI: a probe's too (one atomic bit, one
+ * irq_work, queued only if the bit was clear).
+ */
+void slab_trace_work_kick(enum slab_trace_job job)
+{
+	if (!test_bit(job, &pending) && !test_and_set_bit(job, &pending))
+		irq_work_queue(&kick);
+}
+
+/**
+ * slab_trace_work_job - register a job, or say when it may run next
+ * @job: the job
+ * @fn: what it does, in process context (it may sleep); NULL: keep the
+ *	one registered
+ * @delay: jiffies from now before it runs again, however often asked
+ *
+ * Context: Process context.  Registered at load, before any probe; a job
+ * may call it from its own function to space its runs, and its owner to
+ * let the next run come at once (@delay 0: a run waiting runs now).
+ */
+void slab_trace_work_job(enum slab_trace_job job, void (*fn)(void),
+			 unsigned long delay)
+{
+	if (fn) {
+		jobs[job].fn = fn;
+		INIT_DELAYED_WORK(&jobs[job].work, job_fn);
+	}
+	WRITE_ONCE(jobs[job].not_before, jiffies + delay);
+	/* Asked for and waiting: its kicks queue nothing until it runs. */
+	if (!delay && test_bit(job, &pending) && !READ_ONCE(stopped))
+		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &jobs[job].work, 0);
+}
+
+/**
+ * slab_trace_work_flush - run every job asked for, and wait for them
+ *
+ * Jobs waiting for their time run now.  For the tests.
+ *
+ * Context: Process context, may sleep; never with slab_trace_mutex held
+ * (the scan of new caches and the detach of idle probes take it).  An
+ * owner that must see its own job done while it holds that mutex does
+ * the job itself, under the job's own lock (stacks.c, table.c).
+ */
+void slab_trace_work_flush(void)
+{
+	unsigned int j;
+
+	for (j = 0; j < SLAB_TRACE_JOBS; j++)
+		WRITE_ONCE(jobs[j].not_before, jiffies);
+	irq_work_sync(&kick);
+	kick_fn(&kick);
+	for (j = 0; j < SLAB_TRACE_JOBS; j++)
+		if (jobs[j].fn)
+			flush_delayed_work(&jobs[j].work);
+}
+
+/**
+ * slab_trace_work_stop - no job runs any more
+ *
+ * Context: Process context, at unloading, once no probe can ask for a
+ * job.  A job running meanwhile may ask for another: that request is
+ * dropped.
+ */
+void slab_trace_work_stop(void)
+{
+	unsigned int j;
+
+	WRITE_ONCE(stopped, true);
+	/* Stopped before a kick_fn that starts after this reads it. */
+	smp_mb();
+	/* A kick_fn that read "not stopped" has queued what it queues. */
+	irq_work_sync(&kick);
+	for (j = 0; j < SLAB_TRACE_JOBS; j++)
+		if (jobs[j].fn)
+			cancel_delayed_work_sync(&jobs[j].work);
+	/* What the jobs cancelled here kicked: queued nothing, stopped. */
+	irq_work_sync(&kick);
+	pending = 0;
+}
+
+/**
+ * slab_trace_work_start - jobs may run
+ *
+ * Context: Process context, at loading, once every job is registered.
+ * Jobs asked for before (a command's refill at load) are queued now.
+ */
+void slab_trace_work_start(void)
+{
+	WRITE_ONCE(stopped, false);
+	if (READ_ONCE(pending))
+		irq_work_queue(&kick);
+}
