@@ -60,7 +60,7 @@
  *   kmemtrace_mutex (kmemtrace/kmemtrace.c): the trace, its filter, its
  *     buffer size, the cache table's pins.  Nested inside it: caches_lock,
  *     the stream's lock (then relay's), as above.
- *   readers_lock (kptrace/kptrace.c, spinlock): kptrace's readers, taken
+ *   readers_lock (kptrace/files.c, spinlock): kptrace's readers, taken
  *     alone, by the files' open and release.
  *   The raw spinlocks, innermost, each held for a bounded step and never
  *   two at once, taken by tracepoint probes in any context but NMI: the

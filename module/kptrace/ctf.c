@@ -24,8 +24,9 @@
  *
  * Notes on locking
  * ----------------
- * - kptrace_mutex: the commands, so opening and flushing the stream, and
- *   what the stream calls (its ops' lock).
+ * - kptrace_mutex (kptrace.c's, given at init with the rest of what the
+ *   stream calls there): the commands, so opening and flushing the
+ *   stream, and what the stream calls (its ops' lock).
  *   The stream is opened before the hooks are attached in ctf mode, and
  *   replaced only after they are detached.
  * - The hooks write with interrupts disabled, on their CPU's buffer
@@ -48,6 +49,8 @@
 #include "kptrace.h"
 
 static struct slabtrace_stream kptrace_stream;
+/* What the stream calls in kptrace.c, given at init (kptrace_ctf_init()). */
+static const struct kptrace_ctf_owner *owner;
 
 /* Bytes per CPU of a stream for a queue size of @size: whole pages. */
 static size_t ctf_bytes(unsigned long size)
@@ -66,7 +69,7 @@ static size_t ctf_bytes(unsigned long size)
  */
 int kptrace_ctf_open(unsigned long size)
 {
-	lockdep_assert_held(&kptrace_mutex);
+	lockdep_assert_held(owner->lock);
 	if (!kptrace_stream.ops) {
 		pr_warn_ratelimited("syscall: start ctf: the module is going\n");
 		return -ENODEV;
@@ -79,7 +82,7 @@ int kptrace_ctf_open(unsigned long size)
 /* Close every open packet, for the reader.  No hook may be writing. */
 void kptrace_ctf_flush(void)
 {
-	lockdep_assert_held(&kptrace_mutex);
+	lockdep_assert_held(owner->lock);
 	slabtrace_stream_flush(&kptrace_stream);
 }
 
@@ -185,7 +188,7 @@ static int metadata_events(struct seq_file *m)
 
 static unsigned int buffer_kb(void)
 {
-	return ctf_bytes(kptrace_buffer_size()) / 1024;
+	return ctf_bytes(kptrace_queue_size()) / 1024;
 }
 
 /* "syscall size NK": the queue's size and the next stream's are one. */
@@ -193,24 +196,22 @@ static int set_buffer_kb(unsigned int kb)
 {
 	char size_word[] = "size", num[16], *words[3];
 
-	lockdep_assert_held(&kptrace_mutex);
+	lockdep_assert_held(owner->lock);
 	snprintf(num, sizeof(num), "%uK", kb);
 	words[0] = size_word;
 	words[1] = num;
 	words[2] = NULL;
-	return kptrace_command(2, words);
+	return owner->command(2, words);
 }
 
-static const struct slabtrace_stream_ops stream_ops = {
+/* The members kptrace.c owns are set by kptrace_ctf_init(). */
+static struct slabtrace_stream_ops stream_ops = {
 	.name = "kptrace",
 	.dir = "kptrace/ctf",
 	.abi_version = KPT_CTF_ABI_VERSION,
 	.metadata_size = 64 * 1024,
-	.lock = &kptrace_mutex,
 	.start_cmd = "syscall start ctf",
 	.stop_cmd = "syscall stop ctf",
-	.show_enable = kptrace_ctf_show_enable,
-	.running = kptrace_ctf_tracing,
 	.buffer_kb = buffer_kb,
 	.set_buffer_kb = set_buffer_kb,
 	.metadata_events = metadata_events,
@@ -223,9 +224,20 @@ void kptrace_ctf_status(struct seq_file *m)
 	slabtrace_stream_status(&kptrace_stream, m);
 }
 
-/* The stream, its directory and files.  Not with kptrace_mutex held. */
-int kptrace_ctf_init(void)
+/**
+ * kptrace_ctf_init - the stream, its directory and files
+ * @o: what the stream asks of kptrace.c: its mutex, whether the hooks
+ *     write here, the enable file's line, the "syscall" command
+ *
+ * Context: Process context, at loading; not with kptrace_mutex held.
+ * Return: 0 or a negative errno.
+ */
+int kptrace_ctf_init(const struct kptrace_ctf_owner *o)
 {
+	owner = o;
+	stream_ops.lock = o->lock;
+	stream_ops.running = o->running;
+	stream_ops.show_enable = o->show_enable;
 	return slabtrace_stream_init(&kptrace_stream, &stream_ops, NULL, 0);
 }
 

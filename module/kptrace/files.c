@@ -17,11 +17,19 @@
  * short read keeps the rest for that file's next read.
  *
  * The size of kptrace is set after reads, at commands, and every 100 ms
- * while tracing (size_work); procfs keeps one inode per mount, which takes
+ * while a trace writes to the queue (size_work); procfs keeps one inode per mount, which takes
  * the size when it is looked up, opened or read (files.c).
+ *
+ * A process that has one of them open (or kptrace/ctf/metadata: ctf.c)
+ * is a reader, whose own calls are never traced: its read() calls would
+ * fill the queue it drains.  The hooks ask kptrace_is_reader().
  *
  * Notes on locking
  * ----------------
+ * - readers_lock (spinlock): readers[], reader_refs[] and nr_readers,
+ *   taken alone by the files' open and release; the hooks read readers[]
+ *   without it (a reader that just opened may see one more of its calls
+ *   traced).
  * - kptrace_reader.lock (mutex): one open file's pending line.
  * - The inode lock of queue: its i_size.
  */
@@ -32,6 +40,7 @@
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
@@ -52,6 +61,75 @@ struct kptrace_reader {
 		char space[sizeof(struct kptrace_rec) + KPTRACE_DATA_MAX];
 	};
 };
+
+/* Processes that may have kptrace open at once. */
+#define KPTRACE_MAX_READERS	8
+
+/* readers[], reader_refs[] and nr_readers (the hooks read them locklessly). */
+static DEFINE_SPINLOCK(readers_lock);
+static pid_t readers[KPTRACE_MAX_READERS];
+static unsigned int reader_refs[KPTRACE_MAX_READERS];
+static unsigned int nr_readers;		/* readers[] in use */
+
+/* Whether @tgid has a kptrace file open.  Called by the hooks: no lock. */
+bool kptrace_is_reader(pid_t tgid)
+{
+	unsigned int i;
+
+	if (likely(!READ_ONCE(nr_readers)))
+		return false;
+	for (i = 0; i < KPTRACE_MAX_READERS; i++)
+		if (READ_ONCE(readers[i]) == tgid)
+			return true;
+	return false;
+}
+
+/**
+ * kptrace_readers_update - a process opened or closed a kptrace file
+ * @tgid: the process; the closing may happen in another process (the last
+ *	  fput() of a shared file): the caller passes the tgid it opened with
+ * @add: opened (true) or closed
+ *
+ * A process that reads kptrace is never traced: its own read() calls
+ * would fill the queue it drains.  At most KPTRACE_MAX_READERS processes
+ * have kptrace open at once; the next one's open fails rather than see
+ * its own calls.
+ *
+ * Return: 0, or -EUSERS if @add and KPTRACE_MAX_READERS other processes are
+ * readers already.
+ */
+int kptrace_readers_update(pid_t tgid, bool add)
+{
+	unsigned int i, free = KPTRACE_MAX_READERS;
+	int ret = 0;
+
+	spin_lock(&readers_lock);
+	for (i = 0; i < KPTRACE_MAX_READERS; i++) {
+		if (readers[i] == tgid)
+			break;
+		if (!readers[i] && free == KPTRACE_MAX_READERS)
+			free = i;
+	}
+	if (add) {
+		if (i == KPTRACE_MAX_READERS && free < KPTRACE_MAX_READERS) {
+			i = free;
+			WRITE_ONCE(readers[i], tgid);
+			WRITE_ONCE(nr_readers, nr_readers + 1);
+		}
+		if (i < KPTRACE_MAX_READERS)
+			reader_refs[i]++;
+		else
+			ret = -EUSERS;
+	} else if (i < KPTRACE_MAX_READERS && !--reader_refs[i]) {
+		WRITE_ONCE(readers[i], 0);
+		WRITE_ONCE(nr_readers, nr_readers - 1);
+	}
+	spin_unlock(&readers_lock);
+	if (ret)
+		pr_warn_ratelimited("kptrace: %u processes have it open already: no more readers\n",
+				    KPTRACE_MAX_READERS);
+	return ret;
+}
 
 static void size_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(size_work, size_work_fn);
@@ -214,7 +292,7 @@ struct slabtrace_file kptrace_files[KPTRACE_NR_FILES] = {
 void kptrace_files_update_size(void)
 {
 	slabtrace_file_set_size(&kptrace_files[0], kptrace_queue_bytes());
-	if (kptrace_tracing())
+	if (kptrace_queue_in_use())
 		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &size_work, HZ / 10);
 }
 

@@ -26,7 +26,7 @@
  * most KPTRACE_CHAIN_MAX entries, so every loop of a hook is bounded.  A task
  * that finds no free entry, or its bucket full, has its calls counted as
  * dropped.  Processes reading kptrace are never traced: each
- * read would queue a record for the next read.
+ * read would queue a record for the next read (files.c knows them).
  *
  * The system, as the core drives it (kptrace_system), is at the end: its
  * one command word, "syscall", its lines of status and help, its files
@@ -53,9 +53,6 @@
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
  *   by the hooks and by the RCU callback that gives an entry back (the
  *   start builds the list before either can run).
- * - readers_lock (spinlock): readers[] and nr_readers, the processes
- *   reading kptrace; the hooks read them without the lock (a reader that
- *   just opened may see one more of its calls traced).
  * - last_entry (per CPU): written and read by the hooks of its CPU only,
  *   cleared by the detach once they are gone.  An entry's task is set by
  *   its own task's hook before it enters a bucket, and cleared
@@ -74,7 +71,6 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/overflow.h>
 #include <linux/parser.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
@@ -91,72 +87,8 @@
 
 #include "kptrace.h"
 
-#define KPTRACE_SIZE_MIN	PAGE_SIZE
-#define KPTRACE_SIZE_MAX	(256UL << 20)
-
 /* kptrace_mutex: see Notes on locking. */
 DEFINE_MUTEX(kptrace_mutex);
-
-static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
-
-/**
- * parse_size - a queue size, for "syscall size" and kptrace_size=
- * @arg: decimal bytes with an optional K or M suffix (KiB, MiB): "4096",
- *	 "64K", "2M"; no sign, no hex, a trailing newline allowed
- * @size: the bytes
- *
- * Not memparse(), which wraps on overflow: "17592186044417M" would be 1M.
- *
- * Return: 0; -EINVAL if @arg is not such a size; -ERANGE if it overflows
- * or is outside KPTRACE_SIZE_MIN..KPTRACE_SIZE_MAX.
- */
-static int parse_size(const char *arg, unsigned long *size)
-{
-	size_t len = strcspn(arg, "\n"), digits = strspn(arg, "0123456789");
-	unsigned int shift = 0;
-	char num[24];
-	u64 n;
-	int ret;
-
-	if (digits && digits + 1 == len && (arg[digits] == 'K' ||
-					    arg[digits] == 'M'))
-		shift = arg[digits] == 'K' ? 10 : 20;
-	if (!digits || (digits != len && !shift) || strlen(arg + len) > 1) {
-		ret = -EINVAL;
-	} else if (digits >= sizeof(num)) {
-		ret = -ERANGE;
-	} else {
-		memcpy(num, arg, digits);
-		num[digits] = '\0';
-		ret = kstrtou64(num, 10, &n);
-		if (!ret && (check_shl_overflow(n, shift, &n) ||
-			     n < KPTRACE_SIZE_MIN || n > KPTRACE_SIZE_MAX))
-			ret = -ERANGE;
-	}
-	if (ret) {
-		pr_warn_ratelimited("syscall: size: '%*pE' is not a size from %lu to %lu bytes (decimal, K or M)%s\n",
-				    (int)min_t(size_t, strlen(arg), 32), arg,
-				    KPTRACE_SIZE_MIN, KPTRACE_SIZE_MAX,
-				    ret == -ERANGE ? ": out of range" : "");
-		return ret;
-	}
-	*size = n;
-	return 0;
-}
-
-static int set_size_param(const char *val, const struct kernel_param *kp)
-{
-	return parse_size(val, kp->arg);
-}
-
-static const struct kernel_param_ops size_param_ops = {
-	.set = set_size_param,
-	.get = param_get_ulong,
-};
-
-module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0444);
-MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
-#define KPTRACE_MAX_READERS	8
 
 /* In-flight entries: traced tasks alive at once. */
 #define KPTRACE_TASKS_MIN	4U
@@ -228,79 +160,14 @@ static bool tracing;
 /* The hooks write to the binary stream (kptrace/ctf.c), not the queue. */
 static bool to_ctf;
 
-/* readers[], reader_refs[] and nr_readers (the hooks read them locklessly). */
-static DEFINE_SPINLOCK(readers_lock);
-static pid_t readers[KPTRACE_MAX_READERS];
-static unsigned int reader_refs[KPTRACE_MAX_READERS];
-static unsigned int nr_readers;		/* readers[] in use */
-
 static struct tracepoint *tp_sys_enter, *tp_sys_exit, *tp_process_exit;
-
-static bool is_reader(pid_t tgid)
-{
-	unsigned int i;
-
-	if (likely(!READ_ONCE(nr_readers)))
-		return false;
-	for (i = 0; i < KPTRACE_MAX_READERS; i++)
-		if (READ_ONCE(readers[i]) == tgid)
-			return true;
-	return false;
-}
-
-/**
- * kptrace_readers_update - a process opened or closed a kptrace file
- * @tgid: the process; the closing may happen in another process (the last
- *	  fput() of a shared file): the caller passes the tgid it opened with
- * @add: opened (true) or closed
- *
- * A process that reads kptrace is never traced: its own read() calls
- * would fill the queue it drains.  At most KPTRACE_MAX_READERS processes
- * have kptrace open at once; the next one's open fails rather than see
- * its own calls.
- *
- * Return: 0, or -EUSERS if @add and KPTRACE_MAX_READERS other processes are
- * readers already.
- */
-int kptrace_readers_update(pid_t tgid, bool add)
-{
-	unsigned int i, free = KPTRACE_MAX_READERS;
-	int ret = 0;
-
-	spin_lock(&readers_lock);
-	for (i = 0; i < KPTRACE_MAX_READERS; i++) {
-		if (readers[i] == tgid)
-			break;
-		if (!readers[i] && free == KPTRACE_MAX_READERS)
-			free = i;
-	}
-	if (add) {
-		if (i == KPTRACE_MAX_READERS && free < KPTRACE_MAX_READERS) {
-			i = free;
-			WRITE_ONCE(readers[i], tgid);
-			WRITE_ONCE(nr_readers, nr_readers + 1);
-		}
-		if (i < KPTRACE_MAX_READERS)
-			reader_refs[i]++;
-		else
-			ret = -EUSERS;
-	} else if (i < KPTRACE_MAX_READERS && !--reader_refs[i]) {
-		WRITE_ONCE(readers[i], 0);
-		WRITE_ONCE(nr_readers, nr_readers - 1);
-	}
-	spin_unlock(&readers_lock);
-	if (ret)
-		pr_warn_ratelimited("kptrace: %u processes have it open already: no more readers\n",
-				    KPTRACE_MAX_READERS);
-	return ret;
-}
 
 static bool task_traced(struct task_struct *task)
 {
 	const struct kptrace_filter *f = rcu_dereference_sched(filter);
 	unsigned int i;
 
-	if (!f || is_reader(task->tgid))
+	if (!f || kptrace_is_reader(task->tgid))
 		return false;
 	switch (f->mode) {
 	case FILTER_PID:
@@ -357,28 +224,6 @@ static void entry_put(struct kptrace_task *t)
 	t->next_free = entries_free;
 	entries_free = t;
 	raw_spin_unlock_irqrestore(&entries_lock, flags);
-}
-
-/**
- * kptrace_mem_check - whether a command may allocate @bytes
- * @what: what for, in the log line
- * @bytes: how much
- *
- * A command's buffers take at most half the memory available
- * (si_mem_available()): a start that would take more fails at once,
- * rather than leave the system short (or wake the OOM killer).
- *
- * Return: 0, or -ENOMEM (logged).
- */
-int kptrace_mem_check(const char *what, u64 bytes)
-{
-	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
-
-	if (bytes <= avail / 2)
-		return 0;
-	pr_warn_ratelimited("syscall: start: %s would take %llu KiB, more than half the %llu KiB available\n",
-			    what, bytes >> 10, avail >> 10);
-	return -ENOMEM;
 }
 
 /*
@@ -596,7 +441,7 @@ static void kptrace_sys_exit(void *data, struct pt_regs *regs, long ret)
 	struct kptrace_task *t = task_entry(current, false);
 
 	if (t && t->active) {
-		if (is_reader(current->tgid))
+		if (kptrace_is_reader(current->tgid))
 			t->active = false;
 		else
 			finish(t, ret, 0);
@@ -652,9 +497,9 @@ static int kptrace_attach(void)
 		return -ENODEV;
 	}
 	if (to_ctf)
-		ret = kptrace_ctf_open(kptrace_size);
+		ret = kptrace_ctf_open(kptrace_queue_size());
 	else
-		ret = kptrace_queue_start(kptrace_size);
+		ret = kptrace_queue_start(kptrace_queue_size());
 	if (ret)
 		return ret;
 	ret = table_alloc();
@@ -801,7 +646,7 @@ static int set_size(const char *arg)
 	unsigned long size;
 	int ret;
 
-	ret = parse_size(arg, &size);
+	ret = kptrace_queue_parse_size(arg, &size);
 	if (ret)
 		return ret;
 	if (tracing) {
@@ -809,8 +654,7 @@ static int set_size(const char *arg)
 		return -EBUSY;
 	}
 	/* The next start makes a queue of the new size. */
-	kptrace_queue_discard();
-	WRITE_ONCE(kptrace_size, size);
+	kptrace_queue_resize(size);
 	kptrace_files_update_size();
 	return 0;
 }
@@ -848,7 +692,7 @@ static int stop_ctf(void)
  *
  * Called with kptrace_mutex held.
  */
-int kptrace_command(int argc, char **argv)
+static int kptrace_command(int argc, char **argv)
 {
 	enum { K_START, K_STOP, K_CLEAR, K_SIZE, K_ERR };
 	static const match_table_t verbs = {
@@ -897,19 +741,16 @@ int kptrace_command(int argc, char **argv)
 	}
 }
 
-/* Bytes per CPU of the queue, and of the next binary stream. */
-unsigned long kptrace_buffer_size(void)
-{
-	return READ_ONCE(kptrace_size);
-}
-
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* Whether the hooks are attached (for the tests). */
 bool kptrace_tracing(void)
 {
 	return READ_ONCE(tracing);
 }
+#endif
 
 /* Whether the hooks write to the binary stream. */
-bool kptrace_ctf_tracing(void)
+static bool kptrace_ctf_tracing(void)
 {
 	return READ_ONCE(tracing) && READ_ONCE(to_ctf);
 }
@@ -919,7 +760,7 @@ bool kptrace_ctf_tracing(void)
  * ctf", while the hooks write to it; else "0".  Called with
  * kptrace_mutex held.
  */
-void kptrace_ctf_show_enable(struct seq_file *m)
+static void kptrace_ctf_show_enable(struct seq_file *m)
 {
 	const struct kptrace_filter *f;
 	unsigned int i;
@@ -960,6 +801,14 @@ static void kptrace_status(struct seq_file *m)
 	mutex_unlock(&kptrace_mutex);
 }
 
+/* What the binary stream calls here: ctf.c calls nothing above it. */
+static const struct kptrace_ctf_owner ctf_owner = {
+	.lock = &kptrace_mutex,
+	.running = kptrace_ctf_tracing,
+	.show_enable = kptrace_ctf_show_enable,
+	.command = kptrace_command,
+};
+
 static int kptrace_init(void)
 {
 	unsigned int i;
@@ -970,7 +819,7 @@ static int kptrace_init(void)
 	ret = kptrace_summary_init();
 	if (ret)
 		return ret;
-	ret = kptrace_ctf_init();
+	ret = kptrace_ctf_init(&ctf_owner);
 	if (ret)
 		kptrace_summary_exit();
 	return ret;

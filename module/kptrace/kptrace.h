@@ -68,13 +68,16 @@ struct kptrace_call {
 
 /* kptrace.c: the hooks, the "syscall" commands, kptrace's mutex. */
 extern struct mutex kptrace_mutex;
-int kptrace_command(int argc, char **argv);
-bool kptrace_tracing(void);
-int kptrace_readers_update(pid_t tgid, bool add);
-unsigned long kptrace_buffer_size(void);
-int kptrace_mem_check(const char *what, u64 bytes);
 
-/* queue.c: per-CPU binary records, drained in the order the calls ended. */
+/*
+ * queue.c: per-CPU binary records, drained in the order the calls ended;
+ * its size, and the memory kptrace's buffers may take.
+ */
+int kptrace_mem_check(const char *what, u64 bytes);
+int kptrace_queue_parse_size(const char *arg, unsigned long *size);
+unsigned long kptrace_queue_size(void);
+void kptrace_queue_resize(unsigned long size);
+bool kptrace_queue_in_use(void);
 int kptrace_queue_start(unsigned long size);
 void kptrace_queue_stop(void);
 void kptrace_queue_discard(void);
@@ -91,10 +94,18 @@ unsigned long kptrace_queue_held(unsigned long *records);
 void kptrace_queue_exit(void);
 extern wait_queue_head_t kptrace_wait;
 
-/* kptrace/ctf.c: the binary stream; kptrace.c: its state. */
-bool kptrace_ctf_tracing(void);
-void kptrace_ctf_show_enable(struct seq_file *m);
-int kptrace_ctf_init(void);
+/*
+ * kptrace/ctf.c: the binary stream.  What it calls in kptrace.c, which is
+ * above it, kptrace.c gives it at init.
+ */
+struct kptrace_ctf_owner {
+	struct mutex *lock;			/* kptrace_mutex */
+	bool (*running)(void);			/* the hooks write here */
+	void (*show_enable)(struct seq_file *m);	/* the enable file */
+	int (*command)(int argc, char **argv);	/* "syscall ..." */
+};
+
+int kptrace_ctf_init(const struct kptrace_ctf_owner *o);
 int kptrace_ctf_open(unsigned long size);
 void kptrace_ctf_flush(void);
 void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
@@ -112,11 +123,16 @@ void kptrace_summary_reset(void);
 int kptrace_summary_show(struct seq_file *m);
 void kptrace_summary_exit(void);
 
-/* files.c: queue, pipe, stats, summary; the core makes them. */
+/*
+ * files.c: queue, pipe, stats, summary, which the core makes; the
+ * processes reading kptrace.
+ */
 #define KPTRACE_NR_FILES	4
 extern struct slabtrace_file kptrace_files[KPTRACE_NR_FILES];
 void kptrace_files_update_size(void);
 void kptrace_files_exit(void);
+int kptrace_readers_update(pid_t tgid, bool add);
+bool kptrace_is_reader(pid_t tgid);
 
 /*
  * Global only for the KUnit suites: static in the module
@@ -125,6 +141,11 @@ void kptrace_files_exit(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 void kptrace_queue_counts(unsigned long *written, unsigned long *read,
 			  unsigned long *dropped);
+#endif
+
+/* kptrace.c: a helper of the KUnit suite alone. */
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+bool kptrace_tracing(void);
 #endif
 
 #endif /* _SLABTRACE_KPTRACE_H */

@@ -13,6 +13,9 @@
  * by start time: that would need the records of calls still running, a
  * long call holding back every other.
  *
+ * Its size ("syscall size", the module parameter kptrace_size) is kept
+ * here, for the next queue and the next binary stream (ctf.c).
+ *
  * The queue exists only while it is needed: "syscall start" makes it (if
  * records of an earlier trace do not still hold it), after checking that
  * it takes at most half the memory available (kptrace_mem_check());
@@ -46,7 +49,10 @@
 
 #include <kunit/visibility.h>
 #include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/ring_buffer.h>
@@ -66,6 +72,70 @@ static void wake_fn(struct irq_work *work)
 }
 
 static struct irq_work wake_work = IRQ_WORK_INIT(wake_fn);
+
+#define KPTRACE_SIZE_MIN	PAGE_SIZE
+#define KPTRACE_SIZE_MAX	(256UL << 20)
+
+/* Bytes per CPU of the next queue and stream ("syscall size"). */
+static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
+
+/**
+ * kptrace_queue_parse_size - a queue size, for "syscall size" and kptrace_size=
+ * @arg: decimal bytes with an optional K or M suffix (KiB, MiB): "4096",
+ *	 "64K", "2M"; no sign, no hex, a trailing newline allowed
+ * @size: the bytes
+ *
+ * Not memparse(), which wraps on overflow: "17592186044417M" would be 1M.
+ *
+ * Return: 0; -EINVAL if @arg is not such a size; -ERANGE if it overflows
+ * or is outside KPTRACE_SIZE_MIN..KPTRACE_SIZE_MAX.
+ */
+int kptrace_queue_parse_size(const char *arg, unsigned long *size)
+{
+	size_t len = strcspn(arg, "\n"), digits = strspn(arg, "0123456789");
+	unsigned int shift = 0;
+	char num[24];
+	u64 n;
+	int ret;
+
+	if (digits && digits + 1 == len && (arg[digits] == 'K' ||
+					    arg[digits] == 'M'))
+		shift = arg[digits] == 'K' ? 10 : 20;
+	if (!digits || (digits != len && !shift) || strlen(arg + len) > 1) {
+		ret = -EINVAL;
+	} else if (digits >= sizeof(num)) {
+		ret = -ERANGE;
+	} else {
+		memcpy(num, arg, digits);
+		num[digits] = '\0';
+		ret = kstrtou64(num, 10, &n);
+		if (!ret && (check_shl_overflow(n, shift, &n) ||
+			     n < KPTRACE_SIZE_MIN || n > KPTRACE_SIZE_MAX))
+			ret = -ERANGE;
+	}
+	if (ret) {
+		pr_warn_ratelimited("syscall: size: '%*pE' is not a size from %lu to %lu bytes (decimal, K or M)%s\n",
+				    (int)min_t(size_t, strlen(arg), 32), arg,
+				    KPTRACE_SIZE_MIN, KPTRACE_SIZE_MAX,
+				    ret == -ERANGE ? ": out of range" : "");
+		return ret;
+	}
+	*size = n;
+	return 0;
+}
+
+static int set_size_param(const char *val, const struct kernel_param *kp)
+{
+	return kptrace_queue_parse_size(val, kp->arg);
+}
+
+static const struct kernel_param_ops size_param_ops = {
+	.set = set_size_param,
+	.get = param_get_ulong,
+};
+
+module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0444);
+MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
 
 static struct trace_buffer __rcu *kptrace_buffer;
 /* kptrace_buffer's creation and freeing, in_use, the reading (see above). */
@@ -116,8 +186,30 @@ static void queue_trim(void)
 }
 
 /**
+ * kptrace_mem_check - whether a command may allocate @bytes
+ * @what: what for, in the log line
+ * @bytes: how much
+ *
+ * A command's buffers take at most half the memory available
+ * (si_mem_available()): a start that would take more fails at once,
+ * rather than leave the system short (or wake the OOM killer).
+ *
+ * Return: 0, or -ENOMEM (logged).
+ */
+int kptrace_mem_check(const char *what, u64 bytes)
+{
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+
+	if (bytes <= avail / 2)
+		return 0;
+	pr_warn_ratelimited("syscall: start: %s would take %llu KiB, more than half the %llu KiB available\n",
+			    what, bytes >> 10, avail >> 10);
+	return -ENOMEM;
+}
+
+/**
  * kptrace_queue_start - the queue, for a trace to write to
- * @size: bytes per CPU, if it must be made
+ * @size: bytes per CPU, if it must be made (kptrace_queue_size())
  *
  * Makes the queue unless the records of an earlier trace still hold it
  * (of the same size: "syscall size" discards it).
@@ -174,6 +266,25 @@ void kptrace_queue_discard(void)
 	if (!WARN_ON_ONCE(in_use))
 		queue_free();
 	mutex_unlock(&queue_lock);
+}
+
+/* "syscall size": the queue goes; the next start makes one of @size. */
+void kptrace_queue_resize(unsigned long size)
+{
+	kptrace_queue_discard();
+	WRITE_ONCE(kptrace_size, size);
+}
+
+/* Bytes per CPU of the next queue, and of the next binary stream. */
+unsigned long kptrace_queue_size(void)
+{
+	return READ_ONCE(kptrace_size);
+}
+
+/* Whether a trace writes to the queue (its size changes). */
+bool kptrace_queue_in_use(void)
+{
+	return READ_ONCE(in_use);
 }
 
 /* A call the hooks could not follow (no entry): counted as dropped. */
@@ -383,7 +494,7 @@ void kptrace_queue_show_stats(struct seq_file *m)
 	seq_printf(m, "written: %lu\nread: %lu\ndropped: %lu\n", written,
 		   read, dropped);
 	seq_printf(m, "queued: %lu bytes\nqueue size: %lu bytes per CPU, %u CPUs\n",
-		   kptrace_queue_bytes(), kptrace_buffer_size(),
+		   kptrace_queue_bytes(), kptrace_size,
 		   num_possible_cpus());
 	seq_printf(m, "allocated: %lu bytes\n", allocated());
 	mutex_unlock(&queue_lock);
