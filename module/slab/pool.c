@@ -42,7 +42,9 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "slab.h"
+#include "hold.h"
+#include "pool.h"
+#include "worker.h"
 
 /*
  * Records moved per lock hold: at most some 12 us with interrupts off

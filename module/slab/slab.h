@@ -41,41 +41,19 @@
 #define slabtrace_div64_u64(dividend, divisor)	div64_u64(dividend, divisor)
 #include <uapi/slabtrace/sample.h>
 
+#include "hold.h"
 #include "lifetime.h"
+#include "pool.h"
+#include "record.h"
+#include "table.h"
+#include "worker.h"
 
 struct kmem_cache;
 struct kobject;
 struct module;
 
-/*
- * Caches traced, or stopped but still holding records, at once: more than
- * a kernel has ("start all" traces every one).
- */
-#define SLAB_TRACE_MAX_CACHES	1024
-/* Record owners: as many more, for the fresh tables of caches being reset. */
-#define SLAB_TRACE_MAX_OWNERS	(2 * SLAB_TRACE_MAX_CACHES)
 /* Frames walked per allocation, before the tracer's own are trimmed. */
 #define SLAB_TRACE_STACK_DEPTH	32
-
-/*
- * worker.c: the work the probes ask for, one job a bit, a work item a
- * job, all kicked by one irq_work.
- */
-enum slab_trace_job {
-	SLAB_TRACE_JOB_REFILL,		/* pool.c: refill the lists */
-	SLAB_TRACE_JOB_GROW,		/* table.c: grow the table */
-	SLAB_TRACE_JOB_STACKS,		/* stacks.c: save deferred traces */
-	SLAB_TRACE_JOB_FOLLOW,		/* follow.c: start new caches */
-	SLAB_TRACE_JOB_IDLE,		/* slab.c: detach idle probes */
-	SLAB_TRACE_JOBS,
-};
-
-void slab_trace_work_kick(enum slab_trace_job job);
-void slab_trace_work_job(enum slab_trace_job job, void (*fn)(void),
-			 unsigned long delay);
-void slab_trace_work_flush(void);
-void slab_trace_work_start(void);
-void slab_trace_work_stop(void);
 
 /* slab.c: loading, the commands, slab_trace's mutex, the limit. */
 extern struct mutex slab_trace_mutex;
@@ -86,176 +64,10 @@ extern unsigned long slab_trace_record_limit;
 /* snapshot.c: copies of records in progress (see its Notes on locking). */
 extern struct rw_semaphore slab_trace_print_sem;
 
-/* context.c: who made an allocation. */
-enum slab_trace_ctx_kind {
-	SLAB_TRACE_CTX_TASK,
-	SLAB_TRACE_CTX_KTHREAD,
-	SLAB_TRACE_CTX_WORKER,		/* a process's io_uring or vhost thread */
-	SLAB_TRACE_CTX_SOFTIRQ,
-	SLAB_TRACE_CTX_HARDIRQ,
-};
-
-/* Who made an allocation: a copy in each record, as kmemleak keeps. */
-struct slab_trace_who {
-	pid_t pid;			/* 0 in interrupts */
-	u8 ctx;				/* enum slab_trace_ctx_kind */
-	char comm[TASK_COMM_LEN];	/* NUL-padded; "" in interrupts */
-};
-
-struct slab_trace_record;
+/* context.c: who made an allocation (record.h's struct slab_trace_who). */
 void slab_trace_ctx_fill(struct slab_trace_record *rec);
 void slab_trace_ctx_show(struct seq_file *m, const struct slab_trace_who *w);
 void slab_trace_syscall_show(struct seq_file *m, s16 syscall);
-
-/*
- * The record of one outstanding object (table.c keeps them, pool.c gives
- * them out).  64 bytes, a cache line: the stack is stored once, in the
- * depot, and named by a 32-bit handle; who made the object is copied in
- * (context.c says why); the time is in milliseconds since the cache's
- * trace began (slab_trace_traced.epoch), which lasts 49 days.
- */
-struct slab_trace_record {
-	struct slab_trace_record *next;	/* hash chain, or pool free list */
-	const void *obj;		/* the object: the key */
-	u32 stamp;			/* allocated at epoch + stamp ms */
-	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
-	u32 bytes_req;
-	u32 gfp;			/* the allocation's gfp_t */
-	u16 cpu;
-	s16 syscall;			/* -1: none; | SLAB_TRACE_SYSCALL_COMPAT */
-	s16 node;			/* of the object's memory; NUMA_NO_NODE */
-	u16 owner;			/* slab_trace_traced.id */
-	struct slab_trace_who who;
-};
-
-/* slab_trace_record.syscall of a 32-bit system call. */
-#define SLAB_TRACE_SYSCALL_COMPAT	0x4000
-
-/*
- * table.c: the records of every traced cache in one table, by object
- * address.  An address belongs to one live object at a time, so one lookup
- * answers a free whatever cache it is in, and finds the stale record of a
- * reused address whatever cache held it.
- */
-#define SLAB_TRACE_TABLE_LOCKS	128
-
-struct slab_trace_buckets {
-	unsigned long mask;		/* number of buckets - 1 */
-	u16 *sig;			/* per bucket: see table.c */
-	struct slab_trace_record *head[];
-};
-
-/* One stripe of the table, on a cacheline of its own. */
-struct slab_trace_stripe {
-	/* The chains of the buckets b with b % SLAB_TRACE_TABLE_LOCKS == i. */
-	raw_spinlock_t lock;
-	struct slab_trace_buckets *old;	/* where the stripe's records are */
-	struct slab_trace_buckets *new;	/* during a grow: where they go */
-	unsigned long moved;		/* buckets of old moved to new */
-} ____cacheline_aligned_in_smp;
-
-struct slab_trace_table {
-	struct slab_trace_stripe stripe[SLAB_TRACE_TABLE_LOCKS];
-	struct slab_trace_buckets __rcu *cur;	/* for the lockless check */
-	atomic_long_t nr;
-	atomic_long_t owned[SLAB_TRACE_MAX_OWNERS];	/* by record owner */
-	atomic_long_t grow_failed;
-	/* After a failed grow, none is tried before this (jiffies). */
-	unsigned long grow_retry;
-	unsigned long grow_backoff;	/* how long the last wait was */
-	unsigned long shrinks;		/* resizes to fewer buckets */
-	/* Resize steps (one bucket each, under its lock): count, time, most moved. */
-	unsigned long grow_steps;
-	u64 grow_hold_ns;
-	unsigned int grow_most_moved;
-	/* Moving records between arrays; iterating.  Before a stripe lock. */
-	struct mutex grow_mutex;
-	/* An insert found the table too full: grow it (bit 0). */
-	unsigned long grow_asked;
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	/* Called by a resize between rows of moves, with no lock held. */
-	void (*grow_step)(struct slab_trace_table *t);
-#endif
-};
-
-extern struct slab_trace_table slab_trace_records;
-
-int slab_trace_table_init(struct slab_trace_table *t);
-void slab_trace_table_destroy(struct slab_trace_table *t,
-			      void (*free_rec)(struct slab_trace_record *rec));
-bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj);
-struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
-						  struct slab_trace_record *rec);
-struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
-						  const void *obj);
-bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
-			    u16 owner);
-unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
-					    const unsigned long *owners,
-					    void (*free_rec)(struct slab_trace_record *rec));
-unsigned long slab_trace_table_buckets(struct slab_trace_table *t);
-bool slab_trace_table_set_stack(struct slab_trace_table *t, const void *obj,
-				u16 owner, u32 stamp, depot_stack_handle_t stack);
-
-static inline long slab_trace_table_count(struct slab_trace_table *t)
-{
-	return atomic_long_read(&t->nr);
-}
-
-static inline long slab_trace_table_owned(struct slab_trace_table *t, u16 owner)
-{
-	return atomic_long_read(&t->owned[owner]);
-}
-
-struct slab_trace_table_iter {
-	struct slab_trace_table *t;
-	unsigned long bucket;
-	unsigned int need;		/* room the last bucket wanted */
-};
-
-int slab_trace_table_for_each(struct slab_trace_table *t,
-			      int (*fn)(const struct slab_trace_record *rec,
-					void *arg),
-			      void *arg);
-
-/*
- * pool.c: records, preallocated.  The probes take and give back records
- * per CPU and never call the slab allocator; a work item refills.
- */
-struct slab_trace_pool_cpu {
-	raw_spinlock_t lock;			/* @head and @nr (irq-safe) */
-	struct slab_trace_record *head;
-	unsigned int nr;
-};
-
-struct slab_trace_pool {
-	struct kmem_cache *cache;
-	struct slab_trace_pool_cpu __percpu *cpu;
-	unsigned int size;		/* records per CPU, refilled to */
-	atomic_long_t allocated;	/* from the cache, not yet freed */
-	bool draining;			/* refill nothing */
-	struct mutex refill_mutex;	/* size, draining, refills */
-};
-
-/* Records per CPU: the default, and what "pool N" accepts. */
-#define SLAB_TRACE_POOL_DEFAULT	4096U
-#define SLAB_TRACE_POOL_MIN	16U
-#define SLAB_TRACE_POOL_MAX	1048576U	/* 2^20 */
-/* What a record costs, table included (the default limit's unit). */
-#define SLAB_TRACE_RECORD_BYTES	72
-
-extern struct slab_trace_pool slab_trace_pool;
-
-int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
-			 unsigned int size);
-void slab_trace_pool_destroy(struct slab_trace_pool *p);
-struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p);
-void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *rec);
-int slab_trace_pool_fill(struct slab_trace_pool *p);
-int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size);
-void slab_trace_pool_drain(struct slab_trace_pool *p);
-unsigned long slab_trace_pool_free_count(struct slab_trace_pool *p);
-void slab_trace_record_free(struct slab_trace_record *rec);
 
 /*
  * traced.c: the caches being traced, or holding records, and what the
@@ -579,57 +391,6 @@ bool slab_trace_stack_in_module(struct module *mod, bool init);
 long slab_trace_stack_deferred(void);
 void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
-/*
- * make bench (CONFIG_SLABTRACE_BENCH only): how long raw spinlocks were
- * held with interrupts off, by the code that held them, and how much
- * each hold did (records or ids).
- */
-enum slab_trace_hold {
-	SLAB_TRACE_HOLD_POOL,		/* pool.c: a refill's batch */
-	SLAB_TRACE_HOLD_PURGE,		/* table.c: a purge's bucket */
-	SLAB_TRACE_HOLD_GROW,		/* table.c: a resize's bucket */
-	SLAB_TRACE_HOLDS,
-};
-
-struct slab_trace_hold_stat {
-	u64 holds;
-	u64 by_log2_ns[40];	/* holds of 2^i to 2^(i+1) - 1 ns */
-	u64 longest_ns;
-	unsigned int most_items;	/* in one hold */
-};
-
-#if IS_ENABLED(CONFIG_SLABTRACE_BENCH)
-extern struct slab_trace_hold_stat slab_trace_holds[SLAB_TRACE_HOLDS];
-
-static inline u64 slab_trace_hold_start(void)
-{
-	return ktime_get_ns();
-}
-
-/* A hold that began at @start ends, having done @items. */
-static inline void slab_trace_hold_end(enum slab_trace_hold h, u64 start,
-				       unsigned int items)
-{
-	struct slab_trace_hold_stat *s = &slab_trace_holds[h];
-	u64 ns = ktime_get_ns() - start;
-
-	s->holds++;
-	s->by_log2_ns[min(ns ? ilog2(ns) : 0, 39)]++;
-	s->longest_ns = max(s->longest_ns, ns);
-	s->most_items = max(s->most_items, items);
-}
-#else
-static inline u64 slab_trace_hold_start(void)
-{
-	return 0;
-}
-
-static inline void slab_trace_hold_end(enum slab_trace_hold h, u64 start,
-				       unsigned int items)
-{
-}
-#endif
-
 /* probes.c: the tracepoint probes, attached while needed. */
 int slab_trace_probes_update(void);
 void slab_trace_probes_state(bool *alloc, bool *free);
@@ -642,11 +403,8 @@ void slab_trace_probes_exit(void);
  * the probes would pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-extern unsigned int slab_trace_fail_refill;	/* the Nth allocation from now */
 extern bool slab_trace_fail_depot;
 extern bool slab_trace_fake_nmi;
-extern bool slab_trace_fail_grow;
-extern unsigned long slab_trace_grow_tries;
 extern void (*slab_trace_test_before_insert)(void);
 extern void (*slab_trace_test_before_detach)(void);
 extern void (*slab_trace_test_after_copy)(void);
@@ -657,15 +415,9 @@ void slab_trace_stack_drain_now(void);
 #endif
 
 /* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
-#define SLAB_TRACE_TESTS	(IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST) || \
-				 IS_ENABLED(CONFIG_SLABTRACE_BENCH))
 #if SLAB_TRACE_TESTS
 int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 void slab_trace_probes_idle(void);
-raw_spinlock_t *slab_trace_table_lock_of(struct slab_trace_table *t,
-					 const void *obj);
-unsigned long slab_trace_table_purge(struct slab_trace_table *t, u16 owner,
-				     void (*free_rec)(struct slab_trace_record *rec));
 #endif
 
 /* stats.c: the stats file, and slab_trace's part of status. */
@@ -854,12 +606,6 @@ void slab_trace_snapshot_put(struct slab_trace_snapshot *snap);
 void slab_trace_snapshot_sweep(void);
 unsigned int slab_trace_stack_trim(const unsigned long *entries,
 				   unsigned int nr, unsigned long call_site);
-void slab_trace_table_flush(struct slab_trace_table *t);
-int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
-			       struct slab_trace_record *buf, unsigned int room);
-void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
-				 struct slab_trace_table *t);
-void slab_trace_table_iter_stop(struct slab_trace_table_iter *it);
 #endif
 
 /* traced.c, folded.c: helpers of the KUnit suites alone. */

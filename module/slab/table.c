@@ -76,7 +76,9 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "slab.h"
+#include "hold.h"
+#include "table.h"
+#include "worker.h"
 
 #define TABLE_MIN_BUCKETS	1024UL
 #define TABLE_MAX_BUCKETS	BIT(24)

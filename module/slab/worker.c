@@ -36,7 +36,7 @@
 
 #include <wrapper/workqueue.h>
 
-#include "slab.h"
+#include "worker.h"
 
 static struct slab_trace_job_slot {
 	void (*fn)(void);
