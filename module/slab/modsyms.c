@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slab_trace: the names of frames in module code that went away.
+ * slab_trace: the names of frames, as backtraces show them, and those of
+ * frames in module code that went away, kept.
  *
  * A backtrace is a list of addresses, named by kallsyms when it is shown.
  * Module code can go while the objects it allocated stay, and their
@@ -46,11 +47,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/module.h>
 #include <linux/notifier.h>
 #include <linux/rcupdate.h>
 #include <linux/rhashtable.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/stackdepot.h>
+#include <linux/string.h>
 #include <linux/xarray.h>
 
 #include "slab.h"
@@ -339,4 +344,108 @@ void slab_trace_modsyms_exit(void)
 {
 	modsyms_unregister();
 	rhashtable_free_and_destroy(&modsyms, modsym_free, NULL);
+}
+
+/**
+ * slab_trace_frame_strip - a frame's name without its offset
+ * @buf: where to write it
+ * @size: its size
+ * @name: "func+0x1b/0x20 [mod]", or "func+0x1b/0x20"
+ *
+ * "func [mod]", or "func"; a name with no offset is copied as it is.
+ */
+VISIBLE_IF_KUNIT void slab_trace_frame_strip(char *buf, size_t size,
+					     const char *name)
+{
+	const char *plus = strchr(name, '+'), *mod = strchr(name, ' ');
+
+	if (!plus || (mod && mod < plus))
+		strscpy(buf, name, size);
+	else
+		scnprintf(buf, size, "%.*s%s", (int)(plus - name), name,
+			  mod ?: "");
+}
+
+/**
+ * slab_trace_frame_name - the name of a frame, as a backtrace shows it
+ * @buf: where to write it
+ * @size: its size
+ * @handle: the stack the frame is in
+ * @ip: the frame's address
+ * @offset: "func+0x1b/0x20 [mod]" if true, "func [mod]" if false
+ *
+ * A frame in module code that went (an unloaded module, a module's freed
+ * __init text) keeps the name it had (modsyms.c).  An address with no
+ * symbol is "?": %pS would print it raw, and the only address a reader
+ * sees is the one %pK hashes.
+ */
+void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+			   unsigned long ip, bool offset)
+{
+	const char *kept;
+
+	rcu_read_lock();
+	kept = slab_trace_modsym(handle, ip);
+	if (kept && offset)
+		strscpy(buf, kept, size);
+	else if (kept)
+		slab_trace_frame_strip(buf, size, kept);
+	rcu_read_unlock();
+	if (!kept && !slab_trace_frame_symbol(buf, size, ip, offset))
+		strscpy(buf, "?", size);
+}
+
+/**
+ * slab_trace_frame_folded - a frame's name as a folded stack can hold it
+ * @buf: where to write it
+ * @size: its size
+ * @name: the name (slab_trace_frame_name(), without offset)
+ *
+ * Folded stacks separate frames with ';' and end with " COUNT": a ';'
+ * becomes ':', and any byte that is not printable ASCII becomes '?'.
+ * Spaces stay ("func [mod]"): readers take the count after the last one.
+ */
+void slab_trace_frame_folded(char *buf, size_t size, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < size; i++) {
+		unsigned char c = name[i];
+
+		if (c == ';')
+			c = ':';
+		else if (c < 0x20 || c >= 0x7f)
+			c = '?';
+		buf[i] = c;
+	}
+	if (size)
+		buf[i] = '\0';
+}
+
+/**
+ * slab_trace_stack_show - print a saved trace, one numbered frame a line
+ * @m: where
+ * @handle: the stack depot handle
+ *
+ * Addresses follow the %pK rules (kptr_restrict) of the reader.
+ */
+void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
+{
+	char name[SLAB_TRACE_FRAME_MAX];
+	unsigned long *entries;
+	unsigned int i, nr = 0;
+
+	if (handle)
+		nr = stack_depot_fetch(handle, &entries);
+	if (!nr) {
+		/* Why: the header's drops (stack store full, stack walk empty). */
+		seq_puts(m, " (backtrace not saved)\n");
+		return;
+	}
+	for (i = 0; i < nr; i++) {
+		slab_trace_frame_name(name, sizeof(name), handle, entries[i],
+				      true);
+		seq_printf(m, " #%02u [<%pK>] in %s\n", i + 1,
+			   (void *)entries[i], name);
+	}
 }

@@ -45,15 +45,13 @@
 #include "lifetime.h"
 #include "pool.h"
 #include "record.h"
+#include "stacks.h"
 #include "table.h"
 #include "worker.h"
 
 struct kmem_cache;
 struct kobject;
 struct module;
-
-/* Frames walked per allocation, before the tracer's own are trimmed. */
-#define SLAB_TRACE_STACK_DEPTH	32
 
 /* slab.c: loading, the commands, slab_trace's mutex, the limit. */
 extern struct mutex slab_trace_mutex;
@@ -368,27 +366,10 @@ int slab_trace_follow_init(void);
 void slab_trace_follow_exit(void);
 void slab_trace_follow_exit_work(void);
 
-/* stacks.c: backtraces, and the names of their frames. */
-#define SLAB_TRACE_FRAME_MAX	KSYM_SYMBOL_LEN	/* a frame's name */
+/* modsyms.c: the name of a frame, as a backtrace shows it. */
 void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
 			   unsigned long ip, bool offset);
-bool slab_trace_frame_symbol(char *buf, size_t size, unsigned long ip,
-			     bool offset);
 void slab_trace_frame_folded(char *buf, size_t size, const char *name);
-/* Traces waiting for room in the stack depot, and records for each. */
-#define SLAB_TRACE_STACK_DEFER	16
-#define SLAB_TRACE_STACK_WAITERS	32
-int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries,
-			   unsigned int nr, unsigned long call_site);
-bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
-			    unsigned long *entries, unsigned int nr,
-			    unsigned long call_site);
-void slab_trace_stack_flush(void);
-void slab_trace_stack_prime(void);
-void slab_trace_stacks_init(void);
-void slab_trace_stacks_exit(void);
-bool slab_trace_stack_in_module(struct module *mod, bool init);
-long slab_trace_stack_deferred(void);
 void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
 /* probes.c: the tracepoint probes, attached while needed. */
@@ -403,7 +384,6 @@ void slab_trace_probes_exit(void);
  * the probes would pay for the hooks.
  */
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-extern bool slab_trace_fail_depot;
 extern bool slab_trace_fake_nmi;
 extern void (*slab_trace_test_before_insert)(void);
 extern void (*slab_trace_test_before_detach)(void);
@@ -411,12 +391,10 @@ extern void (*slab_trace_test_after_copy)(void);
 /* snapshot.c: the login user of the tests' prints and reads, if set. */
 extern bool slab_trace_test_user_set;
 extern kuid_t slab_trace_test_user;
-void slab_trace_stack_drain_now(void);
 #endif
 
 /* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
 #if SLAB_TRACE_TESTS
-int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 void slab_trace_probes_idle(void);
 #endif
 
@@ -604,8 +582,6 @@ void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
 				 struct slab_trace_reader *own);
 void slab_trace_snapshot_put(struct slab_trace_snapshot *snap);
 void slab_trace_snapshot_sweep(void);
-unsigned int slab_trace_stack_trim(const unsigned long *entries,
-				   unsigned int nr, unsigned long call_site);
 #endif
 
 /* traced.c, folded.c: helpers of the KUnit suites alone. */
