@@ -17,8 +17,9 @@
  * kmalloc cache is created after boot.  No slab cache is called "kmalloc"
  * or "all": a kmalloc cache's name ends in its size.
  *
- * Called with slab_trace_mutex held, as the commands are; no lock of its
- * own.
+ * Called with slab_trace_mutex held, as the commands are (the callers
+ * assert it); no lock of its own.  It knows nothing of the traced set:
+ * the callers (traced.c) give it what it must leave out and add.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,7 +28,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "slab.h"
+#include "record.h"
+#include "sets.h"
 
 /* The word @name is, or SLAB_TRACE_WORD_NONE for a cache's name. */
 enum slab_trace_word slab_trace_word_of(const char *name)
@@ -39,16 +41,16 @@ enum slab_trace_word slab_trace_word_of(const char *name)
 	return SLAB_TRACE_WORD_NONE;
 }
 
-/* Whether the traced cache @tr is one of @word's. */
-bool slab_trace_word_has(enum slab_trace_word word,
-			 const struct slab_trace_traced *tr)
+/* Whether a traced cache, a kmalloc one or not (@kmalloc), is @word's. */
+bool slab_trace_word_has(enum slab_trace_word word, bool kmalloc)
 {
 	return word == SLAB_TRACE_WORD_ALL ||
-	       (word == SLAB_TRACE_WORD_KMALLOC && tr->kmalloc);
+	       (word == SLAB_TRACE_WORD_KMALLOC && kmalloc);
 }
 
 struct cands {
 	enum slab_trace_word word;
+	const struct kmem_cache *own;
 	struct slab_trace_cand *v;
 	unsigned int n;
 };
@@ -86,7 +88,7 @@ static int cand_cache(void *arg, const char *name,
 {
 	struct cands *c = arg;
 
-	if (ref->cache == slab_trace_record_cache || ref->bucket ||
+	if (ref->cache == c->own || ref->bucket ||
 	    (c->word == SLAB_TRACE_WORD_KMALLOC &&
 	     !slabtrace_cache_is_kmalloc(ref->cache))) {
 		slabtrace_cache_put(ref);
@@ -98,38 +100,45 @@ static int cand_cache(void *arg, const char *name,
 /**
  * slab_trace_word_caches - the caches "start WORD" starts
  * @word: the word
+ * @own: slabtrace's own cache, never one of them
+ * @last: added after them (kmalloc-large, resolved by the caller); its
+ *	  reference becomes the array's
  * @cands: set to an array of them, resolved; slab_trace_cands_free()
  * @n: set to their number
  *
+ * Context: Process context, with the commands' mutex held (the caller's:
+ * slab_trace_mutex).
  * Return: 0; -ENOSPC for more than SLAB_TRACE_MAX_CACHES; -ENOMEM; or the
  * error of reading /sys/kernel/slab; said in the log.
  */
 int slab_trace_word_caches(enum slab_trace_word word,
+			   const struct kmem_cache *own,
+			   const struct slab_trace_cand *last,
 			   struct slab_trace_cand **cands, unsigned int *n)
 {
-	struct cands c = { .word = word };
-	struct slabtrace_cache_ref ref;
-	u8 kind;
+	struct cands c = { .word = word, .own = own };
+	struct slabtrace_cache_ref ref = last->ref;
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
 	*cands = NULL;
 	*n = 0;
 	ret = slabtrace_caches_init();
 	if (ret) {
 		pr_warn_ratelimited("start: cannot look up slab caches on this kernel (%d)\n",
 				    ret);
+		slabtrace_cache_put(&ref);
 		return ret;
 	}
 	c.v = kvcalloc(SLAB_TRACE_MAX_CACHES, sizeof(*c.v), SLABTRACE_GFP_BIG);
-	if (!c.v)
+	if (!c.v) {
+		slabtrace_cache_put(&ref);
 		return -ENOMEM;
-	ret = slabtrace_caches_each(cand_cache, &c);
-	if (!ret) {
-		ret = slab_trace_resolve("start", "kmalloc-large", &ref, &kind);
-		if (!ret)
-			ret = cand_add(&c, "kmalloc-large", &ref, kind);
 	}
+	ret = slabtrace_caches_each(cand_cache, &c);
+	if (!ret)
+		ret = cand_add(&c, last->name, &ref, last->kind);
+	else
+		slabtrace_cache_put(&ref);
 	if (ret) {
 		if (ret != -ENOSPC)
 			pr_warn_ratelimited("start: cannot list the slab caches (%d)\n",

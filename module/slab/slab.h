@@ -45,6 +45,7 @@
 #include "lifetime.h"
 #include "pool.h"
 #include "record.h"
+#include "sets.h"
 #include "stacks.h"
 #include "table.h"
 #include "worker.h"
@@ -86,17 +87,6 @@ enum slab_trace_drop {
 #define SLAB_TRACE_DROP_LOST_MAX	(SLAB_TRACE_DROP_NMI + 1)
 
 extern const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX];
-
-/*
- * What a traced name stands for: a slab cache, or memory the kmem
- * tracepoints see without a cache (traced.c: slab_trace_resolve()).
- */
-enum slab_trace_kind {
-	SLAB_TRACE_KIND_CACHE,
-	SLAB_TRACE_KIND_LARGE,	/* "kmalloc-large": kmalloc()s of pages */
-	SLAB_TRACE_KIND_PERCPU,	/* "percpu": alloc_percpu() */
-	SLAB_TRACE_KINDS,
-};
 
 /*
  * The cache pointer standing for a kind that has no cache: the address of
@@ -303,32 +293,6 @@ slab_trace_traced_of_id(const struct slab_trace_set *set, u16 id)
 {
 	return id < SLAB_TRACE_MAX_OWNERS ? set->by_id[id] : NULL;
 }
-
-/*
- * The words that stand for sets of caches in every command (sets.c):
- * "kmalloc", every kmalloc cache of every type and kmalloc-large; "all",
- * every slab cache and kmalloc-large.  No cache has either name.
- */
-enum slab_trace_word {
-	SLAB_TRACE_WORD_NONE,
-	SLAB_TRACE_WORD_KMALLOC,
-	SLAB_TRACE_WORD_ALL,
-};
-
-enum slab_trace_word slab_trace_word_of(const char *name);
-bool slab_trace_word_has(enum slab_trace_word word,
-			 const struct slab_trace_traced *tr);
-
-/* A cache a word stands for, resolved: what "start WORD" starts. */
-struct slab_trace_cand {
-	struct slabtrace_cache_ref ref;
-	u8 kind;
-	char name[SLABTRACE_NAME_MAX + 1];
-};
-
-int slab_trace_word_caches(enum slab_trace_word word,
-			   struct slab_trace_cand **cands, unsigned int *n);
-void slab_trace_cands_free(struct slab_trace_cand *cands, unsigned int n);
 
 int slab_trace_resolve(const char *cmd, const char *name,
 		       struct slabtrace_cache_ref *ref, u8 *kind);

@@ -453,7 +453,7 @@ int slab_trace_traced_word(enum slab_trace_word word,
 	if (!*trs)
 		return -ENOMEM;
 	for (i = 0; i < set->nr; i++)
-		if (slab_trace_word_has(word, set->traced[i]))
+		if (slab_trace_word_has(word, set->traced[i]->kmalloc))
 			(*trs)[n++] = set->traced[i];
 	return n;
 }
@@ -607,6 +607,20 @@ out:
 	return ret;
 }
 
+/* The caches @word stands for (sets.c), kmalloc-large last. */
+static int word_caches(enum slab_trace_word word, struct slab_trace_cand **c,
+		       unsigned int *n)
+{
+	struct slab_trace_cand large = { .name = "kmalloc-large" };
+	int ret;
+
+	ret = slab_trace_resolve("start", large.name, &large.ref, &large.kind);
+	if (ret)
+		return ret;
+	return slab_trace_word_caches(word, slab_trace_record_cache, &large, c,
+				      n);
+}
+
 /**
  * slab_trace_start - start recording the allocations from caches
  * @name: a cache, or a word for a set of them ("kmalloc", "all")
@@ -638,7 +652,7 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 	lockdep_assert_held(&slab_trace_mutex);
 	slab_trace_stack_prime();
 	if (word) {
-		ret = slab_trace_word_caches(word, &c, &n);
+		ret = word_caches(word, &c, &n);
 		if (ret)
 			goto out;
 	} else {
@@ -699,7 +713,7 @@ int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slab_trace_word_caches(SLAB_TRACE_WORD_ALL, &c, &n);
+	ret = word_caches(SLAB_TRACE_WORD_ALL, &c, &n);
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++) {
