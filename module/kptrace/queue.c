@@ -494,7 +494,7 @@ void kptrace_queue_show_stats(struct seq_file *m)
 	seq_printf(m, "written: %lu\nread: %lu\ndropped: %lu\n", written,
 		   read, dropped);
 	seq_printf(m, "queued: %lu bytes\nqueue size: %lu bytes per CPU, %u CPUs\n",
-		   kptrace_queue_bytes(), kptrace_size,
+		   kptrace_queue_bytes(), kptrace_queue_size(),
 		   num_possible_cpus());
 	seq_printf(m, "allocated: %lu bytes\n", allocated());
 	mutex_unlock(&queue_lock);

@@ -348,10 +348,11 @@ static void follow_job(void)
 
 	/*
 	 * The misses during this scan (of a cache it starts, or of one that
-	 * cannot start) queue the next no sooner than this.
+	 * cannot start) queue the next no sooner than a second from its
+	 * start (the worker spaced it so), or ten after fruitless ones.
 	 */
-	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL,
-			    fruitless >= 2 ? FOLLOW_IDLE : FOLLOW_EVERY);
+	if (fruitless >= 2)
+		slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, FOLLOW_IDLE);
 	mutex_lock(&slab_trace_mutex);
 	fruitless = follow_scan() ? 0 : fruitless + 1;
 	WRITE_ONCE(follow.fruitless, fruitless);
@@ -401,7 +402,7 @@ void slab_trace_follow_status(struct seq_file *m)
 /* Loading: the module notifier, outside slab_trace_mutex. */
 int slab_trace_follow_init(void)
 {
-	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, follow_job, 0);
+	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, follow_job, FOLLOW_EVERY);
 #ifdef CONFIG_MODULES
 	return register_module_notifier(&follow_nb);
 #else

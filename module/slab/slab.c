@@ -144,14 +144,10 @@ static void idle_job(void)
 	mutex_unlock(&slab_trace_mutex);
 }
 
-static int commands_init(void)
-{
-	slab_trace_work_job(SLAB_TRACE_JOB_IDLE, idle_job, 0);
-	return 0;
-}
-
+/* The jobs of the steps before are registered; this file's last. */
 static int worker_init(void)
 {
+	slab_trace_work_job(SLAB_TRACE_JOB_IDLE, idle_job, 0);
 	slab_trace_work_start();
 	return 0;
 }
@@ -190,7 +186,7 @@ static const struct slabtrace_step steps[] = {
 	 */
 	{ "worker", worker_init, slab_trace_work_stop },
 	/* Last: what the commands make goes first. */
-	{ "slab_trace commands", commands_init, commands_exit },
+	{ "slab_trace commands", NULL, commands_exit },
 };
 
 static int slab_init(void)

@@ -40,9 +40,16 @@
 
 static struct slab_trace_job_slot {
 	void (*fn)(void);
+	unsigned long gap;		/* jiffies from one run's start to the next */
 	unsigned long not_before;	/* jiffies: a job that asked to wait */
 	struct delayed_work work;
 } jobs[SLAB_TRACE_JOBS];
+
+/*
+ * The longest a job waits for its time: a not_before older than this is
+ * long past (jiffies wrap in 49.7 days, at HZ=1000 on 32 bits), not ahead.
+ */
+#define WORK_MAX_WAIT	(60 * HZ)
 
 static unsigned long pending;
 /* No job is queued: before loading is done, and from unloading on. */
@@ -62,7 +69,7 @@ static void kick_fn(struct irq_work *iw)
 		 * Due: brought forward if it was queued for later.  Not due:
 		 * queued for then, unless it is queued already.
 		 */
-		if (time_after(nb, now))
+		if (time_after(nb, now) && nb - now <= WORK_MAX_WAIT)
 			queue_delayed_work(SLABTRACE_SYSTEM_WQ, &jobs[j].work,
 					   nb - now);
 		else
@@ -77,8 +84,14 @@ static void job_fn(struct work_struct *w)
 	struct slab_trace_job_slot *s =
 		container_of(to_delayed_work(w), struct slab_trace_job_slot, work);
 
+	/* Spaced before the bit clears: a kick from now on waits for it. */
+	if (s->gap)
+		WRITE_ONCE(s->not_before, jiffies + s->gap);
 	clear_bit(s - jobs, &pending);
-	/* Cleared before the job reads what it was asked for. */
+	/*
+	 * Cleared before the job reads what it was asked for; pairs with
+	 * the barrier in slab_trace_work_kick().
+	 */
 	smp_mb__after_atomic();
 	s->fn();
 }
@@ -87,12 +100,21 @@ static void job_fn(struct work_struct *w)
  * slab_trace_work_kick - ask for a job
  * @job: the job
  *
- * Context: Any context but NMI: a probe's too (one atomic bit, one
- * irq_work, queued only if the bit was clear).
+ * The caller changed what the job reads (a count, a list) before: the
+ * barrier orders that before the bit is read, against job_fn(), which
+ * clears the bit before the job reads it.  So either the bit is seen
+ * clear and set again, or the job sees the change.  Once stopped, the bit
+ * is set and nothing is queued.
+ *
+ * Context: Any context but NMI: a probe's too (a barrier, one atomic bit,
+ * one irq_work, queued only if the bit was clear).
  */
 void slab_trace_work_kick(enum slab_trace_job job)
 {
-	if (!test_bit(job, &pending) && !test_and_set_bit(job, &pending))
+	/* The caller's change before the bit's read (see above). */
+	smp_mb();
+	if (!test_bit(job, &pending) && !test_and_set_bit(job, &pending) &&
+	    !READ_ONCE(stopped))
 		irq_work_queue(&kick);
 }
 
@@ -101,18 +123,23 @@ void slab_trace_work_kick(enum slab_trace_job job)
  * @job: the job
  * @fn: what it does, in process context (it may sleep); NULL: keep the
  *	one registered
- * @delay: jiffies from now before it runs again, however often asked
+ * @delay: with @fn, the least time from one run's start to the next's
+ *	   (0: none); without, jiffies from now before it runs again,
+ *	   however often asked (at most WORK_MAX_WAIT)
  *
- * Context: Process context.  Registered at load, before any probe; a job
- * may call it from its own function to space its runs, and its owner to
- * let the next run come at once (@delay 0: a run waiting runs now).
+ * Context: Process context.  Registered at load, before the worker starts
+ * (slab_trace_work_start()); a job may call it from its own function to
+ * wait longer, and its owner to let the next run come at once (@delay 0:
+ * a run waiting runs now).
  */
 void slab_trace_work_job(enum slab_trace_job job, void (*fn)(void),
 			 unsigned long delay)
 {
 	if (fn) {
 		jobs[job].fn = fn;
+		jobs[job].gap = delay;
 		INIT_DELAYED_WORK(&jobs[job].work, job_fn);
+		delay = 0;
 	}
 	WRITE_ONCE(jobs[job].not_before, jiffies + delay);
 	/* Asked for and waiting: its kicks queue nothing until it runs. */
@@ -176,6 +203,8 @@ void slab_trace_work_stop(void)
 void slab_trace_work_start(void)
 {
 	WRITE_ONCE(stopped, false);
+	/* Pairs with the barrier of a kick that saw it stopped. */
+	smp_mb();
 	if (READ_ONCE(pending))
 		irq_work_queue(&kick);
 }
