@@ -32,7 +32,7 @@
 #define HELD	1000000UL
 #define GROWN	10000000UL
 
-/* Raw spinlock holds, by holder (module/slab/slab.h). */
+/* Raw spinlock holds, by holder (module/slab/hold.h). */
 struct slab_trace_hold_stat slab_trace_holds[SLAB_TRACE_HOLDS];
 
 static struct kmem_cache *bench_cache;

@@ -121,7 +121,7 @@ static void slabtrace_probe_path_refill_beside_mutex(struct kunit *test)
 	alloc_atomic(objs, ARRAY_SIZE(objs));
 	deadline = jiffies + 5 * HZ;
 	while (!refilled && time_before(jiffies, deadline)) {
-		msleep(10);
+		msleep(20);
 		refilled = slab_trace_pool_free_count(&slab_trace_pool) >= 16;
 	}
 	mutex_unlock(&slab_trace_mutex);

@@ -131,7 +131,7 @@ BAD = [
 # The bounds the parser takes from <uapi/slabtrace/dump.h>, and the
 # module's own: the same numbers (a drift would refuse real dumps, or
 # accept what the module cannot write).
-BOUNDS = [("SLABTRACE_DUMP_FRAMES_MAX", "module/slab/slab.h", "SLAB_TRACE_STACK_DEPTH"),
+BOUNDS = [("SLABTRACE_DUMP_FRAMES_MAX", "module/slab/stacks.h", "SLAB_TRACE_STACK_DEPTH"),
           ("SLABTRACE_SAMPLE_EVERY_MAX", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_MAX"),
           ("SLABTRACE_SAMPLE_BYTES_MIN", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_BYTES_MIN"),
           ("SLABTRACE_SAMPLE_BYTES_MAX", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_BYTES_MAX")]
