@@ -26,7 +26,8 @@
  *
  * Notes on locking
  * ----------------
- * - queue_lock (mutex): kptrace_buffer's creation and freeing, in_use,
+ * - queue_lock (mutex): kptrace_buffer's creation and freeing, in_use
+ *   (read without it by kptrace_queue_in_use(), files.c's size update),
  *   the reader side (peeking and consuming across CPUs,
  *   n_read), resetting.  The writers (the hooks, preemption disabled)
  *   take nothing of ours: ring_buffer_lock_reserve() and its commit
@@ -242,7 +243,7 @@ int kptrace_queue_start(unsigned long size)
 	rcu_assign_pointer(kptrace_buffer, b);
 out:
 	if (!ret)
-		in_use = true;
+		WRITE_ONCE(in_use, true);
 	mutex_unlock(&queue_lock);
 	return ret;
 }
@@ -254,7 +255,7 @@ out:
 void kptrace_queue_stop(void)
 {
 	mutex_lock(&queue_lock);
-	in_use = false;
+	WRITE_ONCE(in_use, false);
 	queue_trim();
 	mutex_unlock(&queue_lock);
 }
@@ -505,7 +506,7 @@ void kptrace_queue_exit(void)
 {
 	irq_work_sync(&wake_work);
 	mutex_lock(&queue_lock);
-	in_use = false;
+	WRITE_ONCE(in_use, false);
 	queue_free();
 	mutex_unlock(&queue_lock);
 }
