@@ -37,7 +37,7 @@ static void be_user(unsigned int uid)
 /* The cache the user's print (or @r's own) is of, or "-" for none. */
 static const char *seen(struct kunit *test, struct slab_trace_reader *r)
 {
-	struct slab_trace_snapshot *snap = slab_trace_snapshot_get(r);
+	struct slab_trace_snapshot *snap = slab_trace_print_get(r);
 	char *name;
 
 	if (!snap)
@@ -52,7 +52,7 @@ static unsigned long kept(void)
 	unsigned long kept, alive;
 	size_t mem;
 
-	slab_trace_snapshot_stats(&kept, &alive, &mem);
+	slab_trace_print_stats(&kept, &alive, &mem);
 	return kept;
 }
 
@@ -103,17 +103,17 @@ static void eight_users(struct kunit *test)
 
 static void idle(struct kunit *test)
 {
-	WRITE_ONCE(slab_trace_snapshot_idle, 1);
+	WRITE_ONCE(slab_trace_print_idle, 1);
 	be_user(3001);
 	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", names[0]), 0);
 	msleep(600);
 	/* Read: a second more. */
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), names[0]);
 	msleep(600);
-	slab_trace_snapshot_sweep();
+	slab_trace_print_sweep();
 	KUNIT_EXPECT_EQ(test, kept(), 1UL);
 	msleep(600);
-	slab_trace_snapshot_sweep();
+	slab_trace_print_sweep();
 	KUNIT_EXPECT_EQ(test, kept(), 0UL);
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), "-");
 }
@@ -180,7 +180,7 @@ static int snapshot_case_init(struct kunit *test)
 {
 	int i;
 
-	saved_idle = READ_ONCE(slab_trace_snapshot_idle);
+	saved_idle = READ_ONCE(slab_trace_print_idle);
 	for (i = 0; i < 2; i++)
 		if (st_cmd("start %s\n", names[i]))
 			return -EINVAL;
@@ -197,7 +197,7 @@ static void snapshot_case_exit(struct kunit *test)
 		st_cmd("reset %s\n", names[i]);
 	}
 	WRITE_ONCE(slab_trace_test_user_set, false);
-	WRITE_ONCE(slab_trace_snapshot_idle, saved_idle);
+	WRITE_ONCE(slab_trace_print_idle, saved_idle);
 	st_expect_lockdep_clean(test);
 }
 

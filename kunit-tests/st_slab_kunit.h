@@ -22,7 +22,7 @@ static inline struct slab_trace_snapshot *st_print(struct kunit *test,
 	struct slab_trace_snapshot *snap;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", cache), 0);
-	snap = slab_trace_snapshot_get(NULL);
+	snap = slab_trace_print_get(NULL);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	return snap;
 }

@@ -181,7 +181,7 @@ static void slabtrace_trace_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
 	/* The reset took the snapshot's memory with the records. */
-	KUNIT_EXPECT_NULL(test, slab_trace_snapshot_get(NULL));
+	KUNIT_EXPECT_NULL(test, slab_trace_print_get(NULL));
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	after = alloc_obj(GFP_KERNEL);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
@@ -769,7 +769,7 @@ static void slabtrace_trace_filters(struct kunit *test)
 	alloc_objs(young, ARRAY_SIZE(young));
 
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " since-mark\n"), 0);
-	snap = slab_trace_snapshot_get(NULL);
+	snap = slab_trace_print_get(NULL);
 	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(young));
 	for (i = 0; i < ARRAY_SIZE(young); i++)
 		KUNIT_EXPECT_NOT_NULL(test, st_find(snap, young[i]));
@@ -784,7 +784,7 @@ static void slabtrace_trace_filters(struct kunit *test)
 	 */
 	all = st_print(test, OBJ_CACHE);
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " older-than 500\n"), 0);
-	snap = slab_trace_snapshot_get(NULL);
+	snap = slab_trace_print_get(NULL);
 	for (i = 0, want = 0; i < ARRAY_SIZE(young); i++) {
 		rec = st_find(all, young[i]);
 		KUNIT_ASSERT_NOT_NULL(test, rec);
@@ -804,7 +804,7 @@ static void slabtrace_trace_filters(struct kunit *test)
 	/* Grouped: one backtrace, alloc_objs() calling alloc_obj(). */
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " stacks since-mark\n"),
 			0);
-	snap = slab_trace_snapshot_get(NULL);
+	snap = slab_trace_print_get(NULL);
 	KUNIT_EXPECT_EQ(test, snap->nr_groups, 1);
 	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, ARRAY_SIZE(young));
 	slab_trace_snapshot_put(snap);
@@ -1046,7 +1046,7 @@ static void slabtrace_trace_reset_during_print(struct kunit *test)
 	slab_trace_test_after_copy = reset_now;
 	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), -EBUSY);
 	slab_trace_test_after_copy = NULL;
-	KUNIT_EXPECT_NULL(test, slab_trace_snapshot_get(NULL));
+	KUNIT_EXPECT_NULL(test, slab_trace_print_get(NULL));
 	/* Traced still, from an empty table. */
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	kmem_cache_free(obj_cache, obj);

@@ -37,9 +37,9 @@
  *   The kernel's module notifier chain (its rwsem): slab_trace's notifiers
  *     (slab/modsyms.c, slab/follow.c) take slab_trace_mutex in it, so no
  *     module notifier is registered with slab_trace_mutex held.
- *   slab_trace_mutex (slab/slab.c): the traced caches, the probes'
- *     attachment, the snapshots kept, the limit.  Nested inside it:
- *       slab_trace_print_sem (rwsem, slab/snapshot.c), held for reading
+ *   slab_trace_mutex (slab/traced.c): the traced caches, the probes'
+ *     attachment, the prints kept, the limit.  Nested inside it:
+ *       slab_trace_print_sem (rwsem, slab/traced.c), held for reading
  *         while a print copies records with slab_trace_mutex dropped,
  *         for writing while records are purged or walked by the context
  *         sweep and the module notifier;

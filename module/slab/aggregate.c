@@ -20,7 +20,11 @@
 #include <linux/sort.h>
 #include <linux/xarray.h>
 
-#include "slab.h"
+#include "aggregate.h"
+#include "lifetime.h"
+#include "record.h"
+#include "snapshot.h"
+#include "traced.h"
 
 /* The group of @rec's (stack, system call) in the chain @first, or NULL. */
 static struct slab_trace_group *group_find(struct slab_trace_group *first,
@@ -85,26 +89,6 @@ static int cmp_groups(const void *a, const void *b)
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
 	return x->syscall - y->syscall;
-}
-
-/* Every group of @snap, found through its xarray, goes. */
-void slab_trace_groups_free(struct slab_trace_snapshot *snap)
-{
-	struct slab_trace_group *g, *first;
-	unsigned long key;
-
-	xa_for_each(&snap->by_stack, key, first) {
-		while ((g = first)) {
-			first = g->next;
-			kfree(g->in);
-			kfree(g);
-		}
-	}
-	xa_destroy(&snap->by_stack);
-	kvfree(snap->groups);
-	snap->groups = NULL;
-	snap->nr_groups = 0;
-	memset(snap->verdicts, 0, sizeof(snap->verdicts));
 }
 
 /* How long the records' clock of @snap ran, in ms, for what it shows. */

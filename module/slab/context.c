@@ -37,7 +37,10 @@
 
 #include <wrapper/sched.h>
 
-#include "slab.h"
+#include <slabtrace/core.h>
+
+#include "context.h"
+#include "record.h"
 
 /* The system call current is in, or -1. */
 static s16 current_syscall(void)

@@ -29,7 +29,7 @@
  * Formatted at read time, so %pK follows the reader's kptr_restrict rights.
  * The snapshot a reader shows is picked when it reads from offset 0: its
  * file's own print, or its login user's latest
- * (slab_trace_snapshot_seq()).
+ * (slab_trace_print_seq()).
  *
  * Naming a frame (kallsyms, modsyms.c) is most of the cost of a dump, and a
  * million records share a few stacks: each open file keeps the text of
@@ -48,6 +48,7 @@
  * seq_file holds keeps it.  The cache is the open file's, used under the
  * seq_file's own mutex (one read() at a time).
  */
+#include <kunit/visibility.h>
 #include <linux/gfp.h>
 #include <linux/hash.h>
 #include <linux/math64.h>
@@ -56,7 +57,16 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "slab.h"
+#include "aggregate.h"
+#include "context.h"
+#include "lifetime.h"
+#include "modsyms.h"
+#include "print.h"
+#include "record.h"
+#include "sets.h"
+#include "snapshot.h"
+#include "traced.h"
+#include "views.h"
 
 #define TEXTS_BITS	8
 #define TEXTS_SLOTS	BIT(TEXTS_BITS)		/* stacks cached per reader */
@@ -89,11 +99,30 @@ static void texts_empty(struct slab_trace_stack_texts *tx)
 	tx->bytes = 0;
 }
 
-void slab_trace_stack_texts_free(struct slab_trace_stack_texts *tx)
+VISIBLE_IF_KUNIT void slab_trace_stack_texts_free(struct slab_trace_stack_texts *tx)
 {
 	if (tx)
 		texts_empty(tx);
 	kfree(tx);
+}
+
+/**
+ * slab_trace_view_release - a file that shows the print closes
+ * @inode: its inode
+ * @file: ctl (opened to read), stacks, folded or folded_bytes
+ *
+ * Its cached texts go, then what its reader holds.
+ *
+ * Return: 0.
+ */
+int slab_trace_view_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+	struct slab_trace_reader *r = m->private;
+
+	slab_trace_stack_texts_free(r->texts);
+	r->texts = NULL;
+	return slab_trace_reader_release(inode, file);
 }
 
 /*
@@ -332,7 +361,7 @@ static unsigned long part_len(struct seq_file *m,
  */
 static void *dump_at(struct seq_file *m, loff_t *pos)
 {
-	struct slab_trace_snapshot *snap = slab_trace_snapshot_seq(m, *pos);
+	struct slab_trace_snapshot *snap = slab_trace_print_seq(m, *pos);
 	struct slab_trace_reader *r = m->private;
 	struct slab_trace_snapshot *part;
 
@@ -342,7 +371,7 @@ static void *dump_at(struct seq_file *m, loff_t *pos)
 		return NULL;
 	if (snap->word && !*pos)
 		return WORD_SUMMARY;
-	part = slab_trace_snapshot_part(m, *pos, snap->word, part_len);
+	part = slab_trace_print_part(m, *pos, snap->word, part_len);
 	if (!part)
 		return NULL;
 	if (*pos == r->part_pos)

@@ -24,7 +24,13 @@
 
 #include <slabtrace/files.h>
 
-#include "slab.h"
+#include "aggregate.h"
+#include "modsyms.h"
+#include "print.h"
+#include "record.h"
+#include "snapshot.h"
+#include "stacks.h"
+#include "views.h"
 
 static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 		       unsigned long ip)
@@ -115,9 +121,9 @@ static void *folded_start(struct seq_file *m, loff_t *pos)
 	struct slab_trace_reader *r = m->private;
 	struct slab_trace_snapshot *part;
 
-	if (!slab_trace_snapshot_seq(m, *pos))
+	if (!slab_trace_print_seq(m, *pos))
 		return NULL;
-	part = slab_trace_snapshot_part(m, *pos, 0, groups_of);
+	part = slab_trace_print_part(m, *pos, 0, groups_of);
 	return part && *pos - r->part_pos < part->nr_groups ?
 	       part->groups[*pos - r->part_pos] : NULL;
 }
@@ -173,5 +179,5 @@ const struct file_operations slab_trace_view_fops = {
 	.open = folded_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = slab_trace_reader_release,
+	.release = slab_trace_view_release,
 };

@@ -21,8 +21,8 @@
  *   that started nothing in a row.  The
  *   allocations made before the scan are not recorded: status counts them.
  *
- * Left out (slab_trace_set.skip, a hash table the probes look up as they
- * look up the set's caches): slabtrace's own cache, and the caches a
+ * Left out (slab_trace_follow_skip, a hash table the probes look up as
+ * they look up the set's caches): slabtrace's own cache, and the caches a
  * "reset" forgot after a "stop" while "all" was followed, so that they
  * stay out.  Each of the latter is held by a kobject reference, so that
  * no new cache takes its address; destroyed, it leaves the list at the
@@ -34,8 +34,9 @@
  *
  * Notes on locking
  * ----------------
- * - follow is under slab_trace_mutex; the probes read the set's copy of
- *   it, which set_replace_many() makes (slab_trace_follow_publish()).
+ * - follow is under slab_trace_mutex; the probes read its published copy,
+ *   slab_trace_follow_skip (RCU; skip_publish()), NULL while following
+ *   is off.
  * - The module notifier takes slab_trace_mutex inside the notifier chain's
  *   rwsem: no one registers a module notifier under slab_trace_mutex.
  * - The worker's bit of the scan: a burst of misses queues one scan.
@@ -53,7 +54,10 @@
 
 #include <wrapper/workqueue.h>
 
-#include "slab.h"
+#include "follow.h"
+#include "pool.h"
+#include "traced.h"
+#include "worker.h"
 
 /*
  * Scans: at most one a second; one in ten after two in a row that
@@ -78,6 +82,7 @@ static struct {
 	struct follow_skip *skip;
 	unsigned int nr_skip;
 	unsigned int fruitless;	/* scans in a row that started nothing */
+	bool dirty;		/* @skip or @on changed, unpublished */
 	unsigned long started;	/* caches started since "start all" */
 } follow;
 
@@ -143,43 +148,73 @@ static void follow_end(void)
 	WRITE_ONCE(follow.on, false);
 }
 
-static void skip_add(struct slab_trace_set *set, const struct kmem_cache *s)
-{
-	unsigned int i = hash_ptr(s, 32) & set->skip_mask;
+/* The published list: the probes look a cache up in it. */
+struct slab_trace_skip __rcu *slab_trace_follow_skip;
 
-	while (set->skip[i])
-		i = (i + 1) & set->skip_mask;
-	set->skip[i] = s;
+static void skip_free_rcu(struct rcu_head *head)
+{
+	kvfree(container_of(head, struct slab_trace_skip, rcu));
 }
 
-/**
- * slab_trace_follow_publish - what the probes need of following, into @set
- * @set: a set being made, not published yet
- *
- * An empty set ends following.  Called with slab_trace_mutex held.
- *
- * Return: 0, or -ENOMEM.
- */
-int slab_trace_follow_publish(struct slab_trace_set *set)
+static void skip_add(struct slab_trace_skip *skip, const struct kmem_cache *s)
 {
+	unsigned int i = hash_ptr(s, 32) & skip->mask;
+
+	while (skip->slot[i])
+		i = (i + 1) & skip->mask;
+	skip->slot[i] = s;
+}
+
+/*
+ * Publish what the probes need of following: the caches left out and
+ * slabtrace's own, or nothing once following ended.  Readers of the old
+ * list may go on until a grace period passes.
+ *
+ * Return: 0, or -ENOMEM (the old list stays).
+ */
+static int skip_publish(void)
+{
+	struct slab_trace_skip *old, *new = NULL;
 	unsigned int i, slots;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	if (!set->nr && follow.on)
-		follow_end();
-	set->follow = follow.on;
-	if (!follow.on)
-		return 0;
-	/* At most half full: a lookup ends at an empty slot. */
-	slots = roundup_pow_of_two(max(2 * (follow.nr_skip + 1), 4U));
-	set->skip = kvcalloc(slots, sizeof(*set->skip), GFP_KERNEL);
-	if (!set->skip)
-		return -ENOMEM;
-	set->skip_mask = slots - 1;
-	skip_add(set, slab_trace_record_cache);
-	for (i = 0; i < follow.nr_skip; i++)
-		skip_add(set, follow.skip[i].cache);
+	if (follow.on) {
+		/* At most half full: a lookup ends at an empty slot. */
+		slots = roundup_pow_of_two(max(2 * (follow.nr_skip + 1), 4U));
+		new = kvzalloc(struct_size(new, slot, slots), GFP_KERNEL);
+		if (!new)
+			return -ENOMEM;
+		new->mask = slots - 1;
+		skip_add(new, slab_trace_record_cache);
+		for (i = 0; i < follow.nr_skip; i++)
+			skip_add(new, follow.skip[i].cache);
+	}
+	old = rcu_dereference_protected(slab_trace_follow_skip,
+					lockdep_is_held(&slab_trace_mutex));
+	rcu_assign_pointer(slab_trace_follow_skip, new);
+	if (old)
+		call_rcu(&old->rcu, skip_free_rcu);
+	follow.dirty = false;
 	return 0;
+}
+
+/**
+ * slab_trace_follow_update - publish what a command changed of following
+ *
+ * Following ends once no cache is in the set; a list of caches left out
+ * (slab_trace_follow_leave_out()) is published.  Called with
+ * slab_trace_mutex held, after "stop" and "reset".
+ */
+void slab_trace_follow_update(void)
+{
+	lockdep_assert_held(&slab_trace_mutex);
+	if (follow.on && !rcu_access_pointer(slab_trace_active)) {
+		follow_end();
+		follow.dirty = true;
+	}
+	/* No memory: the probes go on kicking scans, which leave it out. */
+	if (follow.dirty)
+		skip_publish();
 }
 
 /**
@@ -217,10 +252,10 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 	 * traced cache: none is left out any more.
 	 */
 	skip_clear();
-	if (slab_trace_set_republish()) {
+	if (skip_publish()) {
 		pr_warn_ratelimited("start: all: no memory to follow new caches\n");
 		follow_end();
-		slab_trace_set_republish();
+		skip_publish();
 	}
 }
 
@@ -232,7 +267,7 @@ void slab_trace_follow_stop(void)
 		return;
 	follow_end();
 	/* No memory: the probes go on kicking scans that find nothing. */
-	slab_trace_set_republish();
+	skip_publish();
 	/*
 	 * A scan waiting (ten seconds after fruitless ones) would hold back
 	 * the first of the next "start all": the next may run at once.
@@ -245,27 +280,26 @@ void slab_trace_follow_stop(void)
  * @ref: the cache, forgotten by "reset" after "stop"; a reference of its
  *	 own is taken
  *
- * Called with slab_trace_mutex held; the caller then publishes a set,
- * with the list (slab_trace_set_republish()).  Until then the probes may
- * take the cache for a new one: a scan leaves it out.
- *
- * Return: whether the list changed.
+ * Called with slab_trace_mutex held; the caller then publishes the list
+ * (slab_trace_follow_update()).  Until then the probes may take the cache
+ * for a new one: a scan leaves it out.
  */
-bool slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
+void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 {
 	struct follow_skip *skip;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	/* kmalloc-large, percpu: no kobject, never new. */
 	if (!follow.on || !ref->kobj || left_out(ref->cache))
-		return false;
+		return;
+	follow.dirty = true;
 	skip = kvmalloc_array(follow.nr_skip + 1, sizeof(*skip), GFP_KERNEL);
 	if (!skip) {
 		pr_warn_ratelimited("reset: no memory to leave %*pE out of \"start all\": new caches are no longer started\n",
 				    (int)strlen(kobject_name(ref->kobj)),
 				    kobject_name(ref->kobj));
 		follow_end();
-		return true;
+		return;
 	}
 	if (follow.nr_skip)
 		memcpy(skip, follow.skip, follow.nr_skip * sizeof(*skip));
@@ -274,7 +308,6 @@ bool slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 	skip = &follow.skip[follow.nr_skip++];
 	skip->cache = ref->cache;
 	skip->kobj = kobject_get(ref->kobj);
-	return true;
 }
 
 /*
@@ -305,8 +338,8 @@ static void skip_sweep(void)
 			follow.skip[k++] = follow.skip[i];
 	}
 	follow.nr_skip = k;
-	if (slab_trace_set_republish()) {
-		/* Kept until a set is published. */
+	if (skip_publish()) {
+		/* Kept until the next scan. */
 		memcpy(&follow.skip[k], gone, n * sizeof(*gone));
 		follow.nr_skip += n;
 	} else {
@@ -327,6 +360,7 @@ static bool follow_scan(void)
 
 	lockdep_assert_held(&slab_trace_mutex);
 	slab_trace_traced_sweep();
+	slab_trace_follow_update();
 	if (!follow.on)
 		return false;
 	skip_sweep();
@@ -338,6 +372,8 @@ static bool follow_scan(void)
 	if (ret <= 0)
 		return false;
 	follow.started += ret;
+	/* Probes for them, if none were attached (slab.c's idle job). */
+	slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
 	return true;
 }
 
@@ -427,5 +463,6 @@ void slab_trace_follow_exit_work(void)
 	mutex_lock(&slab_trace_mutex);
 	if (follow.on)
 		follow_end();
+	skip_publish();
 	mutex_unlock(&slab_trace_mutex);
 }

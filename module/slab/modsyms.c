@@ -58,7 +58,13 @@
 #include <linux/string.h>
 #include <linux/xarray.h>
 
-#include "slab.h"
+#include "aggregate.h"
+#include "modsyms.h"
+#include "record.h"
+#include "snapshot.h"
+#include "stacks.h"
+#include "table.h"
+#include "traced.h"
 
 struct modsym_key {
 	unsigned long ip;

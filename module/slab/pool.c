@@ -54,6 +54,8 @@
 #define POOL_BATCH	64
 
 struct slab_trace_pool slab_trace_pool;
+struct kmem_cache *slab_trace_record_cache;
+unsigned long slab_trace_record_limit;
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /*

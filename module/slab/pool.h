@@ -42,6 +42,10 @@ struct slab_trace_pool {
 #define SLAB_TRACE_RECORD_BYTES	72
 
 extern struct slab_trace_pool slab_trace_pool;
+/* The slab cache of records (slab.c makes it, the pool's). */
+extern struct kmem_cache *slab_trace_record_cache;
+/* The record limit, all caches together; changed by "limit" (slab.c). */
+extern unsigned long slab_trace_record_limit;
 
 int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
 			 unsigned int size);

@@ -71,7 +71,17 @@
 #include <wrapper/percpu.h>
 #include <wrapper/unwind.h>
 
-#include "slab.h"
+#include "context.h"
+#include "follow.h"
+#include "lifetime.h"
+#include "pool.h"
+#include "probes.h"
+#include "record.h"
+#include "sets.h"
+#include "stacks.h"
+#include "table.h"
+#include "traced.h"
+#include "worker.h"
 
 static bool alloc_on, free_on, percpu_on, exiting;
 /* Found once, by name, with slab_trace_mutex held; never go away. */
@@ -254,7 +264,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	if (unlikely(!tr)) {
 		/* kmem_cache_alloc(): a cache created since "start all"? */
 		if (!bytes_req && !own_alloc(call_site))
-			slab_trace_follow_miss(set, s);
+			slab_trace_follow_miss(s);
 		goto evict;
 	}
 	if (!READ_ONCE(tr->tracing) || own_alloc(call_site))

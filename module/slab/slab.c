@@ -6,7 +6,7 @@
  * For the slab caches a user names, slab_trace keeps a record of every
  * object allocated and not yet freed, with the backtrace and context of
  * its allocation, taken from the kmem tracepoints (probes.c); "print"
- * takes a snapshot of a cache's records (snapshot.c) that reading ctl,
+ * takes a snapshot of a cache's records (print.c) that reading ctl,
  * slab/stacks, slab/folded and slab/folded_bytes show (dump.c, folded.c).
  *
  * Loading is a list of steps, steps[] below, undone in the reverse order
@@ -21,10 +21,15 @@
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex serialises the commands below (but pool and limit,
- *   which have locks of their own), attaching the probes, and the set of
- *   traced caches; its place among the other locks is in main.c's
- *   header, what each file does under it in that file's notes.
+ * - slab_trace_mutex (traced.c's) serialises the commands below (but pool
+ *   and limit, which have locks of their own), attaching the probes, and
+ *   the set of traced caches; its place among the other locks is in
+ *   main.c's header, what each file does under it in that file's notes.
+ *
+ * A command is sequenced here, and nothing below calls up: a command
+ * (traced.c, print.c) changes the set, then cmd_cache() lets following
+ * (follow.c), the users' prints (print.c) and the probes (probes.c) catch
+ * up with it, in that order.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,18 +54,9 @@
 
 #include "slab.h"
 
-/* slab_trace_mutex: see Notes on locking. */
-DEFINE_MUTEX(slab_trace_mutex);
-struct kmem_cache *slab_trace_record_cache;
-unsigned long slab_trace_record_limit;
-
 static unsigned int pool_size = SLAB_TRACE_POOL_DEFAULT;
 module_param(pool_size, uint, 0400);
 MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
-
-unsigned int slab_trace_snapshot_idle = 600;
-module_param_named(snapshot_idle_secs, slab_trace_snapshot_idle, uint, 0400);
-MODULE_PARM_DESC(snapshot_idle_secs, "seconds a login user's print is kept after its last print or read (1..86400; default 600)");
 
 static unsigned int lifetime_slots = 4096;
 module_param(lifetime_slots, uint, 0400);
@@ -162,9 +158,9 @@ static void commands_exit(void)
 	slab_trace_follow_exit_work();
 	mutex_lock(&slab_trace_mutex);
 	slab_trace_traced_exit();
-	slab_trace_snapshot_exit();
+	slab_trace_print_exit();
 	mutex_unlock(&slab_trace_mutex);
-	slab_trace_snapshot_exit_work();
+	slab_trace_print_exit_work();
 }
 
 static const struct slabtrace_step steps[] = {
@@ -200,9 +196,9 @@ static int slab_init(void)
 		pr_warn("lifetime_slots=%u: not in 16..1048576\n", lifetime_slots);
 		return -EINVAL;
 	}
-	if (!slab_trace_snapshot_idle || slab_trace_snapshot_idle > 86400) {
+	if (!slab_trace_print_idle || slab_trace_print_idle > 86400) {
 		pr_warn("snapshot_idle_secs=%u: not in 1..86400\n",
-			slab_trace_snapshot_idle);
+			slab_trace_print_idle);
 		return -EINVAL;
 	}
 	slab_trace_record_limit = record_limit ?: default_limit();
@@ -526,6 +522,23 @@ static int cmd_pool_limit(int cmd, const char *arg)
 }
 
 /*
+ * The probes for caches "start" started: if they cannot attach, the
+ * caches are stopped again (kept as stopped caches with no records, which
+ * "reset" forgets).  Called with slab_trace_mutex held.
+ */
+static int probes_for(const char *name)
+{
+	int ret = slab_trace_probes_update();
+
+	if (ret) {
+		pr_warn_ratelimited("start: cannot attach to the kmem tracepoints (%d): %*pE stopped\n",
+				    ret, (int)strlen(name), name);
+		slab_trace_stop(name);
+	}
+	return ret;
+}
+
+/*
  * A command on one cache, under slab_trace_mutex; a print keeps its
  * snapshot for @own too.
  */
@@ -534,16 +547,27 @@ static int cmd_cache(int cmd, const char *name,
 		     struct slab_trace_filter *filter, u32 sample,
 		     u32 sample_bytes, struct slab_trace_reader *own)
 {
+	bool all = slab_trace_word_of(name) == SLAB_TRACE_WORD_ALL;
+	struct slab_trace_filter *follow;
 	int ret;
 
 	mutex_lock(&slab_trace_mutex);
 	slab_trace_traced_sweep();
 	switch (cmd) {
 	case SLAB_CMD_START:
+		/* "start all" follows new caches, with its filter and rate. */
+		follow = all ? slab_trace_filter_get(filter) : NULL;
 		ret = slab_trace_start(name, filter, sample, sample_bytes);
+		if (!ret)
+			ret = probes_for(name);
+		if (!ret && all)
+			slab_trace_follow_start(follow, sample, sample_bytes);
+		slab_trace_filter_put(follow);
 		break;
 	case SLAB_CMD_STOP:
 		ret = slab_trace_stop(name);
+		if (all)
+			slab_trace_follow_stop();
 		break;
 	case SLAB_CMD_PRINT:
 		ret = slab_trace_print(own, name, opts);
@@ -552,9 +576,18 @@ static int cmd_cache(int cmd, const char *name,
 		ret = slab_trace_mark(name);
 		break;
 	default:
-		ret = slab_trace_reset(name);
+		/* "start all" does not start a cache "reset" forgot again. */
+		ret = slab_trace_reset(name, slab_trace_follow_leave_out);
 		break;
 	}
+	/*
+	 * Following ends with the set; what "reset" left out is published;
+	 * the prints of caches reset go; the probes go once nothing is
+	 * traced and no record kept.
+	 */
+	slab_trace_follow_update();
+	slab_trace_print_drop_stale();
+	slab_trace_probes_update();
 	mutex_unlock(&slab_trace_mutex);
 	return ret;
 }
@@ -657,7 +690,7 @@ const struct slabtrace_system slab_trace_system = {
 	.next = slab_trace_next,
 	.help = slab_help,
 	.ctl_open = slab_ctl_open,
-	.ctl_release = slab_trace_reader_release,
+	.ctl_release = slab_trace_view_release,
 	.dir = "slab",
 	.files = slab_files,
 	.nr_files = ARRAY_SIZE(slab_files),

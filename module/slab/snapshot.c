@@ -1,126 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slab_trace: "print", a copy of one cache's records taken at one moment,
- * which reading ctl then formats (dump.c), and reading folded and
- * folded_bytes too (folded.c).  The records are filtered as they are
- * copied (older-than, since-mark) and grouped by backtrace once copied
- * (aggregate.c), whichever view was asked for.
+ * slab_trace: a snapshot, a copy of one cache's records taken at one
+ * moment (print.c takes them, dump.c and folded.c show them), with its
+ * records grouped by backtrace (aggregate.c groups them).
  *
  * The copy is made of page-sized chunks found through an xarray, so a
  * cache with millions of records needs no large contiguous allocation;
- * a record is copied whole, 48 bytes, with __GFP_NORETRY: a print that
- * does not fit fails with -ENOMEM rather than wake the OOM killer, and a
- * print whose caller is killed stops.
- *
- * A print is kept for its login user (the audit login UID, which sudo
- * keeps from the user's login; "unset" is one more user), not for the
- * process or the session that printed it: reading ctl, slab/stacks,
- * slab/folded and slab/folded_bytes shows the reader's login user's latest
- * print, whoever made it, so "echo print X | sudo tee ctl; sudo cat ctl"
- * works, each sudo in a session of its own, and two users printing two
- * caches do not clobber each other.  A file opened for reading and
- * writing that writes a print also keeps it as its own: its reads show
- * that print, whatever anyone prints meanwhile (slabtrace(8) reads its
- * prints so).  A user's print goes:
- * - at that user's next print, a reset of its cache (or when the cache
- *   stops being traced), or rmmod;
- * - slab_trace_snapshot_idle seconds (10 minutes unless the module
- *   parameter snapshot_idle_secs says otherwise) after its last print or
- *   read: a delayed work sweeps them, armed for the first to expire;
- * - when a ninth user prints: at most SNAP_USERS are kept, the one used
- *   least recently goes.
- * A file's own print goes when the file prints again or is closed.
- * Readers hold a reference on the one they started on, dropped when they
- * close.  The stats show what they all hold ("snapshots").
- *
- * A print copies with slab_trace_mutex dropped; a reset of its cache
- * meanwhile waits for the copy, then drops the cache's records: the copy
- * is then of records that no longer exist, and the print fails (EBUSY)
- * rather than publish it.
+ * a record is copied whole, with __GFP_NORETRY: a copy that does not fit
+ * fails with -ENOMEM rather than wake the OOM killer.  A snapshot never
+ * changes once published; its kref says when it can go.
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex: users[], owner_purges[], each reader's own print
- *   (slab_trace_reader.own: set by a print through its file, taken by its
- *   reads), and the (re)arming of sweep_work.  A snapshot never changes
- *   once published; its kref says when it can go.
- * - slab_trace_print_sem: held for reading while records are copied, with
- *   slab_trace_mutex dropped so that other commands go on; held for
- *   writing (traced.c) while a cache's records are purged, so that a copy
- *   never sees a record of an owner id given out again.  Taken after
- *   slab_trace_mutex, never before it.
  * - snapshots_lock (mutex): snapshots_alive, every snapshot not yet freed,
- *   the ones readers still hold too (the context sweep needs them all).
- *   Taken after slab_trace_mutex and slab_trace_print_sem.
+ *   the ones readers still hold too (modsyms.c walks them all).  Taken
+ *   after slab_trace_mutex and slab_trace_print_sem.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <kunit/visibility.h>
-#include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/list.h>
 #include <linux/math64.h>
-#include <linux/sched.h>
-#include <linux/seq_file.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
-#include <linux/string.h>
-#include <linux/timekeeping.h>
-#include <linux/workqueue.h>
+#include <linux/xarray.h>
 
-#include <wrapper/audit.h>
-#include <wrapper/workqueue.h>
+#include "record.h"
+#include "snapshot.h"
+#include "traced.h"
 
-#include "slab.h"
-
-/* Copies of records in progress (read) against purges (write). */
-DECLARE_RWSEM(slab_trace_print_sem);
 /* snapshots_alive: every snapshot not yet freed. */
 static DEFINE_MUTEX(snapshots_lock);
 static LIST_HEAD(snapshots_alive);
 
-/* Login users whose print is kept, at most. */
-#define SNAP_USERS	8
-
-/* A login user's latest print; @snap NULL: a free slot. */
-static struct {
-	kuid_t user;			/* INVALID_UID: unset */
-	struct slab_trace_snapshot *snap;
-	unsigned long used;		/* jiffies: its print, or its last read */
-} users[SNAP_USERS];
-
-static void sweep_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(sweep_work, sweep_fn);
-static bool sweep_off;		/* rmmod: not again */
-
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-/* The tests' login user, if set: they cannot set an audit login UID. */
-bool slab_trace_test_user_set;
-kuid_t slab_trace_test_user;
-#endif
-
-/* The login user a print or a read of current's is kept for. */
-static kuid_t login_user(void)
-{
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slab_trace_test_user_set))
-		return slab_trace_test_user;
-#endif
-	return slabtrace_login_uid(current);
-}
-
-/* Per record owner: how many times its records were dropped. */
-static unsigned long owner_purges[SLAB_TRACE_MAX_OWNERS];
-
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-/* Run by a print once it has copied, before it takes the mutex again. */
-void (*slab_trace_test_after_copy)(void);
-#endif
-
 static void snapshot_free(struct kref *kref);
 
-VISIBLE_IF_KUNIT void slab_trace_snapshot_put(struct slab_trace_snapshot *snap)
+void slab_trace_snapshot_put(struct slab_trace_snapshot *snap)
 {
 	kref_put(&snap->kref, snapshot_free);
+}
+
+/* Every group of @snap, found through its xarray, goes. */
+void slab_trace_groups_free(struct slab_trace_snapshot *snap)
+{
+	struct slab_trace_group *g, *first;
+	unsigned long key;
+
+	xa_for_each(&snap->by_stack, key, first) {
+		while ((g = first)) {
+			first = g->next;
+			kfree(g->in);
+			kfree(g);
+		}
+	}
+	xa_destroy(&snap->by_stack);
+	kvfree(snap->groups);
+	snap->groups = NULL;
+	snap->nr_groups = 0;
+	memset(snap->verdicts, 0, sizeof(snap->verdicts));
 }
 
 static void snapshot_free(struct kref *kref)
@@ -149,7 +86,7 @@ static void snapshot_free(struct kref *kref)
 }
 
 /* An empty snapshot; slab_trace_snapshot_put() frees it. */
-VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
+struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
 {
 	struct slab_trace_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
 
@@ -162,145 +99,6 @@ VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
 		mutex_unlock(&snapshots_lock);
 	}
 	return snap;
-}
-
-/**
- * slab_trace_snapshot_part - the part of a print a position shows
- * @m: the reader, after slab_trace_snapshot_seq() found its snapshot
- * @pos: the position
- * @first: the position of the first part's first item
- * @len: how many positions a part takes in this view
- *
- * For a print of one cache, the snapshot itself, from @first; for a
- * print of a word, the part @pos is in.  The reader keeps the part and
- * its first position (r->part, r->part_pos), so a read going forward
- * finds each next part at once.
- *
- * Return: the part, or NULL past the end.
- */
-struct slab_trace_snapshot *
-slab_trace_snapshot_part(struct seq_file *m, loff_t pos, loff_t first,
-			 unsigned long (*len)(struct seq_file *m,
-					      const struct slab_trace_snapshot *part))
-{
-	struct slab_trace_reader *r = m->private;
-
-	if (!r->snap->word) {
-		r->part = r->snap;
-		r->part_pos = first;
-		return r->part;
-	}
-	if (!r->part || r->part == r->snap || pos < r->part_pos) {
-		r->part = r->snap->next;
-		r->part_pos = first;
-	}
-	while (r->part && pos >= r->part_pos + len(m, r->part)) {
-		r->part_pos += len(m, r->part);
-		r->part = r->part->next;
-	}
-	return r->part;
-}
-
-/**
- * slab_trace_reader_open - open a file that shows the snapshot
- * @file: ctl (opened to read), stacks, folded or folded_bytes
- * @ops: its seq_file operations; m->private is a struct slab_trace_reader
- *
- * Return: 0 or -ENOMEM.
- */
-int slab_trace_reader_open(struct file *file, const struct seq_operations *ops)
-{
-	return seq_open_private(file, ops, sizeof(struct slab_trace_reader));
-}
-
-/*
- * What a reader holds goes: its snapshot, its own print, its cached text.
- * Called when nothing else uses the reader (its file closes).
- */
-VISIBLE_IF_KUNIT void slab_trace_reader_clear(struct slab_trace_reader *r)
-{
-	if (r->snap)
-		slab_trace_snapshot_put(r->snap);
-	r->snap = NULL;
-	if (r->own)
-		slab_trace_snapshot_put(r->own);
-	r->own = NULL;
-	slab_trace_stack_texts_free(r->texts);
-	r->texts = NULL;
-}
-
-/* A reader closes: what it holds goes. */
-int slab_trace_reader_release(struct inode *inode, struct file *file)
-{
-	struct seq_file *m = file->private_data;
-
-	slab_trace_reader_clear(m->private);
-	return seq_release_private(inode, file);
-}
-
-/* The slot of current's login user, or -1.  Called with slab_trace_mutex. */
-static int user_slot(void)
-{
-	kuid_t user = login_user();
-	int i;
-
-	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; i < SNAP_USERS; i++)
-		if (users[i].snap && uid_eq(users[i].user, user))
-			return i;
-	return -1;
-}
-
-static void slot_free(int i)
-{
-	slab_trace_snapshot_put(users[i].snap);
-	users[i].snap = NULL;
-	users[i].user = INVALID_UID;
-}
-
-/*
- * Drop the prints unused for slab_trace_snapshot_idle seconds; arm the
- * work for the first of those left to expire.  Called with
- * slab_trace_mutex held.
- */
-static void sweep_locked(void)
-{
-	unsigned long idle = READ_ONCE(slab_trace_snapshot_idle) * HZ;
-	unsigned long now = jiffies, next = 0;
-	bool kept = false;
-	int i;
-
-	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; i < SNAP_USERS; i++) {
-		if (!users[i].snap)
-			continue;
-		if (time_after_eq(now, users[i].used + idle)) {
-			slot_free(i);
-			continue;
-		}
-		if (!kept || time_before(users[i].used + idle, next))
-			next = users[i].used + idle;
-		kept = true;
-	}
-	if (kept && !sweep_off)
-		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &sweep_work, next - now);
-}
-
-/**
- * slab_trace_snapshot_sweep - free the prints idle for too long
- *
- * May sleep.
- */
-VISIBLE_IF_KUNIT void slab_trace_snapshot_sweep(void)
-{
-	mutex_lock(&slab_trace_mutex);
-	sweep_locked();
-	mutex_unlock(&slab_trace_mutex);
-}
-
-static void sweep_fn(struct work_struct *work)
-{
-	slab_trace_snapshot_sweep();
 }
 
 struct snap_mem {
@@ -321,26 +119,18 @@ static void add_mem(struct slab_trace_snapshot *snap, void *arg)
 }
 
 /**
- * slab_trace_snapshot_stats - what the snapshots hold, for the stats
- * @kept: prints kept for login users
- * @alive: snapshots not freed (the kept ones, files' own prints, and
- *	   those readers still hold)
- * @mem: about how many bytes those hold: records, groups, headers
+ * slab_trace_snapshot_mem - the snapshots not freed, for the stats
+ * @alive: how many (the kept ones, files' own prints, and those readers
+ *	   still hold)
+ * @mem: about how many bytes they hold: records, groups, headers
  *
  * May sleep.
  */
-void slab_trace_snapshot_stats(unsigned long *kept, unsigned long *alive,
-			       size_t *mem)
+void slab_trace_snapshot_mem(unsigned long *alive, size_t *mem)
 {
 	struct slab_trace_snapshot *snap;
 	struct snap_mem sm = { };
-	int i;
 
-	*kept = 0;
-	mutex_lock(&slab_trace_mutex);
-	for (i = 0; i < SNAP_USERS; i++)
-		*kept += !!users[i].snap;
-	mutex_unlock(&slab_trace_mutex);
 	mutex_lock(&snapshots_lock);
 	list_for_each_entry(snap, &snapshots_alive, alive)
 		add_mem(snap, &sm);
@@ -367,97 +157,6 @@ void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
 	list_for_each_entry(snap, &snapshots_alive, alive)
 		fn(snap, arg);
 	mutex_unlock(&snapshots_lock);
-}
-
-/**
- * slab_trace_snapshot_get - what a reader shows from its start
- * @r: the reader, or NULL (then only the user's print counts)
- *
- * Its file's own print, if it wrote one; else current's login user's
- * latest, which this read keeps from going idle.
- *
- * Return: the snapshot, referenced; NULL if there is none.
- */
-VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_snapshot_get(struct slab_trace_reader *r)
-{
-	struct slab_trace_snapshot *snap = NULL;
-	int i;
-
-	mutex_lock(&slab_trace_mutex);
-	if (r && r->own) {
-		snap = r->own;
-	} else {
-		i = user_slot();
-		if (i >= 0) {
-			snap = users[i].snap;
-			users[i].used = jiffies;
-			sweep_locked();
-		}
-	}
-	if (snap)
-		kref_get(&snap->kref);
-	mutex_unlock(&slab_trace_mutex);
-	return snap;
-}
-
-/**
- * slab_trace_snapshot_seq - the snapshot a seq_file reader is showing
- * @m: the reader, whose ->private holds a reference on it
- * @pos: where it reads
- *
- * A reader starting from offset 0 moves to its file's own print, if it
- * wrote one, else to its login user's latest, so that "echo print X >
- * ctl; cat ctl" shows X; one reading further on keeps the snapshot it
- * started with.  Its release puts m->private.
- *
- * Return: the snapshot, or NULL before the first print.
- */
-struct slab_trace_snapshot *slab_trace_snapshot_seq(struct seq_file *m,
-						    loff_t pos)
-{
-	struct slab_trace_reader *r = m->private;
-	struct slab_trace_snapshot *snap;
-
-	if (!pos) {
-		snap = slab_trace_snapshot_get(r);
-		if (r->snap)
-			slab_trace_snapshot_put(r->snap);
-		r->snap = snap;
-		r->part = NULL;
-	}
-	return r->snap;
-}
-
-/* Whether a print is of records of @owner, a word's in one of its parts. */
-static bool has_owner(const struct slab_trace_snapshot *snap, u16 owner)
-{
-	const struct slab_trace_snapshot *part;
-
-	if (!snap->word)
-		return snap->owner == owner;
-	for (part = snap->next; part; part = part->next)
-		if (part->owner == owner)
-			return true;
-	return false;
-}
-
-/**
- * slab_trace_snapshot_drop_owner - forget the snapshots of a cache
- * @owner: its records' owner id
- *
- * For "reset": the users' prints of it go now (readers and files that
- * printed keep theirs until they close), and a print copying the cache's
- * records will not publish.  Called with slab_trace_mutex held.
- */
-void slab_trace_snapshot_drop_owner(u16 owner)
-{
-	int i;
-
-	lockdep_assert_held(&slab_trace_mutex);
-	owner_purges[owner]++;
-	for (i = 0; i < SNAP_USERS; i++)
-		if (users[i].snap && has_owner(users[i].snap, owner))
-			slot_free(i);
 }
 
 struct slab_trace_record *
@@ -491,19 +190,9 @@ u32 slab_trace_snapshot_age(const struct slab_trace_snapshot *snap,
 	return now > rec->stamp ? min_t(u64, now - rec->stamp, U32_MAX) : 0;
 }
 
-static bool snapshot_takes(const struct slab_trace_snapshot *snap,
-			   const struct slab_trace_record *rec)
-{
-	if (rec->owner != snap->owner)
-		return false;
-	if (snap->opts.since_mark && rec->stamp < snap->mark)
-		return false;
-	return slab_trace_snapshot_age(snap, rec) >= snap->opts.older_than;
-}
-
 /* Add a copy of @rec to @snap, not yet published. */
-VISIBLE_IF_KUNIT int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
-					     const struct slab_trace_record *rec)
+int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
+			    const struct slab_trace_record *rec)
 {
 	unsigned long c = snap->nr / SLAB_TRACE_SNAP_PER_CHUNK;
 	struct slab_trace_record *chunk;
@@ -530,312 +219,4 @@ VISIBLE_IF_KUNIT int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
 	snap->bytes += bytes;
 	slab_trace_estimate(snap, bytes, &snap->est_q16, &snap->est_bytes);
 	return 0;
-}
-
-static int fill_one(const struct slab_trace_record *rec, void *snap)
-{
-	return snapshot_takes(snap, rec) ? slab_trace_snapshot_add(snap, rec) : 0;
-}
-
-/* What @snap copies from the traced cache @tr, @aliases its other names. */
-static void snapshot_of(struct slab_trace_snapshot *snap,
-			const struct slab_trace_traced *tr,
-			const struct slabtrace_cache_ref *aliases)
-{
-	const struct slab_trace_filter *filter;
-	int i;
-
-	snap->mark = tr->mark;
-	snap->epoch = tr->epoch;
-	snap->traced_ns = slab_trace_traced_time(tr, snap->taken);
-	snap->tracing = tr->tracing;
-	snap->object_size = tr->object_size;
-	snap->kind = tr->kind;
-	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++)
-		snap->drops[i] = atomic_long_read(&tr->drops[i]);
-	snap->owner = tr->id;
-	snap->purges = owner_purges[tr->id];
-	snap->filtered = slab_trace_traced_filtered(tr);
-	snap->sample_every = tr->sample_every;
-	snap->sample_bytes = tr->sample_bytes;
-	filter = rcu_dereference_protected(tr->filter,
-					   lockdep_is_held(&slab_trace_mutex));
-	if (filter)
-		slab_trace_filter_text(snap->filter, sizeof(snap->filter), filter);
-	snap->grow_failed = atomic_long_read(&slab_trace_records.grow_failed);
-	snap->replaced = atomic_long_read(&tr->replaced);
-	if (aliases->merged > 0) {
-		strscpy(snap->aliases, aliases->aliases, sizeof(snap->aliases));
-		if (aliases->aliases_more)
-			scnprintf(snap->aliases + strlen(snap->aliases),
-				  sizeof(snap->aliases) - strlen(snap->aliases),
-				  " and %d more", aliases->aliases_more);
-	}
-}
-
-/* The parts of a print of a word, by record owner, while it copies. */
-struct parts {
-	struct slab_trace_snapshot *by_owner[SLAB_TRACE_MAX_OWNERS];
-};
-
-static int fill_part(const struct slab_trace_record *rec, void *arg)
-{
-	struct slab_trace_snapshot *part;
-
-	part = ((struct parts *)arg)->by_owner[rec->owner];
-	return part && snapshot_takes(part, rec) ?
-	       slab_trace_snapshot_add(part, rec) : 0;
-}
-
-/*
- * Copy the records of the snapshots @snaps[0..@n) (of distinct owners), in
- * one walk of the table, and group them.  Drops slab_trace_mutex while
- * it copies.
- */
-static int copy_records(struct slab_trace_snapshot **snaps, unsigned int n)
-{
-	struct parts *parts = NULL;
-	unsigned int i;
-	int ret = 0;
-
-	lockdep_assert_held(&slab_trace_mutex);
-	/* Backtraces the depot had no room for when they were taken. */
-	slab_trace_stack_flush();
-	if (n > 1) {
-		parts = kvzalloc(sizeof(*parts), GFP_KERNEL);
-		if (!parts)
-			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			parts->by_owner[snaps[i]->owner] = snaps[i];
-	}
-	/*
-	 * The copy, with the mutex dropped: other commands go on, and a reset
-	 * of these caches waits for it (slab_trace_print_sem).  Taken again
-	 * after the rwsem is released, in the order the others take them.
-	 */
-	down_read(&slab_trace_print_sem);
-	mutex_unlock(&slab_trace_mutex);
-	if (n)
-		ret = slab_trace_table_for_each(&slab_trace_records,
-						parts ? fill_part : fill_one,
-						parts ? (void *)parts : snaps[0]);
-	for (i = 0; !ret && i < n; i++)
-		ret = slab_trace_aggregate(snaps[i]);
-	up_read(&slab_trace_print_sem);
-	kvfree(parts);
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (slab_trace_test_after_copy)
-		slab_trace_test_after_copy();
-#endif
-	mutex_lock(&slab_trace_mutex);
-	for (i = 0; !ret && i < n; i++) {
-		if (owner_purges[snaps[i]->owner] == snaps[i]->purges)
-			continue;
-		pr_warn_ratelimited("print: %*pE was reset while its records were copied: print again\n",
-				    (int)strlen(snaps[i]->name), snaps[i]->name);
-		ret = -EBUSY;
-	}
-	return ret;
-}
-
-/* What a part weighs in the order of a word's print: most bytes first. */
-static u64 part_bytes(const struct slab_trace_snapshot *part)
-{
-	return slab_trace_sampled(part) ? part->est_bytes : part->bytes;
-}
-
-static int part_cmp(const void *a, const void *b)
-{
-	const struct slab_trace_snapshot *pa = *(void * const *)a;
-	const struct slab_trace_snapshot *pb = *(void * const *)b;
-
-	if (part_bytes(pa) != part_bytes(pb))
-		return part_bytes(pa) < part_bytes(pb) ? 1 : -1;
-	return strcmp(pa->name, pb->name);
-}
-
-/*
- * "print WORD": one snapshot of every traced cache of the word, in one
- * walk of the records, into @head.
- */
-static int print_word(struct slab_trace_snapshot *head,
-		      enum slab_trace_word word)
-{
-	struct slab_trace_snapshot **parts = NULL, **tail;
-	struct slab_trace_traced **trs;
-	unsigned int i, nomark = 0;
-	int n, ret;
-
-	n = slab_trace_traced_word(word, &trs);
-	if (n < 0)
-		return n;
-	head->word = true;
-	head->nr_caches = n;
-	for (i = 0; head->opts.since_mark && i < n; i++)
-		nomark += !trs[i]->mark;
-	if (nomark) {
-		pr_warn_ratelimited("print: since-mark: %u caches of %s have no mark\n",
-				    nomark, head->name);
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = -ENOMEM;
-	parts = kvcalloc(max(n, 1), sizeof(*parts), GFP_KERNEL);
-	if (!parts)
-		goto out;
-	for (i = 0; i < n; i++) {
-		parts[i] = slab_trace_snapshot_alloc();
-		if (!parts[i])
-			goto out;
-		strscpy(parts[i]->name, trs[i]->name, sizeof(parts[i]->name));
-		parts[i]->opts = head->opts;
-		parts[i]->taken = head->taken;
-		snapshot_of(parts[i], trs[i], &trs[i]->ref);
-	}
-	ret = copy_records(parts, n);
-	if (ret)
-		goto out;
-	sort(parts, n, sizeof(*parts), part_cmp, NULL);
-	tail = &head->next;
-	for (i = 0; i < n; i++) {
-		if (!parts[i]->nr)
-			continue;
-		*tail = parts[i];
-		tail = &parts[i]->next;
-		parts[i] = NULL;
-		head->nr_parts++;
-	}
-out:
-	for (i = 0; parts && i < n; i++)
-		if (parts[i])
-			slab_trace_snapshot_put(parts[i]);
-	kvfree(parts);
-	kfree(trs);
-	return ret;
-}
-
-/* "print CACHE": a snapshot of the cache's records, into @snap. */
-static int print_cache(struct slab_trace_snapshot *snap)
-{
-	struct slabtrace_cache_ref ref;
-	struct slab_trace_traced *tr;
-
-	tr = slab_trace_traced_find("print", snap->name, &ref);
-	if (IS_ERR(tr))
-		return PTR_ERR(tr);
-	if (snap->opts.since_mark && !tr->mark) {
-		pr_warn_ratelimited("print: since-mark: %*pE has no mark\n",
-				    (int)strlen(snap->name), snap->name);
-		slabtrace_cache_put(&ref);
-		return -EINVAL;
-	}
-	snapshot_of(snap, tr, &ref);
-	slabtrace_cache_put(&ref);
-	return copy_records(&snap, 1);
-}
-
-/**
- * slab_trace_snapshot_publish - make a print what its login user reads
- * @snap: the print; its reference is taken over
- * @own: the reader of the file that wrote the print, which keeps it as
- *	 its own; NULL if none (a file opened for writing only)
- *
- * The user's last print goes, or, with every slot taken, the one used
- * least recently.  Called with slab_trace_mutex held.
- */
-VISIBLE_IF_KUNIT void slab_trace_snapshot_publish(struct slab_trace_snapshot *snap,
-						  struct slab_trace_reader *own)
-{
-	int i, slot = user_slot();
-
-	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; slot < 0 && i < SNAP_USERS; i++)
-		if (!users[i].snap)
-			slot = i;
-	if (slot < 0) {
-		slot = 0;
-		for (i = 1; i < SNAP_USERS; i++)
-			if (time_before(users[i].used, users[slot].used))
-				slot = i;
-	}
-	if (users[slot].snap)
-		slot_free(slot);
-	if (own) {
-		if (own->own)
-			slab_trace_snapshot_put(own->own);
-		kref_get(&snap->kref);
-		own->own = snap;
-	}
-	users[slot].user = login_user();
-	users[slot].snap = snap;
-	users[slot].used = jiffies;
-	sweep_locked();
-}
-
-/**
- * slab_trace_print - take the snapshot that reading ctl shows next
- * @own: the reader of the file that wrote the command, which keeps the
- *	 print as its own (a file opened for reading and writing); NULL if
- *	 none
- * @name: the cache, as the user names it, or a word for the traced
- *	  caches of a set (one snapshot of each, taken in one walk)
- * @opts: the view and the filters
- *
- * The print is current's login user's latest (slab_trace_snapshot_publish()).
- * Called with slab_trace_mutex held; drops it while it copies the records.
- *
- * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
- * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
- * made with __GFP_NORETRY: it fails rather than wake the OOM killer),
- * -EINTR if the caller was killed, -EBUSY if a cache was reset while
- * its records were being copied.
- */
-int slab_trace_print(struct slab_trace_reader *own, const char *name,
-		     const struct slab_trace_print_opts *opts)
-{
-	enum slab_trace_word word = slab_trace_word_of(name);
-	struct slab_trace_snapshot *snap;
-	unsigned long nr;
-	int ret;
-
-	lockdep_assert_held(&slab_trace_mutex);
-	snap = slab_trace_snapshot_alloc();
-	if (!snap)
-		return -ENOMEM;
-	strscpy(snap->name, name, sizeof(snap->name));
-	snap->opts = *opts;
-	snap->taken = ktime_get_mono_fast_ns();
-	ret = word ? print_word(snap, word) : print_cache(snap);
-	if (ret) {
-		nr = snap->nr;
-		if (ret == -ENOMEM)
-			pr_warn_ratelimited("print: no memory for a copy of %lu records of %*pE\n",
-					    nr, (int)strlen(name), name);
-		slab_trace_snapshot_put(snap);
-		return ret;
-	}
-	slab_trace_snapshot_publish(snap, own);
-	return 0;
-}
-
-/*
- * At module exit: no reader is left, the module is pinned while open.
- * Called with slab_trace_mutex held; slab_trace_snapshot_exit_work() follows,
- * once it is released.
- */
-void slab_trace_snapshot_exit(void)
-{
-	int i;
-
-	lockdep_assert_held(&slab_trace_mutex);
-	sweep_off = true;
-	for (i = 0; i < SNAP_USERS; i++)
-		if (users[i].snap)
-			slot_free(i);
-}
-
-/* The sweep's work, which takes slab_trace_mutex, is not left queued. */
-void slab_trace_snapshot_exit_work(void)
-{
-	cancel_delayed_work_sync(&sweep_work);
 }

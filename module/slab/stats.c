@@ -38,7 +38,17 @@
 
 #include <slabtrace/files.h>
 
-#include "slab.h"
+#include "follow.h"
+#include "lifetime.h"
+#include "modsyms.h"
+#include "pool.h"
+#include "print.h"
+#include "probes.h"
+#include "snapshot.h"
+#include "stacks.h"
+#include "stats.h"
+#include "table.h"
+#include "traced.h"
 
 /* "pool empty" as "pool_empty": one word a key. */
 static void show_key(struct seq_file *m, const char *name)
@@ -93,7 +103,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "modules events %ld walks %ld\n", events, walks);
 	slab_trace_lifetime_stats(&used, &slots, &lost);
 	seq_printf(m, "lifetimes stacks %u of %u lost %lu\n", used, slots, lost);
-	slab_trace_snapshot_stats(&kept, &alive, &mem);
+	slab_trace_print_stats(&kept, &alive, &mem);
 	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,
 		   mem);
 	slab_trace_probes_state(&alloc, &free);

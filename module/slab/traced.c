@@ -48,8 +48,20 @@
 
 #include <wrapper/cgroup.h>
 
-#include "slab.h"
+#include "lifetime.h"
+#include "pool.h"
+#include "record.h"
+#include "sets.h"
+#include "stacks.h"
+#include "table.h"
+#include "traced.h"
 
+/* slab_trace_mutex: see slab.c's Notes on locking. */
+DEFINE_MUTEX(slab_trace_mutex);
+/* Copies of records in progress (read) against purges (write). */
+DECLARE_RWSEM(slab_trace_print_sem);
+/* Per record owner: how many times its records were purged; the mutex. */
+unsigned long slab_trace_purges[SLAB_TRACE_MAX_OWNERS];
 struct slab_trace_set __rcu *slab_trace_active;
 static DECLARE_BITMAP(owner_ids, SLAB_TRACE_MAX_OWNERS);
 const char slab_trace_pseudo[SLAB_TRACE_KINDS];
@@ -226,16 +238,9 @@ static struct slab_trace_traced *find_cache(const struct kmem_cache *s)
 	return set ? slab_trace_traced_of(set, s) : NULL;
 }
 
-static void set_free(struct slab_trace_set *set)
-{
-	if (set)
-		kvfree(set->skip);
-	kvfree(set);
-}
-
 static void set_free_rcu(struct rcu_head *head)
 {
-	set_free(container_of(head, struct slab_trace_set, rcu));
+	kvfree(container_of(head, struct slab_trace_set, rcu));
 }
 
 /* Put @tr in @set, which has room for it. */
@@ -284,12 +289,8 @@ static int set_replace_many(struct slab_trace_traced **add,
 	for (j = 0; j < n; j++)
 		if (!del[j] && add[j])
 			set_add(new, add[j]);
-	if (slab_trace_follow_publish(new)) {
-		set_free(new);
-		return -ENOMEM;
-	}
 	if (!new->nr) {
-		set_free(new);
+		kvfree(new);
 		new = NULL;
 	}
 	rcu_assign_pointer(slab_trace_active, new);
@@ -298,16 +299,11 @@ static int set_replace_many(struct slab_trace_traced **add,
 	return 0;
 }
 
-/* Publish a copy of the set, for what follow.c changed. */
-int slab_trace_set_republish(void)
-{
-	return set_replace_many(NULL, NULL, 0);
-}
-
 /*
- * Out of the set, no probe holding them: the snapshots and records of the
- * caches in @gone[] go, in one walk of the table, then their ids (no print
- * is copying them: slab_trace_print_sem).
+ * Out of the set, no probe holding them: the records of the caches in
+ * @gone[] go, in one walk of the table, then their ids (no print is
+ * copying them: slab_trace_print_sem); the users' prints of them go at the
+ * end of the command (slab_trace_print_drop_stale()).
  */
 static void traced_release(struct slab_trace_traced **gone, unsigned int n)
 {
@@ -318,7 +314,8 @@ static void traced_release(struct slab_trace_traced **gone, unsigned int n)
 	lockdep_assert_held(&slab_trace_mutex);
 	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
 	for (i = 0; i < n; i++) {
-		slab_trace_snapshot_drop_owner(gone[i]->id);
+		/* A print copying them will not publish (print.c). */
+		slab_trace_purges[gone[i]->id]++;
 		__set_bit(gone[i]->id, owners);
 	}
 	down_write(&slab_trace_print_sem);
@@ -391,7 +388,6 @@ static void traced_free_all(struct slab_trace_traced **gone, unsigned int n)
 		return;
 	tracepoint_synchronize_unregister();
 	traced_release(gone, n);
-	slab_trace_probes_update();
 }
 
 /**
@@ -580,19 +576,7 @@ static int start_cands(struct slab_trace_cand *c, unsigned int n,
 			again[non++] = again[i];
 	if ((nadd || non) && slab_trace_pool_fill(&slab_trace_pool))
 		pr_warn_ratelimited("start: the record pool is not full (no memory): allocations may go unrecorded\n");
-	ret = slab_trace_probes_update();
-	if (ret) {
-		pr_warn_ratelimited("start: cannot attach to the kmem tracepoints (%d)\n",
-				    ret);
-		for (i = 0; i < non; i++)
-			WRITE_ONCE(again[i]->tracing, false);
-		for (i = 0; i < nadd; i++)
-			WRITE_ONCE(add[i]->tracing, false);
-		/* Out of the set, or else stays as stopped, empty caches. */
-		if (nadd && !set_replace_many(none, add, nadd))
-			traced_free_all(add, nadd);
-		goto out;
-	}
+	ret = 0;
 	for (i = 0; a->one && i < nadd; i++)
 		if (add[i]->ref.merged > 0)
 			pr_info_ratelimited("start: %*pE is merged with other caches: tracing all of them\n",
@@ -676,9 +660,6 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 	if (word) {
 		if (!ret)
 			pr_info_ratelimited("start: %s: %u caches\n", name, n);
-		if (!ret && word == SLAB_TRACE_WORD_ALL)
-			slab_trace_follow_start(filter, sample_every,
-						sample_bytes);
 		slab_trace_cands_free(c, n);
 	} else {
 		slabtrace_cache_put(&one.ref);
@@ -791,7 +772,7 @@ static int traced_named(const char *cmd, const char *name, bool quiet,
 int slab_trace_stop(const char *name)
 {
 	struct slab_trace_traced **trs;
-	int i, n, ret;
+	int i, n;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	n = traced_named("stop", name, true, &trs);
@@ -810,28 +791,27 @@ int slab_trace_stop(const char *name)
 		trs[i]->traced_ns += ktime_get_mono_fast_ns() - trs[i]->started;
 	}
 	kfree(trs);
-	if (slab_trace_word_of(name) == SLAB_TRACE_WORD_ALL)
-		slab_trace_follow_stop();
-	ret = slab_trace_probes_update();
-	return ret;
+	return 0;
 }
 
 /**
  * slab_trace_reset - drop every record of caches
  * @name: a cache, or a word for the traced caches of a set
+ * @forget: called for each cache forgotten, before its reference goes
+ *	    (slab.c: "start all" does not start it again); NULL for none
  *
  * A traced cache goes on being traced, from an empty table; a stopped one
  * is forgotten.  Called with slab_trace_mutex held.
  *
  * Return: 0 (also if it had no records), or -errno.
  */
-int slab_trace_reset(const char *name)
+int slab_trace_reset(const char *name,
+		     void (*forget)(const struct slabtrace_cache_ref *ref))
 {
 	struct slab_trace_traced **trs, **fresh = NULL, *tr;
 	struct slab_trace_filter *filter;
 	struct slabtrace_cache_ref ref;
 	int i, n, ret = -ENOMEM;
-	bool left = false;
 
 	lockdep_assert_held(&slab_trace_mutex);
 	n = traced_named("reset", name, true, &trs);
@@ -864,12 +844,9 @@ int slab_trace_reset(const char *name)
 	ret = set_replace_many(fresh, trs, n);
 	if (ret)
 		goto undo;
-	/* "start all" does not start the forgotten ones again. */
-	for (i = 0; i < n; i++)
+	for (i = 0; forget && i < n; i++)
 		if (!fresh[i])
-			left |= slab_trace_follow_leave_out(&trs[i]->ref);
-	if (left)
-		slab_trace_set_republish();
+			forget(&trs[i]->ref);
 	traced_free_all(trs, n);
 	goto out;
 undo:
@@ -977,7 +954,7 @@ void slab_trace_traced_exit(void)
 	RCU_INIT_POINTER(slab_trace_active, NULL);
 	if (set) {
 		traced_release(set->traced, set->nr);
-		set_free(set);
+		kvfree(set);
 	}
 	/* Replaced filters and sets: their callbacks are this module's code. */
 	rcu_barrier();

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slab_trace's frames (modsyms.c): the name of a frame as a backtrace
+ * shows it, and the names of frames in module code that went away.
+ */
+#ifndef _SLABTRACE_SLAB_MODSYMS_H
+#define _SLABTRACE_SLAB_MODSYMS_H
+
+#include <linux/stackdepot.h>
+#include <linux/types.h>
+
+struct seq_file;
+
+/* The name of a frame, as a backtrace shows it. */
+void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+			   unsigned long ip, bool offset);
+void slab_trace_frame_folded(char *buf, size_t size, const char *name);
+void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
+
+/* Names of frames in module code that went away. */
+int slab_trace_modsyms_init(void);
+const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip);
+unsigned long slab_trace_modsyms_gen(void);
+void slab_trace_modsyms_stats(long *events, long *walks);
+void slab_trace_modsyms_exit(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Global only for the KUnit suites: static in the module (VISIBLE_IF_KUNIT). */
+void slab_trace_frame_strip(char *buf, size_t size, const char *name);
+#endif
+
+#endif /* _SLABTRACE_SLAB_MODSYMS_H */

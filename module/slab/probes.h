@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slab_trace's probes (probes.c): on the kmem and percpu tracepoints,
+ * attached while needed.
+ */
+#ifndef _SLABTRACE_SLAB_PROBES_H
+#define _SLABTRACE_SLAB_PROBES_H
+
+#include <linux/types.h>
+
+int slab_trace_probes_update(void);
+void slab_trace_probes_state(bool *alloc, bool *free);
+void slab_trace_probes_exit(void);
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/*
+ * The KUnit suites' hooks: a probe that runs as in NMI, and hooks that run
+ * where a race would.  Not in the benchmarks' kernel: the probes would pay
+ * for them.
+ */
+extern bool slab_trace_fake_nmi;
+extern void (*slab_trace_test_before_insert)(void);
+extern void (*slab_trace_test_before_detach)(void);
+#endif
+
+/* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
+#if SLAB_TRACE_TESTS
+void slab_trace_probes_idle(void);
+#endif
+
+#endif /* _SLABTRACE_SLAB_PROBES_H */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * slab_trace's views of a print: its text (dump.c), its folded stacks
+ * (folded.c), and the read-only files that show them (their seq_operations
+ * as the file's data).
+ */
+#ifndef _SLABTRACE_SLAB_VIEWS_H
+#define _SLABTRACE_SLAB_VIEWS_H
+
+#include <linux/fs.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+struct slab_trace_snapshot;
+struct slab_trace_stack_texts;
+
+extern const struct seq_operations slab_trace_dump_seq_ops;
+extern const struct seq_operations slab_trace_stacks_seq_ops;
+extern const struct seq_operations slab_trace_folded_seq_ops;
+extern const struct seq_operations slab_trace_folded_bytes_seq_ops;
+extern const struct file_operations slab_trace_view_fops;
+int slab_trace_view_release(struct inode *inode, struct file *file);
+
+/* Global only for the KUnit suites: static in the module (VISIBLE_IF_KUNIT). */
+#if IS_ENABLED(CONFIG_KUNIT)
+void slab_trace_stack_texts_free(struct slab_trace_stack_texts *texts);
+#endif
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* A helper of the KUnit suites alone. */
+void slab_trace_folded_show(struct seq_file *m,
+			    const struct slab_trace_snapshot *snap, bool bytes);
+#endif
+
+#endif /* _SLABTRACE_SLAB_VIEWS_H */
