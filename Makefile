@@ -16,7 +16,7 @@
 #                                              experimental's rc included
 #                         each also as KVER-rt (PREEMPT_RT) and KVER-arm64.
 #                         All but bookworm's build in a root of their suite
-#                         (scripts/suite-chroot.sh, debootstrap, once)
+#                         (scripts/kernels/suite-chroot.sh, debootstrap, once)
 #   make KVER=6.12-debug  the same against the debug kernel: Debian's
 #                         linux-source-6.12 with PREEMPT_RT, lockdep, KASAN,
 #                         DEBUG_OBJECTS, built into ~/.cache/slabtrace the
@@ -31,11 +31,11 @@
 #   make demo             boot a VM, load slabtrace and a leaky module
 #   make check            every test: builds, checkpatch, sparse, KUnit, VMs
 #   make check-all-kernels   every VM test on every kernel Debian ships and
-#                         each flavour (scripts/check-all-kernels.sh; make
+#                         each flavour (scripts/check/check-all-kernels.sh; make
 #                         check boots a subset, Documentation/testing.rst)
 #   make check-next       the newest kernel any Debian suite serves,
 #                         experimental's rc included: built, booted (load,
-#                         core), and what broke (scripts/check-next.sh)
+#                         core), and what broke (scripts/check/check-next.sh)
 #   make check-debug      the VM suites on the debug kernel (building it if
 #                         needed), about 16 minutes; not part of make check,
 #                         which it would take past CI's 45 minutes cold
@@ -79,14 +79,14 @@ ifeq ($(KVER),)
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD := $(CURDIR)
 else
-KDIR ?= $(shell $(CURDIR)/scripts/fetch-kernel.sh $(KVER))/build
+KDIR ?= $(shell $(CURDIR)/scripts/kernels/fetch-kernel.sh $(KVER))/build
 BUILD := $(CURDIR)/build/$(KVER)
 endif
 
 # A warning fails the project's own builds (KVER=..., make check: W=1,
 # -Werror), so that none piles up.  A user's plain make, whose compiler may
 # be a newer point release with warnings of its own, prints them and goes
-# on.  WERROR=1 or WERROR=0 says otherwise (scripts/kbuild.sh reads it).
+# on.  WERROR=1 or WERROR=0 says otherwise (scripts/kbuild/kbuild.sh reads it).
 ifeq ($(KVER),)
 WERROR ?= 0
 else
@@ -100,7 +100,7 @@ TOOLS_CFLAGS := -O2 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
 # get no 32-bit programs (Debian's arm-linux-gnueabihf compiler conflicts
 # with gcc-multilib); the tests that need them skip, saying so.
 ifneq ($(filter %-arm64,$(KVER)),)
-CROSS_BIN := $(shell $(CURDIR)/scripts/fetch-cross.sh)
+CROSS_BIN := $(shell $(CURDIR)/scripts/kernels/fetch-cross.sh)
 export PATH := $(CROSS_BIN):$(PATH)
 GUEST_CC := aarch64-linux-gnu-gcc
 GUEST_CC32 :=
@@ -115,7 +115,7 @@ endif
 # must be built by the kernel's compiler, and Debian's kernels are built
 # with gcc-12 (their headers set CC to it, so LLVM=1 would silently build
 # with gcc).  For those, clang's view of the code is make check's
-# scripts/clang-check.py.
+# scripts/lint/clang-check.py.
 ifneq ($(LLVM),)
 ifneq ($(shell grep -qs '^CONFIG_CC_IS_CLANG=y' $(KDIR)/.config && echo y),y)
 $(error LLVM=$(LLVM): the kernel in $(KDIR) was built with gcc ($(shell sed -n 's/^CONFIG_CC_VERSION_TEXT=//p' $(KDIR)/.config)), and a module must be built with the kernel's compiler; Debian's kernels are built with gcc-12, so LLVM=1 is not supported for them)
@@ -158,11 +158,11 @@ endif
 
 shadow: headers
 ifneq ($(BUILD),$(CURDIR))
-	@scripts/shadow-tree.sh $(BUILD)
+	@scripts/kbuild/shadow-tree.sh $(BUILD)
 endif
 
 modules: shadow
-	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) modules
+	+@scripts/kbuild/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) modules
 
 # slabtrace.ko plus what only the VM tests and the demo use: the leaky
 # module, and the guest's test programs (static, any kernel of the arch),
@@ -170,7 +170,7 @@ modules: shadow
 GUEST_PROGS := $(patsubst scripts/vm/guest/%.c,%,$(wildcard scripts/vm/guest/*.c))
 
 test-modules: shadow
-	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
+	+@scripts/kbuild/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m modules
 	@cp $(BUILD)/scripts/test-modules/*.ko $(BUILD)/
 	@mkdir -p $(BUILD)/bin
 	@# initleak's __init functions, for probepath: name, size, and how far
@@ -255,15 +255,15 @@ modules_install:
 SIGN_KEY ?= /var/lib/dkms/mok.key
 SIGN_CERT ?= /var/lib/dkms/mok.pub
 sign: headers
-	@scripts/sign-module.sh $(KDIR) $(BUILD)/slabtrace.ko $(SIGN_KEY) $(SIGN_CERT)
+	@scripts/package/sign-module.sh $(KDIR) $(BUILD)/slabtrace.ko $(SIGN_KEY) $(SIGN_CERT)
 
 deb:
-	scripts/deb.sh
+	scripts/package/deb.sh
 
 # The test build (make test-modules): what it has more is checked too,
 # and the VM tests that follow find their hooks in slabtrace.ko.
 sparse: shadow
-	+@scripts/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m C=2 modules
+	+@scripts/kbuild/kbuild.sh $(KDIR) $(BUILD) $(KB_ARGS) SLABTRACE_TEST_MODULES=m C=2 modules
 
 vm-test: test-modules
 	scripts/vm/run.sh -o $(BUILD)/vm-out $(KVER) $(TESTS)
@@ -273,7 +273,7 @@ vm-test: test-modules
 STRESS_SECS ?= 300
 STRESS_KVER := $(or $(KVER),6.12)
 stress:
-	@scripts/deps.sh vm
+	@scripts/deps/deps.sh vm
 	@$(MAKE) --no-print-directory KVER=$(STRESS_KVER) test-modules
 	rm -rf build/$(STRESS_KVER)/stress-out
 	SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 stress_secs=$(STRESS_SECS) st_budget=$$(($(STRESS_SECS) + 600))$(if \
@@ -282,10 +282,10 @@ stress:
 		-o build/$(STRESS_KVER)/stress-out $(STRESS_KVER) stress
 
 kunit:
-	scripts/kunit.sh
+	scripts/check/kunit.sh
 
 checkpatch:
-	scripts/checkpatch.sh
+	scripts/lint/checkpatch.sh
 
 bench:
 	scripts/bench/bench.sh
@@ -297,14 +297,14 @@ perf-frag:
 	BENCH_PARTS=5 scripts/bench/peers.sh
 
 check:
-	scripts/check.sh
+	scripts/check/check.sh
 
-# The guest tests on the debug kernel (scripts/debug-kernel.sh builds it
+# The guest tests on the debug kernel (scripts/kernels/debug-kernel.sh builds it
 # the first time), where a sleeping lock or an allocation in a hook, a
 # use-after-free or a bad lock order is reported whatever the timing, and
 # the splat fails the run: every test in one boot, lowmem in another.
 check-debug:
-	@scripts/deps.sh debug
+	@scripts/deps/deps.sh debug
 	@$(MAKE) --no-print-directory KVER=$(DEBUG_KVER) test-modules
 	rm -rf build/$(DEBUG_KVER)/vm-out build/$(DEBUG_KVER)/vm-lowmem
 	@rc=0; \
@@ -317,13 +317,13 @@ check-debian:
 	scripts/tests/test_realdeb.sh 6.12 6.1 6.12-deb13 7.3
 
 check-all-kernels:
-	scripts/check-all-kernels.sh
+	scripts/check/check-all-kernels.sh
 
 check-next:
-	scripts/check-next.sh
+	scripts/check/check-next.sh
 
 compat:
-	scripts/compat.sh '$(value COMPAT)'
+	scripts/check/compat.sh '$(value COMPAT)'
 
 demo:
 	scripts/vm/demo.sh

@@ -6,7 +6,7 @@
  * and 7.3 the kernel threads' root became an empty one (nullfs): a
  * lookup from a kthread (a work item) must borrow userspace's first
  * fs_struct with scoped_with_init_fs(), or find nothing (ENOENT).
- * scripts/compat/fs.sh tells from <linux/fs_struct.h>.  A user's task
+ * scripts/kbuild/compat/fs.sh tells from <linux/fs_struct.h>.  A user's task
  * keeps its own root and mount namespace.
  */
 #ifndef _SLABTRACE_WRAPPER_FS_H

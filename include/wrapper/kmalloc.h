@@ -7,7 +7,7 @@
  * CONFIG_RANDOM_KMALLOC_CACHES; between 6.12 and 7.2 a kmalloc_token_t
  * replaced it, for CONFIG_KMALLOC_PARTITION_CACHES (an empty struct when
  * that option is off).  v6.11 added kmem_buckets (CONFIG_SLAB_BUCKETS, on in Debian's
- * 6.12 and 7.x).  scripts/compat/kmalloc.sh tells which from
+ * 6.12 and 7.x).  scripts/kbuild/compat/kmalloc.sh tells which from
  * <linux/slab.h>.
  */
 #ifndef _SLABTRACE_WRAPPER_KMALLOC_H

@@ -3,7 +3,7 @@
  * Where a module's code is.
  *
  * v6.4 replaced struct module's core_layout (base, text_size) by an array
- * of memory regions, mem[MOD_TEXT] the text.  scripts/compat/module.sh
+ * of memory regions, mem[MOD_TEXT] the text.  scripts/kbuild/compat/module.sh
  * tells which from <linux/module.h>.
  */
 #ifndef _SLABTRACE_WRAPPER_MODULE_H

@@ -8,7 +8,7 @@
  * at the index of the sub-buffer left, before calling the callback
  * (relay_switch_subbuf()), so the callback reads it there on every
  * kernel.
- * scripts/compat/relay.sh tells which prototype from <linux/relay.h>.
+ * scripts/kbuild/compat/relay.sh tells which prototype from <linux/relay.h>.
  *
  * Between 6.12 and 7.2 relay's file operations traded .mmap for
  * .mmap_prepare (a struct vm_area_desc to fill before the VMA exists),

@@ -30,8 +30,8 @@
 
 /*
  * A kernel API in none of the forms its wrapper knows: a kernel newer than
- * this slabtrace.  scripts/compat/API.sh found none (dkms.conf asks
- * scripts/compat-probe.sh --missing first, and skips such a kernel).
+ * this slabtrace.  scripts/kbuild/compat/API.sh found none (dkms.conf asks
+ * scripts/kbuild/compat-probe.sh --missing first, and skips such a kernel).
  */
 #ifdef SLABTRACE_MISSING_KMALLOC_TYPE
 #error "slabtrace does not know this kernel's kmalloc_type() (wrapper/kmalloc.h)"

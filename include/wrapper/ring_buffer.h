@@ -4,7 +4,7 @@
  *
  * v6.2 (between Debian's 6.1 and 6.12) dropped the event argument of
  * ring_buffer_unlock_commit(): the buffer knows the event it reserved.
- * scripts/compat/ring_buffer.sh tells which from <linux/ring_buffer.h>.
+ * scripts/kbuild/compat/ring_buffer.sh tells which from <linux/ring_buffer.h>.
  */
 #ifndef _SLABTRACE_WRAPPER_RING_BUFFER_H
 #define _SLABTRACE_WRAPPER_RING_BUFFER_H

@@ -5,7 +5,7 @@
  * v6.8 replaced __stack_depot_save(entries, nr, extra_bits, gfp,
  * can_alloc) by stack_depot_save_flags(entries, nr, gfp, depot_flags),
  * where the flag is STACK_DEPOT_FLAG_CAN_ALLOC; both are exported.
- * scripts/compat/stackdepot.sh tells which from <linux/stackdepot.h>.
+ * scripts/kbuild/compat/stackdepot.sh tells which from <linux/stackdepot.h>.
  */
 #ifndef _SLABTRACE_WRAPPER_STACKDEPOT_H
 #define _SLABTRACE_WRAPPER_STACKDEPOT_H

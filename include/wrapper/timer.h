@@ -4,7 +4,7 @@
  *
  * hrtimer_setup(timer, function, clock, mode) came in v6.13 and
  * hrtimer_init() (then setting ->function by hand) went before 7.2.
- * scripts/compat/timer.sh tells which from <linux/hrtimer.h>.
+ * scripts/kbuild/compat/timer.sh tells which from <linux/hrtimer.h>.
  * del_timer_sync() went too; timer_delete_sync(), in 6.1 already, is used
  * on every kernel.
  */

@@ -5,7 +5,7 @@
  * v6.17 added system_percpu_wq (Debian's 6.12 has it, backported) and
  * made system_wq its deprecated name; 7.x warns once per work function
  * queued on system_wq ("enqueued on deprecated workqueue").  6.1 has
- * system_wq only.  scripts/compat/workqueue.sh tells from
+ * system_wq only.  scripts/kbuild/compat/workqueue.sh tells from
  * <linux/workqueue.h>.  schedule_work() and friends choose for
  * themselves.
  */

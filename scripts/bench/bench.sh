@@ -8,7 +8,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${SLABTRACE_CACHE:-$HOME/.cache/slabtrace}
-SLABTRACE_KUNITCONFIG=bench.kunitconfig "$top/scripts/kunit.sh" > /dev/null || {
+SLABTRACE_KUNITCONFIG=bench.kunitconfig "$top/scripts/check/kunit.sh" > /dev/null || {
 	echo "bench: the benchmark kernel failed; see $cache/kunit-um-bench/kunit.log" >&2
 	exit 1
 }

@@ -55,7 +55,7 @@ mkdir -p "$out"
 console=${BENCH_CONSOLE:-}
 
 if [ -z "$console" ]; then
-	kdir=$("$top/scripts/fetch-kernel.sh" 6.12)
+	kdir=$("$top/scripts/kernels/fetch-kernel.sh" 6.12)
 	make -C "$top" -s KVER=6.12 test-modules
 	rootfs=$("$top/scripts/vm/debian-rootfs.sh" peers 6.12)
 

@@ -52,7 +52,7 @@ REPORT = None
 VM_OUT = [d for d in sys.argv[1:] if os.path.isdir(d)]
 DOC = os.path.join(TOP, "Documentation")
 
-# Every KVER the Makefile knows, in its order (scripts/fetch-kernel.sh).
+# Every KVER the Makefile knows, in its order (scripts/kernels/fetch-kernel.sh).
 KVERS = ("6.1 6.1-rt 6.1-arm64 6.12 6.12-rt 6.12-arm64 6.12-deb13 6.12-deb13-rt 6.12-deb13-arm64 7.2 7.2-rt 7.2-arm64 7.3 7.3-rt 7.3-arm64 next next-rt next-arm64")
 
 STATS = """records 26 limit 330170
@@ -1897,9 +1897,9 @@ class Build(unittest.TestCase):
         return p.returncode, p.stdout + p.stderr
 
     def test_each_target_installs_what_it_needs(self):
-        # scripts/deps.sh --list: what a group would install, nothing done.
+        # scripts/deps/deps.sh --list: what a group would install, nothing done.
         def deps(*groups):
-            p = subprocess.run([os.path.join(TOP, "scripts", "deps.sh"), "--list"] +
+            p = subprocess.run([os.path.join(TOP, "scripts", "deps", "deps.sh"), "--list"] +
                                list(groups), capture_output=True, text=True)
             self.assertEqual(p.returncode, 0, p.stderr)
             return set(p.stdout.split("\n")) - {""}
@@ -1918,14 +1918,14 @@ class Build(unittest.TestCase):
             self.assertFalse({"prometheus", "prometheus-node-exporter"} & deps(group), group)
         self.assertIn("unpacked prometheus prometheus-node-exporter", check)
         # Each target asks for its group.
-        for path, call in (("scripts/vm/demo.sh", "scripts/deps.sh demo"),
-                           ("Makefile", "@scripts/deps.sh vm"),
-                           ("Makefile", "@scripts/deps.sh debug"),
-                           ("scripts/compat.sh", 'deps.sh" compat'),
-                           ("scripts/tests/test_realdeb.sh", "scripts/deps.sh realdeb")):
+        for path, call in (("scripts/vm/demo.sh", "scripts/deps/deps.sh demo"),
+                           ("Makefile", "@scripts/deps/deps.sh vm"),
+                           ("Makefile", "@scripts/deps/deps.sh debug"),
+                           ("scripts/check/compat.sh", 'deps.sh" compat'),
+                           ("scripts/tests/test_realdeb.sh", "scripts/deps/deps.sh realdeb")):
             with open(os.path.join(TOP, path)) as f:
                 self.assertIn(call, f.read(), path)
-        p = subprocess.run([os.path.join(TOP, "scripts", "deps.sh"), "--list", "frob"],
+        p = subprocess.run([os.path.join(TOP, "scripts", "deps", "deps.sh"), "--list", "frob"],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2)
         self.assertIn("deps: unknown group 'frob'", p.stderr)
@@ -1951,7 +1951,7 @@ class Build(unittest.TestCase):
         # #warning in a header every file includes): a user's plain make
         # says it and builds; WERROR=1 (what KVER=... and make check use)
         # fails.  In a copy of the tree, against Debian's 6.12 headers.
-        kdir = subprocess.run([os.path.join(TOP, "scripts", "fetch-kernel.sh"), "6.12"],
+        kdir = subprocess.run([os.path.join(TOP, "scripts", "kernels", "fetch-kernel.sh"), "6.12"],
                               capture_output=True, text=True).stdout.strip()
         if not kdir:
             self.skipTest("no 6.12 headers")

@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The kernel API wrappers' feature tests (scripts/compat/*.sh, one per
+# The kernel API wrappers' feature tests (scripts/kbuild/compat/*.sh, one per
 # include/wrapper/*.h that differs by kernel), against the lines of the
-# kernels' headers they read, kept as fixtures: scripts/compat/fixtures/K/
+# kernels' headers they read, kept as fixtures: scripts/kbuild/compat/fixtures/K/
 # holds them for Debian's 6.1, 6.12, 7.2 and 7.3, and for "future", a made-up
 # kernel whose APIs are in no form the wrappers know; K/expect lists the
-# -D flags scripts/compat-probe.sh must print for K.  A probe that stops
+# -D flags scripts/kbuild/compat-probe.sh must print for K.  A probe that stops
 # detecting its form (a kernel's new spelling, a typo in a grep) fails
 # here; the real headers are the builds' test (make compat, make check).
 #
@@ -20,7 +20,7 @@
 # The last line is "compat-probes: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-fix=$top/scripts/compat/fixtures
+fix=$top/scripts/kbuild/compat/fixtures
 npass=0
 nfail=0
 pass() {
@@ -34,7 +34,7 @@ fail() {
 
 for d in "$fix"/*/; do
 	k=$(basename "$d")
-	got=$("$top/scripts/compat-probe.sh" "$d" | tr ' ' '\n' | sed '/^$/d' | sort)
+	got=$("$top/scripts/kbuild/compat-probe.sh" "$d" | tr ' ' '\n' | sed '/^$/d' | sort)
 	want=$(sed '/^$/d' "$d/expect" | sort)
 	if [ "$got" = "$want" ]; then
 		pass "$k: $(echo "$got" | tr '\n' ' ')"
@@ -44,14 +44,14 @@ for d in "$fix"/*/; do
 done
 
 # --missing: the future kernel's APIs by name, none for the others.
-got=$("$top/scripts/compat-probe.sh" --missing "$fix/future" | sort | tr '\n' ' ')
+got=$("$top/scripts/kbuild/compat-probe.sh" --missing "$fix/future" | sort | tr '\n' ' ')
 want=$(sed -n 's/^-DSLABTRACE_MISSING_//p' "$fix/future/expect" | sort | tr '\n' ' ')
 if [ -n "$got" ] && [ "$got" = "$want" ]; then
 	pass "--missing future: $got"
 else
 	fail "--missing future: got '$got', want '$want'"
 fi
-got=$("$top/scripts/compat-probe.sh" --missing "$fix/7.2")
+got=$("$top/scripts/kbuild/compat-probe.sh" --missing "$fix/7.2")
 if [ -z "$got" ]; then
 	pass "--missing 7.2: none"
 else
@@ -61,7 +61,7 @@ fi
 # Every flag a probe can print is read by a wrapper, and every feature
 # macro a wrapper reads is printed by a probe.
 printed=$(cat "$fix"/*/expect | sed -n 's/^-D//p' | sort -u)
-probed=$(grep -ho -- '-DSLABTRACE_[A-Z0-9_]*' "$top"/scripts/compat/*.sh |
+probed=$(grep -ho -- '-DSLABTRACE_[A-Z0-9_]*' "$top"/scripts/kbuild/compat/*.sh |
 	sed 's/^-D//' | sort -u)
 read=$(grep -ho 'defined(SLABTRACE_[A-Z0-9_]*)\|#ifdef SLABTRACE_[A-Z0-9_]*' \
 	"$top"/include/wrapper/*.h | grep -o 'SLABTRACE_[A-Z0-9_]*' | sort -u)
@@ -81,12 +81,12 @@ done
 # The build refuses the future kernel, one #error line per API: its
 # fixture's flags added to a real build (6.12), the way KCFLAGS adds them.
 kdir=${SLABTRACE_TEST_KDIR:-}
-[ -n "$kdir" ] || kdir=$("$top/scripts/fetch-kernel.sh" 6.12)/build
+[ -n "$kdir" ] || kdir=$("$top/scripts/kernels/fetch-kernel.sh" 6.12)/build
 b=$top/build/compat-probes
 rm -rf "$b"
-"$top/scripts/shadow-tree.sh" "$b"
+"$top/scripts/kbuild/shadow-tree.sh" "$b"
 flags=$(tr '\n' ' ' < "$fix/future/expect")
-if "$top/scripts/kbuild.sh" "$kdir" "$b" KCFLAGS="$flags" modules > "$b.log" 2>&1; then
+if "$top/scripts/kbuild/kbuild.sh" "$kdir" "$b" KCFLAGS="$flags" modules > "$b.log" 2>&1; then
 	fail "future: built"
 else
 	errs=$(grep -o 'error: .*' "$b.log" | sort -u)

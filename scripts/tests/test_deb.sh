@@ -66,7 +66,7 @@ dpkg-deb -c "$dkms_deb" > "$t/dkms.list" 2>&1
 dpkg-deb -f "$dkms_deb" Version Depends > "$t/dkms.fields" 2>&1
 has "slabtrace-dkms is version $v" "$t/dkms.fields" "^Version: $v$"
 has "slabtrace-dkms depends on dkms" "$t/dkms.fields" "^Depends: dkms"
-for f in dkms.conf Makefile Kbuild module/main.c scripts/kbuild.sh; do
+for f in dkms.conf Makefile Kbuild module/main.c scripts/kbuild/kbuild.sh; do
 	has "slabtrace-dkms has /$src/$f" "$t/dkms.list" " \./$src/$f$"
 done
 if grep -E '\.(o|ko|mod|cmd|mod\.c)$|/build/|/debian/|/\.git' "$t/dkms.list" > "$t/junk"; then
@@ -80,7 +80,7 @@ expect "its dkms.conf is of version $v" "$v" \
 dpkg-deb -e "$dkms_deb" "$t/dkms-control"
 has "its postinst hands the source to DKMS" "$t/dkms-control/postinst" \
 	'^DKMS_VERSION='"$v"'$'
-kdir=$(scripts/fetch-kernel.sh 6.12)
+kdir=$(scripts/kernels/fetch-kernel.sh 6.12)
 if make -s -C "$t/dkms/$src" KDIR="$kdir/build" modules > "$t/build.log" 2>&1; then
 	pass "its source builds against the 6.12 headers, warning-free"
 else

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/debug-kernel.sh stops before building when a line of its
+# scripts/kernels/debug-kernel.sh stops before building when a line of its
 # fragment does not make it into the .config (here: a symbol whose
 # dependency the fragment leaves off, and one that does not exist),
 # names the lines, and leaves nothing a later run would take for a
@@ -9,7 +9,7 @@
 # cache of its own.  The last line is "debug-kernel: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-shared=$("$top/scripts/linux-source.sh") || exit 1
+shared=$("$top/scripts/kernels/linux-source.sh") || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/slabtrace-dk.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 npass=0
@@ -28,7 +28,7 @@ printf '%s\n' CONFIG_64BIT=y CONFIG_KASAN_VMALLOC=y CONFIG_NO_SUCH_OPTION=y > "$
 before=$(stat -c %Y "$shared/drivers/misc/Kconfig" "$shared/Makefile")
 rc=0
 SLABTRACE_CACHE=$tmp/cache SLABTRACE_DEBUG_CONFIG=$tmp/frag \
-	"$top/scripts/debug-kernel.sh" > "$tmp/out" 2> "$tmp/err" || rc=$?
+	"$top/scripts/kernels/debug-kernel.sh" > "$tmp/out" 2> "$tmp/err" || rc=$?
 what="a fragment with lines the .config lacks: the script fails"
 ok test "$rc" -ne 0
 what="it says so, naming them"

@@ -11,8 +11,8 @@
 # left alone.  The last line is "dkms: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-command -v dkms > /dev/null || { echo "dkms: not installed (scripts/deps.sh)"; echo "dkms: 0 passed, 1 failed"; exit 1; }
-kdir=$("$top/scripts/fetch-kernel.sh" 6.12)
+command -v dkms > /dev/null || { echo "dkms: not installed (scripts/deps/deps.sh)"; echo "dkms: 0 passed, 1 failed"; exit 1; }
+kdir=$("$top/scripts/kernels/fetch-kernel.sh" 6.12)
 v=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$top/dkms.conf")
 kv=$(cat "$kdir/abi")
 t=$top/build/dkms

@@ -5,8 +5,8 @@
 # one line, instead of failing the build (which would fail the package
 # operation that installs the kernel's headers): "dkms build" with a
 # private tree against the made-up future kernel of
-# scripts/compat/fixtures/future (scripts/compat-probe.sh --missing names
-# its APIs) must exit 77, DKMS's "skipped by BUILD_EXCLUSIVE", print
+# scripts/kbuild/compat/fixtures/future (scripts/kbuild/compat-probe.sh
+# --missing names its APIs) must exit 77, DKMS's "skipped by BUILD_EXCLUSIVE", print
 # slabtrace's line once, naming the kernel and the APIs, and build
 # nothing; for Debian's 6.12 and 7.3 headers dkms.conf must exclude
 # nothing and say nothing.  The
@@ -19,7 +19,7 @@ npass=0
 nfail=0
 pass() { echo "PASS: $T: $*"; npass=$((npass + 1)); }
 fail() { echo "FAIL: $T: $*"; nfail=$((nfail + 1)); }
-command -v dkms > /dev/null || { fail "dkms is not installed (scripts/deps.sh)"; echo "$T: $npass passed, $nfail failed"; exit 1; }
+command -v dkms > /dev/null || { fail "dkms is not installed (scripts/deps/deps.sh)"; echo "$T: $npass passed, $nfail failed"; exit 1; }
 v=$(sed -n 's/^PACKAGE_VERSION="\([^"]*\)"$/\1/p' "$top/dkms.conf")
 t=$top/build/dkms-skip
 rm -rf "$t"
@@ -35,7 +35,7 @@ kv=99.0.0-future-amd64
 rc=0
 # shellcheck disable=SC2086
 dkms build -m slabtrace -v "$v" -k "$kv" \
-	--kernelsourcedir "$top/scripts/compat/fixtures/future" $trees \
+	--kernelsourcedir "$top/scripts/kbuild/compat/fixtures/future" $trees \
 	> "$t/future.log" 2>&1 || rc=$?
 if [ "$rc" -eq 77 ]; then
 	pass "future kernel: dkms build exits 77 (skipped)"
@@ -60,7 +60,7 @@ fi
 # kernelver, kernel_source_dir and the module's tree set), says nothing
 # and excludes nothing.
 for k in 6.12 7.3; do
-	kdir=$("$top/scripts/fetch-kernel.sh" "$k")
+	kdir=$("$top/scripts/kernels/fetch-kernel.sh" "$k")
 	abi=$(cat "$kdir/abi")
 	# shellcheck disable=SC2016
 	got=$(cd "$t" && kernelver=$abi kernel_source_dir=$kdir/build dkms_tree=$t/dkms \

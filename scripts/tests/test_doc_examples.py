@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""scripts/doc-examples.py on made-up guides: what it takes for an example,
+"""scripts/lint/doc-examples.py on made-up guides: what it takes for an example,
 the markers, and the mistakes it refuses (testing.rst, "The guides'
 examples").  The last line is "doc-examples: N passed, N failed"."""
 import os
@@ -11,7 +11,7 @@ import tempfile
 from checks import Checks
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(TOP, "scripts", "doc-examples.py")
+TOOL = os.path.join(TOP, "scripts", "lint", "doc-examples.py")
 
 MD = """# Title
 

@@ -11,7 +11,7 @@ frames and give the share they cover.
 
     /usr/bin/python3 scripts/tests/test_flamegraph_browser.py
 
-Needs chromium, chromium-driver and python3-selenium (scripts/deps.sh);
+Needs chromium, chromium-driver and python3-selenium (scripts/deps/deps.sh);
 without them the tests are skipped, or fail with
 SLABTRACE_REQUIRE_BROWSER=1 (make check).  The last line is
 "flame: N passed, N failed".

@@ -5,7 +5,7 @@ from Debian: pprof profiles (slabtrace record/report --pprof) by `go tool
 pprof` (golang-go), Prometheus files (slabtrace growth --prometheus) by
 `promtool check metrics` (prometheus) and node_exporter's textfile
 collector (prometheus-node-exporter): those two unpacked into the cache by
-scripts/fetch-prometheus.sh, never installed.
+scripts/deps/fetch-prometheus.sh, never installed.
 
     scripts/tests/test_interop.py [VM_OUT_DIR...]
 
@@ -52,10 +52,10 @@ GO = shutil.which("go")
 
 
 def prometheus_bin(name):
-    """@name as scripts/fetch-prometheus.sh unpacked it into the cache (the
+    """@name as scripts/deps/fetch-prometheus.sh unpacked it into the cache (the
     packages are never installed: their services would start), else on
     PATH; None if neither."""
-    p = subprocess.run([os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts",
+    p = subprocess.run([os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts", "deps",
                                      "fetch-prometheus.sh")], capture_output=True, text=True)
     path = os.path.join(p.stdout.strip(), name)
     if p.returncode == 0 and os.access(path, os.X_OK):
@@ -140,8 +140,8 @@ def top_total(path, index):
 
 def need(tool, what):
     if tool is None:
-        raise AssertionError("%s not found: scripts/deps.sh installs it (Prometheus' "
-                             "programs: scripts/fetch-prometheus.sh unpacks them)" % what)
+        raise AssertionError("%s not found: scripts/deps/deps.sh installs it (Prometheus' "
+                             "programs: scripts/deps/fetch-prometheus.sh unpacks them)" % what)
 
 
 def vm_files(*names):

@@ -15,7 +15,7 @@
 #
 # The packages are built for the release they are installed on: on this
 # (Debian 12) host for Debian 12, in a Debian 13 root
-# (scripts/suite-chroot.sh trixie-deb) for Debian 13.  On trixie's 6.12
+# (scripts/kernels/suite-chroot.sh trixie-deb) for Debian 13.  On trixie's 6.12
 # the guest also installs the headers of trixie-backports' newest 7.x
 # with the installed slabtrace made not to know it: DKMS must skip it
 # with one line, and apt succeed.
@@ -32,7 +32,7 @@ mkdir -p build
 kvers=${*:-6.12}
 T=realdeb
 . scripts/tests/lib.sh
-scripts/deps.sh realdeb || { fail "scripts/deps.sh"; result; exit; }
+scripts/deps/deps.sh realdeb || { fail "scripts/deps/deps.sh"; result; exit; }
 
 # debs SUITE: make deb's packages for that Debian release, built on it,
 # in build/deb-SUITE (not make deb's build/deb: make check runs this
@@ -41,10 +41,10 @@ debs() {
 	d=build/deb-$1
 	[ -e "$d/.done" ] && { echo "$d"; return 0; }
 	if [ "$1" = bookworm ]; then
-		SLABTRACE_DEB_OUT=$top/$d scripts/deb.sh > "build/realdeb-deb-$1.log" 2>&1
+		SLABTRACE_DEB_OUT=$top/$d scripts/package/deb.sh > "build/realdeb-deb-$1.log" 2>&1
 	else
-		SLABTRACE_DEB_OUT=$top/$d scripts/in-chroot.sh "$1-deb" \
-			scripts/deb.sh > "build/realdeb-deb-$1.log" 2>&1
+		SLABTRACE_DEB_OUT=$top/$d scripts/kernels/in-chroot.sh "$1-deb" \
+			scripts/package/deb.sh > "build/realdeb-deb-$1.log" 2>&1
 	fi || {
 		cat "build/realdeb-deb-$1.log" >&2
 		return 1
@@ -54,7 +54,7 @@ debs() {
 }
 rm -f build/deb-*/.done
 for k in $kvers; do
-	suite=$(cat "$(scripts/fetch-kernel.sh "$k")/suite" 2> /dev/null || echo bookworm)
+	suite=$(cat "$(scripts/kernels/fetch-kernel.sh "$k")/suite" 2> /dev/null || echo bookworm)
 	if ! debs=$(debs "$suite"); then
 		fail "$k: make deb for $suite"
 		continue

@@ -9,7 +9,7 @@
 # The last line is "refusals: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-kdir=$("$top/scripts/fetch-kernel.sh" 6.12)/build
+kdir=$("$top/scripts/kernels/fetch-kernel.sh" 6.12)/build
 t=$top/build/refusals
 npass=0
 nfail=0
@@ -18,8 +18,8 @@ mkdir -p "$t"
 for opt in SLUB SYSFS STACKTRACE STACKDEPOT TRACEPOINTS; do
 	printf '#undef CONFIG_%s\n' "$opt" > "$t/no-$opt.h"
 	b=$t/$opt
-	"$top/scripts/shadow-tree.sh" "$b"
-	if "$top/scripts/kbuild.sh" "$kdir" "$b" \
+	"$top/scripts/kbuild/shadow-tree.sh" "$b"
+	if "$top/scripts/kbuild/kbuild.sh" "$kdir" "$b" \
 		KCFLAGS="-include $t/no-$opt.h" modules > "$t/$opt.log" 2>&1; then
 		echo "FAIL: refusals: built without CONFIG_$opt"
 		nfail=$((nfail + 1))

@@ -20,7 +20,7 @@ mkdir -p "$t"
 b=$(pwd)/build/6.12-sign
 make -s --no-print-directory KVER=6.12 BUILD="$b" modules || { fail "make KVER=6.12"; result; exit; }
 ko=$b/slabtrace.ko
-kdir=$(scripts/fetch-kernel.sh 6.12)
+kdir=$(scripts/kernels/fetch-kernel.sh 6.12)
 cp -p "$ko" "$t/unsigned.ko"
 trap 'cp -p "$t/unsigned.ko" "$ko"' EXIT
 expect "the module is unsigned before" "" "$(modinfo -F signer "$ko")"

@@ -6,7 +6,7 @@
 # cpio initramfs.  Prints its path.  The Debian release is the kernel's:
 # bookworm for 6.1 and 6.12, trixie for 6.12-deb13 and 7.3 (from
 # trixie-backports, as its users install it), sid for 7.2
-# (scripts/fetch-kernel.sh's suite).
+# (scripts/kernels/fetch-kernel.sh's suite).
 #
 #   scripts/vm/debian-rootfs.sh PROFILE [KVER]     (KVER: 6.12, the default)
 #
@@ -15,7 +15,7 @@
 #            against (bpftrace, bcc's memleak-bpfcc, libbpf-tools, strace,
 #            perf, trace-cmd) and the kernel's headers at
 #            /lib/modules/ABI/build (bcc compiles its programs against them
-#            in the guest), copied from scripts/fetch-kernel.sh's cache;
+#            in the guest), copied from scripts/kernels/fetch-kernel.sh's cache;
 #   realdeb  a Debian system as its user has it, for the real-Debian VM
 #            test (scripts/tests/test_realdeb.sh): Debian's sudo with its
 #            default /etc/sudoers, the user alice (password "slabtrace")
@@ -60,7 +60,7 @@ realdeb)
 	exit 1 ;;
 esac
 
-kdir=$("$top/scripts/fetch-kernel.sh" "$kver")
+kdir=$("$top/scripts/kernels/fetch-kernel.sh" "$kver")
 abi=$(cat "$kdir/abi")
 suite=$(cat "$kdir/suite" 2> /dev/null || echo bookworm)
 key=$(sha256sum < "$0" | cut -c1-12)

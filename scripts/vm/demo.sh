@@ -9,12 +9,12 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 # Say what each step does before it starts: the first run downloads a
 # kernel and may install packages, and would otherwise be silent for minutes.
-echo "demo: checking the Debian packages it needs (scripts/deps.sh demo: a compiler, QEMU, busybox)"
-scripts/deps.sh demo
+echo "demo: checking the Debian packages it needs (scripts/deps/deps.sh demo: a compiler, QEMU, busybox)"
+scripts/deps/deps.sh demo
 mkdir -p build
 echo "demo: fetching Debian's 6.12 kernel and headers into ~/.cache/slabtrace" \
 	"(a download the first time only; apt-get's progress follows)"
-if ! scripts/fetch-kernel.sh 6.12 > /dev/null; then
+if ! scripts/kernels/fetch-kernel.sh 6.12 > /dev/null; then
 	echo "demo: could not fetch the kernel (the lines above say why)" >&2
 	exit 1
 fi

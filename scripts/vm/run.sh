@@ -10,7 +10,7 @@
 # KVER is 6.1, 6.12, 6.1-rt, 6.12-rt, 6.1-arm64, 6.12-arm64 or 6.12-debug; the modules
 # must already be built in build/KVER/ (make KVER=... test-modules).  Each
 # TEST is scripts/vm/guest/TEST.sh; the guides' shell examples
-# (scripts/doc-examples.py) are in the guest's /tests/doc-examples.txt.
+# (scripts/lint/doc-examples.py) are in the guest's /tests/doc-examples.txt.
 # Files the guest leaves in /out are copied (tar over a virtio serial
 # port; over the second UART on an x86 kernel without virtio_console) to
 # OUTDIR.  -k keeps the console log in OUTDIR
@@ -23,7 +23,7 @@
 #
 # x86-64 kernels boot in qemu-system-x86_64 (console ttyS0); arm64 kernels
 # in qemu-system-aarch64 -M virt -cpu max (console ttyAMA0) with Debian's
-# busybox-static:arm64 (scripts/fetch-kernel.sh) in the initramfs.
+# busybox-static:arm64 (scripts/kernels/fetch-kernel.sh) in the initramfs.
 # SLABTRACE_ARM64_CPU overrides the CPU model (max,pauth=off boots about
 # three times faster: pointer authentication is slow to emulate).
 #
@@ -101,7 +101,7 @@ case $kver in *-debug) slow=3 ;; *-arm64) slow=2 ;; esac
 idle_tmo=${SLABTRACE_IDLE_TIMEOUT:-$((180 * slow))}
 accel=${SLABTRACE_ACCEL:-tcg,thread=single}
 
-kdir=$("$top/scripts/fetch-kernel.sh" "$kver")
+kdir=$("$top/scripts/kernels/fetch-kernel.sh" "$kver")
 bdir=$top/build/$kver
 work=$(mktemp -d "${TMPDIR:-/tmp}/slabtrace-vm.XXXXXX")
 qpid=
@@ -150,8 +150,8 @@ fi
 cp "$top/scripts/vm/guest/init" "$root/init"
 cp "$top"/scripts/vm/guest/*.sh "$root/tests/"
 # The guides' shell examples, for the guest tests examples and realdeb.
-"$top/scripts/doc-examples.py" > "$root/tests/doc-examples.txt" ||
-	echo "vm $kver: scripts/doc-examples.py failed: no examples for the guest" >&2
+"$top/scripts/lint/doc-examples.py" > "$root/tests/doc-examples.txt" ||
+	echo "vm $kver: scripts/lint/doc-examples.py failed: no examples for the guest" >&2
 chmod 755 "$root/init"
 for ko in "$bdir"/*.ko; do
 	[ -e "$ko" ] && cp "$ko" "$mods/"

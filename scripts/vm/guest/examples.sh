@@ -2,7 +2,7 @@
 # The shell examples of README.md and Documentation/first-five-minutes.rst,
 # run in order against the real module, so that they cannot drift from what
 # works.  scripts/vm/run.sh puts them in /tests/doc-examples.txt
-# (scripts/doc-examples.py: what an example is, and the markers; see
+# (scripts/lint/doc-examples.py: what an example is, and the markers; see
 # testing.rst, "The guides' examples").  Each command runs as written, one
 # after the other in one shell, in a directory of its own; it must exit 0
 # (or what an "exit N" marker says), and each "expect" of its block must
@@ -22,7 +22,7 @@
 EX=/tests/doc-examples.txt
 [ -e /sys/kernel/slab/kmalloc-64 ] ||
 	skip "this kernel has no kmalloc-64 cache, which the examples trace"
-[ -s $EX ] || { fail "no examples in $EX (scripts/doc-examples.py failed on the host)"; finish; }
+[ -s $EX ] || { fail "no examples in $EX (scripts/lint/doc-examples.py failed on the host)"; finish; }
 W=/tmp/examples
 kv=$(uname -r)
 mkdir -p $W/bin /lib/modules/$kv/updates

@@ -8,7 +8,7 @@
 # and the read-only ones read.  Then, locked down for confidentiality,
 # kmemtrace refuses to start and to be read (its events hold kernel
 # addresses), with a log line saying why, and the rest works.  Lockdown
-# is never lowered: the last test of its boot (scripts/check.sh runs it
+# is never lowered: the last test of its boot (scripts/check/check.sh runs it
 # after relayrace, in a boot of its own).
 . /tests/lib.sh
 

@@ -6,7 +6,7 @@
 #
 # The commands are README.md's: the examples of its section "On a real
 # machine" (its fenced blocks before the first subsection), as
-# scripts/doc-examples.py reads them for every VM, so that the README
+# scripts/lint/doc-examples.py reads them for every VM, so that the README
 # cannot drift from what works.  They run as alice (group sudo, with a
 # password; Debian's /etc/sudoers, whose "Defaults use_pty" makes each sudo a session of its
 # own) in a terminal (script(1)), one after the other in one shell, in the
@@ -50,7 +50,7 @@ check_eq "slabtrace is not installed yet" "modinfo: ERROR: Module slabtrace not 
 check "insmod leaky.ko (the workload's module)" insmod $MODDIR/leaky.ko
 
 # --- README.md's commands, a line each: the examples of its section "On
-# a real machine" (scripts/doc-examples.py, which scripts/vm/run.sh ran),
+# a real machine" (scripts/lint/doc-examples.py, which scripts/vm/run.sh ran),
 # those the busybox VMs skip included.
 EX=/tests/doc-examples.txt
 mkdir -p $W
@@ -175,7 +175,7 @@ cp /var/lib/dkms/slabtrace/*/"$kv"/*/log/make.log /out/realdeb-dkms-make.log
 # line that names it, and leave no package half-configured.
 if [ -f /root/refused/kernel ]; then
 	rk=$(cat /root/refused/kernel)
-	probe=$(ls /usr/src/slabtrace-*/scripts/compat/kmalloc.sh)
+	probe=$(ls /usr/src/slabtrace-*/scripts/kbuild/compat/kmalloc.sh)
 	sed -i 's/kmalloc_type(gfp_t flags, kmalloc_token_t token)/a kmalloc_type() of a later kernel/' "$probe"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		/root/refused/*.deb > /out/realdeb-refused.log 2>&1
