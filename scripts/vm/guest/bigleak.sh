@@ -25,7 +25,7 @@ check_eq "5 kmalloc(16384) objects of bigleak_large" 5 \
 check_eq "3 kmalloc(20000) objects of bigleak_large_var, 32768 bytes each" 3 \
 	"$(objs_from /tmp/large bigleak_large_var | grep -c ', 32768 bytes (20000 requested), ')"
 check_eq "none of the churn is left" 0 \
-	"$(objs_from /tmp/large bigleak_churn_large | wc -l)"
+	"$(nobjs_from /tmp/large bigleak_churn_large)"
 check_eq "each with its node and GFP flags" 8 \
 	"$( (objs_from /tmp/large bigleak_large; objs_from /tmp/large bigleak_large_var) |
 	   grep -c ', node 0, gfp GFP_KERNEL, stack [0-9]* ([a-z]*), from PID ')"
@@ -45,17 +45,17 @@ check "at least as many possible CPUs ($possible) as online ($ncpu)" \
 check_eq "their bytes: 40 on each possible CPU" 4 \
 	"$(objs_from /tmp/pcpu bigleak_percpu | grep -c ", $((40 * ${possible:-0})) bytes (40 requested), age [0-9.]*s, cpu [0-9]*, gfp GFP_KERNEL, stack [0-9]* ([a-z]*), from PID ")"
 check_eq "none of the percpu churn is left" 0 \
-	"$(objs_from /tmp/pcpu bigleak_churn_percpu | wc -l)"
+	"$(nobjs_from /tmp/pcpu bigleak_churn_percpu)"
 check "frame #02 of a percpu leak is keep()" \
 	grep -q ' #02 .* in keep+' /tmp/pcpu
 
 check "bigleak frees what it kept" sh -c "echo free > $BIG"
 dump kmalloc-large /tmp/large2
 check_eq "kfree() dropped the kmalloc-large records" 0 \
-	"$(objs_from /tmp/large2 'bigleak_large' | wc -l)"
+	"$(nobjs_from /tmp/large2 bigleak_large)"
 dump percpu /tmp/pcpu2
 check_eq "free_percpu() dropped the percpu records" 0 \
-	"$(objs_from /tmp/pcpu2 bigleak_percpu | wc -l)"
+	"$(nobjs_from /tmp/pcpu2 bigleak_percpu)"
 
 check "stop kmalloc-large" st stop kmalloc-large
 check "stop percpu" st stop percpu

@@ -57,7 +57,7 @@ check "record shows the 5 orphans" \
 for f in dump stacks folded folded_bytes; do
 	check "record saved kmalloc-64.$f" test -s /tmp/rec/kmalloc-64.$f
 done
-check_eq "the saved dump holds the 20 buffers" 20 "$(objs_from /tmp/rec/kmalloc-64.dump leaky_alloc_buf | wc -l)"
+check_eq "the saved dump holds the 20 buffers" 20 "$(nobjs_from /tmp/rec/kmalloc-64.dump leaky_alloc_buf)"
 check "the saved folded stacks name leaky_alloc_buf" grep -q 'leaky_alloc_buf \[leaky\] 20$' /tmp/rec/kmalloc-64.folded
 check "record reset the cache: nothing traced after" \
 	sh -c "slabtrace status | grep -q '^slabtrace: 0 caches traced'"
@@ -115,7 +115,7 @@ check "... and left the first's trace alone" traced kmalloc-64
 touch /tmp/r2.done
 wait $first
 check_eq "the first record exits 0" 0 $?
-check_eq "the first record's dump holds its 4 buffers" 4 "$(objs_from /tmp/r1/kmalloc-64.dump leaky_alloc_buf | wc -l)"
+check_eq "the first record's dump holds its 4 buffers" 4 "$(nobjs_from /tmp/r1/kmalloc-64.dump leaky_alloc_buf)"
 check "nothing traced after both" none_traced
 echo free > $LEAKY
 # SIGTERM: the command ends, record saves and cleans up, exits 128 + 15.

@@ -60,21 +60,21 @@ check "the dump was taken" test -s /tmp/k64
 check "dump starts with its header" \
 	test "$(head -n 1 /tmp/k64)" = "Dumping outstanding allocs from $KM"
 check_eq "header count = objects listed" "$(nobjs /tmp/k64)" "$(outstanding /tmp/k64)"
+check_eq "kmalloc(50) leaks with frame #01 leaky_alloc_buf" 3 "$(nobjs_from /tmp/k64 leaky_alloc_buf)"
 objs_from /tmp/k64 leaky_alloc_buf > /tmp/bufs
-check_eq "kmalloc(50) leaks with frame #01 leaky_alloc_buf" 3 "$(wc -l < /tmp/bufs)"
 check_eq "they are $KMB bytes (50 requested)" 3 "$(grep -c ", $KMB bytes (50 requested), age " /tmp/bufs)"
 check_eq "they come from this shell, in write()" 3 "$(grep -c "from PID $$ sh in syscall write:\$" /tmp/bufs)"
-check_eq "churned objects left no record" 0 "$(objs_from /tmp/k64 leaky_alloc_widget | wc -l)"
+check_eq "churned objects left no record" 0 "$(nobjs_from /tmp/k64 leaky_alloc_widget)"
 check_eq "their frame #02 is leaky's keep()" 3 \
 	"$(grep -A1 '^ #01 .* in leaky_alloc_buf+' /tmp/k64 | grep -c '^ #02 \[<[0-9a-f]*>\] in keep+0x[0-9a-f]*/0x[0-9a-f]* \[leaky\]$')"
 
 # Frees after stop drop records.
 echo free > $LEAKY
 dump $KM /tmp/k64b
-check_eq "after stop, freeing drops the records" 0 "$(objs_from /tmp/k64b leaky_alloc_buf | wc -l)"
+check_eq "after stop, freeing drops the records" 0 "$(nobjs_from /tmp/k64b leaky_alloc_buf)"
 echo bufs 2 > $LEAKY
 dump $KM /tmp/k64c
-check_eq "after stop, nothing new is recorded" 0 "$(objs_from /tmp/k64c leaky_alloc_buf | wc -l)"
+check_eq "after stop, nothing new is recorded" 0 "$(nobjs_from /tmp/k64c leaky_alloc_buf)"
 echo free > $LEAKY
 
 # --- A module's own cache.
@@ -86,7 +86,7 @@ dump leaky_widget /tmp/w
 cp /tmp/w /out/leaky_widget.txt
 check "header: 5 outstanding ($((5 * size)) bytes)" \
 	grep -q "^traced [0-9]*\.[0-9][0-9][0-9]s, 5 outstanding ($((5 * size)) bytes), 0 records dropped\$" /tmp/w
-check_eq "widgets with frame #01 leaky_alloc_widget" 5 "$(objs_from /tmp/w leaky_alloc_widget | wc -l)"
+check_eq "widgets with frame #01 leaky_alloc_widget" 5 "$(nobjs_from /tmp/w leaky_alloc_widget)"
 check_eq "widget lines give their size, node and GFP flags" 5 "$(grep -c "^Obj [^ ]*, $size bytes ($size requested), age [0-9]*\.[0-9]*s, cpu [0-9]*, node [0-9]*, gfp GFP_KERNEL, stack [0-9]* ([a-z]*), from PID $$ sh in syscall write:\$" /tmp/w)"
 check "reset leaky_widget" st reset leaky_widget
 dump leaky_widget /tmp/w2

@@ -34,7 +34,7 @@ cat $ST/slab/stacks > /tmp/stacks
 check_eq "the demo's top stack is leaky's 20 buffers" \
 	"Stack 1: 20 objects, 1280 bytes (1000 requested) leaky_alloc_buf" \
 	"$(awk '/^Stack 1: /{ split($0, h, ", age"); s = h[1] } s && / #01 /{ sub(/.* in /, ""); sub(/\+.*/, ""); print s, $0; exit }' /tmp/stacks)"
-check_eq "the demo's dump lists the 5 orphans" 5 "$(objs_from /out/dump.txt leaky_orphan_buf | wc -l)"
+check_eq "the demo's dump lists the 5 orphans" 5 "$(nobjs_from /out/dump.txt leaky_orphan_buf)"
 run rmmod leaky
 run rmmod slabtrace
 finish

@@ -32,7 +32,7 @@ dump leaky_widget /tmp/follow-w
 cp /tmp/follow-w /out/follow-widget.txt
 check "... with the filter of start all" grep -q "filter: pid $$; 5 allocations left out" /tmp/follow-w
 check_eq "the 7 widgets this shell kept are found, not another process's 5" 7 \
-	"$(objs_from /tmp/follow-w leaky_alloc_widget | wc -l)"
+	"$(nobjs_from /tmp/follow-w leaky_alloc_widget)"
 check_eq "... which the filter counts" 5 "$(stat_of leaky_widget filtered)"
 
 # leaky_late is created by the first "late": its first object is made
@@ -49,7 +49,7 @@ echo "late 4" > $LEAKY
 dump leaky_late /tmp/follow-l
 cp /tmp/follow-l /out/follow-late.txt
 check_eq "the 4 objects made after it started are found" 4 \
-	"$(objs_from /tmp/follow-l leaky_alloc_late | wc -l)"
+	"$(nobjs_from /tmp/follow-l leaky_alloc_late)"
 dump all /tmp/follow-all
 cp /tmp/follow-all /out/follow-print-all.txt
 check "print all has a section for leaky_late" grep -qx 'Dumping outstanding allocs from leaky_late' /tmp/follow-all
@@ -105,7 +105,7 @@ sh -c "echo late 3 > $LEAKY"
 dump leaky_late /tmp/follow-l2
 cp /tmp/follow-l2 /out/follow-late2.txt
 check_eq "... and has everyone's objects made since" 5 \
-	"$(objs_from /tmp/follow-l2 leaky_alloc_late | wc -l)"
+	"$(nobjs_from /tmp/follow-l2 leaky_alloc_late)"
 check "... with no filter" sh -c "! grep -q 'filter:' /tmp/follow-l2"
 
 # rmmod right after a new cache's first allocation: its scan queued, or

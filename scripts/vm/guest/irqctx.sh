@@ -30,8 +30,8 @@ check_eq "no record dropped" 0 "$(sed -n 's/^traced .*, \([0-9]*\) records dropp
 for s in task softirq hardirq; do
 	f=irqalloc_${s}_alloc
 	n=$(kept $s)
+	check_eq "$s: slabtrace lists every object irqalloc keeps ($n)" "$n" "$(nobjs_from /tmp/irq $f)"
 	objs_from /tmp/irq $f > /tmp/irq-$s
-	check_eq "$s: slabtrace lists every object irqalloc keeps ($n)" "$n" "$(wc -l < /tmp/irq-$s)"
 	case $s in
 	task) want='from kthread irqalloc (PID [0-9]*):$' ;;
 	*) [ $s = hardirq ] && c=$hctx || c=softirq

@@ -32,7 +32,7 @@ traced_ms() {
 }
 old_enough() {
 	dump kmalloc-64 /tmp/age
-	[ "$(ages /tmp/age leaky_alloc_buf | awk '$1 >= 3000 { n++ } END { print n + 0 }')" = 5 ]
+	[ "$(nobjs_from /tmp/age leaky_alloc_buf "" --older 3000)" = 5 ]
 }
 tries=0
 until old_enough; do
@@ -81,18 +81,18 @@ ls -R /sys/kernel/slab > /dev/null
 # --- filters on the objects view.
 dump "kmalloc-64 since-mark" /tmp/since
 check "since-mark: the header says so" grep -q '^Dumping outstanding allocs from kmalloc-64 (since mark)$' /tmp/since
-check_eq "since-mark: exactly the 3 young buffers" 3 "$(objs_from /tmp/since leaky_alloc_buf | wc -l)"
-check_eq "since-mark: and the 2 orphans" 2 "$(objs_from /tmp/since leaky_orphan_buf | wc -l)"
+check_eq "since-mark: exactly the 3 young buffers" 3 "$(nobjs_from /tmp/since leaky_alloc_buf)"
+check_eq "since-mark: and the 2 orphans" 2 "$(nobjs_from /tmp/since leaky_orphan_buf)"
 check "older-than: the header says so" grep -q "^Dumping outstanding allocs from kmalloc-64 (older than $thr ms)\$" /tmp/older
 check "both filters: the header says so" grep -q "^Dumping outstanding allocs from kmalloc-64 (older than $thr ms, since mark)\$" /tmp/both
-check_eq "older-than: every object is T ms old or more" 0 \
-	"$(sed -n 's/.*, age \([0-9]*\)\.\([0-9]*\)s, .*/\1 \2/p' /tmp/older | awk -v t="$thr" '$1 * 1000 + $2 < t { n++ } END { print n + 0 }')"
+check_eq "older-than: every object is T ms old or more" "$(nobjs_from /tmp/older "")" \
+	"$(nobjs_from /tmp/older "" "" --older "$thr")"
 # Only when the prints said the young objects were younger than T:
 # otherwise the counts below would not mean anything (one FAIL above).
 if [ "$decided" = 1 ]; then
-	check_eq "older-than T: exactly the 5 old buffers" 5 "$(objs_from /tmp/older leaky_alloc_buf | wc -l)"
-	check_eq "older-than T: none of the orphans" 0 "$(objs_from /tmp/older leaky_orphan_buf | wc -l)"
-	check_eq "both filters: none of leaky's buffers" 0 "$(objs_from /tmp/both leaky_alloc_buf | wc -l)"
+	check_eq "older-than T: exactly the 5 old buffers" 5 "$(nobjs_from /tmp/older leaky_alloc_buf)"
+	check_eq "older-than T: none of the orphans" 0 "$(nobjs_from /tmp/older leaky_orphan_buf)"
+	check_eq "both filters: none of leaky's buffers" 0 "$(nobjs_from /tmp/both leaky_alloc_buf)"
 fi
 check_eq "since-mark on a cache without a mark" "Invalid argument" "$(ctl_errno 'print leaky_widget since-mark')"
 
@@ -184,7 +184,7 @@ echo orphans 4 > $LEAKY
 check "rmmod leaky, leaving 4 buffers behind" rmmod leaky
 dump kmalloc-64 /tmp/after
 cp /tmp/after /out/after-rmmod.txt
-check_eq "after rmmod: 6 buffers from leaky_orphan_buf" 6 "$(objs_from /tmp/after leaky_orphan_buf | wc -l)"
+check_eq "after rmmod: 6 buffers from leaky_orphan_buf" 6 "$(nobjs_from /tmp/after leaky_orphan_buf)"
 check "after rmmod: slabtrace's own allocations are not listed" sh -c "! grep -q '^ #01 .*\[slabtrace\]\$' /tmp/after"
 check "after rmmod: frame #01 keeps offset and module" \
 	grep -q '^ #01 \[<[0-9a-f]*>\] in leaky_orphan_buf+0x[0-9a-f]*/0x[0-9a-f]* \[leaky\]$' /tmp/after
@@ -195,7 +195,7 @@ dump "kmalloc-64 stacks" /tmp/after-agg
 check "after rmmod: the folded leaf too" grep -q ';leaky_orphan_buf \[leaky\] 6$' $ST/slab/folded
 check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
 dump kmalloc-64 /tmp/again
-check_eq "reloaded: the old leak still shows" 6 "$(objs_from /tmp/again leaky_orphan_buf | wc -l)"
+check_eq "reloaded: the old leak still shows" 6 "$(nobjs_from /tmp/again leaky_orphan_buf)"
 
 # --- reset drops the print of its cache (dumps.sh has the rest).
 snaps() { sed -n 's/^snapshots kept \([0-9]*\) alive \([0-9]*\) bytes \([0-9]*\)$/\1 \2 \3/p' $ST/slab/stats; }

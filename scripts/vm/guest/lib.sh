@@ -114,6 +114,35 @@ objs_from() {
 	awk -v f="$2" '/^Obj /{ obj = $0 } /^ #01 /{ if (index($0, " in " f "+")) print obj }' "$1"
 }
 
+# nobjs_from FILE FUNC [CACHE [OPTION...]]: how many objects of the saved
+# dump (or print of a word: of its CACHE, if not "") in FILE have frame
+# #01 FUNC (any frame, if ""), as the one parser of the dump counts them:
+# slabtrace report (OPTIONs are its filters: --older MS, ...), read off
+# its folded stacks, a line a group of objects, "[CACHE;][syscall:S;]
+# outer;...;FUNC[ [MODULE]][;[leak]] COUNT".  A dump the parser refuses
+# gives no count but the error, with the options, so that no two such
+# compare equal.
+nobjs_from() {
+	_f=$1 _fn=$2 _c=${3:-}
+	shift 2
+	[ $# -eq 0 ] || shift
+	slabtrace report --folded "$@" "$_f" > /tmp/.nobjs 2>&1 || {
+		echo "slabtrace report${*:+ $*} refused $_f: $(head -n 1 /tmp/.nobjs)"
+		return
+	}
+	awk -v f="$_fn" -v c="$_c" '{
+		n = $NF
+		s = substr($0, 1, length($0) - length(n) - 1)
+		if (c != "" && index(s, c ";") != 1)
+			next
+		sub(/;\[leak\]$/, "", s)
+		k = split(s, fr, ";")
+		sub(/ \[[^]]*\]$/, "", fr[k])
+		if (f == "" || fr[k] == f)
+			sum += n
+	} END { print sum + 0 }' /tmp/.nobjs
+}
+
 # outstanding FILE: the count the dump's header gives.
 outstanding() { sed -n 's/^traced [0-9.]*s, \([0-9]*\) outstanding.*/\1/p' "$1"; }
 

@@ -85,12 +85,10 @@ check "the first line sums the print up" \
 	/tmp/many-pall
 check "then a cache's header" \
 	sh -c "sed -n 2p /tmp/many-pall | grep -q '^Dumping outstanding allocs from '"
+check_eq "leaky_widget: the 7 widgets kept" 7 "$(nobjs_from /tmp/many-pall leaky_alloc_widget leaky_widget)"
+check_eq "kmalloc-64: the 5 buffers kept" 5 "$(nobjs_from /tmp/many-pall leaky_alloc_buf kmalloc-64)"
+check_eq "kmalloc-large: bigleak's 3 objects" 3 "$(nobjs_from /tmp/many-pall bigleak_large kmalloc-large)"
 section /tmp/many-pall leaky_widget > /tmp/many-pw
-check_eq "leaky_widget: the 7 widgets kept" 7 "$(objs_from /tmp/many-pw leaky_alloc_widget | wc -l)"
-section /tmp/many-pall kmalloc-64 > /tmp/many-p64
-check_eq "kmalloc-64: the 5 buffers kept" 5 "$(objs_from /tmp/many-p64 leaky_alloc_buf | wc -l)"
-section /tmp/many-pall kmalloc-large > /tmp/many-plarge
-check_eq "kmalloc-large: bigleak's 3 objects" 3 "$(objs_from /tmp/many-plarge bigleak_large | wc -l)"
 check_eq "a section's header counts its objects" "$(outstanding /tmp/many-pw)" "$(nobjs /tmp/many-pw)"
 check_eq "each cache once" "$parts" \
 	"$(sed -n 's/^Dumping outstanding allocs from \([^ ]*\).*/\1/p' /tmp/many-pall | sort -u | grep -c .)"
@@ -125,17 +123,16 @@ check_eq "kmalloc-large stopped" stopped "$(state kmalloc-large)"
 check_eq "leaky_widget still traced" tracing "$(state leaky_widget)"
 check "leaky keeps 4 more kmalloc(50)" sh -c "echo bufs 4 > $LEAKY"
 dump kmalloc-64 /tmp/many-p64b
-check_eq "stopped: the 4 are not recorded" 5 "$(objs_from /tmp/many-p64b leaky_alloc_buf | wc -l)"
+check_eq "stopped: the 4 are not recorded" 5 "$(nobjs_from /tmp/many-p64b leaky_alloc_buf)"
 
 check "mark all" st mark all
 check "leaky keeps 2 more widgets" sh -c "echo widgets 2 > $LEAKY"
 dump "all since-mark" /tmp/many-pmark
-section /tmp/many-pmark leaky_widget > /tmp/many-pwm
-check_eq "since the mark: the 2 widgets" 2 "$(objs_from /tmp/many-pwm leaky_alloc_widget | wc -l)"
+check_eq "since the mark: the 2 widgets" 2 "$(nobjs_from /tmp/many-pmark leaky_alloc_widget leaky_widget)"
 
 check "leaky frees what it kept" sh -c "echo free > $LEAKY"
 dump kmalloc-64 /tmp/many-p64c
-check_eq "frees drop records of a stopped cache" 0 "$(objs_from /tmp/many-p64c leaky_alloc_buf | wc -l)"
+check_eq "frees drop records of a stopped cache" 0 "$(nobjs_from /tmp/many-p64c leaky_alloc_buf)"
 
 check "reset kmalloc" st reset kmalloc
 check_eq "kmalloc-64, stopped, is forgotten" "" "$(state kmalloc-64)"

@@ -53,7 +53,7 @@ st start kmalloc-256
 check "insmod initleak.ko" insmod $MODDIR/initleak.ko
 check "insmod stalefree.ko" insmod $MODDIR/stalefree.ko
 dump kmalloc-256 /tmp/init; cp /tmp/init /out/initleak.txt
-check_eq "init text: 8 objects from initleak_alloc()" 8 "$(objs_from /tmp/init initleak_alloc | wc -l)"
+check_eq "init text: 8 objects from initleak_alloc()" 8 "$(nobjs_from /tmp/init initleak_alloc)"
 check_eq "init text: #01 named with its module" 8 \
 	"$(grep -c '^ #01 \[<[0-9a-f]*>\] in initleak_alloc+0x[0-9a-f]*/0x[0-9a-f]* \[initleak\]$' /tmp/init)"
 check_eq "init text: #02 is initleak_init [initleak]" 8 \
@@ -81,7 +81,7 @@ st stop stalefree_a
 echo free_bulk > $SF
 dump stalefree_a /tmp/sa; cp /tmp/sa /out/sa.txt
 check_eq "objects freed with no tracepoint keep their records" 2000 "$(outstanding /tmp/sa)"
-check_eq "... made in stalefree_alloc()" 2000 "$(objs_from /tmp/sa stalefree_alloc | wc -l)"
+check_eq "... made in stalefree_alloc()" 2000 "$(nobjs_from /tmp/sa stalefree_alloc)"
 check "stopped with records: both probes stay attached" grep -q '^probes alloc on free on$' $ST/slab/stats
 echo shrink > $SF
 echo "reuse 8000" > $SF
