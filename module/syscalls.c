@@ -3,7 +3,7 @@
  * slabtrace: system call names and path arguments, by number, in the
  * numbering of the kernel the module was built for.  syscall_table.h is
  * generated at build time from the kernel's own unistd_64.h and
- * unistd_32.h (scripts/gen-syscalls.sh); nothing here is typed by hand.
+ * unistd_32.h (scripts/kbuild/gen-syscalls.sh); nothing here is typed by hand.
  *
  * No locks: the tables are constant.
  */

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kmemtrace: the files and their bad input; a recording of leaky's known
 # allocations, saved in /out/kmemtrace/ for the host to read with
-# babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.sh); a tiny
+# babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.py); a tiny
 # buffer with no reader; the recorder and other users' traces (it refuses
 # to start over one, fails on a restart and on a stop, and leaves them
 # running); a cache destroyed and made again during a trace; rmmod refused
