@@ -6,7 +6,7 @@ UndefinedBehaviorSanitizer.
 
     scripts/tests/test_dump.py [FUZZ_RUNS]
 
-0. The bounds of <uapi/slabtrace/dump.h> are the module's (slab.h).
+0. The bounds of <uapi/slabtrace/dump.h> are the module's (traced.h, stacks.h).
 1. slabtrace, built with clang -fsanitize=address,undefined (leaks
    included, every report fatal): `slabtrace report` reads each file of
    scripts/tests/dump/corpus/ and the dumps of scripts/tests/cli/ (what
@@ -132,9 +132,9 @@ BAD = [
 # module's own: the same numbers (a drift would refuse real dumps, or
 # accept what the module cannot write).
 BOUNDS = [("SLABTRACE_DUMP_FRAMES_MAX", "module/slab/stacks.h", "SLAB_TRACE_STACK_DEPTH"),
-          ("SLABTRACE_SAMPLE_EVERY_MAX", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_MAX"),
-          ("SLABTRACE_SAMPLE_BYTES_MIN", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_BYTES_MIN"),
-          ("SLABTRACE_SAMPLE_BYTES_MAX", "module/slab/slab.h", "SLAB_TRACE_SAMPLE_BYTES_MAX")]
+          ("SLABTRACE_SAMPLE_EVERY_MAX", "module/slab/traced.h", "SLAB_TRACE_SAMPLE_MAX"),
+          ("SLABTRACE_SAMPLE_BYTES_MIN", "module/slab/traced.h", "SLAB_TRACE_SAMPLE_BYTES_MIN"),
+          ("SLABTRACE_SAMPLE_BYTES_MAX", "module/slab/traced.h", "SLAB_TRACE_SAMPLE_BYTES_MAX")]
 
 
 def define(path, name):
