@@ -91,7 +91,9 @@ static DEFINE_PER_CPU(unsigned long, follow_missed);
 /**
  * slab_trace_follow_kick - a probe saw an allocation from a new cache
  *
- * Counts it as missed and queues a scan.  Any context: no lock.
+ * Counts it as missed and asks the worker for a scan.
+ *
+ * Context: Any context (a probe); no lock.
  */
 void slab_trace_follow_kick(void)
 {

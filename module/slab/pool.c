@@ -91,8 +91,10 @@ static void list_push(struct slab_trace_pool_cpu *c,
  * slab_trace_pool_get - take a record
  * @p: the pool
  *
- * Any context but NMI.  Asks for a refill when the CPU's list runs low.
+ * Asks the worker for a refill when the CPU's list runs low.
  *
+ * Context: Any context but NMI (a probe); takes this CPU's raw spinlock,
+ * interrupts off, for one unlink.
  * Return: a record (not zeroed), or NULL if this CPU's list is empty.
  */
 struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p)
@@ -119,7 +121,8 @@ struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p)
  * @p: the pool
  * @rec: the record, unlinked from everything
  *
- * Any context but NMI.
+ * Context: Any context but NMI (a probe); takes this CPU's raw spinlock,
+ * interrupts off, for one link.
  */
 void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *rec)
 {

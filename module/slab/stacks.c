@@ -466,8 +466,8 @@ static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
  * @nr: its length, at most SLAB_TRACE_STACK_DEPTH
  * @call_site: the allocator's return address, as the tracepoint gives it
  *
- * Called from the probes, in any context but NMI.  Never allocates.
- *
+ * Context: Any context but NMI (a probe); never allocates, never waits
+ * (the depot's own lock is a raw spinlock).
  * Return: 0 when saved; -EAGAIN when the depot had no room: once the
  * record is in the table, slab_trace_stack_defer() has the trace saved
  * later; -ENODATA when the walk had no frame of the caller; -EPERM when
@@ -506,8 +506,10 @@ int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries
  * Called from the probes, once the record is in the table: the work that
  * gives out the saved traces finds it there.  (It may be freed meanwhile,
  * and its address used again by an object with another owner or stamp,
- * which gets nothing.)  Any context but NMI.  Never allocates.
+ * which gets nothing.)
  *
+ * Context: Any context but NMI (a probe); never allocates; only tries the
+ * deferred traces' raw spinlock.
  * Return: false if there was no room: the record has no backtrace.
  */
 bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,

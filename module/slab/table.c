@@ -411,8 +411,10 @@ bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj)
  * An object can only be allocated again once freed, so a record already
  * there for the same address, whatever its owner, is stale: its free took
  * a path with no tracepoint (kmem_cache_free_bulk(), kfree_rcu() batches).
- * It is replaced.  Any context but NMI.
+ * It is replaced.
  *
+ * Context: Any context but NMI (a probe); takes one stripe's raw spinlock,
+ * interrupts off, for one bucket's chain.
  * Return: the stale record, unlinked, for the caller to free; or NULL.
  */
 struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
@@ -463,8 +465,8 @@ struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
  * @t: the table
  * @obj: the object
  *
- * Any context but NMI.
- *
+ * Context: Any context but NMI (a probe); takes one stripe's raw spinlock,
+ * interrupts off, for one bucket's chain.
  * Return: the record, now the caller's to free; NULL if @obj has none.
  */
 struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
@@ -500,8 +502,8 @@ struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
  * @obj: the object
  * @owner: the owner
  *
- * Any context but NMI.
- *
+ * Context: Any context but NMI (a probe); takes one stripe's raw spinlock,
+ * interrupts off, for one bucket's chain.
  * Return: true if the table holds a record of @obj with owner @owner.
  */
 bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,

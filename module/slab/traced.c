@@ -454,7 +454,14 @@ int slab_trace_traced_word(enum slab_trace_word word,
 	return n;
 }
 
-/* A record's stamp for time @now, ns: ms since the epoch, saturated. */
+/**
+ * slab_trace_stamp - a record's stamp
+ * @tr: the record's traced cache
+ * @now: the time, ns (ktime_get_mono_fast_ns())
+ *
+ * Context: Any context (a probe); no lock.
+ * Return: ms since @tr's epoch, saturated.
+ */
 u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now)
 {
 	return min_t(u64, div_u64(now - tr->epoch, NSEC_PER_MSEC), U32_MAX);
