@@ -198,7 +198,7 @@ static char *render(struct kunit *test, struct slab_trace_snapshot *snap,
 		ops->stop(&m, v);
 		/* The reference stays the caller's. */
 		r.snap = NULL;
-		slab_trace_reader_clear(&r);
+		slab_trace_view_clear(&r);
 	}
 	KUNIT_ASSERT_LT(test, m.count, m.size);
 	return m.buf;

@@ -184,6 +184,8 @@ static void slabtrace_dump_header_lines(struct kunit *test)
 	snap->opts.older_than = 250;
 	snap->opts.since_mark = true;
 	mutex_lock(&slab_trace_mutex);
+	/* Not stale: copied since owner 0's last purge, as a print would be. */
+	snap->purges = slab_trace_purges[snap->owner];
 	slab_trace_print_publish(snap, NULL);
 	mutex_unlock(&slab_trace_mutex);
 	text = st_read_ctl(test);
@@ -339,10 +341,7 @@ static void slabtrace_dump_shared_stacks(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, first, again);
 	expect_own_stacks(test, first, snap, objs, fns);
 	expect_own_stacks(test, again, snap, objs, fns);
-	/* As slab_trace_view_release() lets a view's reader go. */
-	slab_trace_stack_texts_free(r.texts);
-	r.texts = NULL;
-	slab_trace_reader_clear(&r);
+	slab_trace_view_clear(&r);
 	slab_trace_snapshot_put(snap);
 	for (k = 0; k < SHARED; k++)
 		kmem_cache_free(dump_cache, objs[k]);

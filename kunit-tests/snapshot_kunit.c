@@ -159,7 +159,7 @@ static void own_print(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("reset %s\n", names[1]), 0);
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), "-");
 	KUNIT_EXPECT_STREQ(test, seen(test, &c->r), names[1]);
-	slab_trace_reader_clear(&c->r);
+	slab_trace_view_clear(&c->r);
 	KUNIT_EXPECT_NULL(test, c->r.own);
 }
 

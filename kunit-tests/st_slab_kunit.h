@@ -94,7 +94,7 @@ static inline char *st_read_ctl(struct kunit *test)
 	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos))
 		ops->show(&m, v);
 	ops->stop(&m, v);
-	slab_trace_reader_clear(&r);
+	slab_trace_view_clear(&r);
 	KUNIT_EXPECT_LT(test, m.count, m.size);
 	m.buf[min(m.count, m.size)] = '\0';
 	return m.buf;

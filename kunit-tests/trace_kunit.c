@@ -1096,6 +1096,74 @@ static void slabtrace_trace_destroyed(struct kunit *test)
 	kmem_cache_destroy(next);
 }
 
+/*
+ * A print of a cache that was destroyed goes at its user's next read,
+ * though no command swept the cache: follow.c's scans sweep too.
+ */
+static void slabtrace_trace_destroyed_print(struct kunit *test)
+{
+	struct slab_trace_snapshot *snap;
+	struct kmem_cache *gone;
+	void *obj;
+
+	gone = kmem_cache_create("st_kunit_gone", OBJ_SIZE, 0, 0, obj_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, gone);
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_gone\n"), 0);
+	obj = kmem_cache_alloc(gone, GFP_KERNEL);
+	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_gone\n"), 0);
+	snap = slab_trace_print_get(NULL);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_EQ(test, snap->nr, 1);
+	slab_trace_snapshot_put(snap);
+	kmem_cache_free(gone, obj);
+	kmem_cache_destroy(gone);
+
+	/* The sweep of a scan for new caches, not a command. */
+	mutex_lock(&slab_trace_mutex);
+	KUNIT_EXPECT_EQ(test, slab_trace_traced_sweep(), 1);
+	mutex_unlock(&slab_trace_mutex);
+	KUNIT_EXPECT_NULL(test, slab_trace_print_get(NULL));
+}
+
+/*
+ * A start whose probes cannot attach undoes itself: the cache it added
+ * leaves the set, one it restarted is stopped again, and no probe stays
+ * that nothing needs.
+ */
+static void slabtrace_trace_attach_fails(struct kunit *test)
+{
+	struct slab_trace_set *set;
+	bool alloc, free, tracing;
+	void *obj;
+
+	WRITE_ONCE(slab_trace_fail_attach, true);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), -ENOMEM);
+	WRITE_ONCE(slab_trace_fail_attach, false);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	slab_trace_probes_state(&alloc, &free);
+	KUNIT_EXPECT_FALSE(test, alloc);
+	KUNIT_EXPECT_FALSE(test, free);
+
+	/* Stopped (empty, still in the set): started again, it stops again. */
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
+	slab_trace_probes_state(&alloc, &free);
+	KUNIT_ASSERT_FALSE(test, alloc);
+	WRITE_ONCE(slab_trace_fail_attach, true);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), -ENOMEM);
+	WRITE_ONCE(slab_trace_fail_attach, false);
+	set = rcu_dereference_protected(slab_trace_active, true);
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	tracing = READ_ONCE(set->traced[0]->tracing);
+	KUNIT_EXPECT_FALSE(test, tracing);
+	/* And starts for good once they can. */
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	obj = alloc_obj(GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
+	kmem_cache_free(obj_cache, obj);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+}
+
 static int slabtrace_trace_suite_init(struct kunit_suite *suite)
 {
 	obj_cache = kmem_cache_create(OBJ_CACHE, OBJ_SIZE, 0, 0, obj_ctor);
@@ -1147,6 +1215,8 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_stop_late_insert),
 	KUNIT_CASE(slabtrace_trace_reset_during_print),
 	KUNIT_CASE(slabtrace_trace_destroyed),
+	KUNIT_CASE(slabtrace_trace_destroyed_print),
+	KUNIT_CASE(slabtrace_trace_attach_fails),
 	KUNIT_CASE(slabtrace_trace_filter),
 	/*
 	 * Last: its 20000 objects leave SLUB's per-CPU slab so that the

@@ -38,11 +38,11 @@
  *     (slab/modsyms.c, slab/follow.c) take slab_trace_mutex in it, so no
  *     module notifier is registered with slab_trace_mutex held.
  *   slab_trace_mutex (slab/traced.c): the traced caches, the probes'
- *     attachment, the prints kept, the limit.  Nested inside it:
+ *     attachment, following, the prints kept.  Nested inside it:
  *       slab_trace_print_sem (rwsem, slab/traced.c), held for reading
  *         while a print copies records with slab_trace_mutex dropped,
- *         for writing while records are purged or walked by the context
- *         sweep and the module notifier;
+ *         for writing while records are purged or walked by the module
+ *         notifier (slab/modsyms.c);
  *       t->grow_mutex (slab/table.c), by iterators and purges, inside
  *         slab_trace_print_sem;
  *       snapshots_lock (slab/snapshot.c), innermost of these mutexes;

@@ -99,7 +99,7 @@ static void texts_empty(struct slab_trace_stack_texts *tx)
 	tx->bytes = 0;
 }
 
-VISIBLE_IF_KUNIT void slab_trace_stack_texts_free(struct slab_trace_stack_texts *tx)
+static void texts_free(struct slab_trace_stack_texts *tx)
 {
 	if (tx)
 		texts_empty(tx);
@@ -120,10 +120,20 @@ int slab_trace_view_release(struct inode *inode, struct file *file)
 	struct seq_file *m = file->private_data;
 	struct slab_trace_reader *r = m->private;
 
-	slab_trace_stack_texts_free(r->texts);
+	texts_free(r->texts);
 	r->texts = NULL;
 	return slab_trace_reader_release(inode, file);
 }
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* What slab_trace_view_release() lets go, for a reader of the tests'. */
+void slab_trace_view_clear(struct slab_trace_reader *r)
+{
+	texts_free(r->texts);
+	r->texts = NULL;
+	slab_trace_reader_clear(r);
+}
+#endif
 
 /*
  * At each read(): the reader's cache, emptied if what it holds is not what

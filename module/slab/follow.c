@@ -78,7 +78,8 @@ static struct {
 	struct slab_trace_filter *filter;	/* referenced; NULL: none */
 	u32 sample_every;
 	u32 sample_bytes;
-	/* Left out but slabtrace's own, which the set adds: kvmalloc()ed. */
+	int (*attach)(void);	/* the probes for the caches a scan starts */
+	/* Left out but slabtrace's own, which skip_publish() adds: kvmalloc()ed. */
 	struct follow_skip *skip;
 	unsigned int nr_skip;
 	unsigned int fruitless;	/* scans in a row that started nothing */
@@ -201,11 +202,11 @@ static int skip_publish(void)
 }
 
 /**
- * slab_trace_follow_update - publish what a command changed of following
+ * slab_trace_follow_update - catch up with a change of the set
  *
  * Following ends once no cache is in the set; a list of caches left out
- * (slab_trace_follow_leave_out()) is published.  Called with
- * slab_trace_mutex held, after "stop" and "reset".
+ * that could not be published for want of memory is published now.
+ * Called with slab_trace_mutex held, after every command and scan.
  */
 void slab_trace_follow_update(void)
 {
@@ -224,11 +225,14 @@ void slab_trace_follow_update(void)
  * @filter: the filter the new caches get; a reference is taken
  * @sample_every: their rate, as slab_trace_start() takes it
  * @sample_bytes: or their bytes' rate
+ * @attach: attaches the probes for the caches a scan starts, as
+ *	    slab_trace_start() takes it
  *
  * Called with slab_trace_mutex held, once "start all" started its caches.
  */
 void slab_trace_follow_start(struct slab_trace_filter *filter,
-			     u32 sample_every, u32 sample_bytes)
+			     u32 sample_every, u32 sample_bytes,
+			     int (*attach)(void))
 {
 	struct slab_trace_filter *old = follow.filter;
 	bool was = follow.on;
@@ -239,6 +243,7 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 	slab_trace_filter_put(old);
 	follow.sample_every = sample_every;
 	follow.sample_bytes = sample_bytes;
+	follow.attach = attach;
 	if (!was) {
 		follow.started = 0;
 		WRITE_ONCE(follow.fruitless, 0);
@@ -282,9 +287,9 @@ void slab_trace_follow_stop(void)
  * @ref: the cache, forgotten by "reset" after "stop"; a reference of its
  *	 own is taken
  *
- * Called with slab_trace_mutex held; the caller then publishes the list
- * (slab_trace_follow_update()).  Until then the probes may take the cache
- * for a new one: a scan leaves it out.
+ * Published at once: "reset" calls it before the cache leaves the set,
+ * so that no probe takes it for a new one.  Called with slab_trace_mutex
+ * held.
  */
 void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 {
@@ -310,6 +315,8 @@ void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 	skip = &follow.skip[follow.nr_skip++];
 	skip->cache = ref->cache;
 	skip->kobj = kobject_get(ref->kobj);
+	/* No memory: published by the next command (@dirty). */
+	skip_publish();
 }
 
 /*
@@ -361,21 +368,21 @@ static bool follow_scan(void)
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	slab_trace_traced_sweep();
+	/* Caches destroyed: the probes may go (slab.c's idle job). */
+	if (slab_trace_traced_sweep())
+		slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
 	slab_trace_follow_update();
 	if (!follow.on)
 		return false;
 	skip_sweep();
 	ret = slab_trace_start_new(follow.filter, follow.sample_every,
-				   follow.sample_bytes, left_out);
+				   follow.sample_bytes, left_out, follow.attach);
 	if (ret < 0)
 		pr_warn_ratelimited("start: all: cannot start new caches (%d)\n",
 				    ret);
 	if (ret <= 0)
 		return false;
 	follow.started += ret;
-	/* Probes for them, if none were attached (slab.c's idle job). */
-	slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
 	return true;
 }
 

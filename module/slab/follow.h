@@ -53,7 +53,8 @@ static __always_inline void slab_trace_follow_miss(const struct kmem_cache *s)
 }
 
 void slab_trace_follow_start(struct slab_trace_filter *filter,
-			     u32 sample_every, u32 sample_bytes);
+			     u32 sample_every, u32 sample_bytes,
+			     int (*attach)(void));
 void slab_trace_follow_stop(void);
 void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref);
 void slab_trace_follow_update(void);

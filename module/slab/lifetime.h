@@ -27,7 +27,7 @@ static inline unsigned int slab_trace_life_bucket(u32 ms)
 }
 
 /* lifetime.c: the freed objects' lifetimes, per (stack, syscall, owner). */
-#define SLAB_TRACE_LIFE_OWNERS	2048	/* owners are below (slab.h) */
+#define SLAB_TRACE_LIFE_OWNERS	2048	/* owners are below (record.h) */
 int slab_trace_lifetime_init(unsigned int slots);
 void slab_trace_lifetime_exit(void);
 void slab_trace_lifetime_add(depot_stack_handle_t stack, s16 syscall,

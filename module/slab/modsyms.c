@@ -107,7 +107,7 @@ void slab_trace_modsyms_stats(long *events, long *walks)
 }
 
 /**
- * slab_trace_modsym - the name kept for a frame of a stack
+ * modsym - the name kept for a frame of a stack
  * @handle: the stack
  * @ip: the frame's address
  *
@@ -115,7 +115,7 @@ void slab_trace_modsyms_stats(long *events, long *walks)
  *
  * Return: the name, or NULL if kallsyms is to name the frame.
  */
-const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip)
+static const char *modsym(depot_stack_handle_t handle, unsigned long ip)
 {
 	struct modsym_key key = { .ip = ip, .handle = handle };
 	struct modsym *s;
@@ -249,7 +249,7 @@ static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 		if (!frame_in_walk(w, entries[i]))
 			continue;
 		rcu_read_lock();
-		kept = slab_trace_modsym(handle, entries[i]);
+		kept = modsym(handle, entries[i]);
 		rcu_read_unlock();
 		if (kept)
 			continue;
@@ -391,7 +391,7 @@ void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
 	const char *kept;
 
 	rcu_read_lock();
-	kept = slab_trace_modsym(handle, ip);
+	kept = modsym(handle, ip);
 	if (kept && offset)
 		strscpy(buf, kept, size);
 	else if (kept)

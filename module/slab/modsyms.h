@@ -19,7 +19,6 @@ void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
 /* Names of frames in module code that went away. */
 int slab_trace_modsyms_init(void);
-const char *slab_trace_modsym(depot_stack_handle_t handle, unsigned long ip);
 unsigned long slab_trace_modsyms_gen(void);
 void slab_trace_modsyms_stats(long *events, long *walks);
 void slab_trace_modsyms_exit(void);

@@ -273,6 +273,38 @@ void slab_trace_print_stats(unsigned long *kept, unsigned long *alive,
 	slab_trace_snapshot_mem(alive, mem);
 }
 
+/* Whether a print is of records purged since it was copied. */
+static bool stale(const struct slab_trace_snapshot *snap)
+{
+	const struct slab_trace_snapshot *part;
+
+	if (!snap->word)
+		return snap->purges != slab_trace_purges[snap->owner];
+	for (part = snap->next; part; part = part->next)
+		if (part->purges != slab_trace_purges[part->owner])
+			return true;
+	return false;
+}
+
+/**
+ * slab_trace_print_drop_stale - forget the prints of caches reset
+ *
+ * After a command that reset a cache or found it destroyed (traced.c
+ * purged its records): the users' prints of it go now (readers and files
+ * that printed keep theirs until they close); a scan's sweep leaves them
+ * to the next read (slab_trace_print_get()) or command.  Called with
+ * slab_trace_mutex held.
+ */
+void slab_trace_print_drop_stale(void)
+{
+	int i;
+
+	lockdep_assert_held(&slab_trace_mutex);
+	for (i = 0; i < SNAP_USERS; i++)
+		if (users[i].snap && stale(users[i].snap))
+			slot_free(i);
+}
+
 /**
  * slab_trace_print_get - what a reader shows from its start
  * @r: the reader, or NULL (then only the user's print counts)
@@ -292,6 +324,11 @@ VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_print_get(struct slab_tr
 		snap = r->own;
 	} else {
 		i = user_slot();
+		/* Its cache reset or destroyed since, by a command or a scan. */
+		if (i >= 0 && stale(users[i].snap)) {
+			slot_free(i);
+			i = -1;
+		}
 		if (i >= 0) {
 			snap = users[i].snap;
 			users[i].used = jiffies;
@@ -330,37 +367,6 @@ struct slab_trace_snapshot *slab_trace_print_seq(struct seq_file *m,
 		r->part = NULL;
 	}
 	return r->snap;
-}
-
-/* Whether a print is of records purged since it was copied. */
-static bool stale(const struct slab_trace_snapshot *snap)
-{
-	const struct slab_trace_snapshot *part;
-
-	if (!snap->word)
-		return snap->purges != slab_trace_purges[snap->owner];
-	for (part = snap->next; part; part = part->next)
-		if (part->purges != slab_trace_purges[part->owner])
-			return true;
-	return false;
-}
-
-/**
- * slab_trace_print_drop_stale - forget the prints of caches reset
- *
- * After a command that reset a cache or found it destroyed (traced.c
- * purged its records): the users' prints of it go now (readers and files
- * that printed keep theirs until they close).  Called with
- * slab_trace_mutex held.
- */
-void slab_trace_print_drop_stale(void)
-{
-	int i;
-
-	lockdep_assert_held(&slab_trace_mutex);
-	for (i = 0; i < SNAP_USERS; i++)
-		if (users[i].snap && stale(users[i].snap))
-			slot_free(i);
 }
 
 static bool snapshot_takes(const struct slab_trace_snapshot *snap,

@@ -50,7 +50,8 @@
  * ----------------
  * - slab_trace_mutex: attaching and detaching (alloc_on, free_on, exiting).
  * - The probes run with preemption disabled, the tracepoints' contract, and
- *   read slab_trace_active under RCU; they take the raw spinlocks of the
+ *   read slab_trace_active (traced.c) under RCU, and, for a cache not in
+ *   it, slab_trace_follow_skip (follow.c); they take the raw spinlocks of the
  *   table (table.c), the pool (pool.c) and the stack slot (stacks.c), one
  *   at a time.
  */
@@ -94,6 +95,8 @@ bool slab_trace_fake_nmi;
 void (*slab_trace_test_before_insert)(void);
 /* Run by slab_trace_probes_update() once it has decided to detach. */
 void (*slab_trace_test_before_detach)(void);
+/* A failure hook: attaching the alloc probes fails with -ENOMEM. */
+bool slab_trace_fail_attach;
 #endif
 
 static __always_inline bool probe_in_nmi(void)
@@ -585,6 +588,10 @@ int slab_trace_probes_update(void)
 		free_on = true;
 	}
 	if (want && !alloc_on) {
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+		if (READ_ONCE(slab_trace_fail_attach))
+			return -ENOMEM;
+#endif
 		ret = alloc_probes(true);
 		if (ret)
 			return ret;

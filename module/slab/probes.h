@@ -21,6 +21,7 @@ void slab_trace_probes_exit(void);
 extern bool slab_trace_fake_nmi;
 extern void (*slab_trace_test_before_insert)(void);
 extern void (*slab_trace_test_before_detach)(void);
+extern bool slab_trace_fail_attach;
 #endif
 
 /* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */

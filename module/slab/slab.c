@@ -21,15 +21,17 @@
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex (traced.c's) serialises the commands below (but pool
- *   and limit, which have locks of their own), attaching the probes, and
- *   the set of traced caches; its place among the other locks is in
+ * - slab_trace_mutex (traced.c's) serialises the commands below (but
+ *   "pool", which takes the pool's refill_mutex, and "limit", one
+ *   WRITE_ONCE() the probes read), attaching the probes, and the set of
+ *   traced caches; its place among the other locks is in
  *   main.c's header, what each file does under it in that file's notes.
  *
  * A command is sequenced here, and nothing below calls up: a command
  * (traced.c, print.c) changes the set, then cmd_cache() lets following
  * (follow.c), the users' prints (print.c) and the probes (probes.c) catch
- * up with it, in that order.
+ * up with it, in that order.  "start" is given the probes' attach, to
+ * undo what it started if they cannot attach.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -522,23 +524,6 @@ static int cmd_pool_limit(int cmd, const char *arg)
 }
 
 /*
- * The probes for caches "start" started: if they cannot attach, the
- * caches are stopped again (kept as stopped caches with no records, which
- * "reset" forgets).  Called with slab_trace_mutex held.
- */
-static int probes_for(const char *name)
-{
-	int ret = slab_trace_probes_update();
-
-	if (ret) {
-		pr_warn_ratelimited("start: cannot attach to the kmem tracepoints (%d): %*pE stopped\n",
-				    ret, (int)strlen(name), name);
-		slab_trace_stop(name);
-	}
-	return ret;
-}
-
-/*
  * A command on one cache, under slab_trace_mutex; a print keeps its
  * snapshot for @own too.
  */
@@ -557,11 +542,11 @@ static int cmd_cache(int cmd, const char *name,
 	case SLAB_CMD_START:
 		/* "start all" follows new caches, with its filter and rate. */
 		follow = all ? slab_trace_filter_get(filter) : NULL;
-		ret = slab_trace_start(name, filter, sample, sample_bytes);
-		if (!ret)
-			ret = probes_for(name);
+		ret = slab_trace_start(name, filter, sample, sample_bytes,
+				       slab_trace_probes_update);
 		if (!ret && all)
-			slab_trace_follow_start(follow, sample, sample_bytes);
+			slab_trace_follow_start(follow, sample, sample_bytes,
+						slab_trace_probes_update);
 		slab_trace_filter_put(follow);
 		break;
 	case SLAB_CMD_STOP:

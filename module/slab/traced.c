@@ -80,7 +80,7 @@ static const char *const pseudo_names[SLAB_TRACE_KINDS] = {
 };
 
 /**
- * slab_trace_resolve - what a name a command gives stands for
+ * resolve - what a name a command gives stands for
  * @cmd: the command asking, for the log
  * @name: a cache name, or "kmalloc-large" or "percpu"
  * @ref: filled in as slabtrace_cache_resolve() does; for the two names
@@ -90,8 +90,8 @@ static const char *const pseudo_names[SLAB_TRACE_KINDS] = {
  *
  * Return: 0, or the error of slabtrace_cache_resolve(), said in the log.
  */
-int slab_trace_resolve(const char *cmd, const char *name,
-		       struct slabtrace_cache_ref *ref, u8 *kind)
+static int resolve(const char *cmd, const char *name,
+		   struct slabtrace_cache_ref *ref, u8 *kind)
 {
 	unsigned int k;
 
@@ -412,7 +412,7 @@ struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
 	int ret;
 
 	lockdep_assert_held(&slab_trace_mutex);
-	ret = slab_trace_resolve(cmd, name, ref, &kind);
+	ret = resolve(cmd, name, ref, &kind);
 	if (ret)
 		return ERR_PTR(ret);
 	tr = find_cache(ref->cache);
@@ -479,6 +479,8 @@ struct start_args {
 	u32 sample_every;
 	u32 sample_bytes;
 	bool one;		/* a cache by name: logs name it */
+	/* The probes for them (slab.c gives probes.c's): 0, or -errno. */
+	int (*attach)(void);
 };
 
 /* Whether @tr holds records at another rate than @a's (-EBUSY). */
@@ -583,7 +585,19 @@ static int start_cands(struct slab_trace_cand *c, unsigned int n,
 			again[non++] = again[i];
 	if ((nadd || non) && slab_trace_pool_fill(&slab_trace_pool))
 		pr_warn_ratelimited("start: the record pool is not full (no memory): allocations may go unrecorded\n");
-	ret = 0;
+	ret = a->attach();
+	if (ret) {
+		pr_warn_ratelimited("start: cannot attach to the tracepoints (%d)\n",
+				    ret);
+		for (i = 0; i < non; i++)
+			WRITE_ONCE(again[i]->tracing, false);
+		for (i = 0; i < nadd; i++)
+			WRITE_ONCE(add[i]->tracing, false);
+		/* Out of the set, or else stays as stopped, empty caches. */
+		if (nadd && !set_replace_many(none, add, nadd))
+			traced_free_all(add, nadd);
+		goto out;
+	}
 	for (i = 0; a->one && i < nadd; i++)
 		if (add[i]->ref.merged > 0)
 			pr_info_ratelimited("start: %*pE is merged with other caches: tracing all of them\n",
@@ -605,7 +619,7 @@ static int word_caches(enum slab_trace_word word, struct slab_trace_cand **c,
 	struct slab_trace_cand large = { .name = "kmalloc-large" };
 	int ret;
 
-	ret = slab_trace_resolve("start", large.name, &large.ref, &large.kind);
+	ret = resolve("start", large.name, &large.ref, &large.kind);
 	if (ret)
 		return ret;
 	return slab_trace_word_caches(word, slab_trace_record_cache, &large, c,
@@ -621,6 +635,9 @@ static int word_caches(enum slab_trace_word word, struct slab_trace_cand **c,
  *		  a cache holding records keeps its rate (-EBUSY otherwise)
  * @sample_bytes: or 1 per this many bytes allocated, on average (0: not;
  *		  not with @sample_every), kept the same way
+ * @attach: attaches the probes the set needs once the caches are in it
+ *	    (slab.c gives slab_trace_probes_update()); if it fails, the
+ *	    caches added leave the set and those restarted stop again
  *
  * The caches of a word all start, or none if one holds records at
  * another rate, or they would be more than SLAB_TRACE_MAX_CACHES.  Called
@@ -629,11 +646,11 @@ static int word_caches(enum slab_trace_word word, struct slab_trace_cand **c,
  * Return: 0 (also if they were traced already), or -errno.
  */
 int slab_trace_start(const char *name, struct slab_trace_filter *filter,
-		     u32 sample_every, u32 sample_bytes)
+		     u32 sample_every, u32 sample_bytes, int (*attach)(void))
 {
 	struct start_args a = {
 		.filter = filter, .sample_every = sample_every,
-		.sample_bytes = sample_bytes,
+		.sample_bytes = sample_bytes, .attach = attach,
 	};
 	enum slab_trace_word word = slab_trace_word_of(name);
 	struct slab_trace_cand one, *c = &one;
@@ -648,7 +665,7 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 			goto out;
 	} else {
 		a.one = true;
-		ret = slab_trace_resolve("start", name, &one.ref, &one.kind);
+		ret = resolve("start", name, &one.ref, &one.kind);
 		if (ret)
 			goto out;
 		strscpy(one.name, name, sizeof(one.name));
@@ -682,6 +699,7 @@ out:
  * @sample_every: their rate, as slab_trace_start() takes it
  * @sample_bytes: or their bytes' rate
  * @left_out: whether a cache is to stay out
+ * @attach: as slab_trace_start() takes it
  *
  * The caches that were created since "start all" (follow.c).  Called with
  * slab_trace_mutex held.
@@ -690,11 +708,12 @@ out:
  */
 int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 			 u32 sample_bytes,
-			 bool (*left_out)(const struct kmem_cache *s))
+			 bool (*left_out)(const struct kmem_cache *s),
+			 int (*attach)(void))
 {
 	struct start_args a = {
 		.filter = filter, .sample_every = sample_every,
-		.sample_bytes = sample_bytes,
+		.sample_bytes = sample_bytes, .attach = attach,
 	};
 	struct slab_trace_cand *c;
 	unsigned int i, n, k = 0;
@@ -744,7 +763,7 @@ static int traced_named(const char *cmd, const char *name, bool quiet,
 	if (word)
 		return slab_trace_traced_word(word, trs);
 	if (quiet) {
-		ret = slab_trace_resolve(cmd, name, &ref, &kind);
+		ret = resolve(cmd, name, &ref, &kind);
 		if (ret)
 			return ret;
 		tr = find_cache(ref.cache);
@@ -848,12 +867,16 @@ int slab_trace_reset(const char *name,
 						   lockdep_is_held(&slab_trace_mutex));
 		RCU_INIT_POINTER(fresh[i]->filter, slab_trace_filter_get(filter));
 	}
-	ret = set_replace_many(fresh, trs, n);
-	if (ret)
-		goto undo;
+	/*
+	 * Left out before it leaves the set, so that no probe takes it for a
+	 * new cache meanwhile (an extra entry, if the reset fails, is inert).
+	 */
 	for (i = 0; forget && i < n; i++)
 		if (!fresh[i])
 			forget(&trs[i]->ref);
+	ret = set_replace_many(fresh, trs, n);
+	if (ret)
+		goto undo;
 	traced_free_all(trs, n);
 	goto out;
 undo:
@@ -911,9 +934,12 @@ int slab_trace_mark(const char *name)
 /**
  * slab_trace_traced_sweep - forget the traced caches that were destroyed
  *
- * Called with slab_trace_mutex held, before every command.
+ * Called with slab_trace_mutex held, before every command and every scan
+ * for new caches.
+ *
+ * Return: how many were forgotten (their records purged).
  */
-void slab_trace_traced_sweep(void)
+unsigned int slab_trace_traced_sweep(void)
 {
 	struct slab_trace_set *set = set_locked();
 	struct slab_trace_traced **gone, **none;
@@ -921,14 +947,14 @@ void slab_trace_traced_sweep(void)
 
 	lockdep_assert_held(&slab_trace_mutex);
 	if (!set)
-		return;
+		return 0;
 	for (i = 0; i < set->nr; i++)
 		n += slabtrace_cache_destroyed(&set->traced[i]->ref);
 	if (!n)
-		return;
+		return 0;
 	gone = kcalloc(2 * n, sizeof(*gone), GFP_KERNEL);
 	if (!gone)
-		return;		/* kept, until the next sweep */
+		return 0;	/* kept, until the next sweep */
 	none = gone + n;
 	/* More may be destroyed meanwhile: those wait for the next sweep. */
 	room = n;
@@ -951,6 +977,7 @@ void slab_trace_traced_sweep(void)
 	}
 	traced_free_all(gone, n);
 	kfree(gone);
+	return n;
 }
 
 /* At module exit, after the probes are gone; slab_trace_mutex held. */
@@ -963,6 +990,9 @@ void slab_trace_traced_exit(void)
 		traced_release(set->traced, set->nr);
 		kvfree(set);
 	}
-	/* Replaced filters and sets: their callbacks are this module's code. */
+	/*
+	 * Replaced filters and sets, and follow.c's lists of the caches left
+	 * out (published before this): their callbacks are this module's code.
+	 */
 	rcu_barrier();
 }

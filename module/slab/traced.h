@@ -235,12 +235,10 @@ slab_trace_traced_of_id(const struct slab_trace_set *set, u16 id)
 	return id < SLAB_TRACE_MAX_OWNERS ? set->by_id[id] : NULL;
 }
 
-int slab_trace_resolve(const char *cmd, const char *name,
-		       struct slabtrace_cache_ref *ref, u8 *kind);
 /* The most "sample N" takes: a record stands for N allocations. */
 #define SLAB_TRACE_SAMPLE_MAX	1000000U
 int slab_trace_start(const char *name, struct slab_trace_filter *filter,
-		     u32 sample_every, u32 sample_bytes);
+		     u32 sample_every, u32 sample_bytes, int (*attach)(void));
 unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr);
 int slab_trace_traced_word(enum slab_trace_word word,
 			   struct slab_trace_traced ***trs);
@@ -253,12 +251,13 @@ struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
 						 struct slabtrace_cache_ref *ref);
 u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now);
 u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now);
-void slab_trace_traced_sweep(void);
+unsigned int slab_trace_traced_sweep(void);
 void slab_trace_traced_exit(void);
 struct slab_trace_filter *slab_trace_filter_get(struct slab_trace_filter *f);
 int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 			 u32 sample_bytes,
-			 bool (*left_out)(const struct kmem_cache *s));
+			 bool (*left_out)(const struct kmem_cache *s),
+			 int (*attach)(void));
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A helper of the KUnit suites alone. */

@@ -21,13 +21,11 @@ extern const struct seq_operations slab_trace_folded_bytes_seq_ops;
 extern const struct file_operations slab_trace_view_fops;
 int slab_trace_view_release(struct inode *inode, struct file *file);
 
-/* Global only for the KUnit suites: static in the module (VISIBLE_IF_KUNIT). */
-#if IS_ENABLED(CONFIG_KUNIT)
-void slab_trace_stack_texts_free(struct slab_trace_stack_texts *texts);
-#endif
-
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-/* A helper of the KUnit suites alone. */
+struct slab_trace_reader;
+
+/* Helpers of the KUnit suites alone. */
+void slab_trace_view_clear(struct slab_trace_reader *r);
 void slab_trace_folded_show(struct seq_file *m,
 			    const struct slab_trace_snapshot *snap, bool bytes);
 #endif
