@@ -23,6 +23,15 @@
  * load.  A signature may have bits too many, never one too few for an
  * object inserted before the check (see the grow, below).
  *
+ * It grows with its records rather than being sized once, for the record
+ * limit, at "start": the default limit (records worth 1/64 of RAM) is
+ * about 930,000 records on a 4 GB machine and 15 million on 64 GB, so a
+ * table sized for it would take about 12 MB and 200 MB of vmalloc (10-12
+ * bytes a bucket) at the first "start", however few objects are then
+ * traced.  This one starts at 1,024 buckets (12 KB), grows to 524,288
+ * (6.3 MB) for a million records, and shrinks back after a reset
+ * (Documentation/benchmarks.rst, make bench-peers part 4).
+ *
  * Growing moves one bucket per lock hold, so interrupts are never off for
  * more than one chain.  Stripe i's buckets, in an array of any size (a
  * power of two, at least SLAB_TRACE_TABLE_LOCKS), are the hashes with the
