@@ -184,7 +184,7 @@ test-modules: shadow
 			printf "%s %x %s\n", n[i], s[i], d ? sprintf("%x", d) : "-" } }' \
 		> $(BUILD)/bin/initleak.syms
 	@$(GUEST_CC) -static -O2 -Wall -Wextra -Werror $(TOOLS_DEFS) -o $(BUILD)/bin/kmemtrace-record \
-		$(KMT_RECORD_SRCS)
+		$(KMEMTRACE_RECORD_SRCS)
 	$(call build_slabtrace,$(GUEST_CC),$(BUILD)/bin/slabtrace,$(BUILD)/tools-gen,-O2 -Wall -Wextra -Werror,-static)
 	@for p in $(GUEST_PROGS); do \
 		$(GUEST_CC) -static -O2 -Wall -Wextra -Werror -o $(BUILD)/bin/$$p \
@@ -209,7 +209,7 @@ tools:
 	@mkdir -p $(TOOLS_OUT)
 	$(call build_slabtrace,$(CC),$(TOOLS_OUT)/slabtrace,$(TOOLS_GEN),$(TOOLS_ALLFLAGS),$(TOOLS_STATIC))
 	$(CC) $(TOOLS_STATIC) $(TOOLS_ALLFLAGS) $(TOOLS_DEFS) -o $(TOOLS_OUT)/kmemtrace-record \
-		$(KMT_RECORD_SRCS)
+		$(KMEMTRACE_RECORD_SRCS)
 	$(call build_kmt_report,$(CC),$(TOOLS_OUT)/kmemtrace-report,$(TOOLS_GEN),$(TOOLS_ALLFLAGS))
 
 # Copies only: build with make (or make tools) first, as yourself.

@@ -64,7 +64,7 @@ static void header_forms(struct kunit *test)
 static void payloads(struct kunit *test)
 {
 	struct kmemtrace_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	u8 b[KMT_ALLOC_PAYLOAD + 1];
+	u8 b[KMEMTRACE_ALLOC_PAYLOAD + 1];
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->call_site_base = 0x1000000;
@@ -79,21 +79,21 @@ static void payloads(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le(b + 18, 4), 0xcc0ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 22, 2), 0x2bULL);
 	KUNIT_EXPECT_EQ(test, le(b + 24, 2), 0xffffULL);	/* node -1 */
-	KUNIT_EXPECT_EQ(test, b[KMT_ALLOC_PAYLOAD], 0xaa);	/* no more */
+	KUNIT_EXPECT_EQ(test, b[KMEMTRACE_ALLOC_PAYLOAD], 0xaa);	/* no more */
 
 	memset(b, 0xaa, sizeof(b));
 	kmemtrace_encode_free(b, t, 0x1000000 + 0x10, (void *)0x40000000 + 0x88, 7);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0x10ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 4, 6), 0x88ULL);
 	KUNIT_EXPECT_EQ(test, le(b + 10, 2), 7ULL);
-	KUNIT_EXPECT_EQ(test, b[KMT_FREE_PAYLOAD], 0xaa);
+	KUNIT_EXPECT_EQ(test, b[KMEMTRACE_FREE_PAYLOAD], 0xaa);
 
 	/* A call site out of the 4 GiB window is all ones, not wrapped. */
 	kmemtrace_encode_free(b, t, 0x10, (void *)0x40000000, 0);
 	KUNIT_EXPECT_EQ(test, le(b, 4), 0xffffffffULL);
 	/* The average of an alloc/free pair with compact headers. */
-	KUNIT_EXPECT_LE(test, (SLABTRACE_CTF_HDR_COMPACT * 2 + KMT_ALLOC_PAYLOAD +
-			       KMT_FREE_PAYLOAD) / 2, 24);
+	KUNIT_EXPECT_LE(test, (SLABTRACE_CTF_HDR_COMPACT * 2 + KMEMTRACE_ALLOC_PAYLOAD +
+			       KMEMTRACE_FREE_PAYLOAD) / 2, 24);
 }
 
 /* Write @n free events on this CPU; return how many got room. */
@@ -107,9 +107,9 @@ static unsigned int write_events(struct slabtrace_stream *c, unsigned int n,
 	local_irq_save(flags);
 	*cpu = smp_processor_id();
 	for (i = 0; i < n; i++) {
-		p = slabtrace_stream_reserve(c, KMT_KFREE, KMT_FREE_PAYLOAD);
+		p = slabtrace_stream_reserve(c, KMEMTRACE_KFREE, KMEMTRACE_FREE_PAYLOAD);
 		if (p) {
-			memset(p, 0x5a, KMT_FREE_PAYLOAD);
+			memset(p, 0x5a, KMEMTRACE_FREE_PAYLOAD);
 			ok++;
 		}
 	}
@@ -185,7 +185,7 @@ static void flush(struct slabtrace_stream *c)
 static void packets(struct kunit *test)
 {
 	struct slabtrace_stream *c = new_stream(test);
-	const unsigned int ev = SLABTRACE_CTF_HDR_COMPACT + KMT_FREE_PAYLOAD;
+	const unsigned int ev = SLABTRACE_CTF_HDR_COMPACT + KMEMTRACE_FREE_PAYLOAD;
 	unsigned int cpu, per_packet, cpu2;
 	struct rchan_buf *buf;
 	const u8 *p0, *p1;
@@ -205,7 +205,7 @@ static void packets(struct kunit *test)
 	used = SLABTRACE_CTF_PACKET_SIZE + per_packet * ev;
 	KUNIT_EXPECT_EQ(test, buf->offset, used);
 	/* The first event's header is right after the packet's. */
-	KUNIT_EXPECT_EQ(test, p0[SLABTRACE_CTF_PACKET_SIZE] & 7, KMT_KFREE);
+	KUNIT_EXPECT_EQ(test, p0[SLABTRACE_CTF_PACKET_SIZE] & 7, KMEMTRACE_KFREE);
 
 	KUNIT_ASSERT_EQ(test, write_events(c, 1, &cpu2), 1U);
 	KUNIT_ASSERT_EQ(test, cpu2, cpu);	/* the suite runs on one CPU */
@@ -236,7 +236,7 @@ static void packets(struct kunit *test)
 static void overruns(struct kunit *test)
 {
 	struct slabtrace_stream *c = new_stream(test);
-	const unsigned int ev = SLABTRACE_CTF_HDR_COMPACT + KMT_FREE_PAYLOAD;
+	const unsigned int ev = SLABTRACE_CTF_HDR_COMPACT + KMEMTRACE_FREE_PAYLOAD;
 	unsigned int per_packet = (SUBBUF - SLABTRACE_CTF_PACKET_SIZE) / ev;
 	unsigned int cpu, ok, n = per_packet * SLABTRACE_CTF_SUBBUFS + 100;
 	struct rchan_buf *buf;
@@ -286,15 +286,15 @@ static void cache_ids(struct kunit *test)
 	reset_cachetab();
 	a = kmemtrace_cache_id((void *)&fake[0]);
 	b = kmemtrace_cache_id((void *)&fake[8]);
-	KUNIT_EXPECT_GE(test, a, KMT_CACHE_FIRST);
-	KUNIT_EXPECT_LT(test, a, KMT_CACHE_FIRST + KMEMTRACE_CACHE_SLOTS);
+	KUNIT_EXPECT_GE(test, a, KMEMTRACE_CACHE_FIRST);
+	KUNIT_EXPECT_LT(test, a, KMEMTRACE_CACHE_FIRST + KMEMTRACE_CACHE_SLOTS);
 	KUNIT_EXPECT_NE(test, a, b);
 	KUNIT_EXPECT_EQ(test, kmemtrace_cache_id((void *)&fake[0]), a);
 	KUNIT_EXPECT_EQ(test, kmemtrace_cache_id((void *)&fake[8]), b);
-	/* More caches than slots: the rest are KMT_CACHE_UNKNOWN, counted. */
+	/* More caches than slots: the rest are KMEMTRACE_CACHE_UNKNOWN, counted. */
 	for (i = 2; i < FAKES; i++) {
 		id = kmemtrace_cache_id((void *)&fake[i * 8]);
-		if (id == KMT_CACHE_UNKNOWN)
+		if (id == KMEMTRACE_CACHE_UNKNOWN)
 			unknown++;
 	}
 	/* FAKES - 1 caches: fake[8] came twice. */
@@ -447,10 +447,10 @@ static void scan(struct kunit *test, struct slabtrace_stream *c, int cpu,
 				id = le(e + 1, 4);
 				len = SLABTRACE_CTF_HDR_EXTENDED;
 			}
-			KUNIT_ASSERT_LT(test, id, (unsigned int)KMT_NR_EVENTS);
+			KUNIT_ASSERT_LT(test, id, (unsigned int)KMEMTRACE_NR_EVENTS);
 			e += len;
-			if (id <= KMT_KMEM_CACHE_ALLOC) {
-				len += KMT_ALLOC_PAYLOAD;
+			if (id <= KMEMTRACE_KMEM_CACHE_ALLOC) {
+				len += KMEMTRACE_ALLOC_PAYLOAD;
 				if (le(e + 4, 6) != want)
 					continue;
 				f->allocs++;
@@ -458,7 +458,7 @@ static void scan(struct kunit *test, struct slabtrace_stream *c, int cpu,
 				f->alloc += le(e + 14, 4);
 				f->cache_alloc = le(e + 22, 2);
 			} else {
-				len += KMT_FREE_PAYLOAD;
+				len += KMEMTRACE_FREE_PAYLOAD;
 				if (le(e + 4, 6) != want)
 					continue;
 				f->frees++;
@@ -494,7 +494,7 @@ static void probes(struct kunit *test)
 	KUNIT_EXPECT_GE(test, f.alloc, 64ULL);
 	KUNIT_EXPECT_EQ(test, f.frees, 1U);
 	/* kfree() found the object's cache: the allocation's. */
-	KUNIT_EXPECT_GE(test, f.cache_alloc, KMT_CACHE_FIRST);
+	KUNIT_EXPECT_GE(test, f.cache_alloc, KMEMTRACE_CACHE_FIRST);
 	KUNIT_EXPECT_EQ(test, f.cache_free, f.cache_alloc);
 	KUNIT_EXPECT_EQ(test,
 			slabtrace_stream_lost(&kmemtrace_trace.stream,

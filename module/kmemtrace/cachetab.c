@@ -6,7 +6,7 @@
  *
  * A probe finds or claims a slot by open addressing, at most
  * KMEMTRACE_CACHE_PROBES slots from the pointer's hash, claiming an empty one
- * with cmpxchg(); a full neighbourhood gives KMT_CACHE_UNKNOWN, counted
+ * with cmpxchg(); a full neighbourhood gives KMEMTRACE_CACHE_UNKNOWN, counted
  * (the cache_table_full file).  The probe that claims a slot pins the
  * cache (a reference on its kobject, slabtrace_cache_pin()): a cache
  * destroyed during the trace keeps its memory, so no new cache takes its
@@ -60,7 +60,7 @@ static atomic_long_t table_full;
  *
  * Safe in any context but NMI.
  *
- * Return: KMT_CACHE_FIRST + its slot, or KMT_CACHE_UNKNOWN.
+ * Return: KMEMTRACE_CACHE_FIRST + its slot, or KMEMTRACE_CACHE_UNKNOWN.
  */
 u16 kmemtrace_cache_id(const struct kmem_cache *s)
 {
@@ -77,14 +77,14 @@ u16 kmemtrace_cache_id(const struct kmem_cache *s)
 				/* Claimed: @s is in use, so it can be pinned. */
 				WRITE_ONCE(slots[slot].pin,
 					   slabtrace_cache_pin(s));
-				return KMT_CACHE_FIRST + slot;
+				return KMEMTRACE_CACHE_FIRST + slot;
 			}
 		}
 		if (cur == s)
-			return KMT_CACHE_FIRST + slot;
+			return KMEMTRACE_CACHE_FIRST + slot;
 	}
 	atomic_long_inc(&table_full);
-	return KMT_CACHE_UNKNOWN;
+	return KMEMTRACE_CACHE_UNKNOWN;
 }
 
 /*
@@ -103,7 +103,7 @@ void kmemtrace_cachetab_reset(void)
 	atomic_long_set(&table_full, 0);
 }
 
-/* Events that got KMT_CACHE_UNKNOWN. */
+/* Events that got KMEMTRACE_CACHE_UNKNOWN. */
 unsigned long kmemtrace_cachetab_full(void)
 {
 	return atomic_long_read(&table_full);
@@ -235,10 +235,10 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 
 	if (tsdl)
 		seq_printf(m, "typealias enum : uint16_t {\n\t\"-\" = %d,\n\t\"(pages)\" = %d,\n\t\"?\" = %d,\n",
-			   KMT_CACHE_NONE, KMT_CACHE_PAGES, KMT_CACHE_UNKNOWN);
+			   KMEMTRACE_CACHE_NONE, KMEMTRACE_CACHE_PAGES, KMEMTRACE_CACHE_UNKNOWN);
 	else
-		seq_printf(m, "%d 0 0 -\n%d 0 0 (pages)\n", KMT_CACHE_NONE,
-			   KMT_CACHE_PAGES);
+		seq_printf(m, "%d 0 0 -\n%d 0 0 (pages)\n", KMEMTRACE_CACHE_NONE,
+			   KMEMTRACE_CACHE_PAGES);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		if (!READ_ONCE(slots[i].cache))
 			continue;
@@ -247,9 +247,9 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 		if (tsdl) {
 			seq_puts(m, "\t\"");
 			tsdl_name(m, l.names[i]);
-			seq_printf(m, "\" = %u,\n", KMT_CACHE_FIRST + i);
+			seq_printf(m, "\" = %u,\n", KMEMTRACE_CACHE_FIRST + i);
 		} else {
-			seq_printf(m, "%u %u %u ", KMT_CACHE_FIRST + i,
+			seq_printf(m, "%u %u %u ", KMEMTRACE_CACHE_FIRST + i,
 				   l.size[i], l.slab_size[i]);
 			slabtrace_seq_name(m, l.names[i], NAMES_MAX);
 			seq_putc(m, '\n');

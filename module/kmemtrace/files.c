@@ -23,11 +23,11 @@
 
 #include "kmemtrace.h"
 
-static const char *const event_names[KMT_NR_EVENTS] = {
-	[KMT_KMALLOC] = "kmem:kmalloc",
-	[KMT_KMEM_CACHE_ALLOC] = "kmem:kmem_cache_alloc",
-	[KMT_KFREE] = "kmem:kfree",
-	[KMT_KMEM_CACHE_FREE] = "kmem:kmem_cache_free",
+static const char *const event_names[KMEMTRACE_NR_EVENTS] = {
+	[KMEMTRACE_KMALLOC] = "kmem:kmalloc",
+	[KMEMTRACE_KMEM_CACHE_ALLOC] = "kmem:kmem_cache_alloc",
+	[KMEMTRACE_KFREE] = "kmem:kfree",
+	[KMEMTRACE_KMEM_CACHE_FREE] = "kmem:kmem_cache_free",
 };
 
 /* The env entries of kmemtrace's own: the bases of the offsets. */
@@ -49,8 +49,8 @@ static int metadata_events(struct seq_file *m)
 	ret = kmemtrace_caches_show(m, true);
 	if (ret)
 		return ret;
-	for (id = 0; id < KMT_NR_EVENTS; id++) {
-		bool alloc = id == KMT_KMALLOC || id == KMT_KMEM_CACHE_ALLOC;
+	for (id = 0; id < KMEMTRACE_NR_EVENTS; id++) {
+		bool alloc = id == KMEMTRACE_KMALLOC || id == KMEMTRACE_KMEM_CACHE_ALLOC;
 
 		seq_printf(m,
 			   "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n"
@@ -120,13 +120,13 @@ static unsigned int buffer_kb(void)
 	return READ_ONCE(kmemtrace_buffer_kb);
 }
 
-/* A number of KiB: a multiple of 8 in KMT_BUFFER_KB_MIN..MAX. */
+/* A number of KiB: a multiple of 8 in KMEMTRACE_BUFFER_KB_MIN..MAX. */
 static int set_buffer_kb(unsigned int kb)
 {
 	lockdep_assert_held(&kmemtrace_mutex);
-	if (kb < KMT_BUFFER_KB_MIN || kb > KMT_BUFFER_KB_MAX || kb % 8) {
+	if (kb < KMEMTRACE_BUFFER_KB_MIN || kb > KMEMTRACE_BUFFER_KB_MAX || kb % 8) {
 		pr_warn_ratelimited("kmemtrace: buffer_kb: %u is not a multiple of 8 in %d..%d\n",
-				    kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
+				    kb, KMEMTRACE_BUFFER_KB_MIN, KMEMTRACE_BUFFER_KB_MAX);
 		return -EINVAL;
 	}
 	if (kmemtrace_running) {
@@ -140,7 +140,7 @@ static int set_buffer_kb(unsigned int kb)
 static const struct slabtrace_stream_ops stream_ops = {
 	.name = "kmemtrace",
 	.dir = "kmemtrace",
-	.abi_version = KMT_ABI_VERSION,
+	.abi_version = KMEMTRACE_ABI_VERSION,
 	.metadata_size = 256 * 1024,
 	.kernel_addresses = true,
 	.lock = &kmemtrace_mutex,

@@ -40,7 +40,7 @@ bool kmemtrace_running;
 static bool kmemtrace_param_on;
 module_param_named(kmemtrace, kmemtrace_param_on, bool, 0400);
 MODULE_PARM_DESC(kmemtrace, "Start kmemtrace of every cache at load");
-unsigned int kmemtrace_buffer_kb = KMT_BUFFER_KB_DEFAULT;
+unsigned int kmemtrace_buffer_kb = KMEMTRACE_BUFFER_KB_DEFAULT;
 module_param_named(kmemtrace_buffer_kb, kmemtrace_buffer_kb, uint, 0400);
 MODULE_PARM_DESC(kmemtrace_buffer_kb, "kmemtrace buffer per CPU, KiB (16..65536, a multiple of 8)");
 
@@ -193,10 +193,10 @@ static int kmemtrace_init(void)
 {
 	int ret;
 
-	if (kmemtrace_buffer_kb < KMT_BUFFER_KB_MIN ||
-	    kmemtrace_buffer_kb > KMT_BUFFER_KB_MAX || kmemtrace_buffer_kb % 8) {
+	if (kmemtrace_buffer_kb < KMEMTRACE_BUFFER_KB_MIN ||
+	    kmemtrace_buffer_kb > KMEMTRACE_BUFFER_KB_MAX || kmemtrace_buffer_kb % 8) {
 		pr_warn("kmemtrace_buffer_kb=%u: not a multiple of 8 in %d..%d\n",
-			kmemtrace_buffer_kb, KMT_BUFFER_KB_MIN, KMT_BUFFER_KB_MAX);
+			kmemtrace_buffer_kb, KMEMTRACE_BUFFER_KB_MIN, KMEMTRACE_BUFFER_KB_MAX);
 		return -EINVAL;
 	}
 	ret = kmemtrace_files_init();

@@ -22,7 +22,7 @@ struct seq_file;
 /* Caches a trace's filter names, at most. */
 #define KMEMTRACE_MAX_CACHES	16
 
-/* Cache ids of the table: KMT_CACHE_FIRST + slot. */
+/* Cache ids of the table: KMEMTRACE_CACHE_FIRST + slot. */
 #define KMEMTRACE_CACHE_SLOTS		1024
 #define KMEMTRACE_CACHE_PROBES	16	/* slots tried per lookup */
 

@@ -40,7 +40,7 @@ static u32 offset32(unsigned long v, unsigned long base)
 
 /**
  * kmemtrace_encode_alloc - the fields of an allocation event
- * @p: KMT_ALLOC_PAYLOAD bytes
+ * @p: KMEMTRACE_ALLOC_PAYLOAD bytes
  * @t: the trace (its bases)
  * @call_site: the caller
  * @ptr: the object
@@ -68,7 +68,7 @@ VISIBLE_IF_KUNIT void kmemtrace_encode_alloc(u8 *p,
 
 /**
  * kmemtrace_encode_free - the fields of a free event
- * @p: KMT_FREE_PAYLOAD bytes
+ * @p: KMEMTRACE_FREE_PAYLOAD bytes
  * @t: the trace
  * @call_site: the caller
  * @ptr: the object
@@ -102,7 +102,7 @@ static u16 cache_id(const struct kmem_cache *s, bool known)
 {
 	if (s)
 		return kmemtrace_cache_id(s);
-	return known ? KMT_CACHE_PAGES : KMT_CACHE_NONE;
+	return known ? KMEMTRACE_CACHE_PAGES : KMEMTRACE_CACHE_NONE;
 }
 
 static void emit_alloc(struct kmemtrace_trace *t, unsigned int id,
@@ -120,7 +120,7 @@ static void emit_alloc(struct kmemtrace_trace *t, unsigned int id,
 		return;
 	}
 	local_irq_save(flags);
-	p = slabtrace_stream_reserve(&t->stream, id, KMT_ALLOC_PAYLOAD);
+	p = slabtrace_stream_reserve(&t->stream, id, KMEMTRACE_ALLOC_PAYLOAD);
 	if (p)
 		kmemtrace_encode_alloc(p, t, call_site, ptr, req, alloc, gfp,
 				       cache_id(s, known), node);
@@ -141,7 +141,7 @@ static void emit_free(struct kmemtrace_trace *t, unsigned int id,
 		return;
 	}
 	local_irq_save(flags);
-	p = slabtrace_stream_reserve(&t->stream, id, KMT_FREE_PAYLOAD);
+	p = slabtrace_stream_reserve(&t->stream, id, KMEMTRACE_FREE_PAYLOAD);
 	if (p)
 		kmemtrace_encode_free(p, t, call_site, ptr, cache_id(s, known));
 	local_irq_restore(flags);
@@ -162,7 +162,7 @@ static void probe_kmalloc(void *data, unsigned long call_site,
 		s = slabtrace_kmalloc_cache(bytes_req, gfp, call_site);
 		known = true;
 	}
-	emit_alloc(data, KMT_KMALLOC, call_site, ptr, bytes_req, bytes_alloc,
+	emit_alloc(data, KMEMTRACE_KMALLOC, call_site, ptr, bytes_req, bytes_alloc,
 		   gfp, node, s, known);
 }
 
@@ -175,7 +175,7 @@ static void probe_kmem_cache_alloc(void *data, unsigned long call_site,
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
 	size = kmem_cache_size(s);
-	emit_alloc(data, KMT_KMEM_CACHE_ALLOC, call_site, ptr, size, size,
+	emit_alloc(data, KMEMTRACE_KMEM_CACHE_ALLOC, call_site, ptr, size, size,
 		   gfp, node, s, true);
 }
 
@@ -187,7 +187,7 @@ static void probe_kfree(void *data, unsigned long call_site, const void *ptr)
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
 	s = slabtrace_cache_of_object(ptr, &known);
-	emit_free(data, KMT_KFREE, call_site, ptr, s, known);
+	emit_free(data, KMEMTRACE_KFREE, call_site, ptr, s, known);
 }
 
 static void probe_kmem_cache_free(void *data, unsigned long call_site,
@@ -195,7 +195,7 @@ static void probe_kmem_cache_free(void *data, unsigned long call_site,
 {
 	if (ZERO_OR_NULL_PTR(ptr))
 		return;
-	emit_free(data, KMT_KMEM_CACHE_FREE, call_site, ptr, s, true);
+	emit_free(data, KMEMTRACE_KMEM_CACHE_FREE, call_site, ptr, s, true);
 }
 
 /* Called with kmemtrace_mutex held. */

@@ -105,31 +105,31 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 	u8 *p;
 
 	/* The flags are the stream's (kptrace.h); the fields back to back. */
-	BUILD_BUG_ON(sizeof(current->comm) != KPT_CTF_COMM_LEN);
-	BUILD_BUG_ON(KPT_CTF_OFF_ARGS + 8 * ARRAY_SIZE(call->args) !=
-		     KPT_CTF_OFF_PID);
-	BUILD_BUG_ON(KPT_CTF_OFF_COMM + KPT_CTF_COMM_LEN !=
-		     KPT_CTF_OFF_PATH_LEN);
-	BUILD_BUG_ON(KPT_CTF_OFF_PATH_LEN + 1 != KPT_CTF_PAYLOAD);
+	BUILD_BUG_ON(sizeof(current->comm) != KPTRACE_CTF_COMM_LEN);
+	BUILD_BUG_ON(KPTRACE_CTF_OFF_ARGS + 8 * ARRAY_SIZE(call->args) !=
+		     KPTRACE_CTF_OFF_PID);
+	BUILD_BUG_ON(KPTRACE_CTF_OFF_COMM + KPTRACE_CTF_COMM_LEN !=
+		     KPTRACE_CTF_OFF_PATH_LEN);
+	BUILD_BUG_ON(KPTRACE_CTF_OFF_PATH_LEN + 1 != KPTRACE_CTF_PAYLOAD);
 	local_irq_save(irqs);
 	p = slabtrace_stream_reserve_at(&kptrace_stream, compat ?
-					KPT_CTF_SYSCALL_COMPAT : KPT_CTF_SYSCALL,
-					KPT_CTF_PAYLOAD + call->data_len, end);
+					KPTRACE_CTF_SYSCALL_COMPAT : KPTRACE_CTF_SYSCALL,
+					KPTRACE_CTF_PAYLOAD + call->data_len, end);
 	if (p) {
-		slabtrace_put_le32(p + KPT_CTF_OFF_NR, call->nr);
-		slabtrace_put_le64(p + KPT_CTF_OFF_RET, ret);
-		slabtrace_put_le64(p + KPT_CTF_OFF_DURATION,
+		slabtrace_put_le32(p + KPTRACE_CTF_OFF_NR, call->nr);
+		slabtrace_put_le64(p + KPTRACE_CTF_OFF_RET, ret);
+		slabtrace_put_le64(p + KPTRACE_CTF_OFF_DURATION,
 				   end - call->start_ns);
 		for (i = 0; i < ARRAY_SIZE(call->args); i++)
-			slabtrace_put_le64(p + KPT_CTF_OFF_ARGS + 8 * i,
+			slabtrace_put_le64(p + KPTRACE_CTF_OFF_ARGS + 8 * i,
 					   call->args[i]);
-		slabtrace_put_le32(p + KPT_CTF_OFF_PID, task_tgid_nr(current));
-		slabtrace_put_le32(p + KPT_CTF_OFF_TID, task_pid_nr(current));
-		p[KPT_CTF_OFF_FLAGS] = call->flags | flags;
+		slabtrace_put_le32(p + KPTRACE_CTF_OFF_PID, task_tgid_nr(current));
+		slabtrace_put_le32(p + KPTRACE_CTF_OFF_TID, task_pid_nr(current));
+		p[KPTRACE_CTF_OFF_FLAGS] = call->flags | flags;
 		/* comm is always NUL-padded (__set_task_comm()). */
-		memcpy(p + KPT_CTF_OFF_COMM, current->comm, TASK_COMM_LEN);
-		p[KPT_CTF_OFF_PATH_LEN] = call->data_len;
-		memcpy(p + KPT_CTF_PAYLOAD, call->data, call->data_len);
+		memcpy(p + KPTRACE_CTF_OFF_COMM, current->comm, TASK_COMM_LEN);
+		p[KPTRACE_CTF_OFF_PATH_LEN] = call->data_len;
+		memcpy(p + KPTRACE_CTF_PAYLOAD, call->data, call->data_len);
 	}
 	local_irq_restore(irqs);
 }
@@ -165,7 +165,7 @@ static int metadata_events(struct seq_file *m)
 		 "typealias integer { size = 8; align = 8; signed = false; encoding = UTF8; } := kpt_char_t;\n\n");
 	syscall_enum(m, false);
 	syscall_enum(m, true);
-	for (id = 0; id < KPT_CTF_NR_EVENTS; id++)
+	for (id = 0; id < KPTRACE_CTF_NR_EVENTS; id++)
 		seq_printf(m,
 			   "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = 0;\n"
 			   "\tfields := struct {\n"
@@ -180,8 +180,8 @@ static int metadata_events(struct seq_file *m)
 			   "\t\tuint8_t path_len;\n"
 			   "\t\tkpt_char_t path[path_len];\n"
 			   "\t};\n};\n\n",
-			   id == KPT_CTF_SYSCALL ? "syscall" : "syscall_compat",
-			   id, id == KPT_CTF_SYSCALL ? "kpt_nr_t" :
+			   id == KPTRACE_CTF_SYSCALL ? "syscall" : "syscall_compat",
+			   id, id == KPTRACE_CTF_SYSCALL ? "kpt_nr_t" :
 			   "kpt_nr_compat_t");
 	return 0;
 }
@@ -208,7 +208,7 @@ static int set_buffer_kb(unsigned int kb)
 static struct slabtrace_stream_ops stream_ops = {
 	.name = "kptrace",
 	.dir = "kptrace/ctf",
-	.abi_version = KPT_CTF_ABI_VERSION,
+	.abi_version = KPTRACE_CTF_ABI_VERSION,
 	.metadata_size = 64 * 1024,
 	.start_cmd = "syscall start ctf",
 	.stop_cmd = "syscall stop ctf",

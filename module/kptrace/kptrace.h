@@ -33,9 +33,9 @@ struct seq_file;
 #define KPTRACE_DEFAULT_SIZE	(2UL << 20)
 
 /* The same bits as the binary stream's flags field. */
-#define KPTRACE_COMPAT		KPT_CTF_COMPAT	/* a 32-bit (ia32) system call */
-#define KPTRACE_NORETURN	KPT_CTF_NORETURN /* ended by the task's exit */
-#define KPTRACE_DATA		KPT_CTF_PATH	/* data[] holds a path argument */
+#define KPTRACE_COMPAT		KPTRACE_CTF_COMPAT	/* a 32-bit (ia32) system call */
+#define KPTRACE_NORETURN	KPTRACE_CTF_NORETURN /* ended by the task's exit */
+#define KPTRACE_DATA		KPTRACE_CTF_PATH	/* data[] holds a path argument */
 
 /*
  * One finished system call, as queued: 104 bytes and the path, if any.

@@ -1387,7 +1387,7 @@ class Recorder(unittest.TestCase):
 
     def stream(self, uuid, npackets, meta_uuid=None, sub="kmemtrace"):
         f = self.fake
-        # KMT_ABI_VERSION and KPT_CTF_ABI_VERSION (include/uapi/slabtrace/).
+        # KMEMTRACE_ABI_VERSION and KPTRACE_CTF_ABI_VERSION (include/uapi/slabtrace/).
         f.write(sub + "/abi_version", "2\n" if sub == "kmemtrace" else "1\n")
         f.write(sub + "/buffer_kb", "16\n")
         f.write(sub + "/enable", "")

@@ -17,8 +17,8 @@ TOOLS_DEFS := -DSLABTRACE_VERSION='"$(TOOLS_VERSION)"'
 TOOLS_LIB := scripts/tools/lib/stfiles.c scripts/tools/lib/escape.c \
 	scripts/tools/lib/dump.c scripts/tools/lib/pprof.c
 SLABTRACE_SRCS := $(sort $(wildcard scripts/tools/slabtrace/*.c)) $(TOOLS_LIB)
-KMT_RECORD_SRCS := scripts/tools/kmemtrace/record.c scripts/tools/lib/stfiles.c
-KMT_REPORT_SRCS := scripts/tools/kmemtrace/report.c $(TOOLS_LIB)
+KMEMTRACE_RECORD_SRCS := scripts/tools/kmemtrace/record.c scripts/tools/lib/stfiles.c
+KMEMTRACE_REPORT_SRCS := scripts/tools/kmemtrace/report.c $(TOOLS_LIB)
 TOOLS_HDRS := $(wildcard scripts/tools/lib/*.h scripts/tools/slabtrace/*.h)
 
 # What the tools need beyond libc: protoc-c (protobuf-c-compiler) and the
@@ -69,11 +69,11 @@ define build_kmt_report
 		$(call tools_missing,$(2): not built: it needs $(REPORT_DEPS)); \
 	elif $(call pprof_ok,$(1)) && [ -f $(3)/profile.pb-c.c ]; then \
 		echo "$(1) $(4) -DSLABTRACE_PPROF -o $(2) ... -lbabeltrace2 -lprotobuf-c -lz"; \
-		$(1) $(4) $(TOOLS_DEFS) -DSLABTRACE_PPROF -I$(3) -o $(2) $(KMT_REPORT_SRCS) \
+		$(1) $(4) $(TOOLS_DEFS) -DSLABTRACE_PPROF -I$(3) -o $(2) $(KMEMTRACE_REPORT_SRCS) \
 			$(3)/profile.pb-c.c $$($(PKG_CONFIG) --cflags --libs babeltrace2) \
 			-lprotobuf-c -lz; \
 	else \
 		$(call tools_missing,$(2): built without --pprof: it needs $(PPROF_DEPS)); \
-		$(1) $(4) $(TOOLS_DEFS) -o $(2) $(KMT_REPORT_SRCS) $$($(PKG_CONFIG) --cflags --libs babeltrace2); \
+		$(1) $(4) $(TOOLS_DEFS) -o $(2) $(KMEMTRACE_REPORT_SRCS) $$($(PKG_CONFIG) --cflags --libs babeltrace2); \
 	fi
 endef

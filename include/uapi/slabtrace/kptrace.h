@@ -11,12 +11,12 @@
  * Fields, byte-aligned, little-endian, in this order:
  *
  *   s32 nr            system call number (the event says which table)
- *   s64 ret           return value (0 for KPT_CTF_NORETURN)
+ *   s64 ret           return value (0 for KPTRACE_CTF_NORETURN)
  *   u64 duration_ns   end - start, CLOCK_MONOTONIC
  *   u64 args[6]
  *   s32 pid           the process (tgid)
  *   s32 tid
- *   u8  flags         KPT_CTF_COMPAT, KPT_CTF_NORETURN, KPT_CTF_PATH
+ *   u8  flags         KPTRACE_CTF_COMPAT, KPTRACE_CTF_NORETURN, KPTRACE_CTF_PATH
  *   u8  comm[16]      the task's name, NUL-padded
  *   u8  path_len
  *   u8  path[path_len] the path argument's first bytes, no NUL
@@ -24,31 +24,31 @@
 #ifndef _UAPI_SLABTRACE_KPTRACE_H
 #define _UAPI_SLABTRACE_KPTRACE_H
 
-#define KPT_CTF_ABI_VERSION	1
+#define KPTRACE_CTF_ABI_VERSION	1
 
 /* Event ids. */
 enum kpt_ctf_event_id {
-	KPT_CTF_SYSCALL,		/* a native system call */
-	KPT_CTF_SYSCALL_COMPAT,		/* a compat (ia32, arm32) one */
-	KPT_CTF_NR_EVENTS,
+	KPTRACE_CTF_SYSCALL,		/* a native system call */
+	KPTRACE_CTF_SYSCALL_COMPAT,		/* a compat (ia32, arm32) one */
+	KPTRACE_CTF_NR_EVENTS,
 };
 
-#define KPT_CTF_COMPAT		0x01	/* also said by the event id */
-#define KPT_CTF_NORETURN	0x02	/* ended by the task's exit */
-#define KPT_CTF_PATH		0x04	/* path[] holds a path argument */
+#define KPTRACE_CTF_COMPAT		0x01	/* also said by the event id */
+#define KPTRACE_CTF_NORETURN	0x02	/* ended by the task's exit */
+#define KPTRACE_CTF_PATH		0x04	/* path[] holds a path argument */
 
 /* Where each field starts, from the event's payload. */
-#define KPT_CTF_OFF_NR		0
-#define KPT_CTF_OFF_RET		4
-#define KPT_CTF_OFF_DURATION	12
-#define KPT_CTF_OFF_ARGS	20
-#define KPT_CTF_OFF_PID		68
-#define KPT_CTF_OFF_TID		72
-#define KPT_CTF_OFF_FLAGS	76
-#define KPT_CTF_OFF_COMM	77
-#define KPT_CTF_OFF_PATH_LEN	93
+#define KPTRACE_CTF_OFF_NR		0
+#define KPTRACE_CTF_OFF_RET		4
+#define KPTRACE_CTF_OFF_DURATION	12
+#define KPTRACE_CTF_OFF_ARGS	20
+#define KPTRACE_CTF_OFF_PID		68
+#define KPTRACE_CTF_OFF_TID		72
+#define KPTRACE_CTF_OFF_FLAGS	76
+#define KPTRACE_CTF_OFF_COMM	77
+#define KPTRACE_CTF_OFF_PATH_LEN	93
 /* Bytes of the fields before path[]. */
-#define KPT_CTF_PAYLOAD		94
-#define KPT_CTF_COMM_LEN	16
+#define KPTRACE_CTF_PAYLOAD		94
+#define KPTRACE_CTF_COMM_LEN	16
 
 #endif /* _UAPI_SLABTRACE_KPTRACE_H */

@@ -349,7 +349,7 @@ static int drain(struct stream *s)
 	int taken = 0;
 
 	while (!broken[0]) {
-		hdr = s->map + (s->seq % KMT_SUBBUFS) * subbuf_size;
+		hdr = s->map + (s->seq % KMEMTRACE_SUBBUFS) * subbuf_size;
 		cp = (__u64 *)(hdr + offsetof(struct kmt_packet, content_size));
 		content = __atomic_load_n(cp, __ATOMIC_ACQUIRE);
 		seq = le64(hdr + offsetof(struct kmt_packet, packet_seq_num));
@@ -373,7 +373,7 @@ static int drain(struct stream *s)
 			return -1;
 		}
 		len = le64((const unsigned char *)&content) / 8;
-		if (len < KMT_PACKET_SIZE || len > subbuf_size)
+		if (len < KMEMTRACE_PACKET_SIZE || len > subbuf_size)
 			fail("cpu%d: corrupt packet size %zu", s->cpu, len);
 		s->discarded = le64(hdr + offsetof(struct kmt_packet,
 						   events_discarded));
@@ -658,7 +658,7 @@ static void set_buffer(const char *buffer_kb)
 	if (kb <= 0)
 		die("%s: %s", path, strerror(errno));
 	map_size = (size_t)kb * 1024;
-	subbuf_size = map_size / KMT_SUBBUFS;
+	subbuf_size = map_size / KMEMTRACE_SUBBUFS;
 	copybuf = xmalloc(subbuf_size);
 }
 
@@ -852,9 +852,9 @@ int main(int argc, char **argv)
 	pin = open(path, O_RDONLY | O_CLOEXEC);
 	if (pin < 0)
 		die("%s: %s", path, strerror(errno));
-	if (read_number(path) != (syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION))
+	if (read_number(path) != (syscalls ? KPTRACE_CTF_ABI_VERSION : KMEMTRACE_ABI_VERSION))
 		die("%s: not ABI %d: a slabtrace module of another version", path,
-		    syscalls ? KPT_CTF_ABI_VERSION : KMT_ABI_VERSION);
+		    syscalls ? KPTRACE_CTF_ABI_VERSION : KMEMTRACE_ABI_VERSION);
 	st_check(syscalls ? "ctl" : "kmemtrace/enable", W_OK);
 	if (syscalls && kptrace_tracing())
 		die("kptrace is tracing already, another process's trace (%s/status): %s",

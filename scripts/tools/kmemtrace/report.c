@@ -77,7 +77,7 @@ static struct {
 	size_t nsites, sites_cap;
 	struct obj *objs;
 	size_t nobjs, objs_cap;
-	struct cache caches[KMT_CACHE_UNKNOWN + 1];
+	struct cache caches[KMEMTRACE_CACHE_UNKNOWN + 1];
 	__u64 events, allocs, frees, req, alloc, cross, discarded;
 	__u64 unseen, doubles;
 	struct bad unseen_list[LIST_MAX], double_list[LIST_MAX];
@@ -104,7 +104,7 @@ static void pprof_object(__u32 cs, unsigned int cache, __u64 bytes, bool live)
 	char name[300], *frame = name;
 
 	sym_name(cs, name, sizeof(name));
-	if (cache <= KMT_CACHE_UNKNOWN && st.caches[cache].name[0])
+	if (cache <= KMEMTRACE_CACHE_UNKNOWN && st.caches[cache].name[0])
 		label.str = st.caches[cache].name;
 	v[live ? 2 : 0] = 1;
 	v[live ? 3 : 1] = bytes;
@@ -247,13 +247,13 @@ static void on_event(const bt_message *msg)
 	st.events++;
 	if (st.pprof)
 		event_time(msg, ev);
-	if (id == KMT_KMALLOC || id == KMT_KMEM_CACHE_ALLOC) {
+	if (id == KMEMTRACE_KMALLOC || id == KMEMTRACE_KMEM_CACHE_ALLOC) {
 		struct site *s = site_get(cs);
 		__u64 req = ufield(f, 2), alloc = ufield(f, 3);
 
 		/* The event's bytes_alloc is the object size; perf's, s->size. */
 		c = &st.caches[ufield(f, 5)];
-		if (id == KMT_KMEM_CACHE_ALLOC && c->slab_size)
+		if (id == KMEMTRACE_KMEM_CACHE_ALLOC && c->slab_size)
 			alloc = c->slab_size;
 		s->hits++;
 		s->req += req;
@@ -516,7 +516,7 @@ static void load_caches(const char *path)
 			   name) != 4 &&
 		    sscanf(line, "%u %u %95s", &id, &size, name) != 3)
 			continue;
-		if (id > KMT_CACHE_UNKNOWN)
+		if (id > KMEMTRACE_CACHE_UNKNOWN)
 			continue;
 		snprintf(st.caches[id].name, sizeof(st.caches[id].name), "%s",
 			 name);
@@ -938,8 +938,8 @@ int main(int argc, char **argv)
 		if (st.sites[j].hits)
 			r.sites[r.nsites++] = st.sites[j];
 	qsort(r.sites, r.nsites, sizeof(*r.sites), site_cmp);
-	r.caches = xcalloc(KMT_CACHE_UNKNOWN + 1, sizeof(*r.caches));
-	for (i = 0; i <= KMT_CACHE_UNKNOWN; i++)
+	r.caches = xcalloc(KMEMTRACE_CACHE_UNKNOWN + 1, sizeof(*r.caches));
+	for (i = 0; i <= KMEMTRACE_CACHE_UNKNOWN; i++)
 		if (st.caches[i].allocs || st.caches[i].frees)
 			r.caches[r.ncaches++] = &st.caches[i];
 	qsort(r.caches, r.ncaches, sizeof(*r.caches), cache_cmp);
