@@ -1180,6 +1180,7 @@ static void slabtrace_trace_exit(struct kunit *test)
 {
 	slab_trace_test_before_detach = NULL;
 	slab_trace_test_after_copy = NULL;
+	WRITE_ONCE(slab_trace_fail_attach, false);
 	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
 	st_cmd("stop " OBJ_CACHE "\n");
 	st_cmd("reset " OBJ_CACHE "\n");

@@ -23,7 +23,7 @@ struct seq_file;
 #define KMEMTRACE_MAX_CACHES	16
 
 /* Cache ids of the table: KMEMTRACE_CACHE_FIRST + slot. */
-#define KMEMTRACE_CACHE_SLOTS		1024
+#define KMEMTRACE_CACHE_SLOTS	1024
 #define KMEMTRACE_CACHE_PROBES	16	/* slots tried per lookup */
 
 /* The stream, and what selects the events of the current trace. */

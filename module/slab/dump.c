@@ -48,7 +48,6 @@
  * seq_file holds keeps it.  The cache is the open file's, used under the
  * seq_file's own mutex (one read() at a time).
  */
-#include <kunit/visibility.h>
 #include <linux/gfp.h>
 #include <linux/hash.h>
 #include <linux/math64.h>
@@ -125,7 +124,7 @@ int slab_trace_view_release(struct inode *inode, struct file *file)
 	return slab_trace_reader_release(inode, file);
 }
 
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+#if SLAB_TRACE_TESTS
 /* What slab_trace_view_release() lets go, for a reader of the tests'. */
 void slab_trace_view_clear(struct slab_trace_reader *r)
 {

@@ -315,7 +315,7 @@ void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
 	skip = &follow.skip[follow.nr_skip++];
 	skip->cache = ref->cache;
 	skip->kobj = kobject_get(ref->kobj);
-	/* No memory: published by the next command (@dirty). */
+	/* No memory: published at the end of the command (@dirty). */
 	skip_publish();
 }
 
@@ -377,9 +377,12 @@ static bool follow_scan(void)
 	skip_sweep();
 	ret = slab_trace_start_new(follow.filter, follow.sample_every,
 				   follow.sample_bytes, left_out, follow.attach);
-	if (ret < 0)
+	if (ret < 0) {
 		pr_warn_ratelimited("start: all: cannot start new caches (%d)\n",
 				    ret);
+		/* What a failed attach left attached goes. */
+		slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
+	}
 	if (ret <= 0)
 		return false;
 	follow.started += ret;

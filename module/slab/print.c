@@ -20,7 +20,9 @@
  * prints so).  A user's print goes:
  * - at that user's next print, or rmmod;
  * - at the end of the command that reset its cache, or that found the
- *   cache destroyed (slab_trace_print_drop_stale());
+ *   cache destroyed, or of the worker's job after a scan did
+ *   (slab_trace_print_drop_stale()); and at its user's read, whoever
+ *   purged its records (slab_trace_print_get());
  * - slab_trace_print_idle seconds (10 minutes unless the module
  *   parameter snapshot_idle_secs says otherwise) after its last print or
  *   read: a delayed work sweeps them, armed for the first to expire;

@@ -14,7 +14,7 @@ struct kmem_cache;
 
 /*
  * What a traced name stands for: a slab cache, or memory the kmem
- * tracepoints see without a cache (traced.c: slab_trace_resolve()).
+ * tracepoints see without a cache (traced.c: resolve()).
  */
 enum slab_trace_kind {
 	SLAB_TRACE_KIND_CACHE,

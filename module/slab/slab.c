@@ -134,10 +134,15 @@ static int stacks_init(void)
 	return ret;
 }
 
-/* The worker's job: a stopped cache's last record went; detach idle probes. */
+/*
+ * The worker's job: a stopped cache's last record went, or a scan for new
+ * caches swept destroyed ones, or started some: detach idle probes, attach
+ * missing ones, and let the prints of the caches swept go.
+ */
 static void idle_job(void)
 {
 	mutex_lock(&slab_trace_mutex);
+	slab_trace_print_drop_stale();
 	slab_trace_probes_update();
 	mutex_unlock(&slab_trace_mutex);
 }

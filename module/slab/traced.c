@@ -868,8 +868,10 @@ int slab_trace_reset(const char *name,
 		RCU_INIT_POINTER(fresh[i]->filter, slab_trace_filter_get(filter));
 	}
 	/*
-	 * Left out before it leaves the set, so that no probe takes it for a
-	 * new cache meanwhile (an extra entry, if the reset fails, is inert).
+	 * Left out before it leaves the set, so that a probe does not take it
+	 * for a new cache (one that reads the new set with the old list still
+	 * may: a scan then leaves it out); an extra entry, if the reset fails,
+	 * is inert.
 	 */
 	for (i = 0; forget && i < n; i++)
 		if (!fresh[i])

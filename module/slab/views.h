@@ -11,8 +11,9 @@
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
+#include "record.h"
+
 struct slab_trace_snapshot;
-struct slab_trace_stack_texts;
 
 extern const struct seq_operations slab_trace_dump_seq_ops;
 extern const struct seq_operations slab_trace_stacks_seq_ops;
@@ -21,11 +22,15 @@ extern const struct seq_operations slab_trace_folded_bytes_seq_ops;
 extern const struct file_operations slab_trace_view_fops;
 int slab_trace_view_release(struct inode *inode, struct file *file);
 
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+#if SLAB_TRACE_TESTS
 struct slab_trace_reader;
 
-/* Helpers of the KUnit suites alone. */
+/* For the KUnit suites' and the benchmarks' readers (st_slab_kunit.h). */
 void slab_trace_view_clear(struct slab_trace_reader *r);
+#endif
+
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+/* A helper of the KUnit suites alone. */
 void slab_trace_folded_show(struct seq_file *m,
 			    const struct slab_trace_snapshot *snap, bool bytes);
 #endif

@@ -13,7 +13,7 @@ enum slab_trace_job {
 	SLAB_TRACE_JOB_GROW,		/* table.c: grow the table */
 	SLAB_TRACE_JOB_STACKS,		/* stacks.c: save deferred traces */
 	SLAB_TRACE_JOB_FOLLOW,		/* follow.c: start new caches */
-	SLAB_TRACE_JOB_IDLE,		/* slab.c: detach idle probes */
+	SLAB_TRACE_JOB_IDLE,		/* slab.c: probes and prints catch up */
 	SLAB_TRACE_JOBS,
 };
 

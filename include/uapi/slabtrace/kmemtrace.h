@@ -14,8 +14,8 @@
 #include "ctf.h"
 
 #define KMEMTRACE_ABI_VERSION		2
-#define KMEMTRACE_BUFFER_KB_MIN	16
-#define KMEMTRACE_BUFFER_KB_MAX	65536
+#define KMEMTRACE_BUFFER_KB_MIN		16
+#define KMEMTRACE_BUFFER_KB_MAX		65536
 #define KMEMTRACE_BUFFER_KB_DEFAULT	1024
 
 /* Event ids. */
@@ -30,18 +30,18 @@ enum kmt_event_id {
 /* Field sizes, in bytes, of the payloads. */
 #define KMEMTRACE_CALL_SITE_SIZE	4	/* call_site - call_site_base */
 #define KMEMTRACE_PTR_SIZE		6	/* ptr - ptr_base (48 bits) */
-#define KMEMTRACE_ALLOC_PAYLOAD	26	/* call_site ptr req alloc gfp cache node */
-#define KMEMTRACE_FREE_PAYLOAD	12	/* call_site ptr cache */
+#define KMEMTRACE_ALLOC_PAYLOAD		26	/* call_site ptr req alloc gfp cache node */
+#define KMEMTRACE_FREE_PAYLOAD		12	/* call_site ptr cache */
 
 /* Cache ids: 0 is "no cache" (kfree of unknown, or the page allocator). */
-#define KMEMTRACE_CACHE_NONE		0
-#define KMEMTRACE_CACHE_PAGES		1	/* kmalloc served by the page allocator */
-#define KMEMTRACE_CACHE_FIRST		2
+#define KMEMTRACE_CACHE_NONE	0
+#define KMEMTRACE_CACHE_PAGES	1	/* kmalloc served by the page allocator */
+#define KMEMTRACE_CACHE_FIRST	2
 #define KMEMTRACE_CACHE_UNKNOWN	0xffff	/* the table was full */
 
 /* The packet format's names from before it was shared (<ctf.h>'s now). */
-#define KMEMTRACE_SUBBUFS		SLABTRACE_CTF_SUBBUFS
-#define KMEMTRACE_PACKET_SIZE		SLABTRACE_CTF_PACKET_SIZE
+#define KMEMTRACE_SUBBUFS	SLABTRACE_CTF_SUBBUFS
+#define KMEMTRACE_PACKET_SIZE	SLABTRACE_CTF_PACKET_SIZE
 #define kmt_packet		slabtrace_ctf_packet
 
 #endif /* _UAPI_SLABTRACE_KMEMTRACE_H */

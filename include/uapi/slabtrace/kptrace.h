@@ -29,26 +29,26 @@
 /* Event ids. */
 enum kpt_ctf_event_id {
 	KPTRACE_CTF_SYSCALL,		/* a native system call */
-	KPTRACE_CTF_SYSCALL_COMPAT,		/* a compat (ia32, arm32) one */
+	KPTRACE_CTF_SYSCALL_COMPAT,	/* a compat (ia32, arm32) one */
 	KPTRACE_CTF_NR_EVENTS,
 };
 
-#define KPTRACE_CTF_COMPAT		0x01	/* also said by the event id */
+#define KPTRACE_CTF_COMPAT	0x01	/* also said by the event id */
 #define KPTRACE_CTF_NORETURN	0x02	/* ended by the task's exit */
-#define KPTRACE_CTF_PATH		0x04	/* path[] holds a path argument */
+#define KPTRACE_CTF_PATH	0x04	/* path[] holds a path argument */
 
 /* Where each field starts, from the event's payload. */
 #define KPTRACE_CTF_OFF_NR		0
 #define KPTRACE_CTF_OFF_RET		4
 #define KPTRACE_CTF_OFF_DURATION	12
-#define KPTRACE_CTF_OFF_ARGS	20
+#define KPTRACE_CTF_OFF_ARGS		20
 #define KPTRACE_CTF_OFF_PID		68
 #define KPTRACE_CTF_OFF_TID		72
-#define KPTRACE_CTF_OFF_FLAGS	76
-#define KPTRACE_CTF_OFF_COMM	77
+#define KPTRACE_CTF_OFF_FLAGS		76
+#define KPTRACE_CTF_OFF_COMM		77
 #define KPTRACE_CTF_OFF_PATH_LEN	93
 /* Bytes of the fields before path[]. */
-#define KPTRACE_CTF_PAYLOAD		94
+#define KPTRACE_CTF_PAYLOAD	94
 #define KPTRACE_CTF_COMM_LEN	16
 
 #endif /* _UAPI_SLABTRACE_KPTRACE_H */
