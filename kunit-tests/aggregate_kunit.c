@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "slab_trace_aggregate" suite proves the leak views on snapshots built
+ * The "leak_aggregate" suite proves the leak views on snapshots built
  * by hand, where every age, size and backtrace is known: the groups'
  * counts, bytes, requested bytes, ages (min, avg, max) and contexts; their
  * order (most bytes, then most objects, then oldest, then handle and
@@ -39,9 +39,9 @@ static depot_stack_handle_t stack(unsigned long leaf, unsigned long root)
 }
 
 /* A snapshot taken 1000 ms after its epoch, of 64-byte objects. */
-static struct slab_trace_snapshot *new_snap(struct kunit *test)
+static struct leak_snapshot *new_snap(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = slab_trace_snapshot_alloc();
+	struct leak_snapshot *snap = leak_snapshot_alloc();
 
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	snap->object_size = 64;
@@ -52,11 +52,11 @@ static struct slab_trace_snapshot *new_snap(struct kunit *test)
 }
 
 /* An object @age ms old at the snapshot, from @stack. */
-static void add(struct kunit *test, struct slab_trace_snapshot *snap,
+static void add(struct kunit *test, struct leak_snapshot *snap,
 		depot_stack_handle_t stack, u32 age, u32 req, pid_t pid,
 		s16 syscall)
 {
-	struct slab_trace_record rec = {
+	struct leak_record rec = {
 		.obj = (void *)(0x1000UL + snap->nr * 64),
 		.stamp = 1000 - age,
 		.stack = stack,
@@ -66,7 +66,7 @@ static void add(struct kunit *test, struct slab_trace_snapshot *snap,
 		.syscall = syscall,
 	};
 
-	KUNIT_ASSERT_EQ(test, slab_trace_snapshot_add(snap, &rec), 0);
+	KUNIT_ASSERT_EQ(test, leak_snapshot_add(snap, &rec), 0);
 }
 
 /*
@@ -76,20 +76,20 @@ static void add(struct kunit *test, struct slab_trace_snapshot *snap,
  */
 static void slabtrace_aggregate_key(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = new_snap(test);
+	struct leak_snapshot *snap = new_snap(test);
 	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
-	struct slab_trace_group *g;
+	struct leak_group *g;
 	unsigned int i;
 
 	KUNIT_ASSERT_NE(test, a, 0);
 	add(test, snap, a, 100, 10, 7, -1);
 	add(test, snap, a, 100, 10, 7, 1);
 	add(test, snap, a, 100, 10, 7, 1);
-	add(test, snap, a, 100, 10, 7, 2 | SLAB_TRACE_SYSCALL_COMPAT);
+	add(test, snap, a, 100, 10, 7, 2 | LEAK_SYSCALL_COMPAT);
 	/* Made-up handles, never fetched: only the key is looked at. */
 	add(test, snap, 0x00010001, 100, 10, 7, -1);
 	add(test, snap, 0x00020001, 100, 10, 7, -1);
-	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 5);
 	for (i = 0; i < snap->nr_groups; i++) {
 		/* Chained to the groups of its stack (other system calls). */
@@ -101,15 +101,15 @@ static void slabtrace_aggregate_key(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, snap->groups[i]->count, 1);
 	}
 	/* Free the made-up handles' groups before anything fetches them. */
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 }
 
 static void slabtrace_aggregate_groups(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = new_snap(test);
+	struct leak_snapshot *snap = new_snap(test);
 	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
 	depot_stack_handle_t b = stack(IP(frame_b), IP(frame_root));
-	struct slab_trace_group *g;
+	struct leak_group *g;
 	unsigned int i;
 
 	KUNIT_ASSERT_NE(test, a, 0);
@@ -120,7 +120,7 @@ static void slabtrace_aggregate_groups(struct kunit *test)
 	/* Five more contexts than a group lists. */
 	for (i = 0; i < 5; i++)
 		add(test, snap, b, 50, 64, 100 + i, -1);
-	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 2);
 
 	/* b: 6 objects, 384 bytes: first. */
@@ -129,7 +129,7 @@ static void slabtrace_aggregate_groups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, g->count, 6);
 	KUNIT_EXPECT_EQ(test, g->bytes, 384);
 	KUNIT_EXPECT_EQ(test, g->requested, 384);
-	KUNIT_EXPECT_EQ(test, g->nwho, SLAB_TRACE_GROUP_WHO);
+	KUNIT_EXPECT_EQ(test, g->nwho, LEAK_GROUP_WHO);
 	KUNIT_EXPECT_EQ(test, g->nwho + g->more_who, 6);
 
 	g = snap->groups[1];
@@ -143,13 +143,13 @@ static void slabtrace_aggregate_groups(struct kunit *test)
 	/* Two contexts: pid 7 twice, pid 8. */
 	KUNIT_EXPECT_EQ(test, g->nwho, 2);
 	KUNIT_EXPECT_EQ(test, g->more_who, 0);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 }
 
 /* Equal bytes: more objects first; then older; then handle, syscall. */
 static void slabtrace_aggregate_ties(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = new_snap(test);
+	struct leak_snapshot *snap = new_snap(test);
 	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
 	depot_stack_handle_t b = stack(IP(frame_b), IP(frame_root));
 	depot_stack_handle_t lo = min(a, b), hi = max(a, b);
@@ -160,7 +160,7 @@ static void slabtrace_aggregate_ties(struct kunit *test)
 	add(test, snap, a, 900, 1, 1, 5);	/* older */
 	add(test, snap, b, 10, 1, 1, 9);
 	add(test, snap, b, 10, 1, 1, 9);	/* two objects */
-	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 5);
 	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, 2);
 	KUNIT_EXPECT_EQ(test, snap->groups[1]->age_max, 900);
@@ -170,15 +170,15 @@ static void slabtrace_aggregate_ties(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snap->groups[3]->syscall, -1);
 	KUNIT_EXPECT_EQ(test, snap->groups[4]->stack, hi);
 	KUNIT_EXPECT_EQ(test, snap->groups[4]->syscall, 3);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 }
 
 /* Render @snap through @fn into a test-managed buffer. */
-static char *render(struct kunit *test, struct slab_trace_snapshot *snap,
+static char *render(struct kunit *test, struct leak_snapshot *snap,
 		    bool folded, bool bytes)
 {
-	const struct seq_operations *ops = &slab_trace_dump_seq_ops;
-	struct slab_trace_reader r = { };
+	const struct seq_operations *ops = &leak_dump_seq_ops;
+	struct leak_reader r = { };
 	struct seq_file m = { .private = &r };
 	loff_t pos = 1;
 	void *v;
@@ -187,7 +187,7 @@ static char *render(struct kunit *test, struct slab_trace_snapshot *snap,
 	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
 	if (folded) {
-		slab_trace_folded_show(&m, snap, bytes);
+		leak_folded_show(&m, snap, bytes);
 	} else {
 		/* The items after the header, as reading ctl shows them. */
 		r.snap = snap;
@@ -198,7 +198,7 @@ static char *render(struct kunit *test, struct slab_trace_snapshot *snap,
 		ops->stop(&m, v);
 		/* The reference stays the caller's. */
 		r.snap = NULL;
-		slab_trace_view_clear(&r);
+		leak_view_clear(&r);
 	}
 	KUNIT_ASSERT_LT(test, m.count, m.size);
 	return m.buf;
@@ -221,13 +221,13 @@ static unsigned int count_lines(const char *s, const char *prefix)
 
 static void slabtrace_aggregate_top(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = new_snap(test);
+	struct leak_snapshot *snap = new_snap(test);
 	char *text;
 
 	add(test, snap, stack(IP(frame_a), IP(frame_root)), 10, 1, 1, -1);
 	add(test, snap, stack(IP(frame_b), IP(frame_root)), 10, 1, 1, -1);
 	add(test, snap, stack(IP(frame_b), IP(frame_a)), 10, 1, 1, -1);
-	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	snap->opts.stacks = true;
 	text = render(test, snap, false, false);
 	KUNIT_EXPECT_EQ(test, count_lines(text, "Stack "), 3);
@@ -239,12 +239,12 @@ static void slabtrace_aggregate_top(struct kunit *test)
 	/* Folded stacks list every group, whatever top says. */
 	KUNIT_EXPECT_EQ(test, count_lines(render(test, snap, true, false), "frame_"),
 			3);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 }
 
 static void slabtrace_aggregate_folded(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = new_snap(test);
+	struct leak_snapshot *snap = new_snap(test);
 	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
 	char *text;
 
@@ -252,34 +252,34 @@ static void slabtrace_aggregate_folded(struct kunit *test)
 	add(test, snap, a, 10, 1, 1, 1);
 	add(test, snap, a, 10, 1, 1, 1);
 	add(test, snap, a, 10, 1, 1, -1);
-	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	text = render(test, snap, true, false);
 	KUNIT_EXPECT_STREQ(test, text,
 			   "syscall:write;frame_root;frame_a 3\nframe_root;frame_a 1\n");
 	text = render(test, snap, true, true);
 	KUNIT_EXPECT_STREQ(test, text,
 			   "syscall:write;frame_root;frame_a 192\nframe_root;frame_a 64\n");
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 }
 
 static void slabtrace_aggregate_frame_names(struct kunit *test)
 {
 	char buf[64];
 
-	slab_trace_frame_strip(buf, sizeof(buf), "leaky_alloc_buf+0x1b/0x20 [leaky]");
+	leak_frame_strip(buf, sizeof(buf), "leaky_alloc_buf+0x1b/0x20 [leaky]");
 	KUNIT_EXPECT_STREQ(test, buf, "leaky_alloc_buf [leaky]");
-	slab_trace_frame_strip(buf, sizeof(buf), "vfs_write+0xf8/0x450");
+	leak_frame_strip(buf, sizeof(buf), "vfs_write+0xf8/0x450");
 	KUNIT_EXPECT_STREQ(test, buf, "vfs_write");
-	slab_trace_frame_strip(buf, sizeof(buf), "0xffffffffc0001234");
+	leak_frame_strip(buf, sizeof(buf), "0xffffffffc0001234");
 	KUNIT_EXPECT_STREQ(test, buf, "0xffffffffc0001234");
-	slab_trace_frame_strip(buf, sizeof(buf), "f [mod+x]");
+	leak_frame_strip(buf, sizeof(buf), "f [mod+x]");
 	KUNIT_EXPECT_STREQ(test, buf, "f [mod+x]");
 
-	slab_trace_frame_folded(buf, sizeof(buf), "leaky_alloc_buf [leaky]");
+	leak_frame_folded(buf, sizeof(buf), "leaky_alloc_buf [leaky]");
 	KUNIT_EXPECT_STREQ(test, buf, "leaky_alloc_buf [leaky]");
-	slab_trace_frame_folded(buf, sizeof(buf), "a;b\nc\t\xff.cold");
+	leak_frame_folded(buf, sizeof(buf), "a;b\nc\t\xff.cold");
 	KUNIT_EXPECT_STREQ(test, buf, "a:b?c??.cold");
-	slab_trace_frame_folded(buf, 4, "abcdef");
+	leak_frame_folded(buf, 4, "abcdef");
 	KUNIT_EXPECT_STREQ(test, buf, "abc");
 }
 

@@ -33,7 +33,7 @@
 #define GROWN	10000000UL
 
 /* Raw spinlock holds, by holder (module/slab/hold.h). */
-struct slab_trace_hold_stat slab_trace_holds[SLAB_TRACE_HOLDS];
+struct leak_hold_stat leak_holds[LEAK_HOLDS];
 
 static struct kmem_cache *bench_cache;
 static struct kmem_cache *held_cache[CACHES];
@@ -68,7 +68,7 @@ static bool floor_depot;
 static void floor_probe(void *data, unsigned long call_site, const void *ptr,
 			struct kmem_cache *s, gfp_t gfp_flags, int node)
 {
-	unsigned long entries[SLAB_TRACE_STACK_DEPTH];
+	unsigned long entries[LEAK_STACK_DEPTH];
 
 	if (s != bench_cache)
 		return;
@@ -96,7 +96,7 @@ static void report(struct kunit *test, const char *name, u64 value,
 }
 
 /* The hold time @permille of @s's holds stay under (a power of 2), ns. */
-static u64 hold_quantile(const struct slab_trace_hold_stat *s,
+static u64 hold_quantile(const struct leak_hold_stat *s,
 			 unsigned int permille)
 {
 	u64 seen = 0;
@@ -118,9 +118,9 @@ static u64 hold_quantile(const struct slab_trace_hold_stat *s,
  * longest (and only it, as long as that is rare) the host's more than ours.
  */
 static void report_holds(struct kunit *test, const char *name,
-			 enum slab_trace_hold h, const char *items)
+			 enum leak_hold h, const char *items)
 {
-	const struct slab_trace_hold_stat *s = &slab_trace_holds[h];
+	const struct leak_hold_stat *s = &leak_holds[h];
 	char key[64];
 
 	snprintf(key, sizeof(key), "%s_holds", name);
@@ -213,44 +213,44 @@ static void slabtrace_bench_pairs(struct kunit *test)
 /* What a traced pair does besides the walk, one step at a time. */
 static void slabtrace_bench_steps(struct kunit *test)
 {
-	struct slab_trace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
-	struct slab_trace_record rec = { }, *r;
+	struct leak_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	DECLARE_BITMAP(owners, LEAK_MAX_OWNERS);
+	struct leak_record rec = { }, *r;
 	u64 sink = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	KUNIT_ASSERT_EQ(test, slab_trace_table_init(t), 0);
-	KUNIT_ASSERT_EQ(test, slab_trace_pool_fill(&slab_trace_pool), 0);
+	KUNIT_ASSERT_EQ(test, leak_table_init(t), 0);
+	KUNIT_ASSERT_EQ(test, leak_pool_fill(&leak_pool), 0);
 	TIME_N(test, "step_clock", sink += ktime_get_ns());
 	/* What a free adds for the verdicts: a clock read, a count. */
 	TIME_N(test, "step_clock_mono_fast", sink += ktime_get_mono_fast_ns());
 	TIME_N(test, "step_lifetime_add",
-	       slab_trace_lifetime_add(1, -1, SLAB_TRACE_MAX_OWNERS - 1, 3));
-	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
-	__set_bit(SLAB_TRACE_MAX_OWNERS - 1, owners);
-	slab_trace_lifetime_forget(owners);
-	TIME_N(test, "step_context", slab_trace_ctx_fill(&rec));
+	       leak_lifetime_add(1, -1, LEAK_MAX_OWNERS - 1, 3));
+	bitmap_zero(owners, LEAK_MAX_OWNERS);
+	__set_bit(LEAK_MAX_OWNERS - 1, owners);
+	leak_lifetime_forget(owners);
+	TIME_N(test, "step_context", leak_ctx_fill(&rec));
 	TIME_N(test, "step_record_pool_get_put",
-	       r = slab_trace_pool_get(&slab_trace_pool);
-	       slab_trace_pool_put(&slab_trace_pool, r));
-	r = kmem_cache_zalloc(slab_trace_record_cache, GFP_KERNEL);
+	       r = leak_pool_get(&leak_pool);
+	       leak_pool_put(&leak_pool, r));
+	r = kmem_cache_zalloc(leak_record_cache, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->obj = &rec;
 	TIME_N(test, "step_table_insert_remove",
-	       slab_trace_table_insert(t, r);
-	       slab_trace_table_remove(t, &rec));
+	       leak_table_insert(t, r);
+	       leak_table_remove(t, &rec));
 	preempt_disable();
-	TIME_N(test, "step_table_maybe", sink += slab_trace_table_maybe(t, &rec));
+	TIME_N(test, "step_table_maybe", sink += leak_table_maybe(t, &rec));
 	preempt_enable();
-	kmem_cache_free(slab_trace_record_cache, r);
-	slab_trace_table_destroy(t, slab_trace_record_free);
+	kmem_cache_free(leak_record_cache, r);
+	leak_table_destroy(t, leak_record_free);
 	KUNIT_EXPECT_NE(test, sink, 0);
 }
 
 /* Memory per outstanding record: the record, and its share of buckets. */
 static void slabtrace_bench_record_bytes(struct kunit *test)
 {
-	struct slab_trace_table *t = &slab_trace_records;
+	struct leak_table *t = &leak_records;
 	unsigned long i, buckets;
 	void **objs;
 
@@ -260,31 +260,31 @@ static void slabtrace_bench_record_bytes(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
 	for (i = 0; i < KEPT; i++)
 		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
-	slab_trace_table_flush(t);
-	buckets = slab_trace_table_buckets(t);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), KEPT);
-	report(test, "record_object", kmem_cache_size(slab_trace_record_cache),
+	leak_table_flush(t);
+	buckets = leak_table_buckets(t);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), KEPT);
+	report(test, "record_object", kmem_cache_size(leak_record_cache),
 	       "bytes");
 	report(test, "record_buckets_x100",
 	       div_u64(100 * buckets * (sizeof(void *) + sizeof(u16)), KEPT),
 	       "bytes");
 	/* Every record taken from the slab, the default pool's included. */
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", LEAK_POOL_DEFAULT), 0);
 	/* "pool" shrinks in the refill work: count once it has. */
-	slab_trace_work_flush();
+	leak_work_flush();
 	report(test, "record_all_x100",
-	       div_u64(100 * (atomic_long_read(&slab_trace_pool.allocated) *
-			      kmem_cache_size(slab_trace_record_cache) +
+	       div_u64(100 * (atomic_long_read(&leak_pool.allocated) *
+			      kmem_cache_size(leak_record_cache) +
 			      buckets * (sizeof(void *) + sizeof(u16))), KEPT),
 	       "bytes");
-	report(test, "pool_per_cpu", SLAB_TRACE_POOL_DEFAULT *
-	       kmem_cache_size(slab_trace_record_cache), "bytes");
+	report(test, "pool_per_cpu", LEAK_POOL_DEFAULT *
+	       kmem_cache_size(leak_record_cache), "bytes");
 	for (i = 0; i < KEPT; i++)
 		kmem_cache_free(bench_cache, objs[i]);
 	vfree(objs);
 	st_cmd("stop st_kunit_bench\n");
 	st_cmd("reset st_kunit_bench\n");
-	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
+	st_cmd("pool %u\n", LEAK_POOL_DEFAULT);
 }
 
 #define FREES	100000UL
@@ -342,10 +342,10 @@ static void slabtrace_bench_free_untraced(struct kunit *test)
 			objs[i * per + j] = kmem_cache_alloc(held_cache[i],
 							     GFP_KERNEL);
 		/* Let the refill work fill the pool for the next cache. */
-		slab_trace_work_flush();
+		leak_work_flush();
 	}
-	slab_trace_table_flush(&slab_trace_records);
-	report(test, "records_held", slab_trace_table_count(&slab_trace_records),
+	leak_table_flush(&leak_records);
+	report(test, "records_held", leak_table_count(&leak_records),
 	       "records");
 	for (r = 0; r < ROUNDS; r++)
 		held[r] = time_pairs();
@@ -367,39 +367,39 @@ static void slabtrace_bench_free_untraced(struct kunit *test)
 		st_cmd("reset st_kunit_held%lu\n", i);
 	}
 	vfree(objs);
-	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
+	st_cmd("pool %u\n", LEAK_POOL_DEFAULT);
 	st_cmd("limit %lu\n", 2 * HELD);
 }
 
-static void free_rec(struct slab_trace_record *rec)
+static void free_rec(struct leak_record *rec)
 {
-	kmem_cache_free(slab_trace_record_cache, rec);
+	kmem_cache_free(leak_record_cache, rec);
 }
 
 /* The longest step a grow makes with interrupts off, up to 10 M records. */
 static void slabtrace_bench_grow(struct kunit *test)
 {
-	struct slab_trace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	struct slab_trace_record *rec;
+	struct leak_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct leak_record *rec;
 	unsigned long i;
 	u64 start;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	KUNIT_ASSERT_EQ(test, slab_trace_table_init(t), 0);
-	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
+	KUNIT_ASSERT_EQ(test, leak_table_init(t), 0);
+	memset(leak_holds, 0, sizeof(leak_holds));
 	start = ktime_get_ns();
 	for (i = 0; i < GROWN; i++) {
-		rec = kmem_cache_zalloc(slab_trace_record_cache, GFP_KERNEL);
+		rec = kmem_cache_zalloc(leak_record_cache, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, rec);
 		rec->obj = (void *)(0xffff888000000000UL + i * 64);
-		slab_trace_table_insert(t, rec);
+		leak_table_insert(t, rec);
 		/* The grow work runs when it can: here, every 1024 inserts. */
 		if (!(i % 1024))
-			slab_trace_table_flush(t);
+			leak_table_flush(t);
 	}
-	slab_trace_table_flush(t);
-	report(test, "grow_records", slab_trace_table_count(t), "records");
-	report(test, "grow_buckets", slab_trace_table_buckets(t), "buckets");
+	leak_table_flush(t);
+	report(test, "grow_records", leak_table_count(t), "records");
+	report(test, "grow_buckets", leak_table_buckets(t), "buckets");
 	/* One bucket a lock hold: how long such a hold is, and its worst. */
 	report(test, "grow_steps", t->grow_steps, "steps");
 	report(test, "grow_hold_avg", div64_u64(t->grow_hold_ns, t->grow_steps),
@@ -408,24 +408,24 @@ static void slabtrace_bench_grow(struct kunit *test)
 	       "records");
 	report(test, "grow_insert_avg", div_u64(ktime_get_ns() - start, GROWN),
 	       "ns");
-	report_holds(test, "grow", SLAB_TRACE_HOLD_GROW, "records");
-	slab_trace_table_destroy(t, free_rec);
+	report_holds(test, "grow", LEAK_HOLD_GROW, "records");
+	leak_table_destroy(t, free_rec);
 }
 
 /* The refill work, run now. */
 static void pool_settle(void)
 {
-	slab_trace_work_flush();
+	leak_work_flush();
 }
 
 /* "pool 1048576" fills every CPU's list, "pool 4096" empties it again. */
 static void slabtrace_bench_hold_pool_resize(struct kunit *test)
 {
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
-	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_MAX), 0);
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT), 0);
-	report_holds(test, "pool_resize_1M", SLAB_TRACE_HOLD_POOL, "records");
+	memset(leak_holds, 0, sizeof(leak_holds));
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", LEAK_POOL_MAX), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", LEAK_POOL_DEFAULT), 0);
+	report_holds(test, "pool_resize_1M", LEAK_HOLD_POOL, "records");
 	st_cmd("stop st_kunit_bench\n");
 	st_cmd("reset st_kunit_bench\n");
 }
@@ -447,14 +447,14 @@ static void slabtrace_bench_hold_reset(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_bench\n"), 0);
 	for (i = 0; i < HELD; i++)
 		objs[i] = kmem_cache_alloc(bench_cache, GFP_KERNEL);
-	slab_trace_table_flush(&slab_trace_records);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(&slab_trace_records), HELD);
-	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT), 0);
-	memset(slab_trace_holds, 0, sizeof(slab_trace_holds));
+	leak_table_flush(&leak_records);
+	KUNIT_EXPECT_EQ(test, leak_table_count(&leak_records), HELD);
+	KUNIT_EXPECT_EQ(test, st_cmd("pool %u\n", LEAK_POOL_DEFAULT), 0);
+	memset(leak_holds, 0, sizeof(leak_holds));
 	KUNIT_EXPECT_EQ(test, st_cmd("reset st_kunit_bench\n"), 0);
 	pool_settle();
-	report_holds(test, "reset_1M_table", SLAB_TRACE_HOLD_PURGE, "records");
-	report_holds(test, "reset_1M_pool", SLAB_TRACE_HOLD_POOL, "records");
+	report_holds(test, "reset_1M_table", LEAK_HOLD_PURGE, "records");
+	report_holds(test, "reset_1M_pool", LEAK_HOLD_POOL, "records");
 	for (i = 0; i < HELD; i++)
 		kmem_cache_free(bench_cache, objs[i]);
 	vfree(objs);

@@ -86,7 +86,7 @@ static void slabtrace_ctl_rejects(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, slabtrace_ctl_command(NULL, buf, len), c->err);
 	/* Nothing became traced. */
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
 }
 
 /* start twice, stop twice, reset of an untraced cache: all fine. */
@@ -99,7 +99,7 @@ static void slabtrace_ctl_harmless_repeats(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("stop kmalloc-128\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("reset kmalloc-128\n"), 0);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
 }
 
 /* Names are case sensitive, surrounding blanks are not significant. */
@@ -117,7 +117,7 @@ static void many_ctor(void *p)
 }
 
 /*
- * More caches than the set holds: the first SLAB_TRACE_MAX_CACHES start,
+ * More caches than the set holds: the first LEAK_MAX_CACHES start,
  * the next does not (-ENOSPC), and the probes' lookup finds each traced
  * cache and no other; "stop all" and "reset all" forget them all.  (The
  * words' "start" reads /sys/kernel/slab, which KUnit's kernel has not
@@ -127,8 +127,8 @@ static void slabtrace_ctl_too_many(struct kunit *test)
 {
 	struct kmem_cache *kmalloc64 = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(64)];
 	struct kmem_cache **caches;
-	struct slab_trace_set *set;
-	unsigned int i, n = SLAB_TRACE_MAX_CACHES;
+	struct leak_set *set;
+	unsigned int i, n = LEAK_MAX_CACHES;
 	char name[32];
 
 	caches = kunit_kcalloc(test, n, sizeof(*caches), GFP_KERNEL);
@@ -142,20 +142,20 @@ static void slabtrace_ctl_too_many(struct kunit *test)
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ_MSG(test, st_cmd("start st_many_%u", i), 0, "%u", i);
 	KUNIT_EXPECT_EQ(test, st_cmd("start kmalloc-64"), -ENOSPC);
-	set = rcu_dereference_protected(slab_trace_active, true);
+	set = rcu_dereference_protected(leak_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	KUNIT_EXPECT_EQ(test, set->nr, n);
 	for (i = 0; i < n; i++) {
-		struct slab_trace_traced *tr = slab_trace_traced_of(set, caches[i]);
+		struct leak_traced *tr = leak_traced_of(set, caches[i]);
 
 		KUNIT_EXPECT_TRUE_MSG(test, tr && tr->ref.cache == caches[i], "%u", i);
-		KUNIT_EXPECT_PTR_EQ(test, tr ? slab_trace_traced_of_id(set, tr->id) : NULL,
+		KUNIT_EXPECT_PTR_EQ(test, tr ? leak_traced_of_id(set, tr->id) : NULL,
 				    tr);
 	}
-	KUNIT_EXPECT_NULL(test, slab_trace_traced_of(set, kmalloc64));
+	KUNIT_EXPECT_NULL(test, leak_traced_of(set, kmalloc64));
 	KUNIT_EXPECT_EQ(test, st_cmd("stop all"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("reset all"), 0);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
 	for (i = 0; i < n; i++)
 		kmem_cache_destroy(caches[i]);
 }

@@ -171,23 +171,23 @@ static void slabtrace_dump_stopped_counts(struct kunit *test)
 /* The optional header lines, on a snapshot made by hand. */
 static void slabtrace_dump_header_lines(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = slab_trace_snapshot_alloc();
+	struct leak_snapshot *snap = leak_snapshot_alloc();
 	char *text;
 
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	strscpy(snap->name, "st_kunit_dump", sizeof(snap->name));
 	snap->replaced = 3;
-	snap->drops[SLAB_TRACE_DROP_POOL] = 2;
-	snap->drops[SLAB_TRACE_DROP_STACK] = 1;
+	snap->drops[LEAK_DROP_POOL] = 2;
+	snap->drops[LEAK_DROP_STACK] = 1;
 	snap->grow_failed = 4;
 	strscpy(snap->aliases, "a, b", sizeof(snap->aliases));
 	snap->opts.older_than = 250;
 	snap->opts.since_mark = true;
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	/* Not stale: copied since owner 0's last purge, as a print would be. */
-	snap->purges = slab_trace_purges[snap->owner];
-	slab_trace_print_publish(snap, NULL);
-	mutex_unlock(&slab_trace_mutex);
+	snap->purges = leak_purges[snap->owner];
+	leak_print_publish(snap, NULL);
+	mutex_unlock(&leak_mutex);
 	text = st_read_ctl(test);
 	KUNIT_EXPECT_STREQ(test, text,
 			   "Dumping outstanding allocs from st_kunit_dump (older than 250 ms, since mark)\n"
@@ -253,10 +253,10 @@ static void slabtrace_dump_merged_only_when_shared(struct kunit *test)
 #define SHARED	60	/* records, on three stacks, interleaved */
 
 /* Every item of the ctl view of @r's snapshot, as one read() shows it. */
-static char *render_items(struct kunit *test, struct slab_trace_reader *r,
+static char *render_items(struct kunit *test, struct leak_reader *r,
 			  size_t size)
 {
-	const struct seq_operations *ops = &slab_trace_dump_seq_ops;
+	const struct seq_operations *ops = &leak_dump_seq_ops;
 	struct seq_file m = { .private = r, .size = size };
 	loff_t pos = 0;
 	void *v;
@@ -272,30 +272,30 @@ static char *render_items(struct kunit *test, struct slab_trace_reader *r,
 	return m.buf;
 }
 
-/* A backtrace as slab_trace_stack_show() prints it, with no cache. */
+/* A backtrace as leak_stack_show() prints it, with no cache. */
 static char *stack_text(struct kunit *test, depot_stack_handle_t handle)
 {
 	struct seq_file m = { .size = 16384 };
 
 	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	slab_trace_stack_show(&m, handle);
+	leak_stack_show(&m, handle);
 	KUNIT_ASSERT_LT(test, m.count, m.size);
 	return m.buf;
 }
 
 /* Check each record's block of @text against its own backtrace. */
 static void expect_own_stacks(struct kunit *test, const char *text,
-			      struct slab_trace_snapshot *snap, void **objs,
+			      struct leak_snapshot *snap, void **objs,
 			      void *(**fns)(void))
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 	const char *l = text, *fn_at;
 	char want[KSYM_SYMBOL_LEN + 8];
 	unsigned long i;
 	int k;
 
-	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++) {
+	for (i = 0; (rec = leak_snapshot_entry(snap, i)); i++) {
 		for (k = 0; k < SHARED && objs[k] != rec->obj; k++)
 			;
 		KUNIT_ASSERT_LT(test, k, SHARED);
@@ -323,8 +323,8 @@ static void expect_own_stacks(struct kunit *test, const char *text,
 static void slabtrace_dump_shared_stacks(struct kunit *test)
 {
 	void *(*fns[3])(void) = { dump_alloc_a, dump_alloc_b, dump_alloc_c };
-	struct slab_trace_reader r = { };
-	struct slab_trace_snapshot *snap;
+	struct leak_reader r = { };
+	struct leak_snapshot *snap;
 	char *first, *again;
 	void **objs;
 	int k;
@@ -341,8 +341,8 @@ static void slabtrace_dump_shared_stacks(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, first, again);
 	expect_own_stacks(test, first, snap, objs, fns);
 	expect_own_stacks(test, again, snap, objs, fns);
-	slab_trace_view_clear(&r);
-	slab_trace_snapshot_put(snap);
+	leak_view_clear(&r);
+	leak_snapshot_put(snap);
 	for (k = 0; k < SHARED; k++)
 		kmem_cache_free(dump_cache, objs[k]);
 }

@@ -4,7 +4,7 @@
  * do its job, through the real tracepoints: an empty record pool is a
  * counted drop (never a wait, never an allocation) and the refill work
  * fills it again, also while another job of the worker waits for
- * slab_trace_mutex, and a "pool N" whose refill fails gives back what it
+ * leak_mutex, and a "pool N" whose refill fails gives back what it
  * took and keeps its size; the record limit is a counted drop; in NMI
  * (simulated) the probes only count; a full stack depot defers the
  * backtrace to a work item, and past its slots keeps the record without
@@ -30,11 +30,11 @@ static void pool_ctor(void *obj)
 {
 }
 
-static struct slab_trace_traced *traced(struct kunit *test)
+static struct leak_traced *traced(struct kunit *test)
 {
-	struct slab_trace_set *set;
+	struct leak_set *set;
 
-	set = rcu_dereference_protected(slab_trace_active, true);
+	set = rcu_dereference_protected(leak_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	KUNIT_ASSERT_EQ(test, set->nr, 1);
 	return set->traced[0];
@@ -43,7 +43,7 @@ static struct slab_trace_traced *traced(struct kunit *test)
 /* Wait for the pool's refill work, as if the CPU had gone idle. */
 static void pool_settle(void)
 {
-	slab_trace_work_flush();
+	leak_work_flush();
 }
 
 /*
@@ -71,7 +71,7 @@ static void free_all(void **objs, unsigned int n)
 /* An empty pool drops, counted; the refill work fills it again. */
 static void slabtrace_probe_path_pool_empty(struct kunit *test)
 {
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	void *objs[100];
 	long rec, dropped;
 
@@ -79,29 +79,29 @@ static void slabtrace_probe_path_pool_empty(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
-	rec = slab_trace_traced_count(tr);
-	dropped = atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]);
+	rec = leak_traced_count(tr);
+	dropped = atomic_long_read(&tr->drops[LEAK_DROP_POOL]);
 	KUNIT_EXPECT_EQ(test, rec + dropped, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_GE(test, rec, 16);
 	KUNIT_EXPECT_GT(test, dropped, 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
 					   "drops: pool empty "));
 	free_all(objs, ARRAY_SIZE(objs));
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 0);
 
 	/* Refilled: the next 16 all have records. */
 	pool_settle();
-	KUNIT_EXPECT_GE(test, slab_trace_pool_free_count(&slab_trace_pool), 16);
+	KUNIT_EXPECT_GE(test, leak_pool_free_count(&leak_pool), 16);
 	alloc_atomic(objs, 16);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 16);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]),
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 16);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_POOL]),
 			dropped);
 	free_all(objs, 16);
 }
 
 /*
  * The refill runs while the job that detaches idle probes waits for
- * slab_trace_mutex, as it does behind a long print: each job has its own
+ * leak_mutex, as it does behind a long print: each job has its own
  * work item (worker.c).  Behind that job in one work item, the pool
  * would stay empty until the mutex is free, every allocation a drop.
  */
@@ -114,17 +114,17 @@ static void slabtrace_probe_path_refill_beside_mutex(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	pool_settle();
-	mutex_lock(&slab_trace_mutex);
-	slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
+	mutex_lock(&leak_mutex);
+	leak_work_kick(LEAK_JOB_IDLE);
 	/* The idle job runs, and waits for the mutex. */
 	msleep(100);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
 	deadline = jiffies + 5 * HZ;
 	while (!refilled && time_before(jiffies, deadline)) {
 		msleep(20);
-		refilled = slab_trace_pool_free_count(&slab_trace_pool) >= 16;
+		refilled = leak_pool_free_count(&leak_pool) >= 16;
 	}
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 	KUNIT_EXPECT_TRUE(test, refilled);
 	free_all(objs, ARRAY_SIZE(objs));
 }
@@ -132,21 +132,21 @@ static void slabtrace_probe_path_refill_beside_mutex(struct kunit *test)
 /* A refill that finds no memory fails the command, and nothing breaks. */
 static void slabtrace_probe_path_refill_fails(struct kunit *test)
 {
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	void *objs[40];
 
 	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	WRITE_ONCE(slab_trace_fail_refill, 1);
+	WRITE_ONCE(leak_fail_refill, 1);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), -ENOMEM);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
 	pool_settle();
-	WRITE_ONCE(slab_trace_fail_refill, 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr) +
-			atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]),
+	WRITE_ONCE(leak_fail_refill, 0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr) +
+			atomic_long_read(&tr->drops[LEAK_DROP_POOL]),
 			ARRAY_SIZE(objs));
-	KUNIT_EXPECT_GT(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_POOL]),
+	KUNIT_EXPECT_GT(test, atomic_long_read(&tr->drops[LEAK_DROP_POOL]),
 			0);
 	free_all(objs, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), 0);
@@ -160,55 +160,55 @@ static void slabtrace_probe_path_resize_gives_back(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	pool_settle();
-	before = atomic_long_read(&slab_trace_pool.allocated);
+	before = atomic_long_read(&leak_pool.allocated);
 	/* 39 records more, then no memory. */
-	WRITE_ONCE(slab_trace_fail_refill, 40);
+	WRITE_ONCE(leak_fail_refill, 40);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 1024\n"), -ENOMEM);
-	WRITE_ONCE(slab_trace_fail_refill, 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_pool.size, 16);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&slab_trace_pool.allocated),
+	WRITE_ONCE(leak_fail_refill, 0);
+	KUNIT_EXPECT_EQ(test, leak_pool.size, 16);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&leak_pool.allocated),
 			before);
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 1024\n"), 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_pool.size, 1024);
+	KUNIT_EXPECT_EQ(test, leak_pool.size, 1024);
 }
 
 /* The record limit: what is past it is dropped, counted. */
 static void slabtrace_probe_path_limit(struct kunit *test)
 {
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	void *objs[10];
 
 	KUNIT_ASSERT_EQ(test, st_cmd("limit 4\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 4);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_LIMIT]),
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 4);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_LIMIT]),
 			6);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
 					   ", 4 outstanding (800 bytes), 6 records dropped\n"
 					   "drops: limit reached 6\n"));
 	free_all(objs, ARRAY_SIZE(objs));
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 0);
 }
 
 /* In NMI a probe takes no lock: allocations are counted, frees wait. */
 static void slabtrace_probe_path_nmi(struct kunit *test)
 {
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	void *objs[3], *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
 	obj = kmem_cache_alloc(pool_cache, GFP_KERNEL);
-	WRITE_ONCE(slab_trace_fake_nmi, true);
+	WRITE_ONCE(leak_fake_nmi, true);
 	alloc_atomic(objs, ARRAY_SIZE(objs));
 	/* Its free is not seen: the record stays until the address is reused. */
 	kmem_cache_free(pool_cache, obj);
-	WRITE_ONCE(slab_trace_fake_nmi, false);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_NMI]),
+	WRITE_ONCE(leak_fake_nmi, false);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_NMI]),
 			3);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), 1);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 1);
 	free_all(objs, ARRAY_SIZE(objs));
 }
 
@@ -219,28 +219,28 @@ static void slabtrace_probe_path_nmi(struct kunit *test)
  */
 static void slabtrace_probe_path_depot_full(struct kunit *test)
 {
-	const unsigned int n = SLAB_TRACE_STACK_WAITERS + 4;
-	struct slab_trace_snapshot *snap;
-	struct slab_trace_record *rec;
+	const unsigned int n = LEAK_STACK_WAITERS + 4;
+	struct leak_snapshot *snap;
+	struct leak_record *rec;
 	unsigned int i, with = 0;
-	struct slab_trace_traced *tr;
-	void *objs[SLAB_TRACE_STACK_WAITERS + 4];
-	long deferred = slab_trace_stack_deferred();
+	struct leak_traced *tr;
+	void *objs[LEAK_STACK_WAITERS + 4];
+	long deferred = leak_stack_deferred();
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	WRITE_ONCE(slab_trace_fail_depot, true);
+	WRITE_ONCE(leak_fail_depot, true);
 	alloc_atomic(objs, n);
-	WRITE_ONCE(slab_trace_fail_depot, false);
+	WRITE_ONCE(leak_fail_depot, false);
 	/* One trace, one slot: its waiters, then losses. */
-	KUNIT_EXPECT_EQ(test, slab_trace_stack_deferred() - deferred,
-			SLAB_TRACE_STACK_WAITERS);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_STACK]),
-			n - SLAB_TRACE_STACK_WAITERS);
+	KUNIT_EXPECT_EQ(test, leak_stack_deferred() - deferred,
+			LEAK_STACK_WAITERS);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_STACK]),
+			n - LEAK_STACK_WAITERS);
 	/* print waits for the deferred saves. */
 	snap = st_print(test, POOL_CACHE);
 	KUNIT_EXPECT_EQ(test, snap->nr, n);
-	KUNIT_EXPECT_EQ(test, slab_trace_snapshot_dropped(snap), 0);
+	KUNIT_EXPECT_EQ(test, leak_snapshot_dropped(snap), 0);
 	for (i = 0; i < n; i++) {
 		rec = st_find(snap, objs[i]);
 		KUNIT_ASSERT_NOT_NULL(test, rec);
@@ -249,8 +249,8 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
 			KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_atomic));
 		}
 	}
-	KUNIT_EXPECT_EQ(test, with, SLAB_TRACE_STACK_WAITERS);
-	slab_trace_snapshot_put(snap);
+	KUNIT_EXPECT_EQ(test, with, LEAK_STACK_WAITERS);
+	leak_snapshot_put(snap);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
 					   "(backtrace not saved)"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
@@ -265,26 +265,26 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
  */
 static void slabtrace_probe_path_depot_full_work_first(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
-	struct slab_trace_record *rec;
-	struct slab_trace_traced *tr;
+	struct leak_snapshot *snap;
+	struct leak_record *rec;
+	struct leak_traced *tr;
 	void *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
 	tr = traced(test);
-	WRITE_ONCE(slab_trace_fail_depot, true);
-	slab_trace_test_before_insert = slab_trace_stack_drain_now;
+	WRITE_ONCE(leak_fail_depot, true);
+	leak_test_before_insert = leak_stack_drain_now;
 	alloc_atomic(&obj, 1);
-	slab_trace_test_before_insert = NULL;
-	WRITE_ONCE(slab_trace_fail_depot, false);
+	leak_test_before_insert = NULL;
+	WRITE_ONCE(leak_fail_depot, false);
 	snap = st_print(test, POOL_CACHE);
 	rec = st_find(snap, obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_NE(test, rec->stack, 0);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_atomic));
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[SLAB_TRACE_DROP_STACK]),
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_STACK]),
 			0);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	free_all(&obj, 1);
 }
 
@@ -309,13 +309,13 @@ static void slabtrace_probe_path_free_untraced_no_lock(struct kunit *test)
 		objs[i] = kmalloc(64, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
 		rcu_read_lock_sched();
-		maybe = slab_trace_table_maybe(&slab_trace_records, objs[i]);
+		maybe = leak_table_maybe(&leak_records, objs[i]);
 		rcu_read_unlock_sched();
 		if (!victim && !maybe)
 			victim = objs[i];
 	}
 	KUNIT_ASSERT_NOT_NULL(test, victim);
-	lock = slab_trace_table_lock_of(&slab_trace_records, victim);
+	lock = leak_table_lock_of(&leak_records, victim);
 	raw_spin_lock_irqsave(lock, flags);
 	kfree(victim);
 	raw_spin_unlock_irqrestore(lock, flags);
@@ -323,7 +323,7 @@ static void slabtrace_probe_path_free_untraced_no_lock(struct kunit *test)
 		if (objs[i] != victim)
 			kfree(objs[i]);
 	free_all(kept, ARRAY_SIZE(kept));
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(&slab_trace_records), 0);
+	KUNIT_EXPECT_EQ(test, leak_table_count(&leak_records), 0);
 }
 
 /* "pool N" and "limit N" refuse what they cannot do, with an errno. */
@@ -341,7 +341,7 @@ static void slabtrace_probe_path_bad_numbers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 0\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 0x10\n"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("limit 99999999999999999999\n"), -ERANGE);
-	KUNIT_EXPECT_EQ(test, slab_trace_pool.size, SLAB_TRACE_POOL_DEFAULT);
+	KUNIT_EXPECT_EQ(test, leak_pool.size, LEAK_POOL_DEFAULT);
 }
 
 /* Allocate from the pool's cache as a task called "@prefix@i". */
@@ -358,12 +358,12 @@ static void *alloc_as(const char *prefix, unsigned int i)
 }
 
 /* Whether a record of @snap was made by a task called @comm. */
-static bool snap_has_comm(struct slab_trace_snapshot *snap, const char *comm)
+static bool snap_has_comm(struct leak_snapshot *snap, const char *comm)
 {
-	const struct slab_trace_record *rec;
+	const struct leak_record *rec;
 	unsigned long i;
 
-	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++)
+	for (i = 0; (rec = leak_snapshot_entry(snap, i)); i++)
 		if (!strcmp(rec->who.comm, comm))
 			return true;
 	return false;
@@ -378,9 +378,9 @@ static bool snap_has_comm(struct slab_trace_snapshot *snap, const char *comm)
 
 static void slabtrace_probe_path_names(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	char saved[TASK_COMM_LEN];
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	unsigned int i;
 	void **kept;
 
@@ -394,13 +394,13 @@ static void slabtrace_probe_path_names(struct kunit *test)
 	for (i = 0; i < NAMES; i++)
 		kept[i] = alloc_as("st_name", i);
 	set_task_comm(current, saved);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(tr), NAMES);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_dropped(tr), 0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), NAMES);
+	KUNIT_EXPECT_EQ(test, leak_traced_dropped(tr), 0);
 	snap = st_print(test, POOL_CACHE);
 	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_name0"));
 	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_name65600"));
 	KUNIT_EXPECT_TRUE(test, snap_has_comm(snap, "st_name69999"));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	free_all(kept, NAMES);
 	kvfree(kept);
 }
@@ -409,22 +409,22 @@ static unsigned long saved_limit;
 
 static int slabtrace_probe_path_init(struct kunit *test)
 {
-	saved_limit = slab_trace_record_limit;
+	saved_limit = leak_record_limit;
 	return 0;
 }
 
 /* Leave nothing traced, and the defaults, for the next case. */
 static void slabtrace_probe_path_exit(struct kunit *test)
 {
-	WRITE_ONCE(slab_trace_fail_refill, 0);
-	WRITE_ONCE(slab_trace_fail_depot, false);
-	WRITE_ONCE(slab_trace_fake_nmi, false);
-	slab_trace_test_before_insert = NULL;
+	WRITE_ONCE(leak_fail_refill, 0);
+	WRITE_ONCE(leak_fail_depot, false);
+	WRITE_ONCE(leak_fake_nmi, false);
+	leak_test_before_insert = NULL;
 	st_cmd("stop " POOL_CACHE "\n");
 	st_cmd("reset " POOL_CACHE "\n");
-	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
+	st_cmd("pool %u\n", LEAK_POOL_DEFAULT);
 	st_cmd("limit %lu\n", saved_limit);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
 	st_expect_lockdep_clean(test);
 }
 

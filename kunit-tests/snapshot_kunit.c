@@ -7,7 +7,7 @@
  * nor read for snapshot_idle_secs, a read keeping it; a ctl opened to
  * read and write keeps the print it wrote as its own, whatever anyone
  * prints after; a reset drops the users' prints of its cache.  The login
- * user is the tests' own (slab_trace_test_user): UML has no audit login
+ * user is the tests' own (leak_test_user): UML has no audit login
  * UID to set.
  */
 #include <kunit/test.h>
@@ -30,20 +30,20 @@ static void snap_ctor(void *obj)
 
 static void be_user(unsigned int uid)
 {
-	slab_trace_test_user = KUIDT_INIT(uid);
-	WRITE_ONCE(slab_trace_test_user_set, true);
+	leak_test_user = KUIDT_INIT(uid);
+	WRITE_ONCE(leak_test_user_set, true);
 }
 
 /* The cache the user's print (or @r's own) is of, or "-" for none. */
-static const char *seen(struct kunit *test, struct slab_trace_reader *r)
+static const char *seen(struct kunit *test, struct leak_reader *r)
 {
-	struct slab_trace_snapshot *snap = slab_trace_print_get(r);
+	struct leak_snapshot *snap = leak_print_get(r);
 	char *name;
 
 	if (!snap)
 		return "-";
 	name = kunit_kstrdup(test, snap->name, GFP_KERNEL);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	return name;
 }
 
@@ -52,7 +52,7 @@ static unsigned long kept(void)
 	unsigned long kept, alive;
 	size_t mem;
 
-	slab_trace_print_stats(&kept, &alive, &mem);
+	leak_print_stats(&kept, &alive, &mem);
 	return kept;
 }
 
@@ -67,7 +67,7 @@ static void users_apart(struct kunit *test)
 	be_user(1001);
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), names[0]);
 	/* "unset" is a user too. */
-	slab_trace_test_user = INVALID_UID;
+	leak_test_user = INVALID_UID;
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), "-");
 	KUNIT_EXPECT_EQ(test, kept(), 2UL);
 	/* A user's next print replaces its last. */
@@ -103,24 +103,24 @@ static void eight_users(struct kunit *test)
 
 static void idle(struct kunit *test)
 {
-	WRITE_ONCE(slab_trace_print_idle, 1);
+	WRITE_ONCE(leak_print_idle, 1);
 	be_user(3001);
 	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", names[0]), 0);
 	msleep(600);
 	/* Read: a second more. */
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), names[0]);
 	msleep(600);
-	slab_trace_print_sweep();
+	leak_print_sweep();
 	KUNIT_EXPECT_EQ(test, kept(), 1UL);
 	msleep(600);
-	slab_trace_print_sweep();
+	leak_print_sweep();
 	KUNIT_EXPECT_EQ(test, kept(), 0UL);
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), "-");
 }
 
 /* The ctl opened to read and write: its seq_file's reader. */
 struct rw_ctl {
-	struct slab_trace_reader r;
+	struct leak_reader r;
 	struct seq_file m;
 	struct file f;
 };
@@ -159,7 +159,7 @@ static void own_print(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("reset %s\n", names[1]), 0);
 	KUNIT_EXPECT_STREQ(test, seen(test, NULL), "-");
 	KUNIT_EXPECT_STREQ(test, seen(test, &c->r), names[1]);
-	slab_trace_view_clear(&c->r);
+	leak_view_clear(&c->r);
 	KUNIT_EXPECT_NULL(test, c->r.own);
 }
 
@@ -180,7 +180,7 @@ static int snapshot_case_init(struct kunit *test)
 {
 	int i;
 
-	saved_idle = READ_ONCE(slab_trace_print_idle);
+	saved_idle = READ_ONCE(leak_print_idle);
 	for (i = 0; i < 2; i++)
 		if (st_cmd("start %s\n", names[i]))
 			return -EINVAL;
@@ -196,8 +196,8 @@ static void snapshot_case_exit(struct kunit *test)
 		st_cmd("stop %s\n", names[i]);
 		st_cmd("reset %s\n", names[i]);
 	}
-	WRITE_ONCE(slab_trace_test_user_set, false);
-	WRITE_ONCE(slab_trace_print_idle, saved_idle);
+	WRITE_ONCE(leak_test_user_set, false);
+	WRITE_ONCE(leak_print_idle, saved_idle);
 	st_expect_lockdep_clean(test);
 }
 

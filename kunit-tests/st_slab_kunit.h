@@ -15,14 +15,14 @@
 #include "../module/slab/slab.h"
 #include "st_kunit.h"
 
-/* "print CACHE", then its snapshot (put it with slab_trace_snapshot_put). */
-static inline struct slab_trace_snapshot *st_print(struct kunit *test,
-						   const char *cache)
+/* "print CACHE", then its snapshot (put it with leak_snapshot_put). */
+static inline struct leak_snapshot *st_print(struct kunit *test,
+					     const char *cache)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", cache), 0);
-	snap = slab_trace_print_get(NULL);
+	snap = leak_print_get(NULL);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	return snap;
 }
@@ -31,34 +31,34 @@ static inline struct slab_trace_snapshot *st_print(struct kunit *test,
 static inline unsigned long st_outstanding(struct kunit *test,
 					   const char *cache)
 {
-	struct slab_trace_snapshot *snap = st_print(test, cache);
+	struct leak_snapshot *snap = st_print(test, cache);
 	unsigned long nr = snap->nr;
 
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	return nr;
 }
 
 /* The record of @obj in @snap, or NULL. */
-static inline struct slab_trace_record *
-st_find(struct slab_trace_snapshot *snap, const void *obj)
+static inline struct leak_record *
+st_find(struct leak_snapshot *snap, const void *obj)
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 	unsigned long i;
 
-	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++)
+	for (i = 0; (rec = leak_snapshot_entry(snap, i)); i++)
 		if (rec->obj == obj)
 			return rec;
 	return NULL;
 }
 
 /* Whether the first frame of @rec's backtrace is the function @fn. */
-static inline bool st_first_frame_is(const struct slab_trace_record *rec,
+static inline bool st_first_frame_is(const struct leak_record *rec,
 				     void *fn)
 {
 	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
 	unsigned long ip;
 
-	if (slab_trace_stack_first(rec->stack, &ip))
+	if (leak_stack_first(rec->stack, &ip))
 		return false;
 	snprintf(want, sizeof(want), "%ps", fn);
 	snprintf(got, sizeof(got), "%ps", (void *)ip);
@@ -66,7 +66,7 @@ static inline bool st_first_frame_is(const struct slab_trace_record *rec,
 }
 
 /* Whether frame @n of @rec's backtrace (0: #01) is in function @fn. */
-static inline bool st_frame_is(const struct slab_trace_record *rec,
+static inline bool st_frame_is(const struct leak_record *rec,
 			       unsigned int n, void *fn)
 {
 	char want[KSYM_SYMBOL_LEN], got[KSYM_SYMBOL_LEN];
@@ -82,8 +82,8 @@ static inline bool st_frame_is(const struct slab_trace_record *rec,
 /* What reading ctl returns now, rendered into a test-managed buffer. */
 static inline char *st_read_ctl(struct kunit *test)
 {
-	const struct seq_operations *ops = &slab_trace_dump_seq_ops;
-	struct slab_trace_reader r = { };
+	const struct seq_operations *ops = &leak_dump_seq_ops;
+	struct leak_reader r = { };
 	struct seq_file m = { .private = &r };
 	loff_t pos = 0;
 	void *v;
@@ -94,7 +94,7 @@ static inline char *st_read_ctl(struct kunit *test)
 	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos))
 		ops->show(&m, v);
 	ops->stop(&m, v);
-	slab_trace_view_clear(&r);
+	leak_view_clear(&r);
 	KUNIT_EXPECT_LT(test, m.count, m.size);
 	m.buf[min(m.count, m.size)] = '\0';
 	return m.buf;

@@ -25,42 +25,42 @@ static noinline void outer_frame(void)
 static void slabtrace_stacks_at_call_site(struct kunit *test)
 {
 	unsigned long e[] = {
-		IP(slab_trace_stack_store), IP(kfree), IP(caller_frame),
+		IP(leak_stack_store), IP(kfree), IP(caller_frame),
 		IP(outer_frame),
 	};
 
-	KUNIT_EXPECT_EQ(test, slab_trace_stack_trim(e, ARRAY_SIZE(e), e[2]), 2);
+	KUNIT_EXPECT_EQ(test, leak_stack_trim(e, ARRAY_SIZE(e), e[2]), 2);
 	/* The call site wins over names, wherever it is. */
-	KUNIT_EXPECT_EQ(test, slab_trace_stack_trim(e, ARRAY_SIZE(e), e[3]), 3);
+	KUNIT_EXPECT_EQ(test, leak_stack_trim(e, ARRAY_SIZE(e), e[3]), 3);
 }
 
 static void slabtrace_stacks_by_symbol(struct kunit *test)
 {
 	unsigned long e[] = {
-		IP(slab_trace_stack_store), IP(outer_frame), IP(kfree),
+		IP(leak_stack_store), IP(outer_frame), IP(kfree),
 		IP(caller_frame), IP(outer_frame),
 	};
 
 	/* Call site not seen: after the last tracer or allocator frame. */
-	KUNIT_EXPECT_EQ(test, slab_trace_stack_trim(e, ARRAY_SIZE(e), 1), 3);
+	KUNIT_EXPECT_EQ(test, leak_stack_trim(e, ARRAY_SIZE(e), 1), 3);
 }
 
 static void slabtrace_stacks_untrimmed(struct kunit *test)
 {
 	unsigned long plain[] = { IP(caller_frame), IP(outer_frame) };
-	unsigned long all[] = { IP(slab_trace_stack_store), IP(kfree) };
+	unsigned long all[] = { IP(leak_stack_store), IP(kfree) };
 	unsigned long deep[16];
 	unsigned int i;
 
 	/* Nothing is the tracer's: keep everything. */
-	KUNIT_EXPECT_EQ(test, slab_trace_stack_trim(plain, 2, 1), 0);
+	KUNIT_EXPECT_EQ(test, leak_stack_trim(plain, 2, 1), 0);
 	/* Everything is: keep everything rather than nothing. */
-	KUNIT_EXPECT_EQ(test, slab_trace_stack_trim(all, 2, 1), 0);
+	KUNIT_EXPECT_EQ(test, leak_stack_trim(all, 2, 1), 0);
 	/* A caller's name deep in the stack is not the tracer's frame. */
 	for (i = 0; i < ARRAY_SIZE(deep); i++)
 		deep[i] = IP(outer_frame);
 	deep[15] = IP(kfree);
-	KUNIT_EXPECT_EQ(test, slab_trace_stack_trim(deep, 16, 1), 0);
+	KUNIT_EXPECT_EQ(test, leak_stack_trim(deep, 16, 1), 0);
 }
 
 static void slabtrace_stacks_exit(struct kunit *test)
@@ -71,17 +71,17 @@ static void slabtrace_stacks_exit(struct kunit *test)
 /* A frame with no symbol is "?", never its raw address; others are named. */
 static void slabtrace_stacks_no_raw_address(struct kunit *test)
 {
-	char name[SLAB_TRACE_FRAME_MAX];
+	char name[LEAK_FRAME_MAX];
 	void *heap = kunit_kzalloc(test, 64, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, heap);
-	slab_trace_frame_name(name, sizeof(name), 0, (unsigned long)heap, true);
+	leak_frame_name(name, sizeof(name), 0, (unsigned long)heap, true);
 	KUNIT_EXPECT_STREQ(test, name, "?");
-	slab_trace_frame_name(name, sizeof(name), 0, (unsigned long)heap, false);
+	leak_frame_name(name, sizeof(name), 0, (unsigned long)heap, false);
 	KUNIT_EXPECT_STREQ(test, name, "?");
-	slab_trace_frame_name(name, sizeof(name), 0, IP(caller_frame), false);
+	leak_frame_name(name, sizeof(name), 0, IP(caller_frame), false);
 	KUNIT_EXPECT_STREQ(test, name, "caller_frame");
-	slab_trace_frame_name(name, sizeof(name), 0, IP(caller_frame), true);
+	leak_frame_name(name, sizeof(name), 0, IP(caller_frame), true);
 	KUNIT_EXPECT_TRUE(test, str_has_prefix(name, "caller_frame+0x1/"));
 }
 

@@ -74,7 +74,7 @@ static void slabtrace_status_drops(struct kunit *test)
 	one = kmem_cache_alloc(status_cache, GFP_KERNEL);
 	/* No room for one more record: each allocation is dropped. */
 	KUNIT_ASSERT_EQ(test, st_cmd("limit %ld\n",
-				     slab_trace_table_count(&slab_trace_records)), 0);
+				     leak_table_count(&leak_records)), 0);
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		objs[i] = kmem_cache_alloc(status_cache, GFP_KERNEL);
 	text = st_status(test);
@@ -133,7 +133,7 @@ static void slabtrace_status_help(struct kunit *test)
 
 static int slabtrace_status_case_init(struct kunit *test)
 {
-	saved_limit = READ_ONCE(slab_trace_record_limit);
+	saved_limit = READ_ONCE(leak_record_limit);
 	return 0;
 }
 

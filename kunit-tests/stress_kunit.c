@@ -113,7 +113,7 @@ static void slabtrace_stress_exit(struct kunit *test)
 	st_cmd("reset st_kunit_stress\n");
 	st_cmd("stop kmalloc-64\n");
 	st_cmd("reset kmalloc-64\n");
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
 	st_expect_lockdep_clean(test);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "slab_trace_table" suite proves the record table on its own, with no
+ * The "leak_table" suite proves the record table on its own, with no
  * tracepoint: one record per key whatever its owner, a second insert of a
  * key replaces (and returns) the stale record and moves the owner counts,
  * removal finds exactly what was inserted, the lockless check never misses
@@ -25,12 +25,12 @@ static void *key(unsigned int i)
 	return (void *)(0xffff888000100000UL + i * 64UL);
 }
 
-static struct slab_trace_record *new_rec(struct kunit *test, unsigned int i,
-					 u8 owner)
+static struct leak_record *new_rec(struct kunit *test, unsigned int i,
+				   u8 owner)
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 
-	rec = kmem_cache_zalloc(slab_trace_record_cache, GFP_KERNEL);
+	rec = kmem_cache_zalloc(leak_record_cache, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	rec->obj = key(i);
 	rec->bytes_req = i;
@@ -38,77 +38,77 @@ static struct slab_trace_record *new_rec(struct kunit *test, unsigned int i,
 	return rec;
 }
 
-static void free_rec(struct slab_trace_record *rec)
+static void free_rec(struct leak_record *rec)
 {
-	kmem_cache_free(slab_trace_record_cache, rec);
+	kmem_cache_free(leak_record_cache, rec);
 }
 
-static struct slab_trace_table *new_table(struct kunit *test)
+static struct leak_table *new_table(struct kunit *test)
 {
-	struct slab_trace_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct leak_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	KUNIT_ASSERT_EQ(test, slab_trace_table_init(t), 0);
+	KUNIT_ASSERT_EQ(test, leak_table_init(t), 0);
 	return t;
 }
 
-static bool maybe(struct slab_trace_table *t, unsigned int i)
+static bool maybe(struct leak_table *t, unsigned int i)
 {
 	bool ret;
 
 	rcu_read_lock_sched();
-	ret = slab_trace_table_maybe(t, key(i));
+	ret = leak_table_maybe(t, key(i));
 	rcu_read_unlock_sched();
 	return ret;
 }
 
 static void slabtrace_table_insert_remove(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
-	struct slab_trace_record *rec;
+	struct leak_table *t = new_table(test);
+	struct leak_record *rec;
 	unsigned int i;
 
 	KUNIT_EXPECT_FALSE(test, maybe(t, 0));
 	for (i = 0; i < NR; i++)
-		KUNIT_ASSERT_NULL(test, slab_trace_table_insert(t, new_rec(test, i, 3)));
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), NR);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_owned(t, 3), NR);
+		KUNIT_ASSERT_NULL(test, leak_table_insert(t, new_rec(test, i, 3)));
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), NR);
+	KUNIT_EXPECT_EQ(test, leak_table_owned(t, 3), NR);
 
 	for (i = 0; i < NR; i += 2) {
-		rec = slab_trace_table_remove(t, key(i));
+		rec = leak_table_remove(t, key(i));
 		KUNIT_ASSERT_NOT_NULL(test, rec);
 		KUNIT_EXPECT_PTR_EQ(test, rec->obj, key(i));
 		KUNIT_EXPECT_EQ(test, rec->bytes_req, i);
 		free_rec(rec);
 	}
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), NR / 2);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_owned(t, 3), NR / 2);
-	KUNIT_EXPECT_NULL(test, slab_trace_table_remove(t, key(0)));
-	KUNIT_EXPECT_NULL(test, slab_trace_table_remove(t, key(NR)));
-	slab_trace_table_destroy(t, free_rec);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), NR / 2);
+	KUNIT_EXPECT_EQ(test, leak_table_owned(t, 3), NR / 2);
+	KUNIT_EXPECT_NULL(test, leak_table_remove(t, key(0)));
+	KUNIT_EXPECT_NULL(test, leak_table_remove(t, key(NR)));
+	leak_table_destroy(t, free_rec);
 }
 
 /* A record of another owner at the same address is stale: replaced. */
 static void slabtrace_table_replace(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
-	struct slab_trace_record *first = new_rec(test, 7, 1), *second, *stale;
+	struct leak_table *t = new_table(test);
+	struct leak_record *first = new_rec(test, 7, 1), *second, *stale;
 
-	KUNIT_ASSERT_NULL(test, slab_trace_table_insert(t, first));
+	KUNIT_ASSERT_NULL(test, leak_table_insert(t, first));
 	second = new_rec(test, 7, 2);
 	second->bytes_req = 1234;
-	stale = slab_trace_table_insert(t, second);
+	stale = leak_table_insert(t, second);
 	KUNIT_EXPECT_PTR_EQ(test, stale, first);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), 1);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_owned(t, 1), 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_owned(t, 2), 1);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), 1);
+	KUNIT_EXPECT_EQ(test, leak_table_owned(t, 1), 0);
+	KUNIT_EXPECT_EQ(test, leak_table_owned(t, 2), 1);
 	free_rec(stale);
-	stale = slab_trace_table_remove(t, key(7));
+	stale = leak_table_remove(t, key(7));
 	KUNIT_EXPECT_PTR_EQ(test, stale, second);
 	free_rec(stale);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_owned(t, 2), 0);
-	slab_trace_table_destroy(t, free_rec);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), 0);
+	KUNIT_EXPECT_EQ(test, leak_table_owned(t, 2), 0);
+	leak_table_destroy(t, free_rec);
 }
 
 /*
@@ -117,13 +117,13 @@ static void slabtrace_table_replace(struct kunit *test)
  */
 static void slabtrace_table_maybe_check(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
+	struct leak_table *t = new_table(test);
 	unsigned int i, missed = 0, passed = 0;
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 
 	for (i = 0; i < NR; i++)
-		slab_trace_table_insert(t, new_rec(test, i, 0));
-	slab_trace_table_flush(t);
+		leak_table_insert(t, new_rec(test, i, 0));
+	leak_table_flush(t);
 	for (i = 0; i < NR; i++) {
 		missed += !maybe(t, i);
 		passed += maybe(t, NR + i);
@@ -132,23 +132,23 @@ static void slabtrace_table_maybe_check(struct kunit *test)
 	KUNIT_EXPECT_LT(test, passed, NR / 4);
 	/* A removal clears its bit, unless another record shares it. */
 	rec = new_rec(test, 3 * NR, 0);
-	slab_trace_table_insert(t, rec);
+	leak_table_insert(t, rec);
 	for (i = 0; i < NR; i++)
-		free_rec(slab_trace_table_remove(t, key(i)));
+		free_rec(leak_table_remove(t, key(i)));
 	for (i = 0, passed = 0; i < NR; i++)
 		passed += maybe(t, i);
 	KUNIT_EXPECT_LT(test, passed, 5);
 	KUNIT_EXPECT_TRUE(test, maybe(t, 3 * NR));
-	slab_trace_table_destroy(t, free_rec);
+	leak_table_destroy(t, free_rec);
 }
 
 /* Grown to hold NR records, and an iteration sees each exactly once. */
 static void slabtrace_table_grow_iterate(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
-	unsigned long first_size = slab_trace_table_buckets(t), *seen;
-	struct slab_trace_table_iter it;
-	struct slab_trace_record buf[32];
+	struct leak_table *t = new_table(test);
+	unsigned long first_size = leak_table_buckets(t), *seen;
+	struct leak_table_iter it;
+	struct leak_record buf[32];
 	unsigned int i, total = 0;
 	int n;
 
@@ -156,13 +156,13 @@ static void slabtrace_table_grow_iterate(struct kunit *test)
 			     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, seen);
 	for (i = 0; i < NR; i++)
-		slab_trace_table_insert(t, new_rec(test, i, 0));
-	slab_trace_table_flush(t);
-	KUNIT_EXPECT_GT(test, slab_trace_table_buckets(t), first_size);
-	KUNIT_EXPECT_GE(test, slab_trace_table_buckets(t), NR / 2);
+		leak_table_insert(t, new_rec(test, i, 0));
+	leak_table_flush(t);
+	KUNIT_EXPECT_GT(test, leak_table_buckets(t), first_size);
+	KUNIT_EXPECT_GE(test, leak_table_buckets(t), NR / 2);
 
-	slab_trace_table_iter_start(&it, t);
-	while ((n = slab_trace_table_iter_next(&it, buf, ARRAY_SIZE(buf))) >= 0) {
+	leak_table_iter_start(&it, t);
+	while ((n = leak_table_iter_next(&it, buf, ARRAY_SIZE(buf))) >= 0) {
 		for (i = 0; i < n; i++) {
 			unsigned int k = buf[i].bytes_req;
 
@@ -171,18 +171,18 @@ static void slabtrace_table_grow_iterate(struct kunit *test)
 			total++;
 		}
 	}
-	slab_trace_table_iter_stop(&it);
+	leak_table_iter_stop(&it);
 	KUNIT_EXPECT_EQ(test, total, NR);
 	KUNIT_EXPECT_EQ(test, bitmap_weight(seen, NR), NR);
 
 	/* Every record is still findable after the move. */
 	for (i = 0; i < NR; i++) {
-		struct slab_trace_record *rec = slab_trace_table_remove(t, key(i));
+		struct leak_record *rec = leak_table_remove(t, key(i));
 
 		KUNIT_EXPECT_NOT_NULL(test, rec);
 		free_rec(rec);
 	}
-	slab_trace_table_destroy(t, free_rec);
+	leak_table_destroy(t, free_rec);
 }
 
 /*
@@ -192,36 +192,36 @@ static void slabtrace_table_grow_iterate(struct kunit *test)
  */
 static void slabtrace_table_grow_backs_off(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
-	unsigned long first_size = slab_trace_table_buckets(t), start;
+	struct leak_table *t = new_table(test);
+	unsigned long first_size = leak_table_buckets(t), start;
 	unsigned long tries, elapsed;
 	unsigned int i;
 
-	slab_trace_grow_tries = 0;
-	WRITE_ONCE(slab_trace_fail_grow, true);
+	leak_grow_tries = 0;
+	WRITE_ONCE(leak_fail_grow, true);
 	start = jiffies;
 	for (i = 0; i < NR; i++) {
-		slab_trace_table_insert(t, new_rec(test, i, 0));
+		leak_table_insert(t, new_rec(test, i, 0));
 		/* Past 2 records a bucket, the grow work runs every 64. */
 		if (!(i % 64))
-			slab_trace_table_flush(t);
+			leak_table_flush(t);
 	}
-	slab_trace_table_flush(t);
-	tries = slab_trace_grow_tries;
+	leak_table_flush(t);
+	tries = leak_grow_tries;
 	elapsed = jiffies - start;
-	WRITE_ONCE(slab_trace_fail_grow, false);
+	WRITE_ONCE(leak_fail_grow, false);
 	KUNIT_EXPECT_GE(test, tries, 1);
 	/* One, and one more per GROW_BACKOFF_MIN (a second) at most. */
 	KUNIT_EXPECT_LE(test, tries, 1 + elapsed / HZ);
 	KUNIT_EXPECT_GE(test, atomic_long_read(&t->grow_failed), 1);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_buckets(t), first_size);
+	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), first_size);
 
 	/* The wait over (as if it were), the next insert grows it. */
 	t->grow_retry = jiffies;
-	slab_trace_table_insert(t, new_rec(test, NR, 0));
-	slab_trace_table_flush(t);
-	KUNIT_EXPECT_GT(test, slab_trace_table_buckets(t), first_size);
-	slab_trace_table_destroy(t, free_rec);
+	leak_table_insert(t, new_rec(test, NR, 0));
+	leak_table_flush(t);
+	KUNIT_EXPECT_GT(test, leak_table_buckets(t), first_size);
+	leak_table_destroy(t, free_rec);
 }
 
 /* Keys from GROW_BASE on come and go between the rows of a grow. */
@@ -230,7 +230,7 @@ static void slabtrace_table_grow_backs_off(struct kunit *test)
 #define GROW_BATCH	32
 
 static struct grow_state {
-	struct slab_trace_record *recs[GROW_KEYS];
+	struct leak_record *recs[GROW_KEYS];
 	bool present[GROW_KEYS];
 	unsigned int next;	/* the next batch to insert */
 	unsigned long steps;	/* calls from the middle of a grow */
@@ -243,16 +243,16 @@ static struct grow_state {
  * in the new array, the rest in the old.  Inserts a batch, checks every
  * key present, removes the batch inserted longest ago.
  */
-static void grow_step(struct slab_trace_table *t)
+static void grow_step(struct leak_table *t)
 {
 	unsigned int i, b = grow.next, gone = (b + 1) % (GROW_KEYS / GROW_BATCH);
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 
 	grow.steps++;
 	for (i = b * GROW_BATCH; i < (b + 1) * GROW_BATCH; i++) {
 		if (grow.present[i])
 			continue;
-		slab_trace_table_insert(t, grow.recs[i]);
+		leak_table_insert(t, grow.recs[i]);
 		grow.present[i] = true;
 	}
 	for (i = 0; i < GROW_KEYS; i++)
@@ -261,7 +261,7 @@ static void grow_step(struct slab_trace_table *t)
 	for (i = gone * GROW_BATCH; i < (gone + 1) * GROW_BATCH; i++) {
 		if (!grow.present[i])
 			continue;
-		rec = slab_trace_table_remove(t, key(GROW_BASE + i));
+		rec = leak_table_remove(t, key(GROW_BASE + i));
 		if (rec != grow.recs[i])
 			grow.lost++;
 		grow.present[i] = false;
@@ -275,7 +275,7 @@ static void grow_step(struct slab_trace_table *t)
  */
 static void slabtrace_table_grow_concurrent(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
+	struct leak_table *t = new_table(test);
 	unsigned int i, missed = 0;
 
 	memset(&grow, 0, sizeof(grow));
@@ -283,45 +283,45 @@ static void slabtrace_table_grow_concurrent(struct kunit *test)
 		grow.recs[i] = new_rec(test, GROW_BASE + i, 1);
 	t->grow_step = grow_step;
 	for (i = 0; i < 8 * NR; i++) {
-		slab_trace_table_insert(t, new_rec(test, i, 0));
+		leak_table_insert(t, new_rec(test, i, 0));
 		if (!(i % 1024))
-			slab_trace_table_flush(t);
+			leak_table_flush(t);
 	}
-	slab_trace_table_flush(t);
+	leak_table_flush(t);
 	t->grow_step = NULL;
 	KUNIT_EXPECT_GT(test, grow.steps, 0);
 	KUNIT_EXPECT_EQ(test, grow.missed, 0);
 	KUNIT_EXPECT_EQ(test, grow.lost, 0);
-	KUNIT_EXPECT_GE(test, slab_trace_table_buckets(t), 4 * NR);
+	KUNIT_EXPECT_GE(test, leak_table_buckets(t), 4 * NR);
 	for (i = 0; i < 8 * NR; i++)
 		missed += !maybe(t, i);
 	KUNIT_EXPECT_EQ(test, missed, 0);
 	for (i = 0; i < GROW_KEYS; i++) {
 		if (grow.present[i]) {
 			KUNIT_EXPECT_PTR_EQ(test,
-					    slab_trace_table_remove(t, key(GROW_BASE + i)),
+					    leak_table_remove(t, key(GROW_BASE + i)),
 					    grow.recs[i]);
 		}
 		free_rec(grow.recs[i]);
 	}
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), 8 * NR);
-	slab_trace_table_destroy(t, free_rec);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), 8 * NR);
+	leak_table_destroy(t, free_rec);
 }
 
 /* A purge drops one owner's records, and only those. */
 static void slabtrace_table_purge_owner(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
+	struct leak_table *t = new_table(test);
 	unsigned int i;
 
 	for (i = 0; i < NR; i++)
-		slab_trace_table_insert(t, new_rec(test, i, i % 3));
-	KUNIT_EXPECT_EQ(test, slab_trace_table_purge(t, 1, free_rec),
+		leak_table_insert(t, new_rec(test, i, i % 3));
+	KUNIT_EXPECT_EQ(test, leak_table_purge(t, 1, free_rec),
 			(NR + 1) / 3);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_owned(t, 1), 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), NR - (NR + 1) / 3);
+	KUNIT_EXPECT_EQ(test, leak_table_owned(t, 1), 0);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), NR - (NR + 1) / 3);
 	for (i = 0; i < NR; i++) {
-		struct slab_trace_record *rec = slab_trace_table_remove(t, key(i));
+		struct leak_record *rec = leak_table_remove(t, key(i));
 
 		if (i % 3 == 1) {
 			KUNIT_EXPECT_NULL(test, rec);
@@ -330,7 +330,7 @@ static void slabtrace_table_purge_owner(struct kunit *test)
 			free_rec(rec);
 		}
 	}
-	slab_trace_table_destroy(t, free_rec);
+	leak_table_destroy(t, free_rec);
 }
 
 /*
@@ -340,23 +340,23 @@ static void slabtrace_table_purge_owner(struct kunit *test)
  */
 static void slabtrace_table_shrink_concurrent(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
-	unsigned long small = slab_trace_table_buckets(t);
+	struct leak_table *t = new_table(test);
+	unsigned long small = leak_table_buckets(t);
 	unsigned int i, left = 0;
 
 	memset(&grow, 0, sizeof(grow));
 	for (i = 0; i < GROW_KEYS; i++)
 		grow.recs[i] = new_rec(test, GROW_BASE + i, 1);
 	for (i = 0; i < 8 * NR; i++)
-		slab_trace_table_insert(t, new_rec(test, i, 0));
-	slab_trace_table_flush(t);
-	KUNIT_EXPECT_GE(test, slab_trace_table_buckets(t), 4 * NR);
+		leak_table_insert(t, new_rec(test, i, 0));
+	leak_table_flush(t);
+	KUNIT_EXPECT_GE(test, leak_table_buckets(t), 4 * NR);
 	KUNIT_EXPECT_EQ(test, t->shrinks, 0);
 
 	t->grow_step = grow_step;
-	KUNIT_EXPECT_EQ(test, slab_trace_table_purge(t, 0, free_rec), 8 * NR);
+	KUNIT_EXPECT_EQ(test, leak_table_purge(t, 0, free_rec), 8 * NR);
 	t->grow_step = NULL;
-	KUNIT_EXPECT_EQ(test, slab_trace_table_buckets(t), small);
+	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), small);
 	KUNIT_EXPECT_EQ(test, t->shrinks, 1);
 	KUNIT_EXPECT_GT(test, grow.steps, 0);
 	KUNIT_EXPECT_EQ(test, grow.missed, 0);
@@ -366,18 +366,18 @@ static void slabtrace_table_shrink_concurrent(struct kunit *test)
 		if (grow.present[i]) {
 			KUNIT_EXPECT_TRUE(test, maybe(t, GROW_BASE + i));
 			KUNIT_EXPECT_PTR_EQ(test,
-					    slab_trace_table_remove(t, key(GROW_BASE + i)),
+					    leak_table_remove(t, key(GROW_BASE + i)),
 					    grow.recs[i]);
 			left++;
 		}
 		free_rec(grow.recs[i]);
 	}
 	KUNIT_EXPECT_GT(test, left, 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), 0);
-	slab_trace_table_destroy(t, free_rec);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), 0);
+	leak_table_destroy(t, free_rec);
 }
 
-static int count_one(const struct slab_trace_record *rec, void *arg)
+static int count_one(const struct leak_record *rec, void *arg)
 {
 	return 0;
 }
@@ -385,50 +385,50 @@ static int count_one(const struct slab_trace_record *rec, void *arg)
 /* Objects freed one by one: the next iteration shrinks the table. */
 static void slabtrace_table_iterate_shrinks(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
-	unsigned long small = slab_trace_table_buckets(t);
+	struct leak_table *t = new_table(test);
+	unsigned long small = leak_table_buckets(t);
 	unsigned int i;
 
 	for (i = 0; i < 8 * NR; i++)
-		slab_trace_table_insert(t, new_rec(test, i, 0));
-	slab_trace_table_flush(t);
-	KUNIT_EXPECT_GE(test, slab_trace_table_buckets(t), 4 * NR);
+		leak_table_insert(t, new_rec(test, i, 0));
+	leak_table_flush(t);
+	KUNIT_EXPECT_GE(test, leak_table_buckets(t), 4 * NR);
 	for (i = 0; i < 8 * NR - 10; i++)
-		free_rec(slab_trace_table_remove(t, key(i)));
-	KUNIT_EXPECT_EQ(test, slab_trace_table_for_each(t, count_one, NULL), 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_buckets(t), small);
+		free_rec(leak_table_remove(t, key(i)));
+	KUNIT_EXPECT_EQ(test, leak_table_for_each(t, count_one, NULL), 0);
+	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), small);
 	KUNIT_EXPECT_EQ(test, t->shrinks, 1);
 	for (i = 8 * NR - 10; i < 8 * NR; i++) {
 		KUNIT_EXPECT_TRUE(test, maybe(t, i));
-		free_rec(slab_trace_table_remove(t, key(i)));
+		free_rec(leak_table_remove(t, key(i)));
 	}
-	KUNIT_EXPECT_EQ(test, slab_trace_table_count(t), 0);
-	slab_trace_table_destroy(t, free_rec);
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), 0);
+	leak_table_destroy(t, free_rec);
 }
 
 /* A purge that leaves many records keeps the size they need. */
 static void slabtrace_table_purge_keeps_size(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
+	struct leak_table *t = new_table(test);
 	unsigned long big;
 	unsigned int i;
 
 	for (i = 0; i < 8 * NR; i++)
-		slab_trace_table_insert(t, new_rec(test, i, i % 2));
-	slab_trace_table_flush(t);
-	big = slab_trace_table_buckets(t);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_purge(t, 1, free_rec), 4 * NR);
-	KUNIT_EXPECT_EQ(test, slab_trace_table_buckets(t), big);
+		leak_table_insert(t, new_rec(test, i, i % 2));
+	leak_table_flush(t);
+	big = leak_table_buckets(t);
+	KUNIT_EXPECT_EQ(test, leak_table_purge(t, 1, free_rec), 4 * NR);
+	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), big);
 	KUNIT_EXPECT_EQ(test, t->shrinks, 0);
-	slab_trace_table_destroy(t, free_rec);
+	leak_table_destroy(t, free_rec);
 }
 
 /* A buffer smaller than a chain: told how much room, nothing is lost. */
 static void slabtrace_table_iter_small_buffer(struct kunit *test)
 {
-	struct slab_trace_table *t = new_table(test);
-	struct slab_trace_record *buf;
-	struct slab_trace_table_iter it;
+	struct leak_table *t = new_table(test);
+	struct leak_record *buf;
+	struct leak_table_iter it;
 	unsigned int i, room = 1, total = 0, retries = 0;
 	int n;
 
@@ -437,10 +437,10 @@ static void slabtrace_table_iter_small_buffer(struct kunit *test)
 	/* Far more records than buckets: the table may not grow meanwhile. */
 	mutex_lock(&t->grow_mutex);
 	for (i = 0; i < 8000; i++)
-		slab_trace_table_insert(t, new_rec(test, i, 0));
+		leak_table_insert(t, new_rec(test, i, 0));
 	it.t = t;
 	it.bucket = 0;
-	while ((n = slab_trace_table_iter_next(&it, buf, room)) != -ENOENT) {
+	while ((n = leak_table_iter_next(&it, buf, room)) != -ENOENT) {
 		if (n == -ENOSPC) {
 			KUNIT_ASSERT_GT(test, it.need, room);
 			KUNIT_ASSERT_LE(test, it.need, 64);
@@ -453,12 +453,12 @@ static void slabtrace_table_iter_small_buffer(struct kunit *test)
 	mutex_unlock(&t->grow_mutex);
 	KUNIT_EXPECT_EQ(test, total, 8000);
 	KUNIT_EXPECT_GT(test, retries, 0);
-	slab_trace_table_destroy(t, free_rec);
+	leak_table_destroy(t, free_rec);
 }
 
 static void slabtrace_table_exit(struct kunit *test)
 {
-	WRITE_ONCE(slab_trace_fail_grow, false);
+	WRITE_ONCE(leak_fail_grow, false);
 	st_expect_lockdep_clean(test);
 }
 

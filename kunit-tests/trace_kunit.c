@@ -95,7 +95,7 @@ static noinline u64 __percpu *alloc_percpu_u64(void)
 /* start, allocate N, free M: exactly N - M records, the right ones. */
 static void slabtrace_trace_outstanding(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	void *objs[10];
 	unsigned int i;
 
@@ -114,7 +114,7 @@ static void slabtrace_trace_outstanding(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(objs); i++)
 		KUNIT_EXPECT_EQ_MSG(test, !!st_find(snap, objs[i]), i >= 4,
 				    "object %u", i);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	for (; i-- > 4;)
 		kmem_cache_free(obj_cache, objs[i]);
@@ -127,8 +127,8 @@ static void slabtrace_trace_outstanding(struct kunit *test)
  */
 static void slabtrace_trace_first_frame(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
-	const struct slab_trace_record *rec;
+	struct leak_snapshot *snap;
+	const struct leak_record *rec;
 	void *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
@@ -140,11 +140,11 @@ static void slabtrace_trace_first_frame(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
 	KUNIT_EXPECT_TRUE(test, st_frame_is(rec, 1, slabtrace_trace_first_frame));
 	/* The context of a KUnit case: its kthread. */
-	KUNIT_EXPECT_EQ(test, rec->who.ctx, SLAB_TRACE_CTX_KTHREAD);
+	KUNIT_EXPECT_EQ(test, rec->who.ctx, LEAK_CTX_KTHREAD);
 	KUNIT_EXPECT_STREQ(test, rec->who.comm, current->comm);
 	KUNIT_EXPECT_EQ(test, rec->who.pid, task_pid_nr(current));
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, OBJ_SIZE);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	kmem_cache_free(obj_cache, obj);
 }
 
@@ -181,7 +181,7 @@ static void slabtrace_trace_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
 	/* The reset took the snapshot's memory with the records. */
-	KUNIT_EXPECT_NULL(test, slab_trace_print_get(NULL));
+	KUNIT_EXPECT_NULL(test, leak_print_get(NULL));
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	after = alloc_obj(GFP_KERNEL);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
@@ -197,8 +197,8 @@ static void slabtrace_trace_reset(struct kunit *test)
 /* kmalloc(50) is a kmalloc-64 object, 50 bytes requested. */
 static void slabtrace_trace_kmalloc(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
-	const struct slab_trace_record *rec;
+	struct leak_snapshot *snap;
+	const struct leak_record *rec;
 	void *p;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-64\n"), 0);
@@ -212,19 +212,19 @@ static void slabtrace_trace_kmalloc(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_50));
 	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)GFP_KERNEL);
 	KUNIT_EXPECT_EQ(test, rec->node, page_to_nid(virt_to_page(p)));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	kfree(p);
 	snap = st_print(test, "kmalloc-64");
 	KUNIT_EXPECT_NULL(test, st_find(snap, p));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	/* Not kmalloc-128's: a 50-byte kmalloc is never there. */
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
 	p = kmalloc_50();
 	snap = st_print(test, "kmalloc-128");
 	KUNIT_EXPECT_NULL(test, st_find(snap, p));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	kfree(p);
 	st_cmd("stop kmalloc-128\n");
 	st_cmd("reset kmalloc-128\n");
@@ -237,8 +237,8 @@ static void slabtrace_trace_kmalloc(struct kunit *test)
  */
 static void slabtrace_trace_kmalloc_large(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
-	const struct slab_trace_record *rec;
+	struct leak_snapshot *snap;
+	const struct leak_record *rec;
 	void *c, *v;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large\n"), 0);
@@ -247,12 +247,12 @@ static void slabtrace_trace_kmalloc_large(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_NOT_NULL(test, v);
 	snap = st_print(test, "kmalloc-large");
-	KUNIT_EXPECT_EQ(test, snap->kind, SLAB_TRACE_KIND_LARGE);
+	KUNIT_EXPECT_EQ(test, snap->kind, LEAK_KIND_LARGE);
 	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
 	rec = st_find(snap, c);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, LARGE_SIZE);
-	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+	KUNIT_EXPECT_EQ(test, leak_bytes(snap->kind, snap->object_size, rec),
 			LARGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_large_const));
 	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)GFP_KERNEL);
@@ -260,18 +260,18 @@ static void slabtrace_trace_kmalloc_large(struct kunit *test)
 	rec = st_find(snap, v);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, large_var_size);
-	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+	KUNIT_EXPECT_EQ(test, leak_bytes(snap->kind, snap->object_size, rec),
 			PAGE_SIZE << get_order(large_var_size));
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, kmalloc_large_var));
 	KUNIT_EXPECT_EQ(test, rec->gfp, (__force u32)(GFP_KERNEL | __GFP_ZERO));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	kfree(c);
 	kfree(v);
 	snap = st_print(test, "kmalloc-large");
 	KUNIT_EXPECT_NULL(test, st_find(snap, c));
 	KUNIT_EXPECT_NULL(test, st_find(snap, v));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 }
 
 /*
@@ -282,13 +282,13 @@ static void slabtrace_trace_kmalloc_large(struct kunit *test)
  */
 static void slabtrace_trace_kmalloc_large_at_limit(struct kunit *test)
 {
-	unsigned long limit = READ_ONCE(slab_trace_record_limit);
-	struct slab_trace_snapshot *snap;
+	unsigned long limit = READ_ONCE(leak_record_limit);
+	struct leak_snapshot *snap;
 	void *v;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("limit %ld\n",
-				     slab_trace_table_count(&slab_trace_records) + 1),
+				     leak_table_count(&leak_records) + 1),
 			0);
 	v = kmalloc_large_var();
 	KUNIT_EXPECT_EQ(test, st_cmd("limit %lu\n", limit), 0);
@@ -296,8 +296,8 @@ static void slabtrace_trace_kmalloc_large_at_limit(struct kunit *test)
 	snap = st_print(test, "kmalloc-large");
 	KUNIT_EXPECT_NOT_NULL(test, st_find(snap, v));
 	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
-	KUNIT_EXPECT_EQ(test, snap->drops[SLAB_TRACE_DROP_LIMIT], 0);
-	slab_trace_snapshot_put(snap);
+	KUNIT_EXPECT_EQ(test, snap->drops[LEAK_DROP_LIMIT], 0);
+	leak_snapshot_put(snap);
 	kfree(v);
 	st_cmd("stop kmalloc-large\n");
 	st_cmd("reset kmalloc-large\n");
@@ -313,8 +313,8 @@ static void slabtrace_trace_kmalloc_large_at_limit(struct kunit *test)
  */
 static void slabtrace_trace_kmalloc_large_sampled(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
-	const struct slab_trace_record *rec;
+	struct leak_snapshot *snap;
+	const struct leak_record *rec;
 	unsigned int i, nr = 0, wrong = 0;
 	void **objs;
 
@@ -334,7 +334,7 @@ static void slabtrace_trace_kmalloc_large_sampled(struct kunit *test)
 		nr++;
 		wrong += !st_first_frame_is(rec, kmalloc_large_var);
 	}
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	for (i = 0; i < 200; i++)
 		kfree(objs[i]);
 	KUNIT_EXPECT_EQ(test, wrong, 0);
@@ -344,8 +344,8 @@ static void slabtrace_trace_kmalloc_large_sampled(struct kunit *test)
 /* percpu: alloc_percpu() is recorded, on no node; free_percpu() drops it. */
 static void slabtrace_trace_percpu(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
-	const struct slab_trace_record *rec;
+	struct leak_snapshot *snap;
+	const struct leak_record *rec;
 	u64 __percpu *p;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start percpu\n"), 0);
@@ -355,16 +355,16 @@ static void slabtrace_trace_percpu(struct kunit *test)
 	rec = st_find(snap, (__force const void *)p);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->bytes_req, sizeof(u64));
-	KUNIT_EXPECT_EQ(test, slab_trace_bytes(snap->kind, snap->object_size, rec),
+	KUNIT_EXPECT_EQ(test, leak_bytes(snap->kind, snap->object_size, rec),
 			sizeof(u64) * num_possible_cpus());
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_percpu_u64));
 	KUNIT_EXPECT_EQ(test, rec->node, NUMA_NO_NODE);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	free_percpu(p);
 	snap = st_print(test, "percpu");
 	KUNIT_EXPECT_NULL(test, st_find(snap, (__force const void *)p));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	/* Stopped and reset, it is gone, and so are its probes. */
 	KUNIT_EXPECT_EQ(test, st_cmd("stop percpu\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("reset percpu\n"), 0);
@@ -374,7 +374,7 @@ static void slabtrace_trace_percpu(struct kunit *test)
 /* Allocated and kept: whether @snap has it, then freed. */
 static bool filtered_in(struct kunit *test, const char *start)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	bool in;
 	void *obj;
 
@@ -383,7 +383,7 @@ static bool filtered_in(struct kunit *test, const char *start)
 	KUNIT_ASSERT_NOT_NULL(test, obj);
 	snap = st_print(test, OBJ_CACHE);
 	in = st_find(snap, obj);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	kmem_cache_free(obj_cache, obj);
 	return in;
 }
@@ -391,7 +391,7 @@ static bool filtered_in(struct kunit *test, const char *start)
 /* The filters of "start CACHE pid|comm|cgroup ...". */
 static void slabtrace_trace_filter(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	char cmd[96];
 
 	/* Another process's: this kthread's allocation is left out, counted. */
@@ -400,7 +400,7 @@ static void slabtrace_trace_filter(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, snap->filter, "pid 1");
 	KUNIT_EXPECT_EQ(test, snap->filtered, 1);
 	KUNIT_EXPECT_EQ(test, snap->nr, 0);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	snprintf(cmd, sizeof(cmd), "start " OBJ_CACHE " pid 1 %d", current->tgid);
 	KUNIT_EXPECT_TRUE(test, filtered_in(test, cmd));
@@ -412,11 +412,11 @@ static void slabtrace_trace_filter(struct kunit *test)
 	snap = st_print(test, OBJ_CACHE);
 	KUNIT_EXPECT_STREQ(test, snap->filter, "comm no_such_comm");
 	KUNIT_EXPECT_EQ(test, snap->filtered, 0);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	KUNIT_EXPECT_TRUE(test, filtered_in(test, "start " OBJ_CACHE));
 	snap = st_print(test, OBJ_CACHE);
 	KUNIT_EXPECT_STREQ(test, snap->filter, "");
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	/* Bad filters: refused, the cache's own left as it was. */
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " pid\n"), -EINVAL);
@@ -453,7 +453,7 @@ static void slabtrace_trace_filter(struct kunit *test)
 
 static void slabtrace_trace_sample(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	char expect[96], *text;
 	void **objs;
 	unsigned int i;
@@ -469,8 +469,8 @@ static void slabtrace_trace_sample(struct kunit *test)
 	snap = st_print(test, OBJ_CACHE);
 	nr = snap->nr;
 	KUNIT_EXPECT_EQ(test, snap->sample_every, SAMPLE_N);
-	KUNIT_EXPECT_EQ(test, slab_trace_snapshot_dropped(snap), 0);
-	slab_trace_snapshot_put(snap);
+	KUNIT_EXPECT_EQ(test, leak_snapshot_dropped(snap), 0);
+	leak_snapshot_put(snap);
 	kunit_info(test, "%ld records of %u objects, 1 in %u sampled\n", nr,
 		   SAMPLE_OBJS, SAMPLE_N);
 	KUNIT_EXPECT_LE(test, abs(nr - SAMPLE_OBJS / SAMPLE_N), SAMPLE_SLACK);
@@ -479,7 +479,7 @@ static void slabtrace_trace_sample(struct kunit *test)
 		kmem_cache_free(obj_cache, objs[i]);
 	snap = st_print(test, OBJ_CACHE);
 	nr = snap->nr;
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	text = st_read_ctl(test);
 	snprintf(expect, sizeof(expect),
 		 "\nsampled 1 in %u: estimated %ld outstanding (%ld bytes); ",
@@ -542,7 +542,7 @@ static void sample_bytes_one(struct kunit *test, struct kmem_cache *c,
 			     const char *name, unsigned int n, long *records,
 			     u64 *est_bytes, unsigned int *object_size)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	char expect[128], *text;
 	unsigned int i, kept;
 	void **objs;
@@ -560,8 +560,8 @@ static void sample_bytes_one(struct kunit *test, struct kmem_cache *c,
 	*object_size = snap->object_size;
 	KUNIT_EXPECT_EQ(test, snap->sample_bytes, SB_MEAN);
 	KUNIT_EXPECT_EQ(test, snap->sample_every, 1);
-	KUNIT_EXPECT_EQ(test, slab_trace_snapshot_dropped(snap), 0);
-	slab_trace_snapshot_put(snap);
+	KUNIT_EXPECT_EQ(test, leak_snapshot_dropped(snap), 0);
+	leak_snapshot_put(snap);
 	/* The header's estimate, on a dump small enough to read whole. */
 	for (i = 100; i < n; i++)
 		kmem_cache_free(c, objs[i]);
@@ -570,7 +570,7 @@ static void sample_bytes_one(struct kunit *test, struct kmem_cache *c,
 		 "\nsampled 1 per %u bytes: estimated %llu outstanding (%llu bytes); ",
 		 SB_MEAN, (snap->est_q16 + (1U << 15)) >> 16, snap->est_bytes);
 	kept = snap->nr;
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	text = st_read_ctl(test);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(text, expect));
 	/*
@@ -674,8 +674,8 @@ static void run_in_irq(struct kunit *test, struct irq_alloc *a, bool hard)
 
 static void check_irq(struct kunit *test, bool hard)
 {
-	struct slab_trace_snapshot *snap;
-	const struct slab_trace_record *rec;
+	struct leak_snapshot *snap;
+	const struct leak_record *rec;
 	struct irq_alloc *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, a);
@@ -687,10 +687,10 @@ static void check_irq(struct kunit *test, bool hard)
 	rec = st_find(snap, a->obj);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->who.ctx,
-			hard ? SLAB_TRACE_CTX_HARDIRQ : SLAB_TRACE_CTX_SOFTIRQ);
+			hard ? LEAK_CTX_HARDIRQ : LEAK_CTX_SOFTIRQ);
 	KUNIT_EXPECT_EQ(test, rec->who.pid, 0);
 	KUNIT_EXPECT_TRUE(test, st_first_frame_is(rec, alloc_obj));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	a->free = true;
 	run_in_irq(test, a, hard);
@@ -714,7 +714,7 @@ static void slabtrace_trace_softirq(struct kunit *test)
 static void slabtrace_trace_many(struct kunit *test)
 {
 	const unsigned long n = 20000;
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	unsigned long i;
 	void **objs;
 
@@ -727,16 +727,16 @@ static void slabtrace_trace_many(struct kunit *test)
 		objs[i] = alloc_obj(GFP_KERNEL);
 	snap = st_print(test, OBJ_CACHE);
 	/* Every allocation has a record or was counted as dropped. */
-	KUNIT_EXPECT_EQ(test, snap->nr + slab_trace_snapshot_dropped(snap), n);
-	KUNIT_EXPECT_GT(test, snap->nr / SLAB_TRACE_SNAP_PER_CHUNK, 100);
+	KUNIT_EXPECT_EQ(test, snap->nr + leak_snapshot_dropped(snap), n);
+	KUNIT_EXPECT_GT(test, snap->nr / LEAK_SNAP_PER_CHUNK, 100);
 	KUNIT_EXPECT_NOT_NULL(test, xa_load(&snap->chunks,
-					    (snap->nr - 1) / SLAB_TRACE_SNAP_PER_CHUNK));
-	KUNIT_EXPECT_NOT_NULL(test, slab_trace_snapshot_entry(snap, snap->nr - 1));
-	KUNIT_EXPECT_NULL(test, slab_trace_snapshot_entry(snap, snap->nr));
-	if (!slab_trace_snapshot_dropped(snap))
+					    (snap->nr - 1) / LEAK_SNAP_PER_CHUNK));
+	KUNIT_EXPECT_NOT_NULL(test, leak_snapshot_entry(snap, snap->nr - 1));
+	KUNIT_EXPECT_NULL(test, leak_snapshot_entry(snap, snap->nr));
+	if (!leak_snapshot_dropped(snap))
 		for (i = 0; i < n; i += n / 50)
 			KUNIT_EXPECT_NOT_NULL(test, st_find(snap, objs[i]));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	for (i = 0; i < n; i++)
 		kmem_cache_free(obj_cache, objs[i]);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
@@ -755,8 +755,8 @@ static noinline void alloc_objs(void **objs, unsigned int n)
 /* since-mark and older-than pick exactly the objects they should. */
 static void slabtrace_trace_filters(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap, *all;
-	const struct slab_trace_record *rec;
+	struct leak_snapshot *snap, *all;
+	const struct leak_record *rec;
 	void *old[2], *young[3];
 	unsigned int i, want;
 
@@ -769,12 +769,12 @@ static void slabtrace_trace_filters(struct kunit *test)
 	alloc_objs(young, ARRAY_SIZE(young));
 
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " since-mark\n"), 0);
-	snap = slab_trace_print_get(NULL);
+	snap = leak_print_get(NULL);
 	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(young));
 	for (i = 0; i < ARRAY_SIZE(young); i++)
 		KUNIT_EXPECT_NOT_NULL(test, st_find(snap, young[i]));
 	KUNIT_EXPECT_TRUE(test, snap->opts.since_mark);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	/*
 	 * older-than 500: the old objects, 1000 ms older than the young, are
@@ -784,11 +784,11 @@ static void slabtrace_trace_filters(struct kunit *test)
 	 */
 	all = st_print(test, OBJ_CACHE);
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " older-than 500\n"), 0);
-	snap = slab_trace_print_get(NULL);
+	snap = leak_print_get(NULL);
 	for (i = 0, want = 0; i < ARRAY_SIZE(young); i++) {
 		rec = st_find(all, young[i]);
 		KUNIT_ASSERT_NOT_NULL(test, rec);
-		if (slab_trace_snapshot_age(snap, rec) >= 500) {
+		if (leak_snapshot_age(snap, rec) >= 500) {
 			KUNIT_EXPECT_NOT_NULL(test, st_find(snap, young[i]));
 			want++;
 		} else {
@@ -798,16 +798,16 @@ static void slabtrace_trace_filters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snap->nr, ARRAY_SIZE(old) + want);
 	for (i = 0; i < ARRAY_SIZE(old); i++)
 		KUNIT_EXPECT_NOT_NULL(test, st_find(snap, old[i]));
-	slab_trace_snapshot_put(snap);
-	slab_trace_snapshot_put(all);
+	leak_snapshot_put(snap);
+	leak_snapshot_put(all);
 
 	/* Grouped: one backtrace, alloc_objs() calling alloc_obj(). */
 	KUNIT_ASSERT_EQ(test, st_cmd("print " OBJ_CACHE " stacks since-mark\n"),
 			0);
-	snap = slab_trace_print_get(NULL);
+	snap = leak_print_get(NULL);
 	KUNIT_EXPECT_EQ(test, snap->nr_groups, 1);
 	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, ARRAY_SIZE(young));
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 
 	/* reset forgets the mark with the records. */
 	KUNIT_ASSERT_EQ(test, st_cmd("reset " OBJ_CACHE "\n"), 0);
@@ -880,9 +880,9 @@ static void slabtrace_trace_under_irq_safe_lock(struct kunit *test)
  */
 static void slabtrace_trace_evict_stale(struct kunit *test)
 {
-	struct slab_trace_record *rec;
-	struct slab_trace_set *set;
-	struct slab_trace_traced *a;
+	struct leak_record *rec;
+	struct leak_set *set;
+	struct leak_traced *a;
 	bool alloc, free;
 	void *obj;
 
@@ -892,7 +892,7 @@ static void slabtrace_trace_evict_stale(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
 	/* Stopped, with a record: the alloc probes stay, to evict it. */
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_TRUE(test, alloc);
 
 	/*
@@ -903,33 +903,33 @@ static void slabtrace_trace_evict_stale(struct kunit *test)
 	 */
 	trace_kmem_cache_alloc(_THIS_IP_, obj, obj_cache, GFP_KERNEL,
 			       NUMA_NO_NODE);
-	set = rcu_dereference_protected(slab_trace_active, true);
+	set = rcu_dereference_protected(leak_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	a = set->traced[0];
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(a), 0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&a->replaced), 1);
 
 	/* A record of kmalloc-128 at an address OBJ_CACHE allocates. */
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-128\n"), 0);
-	set = rcu_dereference_protected(slab_trace_active, true);
+	set = rcu_dereference_protected(leak_active, true);
 	KUNIT_ASSERT_EQ(test, set->nr, 2);
 	obj = alloc_obj(GFP_KERNEL);
-	rec = slab_trace_pool_get(&slab_trace_pool);
+	rec = leak_pool_get(&leak_pool);
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	memset(rec, 0, sizeof(*rec));
 	rec->obj = obj;
 	rec->owner = set->traced[1]->id;
-	rec = slab_trace_table_insert(&slab_trace_records, rec);
+	rec = leak_table_insert(&leak_records, rec);
 	/* It replaced OBJ_CACHE's record... */
 	KUNIT_ASSERT_NOT_NULL(test, rec);
 	KUNIT_EXPECT_EQ(test, rec->owner, set->traced[0]->id);
-	slab_trace_pool_put(&slab_trace_pool, rec);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[0]), 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[1]), 1);
+	leak_pool_put(&leak_pool, rec);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(set->traced[0]), 0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(set->traced[1]), 1);
 	/* ...and the free of the object drops it, whoever holds it. */
 	kmem_cache_free(obj_cache, obj);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[1]), 0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(set->traced[1]), 0);
 }
 
 /* Both probes while tracing or while records remain (the alloc probes evict). */
@@ -938,25 +938,25 @@ static void slabtrace_trace_probes_detach(struct kunit *test)
 	bool alloc, free;
 	void *obj;
 
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, alloc);
 	KUNIT_EXPECT_FALSE(test, free);
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_TRUE(test, alloc);
 	KUNIT_EXPECT_TRUE(test, free);
 
 	obj = alloc_obj(GFP_KERNEL);
 	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_TRUE(test, alloc);
 	KUNIT_EXPECT_TRUE(test, free);
 
 	/* The last record goes: the free probes follow, from a work item. */
 	kmem_cache_free(obj_cache, obj);
-	slab_trace_probes_idle();
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_idle();
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, alloc);
 	KUNIT_EXPECT_FALSE(test, free);
 	/* Stopped and empty, it still prints. */
@@ -970,21 +970,21 @@ static void slabtrace_trace_probes_detach(struct kunit *test)
  */
 static void slabtrace_trace_stale_freed_by_other_cache(struct kunit *test)
 {
-	struct slab_trace_set *set;
-	struct slab_trace_traced *a;
+	struct leak_set *set;
+	struct leak_traced *a;
 	void *obj;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	obj = alloc_obj(GFP_KERNEL);
 	kmem_cache_free_bulk(obj_cache, 1, &obj);
 	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
-	set = rcu_dereference_protected(slab_trace_active, true);
+	set = rcu_dereference_protected(leak_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	a = set->traced[0];
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(a), 1);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(a), 1);
 	/* The event the allocator fires when the other cache frees it. */
-	trace_kmem_cache_free(_THIS_IP_, obj, slab_trace_record_cache);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(a), 0);
+	trace_kmem_cache_free(_THIS_IP_, obj, leak_record_cache);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&a->replaced), 1);
 }
 
@@ -993,15 +993,15 @@ static void *late_obj;
 /*
  * "stop"'s window: an alloc probe that read the cache as traced before
  * stop cleared it inserts its record after stop counted the records.
- * Run by slab_trace_probes_update(), with slab_trace_mutex held.
+ * Run by leak_probes_update(), with leak_mutex held.
  */
 static void insert_late(void)
 {
-	struct slab_trace_set *set;
-	struct slab_trace_traced *tr;
+	struct leak_set *set;
+	struct leak_traced *tr;
 
-	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slab_trace_mutex));
+	set = rcu_dereference_protected(leak_active,
+					lockdep_is_held(&leak_mutex));
 	tr = set->traced[0];
 	WRITE_ONCE(tr->tracing, true);
 	late_obj = alloc_obj(GFP_KERNEL);
@@ -1014,19 +1014,19 @@ static void slabtrace_trace_stop_late_insert(struct kunit *test)
 	bool alloc, free;
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
-	slab_trace_test_before_detach = insert_late;
+	leak_test_before_detach = insert_late;
 	KUNIT_EXPECT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
-	slab_trace_test_before_detach = NULL;
+	leak_test_before_detach = NULL;
 	KUNIT_ASSERT_NOT_NULL(test, late_obj);
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, alloc);
 	KUNIT_EXPECT_TRUE(test, free);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 1);
 	kmem_cache_free(obj_cache, late_obj);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	/* Then the free probes go too. */
-	slab_trace_probes_idle();
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_idle();
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, free);
 }
 
@@ -1043,10 +1043,10 @@ static void slabtrace_trace_reset_during_print(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	obj = alloc_obj(GFP_KERNEL);
-	slab_trace_test_after_copy = reset_now;
+	leak_test_after_copy = reset_now;
 	KUNIT_EXPECT_EQ(test, st_cmd("print " OBJ_CACHE "\n"), -EBUSY);
-	slab_trace_test_after_copy = NULL;
-	KUNIT_EXPECT_NULL(test, slab_trace_print_get(NULL));
+	leak_test_after_copy = NULL;
+	KUNIT_EXPECT_NULL(test, leak_print_get(NULL));
 	/* Traced still, from an empty table. */
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
 	kmem_cache_free(obj_cache, obj);
@@ -1061,7 +1061,7 @@ static void slabtrace_trace_reset_during_print(struct kunit *test)
 static void slabtrace_trace_destroyed(struct kunit *test)
 {
 	struct kmem_cache *gone, *next;
-	struct slab_trace_set *set;
+	struct leak_set *set;
 	void *objs[3], *obj;
 
 	gone = kmem_cache_create("st_kunit_gone", OBJ_SIZE, 0, 0, obj_ctor);
@@ -1083,14 +1083,14 @@ static void slabtrace_trace_destroyed(struct kunit *test)
 	obj = kmem_cache_alloc(next, GFP_KERNEL);
 
 	/* Still in the set, still holding exactly the two stale records. */
-	set = rcu_dereference_protected(slab_trace_active, true);
+	set = rcu_dereference_protected(leak_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	KUNIT_EXPECT_EQ(test, set->nr, 1);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_count(set->traced[0]), 2);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(set->traced[0]), 2);
 
 	/* Any command sweeps it away; its name is gone. */
 	KUNIT_EXPECT_EQ(test, st_cmd("print st_kunit_gone\n"), -ENOENT);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
 	KUNIT_EXPECT_EQ(test, st_cmd("print st_kunit_next\n"), -ENODATA);
 	kmem_cache_free(next, obj);
 	kmem_cache_destroy(next);
@@ -1102,7 +1102,7 @@ static void slabtrace_trace_destroyed(struct kunit *test)
  */
 static void slabtrace_trace_destroyed_print(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	struct kmem_cache *gone;
 	void *obj;
 
@@ -1111,18 +1111,18 @@ static void slabtrace_trace_destroyed_print(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_gone\n"), 0);
 	obj = kmem_cache_alloc(gone, GFP_KERNEL);
 	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_gone\n"), 0);
-	snap = slab_trace_print_get(NULL);
+	snap = leak_print_get(NULL);
 	KUNIT_ASSERT_NOT_NULL(test, snap);
 	KUNIT_EXPECT_EQ(test, snap->nr, 1);
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 	kmem_cache_free(gone, obj);
 	kmem_cache_destroy(gone);
 
 	/* The sweep of a scan for new caches, not a command. */
-	mutex_lock(&slab_trace_mutex);
-	KUNIT_EXPECT_EQ(test, slab_trace_traced_sweep(), 1);
-	mutex_unlock(&slab_trace_mutex);
-	KUNIT_EXPECT_NULL(test, slab_trace_print_get(NULL));
+	mutex_lock(&leak_mutex);
+	KUNIT_EXPECT_EQ(test, leak_traced_sweep(), 1);
+	mutex_unlock(&leak_mutex);
+	KUNIT_EXPECT_NULL(test, leak_print_get(NULL));
 }
 
 /*
@@ -1132,27 +1132,27 @@ static void slabtrace_trace_destroyed_print(struct kunit *test)
  */
 static void slabtrace_trace_attach_fails(struct kunit *test)
 {
-	struct slab_trace_set *set;
+	struct leak_set *set;
 	bool alloc, free, tracing;
 	void *obj;
 
-	WRITE_ONCE(slab_trace_fail_attach, true);
+	WRITE_ONCE(leak_fail_attach, true);
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), -ENOMEM);
-	WRITE_ONCE(slab_trace_fail_attach, false);
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
-	slab_trace_probes_state(&alloc, &free);
+	WRITE_ONCE(leak_fail_attach, false);
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
+	leak_probes_state(&alloc, &free);
 	KUNIT_EXPECT_FALSE(test, alloc);
 	KUNIT_EXPECT_FALSE(test, free);
 
 	/* Stopped (empty, still in the set): started again, it stops again. */
 	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 	KUNIT_ASSERT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_state(&alloc, &free);
 	KUNIT_ASSERT_FALSE(test, alloc);
-	WRITE_ONCE(slab_trace_fail_attach, true);
+	WRITE_ONCE(leak_fail_attach, true);
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), -ENOMEM);
-	WRITE_ONCE(slab_trace_fail_attach, false);
-	set = rcu_dereference_protected(slab_trace_active, true);
+	WRITE_ONCE(leak_fail_attach, false);
+	set = rcu_dereference_protected(leak_active, true);
 	KUNIT_ASSERT_NOT_NULL(test, set);
 	tracing = READ_ONCE(set->traced[0]->tracing);
 	KUNIT_EXPECT_FALSE(test, tracing);
@@ -1178,10 +1178,10 @@ static void slabtrace_trace_suite_exit(struct kunit_suite *suite)
 /* Leave nothing traced for the next case. */
 static void slabtrace_trace_exit(struct kunit *test)
 {
-	slab_trace_test_before_detach = NULL;
-	slab_trace_test_after_copy = NULL;
-	WRITE_ONCE(slab_trace_fail_attach, false);
-	st_cmd("pool %u\n", SLAB_TRACE_POOL_DEFAULT);
+	leak_test_before_detach = NULL;
+	leak_test_after_copy = NULL;
+	WRITE_ONCE(leak_fail_attach, false);
+	st_cmd("pool %u\n", LEAK_POOL_DEFAULT);
 	st_cmd("stop " OBJ_CACHE "\n");
 	st_cmd("reset " OBJ_CACHE "\n");
 	st_cmd("stop kmalloc-64\n");
@@ -1192,7 +1192,7 @@ static void slabtrace_trace_exit(struct kunit *test)
 	st_cmd("reset kmalloc-large\n");
 	st_cmd("stop percpu\n");
 	st_cmd("reset percpu\n");
-	KUNIT_EXPECT_NULL(test, rcu_access_pointer(slab_trace_active));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(leak_active));
 	st_expect_lockdep_clean(test);
 }
 

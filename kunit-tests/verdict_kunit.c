@@ -21,18 +21,18 @@
 
 /* A stack's numbers, and its cache's frees they point to. */
 struct test_in {
-	struct slab_trace_verdict_in in;
-	u64 cache[SLAB_TRACE_LIFE_BUCKETS];
+	struct leak_verdict_in in;
+	u64 cache[LEAK_LIFE_BUCKETS];
 };
 
 /* The frees of @in's cache, by lifetime, to be set by the test. */
-static u64 *cache_of(struct slab_trace_verdict_in *in)
+static u64 *cache_of(struct leak_verdict_in *in)
 {
 	return container_of(in, struct test_in, in)->cache;
 }
 
 /* The numbers of a stack seen for @window ms. */
-static struct slab_trace_verdict_in *new_in(struct kunit *test, u32 window)
+static struct leak_verdict_in *new_in(struct kunit *test, u32 window)
 {
 	struct test_in *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
@@ -40,12 +40,12 @@ static struct slab_trace_verdict_in *new_in(struct kunit *test, u32 window)
 	t->in.window = window;
 	t->in.cache_freed = t->cache;
 	/* Other stacks of its cache free, old objects too. */
-	t->cache[SLAB_TRACE_LIFE_BUCKETS - 1] = 10000;
+	t->cache[LEAK_LIFE_BUCKETS - 1] = 10000;
 	return &t->in;
 }
 
 /* @n outstanding objects, aged evenly from @young to @old ms. */
-static void outstanding(struct slab_trace_verdict_in *in, u32 n, u32 young,
+static void outstanding(struct leak_verdict_in *in, u32 n, u32 young,
 			u32 old)
 {
 	u32 i, age;
@@ -54,41 +54,41 @@ static void outstanding(struct slab_trace_verdict_in *in, u32 n, u32 young,
 		age = young + (u32)div_u64((u64)(old - young) * i, max(n - 1, 1U));
 		in->age_max = max(in->age_max, age);
 		in->n++;
-		in->ages[slab_trace_life_bucket(age)]++;
-		in->born[slab_trace_verdict_bin(in->window, age)]++;
+		in->ages[leak_life_bucket(age)]++;
+		in->born[leak_verdict_bin(in->window, age)]++;
 	}
 }
 
 /* @n freed after living @ms. */
-static void freed(struct slab_trace_verdict_in *in, u32 n, u32 ms)
+static void freed(struct leak_verdict_in *in, u32 n, u32 ms)
 {
-	in->freed[slab_trace_life_bucket(ms)] += n;
-	cache_of(in)[slab_trace_life_bucket(ms)] += n;
+	in->freed[leak_life_bucket(ms)] += n;
+	cache_of(in)[leak_life_bucket(ms)] += n;
 }
 
 /* All of @owner's frees counted, its histogram summed. */
 static u64 owner_freed(u16 owner)
 {
-	u64 h[SLAB_TRACE_LIFE_BUCKETS], sum = 0;
+	u64 h[LEAK_LIFE_BUCKETS], sum = 0;
 	unsigned int b;
 
-	slab_trace_lifetime_owner_get(owner, h);
-	for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+	leak_lifetime_owner_get(owner, h);
+	for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
 		sum += h[b];
 	return sum;
 }
 
-static struct slab_trace_verdict
-judge(struct kunit *test, const struct slab_trace_verdict_in *in)
+static struct leak_verdict
+judge(struct kunit *test, const struct leak_verdict_in *in)
 {
-	struct slab_trace_verdict v;
+	struct leak_verdict v;
 
 	memset(&v, 0x5a, sizeof(v));
-	slab_trace_judge(in, &v);
+	leak_judge(in, &v);
 	kunit_info(test, "%s", v.text);
 	KUNIT_EXPECT_LT(test, strlen(v.text), sizeof(v.text) - 1);
 	/* The word first; "leak" nowhere in any other verdict's text. */
-	KUNIT_EXPECT_TRUE(test, str_has_prefix(v.text, slab_trace_verdict_words[v.word]));
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(v.text, leak_verdict_words[v.word]));
 	if (v.word != SLABTRACE_VERDICT_LEAK)
 		KUNIT_EXPECT_NULL(test, strstr(v.text, "leak"));
 	return v;
@@ -96,10 +96,10 @@ judge(struct kunit *test, const struct slab_trace_verdict_in *in)
 
 /* The verdict of @in is @want, its text starts with @start. */
 static void expect_verdict(struct kunit *test,
-			   const struct slab_trace_verdict_in *in,
+			   const struct leak_verdict_in *in,
 			   enum slabtrace_verdict want, const char *start)
 {
-	struct slab_trace_verdict v = judge(test, in);
+	struct leak_verdict v = judge(test, in);
 
 	KUNIT_EXPECT_EQ(test, v.word, want);
 	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(v.text, start),
@@ -109,7 +109,7 @@ static void expect_verdict(struct kunit *test,
 /* 1 in 8 never freed, the others within a ms: after 20 s, and 60 s. */
 static void slabtrace_verdict_error_path(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 20 * S);
+	struct leak_verdict_in *in = new_in(test, 20 * S);
 
 	freed(in, 700, 0);
 	outstanding(in, 100, 10, 20 * S);
@@ -125,7 +125,7 @@ static void slabtrace_verdict_error_path(struct kunit *test)
 /* Nothing freed, a steady stream over 30 s. */
 static void slabtrace_verdict_growing(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 30 * S);
+	struct leak_verdict_in *in = new_in(test, 30 * S);
 
 	outstanding(in, 1500, 5, 30 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): ");
@@ -143,25 +143,25 @@ static void slabtrace_verdict_growing(struct kunit *test)
  */
 static void slabtrace_verdict_batched(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
+	struct leak_verdict_in *in = new_in(test, 60 * S);
 
-	memset(cache_of(in), 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(u64));
+	memset(cache_of(in), 0, LEAK_LIFE_BUCKETS * sizeof(u64));
 	outstanding(in, 500, 100, 60 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 492 of 500 older than 1.0 s: other stacks freed 0 that old: a batch may free them later");
-	cache_of(in)[slab_trace_life_bucket(20)] = 46871;
-	cache_of(in)[slab_trace_life_bucket(2000)] = 61;
+	cache_of(in)[leak_life_bucket(20)] = 46871;
+	cache_of(in)[leak_life_bucket(2000)] = 61;
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 492 of 500 older than 1.0 s: other stacks freed 61 that old: ");
-	cache_of(in)[slab_trace_life_bucket(2000)] = 62;
+	cache_of(in)[leak_life_bucket(2000)] = 62;
 	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): 492 of 500 not freed");
 	/* The stack's own old frees (1 in 100 past tau) are not others'. */
 	in = new_in(test, 60 * S);
-	memset(cache_of(in), 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(u64));
+	memset(cache_of(in), 0, LEAK_LIFE_BUCKETS * sizeof(u64));
 	outstanding(in, 500, 100, 60 * S);
 	freed(in, 300, 10);
 	freed(in, 3, 2000);
-	cache_of(in)[slab_trace_life_bucket(2000)] += 50;
+	cache_of(in)[leak_life_bucket(2000)] += 50;
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 492 of 500 older than 1.0 s: other stacks freed 50 that old: ");
 }
@@ -169,7 +169,7 @@ static void slabtrace_verdict_batched(struct kunit *test)
 /* A ring of 256 at 50 a second: everything freed after 5.1 s. */
 static void slabtrace_verdict_ring(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 40 * S);
+	struct leak_verdict_in *in = new_in(test, 40 * S);
 
 	freed(in, 1700, 5120);
 	outstanding(in, 256, 0, 5100);
@@ -180,7 +180,7 @@ static void slabtrace_verdict_ring(struct kunit *test)
 /* Freed 2 s after allocation; a late one at 3 s. */
 static void slabtrace_verdict_deferred(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 40 * S);
+	struct leak_verdict_in *in = new_in(test, 40 * S);
 
 	freed(in, 1900, 2000);
 	outstanding(in, 100, 0, 3000);
@@ -190,7 +190,7 @@ static void slabtrace_verdict_deferred(struct kunit *test)
 /* Objects that outlive the horizon, but as many older were freed. */
 static void slabtrace_verdict_long_tail(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
+	struct leak_verdict_in *in = new_in(test, 60 * S);
 
 	freed(in, 2000, 10);
 	freed(in, 15, 20 * S);
@@ -201,7 +201,7 @@ static void slabtrace_verdict_long_tail(struct kunit *test)
 /* Made at the trace's start, kept; or made over its first half. */
 static void slabtrace_verdict_kept(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 60 * S);
+	struct leak_verdict_in *in = new_in(test, 60 * S);
 
 	outstanding(in, 200, 57 * S, 58 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_KEPT, "kept: 200 allocated within ");
@@ -215,7 +215,7 @@ static void slabtrace_verdict_kept(struct kunit *test)
 /* Where the numbers cannot tell, the verdict says what would. */
 static void slabtrace_verdict_unknown(struct kunit *test)
 {
-	struct slab_trace_verdict_in *in = new_in(test, 4 * S);
+	struct leak_verdict_in *in = new_in(test, 4 * S);
 
 	/* A trace too short past the horizon. */
 	outstanding(in, 200, 0, 4 * S);
@@ -257,52 +257,52 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 }
 
 /* Owners no traced cache of these tests has. */
-#define OWNER_A	(SLAB_TRACE_MAX_OWNERS - 1)
-#define OWNER_B	(SLAB_TRACE_MAX_OWNERS - 2)
+#define OWNER_A	(LEAK_MAX_OWNERS - 1)
+#define OWNER_B	(LEAK_MAX_OWNERS - 2)
 
 static void forget_owners(void)
 {
-	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
+	DECLARE_BITMAP(owners, LEAK_MAX_OWNERS);
 
-	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	bitmap_zero(owners, LEAK_MAX_OWNERS);
 	__set_bit(OWNER_A, owners);
 	__set_bit(OWNER_B, owners);
-	slab_trace_lifetime_forget(owners);
+	leak_lifetime_forget(owners);
 }
 
 /* Counts by key and bucket; an owner forgotten, another kept. */
 static void slabtrace_verdict_lifetimes(struct kunit *test)
 {
-	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
-	u64 h[SLAB_TRACE_LIFE_BUCKETS];
+	DECLARE_BITMAP(owners, LEAK_MAX_OWNERS);
+	u64 h[LEAK_LIFE_BUCKETS];
 
 	forget_owners();
-	slab_trace_lifetime_add(7, -1, OWNER_A, 0);
-	slab_trace_lifetime_add(7, -1, OWNER_A, 0);
-	slab_trace_lifetime_add(7, -1, OWNER_A, 3);	/* [2, 4) ms */
-	slab_trace_lifetime_add(7, 1, OWNER_A, 5000);	/* another syscall */
-	slab_trace_lifetime_add(7, -1, OWNER_B, 1);	/* another owner */
-	slab_trace_lifetime_add(7, -1, OWNER_A, U32_MAX);
-	slab_trace_lifetime_get(7, -1, OWNER_A, h);
+	leak_lifetime_add(7, -1, OWNER_A, 0);
+	leak_lifetime_add(7, -1, OWNER_A, 0);
+	leak_lifetime_add(7, -1, OWNER_A, 3);	/* [2, 4) ms */
+	leak_lifetime_add(7, 1, OWNER_A, 5000);	/* another syscall */
+	leak_lifetime_add(7, -1, OWNER_B, 1);	/* another owner */
+	leak_lifetime_add(7, -1, OWNER_A, U32_MAX);
+	leak_lifetime_get(7, -1, OWNER_A, h);
 	KUNIT_EXPECT_EQ(test, h[0], 2);
 	KUNIT_EXPECT_EQ(test, h[2], 1);
-	KUNIT_EXPECT_EQ(test, h[SLAB_TRACE_LIFE_BUCKETS - 1], 1);
+	KUNIT_EXPECT_EQ(test, h[LEAK_LIFE_BUCKETS - 1], 1);
 	KUNIT_EXPECT_EQ(test, h[1], 0);
-	slab_trace_lifetime_get(7, 1, OWNER_A, h);
+	leak_lifetime_get(7, 1, OWNER_A, h);
 	KUNIT_EXPECT_EQ(test, h[13], 1);	/* [4096, 8192) ms */
 	KUNIT_EXPECT_EQ(test, owner_freed(OWNER_A), 5);
 
-	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	bitmap_zero(owners, LEAK_MAX_OWNERS);
 	__set_bit(OWNER_A, owners);
-	slab_trace_lifetime_forget(owners);
-	slab_trace_lifetime_get(7, -1, OWNER_A, h);
+	leak_lifetime_forget(owners);
+	leak_lifetime_get(7, -1, OWNER_A, h);
 	KUNIT_EXPECT_EQ(test, h[0], 0);
 	KUNIT_EXPECT_EQ(test, owner_freed(OWNER_A), 0);
-	slab_trace_lifetime_get(7, -1, OWNER_B, h);
+	leak_lifetime_get(7, -1, OWNER_B, h);
 	KUNIT_EXPECT_EQ(test, h[1], 1);
 	/* A slot emptied and claimed again counts from zero. */
-	slab_trace_lifetime_add(8, -1, OWNER_A, 0);
-	slab_trace_lifetime_get(8, -1, OWNER_A, h);
+	leak_lifetime_add(8, -1, OWNER_A, 0);
+	leak_lifetime_get(8, -1, OWNER_A, h);
 	KUNIT_EXPECT_EQ(test, h[0], 1);
 	forget_owners();
 }
@@ -314,15 +314,15 @@ static void slabtrace_verdict_full(struct kunit *test)
 	unsigned long lost;
 
 	forget_owners();
-	slab_trace_lifetime_stats(&used, &slots, &lost);
+	leak_lifetime_stats(&used, &slots, &lost);
 	for (i = 1; i <= slots + 16; i++)
-		slab_trace_lifetime_add(i, -1, OWNER_A, 0);
-	KUNIT_EXPECT_GT(test, slab_trace_lifetime_lost(OWNER_A), 0);
-	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_lost(OWNER_B), 0);
+		leak_lifetime_add(i, -1, OWNER_A, 0);
+	KUNIT_EXPECT_GT(test, leak_lifetime_lost(OWNER_A), 0);
+	KUNIT_EXPECT_EQ(test, leak_lifetime_lost(OWNER_B), 0);
 	KUNIT_EXPECT_EQ(test, owner_freed(OWNER_A) +
-			      slab_trace_lifetime_lost(OWNER_A), slots + 16);
+			      leak_lifetime_lost(OWNER_A), slots + 16);
 	forget_owners();
-	KUNIT_EXPECT_EQ(test, slab_trace_lifetime_lost(OWNER_A), 0);
+	KUNIT_EXPECT_EQ(test, leak_lifetime_lost(OWNER_A), 0);
 	KUNIT_EXPECT_EQ(test, owner_freed(OWNER_A), 0);
 }
 
@@ -345,13 +345,13 @@ static noinline void frame_live(void)
 /* A snapshot's groups carry their verdicts into both views. */
 static void slabtrace_verdict_views(struct kunit *test)
 {
-	struct slab_trace_snapshot *snap = slab_trace_snapshot_alloc();
+	struct leak_snapshot *snap = leak_snapshot_alloc();
 	unsigned long e[2] = { (unsigned long)frame_leak + 1, 0 };
 	depot_stack_handle_t leak, live;
-	struct slab_trace_record rec = {
+	struct leak_record rec = {
 		.syscall = -1, .who.pid = 1, .who.comm = "st_verdict",
 	};
-	struct slab_trace_reader r = { 0 };
+	struct leak_reader r = { 0 };
 	struct seq_file m = { 0 };
 	u32 i;
 
@@ -370,23 +370,23 @@ static void slabtrace_verdict_views(struct kunit *test)
 		rec.obj = (void *)(0x1000UL + 64 * i);
 		rec.stack = leak;
 		rec.stamp = 300 * i;
-		KUNIT_ASSERT_EQ(test, slab_trace_snapshot_add(snap, &rec), 0);
+		KUNIT_ASSERT_EQ(test, leak_snapshot_add(snap, &rec), 0);
 	}
 	for (i = 0; i < 10; i++) {
 		rec.obj = (void *)(0x100000UL + 64 * i);
 		rec.stack = live;
 		rec.stamp = 29990;
-		KUNIT_ASSERT_EQ(test, slab_trace_snapshot_add(snap, &rec), 0);
+		KUNIT_ASSERT_EQ(test, leak_snapshot_add(snap, &rec), 0);
 	}
 	for (i = 0; i < 500; i++)
-		slab_trace_lifetime_add(live, -1, OWNER_A, 20);
+		leak_lifetime_add(live, -1, OWNER_A, 20);
 	/* Another stack of the cache frees old objects: no batches. */
 	for (i = 0; i < 100; i++)
-		slab_trace_lifetime_add(7, -1, OWNER_A, 5000);
-	KUNIT_ASSERT_EQ(test, slab_trace_aggregate(snap), 0);
+		leak_lifetime_add(7, -1, OWNER_A, 5000);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_LEAK], 1);
 	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_LIVE], 1);
-	KUNIT_EXPECT_EQ(test, slab_trace_group_of(snap, &rec)->verdict.word,
+	KUNIT_EXPECT_EQ(test, leak_group_of(snap, &rec)->verdict.word,
 			SLABTRACE_VERDICT_LIVE);
 
 	r.snap = snap;
@@ -396,12 +396,12 @@ static void slabtrace_verdict_views(struct kunit *test)
 	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
 	/* The stacks view: the verdict ends each stack's first line. */
-	m.op = &slab_trace_stacks_seq_ops;
-	slab_trace_stacks_seq_ops.show(&m, SEQ_START_TOKEN);
+	m.op = &leak_stacks_seq_ops;
+	leak_stacks_seq_ops.show(&m, SEQ_START_TOKEN);
 	m.index = 1;
-	slab_trace_stacks_seq_ops.show(&m, snap->groups[0]);
+	leak_stacks_seq_ops.show(&m, snap->groups[0]);
 	m.index = 2;
-	slab_trace_stacks_seq_ops.show(&m, snap->groups[1]);
+	leak_stacks_seq_ops.show(&m, snap->groups[1]);
 	kunit_info(test, "%s", m.buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf,
 					   "\nverdicts: 1 leak, 1 live, 0 kept, 0 unknown\n"));
@@ -409,10 +409,10 @@ static void slabtrace_verdict_views(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, STACK_2));
 	/* The per-object view: each object names its stack and verdict. */
 	m.count = 0;
-	m.op = &slab_trace_dump_seq_ops;
-	slab_trace_dump_seq_ops.show(&m, SEQ_START_TOKEN);
-	slab_trace_dump_seq_ops.show(&m, slab_trace_snapshot_entry(snap, 0));
-	slab_trace_dump_seq_ops.show(&m, slab_trace_snapshot_entry(snap, 100));
+	m.op = &leak_dump_seq_ops;
+	leak_dump_seq_ops.show(&m, SEQ_START_TOKEN);
+	leak_dump_seq_ops.show(&m, leak_snapshot_entry(snap, 0));
+	leak_dump_seq_ops.show(&m, leak_snapshot_entry(snap, 100));
 	m.buf[m.count] = 0;
 	kunit_info(test, "%s", m.buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "\nstack 1: leak (growing): "));
@@ -420,7 +420,7 @@ static void slabtrace_verdict_views(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 1 (leak), from PID 1 st_verdict:\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, ", stack 2 (live), from PID 1 st_verdict:\n"));
 	forget_owners();
-	slab_trace_snapshot_put(snap);
+	leak_snapshot_put(snap);
 }
 
 static void slabtrace_verdict_exit(struct kunit *test)

@@ -35,16 +35,16 @@
  * while another's is taken.  From the outside in:
  *
  *   The kernel's module notifier chain (its rwsem): slab_trace's notifiers
- *     (slab/modsyms.c, slab/follow.c) take slab_trace_mutex in it, so no
- *     module notifier is registered with slab_trace_mutex held.
- *   slab_trace_mutex (slab/traced.c): the traced caches, the probes'
+ *     (slab/modsyms.c, slab/follow.c) take leak_mutex in it, so no
+ *     module notifier is registered with leak_mutex held.
+ *   leak_mutex (slab/traced.c): the traced caches, the probes'
  *     attachment, following, the prints kept.  Nested inside it:
- *       slab_trace_print_sem (rwsem, slab/traced.c), held for reading
- *         while a print copies records with slab_trace_mutex dropped,
+ *       leak_print_sem (rwsem, slab/traced.c), held for reading
+ *         while a print copies records with leak_mutex dropped,
  *         for writing while records are purged or walked by the module
  *         notifier (slab/modsyms.c);
  *       t->grow_mutex (slab/table.c), by iterators and purges, inside
- *         slab_trace_print_sem;
+ *         leak_print_sem;
  *       snapshots_lock (slab/snapshot.c), innermost of these mutexes;
  *       p->refill_mutex (slab/pool.c), for "pool N" and refills;
  *       caches_lock (caches.c), the first time a name is resolved;
@@ -91,7 +91,7 @@
 #include "internal.h"
 
 const struct slabtrace_system *const slabtrace_systems[] = {
-	&slab_trace_system,
+	&leak_system,
 	&kptrace_system,
 	&kmemtrace_system,
 };

@@ -108,7 +108,7 @@ struct slabtrace_system {
 };
 
 /* The systems, in the order they load. */
-extern const struct slabtrace_system slab_trace_system;
+extern const struct slabtrace_system leak_system;
 extern const struct slabtrace_system kptrace_system;
 extern const struct slabtrace_system kmemtrace_system;
 

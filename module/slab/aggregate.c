@@ -27,10 +27,10 @@
 #include "traced.h"
 
 /* The group of @rec's (stack, system call) in the chain @first, or NULL. */
-static struct slab_trace_group *group_find(struct slab_trace_group *first,
-					   const struct slab_trace_record *rec)
+static struct leak_group *group_find(struct leak_group *first,
+				     const struct leak_record *rec)
 {
-	struct slab_trace_group *g;
+	struct leak_group *g;
 
 	for (g = first; g; g = g->next)
 		if (g->syscall == rec->syscall)
@@ -38,27 +38,27 @@ static struct slab_trace_group *group_find(struct slab_trace_group *first,
 	return NULL;
 }
 
-static void add_who(struct slab_trace_group *g,
-		    const struct slab_trace_record *rec)
+static void add_who(struct leak_group *g,
+		    const struct leak_record *rec)
 {
 	unsigned int i;
 
 	for (i = 0; i < g->nwho; i++)
 		if (!memcmp(&g->who[i], &rec->who, sizeof(rec->who)))
 			return;
-	if (g->nwho == SLAB_TRACE_GROUP_WHO) {
+	if (g->nwho == LEAK_GROUP_WHO) {
 		g->more_who++;	/* an estimate: repeats are not told apart */
 		return;
 	}
 	g->who[g->nwho++] = rec->who;
 }
 
-static void add(const struct slab_trace_snapshot *snap,
-		struct slab_trace_group *g, const struct slab_trace_record *rec,
+static void add(const struct leak_snapshot *snap,
+		struct leak_group *g, const struct leak_record *rec,
 		u32 age, unsigned long bytes)
 {
-	g->in->ages[slab_trace_life_bucket(age)]++;
-	g->in->born[slab_trace_verdict_bin(g->in->window, age)]++;
+	g->in->ages[leak_life_bucket(age)]++;
+	g->in->born[leak_verdict_bin(g->in->window, age)]++;
 	if (!g->count || age < g->age_min)
 		g->age_min = age;
 	g->age_max = max(g->age_max, age);
@@ -66,7 +66,7 @@ static void add(const struct slab_trace_snapshot *snap,
 	g->count++;
 	g->bytes += bytes;
 	g->requested += rec->bytes_req;
-	slab_trace_estimate(snap, bytes, &g->est_q16, &g->est_bytes);
+	leak_estimate(snap, bytes, &g->est_q16, &g->est_bytes);
 	add_who(g, rec);
 }
 
@@ -77,8 +77,8 @@ static void add(const struct slab_trace_snapshot *snap,
  */
 static int cmp_groups(const void *a, const void *b)
 {
-	const struct slab_trace_group *x = *(const struct slab_trace_group **)a;
-	const struct slab_trace_group *y = *(const struct slab_trace_group **)b;
+	const struct leak_group *x = *(const struct leak_group **)a;
+	const struct leak_group *y = *(const struct leak_group **)b;
 
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
@@ -92,7 +92,7 @@ static int cmp_groups(const void *a, const void *b)
 }
 
 /* How long the records' clock of @snap ran, in ms, for what it shows. */
-static u32 window(const struct slab_trace_snapshot *snap)
+static u32 window(const struct leak_snapshot *snap)
 {
 	u64 now = div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC);
 	u64 from = snap->opts.since_mark ? snap->mark : 0;
@@ -101,23 +101,23 @@ static u32 window(const struct slab_trace_snapshot *snap)
 }
 
 /* Each group's verdict, from its ages and its stack's lifetimes. */
-static void judge(struct slab_trace_snapshot *snap)
+static void judge(struct leak_snapshot *snap)
 {
-	bool lost = slab_trace_lifetime_lost(snap->owner);
-	u64 cache_freed[SLAB_TRACE_LIFE_BUCKETS];
-	struct slab_trace_group *g;
+	bool lost = leak_lifetime_lost(snap->owner);
+	u64 cache_freed[LEAK_LIFE_BUCKETS];
+	struct leak_group *g;
 	unsigned long i;
 
-	slab_trace_lifetime_owner_get(snap->owner, cache_freed);
+	leak_lifetime_owner_get(snap->owner, cache_freed);
 	for (i = 0; i < snap->nr_groups; i++) {
 		g = snap->groups[i];
 		g->in->n = g->count;
 		g->in->age_max = g->age_max;
-		slab_trace_lifetime_get(g->stack, g->syscall, snap->owner,
-					g->in->freed);
+		leak_lifetime_get(g->stack, g->syscall, snap->owner,
+				  g->in->freed);
 		g->in->cache_freed = cache_freed;
 		g->in->freed_lost = lost;
-		slab_trace_judge(g->in, &g->verdict);
+		leak_judge(g->in, &g->verdict);
 		snap->verdicts[g->verdict.word]++;
 		kfree(g->in);
 		g->in = NULL;
@@ -125,35 +125,35 @@ static void judge(struct slab_trace_snapshot *snap)
 }
 
 /**
- * slab_trace_group_of - the group of a record of a snapshot
+ * leak_group_of - the group of a record of a snapshot
  * @snap: the snapshot, grouped
  * @rec: one of its records
  *
  * Return: its group, or NULL if @snap has no groups.
  */
-const struct slab_trace_group *
-slab_trace_group_of(struct slab_trace_snapshot *snap,
-		    const struct slab_trace_record *rec)
+const struct leak_group *
+leak_group_of(struct leak_snapshot *snap,
+	      const struct leak_record *rec)
 {
 	return group_find(xa_load(&snap->by_stack, rec->stack), rec);
 }
 
 /**
- * slab_trace_aggregate - group a snapshot's records
+ * leak_aggregate - group a snapshot's records
  * @snap: the snapshot, filled but not published
  *
  * Return: 0, or -ENOMEM (no group is left behind).
  */
-int slab_trace_aggregate(struct slab_trace_snapshot *snap)
+int leak_aggregate(struct leak_snapshot *snap)
 {
 	struct xarray *xa = &snap->by_stack;
-	struct slab_trace_group *g, *first;
-	struct slab_trace_record *rec;
+	struct leak_group *g, *first;
+	struct leak_record *rec;
 	unsigned long i, key;
 	u32 win = window(snap);
 	int ret = 0;
 
-	for (i = 0; (rec = slab_trace_snapshot_entry(snap, i)); i++) {
+	for (i = 0; (rec = leak_snapshot_entry(snap, i)); i++) {
 		first = xa_load(xa, rec->stack);
 		g = group_find(first, rec);
 		if (!g) {
@@ -178,8 +178,8 @@ int slab_trace_aggregate(struct slab_trace_snapshot *snap)
 			}
 			snap->nr_groups++;
 		}
-		add(snap, g, rec, slab_trace_snapshot_age(snap, rec),
-		    slab_trace_bytes(snap->kind, snap->object_size, rec));
+		add(snap, g, rec, leak_snapshot_age(snap, rec),
+		    leak_bytes(snap->kind, snap->object_size, rec));
 		if (!(i % 4096)) {
 			cond_resched();
 			if (fatal_signal_pending(current)) {
@@ -204,7 +204,7 @@ int slab_trace_aggregate(struct slab_trace_snapshot *snap)
 			for (g = first; g; g = g->next)
 				snap->groups[i++] = g;
 	if (ret) {
-		slab_trace_groups_free(snap);
+		leak_groups_free(snap);
 		return ret;
 	}
 	judge(snap);

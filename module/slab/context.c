@@ -5,14 +5,14 @@
  * "softirq" or "hardirq", and the system call it was made in.
  *
  * Each record keeps its own copy of the task's name, as kmemleak's objects
- * do (struct slab_trace_who, 24 bytes of a 64-byte record).  Why not one
+ * do (struct leak_who, 24 bytes of a 64-byte record).  Why not one
  * copy per name, shared through an id: that was measured and replaced.
  * Interning (kind, name) pairs in a table of 65,536 saved 16 bytes a
  * record (records of 48 bytes, not 64), but cost 561 lines, a raw lock, a
  * hash lookup in every traced allocation (18 ns of make bench's steps; a
  * copy of 16 bytes is a few) and, since any user makes new names
  * (prctl(PR_SET_NAME)), a sweep of every record and snapshot to reclaim
- * them, under slab_trace_mutex: an unprivileged loop of renames kept it
+ * them, under leak_mutex: an unprivileged loop of renames kept it
  * full, and with vm_area_struct traced made every command, insmod and
  * rmmod wait for sweeps (insmod + rmmod 2.7 s and 5.4 s where they took
  * 0.1 s), and the hash's chains, keyed with a fixed seed, could be made
@@ -55,36 +55,36 @@ static s16 current_syscall(void)
 	if (!user_mode(regs))
 		return -1;
 	nr = syscall_get_nr(current, regs);
-	if (nr < 0 || nr >= SLAB_TRACE_SYSCALL_COMPAT)
+	if (nr < 0 || nr >= LEAK_SYSCALL_COMPAT)
 		return -1;
-	return in_compat_syscall() ? nr | SLAB_TRACE_SYSCALL_COMPAT : nr;
+	return in_compat_syscall() ? nr | LEAK_SYSCALL_COMPAT : nr;
 }
 
 /**
- * slab_trace_ctx_fill - record where an allocation happens
+ * leak_ctx_fill - record where an allocation happens
  * @rec: the record being filled in
  *
  * Context: Any context but NMI, preemption disabled (a probe).
  */
-void slab_trace_ctx_fill(struct slab_trace_record *rec)
+void leak_ctx_fill(struct leak_record *rec)
 {
-	struct slab_trace_who *w = &rec->who;
+	struct leak_who *w = &rec->who;
 
 	rec->cpu = smp_processor_id();
 	rec->syscall = -1;
 	w->pid = 0;
 	if (in_hardirq() || in_serving_softirq()) {
-		w->ctx = in_hardirq() ? SLAB_TRACE_CTX_HARDIRQ :
-					SLAB_TRACE_CTX_SOFTIRQ;
+		w->ctx = in_hardirq() ? LEAK_CTX_HARDIRQ :
+					LEAK_CTX_SOFTIRQ;
 		memset(w->comm, 0, sizeof(w->comm));
 		return;
 	}
 	if (current->flags & PF_KTHREAD)
-		w->ctx = SLAB_TRACE_CTX_KTHREAD;
+		w->ctx = LEAK_CTX_KTHREAD;
 	else if (current->flags & SLABTRACE_PF_WORKER)
-		w->ctx = SLAB_TRACE_CTX_WORKER;
+		w->ctx = LEAK_CTX_WORKER;
 	else
-		w->ctx = SLAB_TRACE_CTX_TASK;
+		w->ctx = LEAK_CTX_TASK;
 	/*
 	 * Unlocked, like printk's %s of current->comm: a concurrent rename may
 	 * tear it, never overrun it.  Padded: groups compare whole arrays.
@@ -95,7 +95,7 @@ void slab_trace_ctx_fill(struct slab_trace_record *rec)
 }
 
 /**
- * slab_trace_ctx_show - print who made an allocation
+ * leak_ctx_show - print who made an allocation
  * @m: where
  * @w: a record's, or a group's
  *
@@ -104,18 +104,18 @@ void slab_trace_ctx_fill(struct slab_trace_record *rec)
  * own), "softirq", "hardirq"; the name escaped (SLABTRACE_ESCAPE): "PID 9
  * X\nObj" is one line.
  */
-void slab_trace_ctx_show(struct seq_file *m, const struct slab_trace_who *w)
+void leak_ctx_show(struct seq_file *m, const struct leak_who *w)
 {
 	switch (w->ctx) {
-	case SLAB_TRACE_CTX_HARDIRQ:
+	case LEAK_CTX_HARDIRQ:
 		seq_puts(m, "hardirq");
 		break;
-	case SLAB_TRACE_CTX_SOFTIRQ:
+	case LEAK_CTX_SOFTIRQ:
 		seq_puts(m, "softirq");
 		break;
-	case SLAB_TRACE_CTX_WORKER:
-	case SLAB_TRACE_CTX_KTHREAD:
-		seq_puts(m, w->ctx == SLAB_TRACE_CTX_WORKER ? "worker " : "kthread ");
+	case LEAK_CTX_WORKER:
+	case LEAK_CTX_KTHREAD:
+		seq_puts(m, w->ctx == LEAK_CTX_WORKER ? "worker " : "kthread ");
 		slabtrace_seq_name(m, w->comm, sizeof(w->comm));
 		seq_printf(m, " (PID %d)", w->pid);
 		break;
@@ -127,16 +127,16 @@ void slab_trace_ctx_show(struct seq_file *m, const struct slab_trace_who *w)
 }
 
 /**
- * slab_trace_syscall_show - print the system call an allocation was made in
+ * leak_syscall_show - print the system call an allocation was made in
  * @m: where
- * @syscall: slab_trace_record.syscall
+ * @syscall: leak_record.syscall
  *
  * " in syscall openat", or nothing outside system calls.
  */
-void slab_trace_syscall_show(struct seq_file *m, s16 syscall)
+void leak_syscall_show(struct seq_file *m, s16 syscall)
 {
-	bool compat = syscall & SLAB_TRACE_SYSCALL_COMPAT;
-	int nr = syscall & ~SLAB_TRACE_SYSCALL_COMPAT;
+	bool compat = syscall & LEAK_SYSCALL_COMPAT;
+	int nr = syscall & ~LEAK_SYSCALL_COMPAT;
 	const char *name;
 
 	if (syscall < 0)

@@ -29,7 +29,7 @@
  * Formatted at read time, so %pK follows the reader's kptr_restrict rights.
  * The snapshot a reader shows is picked when it reads from offset 0: its
  * file's own print, or its login user's latest
- * (slab_trace_print_seq()).
+ * (leak_print_seq()).
  *
  * Naming a frame (kallsyms, modsyms.c) is most of the cost of a dump, and a
  * million records share a few stacks: each open file keeps the text of
@@ -41,7 +41,7 @@
  * cache is emptied when that comes out different (another reader of the
  * same file, kptr_restrict changed).  It is also emptied when a module
  * that saved traces may have frames in came or went
- * (slab_trace_modsyms_gen()): the names kept for frames of code that went
+ * (leak_modsyms_gen()): the names kept for frames of code that went
  * are what it must show then.
  *
  * No locks of its own: a snapshot is immutable, and the reference the
@@ -72,21 +72,21 @@
 #define TEXTS_BYTES	(256 * 1024)		/* their text, at most */
 #define TEXTS_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 
-/* The text slab_trace_stack_show() gave for a stack. */
+/* The text leak_stack_show() gave for a stack. */
 struct stack_text {
 	depot_stack_handle_t handle;
 	unsigned int len;
 	char *text;
 };
 
-struct slab_trace_stack_texts {
+struct leak_stack_texts {
 	char canary[32];		/* "%pK" of the cache, when filled */
-	unsigned long gen;		/* slab_trace_modsyms_gen(), likewise */
+	unsigned long gen;		/* leak_modsyms_gen(), likewise */
 	size_t bytes;			/* of text held */
 	struct stack_text slot[TEXTS_SLOTS];
 };
 
-static void texts_empty(struct slab_trace_stack_texts *tx)
+static void texts_empty(struct leak_stack_texts *tx)
 {
 	unsigned int i;
 
@@ -98,7 +98,7 @@ static void texts_empty(struct slab_trace_stack_texts *tx)
 	tx->bytes = 0;
 }
 
-static void texts_free(struct slab_trace_stack_texts *tx)
+static void texts_free(struct leak_stack_texts *tx)
 {
 	if (tx)
 		texts_empty(tx);
@@ -106,7 +106,7 @@ static void texts_free(struct slab_trace_stack_texts *tx)
 }
 
 /**
- * slab_trace_view_release - a file that shows the print closes
+ * leak_view_release - a file that shows the print closes
  * @inode: its inode
  * @file: ctl (opened to read), stacks, folded or folded_bytes
  *
@@ -114,23 +114,23 @@ static void texts_free(struct slab_trace_stack_texts *tx)
  *
  * Return: 0.
  */
-int slab_trace_view_release(struct inode *inode, struct file *file)
+int leak_view_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
-	struct slab_trace_reader *r = m->private;
+	struct leak_reader *r = m->private;
 
 	texts_free(r->texts);
 	r->texts = NULL;
-	return slab_trace_reader_release(inode, file);
+	return leak_reader_release(inode, file);
 }
 
-#if SLAB_TRACE_TESTS
-/* What slab_trace_view_release() lets go, for a reader of the tests'. */
-void slab_trace_view_clear(struct slab_trace_reader *r)
+#if LEAK_TESTS
+/* What leak_view_release() lets go, for a reader of the tests'. */
+void leak_view_clear(struct leak_reader *r)
 {
 	texts_free(r->texts);
 	r->texts = NULL;
-	slab_trace_reader_clear(r);
+	leak_reader_clear(r);
 }
 #endif
 
@@ -138,9 +138,9 @@ void slab_trace_view_clear(struct slab_trace_reader *r)
  * At each read(): the reader's cache, emptied if what it holds is not what
  * this reader would see now.  NULL without memory: no cache.
  */
-static struct slab_trace_stack_texts *texts_check(struct slab_trace_reader *r)
+static struct leak_stack_texts *texts_check(struct leak_reader *r)
 {
-	struct slab_trace_stack_texts *tx = r->texts;
+	struct leak_stack_texts *tx = r->texts;
 	char canary[sizeof(tx->canary)];
 
 	if (!tx) {
@@ -157,21 +157,21 @@ static struct slab_trace_stack_texts *texts_check(struct slab_trace_reader *r)
 	return tx;
 }
 
-/* A stack's backtrace, as slab_trace_stack_show() prints it, cached. */
+/* A stack's backtrace, as leak_stack_show() prints it, cached. */
 static void show_stack(struct seq_file *m, depot_stack_handle_t handle)
 {
-	struct slab_trace_reader *r = m->private;
-	struct slab_trace_stack_texts *tx = r->texts;
+	struct leak_reader *r = m->private;
+	struct leak_stack_texts *tx = r->texts;
 	size_t start = m->count, len;
 	unsigned long gen;
 	struct stack_text *s;
 	char *text;
 
 	if (!tx || !handle) {
-		slab_trace_stack_show(m, handle);
+		leak_stack_show(m, handle);
 		return;
 	}
-	gen = slab_trace_modsyms_gen();
+	gen = leak_modsyms_gen();
 	if (tx->gen != gen) {
 		texts_empty(tx);
 		tx->gen = gen;
@@ -181,7 +181,7 @@ static void show_stack(struct seq_file *m, depot_stack_handle_t handle)
 		seq_write(m, s->text, s->len);
 		return;
 	}
-	slab_trace_stack_show(m, handle);
+	leak_stack_show(m, handle);
 	if (seq_has_overflowed(m))
 		return;
 	len = m->count - start;
@@ -214,13 +214,13 @@ static void show_secs(struct seq_file *m, u64 ns)
 }
 
 /* Whether @m shows groups: the stacks file, or ctl after "print stacks". */
-static bool by_stack(struct seq_file *m, const struct slab_trace_snapshot *snap)
+static bool by_stack(struct seq_file *m, const struct leak_snapshot *snap)
 {
-	return m->op == &slab_trace_stacks_seq_ops || snap->opts.stacks;
+	return m->op == &leak_stacks_seq_ops || snap->opts.stacks;
 }
 
 /* " (by stack, top 5, older than 100 ms, since mark)", or nothing. */
-static void show_opts(struct seq_file *m, const struct slab_trace_print_opts *o,
+static void show_opts(struct seq_file *m, const struct leak_print_opts *o,
 		      bool stacks)
 {
 	const char *sep = " (";
@@ -249,15 +249,15 @@ static void show_opts(struct seq_file *m, const struct slab_trace_print_opts *o,
  * "drops: pool empty 3, stack store full 1", the kinds that happened, and
  * the table's failures to grow.
  */
-static void show_drops(struct seq_file *m, struct slab_trace_snapshot *snap)
+static void show_drops(struct seq_file *m, struct leak_snapshot *snap)
 {
 	const char *sep = "drops: ";
 	int i;
 
-	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++) {
+	for (i = 0; i < LEAK_DROP_MAX; i++) {
 		if (!snap->drops[i])
 			continue;
-		seq_printf(m, "%s%s %ld", sep, slab_trace_drop_names[i],
+		seq_printf(m, "%s%s %ld", sep, leak_drop_names[i],
 			   snap->drops[i]);
 		sep = ", ";
 	}
@@ -275,25 +275,25 @@ static void show_drops(struct seq_file *m, struct slab_trace_snapshot *snap)
  * "verdicts: 1 leak, 2 live, 0 kept, 1 unknown", of the stacks; and in the
  * per-object view, each stack's verdict, which its objects name.
  */
-static void show_verdicts(struct seq_file *m, struct slab_trace_snapshot *snap)
+static void show_verdicts(struct seq_file *m, struct leak_snapshot *snap)
 {
 	unsigned long i;
 
 	seq_printf(m, "verdicts: %lu %s, %lu %s, %lu %s, %lu %s\n",
 		   snap->verdicts[SLABTRACE_VERDICT_LEAK],
-		   slab_trace_verdict_words[SLABTRACE_VERDICT_LEAK],
+		   leak_verdict_words[SLABTRACE_VERDICT_LEAK],
 		   snap->verdicts[SLABTRACE_VERDICT_LIVE],
-		   slab_trace_verdict_words[SLABTRACE_VERDICT_LIVE],
+		   leak_verdict_words[SLABTRACE_VERDICT_LIVE],
 		   snap->verdicts[SLABTRACE_VERDICT_KEPT],
-		   slab_trace_verdict_words[SLABTRACE_VERDICT_KEPT],
+		   leak_verdict_words[SLABTRACE_VERDICT_KEPT],
 		   snap->verdicts[SLABTRACE_VERDICT_UNKNOWN],
-		   slab_trace_verdict_words[SLABTRACE_VERDICT_UNKNOWN]);
+		   leak_verdict_words[SLABTRACE_VERDICT_UNKNOWN]);
 	for (i = 0; !by_stack(m, snap) && i < snap->nr_groups; i++)
 		seq_printf(m, "stack %u: %s\n", snap->groups[i]->rank,
 			   snap->groups[i]->verdict.text);
 }
 
-static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
+static void show_header(struct seq_file *m, struct leak_snapshot *snap)
 {
 	seq_puts(m, "Dumping outstanding allocs from ");
 	slabtrace_seq_name(m, snap->name, sizeof(snap->name));
@@ -303,7 +303,7 @@ static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 	seq_printf(m, ", %lu outstanding (%lu bytes)", snap->nr, snap->bytes);
 	if (by_stack(m, snap))
 		seq_printf(m, " in %lu stacks", snap->nr_groups);
-	seq_printf(m, ", %ld records dropped\n", slab_trace_snapshot_dropped(snap));
+	seq_printf(m, ", %ld records dropped\n", leak_snapshot_dropped(snap));
 	show_drops(m, snap);
 	if (snap->aliases[0]) {
 		/* A list of names: its ", " separators stay as they are. */
@@ -323,10 +323,10 @@ static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 		seq_printf(m, "sampled 1 in %u: ", snap->sample_every);
 	else if (snap->sample_bytes)
 		seq_printf(m, "sampled 1 per %u bytes: ", snap->sample_bytes);
-	if (slab_trace_sampled(snap))
+	if (leak_sampled(snap))
 		seq_printf(m, "estimated %llu outstanding (%llu bytes); the counts below are of records\n",
 			   (snap->est_q16 + (1U << 15)) >> 16, snap->est_bytes);
-	if (snap->kind == SLAB_TRACE_KIND_PERCPU)
+	if (snap->kind == LEAK_KIND_PERCPU)
 		seq_printf(m, "percpu objects: requested is the size on one CPU, bytes on all %u possible CPUs\n",
 			   num_possible_cpus());
 	show_verdicts(m, snap);
@@ -334,13 +334,13 @@ static void show_header(struct seq_file *m, struct slab_trace_snapshot *snap)
 }
 
 /* Item @i of the view: an object, or a group. */
-static void *item(struct seq_file *m, struct slab_trace_snapshot *snap,
+static void *item(struct seq_file *m, struct leak_snapshot *snap,
 		  unsigned long i)
 {
 	unsigned long n = snap->nr_groups;
 
 	if (!by_stack(m, snap))
-		return slab_trace_snapshot_entry(snap, i);
+		return leak_snapshot_entry(snap, i);
 	if (snap->opts.top)
 		n = min_t(unsigned long, n, snap->opts.top);
 	return i < n ? snap->groups[i] : NULL;
@@ -353,7 +353,7 @@ static void *item(struct seq_file *m, struct slab_trace_snapshot *snap,
 
 /* The positions a part takes: its header, its items. */
 static unsigned long part_len(struct seq_file *m,
-			      const struct slab_trace_snapshot *part)
+			      const struct leak_snapshot *part)
 {
 	unsigned long n = part->nr_groups;
 
@@ -370,17 +370,17 @@ static unsigned long part_len(struct seq_file *m,
  */
 static void *dump_at(struct seq_file *m, loff_t *pos)
 {
-	struct slab_trace_snapshot *snap = slab_trace_print_seq(m, *pos);
-	struct slab_trace_reader *r = m->private;
-	struct slab_trace_snapshot *part;
+	struct leak_snapshot *snap = leak_print_seq(m, *pos);
+	struct leak_reader *r = m->private;
+	struct leak_snapshot *part;
 
-	if (!snap && !*pos && m->op != &slab_trace_stacks_seq_ops)
+	if (!snap && !*pos && m->op != &leak_stacks_seq_ops)
 		return NO_SNAPSHOT;
 	if (!snap)
 		return NULL;
 	if (snap->word && !*pos)
 		return WORD_SUMMARY;
-	part = slab_trace_print_part(m, *pos, snap->word, part_len);
+	part = leak_print_part(m, *pos, snap->word, part_len);
 	if (!part)
 		return NULL;
 	if (*pos == r->part_pos)
@@ -405,8 +405,8 @@ static void dump_stop(struct seq_file *m, void *v)
 {
 }
 
-static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
-		       const struct slab_trace_group *g, loff_t nr)
+static void show_group(struct seq_file *m, struct leak_snapshot *snap,
+		       const struct leak_group *g, loff_t nr)
 {
 	unsigned int i;
 
@@ -421,14 +421,14 @@ static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
 	for (i = 0; i < g->nwho; i++) {
 		if (i)
 			seq_puts(m, ", ");
-		slab_trace_ctx_show(m, &g->who[i]);
+		leak_ctx_show(m, &g->who[i]);
 	}
 	if (g->more_who)
 		seq_printf(m, " and %u more", g->more_who);
-	if (slab_trace_sampled(snap))
+	if (leak_sampled(snap))
 		seq_printf(m, ", estimated %llu objects (%llu bytes)",
 			   (g->est_q16 + (1U << 15)) >> 16, g->est_bytes);
-	slab_trace_syscall_show(m, g->syscall);
+	leak_syscall_show(m, g->syscall);
 	seq_puts(m, ": ");
 	seq_puts(m, g->verdict.text);
 	seq_puts(m, "\n----\n");
@@ -440,7 +440,7 @@ static void show_group(struct seq_file *m, struct slab_trace_snapshot *snap,
  * ", node 0, gfp GFP_KERNEL|__GFP_ZERO": the node only for memory that is
  * on one (not percpu), the flags as the kmem tracepoints print them.
  */
-static void show_node_gfp(struct seq_file *m, const struct slab_trace_record *rec)
+static void show_node_gfp(struct seq_file *m, const struct leak_record *rec)
 {
 	gfp_t gfp = (__force gfp_t)rec->gfp;
 
@@ -454,10 +454,10 @@ static void show_node_gfp(struct seq_file *m, const struct slab_trace_record *re
 
 static int dump_show(struct seq_file *m, void *v)
 {
-	struct slab_trace_reader *r = m->private;
-	struct slab_trace_snapshot *snap = r->part;
-	const struct slab_trace_record *rec = v;
-	const struct slab_trace_group *g;
+	struct leak_reader *r = m->private;
+	struct leak_snapshot *snap = r->part;
+	const struct leak_record *rec = v;
+	const struct leak_group *g;
 
 	if (v == NO_SNAPSHOT) {
 		seq_puts(m, "No snapshot yet for this login user: print takes one.\n");
@@ -481,26 +481,26 @@ static int dump_show(struct seq_file *m, void *v)
 	/* "Obj %pK, %u bytes (%u requested), age ", the numbers directly. */
 	seq_printf(m, "Obj %pK", rec->obj);
 	seq_put_decimal_ull(m, ", ",
-			    slab_trace_bytes(snap->kind, snap->object_size, rec));
+			    leak_bytes(snap->kind, snap->object_size, rec));
 	seq_put_decimal_ull(m, " bytes (", rec->bytes_req);
 	seq_puts(m, " requested), age ");
-	show_secs(m, (u64)slab_trace_snapshot_age(snap, rec) * NSEC_PER_MSEC);
+	show_secs(m, (u64)leak_snapshot_age(snap, rec) * NSEC_PER_MSEC);
 	seq_put_decimal_ull(m, ", cpu ", rec->cpu);
 	show_node_gfp(m, rec);
-	g = slab_trace_group_of(snap, rec);
+	g = leak_group_of(snap, rec);
 	if (g)
 		seq_printf(m, ", stack %u (%s)", g->rank,
-			   slab_trace_verdict_words[g->verdict.word]);
+			   leak_verdict_words[g->verdict.word]);
 	seq_puts(m, ", from ");
-	slab_trace_ctx_show(m, &rec->who);
-	slab_trace_syscall_show(m, rec->syscall);
+	leak_ctx_show(m, &rec->who);
+	leak_syscall_show(m, rec->syscall);
 	seq_puts(m, ":\n----\n");
 	show_stack(m, rec->stack);
 	seq_putc(m, '\n');
 	return 0;
 }
 
-const struct seq_operations slab_trace_dump_seq_ops = {
+const struct seq_operations leak_dump_seq_ops = {
 	.start = dump_start,
 	.next = dump_next,
 	.stop = dump_stop,
@@ -508,7 +508,7 @@ const struct seq_operations slab_trace_dump_seq_ops = {
 };
 
 /* The stacks file: the same snapshot, always by stack. */
-const struct seq_operations slab_trace_stacks_seq_ops = {
+const struct seq_operations leak_stacks_seq_ops = {
 	.start = dump_start,
 	.next = dump_next,
 	.stop = dump_stop,

@@ -35,10 +35,10 @@
 static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 		       unsigned long ip)
 {
-	char name[SLAB_TRACE_FRAME_MAX], folded[SLAB_TRACE_FRAME_MAX];
+	char name[LEAK_FRAME_MAX], folded[LEAK_FRAME_MAX];
 
-	slab_trace_frame_name(name, sizeof(name), handle, ip, false);
-	slab_trace_frame_folded(folded, sizeof(folded), name);
+	leak_frame_name(name, sizeof(name), handle, ip, false);
+	leak_frame_folded(folded, sizeof(folded), name);
 	seq_puts(m, folded);
 }
 
@@ -47,19 +47,19 @@ static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
  * cache's name, so that a flame graph's root splits by cache.
  */
 static void show_group(struct seq_file *m,
-		       const struct slab_trace_snapshot *snap,
-		       const struct slab_trace_group *g, bool bytes, bool word)
+		       const struct leak_snapshot *snap,
+		       const struct leak_group *g, bool bytes, bool word)
 {
 	u64 count = g->count, sum = g->bytes;
-	bool compat = g->syscall & SLAB_TRACE_SYSCALL_COMPAT;
-	int nr = g->syscall & ~SLAB_TRACE_SYSCALL_COMPAT;
+	bool compat = g->syscall & LEAK_SYSCALL_COMPAT;
+	int nr = g->syscall & ~LEAK_SYSCALL_COMPAT;
 	char cache[SLABTRACE_NAME_MAX + 1];
 	unsigned long *entries;
 	unsigned int i, n = 0;
 	const char *name;
 
 	if (word) {
-		slab_trace_frame_folded(cache, sizeof(cache), snap->name);
+		leak_frame_folded(cache, sizeof(cache), snap->name);
 		seq_puts(m, cache);
 		seq_putc(m, ';');
 	}
@@ -83,7 +83,7 @@ static void show_group(struct seq_file *m,
 	if (g->verdict.word == SLABTRACE_VERDICT_LEAK)
 		seq_puts(m, ";[leak]");
 	/* Sampled: estimated totals, as the dump's header gives them. */
-	if (slab_trace_sampled(snap)) {
+	if (leak_sampled(snap)) {
 		count = (g->est_q16 + (1U << 15)) >> 16;
 		sum = g->est_bytes;
 	}
@@ -92,15 +92,15 @@ static void show_group(struct seq_file *m,
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /**
- * slab_trace_folded_show - a snapshot's folded stacks (for the tests)
+ * leak_folded_show - a snapshot's folded stacks (for the tests)
  * @m: where
  * @snap: the snapshot
  * @bytes: weigh by bytes, not by objects
  */
-void slab_trace_folded_show(struct seq_file *m,
-			    const struct slab_trace_snapshot *snap, bool bytes)
+void leak_folded_show(struct seq_file *m,
+		      const struct leak_snapshot *snap, bool bytes)
 {
-	const struct slab_trace_snapshot *part = snap->word ? snap->next : snap;
+	const struct leak_snapshot *part = snap->word ? snap->next : snap;
 	unsigned long i;
 
 	for (; part; part = part->next)
@@ -110,7 +110,7 @@ void slab_trace_folded_show(struct seq_file *m,
 #endif
 
 static unsigned long groups_of(struct seq_file *m,
-			       const struct slab_trace_snapshot *part)
+			       const struct leak_snapshot *part)
 {
 	return part->nr_groups;
 }
@@ -118,12 +118,12 @@ static unsigned long groups_of(struct seq_file *m,
 /* The groups of every part of the print, one after the other. */
 static void *folded_start(struct seq_file *m, loff_t *pos)
 {
-	struct slab_trace_reader *r = m->private;
-	struct slab_trace_snapshot *part;
+	struct leak_reader *r = m->private;
+	struct leak_snapshot *part;
 
-	if (!slab_trace_print_seq(m, *pos))
+	if (!leak_print_seq(m, *pos))
 		return NULL;
-	part = slab_trace_print_part(m, *pos, 0, groups_of);
+	part = leak_print_part(m, *pos, 0, groups_of);
 	return part && *pos - r->part_pos < part->nr_groups ?
 	       part->groups[*pos - r->part_pos] : NULL;
 }
@@ -140,7 +140,7 @@ static void folded_stop(struct seq_file *m, void *v)
 
 static int folded_show(struct seq_file *m, void *v)
 {
-	struct slab_trace_reader *r = m->private;
+	struct leak_reader *r = m->private;
 
 	show_group(m, r->part, v, false, r->snap->word);
 	return 0;
@@ -148,20 +148,20 @@ static int folded_show(struct seq_file *m, void *v)
 
 static int folded_bytes_show(struct seq_file *m, void *v)
 {
-	struct slab_trace_reader *r = m->private;
+	struct leak_reader *r = m->private;
 
 	show_group(m, r->part, v, true, r->snap->word);
 	return 0;
 }
 
-const struct seq_operations slab_trace_folded_seq_ops = {
+const struct seq_operations leak_folded_seq_ops = {
 	.start = folded_start,
 	.next = folded_next,
 	.stop = folded_stop,
 	.show = folded_show,
 };
 
-const struct seq_operations slab_trace_folded_bytes_seq_ops = {
+const struct seq_operations leak_folded_bytes_seq_ops = {
 	.start = folded_start,
 	.next = folded_next,
 	.stop = folded_stop,
@@ -170,14 +170,14 @@ const struct seq_operations slab_trace_folded_bytes_seq_ops = {
 
 static int folded_open(struct inode *inode, struct file *file)
 {
-	return slab_trace_reader_open(file, slabtrace_file_data(inode));
+	return leak_reader_open(file, slabtrace_file_data(inode));
 }
 
 /* slab/stacks, slab/folded, slab/folded_bytes: the file's data is its seq_operations. */
-const struct file_operations slab_trace_view_fops = {
+const struct file_operations leak_view_fops = {
 	.owner = THIS_MODULE,
 	.open = folded_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
-	.release = slab_trace_view_release,
+	.release = leak_view_release,
 };

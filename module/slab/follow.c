@@ -15,13 +15,13 @@
  *   when it is not; the notifier does nothing then);
  * - a cache created at any other time (a driver's probe, a subsystem's
  *   first use) is found at its first allocation: the kmem_cache_alloc
- *   probe finds a cache that is not in the set (slab_trace_follow_miss()),
+ *   probe finds a cache that is not in the set (leak_follow_miss()),
  *   counts the allocation as missed and asks the worker (worker.c) for
  *   the same scan: at most one a second, or one in ten seconds after two
  *   that started nothing in a row.  The
  *   allocations made before the scan are not recorded: status counts them.
  *
- * Left out (slab_trace_follow_skip, a hash table the probes look up as
+ * Left out (leak_follow_skip, a hash table the probes look up as
  * they look up the set's caches): slabtrace's own cache, and the caches a
  * "reset" forgot after a "stop" while "all" was followed, so that they
  * stay out.  Each of the latter is held by a kobject reference, so that
@@ -34,11 +34,11 @@
  *
  * Notes on locking
  * ----------------
- * - follow is under slab_trace_mutex; the probes read its published copy,
- *   slab_trace_follow_skip (RCU; skip_publish()), NULL while following
+ * - follow is under leak_mutex; the probes read its published copy,
+ *   leak_follow_skip (RCU; skip_publish()), NULL while following
  *   is off.
- * - The module notifier takes slab_trace_mutex inside the notifier chain's
- *   rwsem: no one registers a module notifier under slab_trace_mutex.
+ * - The module notifier takes leak_mutex inside the notifier chain's
+ *   rwsem: no one registers a module notifier under leak_mutex.
  * - The worker's bit of the scan: a burst of misses queues one scan.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -61,7 +61,7 @@
 
 /*
  * Scans: at most one a second; one in ten after two in a row that
- * started nothing (a cache that cannot start, past SLAB_TRACE_MAX_CACHES).
+ * started nothing (a cache that cannot start, past LEAK_MAX_CACHES).
  */
 #define FOLLOW_EVERY	HZ
 #define FOLLOW_IDLE	(10 * HZ)
@@ -72,10 +72,10 @@ struct follow_skip {
 	struct kobject *kobj;
 };
 
-/* Under slab_trace_mutex. */
+/* Under leak_mutex. */
 static struct {
 	bool on;
-	struct slab_trace_filter *filter;	/* referenced; NULL: none */
+	struct leak_filter *filter;	/* referenced; NULL: none */
 	u32 sample_every;
 	u32 sample_bytes;
 	int (*attach)(void);	/* the probes for the caches a scan starts */
@@ -90,16 +90,16 @@ static struct {
 /* Allocations from caches not started yet, since "start all". */
 static DEFINE_PER_CPU(unsigned long, follow_missed);
 /**
- * slab_trace_follow_kick - a probe saw an allocation from a new cache
+ * leak_follow_kick - a probe saw an allocation from a new cache
  *
  * Counts it as missed and asks the worker for a scan.
  *
  * Context: Any context (a probe); no lock.
  */
-void slab_trace_follow_kick(void)
+void leak_follow_kick(void)
 {
 	this_cpu_inc(follow_missed);
-	slab_trace_work_kick(SLAB_TRACE_JOB_FOLLOW);
+	leak_work_kick(LEAK_JOB_FOLLOW);
 }
 
 static unsigned long follow_missed_sum(void)
@@ -117,7 +117,7 @@ static bool left_out(const struct kmem_cache *s)
 {
 	unsigned int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	for (i = 0; i < follow.nr_skip; i++)
 		if (follow.skip[i].cache == s)
 			return true;
@@ -133,7 +133,7 @@ static void skip_clear(void)
 {
 	unsigned int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	for (i = 0; i < follow.nr_skip; i++)
 		kobject_put(follow.skip[i].kobj);
 	kvfree(follow.skip);
@@ -144,22 +144,22 @@ static void skip_clear(void)
 /* Let the caches left out go, and following end, unpublished. */
 static void follow_end(void)
 {
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	skip_clear();
-	slab_trace_filter_put(follow.filter);
+	leak_filter_put(follow.filter);
 	follow.filter = NULL;
 	WRITE_ONCE(follow.on, false);
 }
 
 /* The published list: the probes look a cache up in it. */
-struct slab_trace_skip __rcu *slab_trace_follow_skip;
+struct leak_skip __rcu *leak_follow_skip;
 
 static void skip_free_rcu(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct slab_trace_skip, rcu));
+	kvfree(container_of(head, struct leak_skip, rcu));
 }
 
-static void skip_add(struct slab_trace_skip *skip, const struct kmem_cache *s)
+static void skip_add(struct leak_skip *skip, const struct kmem_cache *s)
 {
 	unsigned int i = hash_ptr(s, 32) & skip->mask;
 
@@ -177,10 +177,10 @@ static void skip_add(struct slab_trace_skip *skip, const struct kmem_cache *s)
  */
 static int skip_publish(void)
 {
-	struct slab_trace_skip *old, *new = NULL;
+	struct leak_skip *old, *new = NULL;
 	unsigned int i, slots;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	if (follow.on) {
 		/* At most half full: a lookup ends at an empty slot. */
 		slots = roundup_pow_of_two(max(2 * (follow.nr_skip + 1), 4U));
@@ -188,13 +188,13 @@ static int skip_publish(void)
 		if (!new)
 			return -ENOMEM;
 		new->mask = slots - 1;
-		skip_add(new, slab_trace_record_cache);
+		skip_add(new, leak_record_cache);
 		for (i = 0; i < follow.nr_skip; i++)
 			skip_add(new, follow.skip[i].cache);
 	}
-	old = rcu_dereference_protected(slab_trace_follow_skip,
-					lockdep_is_held(&slab_trace_mutex));
-	rcu_assign_pointer(slab_trace_follow_skip, new);
+	old = rcu_dereference_protected(leak_follow_skip,
+					lockdep_is_held(&leak_mutex));
+	rcu_assign_pointer(leak_follow_skip, new);
 	if (old)
 		call_rcu(&old->rcu, skip_free_rcu);
 	follow.dirty = false;
@@ -202,16 +202,16 @@ static int skip_publish(void)
 }
 
 /**
- * slab_trace_follow_update - catch up with a change of the set
+ * leak_follow_update - catch up with a change of the set
  *
  * Following ends once no cache is in the set; a list of caches left out
  * that could not be published for want of memory is published now.
- * Called with slab_trace_mutex held, after every command and scan.
+ * Called with leak_mutex held, after every command and scan.
  */
-void slab_trace_follow_update(void)
+void leak_follow_update(void)
 {
-	lockdep_assert_held(&slab_trace_mutex);
-	if (follow.on && !rcu_access_pointer(slab_trace_active)) {
+	lockdep_assert_held(&leak_mutex);
+	if (follow.on && !rcu_access_pointer(leak_active)) {
 		follow_end();
 		follow.dirty = true;
 	}
@@ -221,26 +221,26 @@ void slab_trace_follow_update(void)
 }
 
 /**
- * slab_trace_follow_start - "start all" follows new caches from now on
+ * leak_follow_start - "start all" follows new caches from now on
  * @filter: the filter the new caches get; a reference is taken
- * @sample_every: their rate, as slab_trace_start() takes it
+ * @sample_every: their rate, as leak_start() takes it
  * @sample_bytes: or their bytes' rate
  * @attach: attaches the probes for the caches a scan starts, as
- *	    slab_trace_start() takes it
+ *	    leak_start() takes it
  *
- * Called with slab_trace_mutex held, once "start all" started its caches.
+ * Called with leak_mutex held, once "start all" started its caches.
  */
-void slab_trace_follow_start(struct slab_trace_filter *filter,
-			     u32 sample_every, u32 sample_bytes,
+void leak_follow_start(struct leak_filter *filter,
+		       u32 sample_every, u32 sample_bytes,
 			     int (*attach)(void))
 {
-	struct slab_trace_filter *old = follow.filter;
+	struct leak_filter *old = follow.filter;
 	bool was = follow.on;
 	int cpu;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	follow.filter = slab_trace_filter_get(filter);
-	slab_trace_filter_put(old);
+	lockdep_assert_held(&leak_mutex);
+	follow.filter = leak_filter_get(filter);
+	leak_filter_put(old);
 	follow.sample_every = sample_every;
 	follow.sample_bytes = sample_bytes;
 	follow.attach = attach;
@@ -249,7 +249,7 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 		WRITE_ONCE(follow.fruitless, 0);
 		for_each_possible_cpu(cpu)
 			per_cpu(follow_missed, cpu) = 0;
-		slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, 0);
+		leak_work_job(LEAK_JOB_FOLLOW, NULL, 0);
 		WRITE_ONCE(follow.on, true);
 	} else if (!follow.nr_skip) {
 		return;
@@ -266,10 +266,10 @@ void slab_trace_follow_start(struct slab_trace_filter *filter,
 	}
 }
 
-/* "stop all": following ends.  Called with slab_trace_mutex held. */
-void slab_trace_follow_stop(void)
+/* "stop all": following ends.  Called with leak_mutex held. */
+void leak_follow_stop(void)
 {
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	if (!follow.on)
 		return;
 	follow_end();
@@ -279,23 +279,23 @@ void slab_trace_follow_stop(void)
 	 * A scan waiting (ten seconds after fruitless ones) would hold back
 	 * the first of the next "start all": the next may run at once.
 	 */
-	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, 0);
+	leak_work_job(LEAK_JOB_FOLLOW, NULL, 0);
 }
 
 /**
- * slab_trace_follow_leave_out - keep a cache out of following
+ * leak_follow_leave_out - keep a cache out of following
  * @ref: the cache, forgotten by "reset" after "stop"; a reference of its
  *	 own is taken
  *
  * Published at once: "reset" calls it before the cache leaves the set,
- * so that no probe takes it for a new one.  Called with slab_trace_mutex
+ * so that no probe takes it for a new one.  Called with leak_mutex
  * held.
  */
-void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref)
+void leak_follow_leave_out(const struct slabtrace_cache_ref *ref)
 {
 	struct follow_skip *skip;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	/* kmalloc-large, percpu: no kobject, never new. */
 	if (!follow.on || !ref->kobj || left_out(ref->cache))
 		return;
@@ -329,7 +329,7 @@ static void skip_sweep(void)
 	struct follow_skip *gone;
 	unsigned int i, n = 0, k = 0, room;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	for (i = 0; i < follow.nr_skip; i++)
 		n += slabtrace_kobj_destroyed(follow.skip[i].kobj);
 	if (!n)
@@ -361,27 +361,27 @@ static void skip_sweep(void)
 
 /*
  * Start the caches created since "start all".  Called with
- * slab_trace_mutex held.  Return: whether it started one.
+ * leak_mutex held.  Return: whether it started one.
  */
 static bool follow_scan(void)
 {
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	/* Caches destroyed: the probes may go (slab.c's idle job). */
-	if (slab_trace_traced_sweep())
-		slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
-	slab_trace_follow_update();
+	if (leak_traced_sweep())
+		leak_work_kick(LEAK_JOB_IDLE);
+	leak_follow_update();
 	if (!follow.on)
 		return false;
 	skip_sweep();
-	ret = slab_trace_start_new(follow.filter, follow.sample_every,
-				   follow.sample_bytes, left_out, follow.attach);
+	ret = leak_start_new(follow.filter, follow.sample_every,
+			     follow.sample_bytes, left_out, follow.attach);
 	if (ret < 0) {
 		pr_warn_ratelimited("start: all: cannot start new caches (%d)\n",
 				    ret);
 		/* What a failed attach left attached goes. */
-		slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
+		leak_work_kick(LEAK_JOB_IDLE);
 	}
 	if (ret <= 0)
 		return false;
@@ -400,13 +400,13 @@ static void follow_job(void)
 	 * start (the worker spaced it so), or ten after fruitless ones.
 	 */
 	if (fruitless >= 2)
-		slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, FOLLOW_IDLE);
-	mutex_lock(&slab_trace_mutex);
+		leak_work_job(LEAK_JOB_FOLLOW, NULL, FOLLOW_IDLE);
+	mutex_lock(&leak_mutex);
 	fruitless = follow_scan() ? 0 : fruitless + 1;
 	WRITE_ONCE(follow.fruitless, fruitless);
 	if (fruitless >= 2)
-		slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, NULL, FOLLOW_IDLE);
-	mutex_unlock(&slab_trace_mutex);
+		leak_work_job(LEAK_JOB_FOLLOW, NULL, FOLLOW_IDLE);
+	mutex_unlock(&leak_mutex);
 }
 
 #ifdef CONFIG_MODULES
@@ -417,10 +417,10 @@ static int follow_module(struct notifier_block *nb, unsigned long state,
 	/* Most modules load with nothing followed: no mutex then. */
 	if (state != MODULE_STATE_LIVE || !READ_ONCE(follow.on))
 		return NOTIFY_DONE;
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	if (follow.on)
 		follow_scan();
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 	return NOTIFY_DONE;
 }
 
@@ -430,14 +430,14 @@ static struct notifier_block follow_nb = {
 #endif
 
 /**
- * slab_trace_follow_status - the status line of following, if on
+ * leak_follow_status - the status line of following, if on
  * @m: where
  *
- * Called with slab_trace_mutex held.
+ * Called with leak_mutex held.
  */
-void slab_trace_follow_status(struct seq_file *m)
+void leak_follow_status(struct seq_file *m)
 {
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	if (!follow.on)
 		return;
 	seq_printf(m, "new caches: started as \"start all\" was: %lu so far; allocations made before their start (not recorded): %lu",
@@ -447,10 +447,10 @@ void slab_trace_follow_status(struct seq_file *m)
 	seq_putc(m, '\n');
 }
 
-/* Loading: the module notifier, outside slab_trace_mutex. */
-int slab_trace_follow_init(void)
+/* Loading: the module notifier, outside leak_mutex. */
+int leak_follow_init(void)
 {
-	slab_trace_work_job(SLAB_TRACE_JOB_FOLLOW, follow_job, FOLLOW_EVERY);
+	leak_work_job(LEAK_JOB_FOLLOW, follow_job, FOLLOW_EVERY);
 #ifdef CONFIG_MODULES
 	return register_module_notifier(&follow_nb);
 #else
@@ -458,7 +458,7 @@ int slab_trace_follow_init(void)
 #endif
 }
 
-void slab_trace_follow_exit(void)
+void leak_follow_exit(void)
 {
 #ifdef CONFIG_MODULES
 	unregister_module_notifier(&follow_nb);
@@ -467,14 +467,14 @@ void slab_trace_follow_exit(void)
 
 /*
  * Unloading, once the probes are gone (no more kicks), before the traced
- * caches go: following ends, under slab_trace_mutex; a scan the worker
+ * caches go: following ends, under leak_mutex; a scan the worker
  * runs after it finds nothing to follow.
  */
-void slab_trace_follow_exit_work(void)
+void leak_follow_exit_work(void)
 {
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	if (follow.on)
 		follow_end();
 	skip_publish();
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 }

@@ -20,24 +20,24 @@ struct seq_file;
  * off: the caches left out (slabtrace's own, and those a "reset" forgot),
  * a hash table with open addressing, at most half full.
  */
-struct slab_trace_skip {
+struct leak_skip {
 	struct rcu_head rcu;
 	unsigned int mask;			/* slots - 1 */
 	const struct kmem_cache *slot[];	/* NULL: an empty slot */
 };
 
-extern struct slab_trace_skip __rcu *slab_trace_follow_skip;
+extern struct leak_skip __rcu *leak_follow_skip;
 
-void slab_trace_follow_kick(void);
+void leak_follow_kick(void);
 
 /*
  * An allocation from cache @s, not in the traced set: if "all" is
  * followed and @s is not left out, @s is new.  Any context, under RCU
  * (the probes').
  */
-static __always_inline void slab_trace_follow_miss(const struct kmem_cache *s)
+static __always_inline void leak_follow_miss(const struct kmem_cache *s)
 {
-	const struct slab_trace_skip *skip = rcu_dereference_sched(slab_trace_follow_skip);
+	const struct leak_skip *skip = rcu_dereference_sched(leak_follow_skip);
 	unsigned int i, n;
 
 	if (likely(!skip))
@@ -49,18 +49,18 @@ static __always_inline void slab_trace_follow_miss(const struct kmem_cache *s)
 		if (!skip->slot[i])
 			break;
 	}
-	slab_trace_follow_kick();
+	leak_follow_kick();
 }
 
-void slab_trace_follow_start(struct slab_trace_filter *filter,
-			     u32 sample_every, u32 sample_bytes,
+void leak_follow_start(struct leak_filter *filter,
+		       u32 sample_every, u32 sample_bytes,
 			     int (*attach)(void));
-void slab_trace_follow_stop(void);
-void slab_trace_follow_leave_out(const struct slabtrace_cache_ref *ref);
-void slab_trace_follow_update(void);
-void slab_trace_follow_status(struct seq_file *m);
-int slab_trace_follow_init(void);
-void slab_trace_follow_exit(void);
-void slab_trace_follow_exit_work(void);
+void leak_follow_stop(void);
+void leak_follow_leave_out(const struct slabtrace_cache_ref *ref);
+void leak_follow_update(void);
+void leak_follow_status(struct seq_file *m);
+int leak_follow_init(void);
+void leak_follow_exit(void);
+void leak_follow_exit_work(void);
 
 #endif /* _SLABTRACE_SLAB_FOLLOW_H */

@@ -15,14 +15,14 @@
  * held with interrupts off, by the code that held them, and how much
  * each hold did (records or ids).
  */
-enum slab_trace_hold {
-	SLAB_TRACE_HOLD_POOL,		/* pool.c: a refill's batch */
-	SLAB_TRACE_HOLD_PURGE,		/* table.c: a purge's bucket */
-	SLAB_TRACE_HOLD_GROW,		/* table.c: a resize's bucket */
-	SLAB_TRACE_HOLDS,
+enum leak_hold {
+	LEAK_HOLD_POOL,		/* pool.c: a refill's batch */
+	LEAK_HOLD_PURGE,		/* table.c: a purge's bucket */
+	LEAK_HOLD_GROW,		/* table.c: a resize's bucket */
+	LEAK_HOLDS,
 };
 
-struct slab_trace_hold_stat {
+struct leak_hold_stat {
 	u64 holds;
 	u64 by_log2_ns[40];	/* holds of 2^i to 2^(i+1) - 1 ns */
 	u64 longest_ns;
@@ -30,18 +30,18 @@ struct slab_trace_hold_stat {
 };
 
 #if IS_ENABLED(CONFIG_SLABTRACE_BENCH)
-extern struct slab_trace_hold_stat slab_trace_holds[SLAB_TRACE_HOLDS];
+extern struct leak_hold_stat leak_holds[LEAK_HOLDS];
 
-static inline u64 slab_trace_hold_start(void)
+static inline u64 leak_hold_start(void)
 {
 	return ktime_get_ns();
 }
 
 /* A hold that began at @start ends, having done @items. */
-static inline void slab_trace_hold_end(enum slab_trace_hold h, u64 start,
-				       unsigned int items)
+static inline void leak_hold_end(enum leak_hold h, u64 start,
+				 unsigned int items)
 {
-	struct slab_trace_hold_stat *s = &slab_trace_holds[h];
+	struct leak_hold_stat *s = &leak_holds[h];
 	u64 ns = ktime_get_ns() - start;
 
 	s->holds++;
@@ -50,13 +50,13 @@ static inline void slab_trace_hold_end(enum slab_trace_hold h, u64 start,
 	s->most_items = max(s->most_items, items);
 }
 #else
-static inline u64 slab_trace_hold_start(void)
+static inline u64 leak_hold_start(void)
 {
 	return 0;
 }
 
-static inline void slab_trace_hold_end(enum slab_trace_hold h, u64 start,
-				       unsigned int items)
+static inline void leak_hold_end(enum leak_hold h, u64 start,
+				 unsigned int items)
 {
 }
 #endif

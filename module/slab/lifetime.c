@@ -24,9 +24,9 @@
  * ----------------
  * - None of its own.  Probes claim and count with atomics, in any
  *   context but NMI (probes.c counts nothing there).
- * - slab_trace_lifetime_forget() runs once no probe can count for those
+ * - leak_lifetime_forget() runs once no probe can count for those
  *   owners any more (traced.c releases an owner after
- *   tracepoint_synchronize_unregister(), with slab_trace_mutex held, so
+ *   tracepoint_synchronize_unregister(), with leak_mutex held, so
  *   one forget runs at a time); it publishes an emptied slot's key with
  *   release semantics, after its counts are zeroed.
  */
@@ -48,13 +48,13 @@
 
 struct life_slot {
 	u64 key;	/* 0: empty; else KEY_USED | owner | syscall | stack */
-	atomic_t freed[SLAB_TRACE_LIFE_BUCKETS];
+	atomic_t freed[LEAK_LIFE_BUCKETS];
 } ____cacheline_aligned;
 
 static struct life_slot *slots;
 static unsigned int slots_bits;
 /* Frees whose key found no slot, by owner. */
-static atomic_long_t lost[SLAB_TRACE_LIFE_OWNERS];
+static atomic_long_t lost[LEAK_LIFE_OWNERS];
 
 static inline u64 life_key(depot_stack_handle_t stack, s16 syscall, u16 owner)
 {
@@ -67,7 +67,7 @@ static inline u16 key_owner(u64 key)
 }
 
 /**
- * slab_trace_lifetime_add - an object lived @ms, from allocation to free
+ * leak_lifetime_add - an object lived @ms, from allocation to free
  * @stack: the depot handle of its allocation's backtrace
  * @syscall: the system call it was allocated in, as records say it
  * @owner: its record's owner (the traced cache)
@@ -75,8 +75,8 @@ static inline u16 key_owner(u64 key)
  *
  * Context: Any context but NMI; no lock, no allocation.
  */
-void slab_trace_lifetime_add(depot_stack_handle_t stack, s16 syscall,
-			     u16 owner, u32 ms)
+void leak_lifetime_add(depot_stack_handle_t stack, s16 syscall,
+		       u16 owner, u32 ms)
 {
 	u64 key = life_key(stack, syscall, owner), cur;
 	unsigned int mask = BIT(slots_bits) - 1;
@@ -95,43 +95,43 @@ void slab_trace_lifetime_add(depot_stack_handle_t stack, s16 syscall,
 	atomic_long_inc(&lost[owner]);
 	return;
 found:
-	atomic_inc(&slots[i].freed[slab_trace_life_bucket(ms)]);
+	atomic_inc(&slots[i].freed[leak_life_bucket(ms)]);
 }
 
 /**
- * slab_trace_lifetime_get - the lifetimes counted for a key
- * @stack: as slab_trace_lifetime_add() took it
+ * leak_lifetime_get - the lifetimes counted for a key
+ * @stack: as leak_lifetime_add() took it
  * @syscall: likewise
  * @owner: likewise
- * @freed: set to its counts, by bucket (slab_trace_life_bucket())
+ * @freed: set to its counts, by bucket (leak_life_bucket())
  *
  * Context: Any context; the counts may move while they are read.
  */
-void slab_trace_lifetime_get(depot_stack_handle_t stack, s16 syscall,
-			     u16 owner, u64 freed[SLAB_TRACE_LIFE_BUCKETS])
+void leak_lifetime_get(depot_stack_handle_t stack, s16 syscall,
+		       u16 owner, u64 freed[LEAK_LIFE_BUCKETS])
 {
 	u64 key = life_key(stack, syscall, owner);
 	unsigned int mask = BIT(slots_bits) - 1;
 	unsigned int i = hash_64(key, slots_bits), n, b;
 
-	memset(freed, 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(*freed));
+	memset(freed, 0, LEAK_LIFE_BUCKETS * sizeof(*freed));
 	for (n = 0; n < LIFE_PROBES; n++, i = (i + 1) & mask) {
 		if (READ_ONCE(slots[i].key) != key)
 			continue;
-		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+		for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
 			freed[b] += (u32)atomic_read(&slots[i].freed[b]);
 	}
 }
 
 /**
- * slab_trace_lifetime_forget - empty the slots of some owners
+ * leak_lifetime_forget - empty the slots of some owners
  * @owners: a bitmap of owners, none of whose records a probe can free
  *
  * Their lost frees are forgotten too.
  *
  * Context: Process context, one call at a time; walks the table.
  */
-void slab_trace_lifetime_forget(const unsigned long *owners)
+void leak_lifetime_forget(const unsigned long *owners)
 {
 	unsigned int i, b;
 	u64 key;
@@ -140,14 +140,14 @@ void slab_trace_lifetime_forget(const unsigned long *owners)
 		key = READ_ONCE(slots[i].key);
 		if (!key || !test_bit(key_owner(key), owners))
 			continue;
-		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+		for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
 			atomic_set(&slots[i].freed[b], 0);
 		/* Whoever claims it next counts from zero. */
 		smp_store_release(&slots[i].key, 0);
 		if (!(i % 4096))
 			cond_resched();
 	}
-	for (i = 0; i < SLAB_TRACE_LIFE_OWNERS; i++)
+	for (i = 0; i < LEAK_LIFE_OWNERS; i++)
 		if (test_bit(i, owners))
 			atomic_long_set(&lost[i], 0);
 }
@@ -157,31 +157,31 @@ void slab_trace_lifetime_forget(const unsigned long *owners)
  * into @freed.
  * Context: process context; walks the table.
  */
-void slab_trace_lifetime_owner_get(u16 owner,
-				   u64 freed[SLAB_TRACE_LIFE_BUCKETS])
+void leak_lifetime_owner_get(u16 owner,
+			     u64 freed[LEAK_LIFE_BUCKETS])
 {
 	unsigned int i, b;
 	u64 key;
 
-	memset(freed, 0, SLAB_TRACE_LIFE_BUCKETS * sizeof(*freed));
+	memset(freed, 0, LEAK_LIFE_BUCKETS * sizeof(*freed));
 	for (i = 0; i < BIT(slots_bits); i++) {
 		key = READ_ONCE(slots[i].key);
 		if (!key || key_owner(key) != owner)
 			continue;
-		for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+		for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
 			freed[b] += (u32)atomic_read(&slots[i].freed[b]);
 	}
 }
 
 /* How many frees of @owner's found no slot. */
-unsigned long slab_trace_lifetime_lost(u16 owner)
+unsigned long leak_lifetime_lost(u16 owner)
 {
 	return atomic_long_read(&lost[owner]);
 }
 
 /* For the stats file: slots in use, slots, frees not counted. */
-void slab_trace_lifetime_stats(unsigned int *used, unsigned int *nr,
-			       unsigned long *nlost)
+void leak_lifetime_stats(unsigned int *used, unsigned int *nr,
+			 unsigned long *nlost)
 {
 	unsigned int i;
 
@@ -190,19 +190,19 @@ void slab_trace_lifetime_stats(unsigned int *used, unsigned int *nr,
 		*used += !!READ_ONCE(slots[i].key);
 	*nr = BIT(slots_bits);
 	*nlost = 0;
-	for (i = 0; i < SLAB_TRACE_LIFE_OWNERS; i++)
+	for (i = 0; i < LEAK_LIFE_OWNERS; i++)
 		*nlost += atomic_long_read(&lost[i]);
 }
 
 /* @nr slots, rounded up to a power of two.  Return: 0 or -ENOMEM. */
-int slab_trace_lifetime_init(unsigned int nr)
+int leak_lifetime_init(unsigned int nr)
 {
 	slots_bits = order_base_2(max(nr, LIFE_PROBES));
 	slots = kvcalloc(BIT(slots_bits), sizeof(*slots), GFP_KERNEL);
 	return slots ? 0 : -ENOMEM;
 }
 
-void slab_trace_lifetime_exit(void)
+void leak_lifetime_exit(void)
 {
 	kvfree(slots);
 	slots = NULL;

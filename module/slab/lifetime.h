@@ -19,69 +19,69 @@
  * 0 ms (under one: the records' clock counts whole ms), bucket i holds
  * [2^(i-1), 2^i) ms, the last everything from 2^26 ms (18.6 hours) on.
  */
-#define SLAB_TRACE_LIFE_BUCKETS	28
+#define LEAK_LIFE_BUCKETS	28
 
-static inline unsigned int slab_trace_life_bucket(u32 ms)
+static inline unsigned int leak_life_bucket(u32 ms)
 {
-	return ms ? min_t(unsigned int, fls(ms), SLAB_TRACE_LIFE_BUCKETS - 1) : 0;
+	return ms ? min_t(unsigned int, fls(ms), LEAK_LIFE_BUCKETS - 1) : 0;
 }
 
 /* lifetime.c: the freed objects' lifetimes, per (stack, syscall, owner). */
-#define SLAB_TRACE_LIFE_OWNERS	2048	/* owners are below (record.h) */
-int slab_trace_lifetime_init(unsigned int slots);
-void slab_trace_lifetime_exit(void);
-void slab_trace_lifetime_add(depot_stack_handle_t stack, s16 syscall,
-			     u16 owner, u32 ms);
-void slab_trace_lifetime_get(depot_stack_handle_t stack, s16 syscall,
-			     u16 owner, u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
-void slab_trace_lifetime_forget(const unsigned long *owners);
-unsigned long slab_trace_lifetime_lost(u16 owner);
-void slab_trace_lifetime_owner_get(u16 owner,
-				   u64 freed[SLAB_TRACE_LIFE_BUCKETS]);
-void slab_trace_lifetime_stats(unsigned int *used, unsigned int *slots,
-			       unsigned long *lost);
+#define LEAK_LIFE_OWNERS	2048	/* owners are below (record.h) */
+int leak_lifetime_init(unsigned int slots);
+void leak_lifetime_exit(void);
+void leak_lifetime_add(depot_stack_handle_t stack, s16 syscall,
+		       u16 owner, u32 ms);
+void leak_lifetime_get(depot_stack_handle_t stack, s16 syscall,
+		       u16 owner, u64 freed[LEAK_LIFE_BUCKETS]);
+void leak_lifetime_forget(const unsigned long *owners);
+unsigned long leak_lifetime_lost(u16 owner);
+void leak_lifetime_owner_get(u16 owner,
+			     u64 freed[LEAK_LIFE_BUCKETS]);
+void leak_lifetime_stats(unsigned int *used, unsigned int *slots,
+			 unsigned long *lost);
 
 /* verdict.c: what the numbers of one stack say. */
-#define SLAB_TRACE_VERDICT_BINS	16
+#define LEAK_VERDICT_BINS	16
 
 /* What a stack's outstanding objects and its frees show, at a print. */
-struct slab_trace_verdict_in {
+struct leak_verdict_in {
 	u32 n;			/* outstanding objects */
 	u32 window;		/* ms the records' clock ran: every age is below */
 	u32 age_max;		/* ms: the oldest's */
 	/* The outstanding objects by age, as the lifetimes are. */
-	u32 ages[SLAB_TRACE_LIFE_BUCKETS];
+	u32 ages[LEAK_LIFE_BUCKETS];
 	/*
-	 * And by age in SLAB_TRACE_VERDICT_BINS equal bins of the window:
-	 * bin i holds ages [i * w, (i + 1) * w), slab_trace_verdict_bin().
+	 * And by age in LEAK_VERDICT_BINS equal bins of the window:
+	 * bin i holds ages [i * w, (i + 1) * w), leak_verdict_bin().
 	 */
-	u32 born[SLAB_TRACE_VERDICT_BINS];
-	u64 freed[SLAB_TRACE_LIFE_BUCKETS];	/* the stack's frees, by lifetime */
+	u32 born[LEAK_VERDICT_BINS];
+	u64 freed[LEAK_LIFE_BUCKETS];	/* the stack's frees, by lifetime */
 	/*
 	 * The frees of its cache by lifetime, this stack's included: one
-	 * array of SLAB_TRACE_LIFE_BUCKETS for all the stacks of a print.
+	 * array of LEAK_LIFE_BUCKETS for all the stacks of a print.
 	 */
 	const u64 *cache_freed;
 	bool freed_lost;	/* some of its frees may not be counted */
 };
 
-extern const char *const slab_trace_verdict_words[SLABTRACE_VERDICTS];
+extern const char *const leak_verdict_words[SLABTRACE_VERDICTS];
 
 /* A verdict and its evidence, one line: "leak (error path): 94 of ...". */
-#define SLAB_TRACE_EVIDENCE	160
-struct slab_trace_verdict {
+#define LEAK_EVIDENCE	160
+struct leak_verdict {
 	u8 word;		/* enum slabtrace_verdict */
-	char text[SLAB_TRACE_EVIDENCE];
+	char text[LEAK_EVIDENCE];
 };
 
-static inline unsigned int slab_trace_verdict_bin(u32 window, u32 age)
+static inline unsigned int leak_verdict_bin(u32 window, u32 age)
 {
-	u32 w = max_t(u32, DIV_ROUND_UP(window, SLAB_TRACE_VERDICT_BINS), 1);
+	u32 w = max_t(u32, DIV_ROUND_UP(window, LEAK_VERDICT_BINS), 1);
 
-	return min_t(u32, age / w, SLAB_TRACE_VERDICT_BINS - 1);
+	return min_t(u32, age / w, LEAK_VERDICT_BINS - 1);
 }
 
-void slab_trace_judge(const struct slab_trace_verdict_in *in,
-		      struct slab_trace_verdict *v);
+void leak_judge(const struct leak_verdict_in *in,
+		struct leak_verdict *v);
 
 #endif /* _SLABTRACE_LIFETIME_H */

@@ -25,20 +25,20 @@
  * address: the same address in a stack saved after the new module came
  * is the new module's, and kallsyms names it.  Recording costs a compare
  * or two a frame (the probes note the module pages their frames are in,
- * slab_trace_stack_in_module()); the work is done at module load and
+ * leak_stack_in_module()); the work is done at module load and
  * unload, and only for a module that a saved trace may have a frame in:
  * the modules that udev loads at boot, or any module in no trace, cost
  * no walk of the records however many there are (on x86-64; elsewhere
  * every module event walks).
  *
  * Readers that cache the text of backtraces (dump.c) empty their cache
- * when slab_trace_modsyms_gen() changes: once per module notification
+ * when leak_modsyms_gen() changes: once per module notification
  * that walked, after the names are kept (a module no saved trace has a
  * frame in changes the name of no frame a reader has).
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex, then slab_trace_print_sem for writing (no print is
+ * - leak_mutex, then leak_print_sem for writing (no print is
  *   filling a snapshot): walking the records and the snapshots, every
  *   change to the table of names (the module notifier takes them), and
  *   modsyms_gen's increments (read with no lock).
@@ -94,13 +94,13 @@ static atomic_long_t module_events, module_walks;
  * Changes whenever a saved frame's name may have changed: a module it may
  * be in came or went.
  */
-unsigned long slab_trace_modsyms_gen(void)
+unsigned long leak_modsyms_gen(void)
 {
 	return READ_ONCE(modsyms_gen);
 }
 
 /* For the stats file: module events seen, and how many walked. */
-void slab_trace_modsyms_stats(long *events, long *walks)
+void leak_modsyms_stats(long *events, long *walks)
 {
 	*events = atomic_long_read(&module_events);
 	*walks = atomic_long_read(&module_walks);
@@ -195,7 +195,7 @@ static bool name_frame(const struct keep_walk *w, unsigned long ip, char *buf,
 	unsigned long off, len;
 	char *plus, *end;
 
-	if (!slab_trace_frame_symbol(buf, size, ip, true))
+	if (!leak_frame_symbol(buf, size, ip, true))
 		return false;
 	plus = strrchr(buf, '+');
 	if (!plus || sscanf(plus, "+%lx/%lx", &off, &len) != 2 || off > ip)
@@ -233,12 +233,12 @@ static int keep_name(depot_stack_handle_t handle, unsigned long ip,
 /* Name the frames of @handle in the walk's range.  Called with the mutex. */
 static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 {
-	char name[SLAB_TRACE_FRAME_MAX];
+	char name[LEAK_FRAME_MAX];
 	unsigned long *entries;
 	unsigned int i, nr;
 	bool kept;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	if (!handle || xa_load(&w->seen, handle))
 		return;
 	/* Out of memory, the stack is only looked at more than once. */
@@ -262,13 +262,13 @@ static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 	}
 }
 
-static int keep_record(const struct slab_trace_record *rec, void *arg)
+static int keep_record(const struct leak_record *rec, void *arg)
 {
 	keep_stack(arg, rec->stack);
 	return 0;
 }
 
-static void keep_snapshot(struct slab_trace_snapshot *snap, void *arg)
+static void keep_snapshot(struct leak_snapshot *snap, void *arg)
 {
 	unsigned long i;
 
@@ -286,20 +286,20 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 		return NOTIFY_DONE;
 	atomic_long_inc(&module_events);
 	/* Most modules are in no trace: nothing to name. */
-	if (!slab_trace_stack_in_module(w.mod, action == MODULE_STATE_LIVE))
+	if (!leak_stack_in_module(w.mod, action == MODULE_STATE_LIVE))
 		return NOTIFY_DONE;
 	atomic_long_inc(&module_walks);
 	/* The traces still to be saved are records' stacks too. */
-	slab_trace_stack_flush();
+	leak_stack_flush();
 	xa_init(&w.seen);
-	mutex_lock(&slab_trace_mutex);
-	down_write(&slab_trace_print_sem);
-	slab_trace_table_for_each(&slab_trace_records, keep_record, &w);
+	mutex_lock(&leak_mutex);
+	down_write(&leak_print_sem);
+	leak_table_for_each(&leak_records, keep_record, &w);
 	/* Those kept for users, and those only open files still read. */
-	slab_trace_snapshots_alive(keep_snapshot, &w);
+	leak_snapshots_alive(keep_snapshot, &w);
 	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);
-	up_write(&slab_trace_print_sem);
-	mutex_unlock(&slab_trace_mutex);
+	up_write(&leak_print_sem);
+	mutex_unlock(&leak_mutex);
 	xa_destroy(&w.seen);
 	return NOTIFY_OK;
 }
@@ -328,7 +328,7 @@ static void modsyms_unregister(void)
 }
 #endif
 
-int slab_trace_modsyms_init(void)
+int leak_modsyms_init(void)
 {
 	int ret = rhashtable_init(&modsyms, &modsym_params);
 
@@ -346,22 +346,22 @@ static void modsym_free(void *ptr, void *arg)
 }
 
 /* At module exit: nothing shows a backtrace any more. */
-void slab_trace_modsyms_exit(void)
+void leak_modsyms_exit(void)
 {
 	modsyms_unregister();
 	rhashtable_free_and_destroy(&modsyms, modsym_free, NULL);
 }
 
 /**
- * slab_trace_frame_strip - a frame's name without its offset
+ * leak_frame_strip - a frame's name without its offset
  * @buf: where to write it
  * @size: its size
  * @name: "func+0x1b/0x20 [mod]", or "func+0x1b/0x20"
  *
  * "func [mod]", or "func"; a name with no offset is copied as it is.
  */
-VISIBLE_IF_KUNIT void slab_trace_frame_strip(char *buf, size_t size,
-					     const char *name)
+VISIBLE_IF_KUNIT void leak_frame_strip(char *buf, size_t size,
+				       const char *name)
 {
 	const char *plus = strchr(name, '+'), *mod = strchr(name, ' ');
 
@@ -373,7 +373,7 @@ VISIBLE_IF_KUNIT void slab_trace_frame_strip(char *buf, size_t size,
 }
 
 /**
- * slab_trace_frame_name - the name of a frame, as a backtrace shows it
+ * leak_frame_name - the name of a frame, as a backtrace shows it
  * @buf: where to write it
  * @size: its size
  * @handle: the stack the frame is in
@@ -385,8 +385,8 @@ VISIBLE_IF_KUNIT void slab_trace_frame_strip(char *buf, size_t size,
  * symbol is "?": %pS would print it raw, and the only address a reader
  * sees is the one %pK hashes.
  */
-void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
-			   unsigned long ip, bool offset)
+void leak_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+		     unsigned long ip, bool offset)
 {
 	const char *kept;
 
@@ -395,23 +395,23 @@ void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
 	if (kept && offset)
 		strscpy(buf, kept, size);
 	else if (kept)
-		slab_trace_frame_strip(buf, size, kept);
+		leak_frame_strip(buf, size, kept);
 	rcu_read_unlock();
-	if (!kept && !slab_trace_frame_symbol(buf, size, ip, offset))
+	if (!kept && !leak_frame_symbol(buf, size, ip, offset))
 		strscpy(buf, "?", size);
 }
 
 /**
- * slab_trace_frame_folded - a frame's name as a folded stack can hold it
+ * leak_frame_folded - a frame's name as a folded stack can hold it
  * @buf: where to write it
  * @size: its size
- * @name: the name (slab_trace_frame_name(), without offset)
+ * @name: the name (leak_frame_name(), without offset)
  *
  * Folded stacks separate frames with ';' and end with " COUNT": a ';'
  * becomes ':', and any byte that is not printable ASCII becomes '?'.
  * Spaces stay ("func [mod]"): readers take the count after the last one.
  */
-void slab_trace_frame_folded(char *buf, size_t size, const char *name)
+void leak_frame_folded(char *buf, size_t size, const char *name)
 {
 	size_t i;
 
@@ -429,15 +429,15 @@ void slab_trace_frame_folded(char *buf, size_t size, const char *name)
 }
 
 /**
- * slab_trace_stack_show - print a saved trace, one numbered frame a line
+ * leak_stack_show - print a saved trace, one numbered frame a line
  * @m: where
  * @handle: the stack depot handle
  *
  * Addresses follow the %pK rules (kptr_restrict) of the reader.
  */
-void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
+void leak_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 {
-	char name[SLAB_TRACE_FRAME_MAX];
+	char name[LEAK_FRAME_MAX];
 	unsigned long *entries;
 	unsigned int i, nr = 0;
 
@@ -449,8 +449,8 @@ void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 		return;
 	}
 	for (i = 0; i < nr; i++) {
-		slab_trace_frame_name(name, sizeof(name), handle, entries[i],
-				      true);
+		leak_frame_name(name, sizeof(name), handle, entries[i],
+				true);
 		seq_printf(m, " #%02u [<%pK>] in %s\n", i + 1,
 			   (void *)entries[i], name);
 	}

@@ -12,20 +12,20 @@
 struct seq_file;
 
 /* The name of a frame, as a backtrace shows it. */
-void slab_trace_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
-			   unsigned long ip, bool offset);
-void slab_trace_frame_folded(char *buf, size_t size, const char *name);
-void slab_trace_stack_show(struct seq_file *m, depot_stack_handle_t handle);
+void leak_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
+		     unsigned long ip, bool offset);
+void leak_frame_folded(char *buf, size_t size, const char *name);
+void leak_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
 /* Names of frames in module code that went away. */
-int slab_trace_modsyms_init(void);
-unsigned long slab_trace_modsyms_gen(void);
-void slab_trace_modsyms_stats(long *events, long *walks);
-void slab_trace_modsyms_exit(void);
+int leak_modsyms_init(void);
+unsigned long leak_modsyms_gen(void);
+void leak_modsyms_stats(long *events, long *walks);
+void leak_modsyms_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Global only for the KUnit suites: static in the module (VISIBLE_IF_KUNIT). */
-void slab_trace_frame_strip(char *buf, size_t size, const char *name);
+void leak_frame_strip(char *buf, size_t size, const char *name);
 #endif
 
 #endif /* _SLABTRACE_SLAB_MODSYMS_H */

@@ -26,7 +26,7 @@
  *
  * Notes on locking
  * ----------------
- * - slab_trace_pool_cpu.lock (raw spinlock, irq-safe): that CPU's list and
+ * - leak_pool_cpu.lock (raw spinlock, irq-safe): that CPU's list and
  *   count.  Taken by the probes on their own CPU (one record a hold), and
  *   by the refill work for every CPU in turn (POOL_BATCH records a hold);
  *   never two at once.  Taken inside the table's
@@ -53,22 +53,22 @@
  */
 #define POOL_BATCH	64
 
-struct slab_trace_pool slab_trace_pool;
-struct kmem_cache *slab_trace_record_cache;
-unsigned long slab_trace_record_limit;
+struct leak_pool leak_pool;
+struct kmem_cache *leak_record_cache;
+unsigned long leak_record_limit;
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /*
  * The tests set it to see a refill fail: N > 0 fails the Nth allocation
  * from now and every one after.
  */
-unsigned int slab_trace_fail_refill;
+unsigned int leak_fail_refill;
 #endif
 
 /* Called with c->lock held. */
-static struct slab_trace_record *list_pop(struct slab_trace_pool_cpu *c)
+static struct leak_record *list_pop(struct leak_pool_cpu *c)
 {
-	struct slab_trace_record *rec = c->head;
+	struct leak_record *rec = c->head;
 
 	lockdep_assert_held(&c->lock);
 	if (rec) {
@@ -78,8 +78,8 @@ static struct slab_trace_record *list_pop(struct slab_trace_pool_cpu *c)
 	return rec;
 }
 
-static void list_push(struct slab_trace_pool_cpu *c,
-		      struct slab_trace_record *rec)
+static void list_push(struct leak_pool_cpu *c,
+		      struct leak_record *rec)
 {
 	lockdep_assert_held(&c->lock);
 	rec->next = c->head;
@@ -88,7 +88,7 @@ static void list_push(struct slab_trace_pool_cpu *c,
 }
 
 /**
- * slab_trace_pool_get - take a record
+ * leak_pool_get - take a record
  * @p: the pool
  *
  * Asks the worker for a refill when the CPU's list runs low.
@@ -97,10 +97,10 @@ static void list_push(struct slab_trace_pool_cpu *c,
  * interrupts off, for one unlink.
  * Return: a record (not zeroed), or NULL if this CPU's list is empty.
  */
-struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p)
+struct leak_record *leak_pool_get(struct leak_pool *p)
 {
-	struct slab_trace_pool_cpu *c;
-	struct slab_trace_record *rec;
+	struct leak_pool_cpu *c;
+	struct leak_record *rec;
 	unsigned long flags;
 	bool low;
 
@@ -112,21 +112,21 @@ struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p)
 	raw_spin_unlock(&c->lock);
 	local_irq_restore(flags);
 	if (low)
-		slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
+		leak_work_kick(LEAK_JOB_REFILL);
 	return rec;
 }
 
 /**
- * slab_trace_pool_put - give a record back
+ * leak_pool_put - give a record back
  * @p: the pool
  * @rec: the record, unlinked from everything
  *
  * Context: Any context but NMI (a probe); takes this CPU's raw spinlock,
  * interrupts off, for one link.
  */
-void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *rec)
+void leak_pool_put(struct leak_pool *p, struct leak_record *rec)
 {
-	struct slab_trace_pool_cpu *c;
+	struct leak_pool_cpu *c;
 	unsigned long flags;
 	bool high;
 
@@ -138,30 +138,30 @@ void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *re
 	raw_spin_unlock(&c->lock);
 	local_irq_restore(flags);
 	if (high)
-		slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
+		leak_work_kick(LEAK_JOB_REFILL);
 }
 
 /* Free a record of the global pool (the tables' free_rec). */
-void slab_trace_record_free(struct slab_trace_record *rec)
+void leak_record_free(struct leak_record *rec)
 {
-	slab_trace_pool_put(&slab_trace_pool, rec);
+	leak_pool_put(&leak_pool, rec);
 }
 
-static struct slab_trace_record *rec_alloc(struct slab_trace_pool *p)
+static struct leak_record *rec_alloc(struct leak_pool *p)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	unsigned int n = READ_ONCE(slab_trace_fail_refill);
+	unsigned int n = READ_ONCE(leak_fail_refill);
 
 	if (n == 1)
 		return NULL;
 	if (n)
-		WRITE_ONCE(slab_trace_fail_refill, n - 1);
+		WRITE_ONCE(leak_fail_refill, n - 1);
 #endif
 	return kmem_cache_alloc(p->cache,
 				GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 }
 
-static void rec_free(struct slab_trace_pool *p, struct slab_trace_record *rec)
+static void rec_free(struct leak_pool *p, struct leak_record *rec)
 {
 	kmem_cache_free(p->cache, rec);
 	atomic_long_dec(&p->allocated);
@@ -172,9 +172,9 @@ static void rec_free(struct slab_trace_pool *p, struct slab_trace_record *rec)
  * a pool of 2^20 records per CPU is millions of frees, seconds of them
  * with slub_debug.  Called with no spinlock held.
  */
-static void free_list(struct slab_trace_pool *p, struct slab_trace_record *list)
+static void free_list(struct leak_pool *p, struct leak_record *list)
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 	unsigned int n = 0;
 
 	while ((rec = list)) {
@@ -189,17 +189,17 @@ static void free_list(struct slab_trace_pool *p, struct slab_trace_record *list)
  * Move what @c holds beyond @want to *@list, POOL_BATCH records a hold.
  * Called with p->refill_mutex held (the lists are not otherwise bounded).
  */
-static void take_surplus(struct slab_trace_pool_cpu *c, unsigned int want,
-			 struct slab_trace_record **list)
+static void take_surplus(struct leak_pool_cpu *c, unsigned int want,
+			 struct leak_record **list)
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 	unsigned long flags;
 	unsigned int n;
 	bool more;
 	u64 t0;
 
 	do {
-		t0 = slab_trace_hold_start();
+		t0 = leak_hold_start();
 		raw_spin_lock_irqsave(&c->lock, flags);
 		for (n = 0; n < POOL_BATCH && c->nr > want; n++) {
 			rec = list_pop(c);
@@ -208,7 +208,7 @@ static void take_surplus(struct slab_trace_pool_cpu *c, unsigned int want,
 		}
 		more = c->nr > want;
 		raw_spin_unlock_irqrestore(&c->lock, flags);
-		slab_trace_hold_end(SLAB_TRACE_HOLD_POOL, t0, n);
+		leak_hold_end(LEAK_HOLD_POOL, t0, n);
 		cond_resched();
 	} while (more);
 }
@@ -219,16 +219,16 @@ static void take_surplus(struct slab_trace_pool_cpu *c, unsigned int want,
  *
  * Return: how many @c lacks still.
  */
-static unsigned int give(struct slab_trace_pool_cpu *c, unsigned int want,
-			 bool all, struct slab_trace_record **list)
+static unsigned int give(struct leak_pool_cpu *c, unsigned int want,
+			 bool all, struct leak_record **list)
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 	unsigned long flags;
 	unsigned int n, lack;
 	u64 t0;
 
 	do {
-		t0 = slab_trace_hold_start();
+		t0 = leak_hold_start();
 		raw_spin_lock_irqsave(&c->lock, flags);
 		for (n = 0; n < POOL_BATCH && *list; n++) {
 			if (!all && c->nr >= want)
@@ -239,7 +239,7 @@ static unsigned int give(struct slab_trace_pool_cpu *c, unsigned int want,
 		}
 		lack = want > c->nr ? want - c->nr : 0;
 		raw_spin_unlock_irqrestore(&c->lock, flags);
-		slab_trace_hold_end(SLAB_TRACE_HOLD_POOL, t0, n);
+		leak_hold_end(LEAK_HOLD_POOL, t0, n);
 		cond_resched();
 	} while (*list && (all || lack));
 	return lack;
@@ -251,11 +251,11 @@ static unsigned int give(struct slab_trace_pool_cpu *c, unsigned int want,
  *
  * Return: 0, or -ENOMEM if some list could not be filled.
  */
-static int refill(struct slab_trace_pool *p)
+static int refill(struct leak_pool *p)
 {
-	struct slab_trace_record *spare = NULL, *fresh, *rec;
+	struct leak_record *spare = NULL, *fresh, *rec;
 	unsigned int want = p->draining ? 0 : p->size, need;
-	struct slab_trace_pool_cpu *c;
+	struct leak_pool_cpu *c;
 	int cpu, ret = 0;
 
 	lockdep_assert_held(&p->refill_mutex);
@@ -289,7 +289,7 @@ static int refill(struct slab_trace_pool *p)
 /* The worker's job: slabtrace's pool, to size. */
 static void refill_job(void)
 {
-	struct slab_trace_pool *p = &slab_trace_pool;
+	struct leak_pool *p = &leak_pool;
 
 	mutex_lock(&p->refill_mutex);
 	refill(p);
@@ -297,19 +297,19 @@ static void refill_job(void)
 }
 
 /**
- * slab_trace_pool_init - set up an empty pool
+ * leak_pool_init - set up an empty pool
  * @p: the pool, zeroed
  * @cache: where its records come from
  * @size: records per CPU, once filled
  *
  * Return: 0 or -ENOMEM.
  */
-int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
-			 unsigned int size)
+int leak_pool_init(struct leak_pool *p, struct kmem_cache *cache,
+		   unsigned int size)
 {
 	int cpu;
 
-	p->cpu = alloc_percpu(struct slab_trace_pool_cpu);
+	p->cpu = alloc_percpu(struct leak_pool_cpu);
 	if (!p->cpu)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
@@ -319,12 +319,12 @@ int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
 	p->draining = true;
 	atomic_long_set(&p->allocated, 0);
 	mutex_init(&p->refill_mutex);
-	slab_trace_work_job(SLAB_TRACE_JOB_REFILL, refill_job, 0);
+	leak_work_job(LEAK_JOB_REFILL, refill_job, 0);
 	return 0;
 }
 
 /**
- * slab_trace_pool_fill - fill every CPU's list now, and keep them filled
+ * leak_pool_fill - fill every CPU's list now, and keep them filled
  * @p: the pool
  *
  * May sleep.
@@ -332,7 +332,7 @@ int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
  * Return: 0, or -ENOMEM if some list could not be filled (what could be
  * is kept).
  */
-int slab_trace_pool_fill(struct slab_trace_pool *p)
+int leak_pool_fill(struct leak_pool *p)
 {
 	int ret;
 
@@ -347,10 +347,10 @@ int slab_trace_pool_fill(struct slab_trace_pool *p)
  * Whether @size records per CPU fit in half of the memory available, over
  * what the lists hold already.  Called with p->refill_mutex held.
  */
-static bool fits(struct slab_trace_pool *p, unsigned int size)
+static bool fits(struct leak_pool *p, unsigned int size)
 {
 	u64 want = (u64)size * num_possible_cpus();
-	u64 have = slab_trace_pool_free_count(p);
+	u64 have = leak_pool_free_count(p);
 	u64 bytes, avail = (u64)max(si_mem_available(), 0L) << PAGE_SHIFT;
 
 	lockdep_assert_held(&p->refill_mutex);
@@ -365,7 +365,7 @@ static bool fits(struct slab_trace_pool *p, unsigned int size)
 }
 
 /**
- * slab_trace_pool_resize - change the number of records kept per CPU
+ * leak_pool_resize - change the number of records kept per CPU
  * @p: the pool
  * @size: the new number
  *
@@ -377,7 +377,7 @@ static bool fits(struct slab_trace_pool *p, unsigned int size)
  *
  * Return: 0 or -ENOMEM.
  */
-int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size)
+int leak_pool_resize(struct leak_pool *p, unsigned int size)
 {
 	unsigned int old;
 	int ret = -ENOMEM;
@@ -388,7 +388,7 @@ int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size)
 	old = p->size;
 	p->size = size;
 	if (size <= old || p->draining) {
-		slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
+		leak_work_kick(LEAK_JOB_REFILL);
 		ret = 0;
 		goto out;
 	}
@@ -405,7 +405,7 @@ out:
 }
 
 /* Give every record of the lists back to the slab, now.  May sleep. */
-static void drain_now(struct slab_trace_pool *p)
+static void drain_now(struct leak_pool *p)
 {
 	mutex_lock(&p->refill_mutex);
 	p->draining = true;
@@ -414,23 +414,23 @@ static void drain_now(struct slab_trace_pool *p)
 }
 
 /**
- * slab_trace_pool_drain - give every record of the lists back to the slab
+ * leak_pool_drain - give every record of the lists back to the slab
  * @p: the pool
  *
  * For when nothing is traced: the refill work gives them back, so that
  * the command that let the probes go does not wait for it.  Records put
  * back later stay until the next refill or drain.  May sleep.
  */
-void slab_trace_pool_drain(struct slab_trace_pool *p)
+void leak_pool_drain(struct leak_pool *p)
 {
 	mutex_lock(&p->refill_mutex);
 	p->draining = true;
 	mutex_unlock(&p->refill_mutex);
-	slab_trace_work_kick(SLAB_TRACE_JOB_REFILL);
+	leak_work_kick(LEAK_JOB_REFILL);
 }
 
 /* Records in the lists now, all CPUs (approximate, for the stats). */
-unsigned long slab_trace_pool_free_count(struct slab_trace_pool *p)
+unsigned long leak_pool_free_count(struct leak_pool *p)
 {
 	unsigned long n = 0;
 	int cpu;
@@ -441,11 +441,11 @@ unsigned long slab_trace_pool_free_count(struct slab_trace_pool *p)
 }
 
 /*
- * slab_trace_pool_destroy - free the pool and the records in its lists
+ * leak_pool_destroy - free the pool and the records in its lists
  *
  * No probe may use @p any more.  Tolerates a pool whose init failed.
  */
-void slab_trace_pool_destroy(struct slab_trace_pool *p)
+void leak_pool_destroy(struct leak_pool *p)
 {
 	if (!p->cpu)
 		return;

@@ -19,15 +19,15 @@ struct kmem_cache;
  * pool.c: records, preallocated.  The probes take and give back records
  * per CPU and never call the slab allocator; a work item refills.
  */
-struct slab_trace_pool_cpu {
+struct leak_pool_cpu {
 	raw_spinlock_t lock;			/* @head and @nr (irq-safe) */
-	struct slab_trace_record *head;
+	struct leak_record *head;
 	unsigned int nr;
 };
 
-struct slab_trace_pool {
+struct leak_pool {
 	struct kmem_cache *cache;
-	struct slab_trace_pool_cpu __percpu *cpu;
+	struct leak_pool_cpu __percpu *cpu;
 	unsigned int size;		/* records per CPU, refilled to */
 	atomic_long_t allocated;	/* from the cache, not yet freed */
 	bool draining;			/* refill nothing */
@@ -35,32 +35,32 @@ struct slab_trace_pool {
 };
 
 /* Records per CPU: the default, and what "pool N" accepts. */
-#define SLAB_TRACE_POOL_DEFAULT	4096U
-#define SLAB_TRACE_POOL_MIN	16U
-#define SLAB_TRACE_POOL_MAX	1048576U	/* 2^20 */
+#define LEAK_POOL_DEFAULT	4096U
+#define LEAK_POOL_MIN	16U
+#define LEAK_POOL_MAX	1048576U	/* 2^20 */
 /* What a record costs, table included (the default limit's unit). */
-#define SLAB_TRACE_RECORD_BYTES	72
+#define LEAK_RECORD_BYTES	72
 
-extern struct slab_trace_pool slab_trace_pool;
+extern struct leak_pool leak_pool;
 /* The slab cache of records (slab.c makes it, the pool's). */
-extern struct kmem_cache *slab_trace_record_cache;
+extern struct kmem_cache *leak_record_cache;
 /* The record limit, all caches together; changed by "limit" (slab.c). */
-extern unsigned long slab_trace_record_limit;
+extern unsigned long leak_record_limit;
 
-int slab_trace_pool_init(struct slab_trace_pool *p, struct kmem_cache *cache,
-			 unsigned int size);
-void slab_trace_pool_destroy(struct slab_trace_pool *p);
-struct slab_trace_record *slab_trace_pool_get(struct slab_trace_pool *p);
-void slab_trace_pool_put(struct slab_trace_pool *p, struct slab_trace_record *rec);
-int slab_trace_pool_fill(struct slab_trace_pool *p);
-int slab_trace_pool_resize(struct slab_trace_pool *p, unsigned int size);
-void slab_trace_pool_drain(struct slab_trace_pool *p);
-unsigned long slab_trace_pool_free_count(struct slab_trace_pool *p);
-void slab_trace_record_free(struct slab_trace_record *rec);
+int leak_pool_init(struct leak_pool *p, struct kmem_cache *cache,
+		   unsigned int size);
+void leak_pool_destroy(struct leak_pool *p);
+struct leak_record *leak_pool_get(struct leak_pool *p);
+void leak_pool_put(struct leak_pool *p, struct leak_record *rec);
+int leak_pool_fill(struct leak_pool *p);
+int leak_pool_resize(struct leak_pool *p, unsigned int size);
+void leak_pool_drain(struct leak_pool *p);
+unsigned long leak_pool_free_count(struct leak_pool *p);
+void leak_record_free(struct leak_record *rec);
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A failure hook of the KUnit suites: the Nth allocation from now fails. */
-extern unsigned int slab_trace_fail_refill;
+extern unsigned int leak_fail_refill;
 #endif
 
 #endif /* _SLABTRACE_SLAB_POOL_H */

@@ -21,9 +21,9 @@
  * - at that user's next print, or rmmod;
  * - at the end of the command that reset its cache, or that found the
  *   cache destroyed, or of the worker's job after a scan did
- *   (slab_trace_print_drop_stale()); and at its user's read, whoever
- *   purged its records (slab_trace_print_get());
- * - slab_trace_print_idle seconds (10 minutes unless the module
+ *   (leak_print_drop_stale()); and at its user's read, whoever
+ *   purged its records (leak_print_get());
+ * - leak_print_idle seconds (10 minutes unless the module
  *   parameter snapshot_idle_secs says otherwise) after its last print or
  *   read: a delayed work sweeps them, armed for the first to expire;
  * - when a ninth user prints: at most SNAP_USERS are kept, the one used
@@ -32,21 +32,21 @@
  * Readers hold a reference on the one they started on, dropped when they
  * close.  The stats show what they all hold ("snapshots").
  *
- * A print copies with slab_trace_mutex dropped; a reset of its cache
+ * A print copies with leak_mutex dropped; a reset of its cache
  * meanwhile waits for the copy, then drops the cache's records: the copy
  * is then of records that no longer exist, and the print fails (EBUSY)
  * rather than publish it.
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex: users[], each reader's own print
- *   (slab_trace_reader.own: set by a print through its file, taken by its
+ * - leak_mutex: users[], each reader's own print
+ *   (leak_reader.own: set by a print through its file, taken by its
  *   reads), and the (re)arming of sweep_work.
- * - slab_trace_print_sem (traced.c's): held for reading while records are
- *   copied, with slab_trace_mutex dropped so that other commands go on;
+ * - leak_print_sem (traced.c's): held for reading while records are
+ *   copied, with leak_mutex dropped so that other commands go on;
  *   held for writing (traced.c) while a cache's records are purged, so
  *   that a copy never sees a record of an owner id given out again.  Taken
- *   after slab_trace_mutex, never before it.  slab_trace_purges[] tells a
+ *   after leak_mutex, never before it.  leak_purges[] tells a
  *   copy that a purge came between.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -76,8 +76,8 @@
 #include "table.h"
 #include "traced.h"
 
-unsigned int slab_trace_print_idle = 600;
-module_param_named(snapshot_idle_secs, slab_trace_print_idle, uint, 0400);
+unsigned int leak_print_idle = 600;
+module_param_named(snapshot_idle_secs, leak_print_idle, uint, 0400);
 MODULE_PARM_DESC(snapshot_idle_secs, "seconds a login user's print is kept after its last print or read (1..86400; default 600)");
 
 /* Login users whose print is kept, at most. */
@@ -86,7 +86,7 @@ MODULE_PARM_DESC(snapshot_idle_secs, "seconds a login user's print is kept after
 /* A login user's latest print; @snap NULL: a free slot. */
 static struct {
 	kuid_t user;			/* INVALID_UID: unset */
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	unsigned long used;		/* jiffies: its print, or its last read */
 } users[SNAP_USERS];
 
@@ -96,28 +96,28 @@ static bool sweep_off;		/* rmmod: not again */
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests' login user, if set: they cannot set an audit login UID. */
-bool slab_trace_test_user_set;
-kuid_t slab_trace_test_user;
+bool leak_test_user_set;
+kuid_t leak_test_user;
 #endif
 
 /* The login user a print or a read of current's is kept for. */
 static kuid_t login_user(void)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slab_trace_test_user_set))
-		return slab_trace_test_user;
+	if (READ_ONCE(leak_test_user_set))
+		return leak_test_user;
 #endif
 	return slabtrace_login_uid(current);
 }
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* Run by a print once it has copied, before it takes the mutex again. */
-void (*slab_trace_test_after_copy)(void);
+void (*leak_test_after_copy)(void);
 #endif
 
 /**
- * slab_trace_print_part - the part of a print a position shows
- * @m: the reader, after slab_trace_print_seq() found its snapshot
+ * leak_print_part - the part of a print a position shows
+ * @m: the reader, after leak_print_seq() found its snapshot
  * @pos: the position
  * @first: the position of the first part's first item
  * @len: how many positions a part takes in this view
@@ -129,12 +129,12 @@ void (*slab_trace_test_after_copy)(void);
  *
  * Return: the part, or NULL past the end.
  */
-struct slab_trace_snapshot *
-slab_trace_print_part(struct seq_file *m, loff_t pos, loff_t first,
-		      unsigned long (*len)(struct seq_file *m,
-					   const struct slab_trace_snapshot *part))
+struct leak_snapshot *
+leak_print_part(struct seq_file *m, loff_t pos, loff_t first,
+		unsigned long (*len)(struct seq_file *m,
+				     const struct leak_snapshot *part))
 {
-	struct slab_trace_reader *r = m->private;
+	struct leak_reader *r = m->private;
 
 	if (!r->snap->word) {
 		r->part = r->snap;
@@ -153,48 +153,48 @@ slab_trace_print_part(struct seq_file *m, loff_t pos, loff_t first,
 }
 
 /**
- * slab_trace_reader_open - open a file that shows the snapshot
+ * leak_reader_open - open a file that shows the snapshot
  * @file: ctl (opened to read), stacks, folded or folded_bytes
- * @ops: its seq_file operations; m->private is a struct slab_trace_reader
+ * @ops: its seq_file operations; m->private is a struct leak_reader
  *
  * Return: 0 or -ENOMEM.
  */
-int slab_trace_reader_open(struct file *file, const struct seq_operations *ops)
+int leak_reader_open(struct file *file, const struct seq_operations *ops)
 {
-	return seq_open_private(file, ops, sizeof(struct slab_trace_reader));
+	return seq_open_private(file, ops, sizeof(struct leak_reader));
 }
 
 /*
  * What a reader holds goes: its snapshot, its own print (a view's text
- * went first, slab_trace_view_release()).  Called when nothing else uses
+ * went first, leak_view_release()).  Called when nothing else uses
  * the reader (its file closes).
  */
-VISIBLE_IF_KUNIT void slab_trace_reader_clear(struct slab_trace_reader *r)
+VISIBLE_IF_KUNIT void leak_reader_clear(struct leak_reader *r)
 {
 	if (r->snap)
-		slab_trace_snapshot_put(r->snap);
+		leak_snapshot_put(r->snap);
 	r->snap = NULL;
 	if (r->own)
-		slab_trace_snapshot_put(r->own);
+		leak_snapshot_put(r->own);
 	r->own = NULL;
 }
 
 /* A reader closes: what it holds goes. */
-int slab_trace_reader_release(struct inode *inode, struct file *file)
+int leak_reader_release(struct inode *inode, struct file *file)
 {
 	struct seq_file *m = file->private_data;
 
-	slab_trace_reader_clear(m->private);
+	leak_reader_clear(m->private);
 	return seq_release_private(inode, file);
 }
 
-/* The slot of current's login user, or -1.  Called with slab_trace_mutex. */
+/* The slot of current's login user, or -1.  Called with leak_mutex. */
 static int user_slot(void)
 {
 	kuid_t user = login_user();
 	int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	for (i = 0; i < SNAP_USERS; i++)
 		if (users[i].snap && uid_eq(users[i].user, user))
 			return i;
@@ -203,24 +203,24 @@ static int user_slot(void)
 
 static void slot_free(int i)
 {
-	slab_trace_snapshot_put(users[i].snap);
+	leak_snapshot_put(users[i].snap);
 	users[i].snap = NULL;
 	users[i].user = INVALID_UID;
 }
 
 /*
- * Drop the prints unused for slab_trace_print_idle seconds; arm the
+ * Drop the prints unused for leak_print_idle seconds; arm the
  * work for the first of those left to expire.  Called with
- * slab_trace_mutex held.
+ * leak_mutex held.
  */
 static void sweep_locked(void)
 {
-	unsigned long idle = READ_ONCE(slab_trace_print_idle) * HZ;
+	unsigned long idle = READ_ONCE(leak_print_idle) * HZ;
 	unsigned long now = jiffies, next = 0;
 	bool kept = false;
 	int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	for (i = 0; i < SNAP_USERS; i++) {
 		if (!users[i].snap)
 			continue;
@@ -237,24 +237,24 @@ static void sweep_locked(void)
 }
 
 /**
- * slab_trace_print_sweep - free the prints idle for too long
+ * leak_print_sweep - free the prints idle for too long
  *
  * May sleep.
  */
-VISIBLE_IF_KUNIT void slab_trace_print_sweep(void)
+VISIBLE_IF_KUNIT void leak_print_sweep(void)
 {
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	sweep_locked();
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 }
 
 static void sweep_fn(struct work_struct *work)
 {
-	slab_trace_print_sweep();
+	leak_print_sweep();
 }
 
 /**
- * slab_trace_print_stats - what the snapshots hold, for the stats
+ * leak_print_stats - what the snapshots hold, for the stats
  * @kept: prints kept for login users
  * @alive: snapshots not freed (the kept ones, files' own prints, and
  *	   those readers still hold)
@@ -262,53 +262,53 @@ static void sweep_fn(struct work_struct *work)
  *
  * May sleep.
  */
-void slab_trace_print_stats(unsigned long *kept, unsigned long *alive,
-			    size_t *mem)
+void leak_print_stats(unsigned long *kept, unsigned long *alive,
+		      size_t *mem)
 {
 	int i;
 
 	*kept = 0;
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	for (i = 0; i < SNAP_USERS; i++)
 		*kept += !!users[i].snap;
-	mutex_unlock(&slab_trace_mutex);
-	slab_trace_snapshot_mem(alive, mem);
+	mutex_unlock(&leak_mutex);
+	leak_snapshot_mem(alive, mem);
 }
 
 /* Whether a print is of records purged since it was copied. */
-static bool stale(const struct slab_trace_snapshot *snap)
+static bool stale(const struct leak_snapshot *snap)
 {
-	const struct slab_trace_snapshot *part;
+	const struct leak_snapshot *part;
 
 	if (!snap->word)
-		return snap->purges != slab_trace_purges[snap->owner];
+		return snap->purges != leak_purges[snap->owner];
 	for (part = snap->next; part; part = part->next)
-		if (part->purges != slab_trace_purges[part->owner])
+		if (part->purges != leak_purges[part->owner])
 			return true;
 	return false;
 }
 
 /**
- * slab_trace_print_drop_stale - forget the prints of caches reset
+ * leak_print_drop_stale - forget the prints of caches reset
  *
  * After a command that reset a cache or found it destroyed (traced.c
  * purged its records): the users' prints of it go now (readers and files
  * that printed keep theirs until they close); a scan's sweep leaves them
- * to the next read (slab_trace_print_get()) or command.  Called with
- * slab_trace_mutex held.
+ * to the next read (leak_print_get()) or command.  Called with
+ * leak_mutex held.
  */
-void slab_trace_print_drop_stale(void)
+void leak_print_drop_stale(void)
 {
 	int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	for (i = 0; i < SNAP_USERS; i++)
 		if (users[i].snap && stale(users[i].snap))
 			slot_free(i);
 }
 
 /**
- * slab_trace_print_get - what a reader shows from its start
+ * leak_print_get - what a reader shows from its start
  * @r: the reader, or NULL (then only the user's print counts)
  *
  * Its file's own print, if it wrote one; else current's login user's
@@ -316,12 +316,12 @@ void slab_trace_print_drop_stale(void)
  *
  * Return: the snapshot, referenced; NULL if there is none.
  */
-VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_print_get(struct slab_trace_reader *r)
+VISIBLE_IF_KUNIT struct leak_snapshot *leak_print_get(struct leak_reader *r)
 {
-	struct slab_trace_snapshot *snap = NULL;
+	struct leak_snapshot *snap = NULL;
 	int i;
 
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	if (r && r->own) {
 		snap = r->own;
 	} else {
@@ -339,12 +339,12 @@ VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_print_get(struct slab_tr
 	}
 	if (snap)
 		kref_get(&snap->kref);
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 	return snap;
 }
 
 /**
- * slab_trace_print_seq - the snapshot a seq_file reader is showing
+ * leak_print_seq - the snapshot a seq_file reader is showing
  * @m: the reader, whose ->private holds a reference on it
  * @pos: where it reads
  *
@@ -355,63 +355,63 @@ VISIBLE_IF_KUNIT struct slab_trace_snapshot *slab_trace_print_get(struct slab_tr
  *
  * Return: the snapshot, or NULL before the first print.
  */
-struct slab_trace_snapshot *slab_trace_print_seq(struct seq_file *m,
-						 loff_t pos)
+struct leak_snapshot *leak_print_seq(struct seq_file *m,
+				     loff_t pos)
 {
-	struct slab_trace_reader *r = m->private;
-	struct slab_trace_snapshot *snap;
+	struct leak_reader *r = m->private;
+	struct leak_snapshot *snap;
 
 	if (!pos) {
-		snap = slab_trace_print_get(r);
+		snap = leak_print_get(r);
 		if (r->snap)
-			slab_trace_snapshot_put(r->snap);
+			leak_snapshot_put(r->snap);
 		r->snap = snap;
 		r->part = NULL;
 	}
 	return r->snap;
 }
 
-static bool snapshot_takes(const struct slab_trace_snapshot *snap,
-			   const struct slab_trace_record *rec)
+static bool snapshot_takes(const struct leak_snapshot *snap,
+			   const struct leak_record *rec)
 {
 	if (rec->owner != snap->owner)
 		return false;
 	if (snap->opts.since_mark && rec->stamp < snap->mark)
 		return false;
-	return slab_trace_snapshot_age(snap, rec) >= snap->opts.older_than;
+	return leak_snapshot_age(snap, rec) >= snap->opts.older_than;
 }
 
-static int fill_one(const struct slab_trace_record *rec, void *snap)
+static int fill_one(const struct leak_record *rec, void *snap)
 {
-	return snapshot_takes(snap, rec) ? slab_trace_snapshot_add(snap, rec) : 0;
+	return snapshot_takes(snap, rec) ? leak_snapshot_add(snap, rec) : 0;
 }
 
 /* What @snap copies from the traced cache @tr, @aliases its other names. */
-static void snapshot_of(struct slab_trace_snapshot *snap,
-			const struct slab_trace_traced *tr,
+static void snapshot_of(struct leak_snapshot *snap,
+			const struct leak_traced *tr,
 			const struct slabtrace_cache_ref *aliases)
 {
-	const struct slab_trace_filter *filter;
+	const struct leak_filter *filter;
 	int i;
 
 	snap->mark = tr->mark;
 	snap->epoch = tr->epoch;
-	snap->traced_ns = slab_trace_traced_time(tr, snap->taken);
+	snap->traced_ns = leak_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
 	snap->object_size = tr->object_size;
 	snap->kind = tr->kind;
-	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++)
+	for (i = 0; i < LEAK_DROP_MAX; i++)
 		snap->drops[i] = atomic_long_read(&tr->drops[i]);
 	snap->owner = tr->id;
-	snap->purges = slab_trace_purges[tr->id];
-	snap->filtered = slab_trace_traced_filtered(tr);
+	snap->purges = leak_purges[tr->id];
+	snap->filtered = leak_traced_filtered(tr);
 	snap->sample_every = tr->sample_every;
 	snap->sample_bytes = tr->sample_bytes;
 	filter = rcu_dereference_protected(tr->filter,
-					   lockdep_is_held(&slab_trace_mutex));
+					   lockdep_is_held(&leak_mutex));
 	if (filter)
-		slab_trace_filter_text(snap->filter, sizeof(snap->filter), filter);
-	snap->grow_failed = atomic_long_read(&slab_trace_records.grow_failed);
+		leak_filter_text(snap->filter, sizeof(snap->filter), filter);
+	snap->grow_failed = atomic_long_read(&leak_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
 	if (aliases->merged > 0) {
 		strscpy(snap->aliases, aliases->aliases, sizeof(snap->aliases));
@@ -424,32 +424,32 @@ static void snapshot_of(struct slab_trace_snapshot *snap,
 
 /* The parts of a print of a word, by record owner, while it copies. */
 struct parts {
-	struct slab_trace_snapshot *by_owner[SLAB_TRACE_MAX_OWNERS];
+	struct leak_snapshot *by_owner[LEAK_MAX_OWNERS];
 };
 
-static int fill_part(const struct slab_trace_record *rec, void *arg)
+static int fill_part(const struct leak_record *rec, void *arg)
 {
-	struct slab_trace_snapshot *part;
+	struct leak_snapshot *part;
 
 	part = ((struct parts *)arg)->by_owner[rec->owner];
 	return part && snapshot_takes(part, rec) ?
-	       slab_trace_snapshot_add(part, rec) : 0;
+	       leak_snapshot_add(part, rec) : 0;
 }
 
 /*
  * Copy the records of the snapshots @snaps[0..@n) (of distinct owners), in
- * one walk of the table, and group them.  Drops slab_trace_mutex while
+ * one walk of the table, and group them.  Drops leak_mutex while
  * it copies.
  */
-static int copy_records(struct slab_trace_snapshot **snaps, unsigned int n)
+static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 {
 	struct parts *parts = NULL;
 	unsigned int i;
 	int ret = 0;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	/* Backtraces the depot had no room for when they were taken. */
-	slab_trace_stack_flush();
+	leak_stack_flush();
 	if (n > 1) {
 		parts = kvzalloc(sizeof(*parts), GFP_KERNEL);
 		if (!parts)
@@ -459,26 +459,26 @@ static int copy_records(struct slab_trace_snapshot **snaps, unsigned int n)
 	}
 	/*
 	 * The copy, with the mutex dropped: other commands go on, and a reset
-	 * of these caches waits for it (slab_trace_print_sem).  Taken again
+	 * of these caches waits for it (leak_print_sem).  Taken again
 	 * after the rwsem is released, in the order the others take them.
 	 */
-	down_read(&slab_trace_print_sem);
-	mutex_unlock(&slab_trace_mutex);
+	down_read(&leak_print_sem);
+	mutex_unlock(&leak_mutex);
 	if (n)
-		ret = slab_trace_table_for_each(&slab_trace_records,
-						parts ? fill_part : fill_one,
+		ret = leak_table_for_each(&leak_records,
+					  parts ? fill_part : fill_one,
 						parts ? (void *)parts : snaps[0]);
 	for (i = 0; !ret && i < n; i++)
-		ret = slab_trace_aggregate(snaps[i]);
-	up_read(&slab_trace_print_sem);
+		ret = leak_aggregate(snaps[i]);
+	up_read(&leak_print_sem);
 	kvfree(parts);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (slab_trace_test_after_copy)
-		slab_trace_test_after_copy();
+	if (leak_test_after_copy)
+		leak_test_after_copy();
 #endif
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	for (i = 0; !ret && i < n; i++) {
-		if (slab_trace_purges[snaps[i]->owner] == snaps[i]->purges)
+		if (leak_purges[snaps[i]->owner] == snaps[i]->purges)
 			continue;
 		pr_warn_ratelimited("print: %*pE was reset while its records were copied: print again\n",
 				    (int)strlen(snaps[i]->name), snaps[i]->name);
@@ -488,15 +488,15 @@ static int copy_records(struct slab_trace_snapshot **snaps, unsigned int n)
 }
 
 /* What a part weighs in the order of a word's print: most bytes first. */
-static u64 part_bytes(const struct slab_trace_snapshot *part)
+static u64 part_bytes(const struct leak_snapshot *part)
 {
-	return slab_trace_sampled(part) ? part->est_bytes : part->bytes;
+	return leak_sampled(part) ? part->est_bytes : part->bytes;
 }
 
 static int part_cmp(const void *a, const void *b)
 {
-	const struct slab_trace_snapshot *pa = *(void * const *)a;
-	const struct slab_trace_snapshot *pb = *(void * const *)b;
+	const struct leak_snapshot *pa = *(void * const *)a;
+	const struct leak_snapshot *pb = *(void * const *)b;
 
 	if (part_bytes(pa) != part_bytes(pb))
 		return part_bytes(pa) < part_bytes(pb) ? 1 : -1;
@@ -507,15 +507,15 @@ static int part_cmp(const void *a, const void *b)
  * "print WORD": one snapshot of every traced cache of the word, in one
  * walk of the records, into @head.
  */
-static int print_word(struct slab_trace_snapshot *head,
-		      enum slab_trace_word word)
+static int print_word(struct leak_snapshot *head,
+		      enum leak_word word)
 {
-	struct slab_trace_snapshot **parts = NULL, **tail;
-	struct slab_trace_traced **trs;
+	struct leak_snapshot **parts = NULL, **tail;
+	struct leak_traced **trs;
 	unsigned int i, nomark = 0;
 	int n, ret;
 
-	n = slab_trace_traced_word(word, &trs);
+	n = leak_traced_word(word, &trs);
 	if (n < 0)
 		return n;
 	head->word = true;
@@ -533,7 +533,7 @@ static int print_word(struct slab_trace_snapshot *head,
 	if (!parts)
 		goto out;
 	for (i = 0; i < n; i++) {
-		parts[i] = slab_trace_snapshot_alloc();
+		parts[i] = leak_snapshot_alloc();
 		if (!parts[i])
 			goto out;
 		strscpy(parts[i]->name, trs[i]->name, sizeof(parts[i]->name));
@@ -557,19 +557,19 @@ static int print_word(struct slab_trace_snapshot *head,
 out:
 	for (i = 0; parts && i < n; i++)
 		if (parts[i])
-			slab_trace_snapshot_put(parts[i]);
+			leak_snapshot_put(parts[i]);
 	kvfree(parts);
 	kfree(trs);
 	return ret;
 }
 
 /* "print CACHE": a snapshot of the cache's records, into @snap. */
-static int print_cache(struct slab_trace_snapshot *snap)
+static int print_cache(struct leak_snapshot *snap)
 {
 	struct slabtrace_cache_ref ref;
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 
-	tr = slab_trace_traced_find("print", snap->name, &ref);
+	tr = leak_traced_find("print", snap->name, &ref);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
 	if (snap->opts.since_mark && !tr->mark) {
@@ -584,20 +584,20 @@ static int print_cache(struct slab_trace_snapshot *snap)
 }
 
 /**
- * slab_trace_print_publish - make a print what its login user reads
+ * leak_print_publish - make a print what its login user reads
  * @snap: the print; its reference is taken over
  * @own: the reader of the file that wrote the print, which keeps it as
  *	 its own; NULL if none (a file opened for writing only)
  *
  * The user's last print goes, or, with every slot taken, the one used
- * least recently.  Called with slab_trace_mutex held.
+ * least recently.  Called with leak_mutex held.
  */
-VISIBLE_IF_KUNIT void slab_trace_print_publish(struct slab_trace_snapshot *snap,
-					       struct slab_trace_reader *own)
+VISIBLE_IF_KUNIT void leak_print_publish(struct leak_snapshot *snap,
+					 struct leak_reader *own)
 {
 	int i, slot = user_slot();
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	for (i = 0; slot < 0 && i < SNAP_USERS; i++)
 		if (!users[i].snap)
 			slot = i;
@@ -611,7 +611,7 @@ VISIBLE_IF_KUNIT void slab_trace_print_publish(struct slab_trace_snapshot *snap,
 		slot_free(slot);
 	if (own) {
 		if (own->own)
-			slab_trace_snapshot_put(own->own);
+			leak_snapshot_put(own->own);
 		kref_get(&snap->kref);
 		own->own = snap;
 	}
@@ -622,7 +622,7 @@ VISIBLE_IF_KUNIT void slab_trace_print_publish(struct slab_trace_snapshot *snap,
 }
 
 /**
- * slab_trace_print - take the snapshot that reading ctl shows next
+ * leak_print - take the snapshot that reading ctl shows next
  * @own: the reader of the file that wrote the command, which keeps the
  *	 print as its own (a file opened for reading and writing); NULL if
  *	 none
@@ -630,8 +630,8 @@ VISIBLE_IF_KUNIT void slab_trace_print_publish(struct slab_trace_snapshot *snap,
  *	  caches of a set (one snapshot of each, taken in one walk)
  * @opts: the view and the filters
  *
- * The print is current's login user's latest (slab_trace_print_publish()).
- * Called with slab_trace_mutex held; drops it while it copies the records.
+ * The print is current's login user's latest (leak_print_publish()).
+ * Called with leak_mutex held; drops it while it copies the records.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for a cache that is
  * not traced, -EINVAL for since-mark without a mark, -ENOMEM (the copy is
@@ -639,16 +639,16 @@ VISIBLE_IF_KUNIT void slab_trace_print_publish(struct slab_trace_snapshot *snap,
  * -EINTR if the caller was killed, -EBUSY if a cache was reset while
  * its records were being copied.
  */
-int slab_trace_print(struct slab_trace_reader *own, const char *name,
-		     const struct slab_trace_print_opts *opts)
+int leak_print(struct leak_reader *own, const char *name,
+	       const struct leak_print_opts *opts)
 {
-	enum slab_trace_word word = slab_trace_word_of(name);
-	struct slab_trace_snapshot *snap;
+	enum leak_word word = leak_word_of(name);
+	struct leak_snapshot *snap;
 	unsigned long nr;
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	snap = slab_trace_snapshot_alloc();
+	lockdep_assert_held(&leak_mutex);
+	snap = leak_snapshot_alloc();
 	if (!snap)
 		return -ENOMEM;
 	strscpy(snap->name, name, sizeof(snap->name));
@@ -660,31 +660,31 @@ int slab_trace_print(struct slab_trace_reader *own, const char *name,
 		if (ret == -ENOMEM)
 			pr_warn_ratelimited("print: no memory for a copy of %lu records of %*pE\n",
 					    nr, (int)strlen(name), name);
-		slab_trace_snapshot_put(snap);
+		leak_snapshot_put(snap);
 		return ret;
 	}
-	slab_trace_print_publish(snap, own);
+	leak_print_publish(snap, own);
 	return 0;
 }
 
 /*
  * At module exit: no reader is left, the module is pinned while open.
- * Called with slab_trace_mutex held; slab_trace_print_exit_work() follows,
+ * Called with leak_mutex held; leak_print_exit_work() follows,
  * once it is released.
  */
-void slab_trace_print_exit(void)
+void leak_print_exit(void)
 {
 	int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	sweep_off = true;
 	for (i = 0; i < SNAP_USERS; i++)
 		if (users[i].snap)
 			slot_free(i);
 }
 
-/* The sweep's work, which takes slab_trace_mutex, is not left queued. */
-void slab_trace_print_exit_work(void)
+/* The sweep's work, which takes leak_mutex, is not left queued. */
+void leak_print_exit_work(void)
 {
 	cancel_delayed_work_sync(&sweep_work);
 }

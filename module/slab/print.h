@@ -14,49 +14,49 @@
 
 struct file;
 struct inode;
-struct slab_trace_stack_texts;
+struct leak_stack_texts;
 
 /* An open ctl, stacks or folded file, reading: what its seq_file holds. */
-struct slab_trace_reader {
-	struct slab_trace_snapshot *snap;	/* referenced, or NULL */
+struct leak_reader {
+	struct leak_snapshot *snap;	/* referenced, or NULL */
 	/* ctl opened to read and write: the last print it wrote, or NULL */
-	struct slab_trace_snapshot *own;
-	struct slab_trace_stack_texts *texts;	/* dump.c's, or NULL */
+	struct leak_snapshot *own;
+	struct leak_stack_texts *texts;	/* dump.c's, or NULL */
 	/* What is shown: @snap, or a part of it, from position @part_pos. */
-	struct slab_trace_snapshot *part;
+	struct leak_snapshot *part;
 	loff_t part_pos;
 };
 
 /* Seconds a login user's print is kept after its last print or read. */
-extern unsigned int slab_trace_print_idle;
+extern unsigned int leak_print_idle;
 
-int slab_trace_print(struct slab_trace_reader *own, const char *name,
-		     const struct slab_trace_print_opts *opts);
-void slab_trace_print_drop_stale(void);
-struct slab_trace_snapshot *slab_trace_print_seq(struct seq_file *m,
-						 loff_t pos);
-struct slab_trace_snapshot *
-slab_trace_print_part(struct seq_file *m, loff_t pos, loff_t first,
-		      unsigned long (*len)(struct seq_file *m,
-					   const struct slab_trace_snapshot *part));
-int slab_trace_reader_open(struct file *file,
-			   const struct seq_operations *ops);
-int slab_trace_reader_release(struct inode *inode, struct file *file);
-void slab_trace_print_stats(unsigned long *kept, unsigned long *alive,
-			    size_t *mem);
-void slab_trace_print_exit(void);
-void slab_trace_print_exit_work(void);
+int leak_print(struct leak_reader *own, const char *name,
+	       const struct leak_print_opts *opts);
+void leak_print_drop_stale(void);
+struct leak_snapshot *leak_print_seq(struct seq_file *m,
+				     loff_t pos);
+struct leak_snapshot *
+leak_print_part(struct seq_file *m, loff_t pos, loff_t first,
+		unsigned long (*len)(struct seq_file *m,
+				     const struct leak_snapshot *part));
+int leak_reader_open(struct file *file,
+		     const struct seq_operations *ops);
+int leak_reader_release(struct inode *inode, struct file *file);
+void leak_print_stats(unsigned long *kept, unsigned long *alive,
+		      size_t *mem);
+void leak_print_exit(void);
+void leak_print_exit_work(void);
 
 /*
  * Global only for the KUnit suites: static in the module
  * (VISIBLE_IF_KUNIT, <kunit/visibility.h>).
  */
 #if IS_ENABLED(CONFIG_KUNIT)
-void slab_trace_reader_clear(struct slab_trace_reader *r);
-struct slab_trace_snapshot *slab_trace_print_get(struct slab_trace_reader *r);
-void slab_trace_print_publish(struct slab_trace_snapshot *snap,
-			      struct slab_trace_reader *own);
-void slab_trace_print_sweep(void);
+void leak_reader_clear(struct leak_reader *r);
+struct leak_snapshot *leak_print_get(struct leak_reader *r);
+void leak_print_publish(struct leak_snapshot *snap,
+			struct leak_reader *own);
+void leak_print_sweep(void);
 #endif
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
@@ -64,9 +64,9 @@ void slab_trace_print_sweep(void);
  * A hook that runs where a race would, and the login user of the tests'
  * prints and reads, if set.
  */
-extern void (*slab_trace_test_after_copy)(void);
-extern bool slab_trace_test_user_set;
-extern kuid_t slab_trace_test_user;
+extern void (*leak_test_after_copy)(void);
+extern bool leak_test_user_set;
+extern kuid_t leak_test_user;
 #endif
 
 #endif /* _SLABTRACE_SLAB_PRINT_H */

@@ -35,23 +35,23 @@
  * the per-CPU pool (pool.c), saves its stack in the depot without letting
  * it allocate (stacks.c), copies who made it into the record (context.c),
  * and takes no lock but raw spinlocks; it never allocates and
- * never waits.  What it cannot do it counts (enum slab_trace_drop) and asks
+ * never waits.  What it cannot do it counts (enum leak_drop) and asks
  * the worker (worker.c) for work: refills, growing the table, detaching
  * idle probes.  In NMI it does nothing but count.
  *
  * An allocation costs one lookup of its cache in the traced set, a hash
  * table, whatever the number of caches traced ("start all": every one).
  * A free of an object no cache holds costs one lock-free check of the
- * table (slab_trace_table_maybe()); a free of a traced object takes one
+ * table (leak_table_maybe()); a free of a traced object takes one
  * stripe lock.  slabtrace's own allocations are not recorded: kmemleak
  * hides its metadata too.
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex: attaching and detaching (alloc_on, free_on, exiting).
+ * - leak_mutex: attaching and detaching (alloc_on, free_on, exiting).
  * - The probes run with preemption disabled, the tracepoints' contract, and
- *   read slab_trace_active (traced.c) under RCU, and, for a cache not in
- *   it, slab_trace_follow_skip (follow.c); they take the raw spinlocks of the
+ *   read leak_active (traced.c) under RCU, and, for a cache not in
+ *   it, leak_follow_skip (follow.c); they take the raw spinlocks of the
  *   table (table.c), the pool (pool.c) and the stack slot (stacks.c), one
  *   at a time.
  */
@@ -85,31 +85,31 @@
 #include "worker.h"
 
 static bool alloc_on, free_on, percpu_on, exiting;
-/* Found once, by name, with slab_trace_mutex held; never go away. */
+/* Found once, by name, with leak_mutex held; never go away. */
 static struct tracepoint *tp_percpu_alloc, *tp_percpu_free;
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see what a probe does in NMI. */
-bool slab_trace_fake_nmi;
+bool leak_fake_nmi;
 /* Run by a probe just before its record goes into the table. */
-void (*slab_trace_test_before_insert)(void);
-/* Run by slab_trace_probes_update() once it has decided to detach. */
-void (*slab_trace_test_before_detach)(void);
+void (*leak_test_before_insert)(void);
+/* Run by leak_probes_update() once it has decided to detach. */
+void (*leak_test_before_detach)(void);
 /* A failure hook: attaching the alloc probes fails with -ENOMEM. */
-bool slab_trace_fail_attach;
+bool leak_fail_attach;
 #endif
 
 static __always_inline bool probe_in_nmi(void)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slab_trace_fake_nmi))
+	if (READ_ONCE(leak_fake_nmi))
 		return true;
 #endif
 	return in_nmi();
 }
 
-static __always_inline void drop(struct slab_trace_traced *tr,
-				 enum slab_trace_drop why)
+static __always_inline void drop(struct leak_traced *tr,
+				 enum leak_drop why)
 {
 	atomic_long_inc(&tr->drops[why]);
 }
@@ -123,37 +123,37 @@ static __always_inline void drop(struct slab_trace_traced *tr,
  * lifetime counts for its stack's verdict (lifetime.c): a stale record's
  * is longer than it was, up to the reuse of the address.
  */
-static void record_gone(struct slab_trace_set *set,
-			struct slab_trace_record *rec, bool stale,
+static void record_gone(struct leak_set *set,
+			struct leak_record *rec, bool stale,
 			const struct kmem_cache *from, bool lived)
 {
-	struct slab_trace_traced *tr = NULL;
+	struct leak_traced *tr = NULL;
 	u32 now;
 
 	if (set)
-		tr = slab_trace_traced_of_id(set, rec->owner);
+		tr = leak_traced_of_id(set, rec->owner);
 	if (tr && lived) {
-		now = slab_trace_stamp(tr, ktime_get_mono_fast_ns());
-		slab_trace_lifetime_add(rec->stack, rec->syscall, rec->owner,
-					now > rec->stamp ? now - rec->stamp : 0);
+		now = leak_stamp(tr, ktime_get_mono_fast_ns());
+		leak_lifetime_add(rec->stack, rec->syscall, rec->owner,
+				  now > rec->stamp ? now - rec->stamp : 0);
 	}
 	if (tr && (stale || (from && from != tr->ref.cache)))
 		atomic_long_inc(&tr->replaced);
 	/* A stopped cache's last record: maybe detach the probes. */
-	if (tr && !READ_ONCE(tr->tracing) && !slab_trace_traced_count(tr))
-		slab_trace_work_kick(SLAB_TRACE_JOB_IDLE);
-	slab_trace_pool_put(&slab_trace_pool, rec);
+	if (tr && !READ_ONCE(tr->tracing) && !leak_traced_count(tr))
+		leak_work_kick(LEAK_JOB_IDLE);
+	leak_pool_put(&leak_pool, rec);
 }
 
 /* A new object at @obj: a record any cache holds for that address is stale. */
-static __always_inline void evict(struct slab_trace_set *set, const void *obj)
+static __always_inline void evict(struct leak_set *set, const void *obj)
 {
-	struct slab_trace_record *stale;
+	struct leak_record *stale;
 
-	if (likely(!slab_trace_table_maybe(&slab_trace_records, obj)) ||
+	if (likely(!leak_table_maybe(&leak_records, obj)) ||
 	    probe_in_nmi())
 		return;
-	stale = slab_trace_table_remove(&slab_trace_records, obj);
+	stale = leak_table_remove(&leak_records, obj);
 	if (stale)
 		record_gone(set, stale, true, NULL, true);
 }
@@ -163,19 +163,19 @@ static __always_inline void evict(struct slab_trace_set *set, const void *obj)
  * allocation be recorded: a task's only, never an interrupt's.  No lock,
  * nothing that scales with the traced set: before any stack walk.
  */
-static __always_inline bool filter_passes(const struct slab_trace_filter *f)
+static __always_inline bool filter_passes(const struct leak_filter *f)
 {
 	unsigned int i;
 
 	if (!in_task())
 		return false;
 	switch (f->kind) {
-	case SLAB_TRACE_FILTER_PID:
+	case LEAK_FILTER_PID:
 		for (i = 0; i < f->npids; i++)
 			if (f->tgid[i] == current->tgid)
 				return true;
 		return false;
-	case SLAB_TRACE_FILTER_COMM:
+	case LEAK_FILTER_COMM:
 		/* Both NUL-padded: f->comm by strscpy_pad(), comm by the kernel. */
 		return !memcmp(current->comm, f->comm, TASK_COMM_LEN);
 	default:
@@ -198,14 +198,14 @@ static __always_inline bool filter_passes(const struct slab_trace_filter *f)
  * counted as replaced, after a stack walk for nothing.
  *
  * "sample-bytes B" takes the same draw, against p = 1 - exp(-bytes / B)
- * for an object of the bytes slab_trace_obj_bytes() says it holds
- * (slab_trace_sample_p()): an object is recorded
+ * for an object of the bytes leak_obj_bytes() says it holds
+ * (leak_sample_p()): an object is recorded
  * with the chance that a Poisson process of mean interval B over the bytes
  * allocated falls in it, what tcmalloc, jemalloc and Go sample by, without
  * a per-CPU count of bytes to the next sample.  Each record stands for
- * 1 / p objects (slab_trace_weight()).
+ * 1 / p objects (leak_weight()).
  */
-static __always_inline bool sampled(struct slab_trace_traced *tr,
+static __always_inline bool sampled(struct leak_traced *tr,
 				    const void *obj, size_t bytes_req)
 {
 	u32 n = READ_ONCE(tr->sample_every), mean = READ_ONCE(tr->sample_bytes);
@@ -213,7 +213,7 @@ static __always_inline bool sampled(struct slab_trace_traced *tr,
 
 	if (likely(n <= 1 && !mean))
 		return true;
-	if (tr->kind == SLAB_TRACE_KIND_LARGE) {
+	if (tr->kind == LEAK_KIND_LARGE) {
 		x = hash_64((unsigned long)obj ^ tr->sample_seed, 32);
 	} else {
 		state = this_cpu_ptr(tr->rng);
@@ -224,7 +224,7 @@ static __always_inline bool sampled(struct slab_trace_traced *tr,
 		*state = x;
 	}
 	if (mean)
-		return x < slab_trace_sample_p(slab_trace_obj_bytes(tr->kind,
+		return x < leak_sample_p(leak_obj_bytes(tr->kind,
 								    tr->object_size,
 								    bytes_req),
 					       mean);
@@ -251,23 +251,23 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 					 const void *obj, size_t bytes_req,
 					 gfp_t gfp, unsigned long call_site)
 {
-	struct slab_trace_set *set = rcu_dereference_sched(slab_trace_active);
-	unsigned long entries[SLAB_TRACE_STACK_DEPTH] __uninitialized;
-	const struct slab_trace_filter *filter;
-	struct slab_trace_record *rec, *stale;
-	struct slab_trace_traced *tr;
-	enum slab_trace_drop why;
+	struct leak_set *set = rcu_dereference_sched(leak_active);
+	unsigned long entries[LEAK_STACK_DEPTH] __uninitialized;
+	const struct leak_filter *filter;
+	struct leak_record *rec, *stale;
+	struct leak_traced *tr;
+	enum leak_drop why;
 	unsigned int nr;
 	int stack;
 	u32 stamp;
 
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
-	tr = slab_trace_traced_of(set, s);
+	tr = leak_traced_of(set, s);
 	if (unlikely(!tr)) {
 		/* kmem_cache_alloc(): a cache created since "start all"? */
 		if (!bytes_req && !own_alloc(call_site))
-			slab_trace_follow_miss(s);
+			leak_follow_miss(s);
 		goto evict;
 	}
 	if (!READ_ONCE(tr->tracing) || own_alloc(call_site))
@@ -280,46 +280,46 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	if (unlikely(!sampled(tr, obj, bytes_req)))
 		goto evict;
 	if (unlikely(probe_in_nmi())) {
-		drop(tr, SLAB_TRACE_DROP_NMI);
+		drop(tr, LEAK_DROP_NMI);
 		return;
 	}
-	if (unlikely(slab_trace_table_count(&slab_trace_records) >=
-		     READ_ONCE(slab_trace_record_limit))) {
-		why = SLAB_TRACE_DROP_LIMIT;
+	if (unlikely(leak_table_count(&leak_records) >=
+		     READ_ONCE(leak_record_limit))) {
+		why = LEAK_DROP_LIMIT;
 		goto lost;
 	}
-	rec = slab_trace_pool_get(&slab_trace_pool);
+	rec = leak_pool_get(&leak_pool);
 	if (unlikely(!rec)) {
-		why = SLAB_TRACE_DROP_POOL;
+		why = LEAK_DROP_POOL;
 		goto lost;
 	}
-	stamp = slab_trace_stamp(tr, ktime_get_mono_fast_ns());
+	stamp = leak_stamp(tr, ktime_get_mono_fast_ns());
 	rec->obj = obj;
 	rec->owner = tr->id;
 	rec->stamp = stamp;
 	rec->bytes_req = bytes_req ?: tr->object_size;
 	rec->gfp = (__force u32)gfp;
-	rec->node = tr->kind == SLAB_TRACE_KIND_PERCPU ? NUMA_NO_NODE :
+	rec->node = tr->kind == LEAK_KIND_PERCPU ? NUMA_NO_NODE :
 		    page_to_nid(virt_to_page(obj));
 	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
-	stack = slab_trace_stack_store(rec, entries, nr, call_site);
+	stack = leak_stack_store(rec, entries, nr, call_site);
 	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */
 		atomic_long_inc(&tr->own);
-		slab_trace_pool_put(&slab_trace_pool, rec);
+		leak_pool_put(&leak_pool, rec);
 		goto evict;
 	}
 	if (unlikely(stack == -ENODATA))
-		drop(tr, SLAB_TRACE_DROP_WALK);
-	slab_trace_ctx_fill(rec);
+		drop(tr, LEAK_DROP_WALK);
+	leak_ctx_fill(rec);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (slab_trace_test_before_insert)
-		slab_trace_test_before_insert();
+	if (leak_test_before_insert)
+		leak_test_before_insert();
 #endif
-	stale = slab_trace_table_insert(&slab_trace_records, rec);
+	stale = leak_table_insert(&leak_records, rec);
 	/* kmalloc-large's second event of one object: not stale. */
 	if (stale) {
-		bool again = tr->kind == SLAB_TRACE_KIND_LARGE &&
+		bool again = tr->kind == LEAK_KIND_LARGE &&
 			     stale->owner == tr->id;
 
 		record_gone(set, stale, !again, NULL, !again);
@@ -330,17 +330,17 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	 * it is named by its identity).
 	 */
 	if (unlikely(stack == -EAGAIN) &&
-	    !slab_trace_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
-		drop(tr, SLAB_TRACE_DROP_STACK);
+	    !leak_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
+		drop(tr, LEAK_DROP_STACK);
 	return;
 lost:
 	/*
 	 * kmalloc-large's second event of an object its first recorded: the
 	 * object has its record, which stays.
 	 */
-	if (tr->kind == SLAB_TRACE_KIND_LARGE &&
-	    slab_trace_table_maybe(&slab_trace_records, obj) &&
-	    slab_trace_table_holds(&slab_trace_records, obj, tr->id))
+	if (tr->kind == LEAK_KIND_LARGE &&
+	    leak_table_maybe(&leak_records, obj) &&
+	    leak_table_holds(&leak_records, obj, tr->id))
 		return;
 	drop(tr, why);
 evict:
@@ -351,17 +351,17 @@ evict:
 static __always_inline void record_free(const void *obj,
 					const struct kmem_cache *s)
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 
 	if (ZERO_OR_NULL_PTR(obj) ||
-	    likely(!slab_trace_table_maybe(&slab_trace_records, obj)))
+	    likely(!leak_table_maybe(&leak_records, obj)))
 		return;
 	/* Locks cannot be taken in NMI: replaced at the address's reuse. */
 	if (unlikely(probe_in_nmi()))
 		return;
-	rec = slab_trace_table_remove(&slab_trace_records, obj);
+	rec = leak_table_remove(&leak_records, obj);
 	if (rec)
-		record_gone(rcu_dereference_sched(slab_trace_active), rec,
+		record_gone(rcu_dereference_sched(leak_active), rec,
 			    false, s, true);
 }
 
@@ -370,8 +370,8 @@ static __always_inline void record_free(const void *obj,
  * (<wrapper/unwind.h>): neither ftrace's function graph nor a kretprobe may replace
  * it on the stack, so they are notrace and off limits to kprobes.
  */
-static notrace void slab_trace_probe_kmem_cache_alloc(void *data,
-						      unsigned long call_site,
+static notrace void leak_probe_kmem_cache_alloc(void *data,
+						unsigned long call_site,
 						      const void *ptr,
 						      struct kmem_cache *s,
 						      gfp_t gfp_flags, int node)
@@ -379,10 +379,10 @@ static notrace void slab_trace_probe_kmem_cache_alloc(void *data,
 	record_alloc(s, ptr, 0, gfp_flags, call_site);
 }
 
-NOKPROBE_SYMBOL(slab_trace_probe_kmem_cache_alloc);
+NOKPROBE_SYMBOL(leak_probe_kmem_cache_alloc);
 
-static notrace void slab_trace_probe_kmalloc(void *data,
-					     unsigned long call_site,
+static notrace void leak_probe_kmalloc(void *data,
+				       unsigned long call_site,
 					     const void *ptr, size_t bytes_req,
 					     size_t bytes_alloc,
 					     gfp_t gfp_flags, int node)
@@ -391,31 +391,31 @@ static notrace void slab_trace_probe_kmalloc(void *data,
 
 	s = slabtrace_kmalloc_cache(bytes_req, gfp_flags, call_site);
 	if (!s && bytes_alloc > KMALLOC_MAX_CACHE_SIZE)
-		s = slab_trace_pseudo_cache(SLAB_TRACE_KIND_LARGE);
+		s = leak_pseudo_cache(LEAK_KIND_LARGE);
 	if (s)
 		record_alloc(s, ptr, bytes_req, gfp_flags, call_site);
 	else
-		evict(rcu_dereference_sched(slab_trace_active), ptr);
+		evict(rcu_dereference_sched(leak_active), ptr);
 }
 
-NOKPROBE_SYMBOL(slab_trace_probe_kmalloc);
+NOKPROBE_SYMBOL(leak_probe_kmalloc);
 
-static void slab_trace_probe_kfree(void *data, unsigned long call_site,
-				   const void *ptr)
+static void leak_probe_kfree(void *data, unsigned long call_site,
+			     const void *ptr)
 {
 	record_free(ptr, NULL);
 }
 
-static void slab_trace_probe_kmem_cache_free(void *data,
-					     unsigned long call_site,
+static void leak_probe_kmem_cache_free(void *data,
+				       unsigned long call_site,
 					     const void *ptr,
 					     const struct kmem_cache *s)
 {
 	record_free(ptr, s);
 }
 
-static notrace void slab_trace_probe_percpu_alloc(void *data,
-						  unsigned long call_site,
+static notrace void leak_probe_percpu_alloc(void *data,
+					    unsigned long call_site,
 						  bool reserved, bool is_atomic,
 						  size_t size, size_t align,
 						  void *base_addr, int off,
@@ -423,17 +423,17 @@ static notrace void slab_trace_probe_percpu_alloc(void *data,
 						  size_t bytes_alloc,
 						  gfp_t gfp_flags)
 {
-	record_alloc(slab_trace_pseudo_cache(SLAB_TRACE_KIND_PERCPU),
+	record_alloc(leak_pseudo_cache(LEAK_KIND_PERCPU),
 		     slabtrace_percpu_key(ptr), size, gfp_flags, call_site);
 }
 
-NOKPROBE_SYMBOL(slab_trace_probe_percpu_alloc);
+NOKPROBE_SYMBOL(leak_probe_percpu_alloc);
 
-static void slab_trace_probe_percpu_free(void *data, void *base_addr, int off,
-					 void __percpu *ptr)
+static void leak_probe_percpu_free(void *data, void *base_addr, int off,
+				   void __percpu *ptr)
 {
 	record_free(slabtrace_percpu_key(ptr),
-		    slab_trace_pseudo_cache(SLAB_TRACE_KIND_PERCPU));
+		    leak_pseudo_cache(LEAK_KIND_PERCPU));
 }
 
 static void find_percpu(struct tracepoint *tp, void *priv)
@@ -444,18 +444,18 @@ static void find_percpu(struct tracepoint *tp, void *priv)
 		tp_percpu_free = tp;
 }
 
-/* Free before alloc on, alloc before free off.  slab_trace_mutex held. */
+/* Free before alloc on, alloc before free off.  leak_mutex held. */
 static int percpu_probes(bool on)
 {
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	if (!on) {
 		tracepoint_probe_unregister(tp_percpu_alloc,
-					    (void *)slab_trace_probe_percpu_alloc,
+					    (void *)leak_probe_percpu_alloc,
 					    NULL);
 		tracepoint_probe_unregister(tp_percpu_free,
-					    (void *)slab_trace_probe_percpu_free,
+					    (void *)leak_probe_percpu_free,
 					    NULL);
 		return 0;
 	}
@@ -466,16 +466,16 @@ static int percpu_probes(bool on)
 		return -EOPNOTSUPP;
 	}
 	ret = tracepoint_probe_register(tp_percpu_free,
-					(void *)slab_trace_probe_percpu_free,
+					(void *)leak_probe_percpu_free,
 					NULL);
 	if (ret)
 		return ret;
 	ret = tracepoint_probe_register(tp_percpu_alloc,
-					(void *)slab_trace_probe_percpu_alloc,
+					(void *)leak_probe_percpu_alloc,
 					NULL);
 	if (ret)
 		tracepoint_probe_unregister(tp_percpu_free,
-					    (void *)slab_trace_probe_percpu_free,
+					    (void *)leak_probe_percpu_free,
 					    NULL);
 	return ret;
 }
@@ -485,18 +485,18 @@ static int alloc_probes(bool on)
 	int ret;
 
 	if (!on) {
-		unregister_trace_kmalloc(slab_trace_probe_kmalloc, NULL);
-		unregister_trace_kmem_cache_alloc(slab_trace_probe_kmem_cache_alloc,
+		unregister_trace_kmalloc(leak_probe_kmalloc, NULL);
+		unregister_trace_kmem_cache_alloc(leak_probe_kmem_cache_alloc,
 						  NULL);
 		return 0;
 	}
-	ret = register_trace_kmem_cache_alloc(slab_trace_probe_kmem_cache_alloc,
+	ret = register_trace_kmem_cache_alloc(leak_probe_kmem_cache_alloc,
 					      NULL);
 	if (ret)
 		return ret;
-	ret = register_trace_kmalloc(slab_trace_probe_kmalloc, NULL);
+	ret = register_trace_kmalloc(leak_probe_kmalloc, NULL);
 	if (ret)
-		unregister_trace_kmem_cache_alloc(slab_trace_probe_kmem_cache_alloc,
+		unregister_trace_kmem_cache_alloc(leak_probe_kmem_cache_alloc,
 						  NULL);
 	return ret;
 }
@@ -506,31 +506,31 @@ static int free_probes(bool on)
 	int ret;
 
 	if (!on) {
-		unregister_trace_kmem_cache_free(slab_trace_probe_kmem_cache_free,
+		unregister_trace_kmem_cache_free(leak_probe_kmem_cache_free,
 						 NULL);
-		unregister_trace_kfree(slab_trace_probe_kfree, NULL);
+		unregister_trace_kfree(leak_probe_kfree, NULL);
 		return 0;
 	}
-	ret = register_trace_kfree(slab_trace_probe_kfree, NULL);
+	ret = register_trace_kfree(leak_probe_kfree, NULL);
 	if (ret)
 		return ret;
-	ret = register_trace_kmem_cache_free(slab_trace_probe_kmem_cache_free,
+	ret = register_trace_kmem_cache_free(leak_probe_kmem_cache_free,
 					     NULL);
 	if (ret)
-		unregister_trace_kfree(slab_trace_probe_kfree, NULL);
+		unregister_trace_kfree(leak_probe_kfree, NULL);
 	return ret;
 }
 
 /* The records the kmem probes keep: all but @pcpu's (NULL: none). */
-static long kmem_records(struct slab_trace_traced *pcpu)
+static long kmem_records(struct leak_traced *pcpu)
 {
-	long n = slab_trace_table_count(&slab_trace_records);
+	long n = leak_table_count(&leak_records);
 
-	return pcpu ? n - slab_trace_traced_count(pcpu) : n;
+	return pcpu ? n - leak_traced_count(pcpu) : n;
 }
 
 /**
- * slab_trace_probes_update - attach exactly the probes the set needs
+ * leak_probes_update - attach exactly the probes the set needs
  *
  * Both kinds while some cache is traced or some record is kept (the alloc
  * probes evict stale records); none otherwise, and then the pool goes back
@@ -543,25 +543,25 @@ static long kmem_records(struct slab_trace_traced *pcpu)
  * record is left whose free would go unseen.  The percpu probes are
  * attached while "percpu" is in the set (traced, or stopped and holding
  * records), and its records do not keep the kmem probes.  Called with
- * slab_trace_mutex held.
+ * leak_mutex held.
  *
  * Return: 0, or the error of a tracepoint registration.
  */
-int slab_trace_probes_update(void)
+int leak_probes_update(void)
 {
-	struct slab_trace_traced *pcpu = NULL;
-	struct slab_trace_set *set;
+	struct leak_traced *pcpu = NULL;
+	struct leak_set *set;
 	bool want = false, detached = false;
 	unsigned int i;
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	if (exiting)
 		return 0;
-	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slab_trace_mutex));
+	set = rcu_dereference_protected(leak_active,
+					lockdep_is_held(&leak_mutex));
 	for (i = 0; set && i < set->nr; i++) {
-		if (set->traced[i]->kind == SLAB_TRACE_KIND_PERCPU)
+		if (set->traced[i]->kind == LEAK_KIND_PERCPU)
 			pcpu = set->traced[i];
 		else
 			want |= set->traced[i]->tracing;
@@ -589,7 +589,7 @@ int slab_trace_probes_update(void)
 	}
 	if (want && !alloc_on) {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-		if (READ_ONCE(slab_trace_fail_attach))
+		if (READ_ONCE(leak_fail_attach))
 			return -ENOMEM;
 #endif
 		ret = alloc_probes(true);
@@ -598,8 +598,8 @@ int slab_trace_probes_update(void)
 		alloc_on = true;
 	}
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (!want && alloc_on && slab_trace_test_before_detach)
-		slab_trace_test_before_detach();
+	if (!want && alloc_on && leak_test_before_detach)
+		leak_test_before_detach();
 #endif
 	if (!want && alloc_on) {
 		alloc_probes(false);
@@ -616,24 +616,24 @@ int slab_trace_probes_update(void)
 		detached = true;
 	}
 	if (detached && !alloc_on && !free_on && !percpu_on)
-		slab_trace_pool_drain(&slab_trace_pool);
+		leak_pool_drain(&leak_pool);
 	return 0;
 }
 
 /* Whether the alloc and the free probes are attached (stats and status). */
-void slab_trace_probes_state(bool *alloc, bool *free)
+void leak_probes_state(bool *alloc, bool *free)
 {
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	*alloc = alloc_on;
 	*free = free_on;
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 }
 
-#if SLAB_TRACE_TESTS
+#if LEAK_TESTS
 /* Wait for the work that detaches idle probes (for the tests). */
-void slab_trace_probes_idle(void)
+void leak_probes_idle(void)
 {
-	slab_trace_work_flush();
+	leak_work_flush();
 }
 #endif
 
@@ -642,9 +642,9 @@ void slab_trace_probes_idle(void)
  * so that what they use can be freed.  A queued idle work must not attach
  * them again: @exiting stops it.
  */
-void slab_trace_probes_exit(void)
+void leak_probes_exit(void)
 {
-	mutex_lock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
 	exiting = true;
 	if (alloc_on)
 		alloc_probes(false);
@@ -655,6 +655,6 @@ void slab_trace_probes_exit(void)
 	alloc_on = false;
 	free_on = false;
 	percpu_on = false;
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 	tracepoint_synchronize_unregister();
 }

@@ -8,9 +8,9 @@
 
 #include <linux/types.h>
 
-int slab_trace_probes_update(void);
-void slab_trace_probes_state(bool *alloc, bool *free);
-void slab_trace_probes_exit(void);
+int leak_probes_update(void);
+void leak_probes_state(bool *alloc, bool *free);
+void leak_probes_exit(void);
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /*
@@ -18,15 +18,15 @@ void slab_trace_probes_exit(void);
  * where a race would.  Not in the benchmarks' kernel: the probes would pay
  * for them.
  */
-extern bool slab_trace_fake_nmi;
-extern void (*slab_trace_test_before_insert)(void);
-extern void (*slab_trace_test_before_detach)(void);
-extern bool slab_trace_fail_attach;
+extern bool leak_fake_nmi;
+extern void (*leak_test_before_insert)(void);
+extern void (*leak_test_before_detach)(void);
+extern bool leak_fail_attach;
 #endif
 
 /* Helpers of the KUnit suites and the benchmarks (st_kunit.h). */
-#if SLAB_TRACE_TESTS
-void slab_trace_probes_idle(void);
+#if LEAK_TESTS
+void leak_probes_idle(void);
 #endif
 
 #endif /* _SLABTRACE_SLAB_PROBES_H */

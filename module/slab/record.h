@@ -12,30 +12,30 @@
 #include <linux/types.h>
 
 /* Helpers of the KUnit suites and the benchmarks are built (st_kunit.h). */
-#define SLAB_TRACE_TESTS	(IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST) || \
+#define LEAK_TESTS	(IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST) || \
 				 IS_ENABLED(CONFIG_SLABTRACE_BENCH))
 
 /*
  * Caches traced, or stopped but still holding records, at once: more than
  * a kernel has ("start all" traces every one).
  */
-#define SLAB_TRACE_MAX_CACHES	1024
+#define LEAK_MAX_CACHES	1024
 /* Record owners: as many more, for the fresh tables of caches being reset. */
-#define SLAB_TRACE_MAX_OWNERS	(2 * SLAB_TRACE_MAX_CACHES)
+#define LEAK_MAX_OWNERS	(2 * LEAK_MAX_CACHES)
 
 /* Who made an allocation: the kind of context (context.c fills it). */
-enum slab_trace_ctx_kind {
-	SLAB_TRACE_CTX_TASK,
-	SLAB_TRACE_CTX_KTHREAD,
-	SLAB_TRACE_CTX_WORKER,		/* a process's io_uring or vhost thread */
-	SLAB_TRACE_CTX_SOFTIRQ,
-	SLAB_TRACE_CTX_HARDIRQ,
+enum leak_ctx_kind {
+	LEAK_CTX_TASK,
+	LEAK_CTX_KTHREAD,
+	LEAK_CTX_WORKER,		/* a process's io_uring or vhost thread */
+	LEAK_CTX_SOFTIRQ,
+	LEAK_CTX_HARDIRQ,
 };
 
 /* Who made an allocation: a copy in each record, as kmemleak keeps. */
-struct slab_trace_who {
+struct leak_who {
 	pid_t pid;			/* 0 in interrupts */
-	u8 ctx;				/* enum slab_trace_ctx_kind */
+	u8 ctx;				/* enum leak_ctx_kind */
 	char comm[TASK_COMM_LEN];	/* NUL-padded; "" in interrupts */
 };
 
@@ -44,23 +44,23 @@ struct slab_trace_who {
  * them out).  64 bytes, a cache line: the stack is stored once, in the
  * depot, and named by a 32-bit handle; who made the object is copied in
  * (context.c says why); the time is in milliseconds since the cache's
- * trace began (slab_trace_traced.epoch), which lasts 49 days.
+ * trace began (leak_traced.epoch), which lasts 49 days.
  */
-struct slab_trace_record {
-	struct slab_trace_record *next;	/* hash chain, or pool free list */
+struct leak_record {
+	struct leak_record *next;	/* hash chain, or pool free list */
 	const void *obj;		/* the object: the key */
 	u32 stamp;			/* allocated at epoch + stamp ms */
 	depot_stack_handle_t stack;	/* 0: the stack could not be saved */
 	u32 bytes_req;
 	u32 gfp;			/* the allocation's gfp_t */
 	u16 cpu;
-	s16 syscall;			/* -1: none; | SLAB_TRACE_SYSCALL_COMPAT */
+	s16 syscall;			/* -1: none; | LEAK_SYSCALL_COMPAT */
 	s16 node;			/* of the object's memory; NUMA_NO_NODE */
-	u16 owner;			/* slab_trace_traced.id */
-	struct slab_trace_who who;
+	u16 owner;			/* leak_traced.id */
+	struct leak_who who;
 };
 
-/* slab_trace_record.syscall of a 32-bit system call. */
-#define SLAB_TRACE_SYSCALL_COMPAT	0x4000
+/* leak_record.syscall of a 32-bit system call. */
+#define LEAK_SYSCALL_COMPAT	0x4000
 
 #endif /* _SLABTRACE_SLAB_RECORD_H */

@@ -17,7 +17,7 @@
  * kmalloc cache is created after boot.  No slab cache is called "kmalloc"
  * or "all": a kmalloc cache's name ends in its size.
  *
- * Called with slab_trace_mutex held, as the commands are (the callers
+ * Called with leak_mutex held, as the commands are (the callers
  * assert it); no lock of its own.  It knows nothing of the traced set:
  * the callers (traced.c) give it what it must leave out and add.
  */
@@ -31,32 +31,32 @@
 #include "record.h"
 #include "sets.h"
 
-/* The word @name is, or SLAB_TRACE_WORD_NONE for a cache's name. */
-enum slab_trace_word slab_trace_word_of(const char *name)
+/* The word @name is, or LEAK_WORD_NONE for a cache's name. */
+enum leak_word leak_word_of(const char *name)
 {
 	if (!strcmp(name, "kmalloc"))
-		return SLAB_TRACE_WORD_KMALLOC;
+		return LEAK_WORD_KMALLOC;
 	if (!strcmp(name, "all"))
-		return SLAB_TRACE_WORD_ALL;
-	return SLAB_TRACE_WORD_NONE;
+		return LEAK_WORD_ALL;
+	return LEAK_WORD_NONE;
 }
 
 /* Whether a traced cache, a kmalloc one or not (@kmalloc), is @word's. */
-bool slab_trace_word_has(enum slab_trace_word word, bool kmalloc)
+bool leak_word_has(enum leak_word word, bool kmalloc)
 {
-	return word == SLAB_TRACE_WORD_ALL ||
-	       (word == SLAB_TRACE_WORD_KMALLOC && kmalloc);
+	return word == LEAK_WORD_ALL ||
+	       (word == LEAK_WORD_KMALLOC && kmalloc);
 }
 
 struct cands {
-	enum slab_trace_word word;
+	enum leak_word word;
 	const struct kmem_cache *own;
-	struct slab_trace_cand *v;
+	struct leak_cand *v;
 	unsigned int n;
 };
 
 /* Let go of the references of @cands[0..@n) and the array. */
-void slab_trace_cands_free(struct slab_trace_cand *cands, unsigned int n)
+void leak_cands_free(struct leak_cand *cands, unsigned int n)
 {
 	unsigned int i;
 
@@ -68,12 +68,12 @@ void slab_trace_cands_free(struct slab_trace_cand *cands, unsigned int n)
 static int cand_add(struct cands *c, const char *name,
 		    struct slabtrace_cache_ref *ref, u8 kind)
 {
-	struct slab_trace_cand *cand;
+	struct leak_cand *cand;
 
-	if (c->n == SLAB_TRACE_MAX_CACHES) {
+	if (c->n == LEAK_MAX_CACHES) {
 		slabtrace_cache_put(ref);
 		pr_warn_ratelimited("start: more than %u caches\n",
-				    SLAB_TRACE_MAX_CACHES);
+				    LEAK_MAX_CACHES);
 		return -ENOSPC;
 	}
 	cand = &c->v[c->n++];
@@ -89,32 +89,32 @@ static int cand_cache(void *arg, const char *name,
 	struct cands *c = arg;
 
 	if (ref->cache == c->own || ref->bucket ||
-	    (c->word == SLAB_TRACE_WORD_KMALLOC &&
+	    (c->word == LEAK_WORD_KMALLOC &&
 	     !slabtrace_cache_is_kmalloc(ref->cache))) {
 		slabtrace_cache_put(ref);
 		return 0;
 	}
-	return cand_add(c, name, ref, SLAB_TRACE_KIND_CACHE);
+	return cand_add(c, name, ref, LEAK_KIND_CACHE);
 }
 
 /**
- * slab_trace_word_caches - the caches "start WORD" starts
+ * leak_word_caches - the caches "start WORD" starts
  * @word: the word
  * @own: slabtrace's own cache, never one of them
  * @last: added after them (kmalloc-large, resolved by the caller); its
  *	  reference becomes the array's
- * @cands: set to an array of them, resolved; slab_trace_cands_free()
+ * @cands: set to an array of them, resolved; leak_cands_free()
  * @n: set to their number
  *
  * Context: Process context, with the commands' mutex held (the caller's:
- * slab_trace_mutex).
- * Return: 0; -ENOSPC for more than SLAB_TRACE_MAX_CACHES; -ENOMEM; or the
+ * leak_mutex).
+ * Return: 0; -ENOSPC for more than LEAK_MAX_CACHES; -ENOMEM; or the
  * error of reading /sys/kernel/slab; said in the log.
  */
-int slab_trace_word_caches(enum slab_trace_word word,
-			   const struct kmem_cache *own,
-			   const struct slab_trace_cand *last,
-			   struct slab_trace_cand **cands, unsigned int *n)
+int leak_word_caches(enum leak_word word,
+		     const struct kmem_cache *own,
+			   const struct leak_cand *last,
+			   struct leak_cand **cands, unsigned int *n)
 {
 	struct cands c = { .word = word, .own = own };
 	struct slabtrace_cache_ref ref = last->ref;
@@ -129,7 +129,7 @@ int slab_trace_word_caches(enum slab_trace_word word,
 		slabtrace_cache_put(&ref);
 		return ret;
 	}
-	c.v = kvcalloc(SLAB_TRACE_MAX_CACHES, sizeof(*c.v), SLABTRACE_GFP_BIG);
+	c.v = kvcalloc(LEAK_MAX_CACHES, sizeof(*c.v), SLABTRACE_GFP_BIG);
 	if (!c.v) {
 		slabtrace_cache_put(&ref);
 		return -ENOMEM;
@@ -143,7 +143,7 @@ int slab_trace_word_caches(enum slab_trace_word word,
 		if (ret != -ENOSPC)
 			pr_warn_ratelimited("start: cannot list the slab caches (%d)\n",
 					    ret);
-		slab_trace_cands_free(c.v, c.n);
+		leak_cands_free(c.v, c.n);
 		return ret;
 	}
 	*cands = c.v;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slab_trace: the system, as the core drives it (slab_trace_system): its
+ * slab_trace: the system, as the core drives it (leak_system): its
  * steps of loading, its commands, its files, what reading ctl shows.
  *
  * For the slab caches a user names, slab_trace keeps a record of every
@@ -21,7 +21,7 @@
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex (traced.c's) serialises the commands below (but
+ * - leak_mutex (traced.c's) serialises the commands below (but
  *   "pool", which takes the pool's refill_mutex, and "limit", one
  *   WRITE_ONCE() the probes read), attaching the probes, and the set of
  *   traced caches; its place among the other locks is in
@@ -56,7 +56,7 @@
 
 #include "slab.h"
 
-static unsigned int pool_size = SLAB_TRACE_POOL_DEFAULT;
+static unsigned int pool_size = LEAK_POOL_DEFAULT;
 module_param(pool_size, uint, 0400);
 MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
 
@@ -72,7 +72,7 @@ MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 
 static unsigned long default_limit(void)
 {
 	return (totalram_pages() << PAGE_SHIFT) / 64 /
-	       SLAB_TRACE_RECORD_BYTES;
+	       LEAK_RECORD_BYTES;
 }
 
 static int records_init(void)
@@ -81,56 +81,56 @@ static int records_init(void)
 	 * Not merged with any other cache, so never traced with one; named
 	 * "slabtrace_record" in /proc/slabinfo.
 	 */
-	slab_trace_record_cache =
+	leak_record_cache =
 		kmem_cache_create("slabtrace_record",
-				  sizeof(struct slab_trace_record),
-				  __alignof__(struct slab_trace_record),
+				  sizeof(struct leak_record),
+				  __alignof__(struct leak_record),
 				  SLAB_NOLEAKTRACE, NULL);
-	return slab_trace_record_cache ? 0 : -ENOMEM;
+	return leak_record_cache ? 0 : -ENOMEM;
 }
 
 static void records_exit(void)
 {
-	kmem_cache_destroy(slab_trace_record_cache);
-	slab_trace_record_cache = NULL;
+	kmem_cache_destroy(leak_record_cache);
+	leak_record_cache = NULL;
 }
 
 static int pool_init(void)
 {
-	return slab_trace_pool_init(&slab_trace_pool, slab_trace_record_cache,
+	return leak_pool_init(&leak_pool, leak_record_cache,
 				    pool_size);
 }
 
 static void pool_exit(void)
 {
-	slab_trace_pool_destroy(&slab_trace_pool);
+	leak_pool_destroy(&leak_pool);
 }
 
 static int table_init(void)
 {
-	return slab_trace_table_init(&slab_trace_records);
+	return leak_table_init(&leak_records);
 }
 
 /* Its records go back to the pool. */
 static void table_exit(void)
 {
-	slab_trace_table_destroy(&slab_trace_records, slab_trace_record_free);
+	leak_table_destroy(&leak_records, leak_record_free);
 }
 
 static int lifetimes_init(void)
 {
-	BUILD_BUG_ON(SLAB_TRACE_MAX_OWNERS > SLAB_TRACE_LIFE_OWNERS);
-	return slab_trace_lifetime_init(lifetime_slots);
+	BUILD_BUG_ON(LEAK_MAX_OWNERS > LEAK_LIFE_OWNERS);
+	return leak_lifetime_init(lifetime_slots);
 }
 
 static int stacks_init(void)
 {
 	int ret;
 
-	slab_trace_stacks_init();
+	leak_stacks_init();
 	ret = stack_depot_init();
 	if (ret)
-		slab_trace_stacks_exit();
+		leak_stacks_exit();
 	return ret;
 }
 
@@ -141,17 +141,17 @@ static int stacks_init(void)
  */
 static void idle_job(void)
 {
-	mutex_lock(&slab_trace_mutex);
-	slab_trace_print_drop_stale();
-	slab_trace_probes_update();
-	mutex_unlock(&slab_trace_mutex);
+	mutex_lock(&leak_mutex);
+	leak_print_drop_stale();
+	leak_probes_update();
+	mutex_unlock(&leak_mutex);
 }
 
 /* The jobs of the steps before are registered; this file's last. */
 static int worker_init(void)
 {
-	slab_trace_work_job(SLAB_TRACE_JOB_IDLE, idle_job, 0);
-	slab_trace_work_start();
+	leak_work_job(LEAK_JOB_IDLE, idle_job, 0);
+	leak_work_start();
 	return 0;
 }
 
@@ -161,13 +161,13 @@ static int worker_init(void)
  */
 static void commands_exit(void)
 {
-	slab_trace_probes_exit();
-	slab_trace_follow_exit_work();
-	mutex_lock(&slab_trace_mutex);
-	slab_trace_traced_exit();
-	slab_trace_print_exit();
-	mutex_unlock(&slab_trace_mutex);
-	slab_trace_print_exit_work();
+	leak_probes_exit();
+	leak_follow_exit_work();
+	mutex_lock(&leak_mutex);
+	leak_traced_exit();
+	leak_print_exit();
+	mutex_unlock(&leak_mutex);
+	leak_print_exit_work();
 }
 
 static const struct slabtrace_step steps[] = {
@@ -176,39 +176,39 @@ static const struct slabtrace_step steps[] = {
 	/* Its records go back to the pool. */
 	{ "record table", table_init, table_exit },
 	/* The probes count the lifetimes of the records they free. */
-	{ "lifetimes", lifetimes_init, slab_trace_lifetime_exit },
+	{ "lifetimes", lifetimes_init, leak_lifetime_exit },
 	/* Traces saved late are given to records of the table. */
-	{ "stack depot", stacks_init, slab_trace_stacks_exit },
+	{ "stack depot", stacks_init, leak_stacks_exit },
 	/* The module notifier names the frames of records and snapshots. */
-	{ "module notifier", slab_trace_modsyms_init, slab_trace_modsyms_exit },
+	{ "module notifier", leak_modsyms_init, leak_modsyms_exit },
 	/* Module notifier: "start all" starts a new module's caches. */
-	{ "new caches", slab_trace_follow_init, slab_trace_follow_exit },
+	{ "new caches", leak_follow_init, leak_follow_exit },
 	/*
 	 * The jobs of the files above: it stops before any of them frees
 	 * what a job uses, once the probes (which ask for jobs) are gone.
 	 */
-	{ "worker", worker_init, slab_trace_work_stop },
+	{ "worker", worker_init, leak_work_stop },
 	/* Last: what the commands make goes first. */
 	{ "slab_trace commands", NULL, commands_exit },
 };
 
 static int slab_init(void)
 {
-	if (pool_size < SLAB_TRACE_POOL_MIN || pool_size > SLAB_TRACE_POOL_MAX) {
+	if (pool_size < LEAK_POOL_MIN || pool_size > LEAK_POOL_MAX) {
 		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
-			SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
+			LEAK_POOL_MIN, LEAK_POOL_MAX);
 		return -EINVAL;
 	}
 	if (lifetime_slots < 16 || lifetime_slots > 1048576) {
 		pr_warn("lifetime_slots=%u: not in 16..1048576\n", lifetime_slots);
 		return -EINVAL;
 	}
-	if (!slab_trace_print_idle || slab_trace_print_idle > 86400) {
+	if (!leak_print_idle || leak_print_idle > 86400) {
 		pr_warn("snapshot_idle_secs=%u: not in 1..86400\n",
-			slab_trace_print_idle);
+			leak_print_idle);
 		return -EINVAL;
 	}
-	slab_trace_record_limit = record_limit ?: default_limit();
+	leak_record_limit = record_limit ?: default_limit();
 	return slabtrace_steps_init(steps, ARRAY_SIZE(steps));
 }
 
@@ -283,7 +283,7 @@ static const match_table_t print_options = {
 };
 
 /* The options of "print" in @argv (after the cache name). */
-static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
+static int parse_print(int argc, char **argv, struct leak_print_opts *o)
 {
 	substring_t args[MAX_OPT_ARGS];
 	int i, ret;
@@ -321,9 +321,9 @@ static int parse_print(int argc, char **argv, struct slab_trace_print_opts *o)
 }
 
 static const match_table_t start_filters = {
-	{ SLAB_TRACE_FILTER_PID, "pid" },
-	{ SLAB_TRACE_FILTER_COMM, "comm" },
-	{ SLAB_TRACE_FILTER_CGROUP, "cgroup" },
+	{ LEAK_FILTER_PID, "pid" },
+	{ LEAK_FILTER_COMM, "comm" },
+	{ LEAK_FILTER_CGROUP, "cgroup" },
 	{ OPT_ERR, NULL },
 };
 
@@ -359,7 +359,7 @@ static int parse_pid(const char *arg, pid_t *pid)
 }
 
 /* The cgroup of "cgroup PATH", resolved now; into @f. */
-static int parse_cgroup(const char *path, struct slab_trace_filter *f)
+static int parse_cgroup(const char *path, struct leak_filter *f)
 {
 	struct cgroup *cgrp;
 
@@ -384,31 +384,31 @@ static int parse_cgroup(const char *path, struct slab_trace_filter *f)
 
 /*
  * The filter of "start CACHE FILTER", @argv its words: a new filter, which
- * the caller gives to slab_trace_start(); NULL and -errno if bad.
+ * the caller gives to leak_start(); NULL and -errno if bad.
  */
-static struct slab_trace_filter *parse_filter(int argc, char **argv, int *err)
+static struct leak_filter *parse_filter(int argc, char **argv, int *err)
 {
 	substring_t args[MAX_OPT_ARGS];
-	struct slab_trace_filter *f;
+	struct leak_filter *f;
 	int i, kind;
 
 	kind = match_token(argv[0], start_filters, args);
 	*err = -EINVAL;
 	if (kind == OPT_ERR || argc < 2 ||
-	    (kind == SLAB_TRACE_FILTER_PID && argc > SLAB_TRACE_MAX_PIDS + 1) ||
-	    (kind != SLAB_TRACE_FILTER_PID && argc != 2)) {
+	    (kind == LEAK_FILTER_PID && argc > LEAK_MAX_PIDS + 1) ||
+	    (kind != LEAK_FILTER_PID && argc != 2)) {
 		pr_warn_ratelimited("ctl: start: a filter is 'pid PID...' (at most %d), 'comm NAME' or 'cgroup PATH', then maybe 'sample N' or 'sample-bytes B'\n",
-				    SLAB_TRACE_MAX_PIDS);
+				    LEAK_MAX_PIDS);
 		return NULL;
 	}
-	f = slab_trace_filter_alloc();
+	f = leak_filter_alloc();
 	if (!f) {
 		*err = -ENOMEM;
 		return NULL;
 	}
 	f->kind = kind;
 	switch (kind) {
-	case SLAB_TRACE_FILTER_PID:
+	case LEAK_FILTER_PID:
 		for (i = 1; i < argc; i++) {
 			*err = parse_pid(argv[i], &f->tgid[f->npids++]);
 			if (*err && *err != -ESRCH) {
@@ -421,7 +421,7 @@ static struct slab_trace_filter *parse_filter(int argc, char **argv, int *err)
 				goto bad;
 		}
 		break;
-	case SLAB_TRACE_FILTER_COMM:
+	case LEAK_FILTER_COMM:
 		if (strlen(argv[1]) >= TASK_COMM_LEN) {
 			pr_warn_ratelimited("ctl: start: a command name has at most %d bytes\n",
 					    TASK_COMM_LEN - 1);
@@ -447,9 +447,9 @@ static int parse_sample(const char *arg, u32 *n)
 {
 	int ret = kstrtou32(arg, 10, n);
 
-	if (ret || *n < 2 || *n > SLAB_TRACE_SAMPLE_MAX) {
+	if (ret || *n < 2 || *n > LEAK_SAMPLE_MAX) {
 		pr_warn_ratelimited("ctl: start: sample takes a decimal number from 2 to %u, not '%*pE'\n",
-				    SLAB_TRACE_SAMPLE_MAX,
+				    LEAK_SAMPLE_MAX,
 				    (int)min_t(size_t, strlen(arg), 24), arg);
 		return ret ?: -ERANGE;
 	}
@@ -461,11 +461,11 @@ static int parse_sample_bytes(const char *arg, u32 *b)
 {
 	int ret = kstrtou32(arg, 10, b);
 
-	if (ret || *b < SLAB_TRACE_SAMPLE_BYTES_MIN ||
-	    *b > SLAB_TRACE_SAMPLE_BYTES_MAX) {
+	if (ret || *b < LEAK_SAMPLE_BYTES_MIN ||
+	    *b > LEAK_SAMPLE_BYTES_MAX) {
 		pr_warn_ratelimited("ctl: start: sample-bytes takes a decimal number from %u to %u, not '%*pE'\n",
-				    SLAB_TRACE_SAMPLE_BYTES_MIN,
-				    SLAB_TRACE_SAMPLE_BYTES_MAX,
+				    LEAK_SAMPLE_BYTES_MIN,
+				    LEAK_SAMPLE_BYTES_MAX,
 				    (int)min_t(size_t, strlen(arg), 24), arg);
 		return ret ?: -ERANGE;
 	}
@@ -498,7 +498,7 @@ static int parse_sampling(int *argc, char **argv, u32 *every, u32 *bytes)
 	return 0;
 }
 
-/* "pool N" and "limit N": each has its own lock, not slab_trace_mutex. */
+/* "pool N" and "limit N": each has its own lock, not leak_mutex. */
 static int cmd_pool_limit(int cmd, const char *arg)
 {
 	unsigned long n;
@@ -517,57 +517,57 @@ static int cmd_pool_limit(int cmd, const char *arg)
 			pr_warn_ratelimited("ctl: limit: 0 would record nothing\n");
 			return -EINVAL;
 		}
-		WRITE_ONCE(slab_trace_record_limit, n);
+		WRITE_ONCE(leak_record_limit, n);
 		return 0;
 	}
-	if (n < SLAB_TRACE_POOL_MIN || n > SLAB_TRACE_POOL_MAX) {
+	if (n < LEAK_POOL_MIN || n > LEAK_POOL_MAX) {
 		pr_warn_ratelimited("ctl: pool: %lu is not in %u..%u\n", n,
-				    SLAB_TRACE_POOL_MIN, SLAB_TRACE_POOL_MAX);
+				    LEAK_POOL_MIN, LEAK_POOL_MAX);
 		return -ERANGE;
 	}
-	return slab_trace_pool_resize(&slab_trace_pool, n);
+	return leak_pool_resize(&leak_pool, n);
 }
 
 /*
- * A command on one cache, under slab_trace_mutex; a print keeps its
+ * A command on one cache, under leak_mutex; a print keeps its
  * snapshot for @own too.
  */
 static int cmd_cache(int cmd, const char *name,
-		     const struct slab_trace_print_opts *opts,
-		     struct slab_trace_filter *filter, u32 sample,
-		     u32 sample_bytes, struct slab_trace_reader *own)
+		     const struct leak_print_opts *opts,
+		     struct leak_filter *filter, u32 sample,
+		     u32 sample_bytes, struct leak_reader *own)
 {
-	bool all = slab_trace_word_of(name) == SLAB_TRACE_WORD_ALL;
-	struct slab_trace_filter *follow;
+	bool all = leak_word_of(name) == LEAK_WORD_ALL;
+	struct leak_filter *follow;
 	int ret;
 
-	mutex_lock(&slab_trace_mutex);
-	slab_trace_traced_sweep();
+	mutex_lock(&leak_mutex);
+	leak_traced_sweep();
 	switch (cmd) {
 	case SLAB_CMD_START:
 		/* "start all" follows new caches, with its filter and rate. */
-		follow = all ? slab_trace_filter_get(filter) : NULL;
-		ret = slab_trace_start(name, filter, sample, sample_bytes,
-				       slab_trace_probes_update);
+		follow = all ? leak_filter_get(filter) : NULL;
+		ret = leak_start(name, filter, sample, sample_bytes,
+				 leak_probes_update);
 		if (!ret && all)
-			slab_trace_follow_start(follow, sample, sample_bytes,
-						slab_trace_probes_update);
-		slab_trace_filter_put(follow);
+			leak_follow_start(follow, sample, sample_bytes,
+					  leak_probes_update);
+		leak_filter_put(follow);
 		break;
 	case SLAB_CMD_STOP:
-		ret = slab_trace_stop(name);
+		ret = leak_stop(name);
 		if (all)
-			slab_trace_follow_stop();
+			leak_follow_stop();
 		break;
 	case SLAB_CMD_PRINT:
-		ret = slab_trace_print(own, name, opts);
+		ret = leak_print(own, name, opts);
 		break;
 	case SLAB_CMD_MARK:
-		ret = slab_trace_mark(name);
+		ret = leak_mark(name);
 		break;
 	default:
 		/* "start all" does not start a cache "reset" forgot again. */
-		ret = slab_trace_reset(name, slab_trace_follow_leave_out);
+		ret = leak_reset(name, leak_follow_leave_out);
 		break;
 	}
 	/*
@@ -575,10 +575,10 @@ static int cmd_cache(int cmd, const char *name,
 	 * the prints of caches reset go; the probes go once nothing is
 	 * traced and no record kept.
 	 */
-	slab_trace_follow_update();
-	slab_trace_print_drop_stale();
-	slab_trace_probes_update();
-	mutex_unlock(&slab_trace_mutex);
+	leak_follow_update();
+	leak_print_drop_stale();
+	leak_probes_update();
+	mutex_unlock(&leak_mutex);
 	return ret;
 }
 
@@ -587,7 +587,7 @@ static int cmd_cache(int cmd, const char *name,
  * which keeps what it prints; NULL for ctl opened to write only, or a
  * command from elsewhere.
  */
-static struct slab_trace_reader *ctl_reader(struct file *file)
+static struct leak_reader *ctl_reader(struct file *file)
 {
 	struct seq_file *m;
 
@@ -597,11 +597,11 @@ static struct slab_trace_reader *ctl_reader(struct file *file)
 	return m->private;
 }
 
-/* slab_trace_system's command handler: the words are checked here. */
+/* leak_system's command handler: the words are checked here. */
 static int slab_command(struct file *file, int cmd, int argc, char **argv)
 {
-	struct slab_trace_print_opts opts = { };
-	struct slab_trace_filter *filter = NULL;
+	struct leak_print_opts opts = { };
+	struct leak_filter *filter = NULL;
 	u32 sample = 1, sample_bytes = 0;
 	int ret;
 
@@ -643,7 +643,7 @@ static int slab_command(struct file *file, int cmd, int argc, char **argv)
 /* Reading ctl: the snapshot (dump.c). */
 static int slab_ctl_open(struct inode *inode, struct file *file)
 {
-	return slab_trace_reader_open(file, &slab_trace_dump_seq_ops);
+	return leak_reader_open(file, &leak_dump_seq_ops);
 }
 
 static const char *const slab_help[] = {
@@ -661,26 +661,26 @@ static const char *const slab_help[] = {
 
 /* slab/: the views of the last print, and the stats. */
 static struct slabtrace_file slab_files[] = {
-	{ .name = "stats", .mode = 0400, .fops = &slab_trace_stats_fops },
-	{ .name = "stacks", .mode = 0400, .fops = &slab_trace_view_fops,
-	  .data = (void *)&slab_trace_stacks_seq_ops },
-	{ .name = "folded", .mode = 0400, .fops = &slab_trace_view_fops,
-	  .data = (void *)&slab_trace_folded_seq_ops },
-	{ .name = "folded_bytes", .mode = 0400, .fops = &slab_trace_view_fops,
-	  .data = (void *)&slab_trace_folded_bytes_seq_ops },
+	{ .name = "stats", .mode = 0400, .fops = &leak_stats_fops },
+	{ .name = "stacks", .mode = 0400, .fops = &leak_view_fops,
+	  .data = (void *)&leak_stacks_seq_ops },
+	{ .name = "folded", .mode = 0400, .fops = &leak_view_fops,
+	  .data = (void *)&leak_folded_seq_ops },
+	{ .name = "folded_bytes", .mode = 0400, .fops = &leak_view_fops,
+	  .data = (void *)&leak_folded_bytes_seq_ops },
 };
 
-const struct slabtrace_system slab_trace_system = {
+const struct slabtrace_system leak_system = {
 	.name = "slab_trace",
 	.init = slab_init,
 	.exit = slab_exit,
 	.cmds = slab_cmds,
 	.command = slab_command,
-	.status = slab_trace_status,
-	.next = slab_trace_next,
+	.status = leak_status,
+	.next = leak_next,
 	.help = slab_help,
 	.ctl_open = slab_ctl_open,
-	.ctl_release = slab_trace_view_release,
+	.ctl_release = leak_view_release,
 	.dir = "slab",
 	.files = slab_files,
 	.nr_files = ARRAY_SIZE(slab_files),

@@ -6,7 +6,7 @@
  * header that of one file (or, for record.h, hold.h and views.h, of what
  * several share).  The locking rules are at the top of the files, the
  * order of all the locks in main.c's header.  slab_trace's public face is
- * slab_trace_system (<slabtrace/core.h>).
+ * leak_system (<slabtrace/core.h>).
  *
  * From the ground up: a record and who made it (record.h); the worker
  * (worker.h); the pool, the table and the backtraces (pool.h, table.h,

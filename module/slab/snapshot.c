@@ -14,7 +14,7 @@
  * ----------------
  * - snapshots_lock (mutex): snapshots_alive, every snapshot not yet freed,
  *   the ones readers still hold too (modsyms.c walks them all).  Taken
- *   after slab_trace_mutex and slab_trace_print_sem.
+ *   after leak_mutex and leak_print_sem.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,15 +35,15 @@ static LIST_HEAD(snapshots_alive);
 
 static void snapshot_free(struct kref *kref);
 
-void slab_trace_snapshot_put(struct slab_trace_snapshot *snap)
+void leak_snapshot_put(struct leak_snapshot *snap)
 {
 	kref_put(&snap->kref, snapshot_free);
 }
 
 /* Every group of @snap, found through its xarray, goes. */
-void slab_trace_groups_free(struct slab_trace_snapshot *snap)
+void leak_groups_free(struct leak_snapshot *snap)
 {
-	struct slab_trace_group *g, *first;
+	struct leak_group *g, *first;
 	unsigned long key;
 
 	xa_for_each(&snap->by_stack, key, first) {
@@ -62,9 +62,9 @@ void slab_trace_groups_free(struct slab_trace_snapshot *snap)
 
 static void snapshot_free(struct kref *kref)
 {
-	struct slab_trace_snapshot *snap =
-		container_of(kref, struct slab_trace_snapshot, kref);
-	struct slab_trace_snapshot *part = snap->next, *next;
+	struct leak_snapshot *snap =
+		container_of(kref, struct leak_snapshot, kref);
+	struct leak_snapshot *part = snap->next, *next;
 	unsigned long i;
 	void *chunk;
 
@@ -72,23 +72,23 @@ static void snapshot_free(struct kref *kref)
 	for (; part; part = next) {
 		next = part->next;
 		part->next = NULL;
-		slab_trace_snapshot_put(part);
+		leak_snapshot_put(part);
 	}
 
 	mutex_lock(&snapshots_lock);
 	list_del(&snap->alive);
 	mutex_unlock(&snapshots_lock);
-	slab_trace_groups_free(snap);
+	leak_groups_free(snap);
 	xa_for_each(&snap->chunks, i, chunk)
 		free_page((unsigned long)chunk);
 	xa_destroy(&snap->chunks);
 	kfree(snap);
 }
 
-/* An empty snapshot; slab_trace_snapshot_put() frees it. */
-struct slab_trace_snapshot *slab_trace_snapshot_alloc(void)
+/* An empty snapshot; leak_snapshot_put() frees it. */
+struct leak_snapshot *leak_snapshot_alloc(void)
 {
-	struct slab_trace_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	struct leak_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
 
 	if (snap) {
 		kref_init(&snap->kref);
@@ -106,29 +106,29 @@ struct snap_mem {
 	size_t bytes;
 };
 
-static void add_mem(struct slab_trace_snapshot *snap, void *arg)
+static void add_mem(struct leak_snapshot *snap, void *arg)
 {
 	struct snap_mem *sm = arg;
 
 	sm->alive++;
 	sm->bytes += sizeof(*snap) +
-		     DIV_ROUND_UP(snap->nr, SLAB_TRACE_SNAP_PER_CHUNK) *
+		     DIV_ROUND_UP(snap->nr, LEAK_SNAP_PER_CHUNK) *
 		     PAGE_SIZE +
 		     snap->nr_groups * (sizeof(*snap->groups) +
 					sizeof(**snap->groups));
 }
 
 /**
- * slab_trace_snapshot_mem - the snapshots not freed, for the stats
+ * leak_snapshot_mem - the snapshots not freed, for the stats
  * @alive: how many (the kept ones, files' own prints, and those readers
  *	   still hold)
  * @mem: about how many bytes they hold: records, groups, headers
  *
  * May sleep.
  */
-void slab_trace_snapshot_mem(unsigned long *alive, size_t *mem)
+void leak_snapshot_mem(unsigned long *alive, size_t *mem)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 	struct snap_mem sm = { };
 
 	mutex_lock(&snapshots_lock);
@@ -140,50 +140,50 @@ void slab_trace_snapshot_mem(unsigned long *alive, size_t *mem)
 }
 
 /**
- * slab_trace_snapshots_alive - call @fn on every snapshot not freed
+ * leak_snapshots_alive - call @fn on every snapshot not freed
  * @fn: the function; it may not put a snapshot
  * @arg: passed to @fn
  *
  * The kept ones, and those only readers still hold.  Called with
- * slab_trace_print_sem held for writing: none is being filled.
+ * leak_print_sem held for writing: none is being filled.
  */
-void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
-					   void *arg), void *arg)
+void leak_snapshots_alive(void (*fn)(struct leak_snapshot *snap,
+				     void *arg), void *arg)
 {
-	struct slab_trace_snapshot *snap;
+	struct leak_snapshot *snap;
 
-	lockdep_assert_held_write(&slab_trace_print_sem);
+	lockdep_assert_held_write(&leak_print_sem);
 	mutex_lock(&snapshots_lock);
 	list_for_each_entry(snap, &snapshots_alive, alive)
 		fn(snap, arg);
 	mutex_unlock(&snapshots_lock);
 }
 
-struct slab_trace_record *
-slab_trace_snapshot_entry(struct slab_trace_snapshot *snap, unsigned long i)
+struct leak_record *
+leak_snapshot_entry(struct leak_snapshot *snap, unsigned long i)
 {
-	struct slab_trace_record *chunk;
+	struct leak_record *chunk;
 
 	if (i >= snap->nr)
 		return NULL;
-	chunk = xa_load(&snap->chunks, i / SLAB_TRACE_SNAP_PER_CHUNK);
-	return &chunk[i % SLAB_TRACE_SNAP_PER_CHUNK];
+	chunk = xa_load(&snap->chunks, i / LEAK_SNAP_PER_CHUNK);
+	return &chunk[i % LEAK_SNAP_PER_CHUNK];
 }
 
 /* Allocations of the snapshot's cache not recorded at all. */
-long slab_trace_snapshot_dropped(const struct slab_trace_snapshot *snap)
+long leak_snapshot_dropped(const struct leak_snapshot *snap)
 {
 	long n = 0;
 	int i;
 
-	for (i = 0; i < SLAB_TRACE_DROP_LOST_MAX; i++)
+	for (i = 0; i < LEAK_DROP_LOST_MAX; i++)
 		n += snap->drops[i];
 	return n;
 }
 
 /* How old @rec was when @snap was taken, in ms. */
-u32 slab_trace_snapshot_age(const struct slab_trace_snapshot *snap,
-			    const struct slab_trace_record *rec)
+u32 leak_snapshot_age(const struct leak_snapshot *snap,
+		      const struct leak_record *rec)
 {
 	u64 now = div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC);
 
@@ -191,15 +191,15 @@ u32 slab_trace_snapshot_age(const struct slab_trace_snapshot *snap,
 }
 
 /* Add a copy of @rec to @snap, not yet published. */
-int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
-			    const struct slab_trace_record *rec)
+int leak_snapshot_add(struct leak_snapshot *snap,
+		      const struct leak_record *rec)
 {
-	unsigned long c = snap->nr / SLAB_TRACE_SNAP_PER_CHUNK;
-	struct slab_trace_record *chunk;
+	unsigned long c = snap->nr / LEAK_SNAP_PER_CHUNK;
+	struct leak_record *chunk;
 	unsigned long bytes;
 	int ret;
 
-	if (snap->nr % SLAB_TRACE_SNAP_PER_CHUNK) {
+	if (snap->nr % LEAK_SNAP_PER_CHUNK) {
 		chunk = xa_load(&snap->chunks, c);
 	} else {
 		chunk = (void *)__get_free_page(SLABTRACE_GFP_BIG);
@@ -212,11 +212,11 @@ int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
 			return ret;
 		}
 	}
-	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK] = *rec;
-	chunk[snap->nr % SLAB_TRACE_SNAP_PER_CHUNK].next = NULL;
+	chunk[snap->nr % LEAK_SNAP_PER_CHUNK] = *rec;
+	chunk[snap->nr % LEAK_SNAP_PER_CHUNK].next = NULL;
 	snap->nr++;
-	bytes = slab_trace_bytes(snap->kind, snap->object_size, rec);
+	bytes = leak_bytes(snap->kind, snap->object_size, rec);
 	snap->bytes += bytes;
-	slab_trace_estimate(snap, bytes, &snap->est_q16, &snap->est_bytes);
+	leak_estimate(snap, bytes, &snap->est_q16, &snap->est_bytes);
 	return 0;
 }

@@ -18,11 +18,11 @@
 #include "record.h"
 #include "traced.h"
 
-#define SLAB_TRACE_SNAP_PER_CHUNK \
-	(PAGE_SIZE / sizeof(struct slab_trace_record))
+#define LEAK_SNAP_PER_CHUNK \
+	(PAGE_SIZE / sizeof(struct leak_record))
 
 /* What "print" was asked for (slab.c parses it). */
-struct slab_trace_print_opts {
+struct leak_print_opts {
 	bool stacks;			/* the aggregated view */
 	bool since_mark;		/* only records made after "mark" */
 	u32 top;			/* stacks shown; 0: all */
@@ -30,12 +30,12 @@ struct slab_trace_print_opts {
 };
 
 /* The records of a snapshot grouped by backtrace (aggregate.c). */
-#define SLAB_TRACE_GROUP_WHO	4	/* contexts listed per group */
+#define LEAK_GROUP_WHO	4	/* contexts listed per group */
 
-struct slab_trace_group {
-	struct slab_trace_group *next;	/* same stack, other system call */
+struct leak_group {
+	struct leak_group *next;	/* same stack, other system call */
 	depot_stack_handle_t stack;
-	s16 syscall;			/* as slab_trace_record.syscall */
+	s16 syscall;			/* as leak_record.syscall */
 	u8 nwho;
 	u32 count;
 	u32 more_who;			/* contexts beyond who[] */
@@ -46,13 +46,13 @@ struct slab_trace_group {
 	u32 age_min;			/* ms */
 	u32 age_max;
 	u64 age_sum;
-	struct slab_trace_who who[SLAB_TRACE_GROUP_WHO];
+	struct leak_who who[LEAK_GROUP_WHO];
 	u32 rank;			/* "Stack N" of the stacks view */
-	struct slab_trace_verdict_in *in;	/* while grouping */
-	struct slab_trace_verdict verdict;
+	struct leak_verdict_in *in;	/* while grouping */
+	struct leak_verdict verdict;
 };
 
-struct slab_trace_snapshot {
+struct leak_snapshot {
 	struct kref kref;
 	struct list_head alive;		/* snapshot.c's list of them all */
 	/*
@@ -61,16 +61,16 @@ struct slab_trace_snapshot {
 	 * most bytes first; each part is the snapshot of a cache, held by the
 	 * print.  NULL for a print of one cache.
 	 */
-	struct slab_trace_snapshot *next;
+	struct leak_snapshot *next;
 	bool word;
 	unsigned int nr_caches;		/* a word's: the caches it stands for */
 	unsigned int nr_parts;		/* those with objects: @next's */
-	unsigned long purges;		/* slab_trace_purges[@owner], copied */
+	unsigned long purges;		/* leak_purges[@owner], copied */
 	char name[SLABTRACE_NAME_MAX + 1];
 	char aliases[256];		/* "" unless the cache is shared */
-	struct slab_trace_print_opts opts;
+	struct leak_print_opts opts;
 	u32 mark;			/* the mark since-mark used */
-	struct slab_trace_group **groups; /* most bytes first */
+	struct leak_group **groups; /* most bytes first */
 	unsigned long nr_groups;
 	struct xarray by_stack;		/* stack handle -> its groups */
 	unsigned long verdicts[SLABTRACE_VERDICTS];	/* groups judged so */
@@ -78,16 +78,16 @@ struct slab_trace_snapshot {
 	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;
 	bool tracing;
-	unsigned int object_size;	/* 0: by record (slab_trace_bytes()) */
-	u8 kind;			/* enum slab_trace_kind */
+	unsigned int object_size;	/* 0: by record (leak_bytes()) */
+	u8 kind;			/* enum leak_kind */
 	u16 owner;			/* the records copied */
-	long drops[SLAB_TRACE_DROP_MAX];
+	long drops[LEAK_DROP_MAX];
 	unsigned long filtered;		/* left out by the filter */
 	u32 sample_every;		/* records stand for this many */
 	u32 sample_bytes;		/* or sampled by bytes: B; 0: not */
-	u64 est_q16;			/* objects estimated (slab_trace_weight()) */
+	u64 est_q16;			/* objects estimated (leak_weight()) */
 	u64 est_bytes;			/* bytes estimated */
-	char filter[SLAB_TRACE_FILTER_TEXT];	/* "": none */
+	char filter[LEAK_FILTER_TEXT];	/* "": none */
 	long grow_failed;		/* the table's, all caches' */
 	long replaced;
 	unsigned long nr;
@@ -98,36 +98,36 @@ struct slab_trace_snapshot {
 /*
  * Add what a record of an object of @bytes stands for to the estimates
  * @est_q16 and @est_bytes of a snapshot or group: the record itself
- * unsampled, N or 1 / p objects sampled (slab_trace_weight()).
+ * unsampled, N or 1 / p objects sampled (leak_weight()).
  */
-static inline void slab_trace_estimate(const struct slab_trace_snapshot *snap,
-				       unsigned long bytes, u64 *est_q16,
+static inline void leak_estimate(const struct leak_snapshot *snap,
+				 unsigned long bytes, u64 *est_q16,
 				       u64 *est_bytes)
 {
-	u64 w = slab_trace_weight(snap->sample_every, snap->sample_bytes, bytes);
+	u64 w = leak_weight(snap->sample_every, snap->sample_bytes, bytes);
 
 	*est_q16 += w;
 	*est_bytes += (bytes * w) >> 16;
 }
 
 /* Whether the records of @snap stand for more objects than themselves. */
-static inline bool slab_trace_sampled(const struct slab_trace_snapshot *snap)
+static inline bool leak_sampled(const struct leak_snapshot *snap)
 {
 	return snap->sample_every > 1 || snap->sample_bytes;
 }
 
-struct slab_trace_snapshot *slab_trace_snapshot_alloc(void);
-void slab_trace_snapshot_put(struct slab_trace_snapshot *snap);
-int slab_trace_snapshot_add(struct slab_trace_snapshot *snap,
-			    const struct slab_trace_record *rec);
-struct slab_trace_record *
-slab_trace_snapshot_entry(struct slab_trace_snapshot *snap, unsigned long i);
-u32 slab_trace_snapshot_age(const struct slab_trace_snapshot *snap,
-			    const struct slab_trace_record *rec);
-long slab_trace_snapshot_dropped(const struct slab_trace_snapshot *snap);
-void slab_trace_groups_free(struct slab_trace_snapshot *snap);
-void slab_trace_snapshots_alive(void (*fn)(struct slab_trace_snapshot *snap,
-					   void *arg), void *arg);
-void slab_trace_snapshot_mem(unsigned long *alive, size_t *mem);
+struct leak_snapshot *leak_snapshot_alloc(void);
+void leak_snapshot_put(struct leak_snapshot *snap);
+int leak_snapshot_add(struct leak_snapshot *snap,
+		      const struct leak_record *rec);
+struct leak_record *
+leak_snapshot_entry(struct leak_snapshot *snap, unsigned long i);
+u32 leak_snapshot_age(const struct leak_snapshot *snap,
+		      const struct leak_record *rec);
+long leak_snapshot_dropped(const struct leak_snapshot *snap);
+void leak_groups_free(struct leak_snapshot *snap);
+void leak_snapshots_alive(void (*fn)(struct leak_snapshot *snap,
+				     void *arg), void *arg);
+void leak_snapshot_mem(unsigned long *alive, size_t *mem);
 
 #endif /* _SLABTRACE_SLAB_SNAPSHOT_H */

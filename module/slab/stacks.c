@@ -23,12 +23,12 @@
  * the stack depot does itself) and not checked.
  *
  * A frame is named when it is shown (modsyms.c, above this file): by
- * kallsyms (slab_trace_frame_symbol(), here), or, if its code went
+ * kallsyms (leak_frame_symbol(), here), or, if its code went
  * meanwhile (a module unloaded, a module's __init text freed), by the
  * name modsyms.c kept before it went.  So that modsyms.c looks at the
  * records only for a module that a saved trace has a frame in, the
  * probes note the pages of module space their frames are in, a bit each,
- * never cleared (slab_trace_stack_in_module()).  On x86-64 only, where
+ * never cleared (leak_stack_in_module()).  On x86-64 only, where
  * all code outside the kernel's own text (modules, BPF programs,
  * trampolines) is in module space; a frame in vmalloc space makes every
  * module event a walk, as if nothing were noted.  arm64 places its
@@ -43,7 +43,7 @@
  * where the depot may allocate (which also gives the depot a new pool for
  * the next traces), then gives the handle to those records.  Only a trace
  * that finds no room (every slot taken, or its slot's waiters) is lost,
- * counted (SLAB_TRACE_DROP_STACK);
+ * counted (LEAK_DROP_STACK);
  * the depot is shared with KASAN and page_owner and capped, so it may
  * also refuse for good.  "start" primes the depot (a depot that nobody
  * let allocate has no pool at all).  No reference is taken
@@ -58,7 +58,7 @@
  *   probe only trylocks it: busy, the trace is lost and counted.  Taken
  *   before nothing; the work drops it before it touches the table.
  * - defer_mutex: one drain at a time, the worker's job or a flush (a
- *   print's, with slab_trace_mutex held: taken after it).
+ *   print's, with leak_mutex held: taken after it).
  * - The stack depot has its own locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -84,7 +84,7 @@
 
 /* Functions whose frames come before the allocator's caller. */
 static const char *const tracer_prefixes[] = {
-	"slab_trace_", "slabtrace_", "__traceiter_", "__bpf_trace_",
+	"leak_", "slabtrace_", "__traceiter_", "__bpf_trace_",
 	"kmalloc", "__kmalloc", "kmem_cache_alloc", "__kmem_cache_alloc",
 	"slab_alloc", "__slab_alloc", "___slab_alloc", "__do_kmalloc",
 	"kfree", "kmem_cache_free", "stack_trace_save", "arch_stack_walk",
@@ -108,7 +108,7 @@ static bool tracer_frame(unsigned long ip)
 #define TRACER_FRAMES_MAX	12
 
 /**
- * slab_trace_stack_trim - where the allocator's caller is in a trace
+ * leak_stack_trim - where the allocator's caller is in a trace
  * @entries: the trace, innermost frame first
  * @nr: its length
  * @call_site: the allocator's return address
@@ -116,8 +116,8 @@ static bool tracer_frame(unsigned long ip)
  * Return: the index of the first frame to keep; 0 if nothing is known to
  * be the tracer's.
  */
-VISIBLE_IF_KUNIT unsigned int slab_trace_stack_trim(const unsigned long *entries,
-						    unsigned int nr,
+VISIBLE_IF_KUNIT unsigned int leak_stack_trim(const unsigned long *entries,
+					      unsigned int nr,
 						    unsigned long call_site)
 {
 	unsigned int i;
@@ -134,7 +134,7 @@ VISIBLE_IF_KUNIT unsigned int slab_trace_stack_trim(const unsigned long *entries
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see the depot full. */
-bool slab_trace_fail_depot;
+bool leak_fail_depot;
 #endif
 
 /* A record waiting for a deferred trace. */
@@ -149,13 +149,13 @@ struct deferred {
 	u32 hash;
 	unsigned int nr;
 	unsigned int nr_waiters;
-	unsigned long entries[SLAB_TRACE_STACK_DEPTH];
-	struct waiter waiters[SLAB_TRACE_STACK_WAITERS];
+	unsigned long entries[LEAK_STACK_DEPTH];
+	struct waiter waiters[LEAK_STACK_WAITERS];
 };
 
 /* defer_slot[] and defer_nr; a probe only trylocks it. */
 static DEFINE_RAW_SPINLOCK(defer_lock);
-static struct deferred defer_slot[SLAB_TRACE_STACK_DEFER];
+static struct deferred defer_slot[LEAK_STACK_DEFER];
 /* One drain at a time: a flush waits for the worker's. */
 static DEFINE_MUTEX(defer_mutex);
 static unsigned int defer_nr;
@@ -188,8 +188,8 @@ static void defer_drain(struct deferred *d, bool can_sleep)
 		else
 			handle = slabtrace_depot_save_noalloc(d->entries, d->nr);
 		for (i = 0; handle && i < d->nr_waiters; i++)
-			slab_trace_table_set_stack(&slab_trace_records,
-						   d->waiters[i].obj,
+			leak_table_set_stack(&leak_records,
+					     d->waiters[i].obj,
 						   d->waiters[i].owner,
 						   d->waiters[i].stamp, handle);
 		if (can_sleep)
@@ -216,7 +216,7 @@ static void defer_job(void)
  * What the work does, at once and without sleeping (the depot has room):
  * the tests run it where a probe could be overtaken by the work.
  */
-void slab_trace_stack_drain_now(void)
+void leak_stack_drain_now(void)
 {
 	static struct deferred d;
 
@@ -238,7 +238,7 @@ static struct deferred *defer_find(u32 hash, const unsigned long *entries,
 		    !memcmp(d->entries, entries, nr * sizeof(entries[0])))
 			return d;
 	}
-	if (defer_nr == SLAB_TRACE_STACK_DEFER)
+	if (defer_nr == LEAK_STACK_DEFER)
 		return NULL;
 	d = &defer_slot[defer_nr++];
 	d->hash = hash;
@@ -260,27 +260,27 @@ static bool defer(const struct waiter *w, const unsigned long *entries,
 	if (!raw_spin_trylock_irqsave(&defer_lock, flags))
 		return false;
 	d = defer_find(hash, entries, nr);
-	if (d && d->nr_waiters < SLAB_TRACE_STACK_WAITERS) {
+	if (d && d->nr_waiters < LEAK_STACK_WAITERS) {
 		d->waiters[d->nr_waiters++] = *w;
 		kept = true;
 	}
 	raw_spin_unlock_irqrestore(&defer_lock, flags);
 	if (kept)
 		atomic_long_inc(&defer_count);
-	slab_trace_work_kick(SLAB_TRACE_JOB_STACKS);
+	leak_work_kick(LEAK_JOB_STACKS);
 	return kept;
 }
 
 /**
- * slab_trace_stack_prime - let the depot allocate before tracing starts
+ * leak_stack_prime - let the depot allocate before tracing starts
  *
  * A depot nobody saved to with allocation allowed has no pool at all: the
  * probes' first traces would all be deferred.  Saving the caller's own
  * trace from process context gives it one.  May sleep.
  */
-void slab_trace_stack_prime(void)
+void leak_stack_prime(void)
 {
-	unsigned long entries[SLAB_TRACE_STACK_DEPTH];
+	unsigned long entries[LEAK_STACK_DEPTH];
 	unsigned int nr;
 
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
@@ -354,7 +354,7 @@ static bool mod_page_of(unsigned long page, struct module *mod, bool init)
 }
 
 /**
- * slab_trace_stack_in_module - whether a saved trace may have a frame in @mod
+ * leak_stack_in_module - whether a saved trace may have a frame in @mod
  * @mod: a module coming, going, or whose init text goes
  * @init: in its init text only
  *
@@ -366,7 +366,7 @@ static bool mod_page_of(unsigned long page, struct module *mod, bool init)
  * one may, and always where pages are not noted (not x86-64, no memory
  * for the bitmap, a frame saved in vmalloc space).
  */
-bool slab_trace_stack_in_module(struct module *mod, bool init)
+bool leak_stack_in_module(struct module *mod, bool init)
 {
 	unsigned long page;
 
@@ -395,24 +395,24 @@ static __always_inline void mod_note(unsigned long ip)
 {
 }
 
-bool slab_trace_stack_in_module(struct module *mod, bool init)
+bool leak_stack_in_module(struct module *mod, bool init)
 {
 	return true;
 }
 #endif
 
 /* Called at load, before any probe. */
-void slab_trace_stacks_init(void)
+void leak_stacks_init(void)
 {
 #ifdef MODULE
 	slabtrace_module_text(THIS_MODULE, &own_start, &own_end);
 #endif
 	mod_seen_init();
-	slab_trace_work_job(SLAB_TRACE_JOB_STACKS, defer_job, 0);
+	leak_work_job(LEAK_JOB_STACKS, defer_job, 0);
 }
 
 /* At unloading, once no probe runs and no module event comes. */
-void slab_trace_stacks_exit(void)
+void leak_stacks_exit(void)
 {
 	mod_seen_exit();
 }
@@ -448,7 +448,7 @@ static bool scan_frames(const unsigned long *entries, unsigned int nr,
 static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
 				 unsigned long call_site, unsigned int *first)
 {
-	*first = slab_trace_stack_trim(entries, nr, call_site);
+	*first = leak_stack_trim(entries, nr, call_site);
 	if (*first >= nr)
 		return 0;
 	nr -= *first;
@@ -458,25 +458,25 @@ static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
 }
 
 /**
- * slab_trace_stack_store - save a backtrace from the allocator's caller on
+ * leak_stack_store - save a backtrace from the allocator's caller on
  * @rec: the record it is for; its ->stack is set here (0 if not saved)
  * @entries: the walk (slabtrace_stack_walk_caller(), from the
  *	     probe's caller on: each frame walked costs, so the walk starts as
  *	     shallow as it can)
- * @nr: its length, at most SLAB_TRACE_STACK_DEPTH
+ * @nr: its length, at most LEAK_STACK_DEPTH
  * @call_site: the allocator's return address, as the tracepoint gives it
  *
  * Context: Any context but NMI (a probe); never allocates, never waits
  * (the depot's own lock is a raw spinlock).
  * Return: 0 when saved; -EAGAIN when the depot had no room: once the
- * record is in the table, slab_trace_stack_defer() has the trace saved
+ * record is in the table, leak_stack_defer() has the trace saved
  * later; -ENODATA when the walk had no frame of the caller; -EPERM when
  * a task's backtrace passes through slabtrace's own code: slabtrace's
  * allocations, made directly or through a kernel helper (argv_split(),
  * seq_open(), an xarray's nodes), are not recorded.
  */
-int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries,
-			   unsigned int nr, unsigned long call_site)
+int leak_stack_store(struct leak_record *rec, unsigned long *entries,
+		     unsigned int nr, unsigned long call_site)
 {
 	unsigned int first;
 
@@ -487,7 +487,7 @@ int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries
 	if (scan_frames(entries + first, nr, in_task()))
 		return -EPERM;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(slab_trace_fail_depot))
+	if (READ_ONCE(leak_fail_depot))
 		return -EAGAIN;
 #endif
 	rec->stack = slabtrace_depot_save_noalloc(entries + first, nr);
@@ -495,11 +495,11 @@ int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries
 }
 
 /**
- * slab_trace_stack_defer - have a backtrace saved later, for a record
+ * leak_stack_defer - have a backtrace saved later, for a record
  * @obj: the record's object
  * @owner: its owner
  * @stamp: its stamp
- * @entries: the walk slab_trace_stack_store() could not save
+ * @entries: the walk leak_stack_store() could not save
  * @nr: its length
  * @call_site: the allocator's return address
  *
@@ -512,8 +512,8 @@ int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries
  * deferred traces' raw spinlock.
  * Return: false if there was no room: the record has no backtrace.
  */
-bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
-			    unsigned long *entries, unsigned int nr,
+bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
+		      unsigned long *entries, unsigned int nr,
 			    unsigned long call_site)
 {
 	struct waiter w = { .obj = obj, .stamp = stamp, .owner = owner };
@@ -524,27 +524,27 @@ bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
 }
 
 /* Let the deferred saves finish (before a print).  May sleep. */
-void slab_trace_stack_flush(void)
+void leak_stack_flush(void)
 {
 	/* Drained here; a drain the worker has under way is waited for. */
 	defer_job();
 }
 
 /* Traces saved later than their allocation, since load (for the stats). */
-long slab_trace_stack_deferred(void)
+long leak_stack_deferred(void)
 {
 	return atomic_long_read(&defer_count);
 }
 
-#if SLAB_TRACE_TESTS
+#if LEAK_TESTS
 /**
- * slab_trace_stack_first - the first frame of a saved trace (for the tests)
+ * leak_stack_first - the first frame of a saved trace (for the tests)
  * @handle: the stack depot handle
  * @ip: where to store it
  *
  * Return: 0, or -ENOENT if @handle holds no trace.
  */
-int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
+int leak_stack_first(depot_stack_handle_t handle, unsigned long *ip)
 {
 	unsigned long *entries;
 
@@ -556,7 +556,7 @@ int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
 #endif
 
 /**
- * slab_trace_frame_symbol - what kallsyms calls a frame
+ * leak_frame_symbol - what kallsyms calls a frame
  * @buf: where to write it
  * @size: its size
  * @ip: the frame's address
@@ -565,8 +565,8 @@ int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip)
  * Return: false, with @buf holding nothing a user may see, if @ip has no
  * symbol.
  */
-bool slab_trace_frame_symbol(char *buf, size_t size, unsigned long ip,
-			     bool offset)
+bool leak_frame_symbol(char *buf, size_t size, unsigned long ip,
+		       bool offset)
 {
 	snprintf(buf, size, offset ? "%pS" : "%ps", (void *)ip);
 	/* No symbol: vsprintf printed the raw address. */

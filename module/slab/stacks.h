@@ -14,44 +14,44 @@
 #include "record.h"
 
 /* Frames walked per allocation, before the tracer's own are trimmed. */
-#define SLAB_TRACE_STACK_DEPTH	32
+#define LEAK_STACK_DEPTH	32
 /* A frame's name, the longest. */
-#define SLAB_TRACE_FRAME_MAX	KSYM_SYMBOL_LEN
+#define LEAK_FRAME_MAX	KSYM_SYMBOL_LEN
 /* Traces waiting for room in the stack depot, and records for each. */
-#define SLAB_TRACE_STACK_DEFER	16
-#define SLAB_TRACE_STACK_WAITERS	32
+#define LEAK_STACK_DEFER	16
+#define LEAK_STACK_WAITERS	32
 
 struct module;
 
-bool slab_trace_frame_symbol(char *buf, size_t size, unsigned long ip,
-			     bool offset);
-int slab_trace_stack_store(struct slab_trace_record *rec, unsigned long *entries,
-			   unsigned int nr, unsigned long call_site);
-bool slab_trace_stack_defer(const void *obj, u16 owner, u32 stamp,
-			    unsigned long *entries, unsigned int nr,
+bool leak_frame_symbol(char *buf, size_t size, unsigned long ip,
+		       bool offset);
+int leak_stack_store(struct leak_record *rec, unsigned long *entries,
+		     unsigned int nr, unsigned long call_site);
+bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
+		      unsigned long *entries, unsigned int nr,
 			    unsigned long call_site);
-void slab_trace_stack_flush(void);
-void slab_trace_stack_prime(void);
-void slab_trace_stacks_init(void);
-void slab_trace_stacks_exit(void);
-bool slab_trace_stack_in_module(struct module *mod, bool init);
-long slab_trace_stack_deferred(void);
+void leak_stack_flush(void);
+void leak_stack_prime(void);
+void leak_stacks_init(void);
+void leak_stacks_exit(void);
+bool leak_stack_in_module(struct module *mod, bool init);
+long leak_stack_deferred(void);
 
 /* Global only for the KUnit suites: static in the module. */
 #if IS_ENABLED(CONFIG_KUNIT)
-unsigned int slab_trace_stack_trim(const unsigned long *entries,
-				   unsigned int nr, unsigned long call_site);
+unsigned int leak_stack_trim(const unsigned long *entries,
+			     unsigned int nr, unsigned long call_site);
 #endif
 
-#if SLAB_TRACE_TESTS
+#if LEAK_TESTS
 /* For the KUnit suites and the benchmarks. */
-int slab_trace_stack_first(depot_stack_handle_t handle, unsigned long *ip);
+int leak_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 #endif
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A failure hook of the KUnit suites, and a drain they run themselves. */
-extern bool slab_trace_fail_depot;
-void slab_trace_stack_drain_now(void);
+extern bool leak_fail_depot;
+void leak_stack_drain_now(void);
 #endif
 
 #endif /* _SLABTRACE_SLAB_STACKS_H */

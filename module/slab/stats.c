@@ -5,7 +5,7 @@
  * /proc/slabtrace/slab/stats is the state of the tracer:
  * records against the limit, the table, the pool, the
  * probes, and for each cache in the set its records and every kind of
- * drop (enum slab_trace_drop).
+ * drop (enum leak_drop).
  *
  *   records 1024 limit 349525
  *   table buckets 2048 grow_failed 0 grow_steps 1024 most_moved_in_a_step 5 shrinks 0
@@ -26,7 +26,7 @@
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex, held while the set is walked; the counters are
+ * - leak_mutex, held while the set is walked; the counters are
  *   atomic and read without lock.
  */
 #include <linux/math64.h>
@@ -58,7 +58,7 @@ static void show_key(struct seq_file *m, const char *name)
 }
 
 /* "cache NAME tracing records 7 replaced 0 pool_empty 0 ..." */
-static void show_traced_stats(struct seq_file *m, struct slab_trace_traced *tr)
+static void show_traced_stats(struct seq_file *m, struct leak_traced *tr)
 {
 	int i;
 
@@ -66,56 +66,56 @@ static void show_traced_stats(struct seq_file *m, struct slab_trace_traced *tr)
 	seq_escape(m, tr->name, " \t\n\\");
 	seq_printf(m, " %s records %ld replaced %ld",
 		   tr->tracing ? "tracing" : "stopped",
-		   slab_trace_traced_count(tr), atomic_long_read(&tr->replaced));
-	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++) {
+		   leak_traced_count(tr), atomic_long_read(&tr->replaced));
+	for (i = 0; i < LEAK_DROP_MAX; i++) {
 		seq_putc(m, ' ');
-		show_key(m, slab_trace_drop_names[i]);
+		show_key(m, leak_drop_names[i]);
 		seq_printf(m, " %ld", atomic_long_read(&tr->drops[i]));
 	}
 	/* Not drops: slabtrace's own allocations are never recorded. */
 	seq_printf(m, " own %ld", atomic_long_read(&tr->own));
 	/* Nor what the filter left out. */
-	seq_printf(m, " filtered %lu\n", slab_trace_traced_filtered(tr));
+	seq_printf(m, " filtered %lu\n", leak_traced_filtered(tr));
 }
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	struct slab_trace_table *t = &slab_trace_records;
+	struct leak_table *t = &leak_records;
 	unsigned long kept, alive, lost;
 	long events, walks;
 	unsigned int i, used, slots;
-	struct slab_trace_set *set;
+	struct leak_set *set;
 	bool alloc, free;
 	size_t mem;
 
-	seq_printf(m, "records %ld limit %lu\n", slab_trace_table_count(t),
-		   READ_ONCE(slab_trace_record_limit));
+	seq_printf(m, "records %ld limit %lu\n", leak_table_count(t),
+		   READ_ONCE(leak_record_limit));
 	seq_printf(m, "table buckets %lu grow_failed %ld grow_steps %lu most_moved_in_a_step %u shrinks %lu\n",
-		   slab_trace_table_buckets(t), atomic_long_read(&t->grow_failed),
+		   leak_table_buckets(t), atomic_long_read(&t->grow_failed),
 		   READ_ONCE(t->grow_steps), READ_ONCE(t->grow_most_moved),
 		   READ_ONCE(t->shrinks));
 	seq_printf(m, "pool free %lu per_cpu %u allocated %ld\n",
-		   slab_trace_pool_free_count(&slab_trace_pool),
-		   READ_ONCE(slab_trace_pool.size),
-		   atomic_long_read(&slab_trace_pool.allocated));
-	seq_printf(m, "stacks deferred %ld\n", slab_trace_stack_deferred());
-	slab_trace_modsyms_stats(&events, &walks);
+		   leak_pool_free_count(&leak_pool),
+		   READ_ONCE(leak_pool.size),
+		   atomic_long_read(&leak_pool.allocated));
+	seq_printf(m, "stacks deferred %ld\n", leak_stack_deferred());
+	leak_modsyms_stats(&events, &walks);
 	seq_printf(m, "modules events %ld walks %ld\n", events, walks);
-	slab_trace_lifetime_stats(&used, &slots, &lost);
+	leak_lifetime_stats(&used, &slots, &lost);
 	seq_printf(m, "lifetimes stacks %u of %u lost %lu\n", used, slots, lost);
-	slab_trace_print_stats(&kept, &alive, &mem);
+	leak_print_stats(&kept, &alive, &mem);
 	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,
 		   mem);
-	slab_trace_probes_state(&alloc, &free);
+	leak_probes_state(&alloc, &free);
 	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",
 		   free ? "on" : "off");
 
-	mutex_lock(&slab_trace_mutex);
-	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slab_trace_mutex));
+	mutex_lock(&leak_mutex);
+	set = rcu_dereference_protected(leak_active,
+					lockdep_is_held(&leak_mutex));
 	for (i = 0; set && i < set->nr; i++)
 		show_traced_stats(m, set->traced[i]);
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 	return 0;
 }
 
@@ -124,7 +124,7 @@ static int stats_open(struct inode *inode, struct file *file)
 	return single_open(file, stats_show, NULL);
 }
 
-const struct file_operations slab_trace_stats_fops = {
+const struct file_operations leak_stats_fops = {
 	.owner = THIS_MODULE,
 	.open = stats_open,
 	.read = seq_read,
@@ -140,26 +140,26 @@ static void show_secs(struct seq_file *m, u64 ns)
 	seq_printf(m, "%llu.%03us", s, ms);
 }
 
-/* ", filter pid 5 (12 left out)", or nothing.  slab_trace_mutex held. */
-static void show_filter(struct seq_file *m, struct slab_trace_traced *tr)
+/* ", filter pid 5 (12 left out)", or nothing.  leak_mutex held. */
+static void show_filter(struct seq_file *m, struct leak_traced *tr)
 {
-	const struct slab_trace_filter *f;
+	const struct leak_filter *f;
 	char *text;
 
 	f = rcu_dereference_protected(tr->filter,
-				      lockdep_is_held(&slab_trace_mutex));
+				      lockdep_is_held(&leak_mutex));
 	if (!f)
 		return;
-	text = kmalloc(SLAB_TRACE_FILTER_TEXT, GFP_KERNEL);
+	text = kmalloc(LEAK_FILTER_TEXT, GFP_KERNEL);
 	if (text)
-		slab_trace_filter_text(text, SLAB_TRACE_FILTER_TEXT, f);
+		leak_filter_text(text, LEAK_FILTER_TEXT, f);
 	seq_printf(m, ", filter %s (%lu left out)", text ?: "?",
-		   slab_trace_traced_filtered(tr));
+		   leak_traced_filtered(tr));
 	kfree(text);
 }
 
 /* "cache NAME: tracing, traced 1.234s, 7 records, drops: none". */
-static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
+static void show_traced_status(struct seq_file *m, struct leak_traced *tr,
 			       u64 now)
 {
 	bool any = false;
@@ -169,18 +169,18 @@ static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
 	seq_puts(m, "cache ");
 	slabtrace_seq_name(m, tr->name, sizeof(tr->name));
 	seq_printf(m, ": %s, traced ", tr->tracing ? "tracing" : "stopped");
-	show_secs(m, slab_trace_traced_time(tr, now));
-	n = slab_trace_traced_count(tr);
+	show_secs(m, leak_traced_time(tr, now));
+	n = leak_traced_count(tr);
 	seq_printf(m, ", %ld record%s", n, n == 1 ? "" : "s");
 	n = atomic_long_read(&tr->replaced);
 	if (n)
 		seq_printf(m, ", %ld replaced", n);
-	for (i = 0; i < SLAB_TRACE_DROP_MAX; i++) {
+	for (i = 0; i < LEAK_DROP_MAX; i++) {
 		n = atomic_long_read(&tr->drops[i]);
 		if (!n)
 			continue;
 		seq_printf(m, "%s%s %ld", any ? ", " : ", drops: ",
-			   slab_trace_drop_names[i], n);
+			   leak_drop_names[i], n);
 		any = true;
 	}
 	seq_puts(m, any ? "" : ", drops: none");
@@ -197,17 +197,17 @@ static void show_traced_status(struct seq_file *m, struct slab_trace_traced *tr,
 
 static int records_cmp(const void *a, const void *b)
 {
-	long na = slab_trace_traced_count(*(struct slab_trace_traced * const *)a);
-	long nb = slab_trace_traced_count(*(struct slab_trace_traced * const *)b);
+	long na = leak_traced_count(*(struct leak_traced * const *)a);
+	long nb = leak_traced_count(*(struct leak_traced * const *)b);
 
 	return na < nb ? 1 : na > nb ? -1 : 0;
 }
 
 /* The STATUS_CACHES caches of @set with most records, then how many more. */
-static void show_most_records(struct seq_file *m, struct slab_trace_set *set,
+static void show_most_records(struct seq_file *m, struct leak_set *set,
 			      u64 now)
 {
-	struct slab_trace_traced **v;
+	struct leak_traced **v;
 	unsigned int i;
 
 	v = kmemdup(set->traced, set->nr * sizeof(*v), GFP_KERNEL);
@@ -222,56 +222,56 @@ static void show_most_records(struct seq_file *m, struct slab_trace_set *set,
 }
 
 /**
- * slab_trace_status - slab_trace's lines of the status file
+ * leak_status - slab_trace's lines of the status file
  * @m: where
  *
- * Takes slab_trace_mutex.
+ * Takes leak_mutex.
  */
-void slab_trace_status(struct seq_file *m)
+void leak_status(struct seq_file *m)
 {
 	u64 now = ktime_get_mono_fast_ns();
-	struct slab_trace_set *set;
+	struct leak_set *set;
 	bool alloc, free;
 	unsigned int i, nr;
 
-	slab_trace_probes_state(&alloc, &free);
-	mutex_lock(&slab_trace_mutex);
-	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slab_trace_mutex));
+	leak_probes_state(&alloc, &free);
+	mutex_lock(&leak_mutex);
+	set = rcu_dereference_protected(leak_active,
+					lockdep_is_held(&leak_mutex));
 	nr = set ? set->nr : 0;
 	seq_printf(m, "slabtrace: %u cache%s traced or holding records, %ld records (limit %lu), probes %s\n",
 		   nr, nr == 1 ? "" : "s",
-		   slab_trace_table_count(&slab_trace_records),
-		   READ_ONCE(slab_trace_record_limit),
+		   leak_table_count(&leak_records),
+		   READ_ONCE(leak_record_limit),
 		   alloc || free ? "attached" : "detached");
-	slab_trace_follow_status(m);
+	leak_follow_status(m);
 	if (nr <= STATUS_CACHES) {
 		for (i = 0; i < nr; i++)
 			show_traced_status(m, set->traced[i], now);
 	} else {
 		show_most_records(m, set, now);
 	}
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 }
 
 /**
- * slab_trace_next - what to do next, for the status file
+ * leak_next - what to do next, for the status file
  * @m: where
  *
  * Print the first traced cache (one tracing rather than stopped), or
- * start one.  Takes slab_trace_mutex.
+ * start one.  Takes leak_mutex.
  *
  * Return: true: it always has something to say.
  */
-bool slab_trace_next(struct seq_file *m)
+bool leak_next(struct seq_file *m)
 {
-	struct slab_trace_traced *first = NULL;
-	struct slab_trace_set *set;
+	struct leak_traced *first = NULL;
+	struct leak_set *set;
 	unsigned int i;
 
-	mutex_lock(&slab_trace_mutex);
-	set = rcu_dereference_protected(slab_trace_active,
-					lockdep_is_held(&slab_trace_mutex));
+	mutex_lock(&leak_mutex);
+	set = rcu_dereference_protected(leak_active,
+					lockdep_is_held(&leak_mutex));
 	for (i = 0; set && i < set->nr; i++)
 		if (!first || (set->traced[i]->tracing && !first->tracing))
 			first = set->traced[i];
@@ -282,6 +282,6 @@ bool slab_trace_next(struct seq_file *m)
 	} else {
 		seq_puts(m, "echo start CACHE > ctl (a name from /proc/slabinfo)");
 	}
-	mutex_unlock(&slab_trace_mutex);
+	mutex_unlock(&leak_mutex);
 	return true;
 }

@@ -10,8 +10,8 @@
 
 struct seq_file;
 
-extern const struct file_operations slab_trace_stats_fops;
-void slab_trace_status(struct seq_file *m);
-bool slab_trace_next(struct seq_file *m);
+extern const struct file_operations leak_stats_fops;
+void leak_status(struct seq_file *m);
+bool leak_next(struct seq_file *m);
 
 #endif /* _SLABTRACE_SLAB_STATS_H */

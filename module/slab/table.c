@@ -19,7 +19,7 @@
  * A free of an object nobody traces must cost as little as possible: every
  * bucket has a 16-bit signature, the OR of two bits per record in its
  * chain (picked by hash bits no bucket index uses), read with no lock:
- * slab_trace_table_maybe() is false for most untraced objects after one
+ * leak_table_maybe() is false for most untraced objects after one
  * load.  A signature may have bits too many, never one too few for an
  * object inserted before the check (see the grow, below).
  *
@@ -34,7 +34,7 @@
  *
  * Growing moves one bucket per lock hold, so interrupts are never off for
  * more than one chain.  Stripe i's buckets, in an array of any size (a
- * power of two, at least SLAB_TRACE_TABLE_LOCKS), are the hashes with the
+ * power of two, at least LEAK_TABLE_LOCKS), are the hashes with the
  * same low bits, so each stripe moves on its own: while a grow runs, a
  * stripe's first @moved buckets are in @new, the rest in @old.  The lockless
  * check reads t->cur, the old array until every bucket has moved, so a
@@ -60,14 +60,14 @@
  * Notes on locking
  * ----------------
  * - t->stripe[i].lock (raw spinlock, irq-safe): stripe i, that is the
- *   chains and signatures of every bucket b with b % SLAB_TRACE_TABLE_LOCKS
+ *   chains and signatures of every bucket b with b % LEAK_TABLE_LOCKS
  *   == i, the stripe's @old, @new and @moved, and the records on those
  *   chains.  Taken from any context but NMI.  Never two at once.
  * - t->grow_mutex: t->cur, and the right to move records between arrays.
  *   Held by the grow work, by purges (and their shrink), and by iterators
  *   (so an iterator never sees a record twice).  Taken before a stripe
  *   lock.
- * - t->cur is read under RCU (sched) by slab_trace_table_maybe().
+ * - t->cur is read under RCU (sched) by leak_table_maybe().
  * - t->grow_retry and t->grow_backoff are written under t->grow_mutex;
  *   the inserts read t->grow_retry with no lock.
  * - t->nr and t->owned[] are atomic; only approximate between locks.
@@ -103,15 +103,15 @@
 #define GROW_BACKOFF_MIN	HZ
 #define GROW_BACKOFF_MAX	(64 * HZ)
 
-static_assert(TABLE_MIN_BUCKETS >= SLAB_TRACE_TABLE_LOCKS);
+static_assert(TABLE_MIN_BUCKETS >= LEAK_TABLE_LOCKS);
 static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
 static_assert(SIG_SHIFT + 8 == 32);
-static_assert(sizeof(struct slab_trace_record) == 64);
-static_assert(!(SLAB_TRACE_TABLE_LOCKS & (SLAB_TRACE_TABLE_LOCKS - 1)));
-static_assert(SLAB_TRACE_MAX_OWNERS <= U16_MAX);
+static_assert(sizeof(struct leak_record) == 64);
+static_assert(!(LEAK_TABLE_LOCKS & (LEAK_TABLE_LOCKS - 1)));
+static_assert(LEAK_MAX_OWNERS <= U16_MAX);
 
 /* The records of every traced cache. */
-struct slab_trace_table slab_trace_records;
+struct leak_table leak_records;
 
 static inline u32 obj_hash(const void *obj)
 {
@@ -125,19 +125,19 @@ static inline u16 sig_bits(u32 hash)
 
 static inline unsigned int stripe_of(u32 hash)
 {
-	return hash & (SLAB_TRACE_TABLE_LOCKS - 1);
+	return hash & (LEAK_TABLE_LOCKS - 1);
 }
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see a grow fail, and count the tries. */
-bool slab_trace_fail_grow;
-unsigned long slab_trace_grow_tries;
+bool leak_fail_grow;
+unsigned long leak_grow_tries;
 #endif
 
 /* Never the OOM killer: a table that cannot grow works, only slower. */
-static struct slab_trace_buckets *buckets_alloc(unsigned long n)
+static struct leak_buckets *buckets_alloc(unsigned long n)
 {
-	struct slab_trace_buckets *b;
+	struct leak_buckets *b;
 	size_t size;
 
 	size = size_add(struct_size(b, head, n), array_size(n, sizeof(u16)));
@@ -150,28 +150,28 @@ static struct slab_trace_buckets *buckets_alloc(unsigned long n)
 }
 
 /* buckets_alloc() for a grow (the tests see it fail, and count it). */
-static struct slab_trace_buckets *grow_alloc(unsigned long n)
+static struct leak_buckets *grow_alloc(unsigned long n)
 {
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	slab_trace_grow_tries++;
-	if (READ_ONCE(slab_trace_fail_grow))
+	leak_grow_tries++;
+	if (READ_ONCE(leak_fail_grow))
 		return NULL;
 #endif
 	return buckets_alloc(n);
 }
 
 /* The array the chain of @hash is in.  Called with its stripe lock held. */
-static struct slab_trace_buckets *chain_array(struct slab_trace_stripe *st,
-					      u32 hash)
+static struct leak_buckets *chain_array(struct leak_stripe *st,
+					u32 hash)
 {
 	lockdep_assert_held(&st->lock);
 	if (st->new &&
-	    (hash & st->old->mask) / SLAB_TRACE_TABLE_LOCKS < st->moved)
+	    (hash & st->old->mask) / LEAK_TABLE_LOCKS < st->moved)
 		return st->new;
 	return st->old;
 }
 
-static void sig_set(struct slab_trace_buckets *b, u32 hash)
+static void sig_set(struct leak_buckets *b, u32 hash)
 {
 	unsigned long i = hash & b->mask;
 
@@ -179,9 +179,9 @@ static void sig_set(struct slab_trace_buckets *b, u32 hash)
 }
 
 /* The signature of bucket @i: its chain's bits, no more. */
-static void sig_update(struct slab_trace_buckets *b, unsigned long i)
+static void sig_update(struct leak_buckets *b, unsigned long i)
 {
-	struct slab_trace_record *rec;
+	struct leak_record *rec;
 	u16 sig = 0;
 
 	for (rec = b->head[i]; rec; rec = rec->next)
@@ -193,10 +193,10 @@ static void sig_update(struct slab_trace_buckets *b, unsigned long i)
  * Move the next bucket of stripe @i to the new array.  Called with its
  * stripe lock held, by the grow work holding t->grow_mutex.
  */
-static unsigned int move_bucket(struct slab_trace_stripe *st, unsigned int i)
+static unsigned int move_bucket(struct leak_stripe *st, unsigned int i)
 {
-	unsigned long ob = i + st->moved * SLAB_TRACE_TABLE_LOCKS;
-	struct slab_trace_record *rec;
+	unsigned long ob = i + st->moved * LEAK_TABLE_LOCKS;
+	struct leak_record *rec;
 	unsigned int n = 0;
 
 	lockdep_assert_held(&st->lock);
@@ -234,9 +234,9 @@ static unsigned long resize_target(unsigned long nr, unsigned long size,
  * Move every record to an array of the size they need now, if that is not
  * the size they have.  Called with t->grow_mutex held.  May sleep.
  */
-static void resize(struct slab_trace_table *t, bool shrink)
+static void resize(struct leak_table *t, bool shrink)
 {
-	struct slab_trace_buckets *old, *new;
+	struct leak_buckets *old, *new;
 	unsigned long size, old_size, k, per_stripe, flags;
 	unsigned int i, n;
 	u64 t0;
@@ -265,20 +265,20 @@ static void resize(struct slab_trace_table *t, bool shrink)
 	}
 	if (size > old_size)
 		t->grow_backoff = 0;
-	for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
+	for (i = 0; i < LEAK_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 		t->stripe[i].new = new;
 		t->stripe[i].moved = 0;
 		raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
 	}
-	per_stripe = old_size / SLAB_TRACE_TABLE_LOCKS;
+	per_stripe = old_size / LEAK_TABLE_LOCKS;
 	for (k = 0; k < per_stripe; k++) {
-		for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
+		for (i = 0; i < LEAK_TABLE_LOCKS; i++) {
 			t0 = ktime_get_ns();
 			raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 			n = move_bucket(&t->stripe[i], i);
 			raw_spin_unlock_irqrestore(&t->stripe[i].lock, flags);
-			slab_trace_hold_end(SLAB_TRACE_HOLD_GROW, t0, n);
+			leak_hold_end(LEAK_HOLD_GROW, t0, n);
 			t->grow_hold_ns += ktime_get_ns() - t0;
 			t->grow_steps++;
 			t->grow_most_moved = max(t->grow_most_moved, n);
@@ -291,7 +291,7 @@ static void resize(struct slab_trace_table *t, bool shrink)
 	}
 	/* Every record is in @new, with its bit: the lockless check may use it. */
 	rcu_assign_pointer(t->cur, new);
-	for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
+	for (i = 0; i < LEAK_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 		t->stripe[i].old = new;
 		t->stripe[i].new = NULL;
@@ -305,7 +305,7 @@ static void resize(struct slab_trace_table *t, bool shrink)
 }
 
 /* Grow @t if an insert asked for it, or wait for the grow under way. */
-static void grow_asked(struct slab_trace_table *t)
+static void grow_asked(struct leak_table *t)
 {
 	mutex_lock(&t->grow_mutex);
 	if (test_and_clear_bit(0, &t->grow_asked))
@@ -316,24 +316,24 @@ static void grow_asked(struct slab_trace_table *t)
 /* The worker's job: slabtrace's table (others grow when flushed). */
 static void grow_job(void)
 {
-	grow_asked(&slab_trace_records);
+	grow_asked(&leak_records);
 }
 
 /**
- * slab_trace_table_init - make an empty table
+ * leak_table_init - make an empty table
  * @t: the table, zeroed
  *
  * Return: 0 or -ENOMEM.
  */
-int slab_trace_table_init(struct slab_trace_table *t)
+int leak_table_init(struct leak_table *t)
 {
-	struct slab_trace_buckets *b;
+	struct leak_buckets *b;
 	unsigned int i;
 
 	b = buckets_alloc(TABLE_MIN_BUCKETS);
 	if (!b)
 		return -ENOMEM;
-	for (i = 0; i < SLAB_TRACE_TABLE_LOCKS; i++) {
+	for (i = 0; i < LEAK_TABLE_LOCKS; i++) {
 		raw_spin_lock_init(&t->stripe[i].lock);
 		t->stripe[i].old = b;
 		t->stripe[i].new = NULL;
@@ -341,7 +341,7 @@ int slab_trace_table_init(struct slab_trace_table *t)
 	}
 	RCU_INIT_POINTER(t->cur, b);
 	atomic_long_set(&t->nr, 0);
-	for (i = 0; i < SLAB_TRACE_MAX_OWNERS; i++)
+	for (i = 0; i < LEAK_MAX_OWNERS; i++)
 		atomic_long_set(&t->owned[i], 0);
 	atomic_long_set(&t->grow_failed, 0);
 	t->grow_retry = jiffies;
@@ -353,24 +353,24 @@ int slab_trace_table_init(struct slab_trace_table *t)
 	mutex_init(&t->grow_mutex);
 	t->grow_asked = 0;
 	/* The tests' tables grow when they flush them. */
-	if (t == &slab_trace_records)
-		slab_trace_work_job(SLAB_TRACE_JOB_GROW, grow_job, 0);
+	if (t == &leak_records)
+		leak_work_job(LEAK_JOB_GROW, grow_job, 0);
 	return 0;
 }
 
 /**
- * slab_trace_table_destroy - free a table and every record in it
+ * leak_table_destroy - free a table and every record in it
  * @t: the table
  * @free_rec: frees a record
  *
  * Nothing may use @t any more: the probes are unregistered and synchronised.
  * Tolerates a table whose init failed.
  */
-void slab_trace_table_destroy(struct slab_trace_table *t,
-			      void (*free_rec)(struct slab_trace_record *rec))
+void leak_table_destroy(struct leak_table *t,
+			void (*free_rec)(struct leak_record *rec))
 {
-	struct slab_trace_buckets *b = rcu_dereference_protected(t->cur, 1);
-	struct slab_trace_record *rec;
+	struct leak_buckets *b = rcu_dereference_protected(t->cur, 1);
+	struct leak_record *rec;
 	unsigned long i;
 
 	if (!b)
@@ -391,7 +391,7 @@ void slab_trace_table_destroy(struct slab_trace_table *t,
 }
 
 /**
- * slab_trace_table_maybe - whether the table may hold a record of @obj
+ * leak_table_maybe - whether the table may hold a record of @obj
  * @t: the table
  * @obj: the object
  *
@@ -399,9 +399,9 @@ void slab_trace_table_destroy(struct slab_trace_table *t,
  * rcu_read_lock_sched().  False means no record of @obj was inserted
  * before the call and is still there; true means take the lock and look.
  */
-bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj)
+bool leak_table_maybe(struct leak_table *t, const void *obj)
 {
-	struct slab_trace_buckets *b;
+	struct leak_buckets *b;
 	u32 hash;
 
 	if (!atomic_long_read(&t->nr))
@@ -413,7 +413,7 @@ bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj)
 }
 
 /**
- * slab_trace_table_insert - add the record of a new object
+ * leak_table_insert - add the record of a new object
  * @t: the table
  * @rec: the record, with ->obj and ->owner set
  *
@@ -426,13 +426,13 @@ bool slab_trace_table_maybe(struct slab_trace_table *t, const void *obj)
  * interrupts off, for one bucket's chain.
  * Return: the stale record, unlinked, for the caller to free; or NULL.
  */
-struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
-						  struct slab_trace_record *rec)
+struct leak_record *leak_table_insert(struct leak_table *t,
+				      struct leak_record *rec)
 {
 	u32 hash = obj_hash(rec->obj);
-	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
-	struct slab_trace_record **pp, *old = NULL;
-	struct slab_trace_buckets *b;
+	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
+	struct leak_record **pp, *old = NULL;
+	struct leak_buckets *b;
 	unsigned long flags, size;
 	long nr = 0;
 
@@ -465,12 +465,12 @@ struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
 	if (nr > 2 * size && size < TABLE_MAX_BUCKETS &&
 	    time_after_eq(jiffies, READ_ONCE(t->grow_retry)) &&
 	    !test_bit(0, &t->grow_asked) && !test_and_set_bit(0, &t->grow_asked))
-		slab_trace_work_kick(SLAB_TRACE_JOB_GROW);
+		leak_work_kick(LEAK_JOB_GROW);
 	return old;
 }
 
 /**
- * slab_trace_table_remove - unlink the record of a freed object
+ * leak_table_remove - unlink the record of a freed object
  * @t: the table
  * @obj: the object
  *
@@ -478,13 +478,13 @@ struct slab_trace_record *slab_trace_table_insert(struct slab_trace_table *t,
  * interrupts off, for one bucket's chain.
  * Return: the record, now the caller's to free; NULL if @obj has none.
  */
-struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
-						  const void *obj)
+struct leak_record *leak_table_remove(struct leak_table *t,
+				      const void *obj)
 {
 	u32 hash = obj_hash(obj);
-	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
-	struct slab_trace_record **pp, *rec = NULL;
-	struct slab_trace_buckets *b;
+	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
+	struct leak_record **pp, *rec = NULL;
+	struct leak_buckets *b;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&st->lock, flags);
@@ -506,7 +506,7 @@ struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
 }
 
 /**
- * slab_trace_table_holds - whether @obj has a record of @owner
+ * leak_table_holds - whether @obj has a record of @owner
  * @t: the table
  * @obj: the object
  * @owner: the owner
@@ -515,13 +515,13 @@ struct slab_trace_record *slab_trace_table_remove(struct slab_trace_table *t,
  * interrupts off, for one bucket's chain.
  * Return: true if the table holds a record of @obj with owner @owner.
  */
-bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
-			    u16 owner)
+bool leak_table_holds(struct leak_table *t, const void *obj,
+		      u16 owner)
 {
 	u32 hash = obj_hash(obj);
-	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
-	struct slab_trace_record *rec;
-	struct slab_trace_buckets *b;
+	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
+	struct leak_record *rec;
+	struct leak_buckets *b;
 	unsigned long flags;
 	bool found = false;
 
@@ -541,13 +541,13 @@ bool slab_trace_table_holds(struct slab_trace_table *t, const void *obj,
  * Let a grow that was asked for finish, or do it now, for any table (the
  * worker grows slabtrace's own only).  May sleep.
  */
-VISIBLE_IF_KUNIT void slab_trace_table_flush(struct slab_trace_table *t)
+VISIBLE_IF_KUNIT void leak_table_flush(struct leak_table *t)
 {
 	grow_asked(t);
 }
 
 /* The number of buckets now (for the stats and the tests). */
-unsigned long slab_trace_table_buckets(struct slab_trace_table *t)
+unsigned long leak_table_buckets(struct leak_table *t)
 {
 	unsigned long n;
 
@@ -559,7 +559,7 @@ unsigned long slab_trace_table_buckets(struct slab_trace_table *t)
 }
 
 /**
- * slab_trace_table_set_stack - give a record the backtrace saved for it late
+ * leak_table_set_stack - give a record the backtrace saved for it late
  * @t: the table
  * @obj: the record's object
  * @owner: its owner
@@ -571,13 +571,13 @@ unsigned long slab_trace_table_buckets(struct slab_trace_table *t)
  *
  * Return: whether the record was found.
  */
-bool slab_trace_table_set_stack(struct slab_trace_table *t, const void *obj,
-				u16 owner, u32 stamp, depot_stack_handle_t stack)
+bool leak_table_set_stack(struct leak_table *t, const void *obj,
+			  u16 owner, u32 stamp, depot_stack_handle_t stack)
 {
 	u32 hash = obj_hash(obj);
-	struct slab_trace_stripe *st = &t->stripe[stripe_of(hash)];
-	struct slab_trace_record *rec;
-	struct slab_trace_buckets *b;
+	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
+	struct leak_record *rec;
+	struct leak_buckets *b;
 	unsigned long flags;
 	bool found = false;
 
@@ -595,30 +595,30 @@ bool slab_trace_table_set_stack(struct slab_trace_table *t, const void *obj,
 	return found;
 }
 
-#if SLAB_TRACE_TESTS
+#if LEAK_TESTS
 /* The stripe lock a record of @obj would be under (for the tests). */
-raw_spinlock_t *slab_trace_table_lock_of(struct slab_trace_table *t,
-					 const void *obj)
+raw_spinlock_t *leak_table_lock_of(struct leak_table *t,
+				   const void *obj)
 {
 	return &t->stripe[stripe_of(obj_hash(obj))].lock;
 }
 #endif
 
 /* Records of the owners in @owners left in @t (approximately, between locks). */
-static long owners_left(struct slab_trace_table *t, const unsigned long *owners)
+static long owners_left(struct leak_table *t, const unsigned long *owners)
 {
 	unsigned int o;
 	long n = 0;
 
-	for_each_set_bit(o, owners, SLAB_TRACE_MAX_OWNERS)
+	for_each_set_bit(o, owners, LEAK_MAX_OWNERS)
 		n += atomic_long_read(&t->owned[o]);
 	return n;
 }
 
 /**
- * slab_trace_table_purge_owners - drop every record of some owners
+ * leak_table_purge_owners - drop every record of some owners
  * @t: the table
- * @owners: a bitmap of SLAB_TRACE_MAX_OWNERS owners
+ * @owners: a bitmap of LEAK_MAX_OWNERS owners
  * @free_rec: frees a record, called with no lock held
  *
  * One walk of the table, however many owners; one bucket per lock hold;
@@ -627,12 +627,12 @@ static long owners_left(struct slab_trace_table *t, const unsigned long *owners)
  *
  * Return: the number of records dropped.
  */
-unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
-					    const unsigned long *owners,
-					    void (*free_rec)(struct slab_trace_record *rec))
+unsigned long leak_table_purge_owners(struct leak_table *t,
+				      const unsigned long *owners,
+					    void (*free_rec)(struct leak_record *rec))
 {
-	struct slab_trace_record **pp, *rec, *gone;
-	struct slab_trace_buckets *b;
+	struct leak_record **pp, *rec, *gone;
+	struct leak_buckets *b;
 	unsigned long i, flags, n = 0;
 	unsigned int s, walked;
 	bool left = true;
@@ -641,10 +641,10 @@ unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
 	mutex_lock(&t->grow_mutex);
 	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
 	for (i = 0; i <= b->mask && left; i++) {
-		s = i & (SLAB_TRACE_TABLE_LOCKS - 1);
+		s = i & (LEAK_TABLE_LOCKS - 1);
 		gone = NULL;
 		walked = 0;
-		t0 = slab_trace_hold_start();
+		t0 = leak_hold_start();
 		raw_spin_lock_irqsave(&t->stripe[s].lock, flags);
 		for (pp = &b->head[i]; (rec = *pp); walked++) {
 			if (!test_bit(rec->owner, owners)) {
@@ -660,7 +660,7 @@ unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
 		if (gone)
 			sig_update(b, i);
 		raw_spin_unlock_irqrestore(&t->stripe[s].lock, flags);
-		slab_trace_hold_end(SLAB_TRACE_HOLD_PURGE, t0, walked);
+		leak_hold_end(LEAK_HOLD_PURGE, t0, walked);
 		while ((rec = gone)) {
 			gone = rec->next;
 			free_rec(rec);
@@ -676,39 +676,39 @@ unsigned long slab_trace_table_purge_owners(struct slab_trace_table *t,
 	return n;
 }
 
-#if SLAB_TRACE_TESTS
+#if LEAK_TESTS
 /**
- * slab_trace_table_purge - drop every record of one owner (for the tests)
+ * leak_table_purge - drop every record of one owner (for the tests)
  * @t: the table
  * @owner: the owner
  * @free_rec: frees a record, called with no lock held
  *
  * Return: the number of records dropped.
  */
-unsigned long slab_trace_table_purge(struct slab_trace_table *t, u16 owner,
-				     void (*free_rec)(struct slab_trace_record *rec))
+unsigned long leak_table_purge(struct leak_table *t, u16 owner,
+			       void (*free_rec)(struct leak_record *rec))
 {
-	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
+	DECLARE_BITMAP(owners, LEAK_MAX_OWNERS);
 
-	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	bitmap_zero(owners, LEAK_MAX_OWNERS);
 	__set_bit(owner, owners);
-	return slab_trace_table_purge_owners(t, owners, free_rec);
+	return leak_table_purge_owners(t, owners, free_rec);
 }
 #endif
 
 /**
- * slab_trace_table_iter_start - start copying a table out, bucket by bucket
+ * leak_table_iter_start - start copying a table out, bucket by bucket
  * @it: the iterator
  * @t: the table
  *
  * Lets a pending grow finish, shrinks a table far emptier than its size,
- * then holds off resizing until slab_trace_table_iter_stop(), so every
+ * then holds off resizing until leak_table_iter_stop(), so every
  * record present throughout is seen exactly once.  May sleep.
  */
-VISIBLE_IF_KUNIT void slab_trace_table_iter_start(struct slab_trace_table_iter *it,
-						  struct slab_trace_table *t)
+VISIBLE_IF_KUNIT void leak_table_iter_start(struct leak_table_iter *it,
+					    struct leak_table *t)
 {
-	slab_trace_table_flush(t);
+	leak_table_flush(t);
 	mutex_lock(&t->grow_mutex);
 	resize(t, true);
 	it->t = t;
@@ -717,7 +717,7 @@ VISIBLE_IF_KUNIT void slab_trace_table_iter_start(struct slab_trace_table_iter *
 }
 
 /**
- * slab_trace_table_iter_next - copy the records of the next bucket
+ * leak_table_iter_next - copy the records of the next bucket
  * @it: the iterator
  * @buf: where to copy them
  * @room: how many fit in @buf
@@ -726,20 +726,20 @@ VISIBLE_IF_KUNIT void slab_trace_table_iter_start(struct slab_trace_table_iter *
  * bucket; -ENOSPC, with it->need set, if the bucket holds more than @room
  * (the same bucket comes next); -ENOENT after the last bucket.
  */
-VISIBLE_IF_KUNIT int slab_trace_table_iter_next(struct slab_trace_table_iter *it,
-						struct slab_trace_record *buf,
+VISIBLE_IF_KUNIT int leak_table_iter_next(struct leak_table_iter *it,
+					  struct leak_record *buf,
 						unsigned int room)
 {
-	struct slab_trace_table *t = it->t;
-	struct slab_trace_record *rec;
-	struct slab_trace_buckets *b;
+	struct leak_table *t = it->t;
+	struct leak_record *rec;
+	struct leak_buckets *b;
 	unsigned long flags;
 	unsigned int i, n = 0;
 
 	b = rcu_dereference_protected(t->cur, lockdep_is_held(&t->grow_mutex));
 	if (it->bucket > b->mask)
 		return -ENOENT;
-	i = it->bucket & (SLAB_TRACE_TABLE_LOCKS - 1);
+	i = it->bucket & (LEAK_TABLE_LOCKS - 1);
 	raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 	for (rec = b->head[it->bucket]; rec; rec = rec->next)
 		n++;
@@ -757,7 +757,7 @@ VISIBLE_IF_KUNIT int slab_trace_table_iter_next(struct slab_trace_table_iter *it
 	return n;
 }
 
-VISIBLE_IF_KUNIT void slab_trace_table_iter_stop(struct slab_trace_table_iter *it)
+VISIBLE_IF_KUNIT void leak_table_iter_stop(struct leak_table_iter *it)
 {
 	mutex_unlock(&it->t->grow_mutex);
 }
@@ -766,7 +766,7 @@ VISIBLE_IF_KUNIT void slab_trace_table_iter_stop(struct slab_trace_table_iter *i
 #define SPILL	32
 
 /**
- * slab_trace_table_for_each - call a function on a copy of every record
+ * leak_table_for_each - call a function on a copy of every record
  * @t: the table
  * @fn: called with no spinlock held (it may sleep); a non-zero return
  *	stops the walk
@@ -777,22 +777,21 @@ VISIBLE_IF_KUNIT void slab_trace_table_iter_stop(struct slab_trace_table_iter *i
  *
  * Return: 0, @fn's non-zero return, -EINTR or -ENOMEM.
  */
-int slab_trace_table_for_each(struct slab_trace_table *t,
-			      int (*fn)(const struct slab_trace_record *rec,
-					void *arg),
-			      void *arg)
+int leak_table_for_each(struct leak_table *t,
+			int (*fn)(const struct leak_record *rec, void *arg),
+			void *arg)
 {
 	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;
-	struct slab_trace_record *spill, *bigger;
-	struct slab_trace_table_iter it;
+	struct leak_record *spill, *bigger;
+	struct leak_table_iter it;
 	unsigned int room = SPILL;
 	int i, n, ret = 0;
 
 	spill = kmalloc_array(room, sizeof(*spill), gfp);
 	if (!spill)
 		return -ENOMEM;
-	slab_trace_table_iter_start(&it, t);
-	while (!ret && (n = slab_trace_table_iter_next(&it, spill, room)) !=
+	leak_table_iter_start(&it, t);
+	while (!ret && (n = leak_table_iter_next(&it, spill, room)) !=
 		       -ENOENT) {
 		if (n == -ENOSPC) {
 			/* A long chain: the table has not grown yet. */
@@ -812,7 +811,7 @@ int slab_trace_table_for_each(struct slab_trace_table *t,
 				ret = -EINTR;
 		}
 	}
-	slab_trace_table_iter_stop(&it);
+	leak_table_iter_stop(&it);
 	kfree(spill);
 	return ret;
 }

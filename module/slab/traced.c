@@ -3,10 +3,10 @@
  * slab_trace: the caches being traced, or stopped and still holding records,
  * and the commands that change them: start, stop, reset.
  *
- * The probes find an event's traced cache in slab_trace_active, a set
+ * The probes find an event's traced cache in leak_active, a set
  * published with RCU and replaced whole when caches come or go (a hash
  * table of the caches, and an array by record owner: struct
- * slab_trace_set).  A cache stays in it after "stop", so frees keep
+ * leak_set).  A cache stays in it after "stop", so frees keep
  * dropping its records, until "reset" or until the cache is destroyed.
  *
  * Every command takes a cache name or a word for a set of caches
@@ -25,7 +25,7 @@
  *
  * Notes on locking
  * ----------------
- * - slab_trace_mutex: the set, owner_ids, and every field of a traced cache
+ * - leak_mutex: the set, owner_ids, and every field of a traced cache
  *   but its counters.  The probes read the set and tr->filter under RCU
  *   (they run with preemption disabled) and tr->tracing with READ_ONCE().
  * - A traced cache is freed only after it left the set and
@@ -56,15 +56,15 @@
 #include "table.h"
 #include "traced.h"
 
-/* slab_trace_mutex: see slab.c's Notes on locking. */
-DEFINE_MUTEX(slab_trace_mutex);
+/* leak_mutex: see slab.c's Notes on locking. */
+DEFINE_MUTEX(leak_mutex);
 /* Copies of records in progress (read) against purges (write). */
-DECLARE_RWSEM(slab_trace_print_sem);
+DECLARE_RWSEM(leak_print_sem);
 /* Per record owner: how many times its records were purged; the mutex. */
-unsigned long slab_trace_purges[SLAB_TRACE_MAX_OWNERS];
-struct slab_trace_set __rcu *slab_trace_active;
-static DECLARE_BITMAP(owner_ids, SLAB_TRACE_MAX_OWNERS);
-const char slab_trace_pseudo[SLAB_TRACE_KINDS];
+unsigned long leak_purges[LEAK_MAX_OWNERS];
+struct leak_set __rcu *leak_active;
+static DECLARE_BITMAP(owner_ids, LEAK_MAX_OWNERS);
+const char leak_pseudo[LEAK_KINDS];
 
 /*
  * The names of what the kmem tracepoints see with no cache behind it, in
@@ -74,9 +74,9 @@ const char slab_trace_pseudo[SLAB_TRACE_KINDS];
  * free_percpu() fire the percpu tracepoints.  No slab cache has either
  * name (a kmalloc cache's ends in its size).
  */
-static const char *const pseudo_names[SLAB_TRACE_KINDS] = {
-	[SLAB_TRACE_KIND_LARGE] = "kmalloc-large",
-	[SLAB_TRACE_KIND_PERCPU] = "percpu",
+static const char *const pseudo_names[LEAK_KINDS] = {
+	[LEAK_KIND_LARGE] = "kmalloc-large",
+	[LEAK_KIND_PERCPU] = "percpu",
 };
 
 /**
@@ -84,9 +84,9 @@ static const char *const pseudo_names[SLAB_TRACE_KINDS] = {
  * @cmd: the command asking, for the log
  * @name: a cache name, or "kmalloc-large" or "percpu"
  * @ref: filled in as slabtrace_cache_resolve() does; for the two names
- *	 that are no cache, with slab_trace_pseudo_cache() of their kind and
+ *	 that are no cache, with leak_pseudo_cache() of their kind and
  *	 no kobject
- * @kind: set to what @name stands for (enum slab_trace_kind)
+ * @kind: set to what @name stands for (enum leak_kind)
  *
  * Return: 0, or the error of slabtrace_cache_resolve(), said in the log.
  */
@@ -95,30 +95,30 @@ static int resolve(const char *cmd, const char *name,
 {
 	unsigned int k;
 
-	for (k = SLAB_TRACE_KIND_LARGE; k < SLAB_TRACE_KINDS; k++) {
+	for (k = LEAK_KIND_LARGE; k < LEAK_KINDS; k++) {
 		if (strcmp(name, pseudo_names[k]))
 			continue;
 		memset(ref, 0, sizeof(*ref));
-		ref->cache = slab_trace_pseudo_cache(k);
+		ref->cache = leak_pseudo_cache(k);
 		*kind = k;
 		return 0;
 	}
-	*kind = SLAB_TRACE_KIND_CACHE;
+	*kind = LEAK_KIND_CACHE;
 	return slabtrace_cache_resolve(cmd, name, ref);
 }
 
-const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {
-	[SLAB_TRACE_DROP_POOL] = "pool empty",
-	[SLAB_TRACE_DROP_LIMIT] = "limit reached",
-	[SLAB_TRACE_DROP_NMI] = "in NMI",
-	[SLAB_TRACE_DROP_STACK] = "stack store full",
-	[SLAB_TRACE_DROP_WALK] = "stack walk empty",
+const char *const leak_drop_names[LEAK_DROP_MAX] = {
+	[LEAK_DROP_POOL] = "pool empty",
+	[LEAK_DROP_LIMIT] = "limit reached",
+	[LEAK_DROP_NMI] = "in NMI",
+	[LEAK_DROP_STACK] = "stack store full",
+	[LEAK_DROP_WALK] = "stack walk empty",
 };
 
 /* An empty filter, with one reference; NULL without memory. */
-struct slab_trace_filter *slab_trace_filter_alloc(void)
+struct leak_filter *leak_filter_alloc(void)
 {
-	struct slab_trace_filter *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct leak_filter *f = kzalloc(sizeof(*f), GFP_KERNEL);
 
 	if (f)
 		refcount_set(&f->ref, 1);
@@ -127,7 +127,7 @@ struct slab_trace_filter *slab_trace_filter_alloc(void)
 
 static void filter_free_rcu(struct rcu_head *head)
 {
-	struct slab_trace_filter *f = container_of(head, struct slab_trace_filter,
+	struct leak_filter *f = container_of(head, struct leak_filter,
 						   rcu);
 
 	if (f->cgroup)
@@ -139,14 +139,14 @@ static void filter_free_rcu(struct rcu_head *head)
  * Let a reference to a filter go (NULL: none); the last frees it after a
  * grace period, as a probe may still read it.
  */
-void slab_trace_filter_put(struct slab_trace_filter *f)
+void leak_filter_put(struct leak_filter *f)
 {
 	if (f && refcount_dec_and_test(&f->ref))
 		call_rcu(&f->rcu, filter_free_rcu);
 }
 
 /* Another reference to filter @f (NULL: none). */
-struct slab_trace_filter *slab_trace_filter_get(struct slab_trace_filter *f)
+struct leak_filter *leak_filter_get(struct leak_filter *f)
 {
 	if (f)
 		refcount_inc(&f->ref);
@@ -154,48 +154,48 @@ struct slab_trace_filter *slab_trace_filter_get(struct slab_trace_filter *f)
 }
 
 /* @tr's filter becomes @f (maybe NULL), referenced; the old one is put. */
-static void filter_set(struct slab_trace_traced *tr, struct slab_trace_filter *f)
+static void filter_set(struct leak_traced *tr, struct leak_filter *f)
 {
-	struct slab_trace_filter *old;
+	struct leak_filter *old;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	old = rcu_replace_pointer(tr->filter, slab_trace_filter_get(f),
-				  lockdep_is_held(&slab_trace_mutex));
-	slab_trace_filter_put(old);
+	lockdep_assert_held(&leak_mutex);
+	old = rcu_replace_pointer(tr->filter, leak_filter_get(f),
+				  lockdep_is_held(&leak_mutex));
+	leak_filter_put(old);
 }
 
 /**
- * slab_trace_filter_text - a filter as the commands write it
+ * leak_filter_text - a filter as the commands write it
  * @buf: where it goes, NUL-terminated, cut short if it does not fit
  * @size: its room
  * @f: the filter
  *
  * A name or path is escaped as every user-chosen name is (SLABTRACE_ESCAPE).
  */
-void slab_trace_filter_text(char *buf, size_t size,
-			    const struct slab_trace_filter *f)
+void leak_filter_text(char *buf, size_t size,
+		      const struct leak_filter *f)
 {
 	const char *s = f->path;
 	size_t n;
 	int i;
 
-	if (f->kind == SLAB_TRACE_FILTER_PID) {
+	if (f->kind == LEAK_FILTER_PID) {
 		n = scnprintf(buf, size, "pid");
 		for (i = 0; i < f->npids; i++)
 			n += scnprintf(buf + n, size - n, " %d", f->tgid[i]);
 		return;
 	}
-	if (f->kind == SLAB_TRACE_FILTER_COMM)
+	if (f->kind == LEAK_FILTER_COMM)
 		s = f->comm;
 	n = scnprintf(buf, size, "%s ",
-		      f->kind == SLAB_TRACE_FILTER_COMM ? "comm" : "cgroup");
+		      f->kind == LEAK_FILTER_COMM ? "comm" : "cgroup");
 	n += string_escape_mem(s, strlen(s), buf + n, size - n - 1,
 			       SLABTRACE_ESCAPE, SLABTRACE_ESCAPE_ALSO);
 	buf[min(n, size - 1)] = '\0';
 }
 
 /* Allocations @tr's filter left out. */
-unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr)
+unsigned long leak_traced_filtered(const struct leak_traced *tr)
 {
 	unsigned long n = 0;
 	int cpu;
@@ -207,44 +207,44 @@ unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr)
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* Allocations of @tr not recorded at all (for the tests). */
-long slab_trace_traced_dropped(const struct slab_trace_traced *tr)
+long leak_traced_dropped(const struct leak_traced *tr)
 {
 	long n = 0;
 	int i;
 
-	for (i = 0; i < SLAB_TRACE_DROP_LOST_MAX; i++)
+	for (i = 0; i < LEAK_DROP_LOST_MAX; i++)
 		n += atomic_long_read(&tr->drops[i]);
 	return n;
 }
 #endif
 
-static struct slab_trace_set *set_locked(void)
+static struct leak_set *set_locked(void)
 {
-	return rcu_dereference_protected(slab_trace_active,
-					 lockdep_is_held(&slab_trace_mutex));
+	return rcu_dereference_protected(leak_active,
+					 lockdep_is_held(&leak_mutex));
 }
 
 static unsigned int set_size(void)
 {
-	struct slab_trace_set *set = set_locked();
+	struct leak_set *set = set_locked();
 
 	return set ? set->nr : 0;
 }
 
-static struct slab_trace_traced *find_cache(const struct kmem_cache *s)
+static struct leak_traced *find_cache(const struct kmem_cache *s)
 {
-	struct slab_trace_set *set = set_locked();
+	struct leak_set *set = set_locked();
 
-	return set ? slab_trace_traced_of(set, s) : NULL;
+	return set ? leak_traced_of(set, s) : NULL;
 }
 
 static void set_free_rcu(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct slab_trace_set, rcu));
+	kvfree(container_of(head, struct leak_set, rcu));
 }
 
 /* Put @tr in @set, which has room for it. */
-static void set_add(struct slab_trace_set *set, struct slab_trace_traced *tr)
+static void set_add(struct leak_set *set, struct leak_traced *tr)
 {
 	unsigned int i = hash_ptr(tr->ref.cache, 32) & set->mask;
 
@@ -260,14 +260,14 @@ static void set_add(struct slab_trace_set *set, struct slab_trace_traced *tr)
  * @add[i], in its place: @del[i] NULL adds @add[i], @add[i] NULL removes
  * @del[i].  Readers of the old set may go on until a grace period passes.
  */
-static int set_replace_many(struct slab_trace_traced **add,
-			    struct slab_trace_traced **del, unsigned int n)
+static int set_replace_many(struct leak_traced **add,
+			    struct leak_traced **del, unsigned int n)
 {
-	struct slab_trace_set *old = set_locked(), *new;
+	struct leak_set *old = set_locked(), *new;
 	unsigned int i, j, room = (old ? old->nr : 0) + n, slots;
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	slots = roundup_pow_of_two(max(2 * room, 16U));
 	new = kvzalloc(struct_size(new, mem, room + slots), GFP_KERNEL);
 	if (!new)
@@ -293,7 +293,7 @@ static int set_replace_many(struct slab_trace_traced **add,
 		kvfree(new);
 		new = NULL;
 	}
-	rcu_assign_pointer(slab_trace_active, new);
+	rcu_assign_pointer(leak_active, new);
 	if (old)
 		call_rcu(&old->rcu, set_free_rcu);
 	return 0;
@@ -302,32 +302,32 @@ static int set_replace_many(struct slab_trace_traced **add,
 /*
  * Out of the set, no probe holding them: the records of the caches in
  * @gone[] go, in one walk of the table, then their ids (no print is
- * copying them: slab_trace_print_sem); the users' prints of them go at the
- * end of the command (slab_trace_print_drop_stale()).
+ * copying them: leak_print_sem); the users' prints of them go at the
+ * end of the command (leak_print_drop_stale()).
  */
-static void traced_release(struct slab_trace_traced **gone, unsigned int n)
+static void traced_release(struct leak_traced **gone, unsigned int n)
 {
-	DECLARE_BITMAP(owners, SLAB_TRACE_MAX_OWNERS);
-	struct slab_trace_traced *tr;
+	DECLARE_BITMAP(owners, LEAK_MAX_OWNERS);
+	struct leak_traced *tr;
 	unsigned int i;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	bitmap_zero(owners, SLAB_TRACE_MAX_OWNERS);
+	lockdep_assert_held(&leak_mutex);
+	bitmap_zero(owners, LEAK_MAX_OWNERS);
 	for (i = 0; i < n; i++) {
 		/* A print copying them will not publish (print.c). */
-		slab_trace_purges[gone[i]->id]++;
+		leak_purges[gone[i]->id]++;
 		__set_bit(gone[i]->id, owners);
 	}
-	down_write(&slab_trace_print_sem);
-	slab_trace_table_purge_owners(&slab_trace_records, owners,
-				      slab_trace_record_free);
-	up_write(&slab_trace_print_sem);
-	slab_trace_lifetime_forget(owners);
+	down_write(&leak_print_sem);
+	leak_table_purge_owners(&leak_records, owners,
+				leak_record_free);
+	up_write(&leak_print_sem);
+	leak_lifetime_forget(owners);
 	for (i = 0; i < n; i++) {
 		tr = gone[i];
 		clear_bit(tr->id, owner_ids);
 		slabtrace_cache_put(&tr->ref);
-		slab_trace_filter_put(rcu_dereference_protected(tr->filter, true));
+		leak_filter_put(rcu_dereference_protected(tr->filter, true));
 		free_percpu(tr->filtered);
 		free_percpu(tr->rng);
 		kfree(tr);
@@ -335,16 +335,16 @@ static void traced_release(struct slab_trace_traced **gone, unsigned int n)
 }
 
 /* Takes over the reference in @ref. */
-static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
-					    u8 kind, const char *name)
+static struct leak_traced *traced_new(struct slabtrace_cache_ref *ref,
+				      u8 kind, const char *name)
 {
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	unsigned long id;
 	int cpu;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	id = find_first_zero_bit(owner_ids, SLAB_TRACE_MAX_OWNERS);
-	if (id >= SLAB_TRACE_MAX_OWNERS)
+	lockdep_assert_held(&leak_mutex);
+	id = find_first_zero_bit(owner_ids, LEAK_MAX_OWNERS);
+	if (id >= LEAK_MAX_OWNERS)
 		return NULL;
 	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
 	if (!tr)
@@ -370,10 +370,10 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 	tr->ref = *ref;
 	strscpy(tr->name, name, sizeof(tr->name));
 	tr->kind = kind;
-	tr->kmalloc = kind == SLAB_TRACE_KIND_LARGE ||
-		      (kind == SLAB_TRACE_KIND_CACHE &&
+	tr->kmalloc = kind == LEAK_KIND_LARGE ||
+		      (kind == LEAK_KIND_CACHE &&
 		       slabtrace_cache_is_kmalloc(ref->cache));
-	if (kind == SLAB_TRACE_KIND_CACHE)
+	if (kind == LEAK_KIND_CACHE)
 		tr->object_size = kmem_cache_size(ref->cache);
 	tr->started = ktime_get_mono_fast_ns();
 	tr->epoch = tr->started;
@@ -382,7 +382,7 @@ static struct slab_trace_traced *traced_new(struct slabtrace_cache_ref *ref,
 }
 
 /* Drop the traced caches in @gone[], already out of the set. */
-static void traced_free_all(struct slab_trace_traced **gone, unsigned int n)
+static void traced_free_all(struct leak_traced **gone, unsigned int n)
 {
 	if (!n)
 		return;
@@ -391,27 +391,27 @@ static void traced_free_all(struct slab_trace_traced **gone, unsigned int n)
 }
 
 /**
- * slab_trace_traced_find - the traced cache a name stands for
+ * leak_traced_find - the traced cache a name stands for
  * @cmd: the command asking, for the log
  * @name: a cache name, maybe an alias of a merged cache
  * @ref: filled in with the name resolved, for a traced cache: the caller
  *	 lets it go (slabtrace_cache_put())
  *
- * Called with slab_trace_mutex held.
+ * Called with leak_mutex held.
  *
  * Return: the traced cache; ERR_PTR(-ENODATA) if that cache is not traced,
  * or the error of resolving the name (-ENOENT: no such cache), said in
  * the log.
  */
-struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
-						 const char *name,
+struct leak_traced *leak_traced_find(const char *cmd,
+				     const char *name,
 						 struct slabtrace_cache_ref *ref)
 {
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	u8 kind;
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	ret = resolve(cmd, name, ref, &kind);
 	if (ret)
 		return ERR_PTR(ret);
@@ -426,22 +426,22 @@ struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
 }
 
 /**
- * slab_trace_traced_word - the caches of the set a word stands for
+ * leak_traced_word - the caches of the set a word stands for
  * @word: the word
  * @trs: set to an array of them, in the set's order, that the caller
  *	 kfree()s; NULL if there are none
  *
- * Called with slab_trace_mutex held.
+ * Called with leak_mutex held.
  *
  * Return: how many, or -ENOMEM.
  */
-int slab_trace_traced_word(enum slab_trace_word word,
-			   struct slab_trace_traced ***trs)
+int leak_traced_word(enum leak_word word,
+		     struct leak_traced ***trs)
 {
-	struct slab_trace_set *set = set_locked();
+	struct leak_set *set = set_locked();
 	unsigned int i, n = 0;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	*trs = NULL;
 	if (!set)
 		return 0;
@@ -449,33 +449,33 @@ int slab_trace_traced_word(enum slab_trace_word word,
 	if (!*trs)
 		return -ENOMEM;
 	for (i = 0; i < set->nr; i++)
-		if (slab_trace_word_has(word, set->traced[i]->kmalloc))
+		if (leak_word_has(word, set->traced[i]->kmalloc))
 			(*trs)[n++] = set->traced[i];
 	return n;
 }
 
 /**
- * slab_trace_stamp - a record's stamp
+ * leak_stamp - a record's stamp
  * @tr: the record's traced cache
  * @now: the time, ns (ktime_get_mono_fast_ns())
  *
  * Context: Any context (a probe); no lock.
  * Return: ms since @tr's epoch, saturated.
  */
-u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now)
+u32 leak_stamp(const struct leak_traced *tr, u64 now)
 {
 	return min_t(u64, div_u64(now - tr->epoch, NSEC_PER_MSEC), U32_MAX);
 }
 
 /* How long @tr has been traced, in ns, at @now. */
-u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now)
+u64 leak_traced_time(const struct leak_traced *tr, u64 now)
 {
 	return tr->traced_ns + (tr->tracing ? now - tr->started : 0);
 }
 
 /* What "start" asks of every cache it names. */
 struct start_args {
-	struct slab_trace_filter *filter;	/* NULL: none */
+	struct leak_filter *filter;	/* NULL: none */
 	u32 sample_every;
 	u32 sample_bytes;
 	bool one;		/* a cache by name: logs name it */
@@ -484,12 +484,12 @@ struct start_args {
 };
 
 /* Whether @tr holds records at another rate than @a's (-EBUSY). */
-static bool rate_busy(const struct slab_trace_traced *tr,
+static bool rate_busy(const struct leak_traced *tr,
 		      const struct start_args *a)
 {
 	if ((tr->sample_every == a->sample_every &&
 	     tr->sample_bytes == a->sample_bytes) ||
-	    !slab_trace_traced_count(tr))
+	    !leak_traced_count(tr))
 		return false;
 	if (tr->sample_bytes)
 		pr_warn_ratelimited("start: %*pE holds records sampled 1 per %u bytes: reset it before another rate\n",
@@ -506,7 +506,7 @@ static bool rate_busy(const struct slab_trace_traced *tr,
  * A cache traced or holding records gets @a's filter and rate, and is
  * traced.  Return: whether it was stopped.
  */
-static bool start_again(struct slab_trace_traced *tr,
+static bool start_again(struct leak_traced *tr,
 			const struct start_args *a)
 {
 	WRITE_ONCE(tr->sample_every, a->sample_every);
@@ -531,14 +531,14 @@ static bool start_again(struct slab_trace_traced *tr,
  * Start the caches of @c[0..@n): all or nothing as far as the checks go
  * (rates, room, memory).  The references of @c[] are taken over.
  */
-static int start_cands(struct slab_trace_cand *c, unsigned int n,
+static int start_cands(struct leak_cand *c, unsigned int n,
 		       const struct start_args *a)
 {
-	struct slab_trace_traced **add, **again, **none, *tr;
+	struct leak_traced **add, **again, **none, *tr;
 	unsigned int i, nadd = 0, nagain = 0, non = 0;
 	int ret = -ENOMEM;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	add = kcalloc(n, sizeof(*add), GFP_KERNEL);
 	again = kcalloc(n, sizeof(*again), GFP_KERNEL);
 	none = kcalloc(n, sizeof(*none), GFP_KERNEL);
@@ -553,10 +553,10 @@ static int start_cands(struct slab_trace_cand *c, unsigned int n,
 		if (tr)
 			again[nagain++] = tr;
 	}
-	if (set_size() + n - nagain > SLAB_TRACE_MAX_CACHES) {
+	if (set_size() + n - nagain > LEAK_MAX_CACHES) {
 		pr_warn_ratelimited("start: %u caches traced or holding records already, %u more would be over %u\n",
 				    set_size(), n - nagain,
-				    SLAB_TRACE_MAX_CACHES);
+				    LEAK_MAX_CACHES);
 		ret = -ENOSPC;
 		goto out;
 	}
@@ -569,7 +569,7 @@ static int start_cands(struct slab_trace_cand *c, unsigned int n,
 			goto undo;
 		}
 		memset(&c[i].ref, 0, sizeof(c[i].ref));	/* taken over */
-		RCU_INIT_POINTER(tr->filter, slab_trace_filter_get(a->filter));
+		RCU_INIT_POINTER(tr->filter, leak_filter_get(a->filter));
 		tr->sample_every = a->sample_every;
 		tr->sample_bytes = a->sample_bytes;
 		add[nadd++] = tr;
@@ -583,7 +583,7 @@ static int start_cands(struct slab_trace_cand *c, unsigned int n,
 	for (i = 0; i < nagain; i++)
 		if (start_again(again[i], a))
 			again[non++] = again[i];
-	if ((nadd || non) && slab_trace_pool_fill(&slab_trace_pool))
+	if ((nadd || non) && leak_pool_fill(&leak_pool))
 		pr_warn_ratelimited("start: the record pool is not full (no memory): allocations may go unrecorded\n");
 	ret = a->attach();
 	if (ret) {
@@ -613,21 +613,21 @@ out:
 }
 
 /* The caches @word stands for (sets.c), kmalloc-large last. */
-static int word_caches(enum slab_trace_word word, struct slab_trace_cand **c,
+static int word_caches(enum leak_word word, struct leak_cand **c,
 		       unsigned int *n)
 {
-	struct slab_trace_cand large = { .name = "kmalloc-large" };
+	struct leak_cand large = { .name = "kmalloc-large" };
 	int ret;
 
 	ret = resolve("start", large.name, &large.ref, &large.kind);
 	if (ret)
 		return ret;
-	return slab_trace_word_caches(word, slab_trace_record_cache, &large, c,
+	return leak_word_caches(word, leak_record_cache, &large, c,
 				      n);
 }
 
 /**
- * slab_trace_start - start recording the allocations from caches
+ * leak_start - start recording the allocations from caches
  * @name: a cache, or a word for a set of them ("kmalloc", "all")
  * @filter: whose allocations to record, NULL for all; taken over.  A
  *	    cache traced already gets it, in place of the one it had.
@@ -636,29 +636,29 @@ static int word_caches(enum slab_trace_word word, struct slab_trace_cand **c,
  * @sample_bytes: or 1 per this many bytes allocated, on average (0: not;
  *		  not with @sample_every), kept the same way
  * @attach: attaches the probes the set needs once the caches are in it
- *	    (slab.c gives slab_trace_probes_update()); if it fails, the
+ *	    (slab.c gives leak_probes_update()); if it fails, the
  *	    caches added leave the set and those restarted stop again
  *
  * The caches of a word all start, or none if one holds records at
- * another rate, or they would be more than SLAB_TRACE_MAX_CACHES.  Called
- * with slab_trace_mutex held.
+ * another rate, or they would be more than LEAK_MAX_CACHES.  Called
+ * with leak_mutex held.
  *
  * Return: 0 (also if they were traced already), or -errno.
  */
-int slab_trace_start(const char *name, struct slab_trace_filter *filter,
-		     u32 sample_every, u32 sample_bytes, int (*attach)(void))
+int leak_start(const char *name, struct leak_filter *filter,
+	       u32 sample_every, u32 sample_bytes, int (*attach)(void))
 {
 	struct start_args a = {
 		.filter = filter, .sample_every = sample_every,
 		.sample_bytes = sample_bytes, .attach = attach,
 	};
-	enum slab_trace_word word = slab_trace_word_of(name);
-	struct slab_trace_cand one, *c = &one;
+	enum leak_word word = leak_word_of(name);
+	struct leak_cand one, *c = &one;
 	unsigned int n = 1;
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	slab_trace_stack_prime();
+	lockdep_assert_held(&leak_mutex);
+	leak_stack_prime();
 	if (word) {
 		ret = word_caches(word, &c, &n);
 		if (ret)
@@ -669,7 +669,7 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 		if (ret)
 			goto out;
 		strscpy(one.name, name, sizeof(one.name));
-		if (one.ref.cache == slab_trace_record_cache) {
+		if (one.ref.cache == leak_record_cache) {
 			pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
 					    (int)strlen(name), name);
 			ret = -EPERM;
@@ -684,30 +684,30 @@ int slab_trace_start(const char *name, struct slab_trace_filter *filter,
 	if (word) {
 		if (!ret)
 			pr_info_ratelimited("start: %s: %u caches\n", name, n);
-		slab_trace_cands_free(c, n);
+		leak_cands_free(c, n);
 	} else {
 		slabtrace_cache_put(&one.ref);
 	}
 out:
-	slab_trace_filter_put(filter);
+	leak_filter_put(filter);
 	return ret;
 }
 
 /**
- * slab_trace_start_new - start the caches "start all" would, not in the set
+ * leak_start_new - start the caches "start all" would, not in the set
  * @filter: the filter each gets (a reference each), NULL for none
- * @sample_every: their rate, as slab_trace_start() takes it
+ * @sample_every: their rate, as leak_start() takes it
  * @sample_bytes: or their bytes' rate
  * @left_out: whether a cache is to stay out
- * @attach: as slab_trace_start() takes it
+ * @attach: as leak_start() takes it
  *
  * The caches that were created since "start all" (follow.c).  Called with
- * slab_trace_mutex held.
+ * leak_mutex held.
  *
  * Return: how many started, or -errno.
  */
-int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
-			 u32 sample_bytes,
+int leak_start_new(struct leak_filter *filter, u32 sample_every,
+		   u32 sample_bytes,
 			 bool (*left_out)(const struct kmem_cache *s),
 			 int (*attach)(void))
 {
@@ -715,17 +715,17 @@ int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 		.filter = filter, .sample_every = sample_every,
 		.sample_bytes = sample_bytes, .attach = attach,
 	};
-	struct slab_trace_cand *c;
+	struct leak_cand *c;
 	unsigned int i, n, k = 0;
 	int ret;
 
-	lockdep_assert_held(&slab_trace_mutex);
-	ret = word_caches(SLAB_TRACE_WORD_ALL, &c, &n);
+	lockdep_assert_held(&leak_mutex);
+	ret = word_caches(LEAK_WORD_ALL, &c, &n);
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++) {
 		/* kmalloc-large is never new: started by "start all". */
-		if (c[i].kind != SLAB_TRACE_KIND_CACHE ||
+		if (c[i].kind != LEAK_KIND_CACHE ||
 		    find_cache(c[i].ref.cache) || left_out(c[i].ref.cache)) {
 			slabtrace_cache_put(&c[i].ref);
 			continue;
@@ -740,7 +740,7 @@ int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
 	for (i = 0; !ret && i < k; i++)
 		pr_info_ratelimited("start: all: new cache %*pE\n",
 				    (int)strlen(c[i].name), c[i].name);
-	slab_trace_cands_free(c, n);
+	leak_cands_free(c, n);
 	return ret ?: k;
 }
 
@@ -751,17 +751,17 @@ int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
  * -ENODATA, said in the log if @quiet is false.
  */
 static int traced_named(const char *cmd, const char *name, bool quiet,
-			struct slab_trace_traced ***trs)
+			struct leak_traced ***trs)
 {
-	enum slab_trace_word word = slab_trace_word_of(name);
+	enum leak_word word = leak_word_of(name);
 	struct slabtrace_cache_ref ref;
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 	u8 kind;
 	int ret;
 
 	*trs = NULL;
 	if (word)
-		return slab_trace_traced_word(word, trs);
+		return leak_traced_word(word, trs);
 	if (quiet) {
 		ret = resolve(cmd, name, &ref, &kind);
 		if (ret)
@@ -774,7 +774,7 @@ static int traced_named(const char *cmd, const char *name, bool quiet,
 			return -ENODATA;
 		}
 	} else {
-		tr = slab_trace_traced_find(cmd, name, &ref);
+		tr = leak_traced_find(cmd, name, &ref);
 		if (IS_ERR(tr))
 			return PTR_ERR(tr);
 		slabtrace_cache_put(&ref);
@@ -787,20 +787,20 @@ static int traced_named(const char *cmd, const char *name, bool quiet,
 }
 
 /**
- * slab_trace_stop - stop recording new allocations from caches
+ * leak_stop - stop recording new allocations from caches
  * @name: a cache, or a word for the traced caches of a set
  *
  * Their records stay; frees still drop them.  Called with
- * slab_trace_mutex held.
+ * leak_mutex held.
  *
  * Return: 0 (also if it was not traced), or -errno.
  */
-int slab_trace_stop(const char *name)
+int leak_stop(const char *name)
 {
-	struct slab_trace_traced **trs;
+	struct leak_traced **trs;
 	int i, n;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	n = traced_named("stop", name, true, &trs);
 	if (n == -ENODATA)
 		return 0;
@@ -808,7 +808,7 @@ int slab_trace_stop(const char *name)
 		return n;
 	for (i = 0; i < n; i++) {
 		if (!trs[i]->tracing) {
-			if (!slab_trace_word_of(name))
+			if (!leak_word_of(name))
 				pr_info_ratelimited("stop: %*pE is not traced\n",
 						    (int)strlen(name), name);
 			continue;
@@ -821,25 +821,25 @@ int slab_trace_stop(const char *name)
 }
 
 /**
- * slab_trace_reset - drop every record of caches
+ * leak_reset - drop every record of caches
  * @name: a cache, or a word for the traced caches of a set
  * @forget: called for each cache forgotten, before its reference goes
  *	    (slab.c: "start all" does not start it again); NULL for none
  *
  * A traced cache goes on being traced, from an empty table; a stopped one
- * is forgotten.  Called with slab_trace_mutex held.
+ * is forgotten.  Called with leak_mutex held.
  *
  * Return: 0 (also if it had no records), or -errno.
  */
-int slab_trace_reset(const char *name,
-		     void (*forget)(const struct slabtrace_cache_ref *ref))
+int leak_reset(const char *name,
+	       void (*forget)(const struct slabtrace_cache_ref *ref))
 {
-	struct slab_trace_traced **trs, **fresh = NULL, *tr;
-	struct slab_trace_filter *filter;
+	struct leak_traced **trs, **fresh = NULL, *tr;
+	struct leak_filter *filter;
 	struct slabtrace_cache_ref ref;
 	int i, n, ret = -ENOMEM;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	n = traced_named("reset", name, true, &trs);
 	if (n <= 0) {
 		/* A word none of whose caches is traced: an array all the same. */
@@ -864,8 +864,8 @@ int slab_trace_reset(const char *name,
 		fresh[i]->sample_every = tr->sample_every;
 		fresh[i]->sample_bytes = tr->sample_bytes;
 		filter = rcu_dereference_protected(tr->filter,
-						   lockdep_is_held(&slab_trace_mutex));
-		RCU_INIT_POINTER(fresh[i]->filter, slab_trace_filter_get(filter));
+						   lockdep_is_held(&leak_mutex));
+		RCU_INIT_POINTER(fresh[i]->filter, leak_filter_get(filter));
 	}
 	/*
 	 * Left out before it leaves the set, so that a probe does not take it
@@ -892,23 +892,23 @@ out:
 }
 
 /**
- * slab_trace_mark - set the epoch "print CACHE since-mark" counts from
+ * leak_mark - set the epoch "print CACHE since-mark" counts from
  * @name: a cache, or a word for the traced caches of a set
  *
  * Records made after the command are after the mark, those made before it
  * are not: the mark is the next millisecond of the records' clock, and the
  * command returns once that millisecond has begun.  Called with
- * slab_trace_mutex held.
+ * leak_mutex held.
  *
  * Return: 0, -ENOENT for an unknown cache, -ENODATA for one not traced.
  */
-int slab_trace_mark(const char *name)
+int leak_mark(const char *name)
 {
-	struct slab_trace_traced **trs;
+	struct leak_traced **trs;
 	int i, n;
 	u32 *mark;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	n = traced_named("mark", name, false, &trs);
 	if (n <= 0) {
 		kfree(trs);
@@ -921,10 +921,10 @@ int slab_trace_mark(const char *name)
 	}
 	/* Saturated stamps (a trace of 49 days) all count as after. */
 	for (i = 0; i < n; i++)
-		mark[i] = min_t(u64, slab_trace_stamp(trs[i], ktime_get_mono_fast_ns()) + 1ULL,
+		mark[i] = min_t(u64, leak_stamp(trs[i], ktime_get_mono_fast_ns()) + 1ULL,
 				U32_MAX);
 	for (i = 0; i < n; i++) {
-		while (slab_trace_stamp(trs[i], ktime_get_mono_fast_ns()) < mark[i])
+		while (leak_stamp(trs[i], ktime_get_mono_fast_ns()) < mark[i])
 			usleep_range(USEC_PER_MSEC / 4, USEC_PER_MSEC / 2);
 		trs[i]->mark = mark[i];
 	}
@@ -934,20 +934,20 @@ int slab_trace_mark(const char *name)
 }
 
 /**
- * slab_trace_traced_sweep - forget the traced caches that were destroyed
+ * leak_traced_sweep - forget the traced caches that were destroyed
  *
- * Called with slab_trace_mutex held, before every command and every scan
+ * Called with leak_mutex held, before every command and every scan
  * for new caches.
  *
  * Return: how many were forgotten (their records purged).
  */
-unsigned int slab_trace_traced_sweep(void)
+unsigned int leak_traced_sweep(void)
 {
-	struct slab_trace_set *set = set_locked();
-	struct slab_trace_traced **gone, **none;
+	struct leak_set *set = set_locked();
+	struct leak_traced **gone, **none;
 	unsigned int i, n = 0, room;
 
-	lockdep_assert_held(&slab_trace_mutex);
+	lockdep_assert_held(&leak_mutex);
 	if (!set)
 		return 0;
 	for (i = 0; i < set->nr; i++)
@@ -962,13 +962,13 @@ unsigned int slab_trace_traced_sweep(void)
 	room = n;
 	n = 0;
 	for (i = 0; i < set->nr && n < room; i++) {
-		struct slab_trace_traced *tr = set->traced[i];
+		struct leak_traced *tr = set->traced[i];
 
 		if (!slabtrace_cache_destroyed(&tr->ref))
 			continue;
 		pr_warn_ratelimited("%*pE was destroyed while traced: dropping its %ld records\n",
 				    (int)strlen(tr->name), tr->name,
-				    slab_trace_traced_count(tr));
+				    leak_traced_count(tr));
 		gone[n++] = tr;
 	}
 	if (set_replace_many(none, gone, n)) {
@@ -982,12 +982,12 @@ unsigned int slab_trace_traced_sweep(void)
 	return n;
 }
 
-/* At module exit, after the probes are gone; slab_trace_mutex held. */
-void slab_trace_traced_exit(void)
+/* At module exit, after the probes are gone; leak_mutex held. */
+void leak_traced_exit(void)
 {
-	struct slab_trace_set *set = set_locked();
+	struct leak_set *set = set_locked();
 
-	RCU_INIT_POINTER(slab_trace_active, NULL);
+	RCU_INIT_POINTER(leak_active, NULL);
 	if (set) {
 		traced_release(set->traced, set->nr);
 		kvfree(set);

@@ -34,41 +34,41 @@ struct kmem_cache;
  * The commands' mutex: the set of traced caches and everything a command
  * changes are written under it (the order of all locks: main.c).
  */
-extern struct mutex slab_trace_mutex;
+extern struct mutex leak_mutex;
 /*
  * A print's copy of records (read) against the purge of a cache's records
  * (write, traced.c), so that a copy never sees a record of an owner id
  * given out again; and, per owner, how many purges there were, which a
- * print compares before and after its copy.  Taken after slab_trace_mutex.
+ * print compares before and after its copy.  Taken after leak_mutex.
  */
-extern struct rw_semaphore slab_trace_print_sem;
-extern unsigned long slab_trace_purges[SLAB_TRACE_MAX_OWNERS];
+extern struct rw_semaphore leak_print_sem;
+extern unsigned long leak_purges[LEAK_MAX_OWNERS];
 
 /* Why an allocation of a traced cache has no record, or an incomplete one.
  */
-enum slab_trace_drop {
-	SLAB_TRACE_DROP_POOL,		/* the pool was empty */
-	SLAB_TRACE_DROP_LIMIT,		/* the record limit was reached */
-	SLAB_TRACE_DROP_NMI,		/* allocated in NMI context */
-	SLAB_TRACE_DROP_STACK,		/* kept, no backtrace: depot full */
-	SLAB_TRACE_DROP_WALK,		/* kept, no backtrace: empty walk */
-	SLAB_TRACE_DROP_MAX,
+enum leak_drop {
+	LEAK_DROP_POOL,		/* the pool was empty */
+	LEAK_DROP_LIMIT,		/* the record limit was reached */
+	LEAK_DROP_NMI,		/* allocated in NMI context */
+	LEAK_DROP_STACK,		/* kept, no backtrace: depot full */
+	LEAK_DROP_WALK,		/* kept, no backtrace: empty walk */
+	LEAK_DROP_MAX,
 };
 
 /* Drops that mean no record at all; the others only lose a detail. */
-#define SLAB_TRACE_DROP_LOST_MAX	(SLAB_TRACE_DROP_NMI + 1)
+#define LEAK_DROP_LOST_MAX	(LEAK_DROP_NMI + 1)
 
-extern const char *const slab_trace_drop_names[SLAB_TRACE_DROP_MAX];
+extern const char *const leak_drop_names[LEAK_DROP_MAX];
 
 /*
  * The cache pointer standing for a kind that has no cache: the address of
- * a byte of slab_trace_pseudo[], never a struct kmem_cache.
+ * a byte of leak_pseudo[], never a struct kmem_cache.
  */
-extern const char slab_trace_pseudo[SLAB_TRACE_KINDS];
+extern const char leak_pseudo[LEAK_KINDS];
 
-static inline struct kmem_cache *slab_trace_pseudo_cache(enum slab_trace_kind kind)
+static inline struct kmem_cache *leak_pseudo_cache(enum leak_kind kind)
 {
-	return (struct kmem_cache *)&slab_trace_pseudo[kind];
+	return (struct kmem_cache *)&leak_pseudo[kind];
 }
 
 /*
@@ -76,37 +76,37 @@ static inline struct kmem_cache *slab_trace_pseudo_cache(enum slab_trace_kind ki
  * kmalloc-large takes whole pages, a percpu object its size on every
  * possible CPU.
  */
-static inline unsigned long slab_trace_obj_bytes(u8 kind, unsigned int object_size,
-						 u32 bytes_req)
+static inline unsigned long leak_obj_bytes(u8 kind, unsigned int object_size,
+					   u32 bytes_req)
 {
 	switch (kind) {
-	case SLAB_TRACE_KIND_LARGE:
+	case LEAK_KIND_LARGE:
 		return PAGE_SIZE << get_order(bytes_req);
-	case SLAB_TRACE_KIND_PERCPU:
+	case LEAK_KIND_PERCPU:
 		return (unsigned long)bytes_req * num_possible_cpus();
 	default:
 		return object_size;
 	}
 }
 
-static inline unsigned long slab_trace_bytes(u8 kind, unsigned int object_size,
-					     const struct slab_trace_record *rec)
+static inline unsigned long leak_bytes(u8 kind, unsigned int object_size,
+				       const struct leak_record *rec)
 {
-	return slab_trace_obj_bytes(kind, object_size, rec->bytes_req);
+	return leak_obj_bytes(kind, object_size, rec->bytes_req);
 }
 
 /* The range of "sample-bytes B": a record per B bytes allocated. */
-#define SLAB_TRACE_SAMPLE_BYTES_MIN	64U
-#define SLAB_TRACE_SAMPLE_BYTES_MAX	1073741824U
+#define LEAK_SAMPLE_BYTES_MIN	64U
+#define LEAK_SAMPLE_BYTES_MAX	1073741824U
 
 /*
  * "sample-bytes B": the chance, in 32-bit fixed point (1..2^32), that an
  * object of @bytes is recorded, p = 1 - exp(-bytes / B), as the slabtrace
  * command computes it too (<uapi/slabtrace/sample.h>).  The probe
- * (probes.c) and the estimates (slab_trace_weight()) take this same value,
+ * (probes.c) and the estimates (leak_weight()) take this same value,
  * so the estimates are unbiased whatever the approximation's error.
  */
-static inline u64 slab_trace_sample_p(unsigned long bytes, u32 mean)
+static inline u64 leak_sample_p(unsigned long bytes, u32 mean)
 {
 	return slabtrace_sample_p(bytes, mean);
 }
@@ -117,52 +117,52 @@ static inline u64 slab_trace_sample_p(unsigned long bytes, u32 mean)
  * (@mean B): Go's runtime/pprof scaleHeapSample() weighs a sample of a
  * heap profile by 1 / (1 - exp(-size / rate)) the same way.
  */
-static inline u64 slab_trace_weight(u32 every, u32 mean, unsigned long bytes)
+static inline u64 leak_weight(u32 every, u32 mean, unsigned long bytes)
 {
 	if (!mean)
 		return (u64)max(every, 1U) << 16;
-	return slabtrace_sample_weight(slab_trace_sample_p(bytes, mean));
+	return slabtrace_sample_weight(leak_sample_p(bytes, mean));
 }
 
 /*
  * What "start CACHE pid PID...|comm NAME|cgroup PATH" records: the
  * allocations of these processes (thread groups), of tasks of this name,
  * or of tasks in this cgroup (v2) or below it; never an interrupt's.
- * Published with RCU (slab_trace_traced.filter), freed after a grace
+ * Published with RCU (leak_traced.filter), freed after a grace
  * period (traced.c).
  */
-#define SLAB_TRACE_MAX_PIDS	8
-#define SLAB_TRACE_CGROUP_MAX	256	/* a cgroup path's bytes */
+#define LEAK_MAX_PIDS	8
+#define LEAK_CGROUP_MAX	256	/* a cgroup path's bytes */
 
-enum slab_trace_filter_kind {
-	SLAB_TRACE_FILTER_PID,
-	SLAB_TRACE_FILTER_COMM,
-	SLAB_TRACE_FILTER_CGROUP,
+enum leak_filter_kind {
+	LEAK_FILTER_PID,
+	LEAK_FILTER_COMM,
+	LEAK_FILTER_CGROUP,
 };
 
-struct slab_trace_filter {
+struct leak_filter {
 	struct rcu_head rcu;
 	/* Caches that have it ("start kmalloc|all FILTER" shares one). */
 	refcount_t ref;
-	u8 kind;			/* enum slab_trace_filter_kind */
+	u8 kind;			/* enum leak_filter_kind */
 	u8 npids;
-	pid_t tgid[SLAB_TRACE_MAX_PIDS];
+	pid_t tgid[LEAK_MAX_PIDS];
 	char comm[TASK_COMM_LEN];	/* NUL-padded, as task->comm is */
 	struct cgroup *cgroup;		/* referenced */
-	char path[SLAB_TRACE_CGROUP_MAX];	/* the cgroup's, as given */
+	char path[LEAK_CGROUP_MAX];	/* the cgroup's, as given */
 };
 
 /* The text of a filter, escaped: "pid 5 6", "comm NAME", "cgroup PATH". */
-#define SLAB_TRACE_FILTER_TEXT	(4 * SLAB_TRACE_CGROUP_MAX + 16)
-struct slab_trace_filter *slab_trace_filter_alloc(void);
-void slab_trace_filter_put(struct slab_trace_filter *f);
-void slab_trace_filter_text(char *buf, size_t size,
-			    const struct slab_trace_filter *f);
+#define LEAK_FILTER_TEXT	(4 * LEAK_CGROUP_MAX + 16)
+struct leak_filter *leak_filter_alloc(void);
+void leak_filter_put(struct leak_filter *f);
+void leak_filter_text(char *buf, size_t size,
+		      const struct leak_filter *f);
 
-struct slab_trace_traced {
+struct leak_traced {
 	struct slabtrace_cache_ref ref;
-	/* NULL: every allocation; written under slab_trace_mutex. */
-	struct slab_trace_filter __rcu *filter;
+	/* NULL: every allocation; written under leak_mutex. */
+	struct leak_filter __rcu *filter;
 	/* Allocations the filter left out, per CPU (probes.c). */
 	unsigned long __percpu *filtered;
 	/* "start CACHE sample N": 1 in N allocations recorded; 1: all. */
@@ -174,23 +174,23 @@ struct slab_trace_traced {
 	/* "start CACHE sample-bytes B": B, a record per B bytes; 0: none. */
 	u32 sample_bytes;
 	char name[SLABTRACE_NAME_MAX + 1];	/* as the user wrote it */
-	unsigned int object_size;	/* 0 but for SLAB_TRACE_KIND_CACHE */
-	u8 kind;			/* enum slab_trace_kind */
+	unsigned int object_size;	/* 0 but for LEAK_KIND_CACHE */
+	u8 kind;			/* enum leak_kind */
 	bool kmalloc;		/* a kmalloc cache, or kmalloc-large */
-	u16 id;			/* its records' owner in slab_trace_records */
-	bool tracing;		/* written under slab_trace_mutex */
+	u16 id;			/* its records' owner in leak_records */
+	bool tracing;		/* written under leak_mutex */
 	u64 epoch;		/* ns: record stamps count from here */
 	u64 started;		/* when tracing last started, ns */
 	u64 traced_ns;		/* tracing time before @started */
-	atomic_long_t drops[SLAB_TRACE_DROP_MAX];
+	atomic_long_t drops[LEAK_DROP_MAX];
 	atomic_long_t replaced;	/* records of objects freed untraced */
 	atomic_long_t own;	/* slabtrace's own allocations: not recorded */
 	u32 mark;		/* "mark": records stamped >= mark; 0: none */
 };
 
-static inline long slab_trace_traced_count(const struct slab_trace_traced *tr)
+static inline long leak_traced_count(const struct leak_traced *tr)
 {
-	return slab_trace_table_owned(&slab_trace_records, tr->id);
+	return leak_table_owned(&leak_records, tr->id);
 }
 
 /*
@@ -201,24 +201,24 @@ static inline long slab_trace_traced_count(const struct slab_trace_traced *tr)
  * many caches are traced; and a record's cache in @by_id.  A cache in
  * none, while "start all" is followed, may be new (follow.h).
  */
-struct slab_trace_set {
+struct leak_set {
 	struct rcu_head rcu;
 	unsigned int nr;
 	unsigned int mask;			/* slots of @by_cache - 1 */
-	struct slab_trace_traced **traced;	/* @nr, in the order started */
-	struct slab_trace_traced **by_cache;	/* NULL: an empty slot */
-	struct slab_trace_traced *by_id[SLAB_TRACE_MAX_OWNERS];
-	struct slab_trace_traced *mem[];	/* @traced, then @by_cache */
+	struct leak_traced **traced;	/* @nr, in the order started */
+	struct leak_traced **by_cache;	/* NULL: an empty slot */
+	struct leak_traced *by_id[LEAK_MAX_OWNERS];
+	struct leak_traced *mem[];	/* @traced, then @by_cache */
 };
 
-extern struct slab_trace_set __rcu *slab_trace_active;
+extern struct leak_set __rcu *leak_active;
 
 /* The traced cache of cache @s (a pseudo cache too), or NULL; any context. */
-static __always_inline struct slab_trace_traced *
-slab_trace_traced_of(const struct slab_trace_set *set, const struct kmem_cache *s)
+static __always_inline struct leak_traced *
+leak_traced_of(const struct leak_set *set, const struct kmem_cache *s)
 {
 	unsigned int i = hash_ptr(s, 32) & set->mask, n;
-	struct slab_trace_traced *tr;
+	struct leak_traced *tr;
 
 	for (n = 0; n <= set->mask; n++, i = (i + 1) & set->mask) {
 		tr = set->by_cache[i];
@@ -229,39 +229,39 @@ slab_trace_traced_of(const struct slab_trace_set *set, const struct kmem_cache *
 }
 
 /* The traced cache whose records have owner @id, or NULL if it left the set. */
-static __always_inline struct slab_trace_traced *
-slab_trace_traced_of_id(const struct slab_trace_set *set, u16 id)
+static __always_inline struct leak_traced *
+leak_traced_of_id(const struct leak_set *set, u16 id)
 {
-	return id < SLAB_TRACE_MAX_OWNERS ? set->by_id[id] : NULL;
+	return id < LEAK_MAX_OWNERS ? set->by_id[id] : NULL;
 }
 
 /* The most "sample N" takes: a record stands for N allocations. */
-#define SLAB_TRACE_SAMPLE_MAX	1000000U
-int slab_trace_start(const char *name, struct slab_trace_filter *filter,
-		     u32 sample_every, u32 sample_bytes, int (*attach)(void));
-unsigned long slab_trace_traced_filtered(const struct slab_trace_traced *tr);
-int slab_trace_traced_word(enum slab_trace_word word,
-			   struct slab_trace_traced ***trs);
-int slab_trace_stop(const char *name);
-int slab_trace_reset(const char *name,
-		     void (*forget)(const struct slabtrace_cache_ref *ref));
-int slab_trace_mark(const char *name);
-struct slab_trace_traced *slab_trace_traced_find(const char *cmd,
-						 const char *name,
+#define LEAK_SAMPLE_MAX	1000000U
+int leak_start(const char *name, struct leak_filter *filter,
+	       u32 sample_every, u32 sample_bytes, int (*attach)(void));
+unsigned long leak_traced_filtered(const struct leak_traced *tr);
+int leak_traced_word(enum leak_word word,
+		     struct leak_traced ***trs);
+int leak_stop(const char *name);
+int leak_reset(const char *name,
+	       void (*forget)(const struct slabtrace_cache_ref *ref));
+int leak_mark(const char *name);
+struct leak_traced *leak_traced_find(const char *cmd,
+				     const char *name,
 						 struct slabtrace_cache_ref *ref);
-u64 slab_trace_traced_time(const struct slab_trace_traced *tr, u64 now);
-u32 slab_trace_stamp(const struct slab_trace_traced *tr, u64 now);
-unsigned int slab_trace_traced_sweep(void);
-void slab_trace_traced_exit(void);
-struct slab_trace_filter *slab_trace_filter_get(struct slab_trace_filter *f);
-int slab_trace_start_new(struct slab_trace_filter *filter, u32 sample_every,
-			 u32 sample_bytes,
+u64 leak_traced_time(const struct leak_traced *tr, u64 now);
+u32 leak_stamp(const struct leak_traced *tr, u64 now);
+unsigned int leak_traced_sweep(void);
+void leak_traced_exit(void);
+struct leak_filter *leak_filter_get(struct leak_filter *f);
+int leak_start_new(struct leak_filter *filter, u32 sample_every,
+		   u32 sample_bytes,
 			 bool (*left_out)(const struct kmem_cache *s),
 			 int (*attach)(void));
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A helper of the KUnit suites alone. */
-long slab_trace_traced_dropped(const struct slab_trace_traced *tr);
+long leak_traced_dropped(const struct leak_traced *tr);
 #endif
 
 #endif /* _SLABTRACE_SLAB_TRACED_H */

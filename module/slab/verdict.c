@@ -2,7 +2,7 @@
 /*
  * slab_trace: the leak verdict of one stack, from how long its freed
  * objects lived (lifetime.c) and how old its outstanding ones are.  Pure
- * functions of the numbers a print gathers (struct slab_trace_verdict_in):
+ * functions of the numbers a print gathers (struct leak_verdict_in):
  * no state, no lock, the same answer for the same numbers.
  *
  * The question is which outstanding objects outlived, by far, what this
@@ -62,13 +62,13 @@
 /* Arrivals die out when the younger half has less than 1 / this. */
 #define DYING		4
 
-const char *const slab_trace_verdict_words[SLABTRACE_VERDICTS] =
+const char *const leak_verdict_words[SLABTRACE_VERDICTS] =
 	SLABTRACE_VERDICT_WORDS;
 
 /* The ms the lifetimes of bucket @b are below. */
 static u32 bucket_top(unsigned int b)
 {
-	return 1U << min(b, SLAB_TRACE_LIFE_BUCKETS - 1);
+	return 1U << min(b, LEAK_LIFE_BUCKETS - 1);
 }
 
 /* The bucket of the @pct percentile of @h (of @total > 0 entries). */
@@ -77,7 +77,7 @@ static unsigned int percentile(const u64 *h, u64 total, unsigned int pct)
 	u64 sum = 0;
 	unsigned int b;
 
-	for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS - 1; b++) {
+	for (b = 0; b < LEAK_LIFE_BUCKETS - 1; b++) {
 		sum += h[b];
 		if (sum * 100 >= total * pct)
 			break;
@@ -101,7 +101,7 @@ static const char *ms_text(char *buf, size_t size, u64 ms)
 
 /* What the verdict works with, from the numbers. */
 struct judging {
-	const struct slab_trace_verdict_in *in;
+	const struct leak_verdict_in *in;
 	u64 freed;		/* F: frees counted */
 	unsigned int p50, p99;	/* their buckets */
 	u32 tau;		/* ms: the horizon */
@@ -120,10 +120,10 @@ struct judging {
 
 static void measure(struct judging *j)
 {
-	const struct slab_trace_verdict_in *in = j->in;
+	const struct leak_verdict_in *in = j->in;
 	unsigned int b, t, top;
 
-	for (b = 0; b < SLAB_TRACE_LIFE_BUCKETS; b++)
+	for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
 		j->freed += in->freed[b];
 	j->tau = TAU_MIN_MS;
 	if (j->freed) {
@@ -132,32 +132,32 @@ static void measure(struct judging *j)
 		/* Too few for a percentile: the longest lifetime seen. */
 		top = j->freed >= FREED_MIN ? j->p99 :
 		      percentile(in->freed, j->freed, 100);
-		if (top < SLAB_TRACE_LIFE_BUCKETS - 5)
+		if (top < LEAK_LIFE_BUCKETS - 5)
 			j->tau = max(j->tau, bucket_top(top) * TAU_FACTOR);
 		else
 			j->tau = U32_MAX; /* past every bucket: nothing is older */
 	}
 	/* tau = 2^k: its bucket, k + 1, starts at it. */
-	t = j->tau == U32_MAX ? SLAB_TRACE_LIFE_BUCKETS : ilog2(j->tau) + 1;
-	for (b = t; b < SLAB_TRACE_LIFE_BUCKETS; b++) {
+	t = j->tau == U32_MAX ? LEAK_LIFE_BUCKETS : ilog2(j->tau) + 1;
+	for (b = t; b < LEAK_LIFE_BUCKETS; b++) {
 		j->old += in->ages[b];
 		j->freed_old += in->freed[b];
 		j->cache_old += in->cache_freed[b];
 	}
 	j->cache_old -= min(j->cache_old, j->freed_old);
 
-	j->w = max_t(u32, DIV_ROUND_UP(in->window, SLAB_TRACE_VERDICT_BINS), 1);
-	j->first = j->tau == U32_MAX ? SLAB_TRACE_VERDICT_BINS :
-		   min_t(u32, DIV_ROUND_UP(j->tau, j->w), SLAB_TRACE_VERDICT_BINS);
-	j->bins = SLAB_TRACE_VERDICT_BINS - j->first;
-	j->youngest = SLAB_TRACE_VERDICT_BINS;
-	for (b = j->first; b < SLAB_TRACE_VERDICT_BINS; b++) {
+	j->w = max_t(u32, DIV_ROUND_UP(in->window, LEAK_VERDICT_BINS), 1);
+	j->first = j->tau == U32_MAX ? LEAK_VERDICT_BINS :
+		   min_t(u32, DIV_ROUND_UP(j->tau, j->w), LEAK_VERDICT_BINS);
+	j->bins = LEAK_VERDICT_BINS - j->first;
+	j->youngest = LEAK_VERDICT_BINS;
+	for (b = j->first; b < LEAK_VERDICT_BINS; b++) {
 		if (!in->born[b])
 			continue;
 		j->filled++;
 		j->in_bins += in->born[b];
 		j->oldest = b;
-		if (j->youngest == SLAB_TRACE_VERDICT_BINS)
+		if (j->youngest == LEAK_VERDICT_BINS)
 			j->youngest = b;
 		/* Bins past tau, younger half first (an odd middle: neither). */
 		if (2 * (b - j->first) + 1 < j->bins)
@@ -168,7 +168,7 @@ static void measure(struct judging *j)
 }
 
 /* Appends to @v's text, as far as it has room. */
-static __printf(2, 3) void add(struct slab_trace_verdict *v, const char *fmt, ...)
+static __printf(2, 3) void add(struct leak_verdict *v, const char *fmt, ...)
 {
 	size_t len = strlen(v->text);
 	va_list args;
@@ -179,14 +179,14 @@ static __printf(2, 3) void add(struct slab_trace_verdict *v, const char *fmt, ..
 }
 
 /* The verdict is @word: its text starts with it. */
-static void begin(struct slab_trace_verdict *v, enum slabtrace_verdict word)
+static void begin(struct leak_verdict *v, enum slabtrace_verdict word)
 {
 	v->word = word;
-	strscpy(v->text, slab_trace_verdict_words[word], sizeof(v->text));
+	strscpy(v->text, leak_verdict_words[word], sizeof(v->text));
 }
 
 /* Its text ends with "; 750 freed lived <1 ms median, <2 ms p99". */
-static void end(struct slab_trace_verdict *v, const struct judging *j)
+static void end(struct leak_verdict *v, const struct judging *j)
 {
 	char a[MS_TEXT], b[MS_TEXT];
 
@@ -203,7 +203,7 @@ static void end(struct slab_trace_verdict *v, const struct judging *j)
  * Not enough to tell: say what there is (@old objects past tau, or all
  * @n younger) and what would decide.
  */
-static void unknown(struct slab_trace_verdict *v, const struct judging *j,
+static void unknown(struct leak_verdict *v, const struct judging *j,
 		    const char *want)
 {
 	char a[MS_TEXT];
@@ -220,7 +220,7 @@ static void unknown(struct slab_trace_verdict *v, const struct judging *j,
 }
 
 /* Nothing outlived tau, and frees say how long objects live: live. */
-static void young(struct slab_trace_verdict *v, const struct judging *j)
+static void young(struct leak_verdict *v, const struct judging *j)
 {
 	char a[MS_TEXT];
 
@@ -235,7 +235,7 @@ static void young(struct slab_trace_verdict *v, const struct judging *j)
 }
 
 /* Objects past tau, but freed ones lived as long: live. */
-static void long_lived(struct slab_trace_verdict *v, const struct judging *j)
+static void long_lived(struct leak_verdict *v, const struct judging *j)
 {
 	char a[MS_TEXT];
 
@@ -245,7 +245,7 @@ static void long_lived(struct slab_trace_verdict *v, const struct judging *j)
 	end(v, j);
 }
 
-static void leak(struct slab_trace_verdict *v, const struct judging *j,
+static void leak(struct leak_verdict *v, const struct judging *j,
 		 bool error_path)
 {
 	char a[MS_TEXT], b[MS_TEXT];
@@ -262,7 +262,7 @@ static void leak(struct slab_trace_verdict *v, const struct judging *j,
 }
 
 /* Made at once (@burst), or over a while that ended: kept. */
-static void kept(struct slab_trace_verdict *v, const struct judging *j,
+static void kept(struct leak_verdict *v, const struct judging *j,
 		 bool burst)
 {
 	char a[MS_TEXT], b[MS_TEXT];
@@ -281,14 +281,14 @@ static void kept(struct slab_trace_verdict *v, const struct judging *j,
 }
 
 /**
- * slab_trace_judge - the verdict of one stack, with its evidence
+ * leak_judge - the verdict of one stack, with its evidence
  * @in: its numbers
  * @v: set to the verdict, its text one line (no newline)
  *
  * Context: Any context; a pure function of @in.
  */
-void slab_trace_judge(const struct slab_trace_verdict_in *in,
-		      struct slab_trace_verdict *v)
+void leak_judge(const struct leak_verdict_in *in,
+		struct leak_verdict *v)
 {
 	struct judging j = { .in = in };
 	bool spread, recent, dying, error_path;

@@ -13,26 +13,26 @@
 
 #include "record.h"
 
-struct slab_trace_snapshot;
+struct leak_snapshot;
 
-extern const struct seq_operations slab_trace_dump_seq_ops;
-extern const struct seq_operations slab_trace_stacks_seq_ops;
-extern const struct seq_operations slab_trace_folded_seq_ops;
-extern const struct seq_operations slab_trace_folded_bytes_seq_ops;
-extern const struct file_operations slab_trace_view_fops;
-int slab_trace_view_release(struct inode *inode, struct file *file);
+extern const struct seq_operations leak_dump_seq_ops;
+extern const struct seq_operations leak_stacks_seq_ops;
+extern const struct seq_operations leak_folded_seq_ops;
+extern const struct seq_operations leak_folded_bytes_seq_ops;
+extern const struct file_operations leak_view_fops;
+int leak_view_release(struct inode *inode, struct file *file);
 
-#if SLAB_TRACE_TESTS
-struct slab_trace_reader;
+#if LEAK_TESTS
+struct leak_reader;
 
 /* For the KUnit suites' and the benchmarks' readers (st_slab_kunit.h). */
-void slab_trace_view_clear(struct slab_trace_reader *r);
+void leak_view_clear(struct leak_reader *r);
 #endif
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A helper of the KUnit suites alone. */
-void slab_trace_folded_show(struct seq_file *m,
-			    const struct slab_trace_snapshot *snap, bool bytes);
+void leak_folded_show(struct seq_file *m,
+		      const struct leak_snapshot *snap, bool bytes);
 #endif
 
 #endif /* _SLABTRACE_SLAB_VIEWS_H */

@@ -13,7 +13,7 @@
  * registered by the file that owns it, at load, before any probe can ask
  * for it; this file knows nothing of what they do.
  *
- * Why a work item a job, not one for all: two jobs take slab_trace_mutex
+ * Why a work item a job, not one for all: two jobs take leak_mutex
  * (the scan of new caches, the detach of idle probes), which a print
  * holds while it copies the records.  Behind them in one work item, the
  * pool's refill would wait for the print, and the probes would drop
@@ -38,12 +38,12 @@
 
 #include "worker.h"
 
-static struct slab_trace_job_slot {
+static struct leak_job_slot {
 	void (*fn)(void);
 	unsigned long gap;		/* jiffies from one run's start to the next */
 	unsigned long not_before;	/* jiffies: a job that asked to wait */
 	struct delayed_work work;
-} jobs[SLAB_TRACE_JOBS];
+} jobs[LEAK_JOBS];
 
 /*
  * The longest a job waits for its time: a not_before older than this is
@@ -61,7 +61,7 @@ static void kick_fn(struct irq_work *iw)
 	unsigned long now = jiffies, nb;
 	unsigned int j;
 
-	for (j = 0; j < SLAB_TRACE_JOBS; j++) {
+	for (j = 0; j < LEAK_JOBS; j++) {
 		if (!test_bit(j, &pending) || READ_ONCE(stopped))
 			continue;
 		nb = READ_ONCE(jobs[j].not_before);
@@ -81,8 +81,8 @@ static struct irq_work kick = IRQ_WORK_INIT(kick_fn);
 
 static void job_fn(struct work_struct *w)
 {
-	struct slab_trace_job_slot *s =
-		container_of(to_delayed_work(w), struct slab_trace_job_slot, work);
+	struct leak_job_slot *s =
+		container_of(to_delayed_work(w), struct leak_job_slot, work);
 
 	/* Spaced before the bit clears: a kick from now on waits for it. */
 	if (s->gap)
@@ -90,14 +90,14 @@ static void job_fn(struct work_struct *w)
 	clear_bit(s - jobs, &pending);
 	/*
 	 * Cleared before the job reads what it was asked for; pairs with
-	 * the barrier in slab_trace_work_kick().
+	 * the barrier in leak_work_kick().
 	 */
 	smp_mb__after_atomic();
 	s->fn();
 }
 
 /**
- * slab_trace_work_kick - ask for a job
+ * leak_work_kick - ask for a job
  * @job: the job
  *
  * The caller changed what the job reads (a count, a list) before: the
@@ -109,7 +109,7 @@ static void job_fn(struct work_struct *w)
  * Context: Any context but NMI: a probe's too (a barrier, one atomic bit,
  * one irq_work, queued only if the bit was clear).
  */
-void slab_trace_work_kick(enum slab_trace_job job)
+void leak_work_kick(enum leak_job job)
 {
 	/* The caller's change before the bit's read (see above). */
 	smp_mb();
@@ -119,7 +119,7 @@ void slab_trace_work_kick(enum slab_trace_job job)
 }
 
 /**
- * slab_trace_work_job - register a job, or say when it may run next
+ * leak_work_job - register a job, or say when it may run next
  * @job: the job
  * @fn: what it does, in process context (it may sleep); NULL: keep the
  *	one registered
@@ -128,12 +128,12 @@ void slab_trace_work_kick(enum slab_trace_job job)
  *	   however often asked (at most WORK_MAX_WAIT)
  *
  * Context: Process context.  Registered at load, before the worker starts
- * (slab_trace_work_start()); a job may call it from its own function to
+ * (leak_work_start()); a job may call it from its own function to
  * wait longer, and its owner to let the next run come at once (@delay 0:
  * a run waiting runs now).
  */
-void slab_trace_work_job(enum slab_trace_job job, void (*fn)(void),
-			 unsigned long delay)
+void leak_work_job(enum leak_job job, void (*fn)(void),
+		   unsigned long delay)
 {
 	if (fn) {
 		jobs[job].fn = fn;
@@ -148,36 +148,36 @@ void slab_trace_work_job(enum slab_trace_job job, void (*fn)(void),
 }
 
 /**
- * slab_trace_work_flush - run every job asked for, and wait for them
+ * leak_work_flush - run every job asked for, and wait for them
  *
  * Jobs waiting for their time run now.  For the tests.
  *
- * Context: Process context, may sleep; never with slab_trace_mutex held
+ * Context: Process context, may sleep; never with leak_mutex held
  * (the scan of new caches and the detach of idle probes take it).  An
  * owner that must see its own job done while it holds that mutex does
  * the job itself, under the job's own lock (stacks.c, table.c).
  */
-void slab_trace_work_flush(void)
+void leak_work_flush(void)
 {
 	unsigned int j;
 
-	for (j = 0; j < SLAB_TRACE_JOBS; j++)
+	for (j = 0; j < LEAK_JOBS; j++)
 		WRITE_ONCE(jobs[j].not_before, jiffies);
 	irq_work_sync(&kick);
 	kick_fn(&kick);
-	for (j = 0; j < SLAB_TRACE_JOBS; j++)
+	for (j = 0; j < LEAK_JOBS; j++)
 		if (jobs[j].fn)
 			flush_delayed_work(&jobs[j].work);
 }
 
 /**
- * slab_trace_work_stop - no job runs any more
+ * leak_work_stop - no job runs any more
  *
  * Context: Process context, at unloading, once no probe can ask for a
  * job.  A job running meanwhile may ask for another: that request is
  * dropped.
  */
-void slab_trace_work_stop(void)
+void leak_work_stop(void)
 {
 	unsigned int j;
 
@@ -186,7 +186,7 @@ void slab_trace_work_stop(void)
 	smp_mb();
 	/* A kick_fn that read "not stopped" has queued what it queues. */
 	irq_work_sync(&kick);
-	for (j = 0; j < SLAB_TRACE_JOBS; j++)
+	for (j = 0; j < LEAK_JOBS; j++)
 		if (jobs[j].fn)
 			cancel_delayed_work_sync(&jobs[j].work);
 	/* What the jobs cancelled here kicked: queued nothing, stopped. */
@@ -195,12 +195,12 @@ void slab_trace_work_stop(void)
 }
 
 /**
- * slab_trace_work_start - jobs may run
+ * leak_work_start - jobs may run
  *
  * Context: Process context, at loading, once every job is registered.
  * Jobs asked for before (a command's refill at load) are queued now.
  */
-void slab_trace_work_start(void)
+void leak_work_start(void)
 {
 	WRITE_ONCE(stopped, false);
 	/* Pairs with the barrier of a kick that saw it stopped. */

@@ -8,20 +8,20 @@
 
 #include <linux/types.h>
 
-enum slab_trace_job {
-	SLAB_TRACE_JOB_REFILL,		/* pool.c: refill the lists */
-	SLAB_TRACE_JOB_GROW,		/* table.c: grow the table */
-	SLAB_TRACE_JOB_STACKS,		/* stacks.c: save deferred traces */
-	SLAB_TRACE_JOB_FOLLOW,		/* follow.c: start new caches */
-	SLAB_TRACE_JOB_IDLE,		/* slab.c: probes and prints catch up */
-	SLAB_TRACE_JOBS,
+enum leak_job {
+	LEAK_JOB_REFILL,		/* pool.c: refill the lists */
+	LEAK_JOB_GROW,		/* table.c: grow the table */
+	LEAK_JOB_STACKS,		/* stacks.c: save deferred traces */
+	LEAK_JOB_FOLLOW,		/* follow.c: start new caches */
+	LEAK_JOB_IDLE,		/* slab.c: probes and prints catch up */
+	LEAK_JOBS,
 };
 
-void slab_trace_work_kick(enum slab_trace_job job);
-void slab_trace_work_job(enum slab_trace_job job, void (*fn)(void),
-			 unsigned long delay);
-void slab_trace_work_flush(void);
-void slab_trace_work_start(void);
-void slab_trace_work_stop(void);
+void leak_work_kick(enum leak_job job);
+void leak_work_job(enum leak_job job, void (*fn)(void),
+		   unsigned long delay);
+void leak_work_flush(void);
+void leak_work_start(void);
+void leak_work_stop(void);
 
 #endif /* _SLABTRACE_SLAB_WORKER_H */

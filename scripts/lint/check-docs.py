@@ -263,7 +263,7 @@ interop = read("Documentation/interop.rst")
 example = interop[interop.find("$ cat cli.prom"):]
 example = example[:example.find("$ promtool")]
 traced = read("module/slab/traced.c")
-traced = traced[traced.find("slab_trace_drop_names[SLAB_TRACE_DROP_MAX] = {"):]
+traced = traced[traced.find("leak_drop_names[LEAK_DROP_MAX] = {"):]
 kinds = [k.replace(" ", "_") for k in re.findall(r'\] = "([^"]+)"', traced[:traced.find("};")])]
 for fam in families:
     if "``%s``" % fam not in interop and "``%s{" % fam not in interop:

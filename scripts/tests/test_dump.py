@@ -131,10 +131,10 @@ BAD = [
 # The bounds the parser takes from <uapi/slabtrace/dump.h>, and the
 # module's own: the same numbers (a drift would refuse real dumps, or
 # accept what the module cannot write).
-BOUNDS = [("SLABTRACE_DUMP_FRAMES_MAX", "module/slab/stacks.h", "SLAB_TRACE_STACK_DEPTH"),
-          ("SLABTRACE_SAMPLE_EVERY_MAX", "module/slab/traced.h", "SLAB_TRACE_SAMPLE_MAX"),
-          ("SLABTRACE_SAMPLE_BYTES_MIN", "module/slab/traced.h", "SLAB_TRACE_SAMPLE_BYTES_MIN"),
-          ("SLABTRACE_SAMPLE_BYTES_MAX", "module/slab/traced.h", "SLAB_TRACE_SAMPLE_BYTES_MAX")]
+BOUNDS = [("SLABTRACE_DUMP_FRAMES_MAX", "module/slab/stacks.h", "LEAK_STACK_DEPTH"),
+          ("SLABTRACE_SAMPLE_EVERY_MAX", "module/slab/traced.h", "LEAK_SAMPLE_MAX"),
+          ("SLABTRACE_SAMPLE_BYTES_MIN", "module/slab/traced.h", "LEAK_SAMPLE_BYTES_MIN"),
+          ("SLABTRACE_SAMPLE_BYTES_MAX", "module/slab/traced.h", "LEAK_SAMPLE_BYTES_MAX")]
 
 
 def define(path, name):

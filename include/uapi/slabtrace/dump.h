@@ -9,7 +9,7 @@
 #ifndef _UAPI_SLABTRACE_DUMP_H
 #define _UAPI_SLABTRACE_DUMP_H
 
-/* Frames of a backtrace, #01 to this (slab_trace's SLAB_TRACE_STACK_DEPTH). */
+/* Frames of a backtrace, #01 to this (slab_trace's LEAK_STACK_DEPTH). */
 #define SLABTRACE_DUMP_FRAMES_MAX	32
 
 /* "sampled 1 in N": N from 2 to this ("start CACHE ... sample N"). */
@@ -19,7 +19,7 @@
 #define SLABTRACE_SAMPLE_BYTES_MIN	64U
 #define SLABTRACE_SAMPLE_BYTES_MAX	1073741824U
 
-/* An object's age, in ms: a u32 (slab_trace_snapshot_age()). */
+/* An object's age, in ms: a u32 (leak_snapshot_age()). */
 #define SLABTRACE_DUMP_AGE_MS_MAX	4294967295UL
 
 /* The longest name of a cache a dump's header holds, escaped (\xNN). */

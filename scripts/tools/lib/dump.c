@@ -466,7 +466,7 @@ static bool object_add(struct dump *d, struct parse *ps, struct object *o,
 		g->verdict = o->verdict;
 	}
 	/*
-	 * As the module adds them up (slab_trace_estimate()), the bytes in
+	 * As the module adds them up (leak_estimate()), the bytes in
 	 * 128 bits: a weight of up to 2^48 times up to 2^40 bytes.
 	 */
 	wq16 = object_weight(d, o->bytes);

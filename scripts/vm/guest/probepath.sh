@@ -19,11 +19,11 @@ check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
 FF=/sys/kernel/debug/tracing/available_filter_functions
 ls $FF > /dev/null 2>&1
 check_eq "alloc probes: not traceable by ftrace" 0 \
-	"$(grep -c '^slab_trace_probe_\(kmem_cache_alloc\|kmalloc\) ' $FF)"
+	"$(grep -c '^leak_probe_\(kmem_cache_alloc\|kmalloc\) ' $FF)"
 check_eq "... the free probes are (the list is read)" 2 \
-	"$(grep -c '^slab_trace_probe_\(kmem_cache_free\|kfree\) ' $FF)"
+	"$(grep -c '^leak_probe_\(kmem_cache_free\|kfree\) ' $FF)"
 check_eq "alloc probes: on the kprobe blacklist" 2 \
-	"$(grep -c "	slab_trace_probe_\(kmem_cache_alloc\|kmalloc\) \[slabtrace\]$" /sys/kernel/debug/kprobes/blacklist)"
+	"$(grep -c "	leak_probe_\(kmem_cache_alloc\|kmalloc\) \[slabtrace\]$" /sys/kernel/debug/kprobes/blacklist)"
 
 # --- A module event walks the records (to name the frames in its code)
 # only for a module that a saved trace has a frame in: first here, where
