@@ -232,7 +232,7 @@ void leak_follow_update(void)
  */
 void leak_follow_start(struct leak_filter *filter,
 		       u32 sample_every, u32 sample_bytes,
-			     int (*attach)(void))
+		       int (*attach)(void))
 {
 	struct leak_filter *old = follow.filter;
 	bool was = follow.on;

@@ -54,7 +54,7 @@ static __always_inline void leak_follow_miss(const struct kmem_cache *s)
 
 void leak_follow_start(struct leak_filter *filter,
 		       u32 sample_every, u32 sample_bytes,
-			     int (*attach)(void));
+		       int (*attach)(void));
 void leak_follow_stop(void);
 void leak_follow_leave_out(const struct slabtrace_cache_ref *ref);
 void leak_follow_update(void);

@@ -467,7 +467,7 @@ static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 	if (n)
 		ret = leak_table_for_each(&leak_records,
 					  parts ? fill_part : fill_one,
-						parts ? (void *)parts : snaps[0]);
+					  parts ? (void *)parts : snaps[0]);
 	for (i = 0; !ret && i < n; i++)
 		ret = leak_aggregate(snaps[i]);
 	up_read(&leak_print_sem);

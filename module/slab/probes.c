@@ -225,9 +225,9 @@ static __always_inline bool sampled(struct leak_traced *tr,
 	}
 	if (mean)
 		return x < leak_sample_p(leak_obj_bytes(tr->kind,
-								    tr->object_size,
-								    bytes_req),
-					       mean);
+							tr->object_size,
+							bytes_req),
+					 mean);
 	return !(((u64)x * n) >> 32);
 }
 
@@ -372,9 +372,9 @@ static __always_inline void record_free(const void *obj,
  */
 static notrace void leak_probe_kmem_cache_alloc(void *data,
 						unsigned long call_site,
-						      const void *ptr,
-						      struct kmem_cache *s,
-						      gfp_t gfp_flags, int node)
+						const void *ptr,
+						struct kmem_cache *s,
+						gfp_t gfp_flags, int node)
 {
 	record_alloc(s, ptr, 0, gfp_flags, call_site);
 }
@@ -383,9 +383,9 @@ NOKPROBE_SYMBOL(leak_probe_kmem_cache_alloc);
 
 static notrace void leak_probe_kmalloc(void *data,
 				       unsigned long call_site,
-					     const void *ptr, size_t bytes_req,
-					     size_t bytes_alloc,
-					     gfp_t gfp_flags, int node)
+				       const void *ptr, size_t bytes_req,
+				       size_t bytes_alloc,
+				       gfp_t gfp_flags, int node)
 {
 	struct kmem_cache *s;
 
@@ -408,20 +408,20 @@ static void leak_probe_kfree(void *data, unsigned long call_site,
 
 static void leak_probe_kmem_cache_free(void *data,
 				       unsigned long call_site,
-					     const void *ptr,
-					     const struct kmem_cache *s)
+				       const void *ptr,
+				       const struct kmem_cache *s)
 {
 	record_free(ptr, s);
 }
 
 static notrace void leak_probe_percpu_alloc(void *data,
 					    unsigned long call_site,
-						  bool reserved, bool is_atomic,
-						  size_t size, size_t align,
-						  void *base_addr, int off,
-						  void __percpu *ptr,
-						  size_t bytes_alloc,
-						  gfp_t gfp_flags)
+					    bool reserved, bool is_atomic,
+					    size_t size, size_t align,
+					    void *base_addr, int off,
+					    void __percpu *ptr,
+					    size_t bytes_alloc,
+					    gfp_t gfp_flags)
 {
 	record_alloc(leak_pseudo_cache(LEAK_KIND_PERCPU),
 		     slabtrace_percpu_key(ptr), size, gfp_flags, call_site);

@@ -113,8 +113,8 @@ static int cand_cache(void *arg, const char *name,
  */
 int leak_word_caches(enum leak_word word,
 		     const struct kmem_cache *own,
-			   const struct leak_cand *last,
-			   struct leak_cand **cands, unsigned int *n)
+		     const struct leak_cand *last,
+		     struct leak_cand **cands, unsigned int *n)
 {
 	struct cands c = { .word = word, .own = own };
 	struct slabtrace_cache_ref ref = last->ref;

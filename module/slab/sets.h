@@ -46,8 +46,8 @@ struct leak_cand {
 
 int leak_word_caches(enum leak_word word,
 		     const struct kmem_cache *own,
-			   const struct leak_cand *last,
-			   struct leak_cand **cands, unsigned int *n);
+		     const struct leak_cand *last,
+		     struct leak_cand **cands, unsigned int *n);
 void leak_cands_free(struct leak_cand *cands, unsigned int n);
 
 #endif /* _SLABTRACE_SLAB_SETS_H */

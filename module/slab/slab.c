@@ -98,7 +98,7 @@ static void records_exit(void)
 static int pool_init(void)
 {
 	return leak_pool_init(&leak_pool, leak_record_cache,
-				    pool_size);
+			      pool_size);
 }
 
 static void pool_exit(void)

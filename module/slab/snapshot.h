@@ -102,7 +102,7 @@ struct leak_snapshot {
  */
 static inline void leak_estimate(const struct leak_snapshot *snap,
 				 unsigned long bytes, u64 *est_q16,
-				       u64 *est_bytes)
+				 u64 *est_bytes)
 {
 	u64 w = leak_weight(snap->sample_every, snap->sample_bytes, bytes);
 

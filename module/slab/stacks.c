@@ -118,7 +118,7 @@ static bool tracer_frame(unsigned long ip)
  */
 VISIBLE_IF_KUNIT unsigned int leak_stack_trim(const unsigned long *entries,
 					      unsigned int nr,
-						    unsigned long call_site)
+					      unsigned long call_site)
 {
 	unsigned int i;
 
@@ -190,8 +190,8 @@ static void defer_drain(struct deferred *d, bool can_sleep)
 		for (i = 0; handle && i < d->nr_waiters; i++)
 			leak_table_set_stack(&leak_records,
 					     d->waiters[i].obj,
-						   d->waiters[i].owner,
-						   d->waiters[i].stamp, handle);
+					     d->waiters[i].owner,
+					     d->waiters[i].stamp, handle);
 		if (can_sleep)
 			cond_resched();
 	}
@@ -514,7 +514,7 @@ int leak_stack_store(struct leak_record *rec, unsigned long *entries,
  */
 bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
 		      unsigned long *entries, unsigned int nr,
-			    unsigned long call_site)
+		      unsigned long call_site)
 {
 	struct waiter w = { .obj = obj, .stamp = stamp, .owner = owner };
 	unsigned int first;

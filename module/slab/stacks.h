@@ -29,7 +29,7 @@ int leak_stack_store(struct leak_record *rec, unsigned long *entries,
 		     unsigned int nr, unsigned long call_site);
 bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
 		      unsigned long *entries, unsigned int nr,
-			    unsigned long call_site);
+		      unsigned long call_site);
 void leak_stack_flush(void);
 void leak_stack_prime(void);
 void leak_stacks_init(void);

@@ -629,7 +629,7 @@ static long owners_left(struct leak_table *t, const unsigned long *owners)
  */
 unsigned long leak_table_purge_owners(struct leak_table *t,
 				      const unsigned long *owners,
-					    void (*free_rec)(struct leak_record *rec))
+				      void (*free_rec)(struct leak_record *rec))
 {
 	struct leak_record **pp, *rec, *gone;
 	struct leak_buckets *b;
@@ -728,7 +728,7 @@ VISIBLE_IF_KUNIT void leak_table_iter_start(struct leak_table_iter *it,
  */
 VISIBLE_IF_KUNIT int leak_table_iter_next(struct leak_table_iter *it,
 					  struct leak_record *buf,
-						unsigned int room)
+					  unsigned int room)
 {
 	struct leak_table *t = it->t;
 	struct leak_record *rec;
@@ -778,7 +778,8 @@ VISIBLE_IF_KUNIT void leak_table_iter_stop(struct leak_table_iter *it)
  * Return: 0, @fn's non-zero return, -EINTR or -ENOMEM.
  */
 int leak_table_for_each(struct leak_table *t,
-			int (*fn)(const struct leak_record *rec, void *arg),
+			int (*fn)(const struct leak_record *rec,
+				  void *arg),
 			void *arg)
 {
 	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;

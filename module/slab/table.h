@@ -74,7 +74,7 @@ bool leak_table_holds(struct leak_table *t, const void *obj,
 		      u16 owner);
 unsigned long leak_table_purge_owners(struct leak_table *t,
 				      const unsigned long *owners,
-					    void (*free_rec)(struct leak_record *rec));
+				      void (*free_rec)(struct leak_record *rec));
 unsigned long leak_table_buckets(struct leak_table *t);
 bool leak_table_set_stack(struct leak_table *t, const void *obj,
 			  u16 owner, u32 stamp, depot_stack_handle_t stack);
@@ -96,7 +96,8 @@ struct leak_table_iter {
 };
 
 int leak_table_for_each(struct leak_table *t,
-			int (*fn)(const struct leak_record *rec, void *arg),
+			int (*fn)(const struct leak_record *rec,
+				  void *arg),
 			void *arg);
 
 /*

@@ -128,7 +128,7 @@ struct leak_filter *leak_filter_alloc(void)
 static void filter_free_rcu(struct rcu_head *head)
 {
 	struct leak_filter *f = container_of(head, struct leak_filter,
-						   rcu);
+					     rcu);
 
 	if (f->cgroup)
 		slabtrace_cgroup_put(f->cgroup);
@@ -405,7 +405,7 @@ static void traced_free_all(struct leak_traced **gone, unsigned int n)
  */
 struct leak_traced *leak_traced_find(const char *cmd,
 				     const char *name,
-						 struct slabtrace_cache_ref *ref)
+				     struct slabtrace_cache_ref *ref)
 {
 	struct leak_traced *tr;
 	u8 kind;
@@ -623,7 +623,7 @@ static int word_caches(enum leak_word word, struct leak_cand **c,
 	if (ret)
 		return ret;
 	return leak_word_caches(word, leak_record_cache, &large, c,
-				      n);
+				n);
 }
 
 /**
@@ -708,8 +708,8 @@ out:
  */
 int leak_start_new(struct leak_filter *filter, u32 sample_every,
 		   u32 sample_bytes,
-			 bool (*left_out)(const struct kmem_cache *s),
-			 int (*attach)(void))
+		   bool (*left_out)(const struct kmem_cache *s),
+		   int (*attach)(void))
 {
 	struct start_args a = {
 		.filter = filter, .sample_every = sample_every,

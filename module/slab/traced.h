@@ -248,7 +248,7 @@ int leak_reset(const char *name,
 int leak_mark(const char *name);
 struct leak_traced *leak_traced_find(const char *cmd,
 				     const char *name,
-						 struct slabtrace_cache_ref *ref);
+				     struct slabtrace_cache_ref *ref);
 u64 leak_traced_time(const struct leak_traced *tr, u64 now);
 u32 leak_stamp(const struct leak_traced *tr, u64 now);
 unsigned int leak_traced_sweep(void);
@@ -256,8 +256,8 @@ void leak_traced_exit(void);
 struct leak_filter *leak_filter_get(struct leak_filter *f);
 int leak_start_new(struct leak_filter *filter, u32 sample_every,
 		   u32 sample_bytes,
-			 bool (*left_out)(const struct kmem_cache *s),
-			 int (*attach)(void));
+		   bool (*left_out)(const struct kmem_cache *s),
+		   int (*attach)(void));
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A helper of the KUnit suites alone. */
