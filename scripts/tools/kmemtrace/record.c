@@ -639,8 +639,8 @@ static void change_buffer(const char *path, const char *value,
  * -s without -b: at least this much buffer per CPU (KiB).  One CPU making
  * system calls back to back (the getpid() loop of make bench-peers) fills
  * 2 MiB of records in about 18 M instructions, and in the 6.12 VM the
- * recorder took up to 34 M instructions to run after a packet closed
- * (Documentation/benchmarks.rst): 8 MiB holds 94 M.
+ * recorder took up to 53 M instructions to run after a packet closed
+ * (Documentation/benchmarks.rst): 8 MiB holds about 85,000 calls, 86-94 M.
  */
 #define SYSCALL_BUFFER_KB	"8192"
 
