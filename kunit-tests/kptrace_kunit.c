@@ -410,20 +410,33 @@ static void slabtrace_kptrace_summary(struct kunit *test)
 /*
  * Processes reading kptrace are not traced; there is room for 8 of them,
  * and a 9th reader is refused rather than traced.  Opening again from a
- * reader process costs no room.
+ * reader process costs no room.  kptrace_readers_seq, by which the hooks
+ * know when to ask kptrace_is_reader() again, changes (never to 0)
+ * whenever a process becomes or stops being a reader, and only then.
  */
 static void slabtrace_kptrace_readers(struct kunit *test)
 {
+	unsigned int seq = READ_ONCE(kptrace_readers_seq);
 	pid_t tgid;
 
-	for (tgid = 1001; tgid <= 1008; tgid++)
+	for (tgid = 1001; tgid <= 1008; tgid++) {
 		KUNIT_EXPECT_EQ(test, kptrace_readers_update(tgid, true), 0);
+		KUNIT_EXPECT_NE(test, READ_ONCE(kptrace_readers_seq), seq);
+		KUNIT_EXPECT_NE(test, READ_ONCE(kptrace_readers_seq), 0U);
+		seq = READ_ONCE(kptrace_readers_seq);
+	}
+	KUNIT_EXPECT_TRUE(test, kptrace_is_reader(1005));
 	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), -EUSERS);
+	KUNIT_EXPECT_FALSE(test, kptrace_is_reader(1009));
 	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1003, true), 0);
 	/* 1003 has two opens: one close keeps its place. */
 	kptrace_readers_update(1003, false);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kptrace_readers_seq), seq);
+	KUNIT_EXPECT_TRUE(test, kptrace_is_reader(1003));
 	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), -EUSERS);
 	kptrace_readers_update(1003, false);
+	KUNIT_EXPECT_NE(test, READ_ONCE(kptrace_readers_seq), seq);
+	KUNIT_EXPECT_FALSE(test, kptrace_is_reader(1003));
 	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), 0);
 	kptrace_readers_update(1009, false);
 	for (tgid = 1001; tgid <= 1008; tgid++)

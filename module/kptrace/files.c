@@ -22,14 +22,17 @@
  *
  * A process that has one of them open (or kptrace/ctf/metadata: ctf.c)
  * is a reader, whose own calls are never traced: its read() calls would
- * fill the queue it drains.  The hooks ask kptrace_is_reader().
+ * fill the queue it drains.  The hooks ask kptrace_is_reader() again only
+ * when kptrace_readers_seq has changed since they last asked for the task.
  *
  * Notes on locking
  * ----------------
- * - readers_lock (spinlock): readers[], reader_refs[] and nr_readers,
- *   taken alone by the files' open and release; the hooks read readers[]
- *   without it (a reader that just opened may see one more of its calls
- *   traced).
+ * - readers_lock (spinlock): readers[], reader_refs[], nr_readers and
+ *   kptrace_readers_seq, taken alone by the files' open and release; the
+ *   hooks read them without it (a reader that just opened may see one
+ *   more of its calls traced).  kptrace_readers_seq is stored with
+ *   release semantics after readers[]: a hook that loads it with acquire
+ *   semantics sees readers[] as new as it.
  * - kptrace_reader.lock (mutex): one open file's pending line.
  * - The inode lock of queue: its i_size.
  */
@@ -70,6 +73,8 @@ static DEFINE_SPINLOCK(readers_lock);
 static pid_t readers[KPTRACE_MAX_READERS];
 static unsigned int reader_refs[KPTRACE_MAX_READERS];
 static unsigned int nr_readers;		/* readers[] in use */
+/* Changes when readers[] does; never 0, which no task has seen (kptrace.h). */
+unsigned int kptrace_readers_seq = 1;
 
 /* Whether @tgid has a kptrace file open.  Called by the hooks: no lock. */
 bool kptrace_is_reader(pid_t tgid)
@@ -82,6 +87,16 @@ bool kptrace_is_reader(pid_t tgid)
 		if (READ_ONCE(readers[i]) == tgid)
 			return true;
 	return false;
+}
+
+/* A new kptrace_readers_seq, after readers[].  Called with readers_lock held. */
+static void readers_changed(void)
+{
+	unsigned int seq = kptrace_readers_seq + 1;
+
+	lockdep_assert_held(&readers_lock);
+	/* Pairs with entry_reader()'s acquire: readers[] is visible first. */
+	smp_store_release(&kptrace_readers_seq, seq ? seq : 1);
 }
 
 /**
@@ -115,6 +130,7 @@ int kptrace_readers_update(pid_t tgid, bool add)
 			i = free;
 			WRITE_ONCE(readers[i], tgid);
 			WRITE_ONCE(nr_readers, nr_readers + 1);
+			readers_changed();
 		}
 		if (i < KPTRACE_MAX_READERS)
 			reader_refs[i]++;
@@ -123,6 +139,7 @@ int kptrace_readers_update(pid_t tgid, bool add)
 	} else if (i < KPTRACE_MAX_READERS && !--reader_refs[i]) {
 		WRITE_ONCE(readers[i], 0);
 		WRITE_ONCE(nr_readers, nr_readers - 1);
+		readers_changed();
 	}
 	spin_unlock(&readers_lock);
 	if (ret)

@@ -26,7 +26,8 @@
  * most KPTRACE_CHAIN_MAX entries, so every loop of a hook is bounded.  A task
  * that finds no free entry, or its bucket full, has its calls counted as
  * dropped.  Processes reading kptrace are never traced: each
- * read would queue a record for the next read (files.c knows them).
+ * read would queue a record for the next read (files.c knows them; a
+ * task's entry keeps the answer until the readers change).
  *
  * The system, as the core drives it (kptrace_system), is at the end: its
  * one command word, "syscall", its lines of status and help, its files
@@ -133,6 +134,8 @@ struct kptrace_task {
 	struct rcu_head rcu;
 	struct kptrace_task *next_free;	/* on entries_free */
 	bool active;			/* between sys_enter and sys_exit */
+	bool reader;			/* kptrace_is_reader(), at readers_seq */
+	unsigned int readers_seq;	/* 0: not asked yet */
 	struct kptrace_call call;
 };
 
@@ -167,7 +170,7 @@ static bool task_traced(struct task_struct *task)
 	const struct kptrace_filter *f = rcu_dereference_sched(filter);
 	unsigned int i;
 
-	if (!f || kptrace_is_reader(task->tgid))
+	if (!f)
 		return false;
 	switch (f->mode) {
 	case FILTER_PID:
@@ -368,6 +371,22 @@ static struct kptrace_task *task_entry(struct task_struct *task, bool create)
 	return t;
 }
 
+/*
+ * Whether @t's task, the current one, reads kptrace (files.c): asked once,
+ * and again only when the readers have changed since.
+ */
+static bool entry_reader(struct kptrace_task *t)
+{
+	/* Pairs with files.c's release: readers[] as new as seq. */
+	unsigned int seq = smp_load_acquire(&kptrace_readers_seq);
+
+	if (unlikely(t->readers_seq != seq)) {
+		t->reader = kptrace_is_reader(current->tgid);
+		t->readers_seq = seq;
+	}
+	return t->reader;
+}
+
 static void kptrace_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct kptrace_call *c;
@@ -379,9 +398,12 @@ static void kptrace_sys_enter(void *data, struct pt_regs *regs, long id)
 	t = task_entry(current, true);
 	if (!t) {
 		/* The task's first traced call, and no entry to follow it. */
-		kptrace_queue_drop();
+		if (!kptrace_is_reader(current->tgid))
+			kptrace_queue_drop();
 		return;
 	}
+	if (entry_reader(t))
+		return;
 	c = &t->call;
 	c->nr = id;
 	c->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
@@ -441,7 +463,8 @@ static void kptrace_sys_exit(void *data, struct pt_regs *regs, long ret)
 	struct kptrace_task *t = task_entry(current, false);
 
 	if (t && t->active) {
-		if (kptrace_is_reader(current->tgid))
+		/* A call that made the task a reader (its open()) is not traced. */
+		if (entry_reader(t))
 			t->active = false;
 		else
 			finish(t, ret, 0);

@@ -133,6 +133,12 @@ void kptrace_files_update_size(void);
 void kptrace_files_exit(void);
 int kptrace_readers_update(pid_t tgid, bool add);
 bool kptrace_is_reader(pid_t tgid);
+/*
+ * Changes (never to 0) whenever a process becomes or stops being a reader:
+ * the hooks keep kptrace_is_reader()'s answer for a task until it does.
+ * Read with smp_load_acquire().
+ */
+extern unsigned int kptrace_readers_seq;
 
 /*
  * Global only for the KUnit suites: static in the module

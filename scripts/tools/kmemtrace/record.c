@@ -90,7 +90,8 @@ static const char help[] =
 	"  -o, --output DIR   where to write (kmemtrace.trace; -s: kptrace.trace)\n"
 	"  -b, --buffer KB    KiB of buffer per CPU for this recording (16 to 65536,\n"
 	"                     a multiple of 8; -s: the system call queue's size,\n"
-	"                     whole pages); set back after\n"
+	"                     whole pages, 8192 or more unless given); set back\n"
+	"                     after\n"
 	"  -c, --cache CACHE  record this cache only; again for more (at most 16)\n"
 	"  -s, --syscalls     record kptrace's system calls, not kmemtrace\n"
 	"      --comm COMM    -s: record the tasks named COMM only (-c COMM too)\n"
@@ -337,46 +338,71 @@ static void stop_if_ours(void)
 /* --- the streams --- */
 
 /*
- * Take every closed packet of @s.  Return: the number taken; -1 if the
- * packets are not one trace's (why in broken).
+ * The packet due at @s's position @seq: its length in bytes once closed,
+ * 0 while open (or not yet written), -1 if the packets are not one
+ * trace's (why in broken).
+ */
+static long packet_ready(struct stream *s, __u64 seq)
+{
+	const unsigned char *hdr = s->map + (seq % KMEMTRACE_SUBBUFS) * subbuf_size;
+	__u64 content, *cp, got;
+	size_t len;
+
+	cp = (__u64 *)(hdr + offsetof(struct kmt_packet, content_size));
+	content = __atomic_load_n(cp, __ATOMIC_ACQUIRE);
+	got = le64(hdr + offsetof(struct kmt_packet, packet_seq_num));
+	if (le64((const unsigned char *)&content) == 0 || got < seq)
+		return 0;
+	if (got > seq) {
+		snprintf(broken, sizeof(broken),
+			 "cpu%d: packet %llu where %llu was due: packets lost",
+			 s->cpu, (unsigned long long)got, (unsigned long long)seq);
+		return -1;
+	}
+	if (memcmp(hdr + offsetof(struct kmt_packet, uuid), uuid0, 16)) {
+		char a[40], b[40];
+
+		uuid_text(uuid0, a);
+		uuid_text(hdr + offsetof(struct kmt_packet, uuid), b);
+		snprintf(broken, sizeof(broken),
+			 "cpu%d: packet %llu is of trace %s, not %s (restarted by another process)",
+			 s->cpu, (unsigned long long)seq, b, a);
+		return -1;
+	}
+	len = le64((const unsigned char *)&content) / 8;
+	if (len < KMEMTRACE_PACKET_SIZE || len > subbuf_size)
+		fail("cpu%d: corrupt packet size %zu", s->cpu, len);
+	return len;
+}
+
+/*
+ * Take every closed packet of @s, in batches: all those closed when it
+ * looks (a whole buffer at most) with one read() and one write().  Relay's
+ * read() skips the padding between them and frees each sub-buffer it
+ * passes.  Return: the number taken; -1 if the packets are not one
+ * trace's (why in broken).
  */
 static int drain(struct stream *s)
 {
 	const unsigned char *hdr;
-	__u64 content, *cp, seq;
 	size_t len, got;
+	int k, taken = 0;
 	ssize_t n;
-	int taken = 0;
+	long size;
 
 	while (!broken[0]) {
-		hdr = s->map + (s->seq % KMEMTRACE_SUBBUFS) * subbuf_size;
-		cp = (__u64 *)(hdr + offsetof(struct kmt_packet, content_size));
-		content = __atomic_load_n(cp, __ATOMIC_ACQUIRE);
-		seq = le64(hdr + offsetof(struct kmt_packet, packet_seq_num));
-		if (le64((const unsigned char *)&content) == 0 || seq < s->seq)
+		for (k = 0, len = 0; k < KMEMTRACE_SUBBUFS; k++, len += size) {
+			size = packet_ready(s, s->seq + k);
+			if (size < 0)
+				return -1;
+			if (!size)
+				break;
+			hdr = s->map + ((s->seq + k) % KMEMTRACE_SUBBUFS) * subbuf_size;
+			s->discarded = le64(hdr + offsetof(struct kmt_packet,
+							   events_discarded));
+		}
+		if (!k)
 			return taken;
-		if (seq > s->seq) {
-			snprintf(broken, sizeof(broken),
-				 "cpu%d: packet %llu where %llu was due: packets lost",
-				 s->cpu, (unsigned long long)seq,
-				 (unsigned long long)s->seq);
-			return -1;
-		}
-		if (memcmp(hdr + offsetof(struct kmt_packet, uuid), uuid0, 16)) {
-			char a[40], b[40];
-
-			uuid_text(uuid0, a);
-			uuid_text(hdr + offsetof(struct kmt_packet, uuid), b);
-			snprintf(broken, sizeof(broken),
-				 "cpu%d: packet %llu is of trace %s, not %s (restarted by another process)",
-				 s->cpu, (unsigned long long)seq, b, a);
-			return -1;
-		}
-		len = le64((const unsigned char *)&content) / 8;
-		if (len < KMEMTRACE_PACKET_SIZE || len > subbuf_size)
-			fail("cpu%d: corrupt packet size %zu", s->cpu, len);
-		s->discarded = le64(hdr + offsetof(struct kmt_packet,
-						   events_discarded));
 		for (got = 0; got < len; got += n) {
 			n = read(s->fd, copybuf + got, len - got);
 			if (n <= 0)
@@ -386,8 +412,8 @@ static int drain(struct stream *s)
 		if (write(s->out, copybuf, len) != (ssize_t)len)
 			fail("cpu%d: write: %s", s->cpu, strerror(errno));
 		s->bytes += len;
-		s->seq++;
-		taken++;
+		s->seq += k;
+		taken += k;
 	}
 	return -1;
 }
@@ -610,14 +636,27 @@ static void change_buffer(const char *path, const char *value,
 }
 
 /*
+ * -s without -b: at least this much buffer per CPU (KiB).  One CPU making
+ * system calls back to back (the getpid() loop of make bench-peers) fills
+ * 2 MiB of records in about 18 M instructions, and in the 6.12 VM the
+ * recorder took up to 53 M instructions to run after a packet closed
+ * (Documentation/benchmarks.rst): 8 MiB holds about 85,000 calls, 86-94 M.
+ */
+#define SYSCALL_BUFFER_KB	"8192"
+
+/*
  * -b with -s: "syscall size", which also empties kptrace's text queue:
  * refused while the queue holds records not read yet.  The size it had,
- * in bytes, is what is set back.
+ * in bytes, is what is set back.  With @dflt (no -b: SYSCALL_BUFFER_KB),
+ * a size that is as large already stays, and so does any size the queue
+ * or the memory available does not let go: the recording starts all the
+ * same.
  */
-static void set_syscall_size(const char *buffer_kb)
+static void set_syscall_size(const char *buffer_kb, int dflt)
 {
-	char path[PATH_MAX], cmd[64], old[64], *stats;
-	long queued, size;
+	char path[PATH_MAX], cmd[64], old[64], reason[1024], *stats;
+	long queued, size, want = strtol(buffer_kb, NULL, 10) * 1024;
+	int err;
 
 	st_path(path, sizeof(path), "kptrace/stats");
 	stats = read_all(path);
@@ -626,7 +665,7 @@ static void set_syscall_size(const char *buffer_kb)
 	free(stats);
 	if (size <= 0)
 		die("%s: no queue size (a module of another version?)", path);
-	if (size == strtol(buffer_kb, NULL, 10) * 1024)
+	if (size == want || (dflt && (size > want || queued > 0)))
 		return;
 	if (queued > 0)
 		die("-b would empty kptrace's queue, which holds %ld bytes of %s (%s%s)",
@@ -635,7 +674,19 @@ static void set_syscall_size(const char *buffer_kb)
 	snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
 	snprintf(old, sizeof(old), "syscall size %ld", size);
 	st_path(path, sizeof(path), "ctl");
-	change_buffer(path, cmd, old, buffer_kb);
+	if (!dflt) {
+		change_buffer(path, cmd, old, buffer_kb);
+		return;
+	}
+	err = write_file(path, cmd);
+	if (err) {
+		reason_of(-err, reason, sizeof(reason));
+		note("keeping the buffer of %ld KiB per CPU (%s KiB: %s)",
+		     size / 1024, buffer_kb, reason);
+		return;
+	}
+	snprintf(restore_path, sizeof(restore_path), "%s", path);
+	snprintf(restore_value, sizeof(restore_value), "%s", old);
 }
 
 /* -b: the buffer's size (syscall size with -s); then map_size and co. */
@@ -649,8 +700,9 @@ static void set_buffer(const char *buffer_kb)
 	if (kb <= 0)
 		die("%s: %s", path, strerror(errno));
 	snprintf(old, sizeof(old), "%ld", kb);
-	if (buffer_kb && syscalls)
-		set_syscall_size(buffer_kb);
+	if (syscalls)
+		set_syscall_size(buffer_kb ? buffer_kb : SYSCALL_BUFFER_KB,
+				 !buffer_kb);
 	else if (buffer_kb && kb != strtol(buffer_kb, NULL, 10))
 		change_buffer(path, buffer_kb, old, buffer_kb);
 	atexit(restore_buffer);
@@ -659,7 +711,7 @@ static void set_buffer(const char *buffer_kb)
 		die("%s: %s", path, strerror(errno));
 	map_size = (size_t)kb * 1024;
 	subbuf_size = map_size / KMEMTRACE_SUBBUFS;
-	copybuf = xmalloc(subbuf_size);
+	copybuf = xmalloc(map_size);
 }
 
 /*
