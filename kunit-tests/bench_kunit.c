@@ -7,12 +7,13 @@
  * tracepoint that only walks the stack (and one that also saves it in the
  * stack depot); the memory an outstanding record takes, pool included;
  * what a free of an untraced object costs while 16 caches hold 1,000,000
- * records, against none; and the longest time a raw spinlock is held with
- * interrupts off: while the table grows to 10,000,000 records, while
- * "pool" fills and empties a million records a CPU, and while a "reset"
- * drops a million records and the pool gives them back.  Each result is
- * one line, "bench:
- * NAME VALUE UNIT", for scripts/bench/bench.sh.
+ * records, against none; the table's signature check of an absent key
+ * against the stripe lock and chain walk it spares; and the longest time
+ * a raw spinlock is held with interrupts off: while the table grows to
+ * 10,000,000 records, while "pool" fills and empties a million records a
+ * CPU, and while a "reset" drops a million records and the pool gives
+ * them back.  Each result is one line, "bench: NAME VALUE UNIT", for
+ * scripts/bench/bench.sh.
  */
 #include <kunit/test.h>
 #include <linux/ktime.h>
@@ -243,6 +244,46 @@ static void slabtrace_bench_steps(struct kunit *test)
 	TIME_N(test, "step_table_maybe", sink += leak_table_maybe(t, &rec));
 	preempt_enable();
 	kmem_cache_free(leak_record_cache, r);
+	leak_table_destroy(t, leak_record_free);
+	KUNIT_EXPECT_NE(test, sink, 0);
+}
+
+/* Records in the absent-key table: two a bucket of the first size. */
+#define ABSENT_RECS	2048UL
+
+/*
+ * A free of an object no record is kept for, in a table of two records a
+ * bucket (the most before it grows): the lockless signature check, against
+ * what it spares, the stripe lock and the walk of the chain.  The keys are
+ * 64 bytes apart, the absent ones between the present ones.
+ */
+static void slabtrace_bench_table_absent(struct kunit *test)
+{
+	struct leak_table *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const unsigned long base = 0xffff888000100000UL;
+	struct leak_record *r;
+	unsigned long i, passed = 0;
+	u64 sink = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, leak_table_init(t), 0);
+	for (i = 0; i < ABSENT_RECS; i++) {
+		r = kmem_cache_zalloc(leak_record_cache, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r);
+		r->obj = (void *)(base + i * 128);
+		KUNIT_ASSERT_NULL(test, leak_table_insert(t, r));
+	}
+	preempt_disable();
+	TIME_N(test, "step_table_absent_signature",
+	       sink += leak_table_maybe(t, (void *)(base + (__i % 65536) * 128 + 64)));
+	for (i = 0; i < 65536; i++)
+		passed += leak_table_maybe(t, (void *)(base + i * 128 + 64));
+	preempt_enable();
+	TIME_N(test, "step_table_absent_lock_and_walk",
+	       sink += !!leak_table_remove(t, (void *)(base + (__i % 65536) * 128 + 64)));
+	report(test, "table_absent_signature_passes_per_mille",
+	       div_u64(passed * 1000, 65536), "");
+	KUNIT_EXPECT_EQ(test, leak_table_count(t), ABSENT_RECS);
 	leak_table_destroy(t, leak_record_free);
 	KUNIT_EXPECT_NE(test, sink, 0);
 }
@@ -493,6 +534,7 @@ static void slabtrace_bench_suite_exit(struct kunit_suite *suite)
 static struct kunit_case slabtrace_bench_cases[] = {
 	KUNIT_CASE_SLOW(slabtrace_bench_pairs),
 	KUNIT_CASE_SLOW(slabtrace_bench_steps),
+	KUNIT_CASE_SLOW(slabtrace_bench_table_absent),
 	KUNIT_CASE_SLOW(slabtrace_bench_record_bytes),
 	KUNIT_CASE_SLOW(slabtrace_bench_free_untraced),
 	KUNIT_CASE_SLOW(slabtrace_bench_grow),

@@ -23,6 +23,29 @@
  * load.  A signature may have bits too many, never one too few for an
  * object inserted before the check (see the grow, below).
  *
+ * The signatures cost 2 bytes a bucket (1 to 2 a record) and 50 lines.
+ * Without them (leak_table_maybe() true while the table holds records),
+ * make bench-peers part 1 added 19 instructions an untraced event with
+ * one cache traced (2 % more) and saved 70-90 a traced object with the
+ * churn's 7 caches or "start all" (1.5-1.8 % less); in make bench a
+ * kfree() of an untraced object while 16 caches hold a million records
+ * took 86-133 ns with them, 241-528 ns without (3 runs each;
+ * Documentation/benchmarks.rst).  Kept: tracing a few caches among many
+ * is the common case, and without them every free in the system, traced
+ * or not, takes a lock with interrupts off and writes its cacheline, a
+ * cost that grows with the CPUs and that instruction counts do not show.
+ *
+ * 128 lock stripes, not one: 8 KB and about 20 lines of the grow; the
+ * same instructions uncontended.  What they save under parallel tracing
+ * could not be measured on this project's 2-core machines (a 2-vCPU TCG
+ * guest, thread=multi, the churn on both CPUs under "start all": one lock
+ * was found taken at 22-76 of 134,000 acquisitions, the stripes at 0-6,
+ * and wall times varied 3-fold with the host's load).  One lock would be
+ * taken twice a traced object (40 ns of a 1.1-1.9 us pair, make bench),
+ * busy 3 % of each tracing CPU's time: a few dozen would saturate it.
+ * Kept, as the kernel's socket hash stripes its locks
+ * (inet_ehash_locks_alloc()).
+ *
  * It grows with its records rather than being sized once, for the record
  * limit, at "start": the default limit (records worth 1/64 of RAM) is
  * about 930,000 records on a 4 GB machine and 15 million on 64 GB, so a
@@ -46,7 +69,12 @@
  * A grow that finds no memory is not tried again for a while
  * (GROW_BACKOFF_MIN, doubling up to GROW_BACKOFF_MAX after each failure):
  * every insert past the threshold would otherwise queue another attempt
- * at the largest allocation slabtrace makes.
+ * at the largest allocation slabtrace makes.  Argued, not measured:
+ * without it the worker would retry, back to back while probes insert, a
+ * kvzalloc() of up to 168 MB with __GFP_RETRY_MAYFAIL (reclaim and
+ * compaction first) on a system short of memory; never retrying would
+ * leave chains of hundreds of records for the rest of a trace.  It costs
+ * 2 fields and 15 lines.
  *
  * Shrinking is the same move to a smaller array: a stripe's buckets are
  * still the hashes with its low bits, several old buckets pour into one
@@ -94,7 +122,8 @@
 /*
  * Hash bits 24-27 and 28-31 pick a record's two signature bits (a Bloom
  * filter of 16 bits, k = 2): no bucket index uses them.  At 1 to 2 records
- * a bucket, about 3 % of absent keys pass the check.
+ * a bucket, a few % of absent keys pass the check (make bench: 5.5 % at
+ * 2).
  */
 #define SIG_SHIFT		24
 /* A purge shrinks the table when it leaves fewer records than this many. */
