@@ -152,7 +152,7 @@ static noinline void requests_deferred(unsigned int n)
 /* One round: a request to each handler; then sleep till the next. */
 static int requests_fn(void *data)
 {
-	unsigned long next = jiffies;
+	unsigned long next = jiffies, now;
 	unsigned int n;
 
 	while (!kthread_should_stop()) {
@@ -164,10 +164,12 @@ static int requests_fn(void *data)
 		WRITE_ONCE(nr_rounds, n + 1);
 		/* Steady: the n-th round is due at n / rate s, late or not. */
 		next += max(msecs_to_jiffies(1000 / rate), 1UL);
-		if (time_before(jiffies, next))
-			schedule_timeout_interruptible(next - jiffies);
+		/* One read: a tick between two would make the wait negative. */
+		now = jiffies;
+		if (time_before(now, next))
+			schedule_timeout_interruptible(next - now);
 		else
-			next = jiffies;
+			next = now;
 	}
 	return 0;
 }
