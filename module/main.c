@@ -143,30 +143,33 @@ int slabtrace_step(const char *name)
  * @steps: the steps
  * @n: how many of them were done
  */
-void slabtrace_steps_exit(const struct slabtrace_step *steps, unsigned int n)
+void slabtrace_steps_exit(const struct slabtrace_step *const *steps,
+			  unsigned int n)
 {
 	while (n--)
-		if (steps[n].exit)
-			steps[n].exit();
+		if (steps[n]->exit)
+			steps[n]->exit();
 }
 
 /**
  * slabtrace_steps_init - do steps in order
- * @steps: the steps; a step's init undoes what it did before failing
+ * @steps: the steps (each file may give its own: a list of pointers); a
+ *	step's init undoes what it did before failing
  * @n: how many
  *
  * Return: 0, or the error of the step that failed, with the steps before
  * it undone.
  */
-int slabtrace_steps_init(const struct slabtrace_step *steps, unsigned int n)
+int slabtrace_steps_init(const struct slabtrace_step *const *steps,
+			 unsigned int n)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = slabtrace_step(steps[i].name);
-		if (!ret && steps[i].init)
-			ret = steps[i].init();
+		ret = slabtrace_step(steps[i]->name);
+		if (!ret && steps[i]->init)
+			ret = steps[i]->init();
 		if (ret) {
 			slabtrace_steps_exit(steps, i);
 			return ret;

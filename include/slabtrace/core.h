@@ -63,8 +63,10 @@ struct slabtrace_step {
 };
 
 int slabtrace_step(const char *name);
-int slabtrace_steps_init(const struct slabtrace_step *steps, unsigned int n);
-void slabtrace_steps_exit(const struct slabtrace_step *steps, unsigned int n);
+int slabtrace_steps_init(const struct slabtrace_step *const *steps,
+			 unsigned int n);
+void slabtrace_steps_exit(const struct slabtrace_step *const *steps,
+			  unsigned int n);
 
 /* What match_token() gives for a word that is none of a system's commands. */
 #define SLABTRACE_CMD_NONE	(-1)

@@ -447,8 +447,11 @@ void leak_follow_status(struct seq_file *m)
 	seq_putc(m, '\n');
 }
 
-/* Loading: the module notifier, outside leak_mutex. */
-int leak_follow_init(void)
+/*
+ * A step of loading (slab.c), once the worker runs and before anything
+ * can ask for the scan: the scan's job and the module notifier.
+ */
+static int follow_init(void)
 {
 	leak_work_job(LEAK_JOB_FOLLOW, follow_job, FOLLOW_EVERY);
 #ifdef CONFIG_MODULES
@@ -458,23 +461,23 @@ int leak_follow_init(void)
 #endif
 }
 
-void leak_follow_exit(void)
+/*
+ * Unloading, once the probes are gone (no more kicks), before the traced
+ * caches go: no module event comes any more, and following ends, under
+ * leak_mutex; a scan the worker runs after it finds nothing to follow.
+ */
+static void follow_exit(void)
 {
 #ifdef CONFIG_MODULES
 	unregister_module_notifier(&follow_nb);
 #endif
-}
-
-/*
- * Unloading, once the probes are gone (no more kicks), before the traced
- * caches go: following ends, under leak_mutex; a scan the worker
- * runs after it finds nothing to follow.
- */
-void leak_follow_exit_work(void)
-{
 	mutex_lock(&leak_mutex);
 	if (follow.on)
 		follow_end();
 	skip_publish();
 	mutex_unlock(&leak_mutex);
 }
+
+const struct leak_part leak_follow_part = {
+	.step = { "new caches", follow_init, follow_exit },
+};

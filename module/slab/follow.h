@@ -59,8 +59,7 @@ void leak_follow_stop(void);
 void leak_follow_leave_out(const struct slabtrace_cache_ref *ref);
 void leak_follow_update(void);
 void leak_follow_status(struct seq_file *m);
-int leak_follow_init(void);
-void leak_follow_exit(void);
-void leak_follow_exit_work(void);
+/* The scan's job and the module notifier (slab.c loads them). */
+extern const struct leak_part leak_follow_part;
 
 #endif /* _SLABTRACE_SLAB_FOLLOW_H */

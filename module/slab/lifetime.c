@@ -36,9 +36,18 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include <kunit/visibility.h>
+
 #include "lifetime.h"
+#include "record.h"
+
+static unsigned int lifetime_slots = 4096;
+module_param(lifetime_slots, uint, 0400);
+MODULE_PARM_DESC(lifetime_slots, "stacks whose freed objects' lifetimes are kept for the leak verdicts (16..1048576, rounded up to a power of two; default 4096, 128 bytes each)");
 
 /* Slots looked at from a key's hash, claiming or reading. */
 #define LIFE_PROBES	16
@@ -180,8 +189,9 @@ unsigned long leak_lifetime_lost(u16 owner)
 }
 
 /* For the stats file: slots in use, slots, frees not counted. */
-void leak_lifetime_stats(unsigned int *used, unsigned int *nr,
-			 unsigned long *nlost)
+VISIBLE_IF_KUNIT void leak_lifetime_stats(unsigned int *used,
+					  unsigned int *nr,
+					  unsigned long *nlost)
 {
 	unsigned int i;
 
@@ -194,16 +204,40 @@ void leak_lifetime_stats(unsigned int *used, unsigned int *nr,
 		*nlost += atomic_long_read(&lost[i]);
 }
 
-/* @nr slots, rounded up to a power of two.  Return: 0 or -ENOMEM. */
-int leak_lifetime_init(unsigned int nr)
+/*
+ * The table: lifetime_slots slots, rounded up to a power of two; a step of
+ * loading (slab.c).  Return: 0, -EINVAL or -ENOMEM.
+ */
+static int lifetime_init(void)
 {
-	slots_bits = order_base_2(max(nr, LIFE_PROBES));
+	BUILD_BUG_ON(LEAK_MAX_OWNERS > LEAK_LIFE_OWNERS);
+	if (lifetime_slots < 16 || lifetime_slots > 1048576) {
+		pr_warn("lifetime_slots=%u: not in 16..1048576\n",
+			lifetime_slots);
+		return -EINVAL;
+	}
+	slots_bits = order_base_2(max(lifetime_slots, LIFE_PROBES));
 	slots = kvcalloc(BIT(slots_bits), sizeof(*slots), GFP_KERNEL);
 	return slots ? 0 : -ENOMEM;
 }
 
-void leak_lifetime_exit(void)
+static void lifetime_exit(void)
 {
 	kvfree(slots);
 	slots = NULL;
 }
+
+/* "lifetimes stacks 12 of 4096 lost 0" */
+static void lifetime_stats(struct seq_file *m)
+{
+	unsigned int used, nr;
+	unsigned long nlost;
+
+	leak_lifetime_stats(&used, &nr, &nlost);
+	seq_printf(m, "lifetimes stacks %u of %u lost %lu\n", used, nr, nlost);
+}
+
+const struct leak_part leak_lifetime_part = {
+	.step = { "lifetimes", lifetime_init, lifetime_exit },
+	.stats = lifetime_stats,
+};

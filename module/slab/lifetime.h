@@ -14,6 +14,8 @@
 
 #include <uapi/slabtrace/dump.h>
 
+#include "part.h"
+
 /*
  * Lifetimes and ages in powers of two of milliseconds: bucket 0 holds
  * 0 ms (under one: the records' clock counts whole ms), bucket i holds
@@ -28,8 +30,6 @@ static inline unsigned int leak_life_bucket(u32 ms)
 
 /* lifetime.c: the freed objects' lifetimes, per (stack, syscall, owner). */
 #define LEAK_LIFE_OWNERS	2048	/* owners are below (record.h) */
-int leak_lifetime_init(unsigned int slots);
-void leak_lifetime_exit(void);
 void leak_lifetime_add(depot_stack_handle_t stack, s16 syscall,
 		       u16 owner, u32 ms);
 void leak_lifetime_get(depot_stack_handle_t stack, s16 syscall,
@@ -38,8 +38,13 @@ void leak_lifetime_forget(const unsigned long *owners);
 unsigned long leak_lifetime_lost(u16 owner);
 void leak_lifetime_owner_get(u16 owner,
 			     u64 freed[LEAK_LIFE_BUCKETS]);
+/* The table (slab.c loads it); its stats line. */
+extern const struct leak_part leak_lifetime_part;
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static in the module (VISIBLE_IF_KUNIT, <kunit/visibility.h>). */
 void leak_lifetime_stats(unsigned int *used, unsigned int *slots,
 			 unsigned long *lost);
+#endif
 
 /* verdict.c: what the numbers of one stack say. */
 #define LEAK_VERDICT_BINS	16

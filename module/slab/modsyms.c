@@ -99,11 +99,12 @@ unsigned long leak_modsyms_gen(void)
 	return READ_ONCE(modsyms_gen);
 }
 
-/* For the stats file: module events seen, and how many walked. */
-void leak_modsyms_stats(long *events, long *walks)
+/* "modules events 12 walks 1": module events seen, and how many walked. */
+static void modsyms_stats(struct seq_file *m)
 {
-	*events = atomic_long_read(&module_events);
-	*walks = atomic_long_read(&module_walks);
+	seq_printf(m, "modules events %ld walks %ld\n",
+		   atomic_long_read(&module_events),
+		   atomic_long_read(&module_walks));
 }
 
 /**
@@ -328,7 +329,8 @@ static void modsyms_unregister(void)
 }
 #endif
 
-int leak_modsyms_init(void)
+/* A step of loading (slab.c). */
+static int modsyms_init(void)
 {
 	int ret = rhashtable_init(&modsyms, &modsym_params);
 
@@ -346,11 +348,16 @@ static void modsym_free(void *ptr, void *arg)
 }
 
 /* At module exit: nothing shows a backtrace any more. */
-void leak_modsyms_exit(void)
+static void modsyms_exit(void)
 {
 	modsyms_unregister();
 	rhashtable_free_and_destroy(&modsyms, modsym_free, NULL);
 }
+
+const struct leak_part leak_modsyms_part = {
+	.step = { "module notifier", modsyms_init, modsyms_exit },
+	.stats = modsyms_stats,
+};
 
 /**
  * leak_frame_strip - a frame's name without its offset

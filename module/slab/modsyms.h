@@ -9,6 +9,8 @@
 #include <linux/stackdepot.h>
 #include <linux/types.h>
 
+#include "part.h"
+
 struct seq_file;
 
 /* The name of a frame, as a backtrace shows it. */
@@ -17,11 +19,13 @@ void leak_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
 void leak_frame_folded(char *buf, size_t size, const char *name);
 void leak_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
-/* Names of frames in module code that went away. */
-int leak_modsyms_init(void);
+/*
+ * Names of frames in module code that went away: the module notifier
+ * that keeps them (slab.c loads it), its stats line, and a count of the
+ * modules gone.
+ */
+extern const struct leak_part leak_modsyms_part;
 unsigned long leak_modsyms_gen(void);
-void leak_modsyms_stats(long *events, long *walks);
-void leak_modsyms_exit(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Global only for the KUnit suites: static in the module (VISIBLE_IF_KUNIT). */

@@ -37,10 +37,14 @@
 
 #include <linux/cpumask.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+
+#include <kunit/visibility.h>
 
 #include "hold.h"
 #include "pool.h"
@@ -56,6 +60,10 @@
 struct leak_pool leak_pool;
 struct kmem_cache *leak_record_cache;
 unsigned long leak_record_limit;
+
+static unsigned int pool_size = LEAK_POOL_DEFAULT;
+module_param(pool_size, uint, 0400);
+MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /*
@@ -141,7 +149,10 @@ void leak_pool_put(struct leak_pool *p, struct leak_record *rec)
 		leak_work_kick(LEAK_JOB_REFILL);
 }
 
-/* Free a record of the global pool (the tables' free_rec). */
+/*
+ * Free a record of the global pool (the tables' free_rec).
+ * Context: as leak_pool_put().
+ */
 void leak_record_free(struct leak_record *rec)
 {
 	leak_pool_put(&leak_pool, rec);
@@ -296,16 +307,12 @@ static void refill_job(void)
 	mutex_unlock(&p->refill_mutex);
 }
 
-/**
- * leak_pool_init - set up an empty pool
- * @p: the pool, zeroed
- * @cache: where its records come from
- * @size: records per CPU, once filled
- *
- * Return: 0 or -ENOMEM.
+/*
+ * Set up @p, zeroed, empty: its records will come from @cache, @size per
+ * CPU once filled.  Return: 0 or -ENOMEM.
  */
-int leak_pool_init(struct leak_pool *p, struct kmem_cache *cache,
-		   unsigned int size)
+static int pool_init(struct leak_pool *p, struct kmem_cache *cache,
+		     unsigned int size)
 {
 	int cpu;
 
@@ -341,6 +348,17 @@ int leak_pool_fill(struct leak_pool *p)
 	ret = refill(p);
 	mutex_unlock(&p->refill_mutex);
 	return ret;
+}
+
+/* Records in the lists now, all CPUs (approximate, for the stats). */
+VISIBLE_IF_KUNIT unsigned long leak_pool_free_count(struct leak_pool *p)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(p->cpu, cpu)->nr);
+	return n;
 }
 
 /*
@@ -429,23 +447,11 @@ void leak_pool_drain(struct leak_pool *p)
 	leak_work_kick(LEAK_JOB_REFILL);
 }
 
-/* Records in the lists now, all CPUs (approximate, for the stats). */
-unsigned long leak_pool_free_count(struct leak_pool *p)
-{
-	unsigned long n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(per_cpu_ptr(p->cpu, cpu)->nr);
-	return n;
-}
-
 /*
- * leak_pool_destroy - free the pool and the records in its lists
- *
- * No probe may use @p any more.  Tolerates a pool whose init failed.
+ * Free the pool and the records in its lists.  No probe may use @p any
+ * more.  Tolerates a pool whose init failed.
  */
-void leak_pool_destroy(struct leak_pool *p)
+static void pool_destroy(struct leak_pool *p)
 {
 	if (!p->cpu)
 		return;
@@ -456,3 +462,52 @@ void leak_pool_destroy(struct leak_pool *p)
 	p->cpu = NULL;
 	mutex_destroy(&p->refill_mutex);
 }
+
+/*
+ * The records' slab cache and the pool: a step of loading (slab.c).  The
+ * cache is not merged with any other, so never traced with one; named
+ * "slabtrace_record" in /proc/slabinfo.
+ */
+static int pool_part_init(void)
+{
+	int ret;
+
+	if (pool_size < LEAK_POOL_MIN || pool_size > LEAK_POOL_MAX) {
+		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
+			LEAK_POOL_MIN, LEAK_POOL_MAX);
+		return -EINVAL;
+	}
+	leak_record_cache =
+		kmem_cache_create("slabtrace_record",
+				  sizeof(struct leak_record),
+				  __alignof__(struct leak_record),
+				  SLAB_NOLEAKTRACE, NULL);
+	if (!leak_record_cache)
+		return -ENOMEM;
+	ret = pool_init(&leak_pool, leak_record_cache, pool_size);
+	if (ret) {
+		kmem_cache_destroy(leak_record_cache);
+		leak_record_cache = NULL;
+	}
+	return ret;
+}
+
+static void pool_part_exit(void)
+{
+	pool_destroy(&leak_pool);
+	kmem_cache_destroy(leak_record_cache);
+	leak_record_cache = NULL;
+}
+
+/* "pool free 8190 per_cpu 4096 allocated 9214" */
+static void pool_stats(struct seq_file *m)
+{
+	seq_printf(m, "pool free %lu per_cpu %u allocated %ld\n",
+		   leak_pool_free_count(&leak_pool), READ_ONCE(leak_pool.size),
+		   atomic_long_read(&leak_pool.allocated));
+}
+
+const struct leak_part leak_pool_part = {
+	.step = { "record pool", pool_part_init, pool_part_exit },
+	.stats = pool_stats,
+};

@@ -11,6 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "part.h"
 #include "record.h"
 
 struct kmem_cache;
@@ -42,21 +43,25 @@ struct leak_pool {
 #define LEAK_RECORD_BYTES	72
 
 extern struct leak_pool leak_pool;
-/* The slab cache of records (slab.c makes it, the pool's). */
+/* The slab cache of records, the pool's. */
 extern struct kmem_cache *leak_record_cache;
 /* The record limit, all caches together; changed by "limit" (slab.c). */
 extern unsigned long leak_record_limit;
 
-int leak_pool_init(struct leak_pool *p, struct kmem_cache *cache,
-		   unsigned int size);
-void leak_pool_destroy(struct leak_pool *p);
 struct leak_record *leak_pool_get(struct leak_pool *p);
 void leak_pool_put(struct leak_pool *p, struct leak_record *rec);
 int leak_pool_fill(struct leak_pool *p);
 int leak_pool_resize(struct leak_pool *p, unsigned int size);
 void leak_pool_drain(struct leak_pool *p);
-unsigned long leak_pool_free_count(struct leak_pool *p);
 void leak_record_free(struct leak_record *rec);
+
+/* The record cache and the pool (slab.c loads them); their stats line. */
+extern const struct leak_part leak_pool_part;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static in the module (VISIBLE_IF_KUNIT, <kunit/visibility.h>). */
+unsigned long leak_pool_free_count(struct leak_pool *p);
+#endif
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A failure hook of the KUnit suites: the Nth allocation from now fails. */

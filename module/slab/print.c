@@ -262,8 +262,8 @@ static void sweep_fn(struct work_struct *work)
  *
  * May sleep.
  */
-void leak_print_stats(unsigned long *kept, unsigned long *alive,
-		      size_t *mem)
+VISIBLE_IF_KUNIT void leak_print_stats(unsigned long *kept,
+				       unsigned long *alive, size_t *mem)
 {
 	int i;
 
@@ -667,24 +667,47 @@ int leak_print(struct leak_reader *own, const char *name,
 	return 0;
 }
 
+/* A step of loading (slab.c): only its parameter to check. */
+static int print_init(void)
+{
+	if (!leak_print_idle || leak_print_idle > 86400) {
+		pr_warn("snapshot_idle_secs=%u: not in 1..86400\n",
+			leak_print_idle);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /*
- * At module exit: no reader is left, the module is pinned while open.
- * Called with leak_mutex held; leak_print_exit_work() follows,
- * once it is released.
+ * At module exit, once the traced caches are gone: no reader is left, the
+ * module is pinned while open.  The prints kept for users go, then the
+ * sweep's work, which takes leak_mutex, is not left queued.
  */
-void leak_print_exit(void)
+static void print_exit(void)
 {
 	int i;
 
-	lockdep_assert_held(&leak_mutex);
+	mutex_lock(&leak_mutex);
 	sweep_off = true;
 	for (i = 0; i < SNAP_USERS; i++)
 		if (users[i].snap)
 			slot_free(i);
-}
-
-/* The sweep's work, which takes leak_mutex, is not left queued. */
-void leak_print_exit_work(void)
-{
+	mutex_unlock(&leak_mutex);
 	cancel_delayed_work_sync(&sweep_work);
 }
+
+/* "snapshots kept 1 alive 1 bytes 45056" */
+static void print_stats(struct seq_file *m)
+{
+	unsigned long kept, alive;
+	size_t mem;
+
+	leak_print_stats(&kept, &alive, &mem);
+	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,
+		   mem);
+}
+
+const struct leak_part leak_prints_part = {
+	.step = { "prints", print_init, print_exit },
+	.stats = print_stats,
+};

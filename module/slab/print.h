@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
+#include "part.h"
 #include "snapshot.h"
 
 struct file;
@@ -42,10 +43,8 @@ leak_print_part(struct seq_file *m, loff_t pos, loff_t first,
 int leak_reader_open(struct file *file,
 		     const struct seq_operations *ops);
 int leak_reader_release(struct inode *inode, struct file *file);
-void leak_print_stats(unsigned long *kept, unsigned long *alive,
-		      size_t *mem);
-void leak_print_exit(void);
-void leak_print_exit_work(void);
+/* The prints kept for users (slab.c unloads them); their stats line. */
+extern const struct leak_part leak_prints_part;
 
 /*
  * Global only for the KUnit suites: static in the module
@@ -57,6 +56,8 @@ struct leak_snapshot *leak_print_get(struct leak_reader *r);
 void leak_print_publish(struct leak_snapshot *snap,
 			struct leak_reader *own);
 void leak_print_sweep(void);
+void leak_print_stats(unsigned long *kept, unsigned long *alive,
+		      size_t *mem);
 #endif
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)

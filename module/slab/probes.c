@@ -61,6 +61,7 @@
 #include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/timekeeping.h>
@@ -642,7 +643,7 @@ void leak_probes_idle(void)
  * so that what they use can be freed.  A queued idle work must not attach
  * them again: @exiting stops it.
  */
-void leak_probes_exit(void)
+static void probes_exit(void)
 {
 	mutex_lock(&leak_mutex);
 	exiting = true;
@@ -658,3 +659,18 @@ void leak_probes_exit(void)
 	mutex_unlock(&leak_mutex);
 	tracepoint_synchronize_unregister();
 }
+
+/* "probes alloc on free on" */
+static void probes_stats(struct seq_file *m)
+{
+	bool alloc, free;
+
+	leak_probes_state(&alloc, &free);
+	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",
+		   free ? "on" : "off");
+}
+
+const struct leak_part leak_probes_part = {
+	.step = { "probes", NULL, probes_exit },
+	.stats = probes_stats,
+};

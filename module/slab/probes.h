@@ -8,9 +8,12 @@
 
 #include <linux/types.h>
 
+#include "part.h"
+
 int leak_probes_update(void);
 void leak_probes_state(bool *alloc, bool *free);
-void leak_probes_exit(void);
+/* The probes (slab.c unloads them for good); their stats line. */
+extern const struct leak_part leak_probes_part;
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /*

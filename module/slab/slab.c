@@ -9,15 +9,18 @@
  * takes a snapshot of a cache's records (print.c) that reading ctl,
  * slab/stacks, slab/folded and slab/folded_bytes show (dump.c, folded.c).
  *
- * Loading is a list of steps, steps[] below, undone in the reverse order
+ * Loading is a list of steps, steps[] below, each given by the file that
+ * owns what it makes (its leak_part, part.h), undone in the reverse order
  * by unloading (or a load that fails).  It follows one rule: a step may
  * use only what the steps before it made, and its exit first stops every
- * notifier and work it owns, then frees; the jobs the probes ask for are
- * owned by the steps before the worker's (worker.c), whose exit stops
- * them all.  So nothing is freed while something that uses it can still
- * run: the table's records go back to the pool, so the pool comes before
- * the table.  What commands make (the traced caches, the probes, the
- * snapshots) belongs to the last step, whose exit undoes it first.
+ * notifier it owns, then frees.  The worker's exit (worker.c) stops every
+ * job at once: the jobs of the steps before it free nothing before it; a
+ * step after it registers its job before anything can ask for it, and a
+ * job that runs once that step is undone finds nothing to do.  So nothing
+ * is freed while something that uses it can still run: the table's
+ * records go back to the pool, so the pool comes before the table.  What
+ * commands make (the prints, the traced caches, following, the probes)
+ * belongs to the last steps, whose exits undo it first.
  *
  * Notes on locking
  * ----------------
@@ -56,14 +59,6 @@
 
 #include "slab.h"
 
-static unsigned int pool_size = LEAK_POOL_DEFAULT;
-module_param(pool_size, uint, 0400);
-MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl changes it)");
-
-static unsigned int lifetime_slots = 4096;
-module_param(lifetime_slots, uint, 0400);
-MODULE_PARM_DESC(lifetime_slots, "stacks whose freed objects' lifetimes are kept for the leak verdicts (16..1048576, rounded up to a power of two; default 4096, 128 bytes each)");
-
 static unsigned long record_limit;
 module_param(record_limit, ulong, 0400);
 MODULE_PARM_DESC(record_limit, "most records kept, all caches together; 0: 1/64 of RAM's worth (\"limit N\" on ctl changes it)");
@@ -73,65 +68,6 @@ static unsigned long default_limit(void)
 {
 	return (totalram_pages() << PAGE_SHIFT) / 64 /
 	       LEAK_RECORD_BYTES;
-}
-
-static int records_init(void)
-{
-	/*
-	 * Not merged with any other cache, so never traced with one; named
-	 * "slabtrace_record" in /proc/slabinfo.
-	 */
-	leak_record_cache =
-		kmem_cache_create("slabtrace_record",
-				  sizeof(struct leak_record),
-				  __alignof__(struct leak_record),
-				  SLAB_NOLEAKTRACE, NULL);
-	return leak_record_cache ? 0 : -ENOMEM;
-}
-
-static void records_exit(void)
-{
-	kmem_cache_destroy(leak_record_cache);
-	leak_record_cache = NULL;
-}
-
-static int pool_init(void)
-{
-	return leak_pool_init(&leak_pool, leak_record_cache,
-			      pool_size);
-}
-
-static void pool_exit(void)
-{
-	leak_pool_destroy(&leak_pool);
-}
-
-static int table_init(void)
-{
-	return leak_table_init(&leak_records);
-}
-
-/* Its records go back to the pool. */
-static void table_exit(void)
-{
-	leak_table_destroy(&leak_records, leak_record_free);
-}
-
-static int lifetimes_init(void)
-{
-	BUILD_BUG_ON(LEAK_MAX_OWNERS > LEAK_LIFE_OWNERS);
-	return leak_lifetime_init(lifetime_slots);
-}
-
-static int stacks_init(void)
-{
-	int ret;
-
-	leak_stacks_init();
-	ret = stack_depot_init();
-	if (ret)
-		leak_stacks_exit();
-	return ret;
 }
 
 /*
@@ -147,67 +83,56 @@ static void idle_job(void)
 	mutex_unlock(&leak_mutex);
 }
 
-/* The jobs of the steps before are registered; this file's last. */
-static int worker_init(void)
+/*
+ * Its job, before anything can ask for it: the probes attach only once
+ * loading is done.
+ */
+static int commands_init(void)
 {
 	leak_work_job(LEAK_JOB_IDLE, idle_job, 0);
-	leak_work_start();
 	return 0;
 }
 
-/*
- * What the commands made: the probes first (none runs after this, nor
- * will), then the traced caches, their records and snapshots.
- */
-static void commands_exit(void)
-{
-	leak_probes_exit();
-	leak_follow_exit_work();
-	mutex_lock(&leak_mutex);
-	leak_traced_exit();
-	leak_print_exit();
-	mutex_unlock(&leak_mutex);
-	leak_print_exit_work();
-}
+static const struct slabtrace_step commands_step = {
+	"slab_trace commands", commands_init, NULL
+};
 
-static const struct slabtrace_step steps[] = {
-	{ "record cache", records_init, records_exit },
-	{ "record pool", pool_init, pool_exit },
+/*
+ * Each file's step is in its leak_part (part.h).  The jobs of the files
+ * below the worker are registered before it starts; the files after it
+ * register theirs before anything can ask for them.
+ */
+static const struct slabtrace_step *const steps[] = {
+	/* The record cache and the pool. */
+	&leak_pool_part.step,
 	/* Its records go back to the pool. */
-	{ "record table", table_init, table_exit },
+	&leak_table_part.step,
 	/* The probes count the lifetimes of the records they free. */
-	{ "lifetimes", lifetimes_init, leak_lifetime_exit },
+	&leak_lifetime_part.step,
 	/* Traces saved late are given to records of the table. */
-	{ "stack depot", stacks_init, leak_stacks_exit },
+	&leak_stacks_part.step,
 	/* The module notifier names the frames of records and snapshots. */
-	{ "module notifier", leak_modsyms_init, leak_modsyms_exit },
-	/* Module notifier: "start all" starts a new module's caches. */
-	{ "new caches", leak_follow_init, leak_follow_exit },
+	&leak_modsyms_part.step,
 	/*
-	 * The jobs of the files above: it stops before any of them frees
-	 * what a job uses, once the probes (which ask for jobs) are gone.
+	 * The jobs of the files above and below: it stops before any of
+	 * them frees what a job uses, once the probes (which ask for jobs)
+	 * are gone.
 	 */
-	{ "worker", worker_init, leak_work_stop },
-	/* Last: what the commands make goes first. */
-	{ "slab_trace commands", NULL, commands_exit },
+	&leak_work_part.step,
+	/*
+	 * What the commands make, undone first: the probes (none runs after
+	 * this, nor will), following new caches, the traced caches and their
+	 * records, the prints.
+	 */
+	&commands_step,
+	&leak_prints_part.step,
+	&leak_traced_part.step,
+	&leak_follow_part.step,
+	&leak_probes_part.step,
 };
 
 static int slab_init(void)
 {
-	if (pool_size < LEAK_POOL_MIN || pool_size > LEAK_POOL_MAX) {
-		pr_warn("pool_size=%u: not in %u..%u\n", pool_size,
-			LEAK_POOL_MIN, LEAK_POOL_MAX);
-		return -EINVAL;
-	}
-	if (lifetime_slots < 16 || lifetime_slots > 1048576) {
-		pr_warn("lifetime_slots=%u: not in 16..1048576\n", lifetime_slots);
-		return -EINVAL;
-	}
-	if (!leak_print_idle || leak_print_idle > 86400) {
-		pr_warn("snapshot_idle_secs=%u: not in 1..86400\n",
-			leak_print_idle);
-		return -EINVAL;
-	}
 	leak_record_limit = record_limit ?: default_limit();
 	return slabtrace_steps_init(steps, ARRAY_SIZE(steps));
 }

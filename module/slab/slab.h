@@ -8,7 +8,8 @@
  * order of all the locks in main.c's header.  slab_trace's public face is
  * leak_system (<slabtrace/core.h>).
  *
- * From the ground up: a record and who made it (record.h); the worker
+ * From the ground up: a record and who made it (record.h); what each file
+ * gives loading and the stats (part.h); the worker
  * (worker.h); the pool, the table and the backtraces (pool.h, table.h,
  * stacks.h); the names commands take (sets.h); the lifetimes and
  * verdicts (lifetime.h); the traced caches (traced.h); following new
@@ -27,6 +28,7 @@
 #include "hold.h"
 #include "lifetime.h"
 #include "modsyms.h"
+#include "part.h"
 #include "pool.h"
 #include "print.h"
 #include "probes.h"

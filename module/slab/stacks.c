@@ -401,18 +401,24 @@ bool leak_stack_in_module(struct module *mod, bool init)
 }
 #endif
 
-/* Called at load, before any probe. */
-void leak_stacks_init(void)
+/* A step of loading (slab.c), before any probe: the depot, too. */
+static int stacks_init(void)
 {
+	int ret;
+
 #ifdef MODULE
 	slabtrace_module_text(THIS_MODULE, &own_start, &own_end);
 #endif
 	mod_seen_init();
 	leak_work_job(LEAK_JOB_STACKS, defer_job, 0);
+	ret = stack_depot_init();
+	if (ret)
+		mod_seen_exit();
+	return ret;
 }
 
 /* At unloading, once no probe runs and no module event comes. */
-void leak_stacks_exit(void)
+static void stacks_exit(void)
 {
 	mod_seen_exit();
 }
@@ -531,10 +537,21 @@ void leak_stack_flush(void)
 }
 
 /* Traces saved later than their allocation, since load (for the stats). */
-long leak_stack_deferred(void)
+VISIBLE_IF_KUNIT long leak_stack_deferred(void)
 {
 	return atomic_long_read(&defer_count);
 }
+
+/* "stacks deferred 3" */
+static void stacks_stats(struct seq_file *m)
+{
+	seq_printf(m, "stacks deferred %ld\n", leak_stack_deferred());
+}
+
+const struct leak_part leak_stacks_part = {
+	.step = { "stack depot", stacks_init, stacks_exit },
+	.stats = stacks_stats,
+};
 
 #if LEAK_TESTS
 /**

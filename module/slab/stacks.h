@@ -11,6 +11,7 @@
 #include <linux/stackdepot.h>
 #include <linux/types.h>
 
+#include "part.h"
 #include "record.h"
 
 /* Frames walked per allocation, before the tracer's own are trimmed. */
@@ -32,13 +33,14 @@ bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
 		      unsigned long call_site);
 void leak_stack_flush(void);
 void leak_stack_prime(void);
-void leak_stacks_init(void);
-void leak_stacks_exit(void);
 bool leak_stack_in_module(struct module *mod, bool init);
-long leak_stack_deferred(void);
+
+/* The depot and the deferred traces (slab.c loads them); their stats line. */
+extern const struct leak_part leak_stacks_part;
 
 /* Global only for the KUnit suites: static in the module. */
 #if IS_ENABLED(CONFIG_KUNIT)
+long leak_stack_deferred(void);
 unsigned int leak_stack_trim(const unsigned long *entries,
 			     unsigned int nr, unsigned long call_site);
 #endif

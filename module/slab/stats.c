@@ -44,7 +44,6 @@
 #include "pool.h"
 #include "print.h"
 #include "probes.h"
-#include "snapshot.h"
 #include "stacks.h"
 #include "stats.h"
 #include "table.h"
@@ -78,37 +77,23 @@ static void show_traced_stats(struct seq_file *m, struct leak_traced *tr)
 	seq_printf(m, " filtered %lu\n", leak_traced_filtered(tr));
 }
 
+/* The lines of the files below, in this order, after "records". */
+static const struct leak_part *const parts[] = {
+	&leak_table_part, &leak_pool_part, &leak_stacks_part,
+	&leak_modsyms_part, &leak_lifetime_part, &leak_prints_part,
+	&leak_probes_part,
+};
+
 static int stats_show(struct seq_file *m, void *v)
 {
-	struct leak_table *t = &leak_records;
-	unsigned long kept, alive, lost;
-	long events, walks;
-	unsigned int i, used, slots;
 	struct leak_set *set;
-	bool alloc, free;
-	size_t mem;
+	unsigned int i;
 
-	seq_printf(m, "records %ld limit %lu\n", leak_table_count(t),
+	seq_printf(m, "records %ld limit %lu\n",
+		   leak_table_count(&leak_records),
 		   READ_ONCE(leak_record_limit));
-	seq_printf(m, "table buckets %lu grow_failed %ld grow_steps %lu most_moved_in_a_step %u shrinks %lu\n",
-		   leak_table_buckets(t), atomic_long_read(&t->grow_failed),
-		   READ_ONCE(t->grow_steps), READ_ONCE(t->grow_most_moved),
-		   READ_ONCE(t->shrinks));
-	seq_printf(m, "pool free %lu per_cpu %u allocated %ld\n",
-		   leak_pool_free_count(&leak_pool),
-		   READ_ONCE(leak_pool.size),
-		   atomic_long_read(&leak_pool.allocated));
-	seq_printf(m, "stacks deferred %ld\n", leak_stack_deferred());
-	leak_modsyms_stats(&events, &walks);
-	seq_printf(m, "modules events %ld walks %ld\n", events, walks);
-	leak_lifetime_stats(&used, &slots, &lost);
-	seq_printf(m, "lifetimes stacks %u of %u lost %lu\n", used, slots, lost);
-	leak_print_stats(&kept, &alive, &mem);
-	seq_printf(m, "snapshots kept %lu alive %lu bytes %zu\n", kept, alive,
-		   mem);
-	leak_probes_state(&alloc, &free);
-	seq_printf(m, "probes alloc %s free %s\n", alloc ? "on" : "off",
-		   free ? "on" : "off");
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
+		parts[i]->stats(m);
 
 	mutex_lock(&leak_mutex);
 	set = rcu_dereference_protected(leak_active,

@@ -111,9 +111,11 @@
 #include <linux/sched.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "hold.h"
+#include "pool.h"
 #include "table.h"
 #include "worker.h"
 
@@ -354,7 +356,7 @@ static void grow_job(void)
  *
  * Return: 0 or -ENOMEM.
  */
-int leak_table_init(struct leak_table *t)
+VISIBLE_IF_KUNIT int leak_table_init(struct leak_table *t)
 {
 	struct leak_buckets *b;
 	unsigned int i;
@@ -395,8 +397,8 @@ int leak_table_init(struct leak_table *t)
  * Nothing may use @t any more: the probes are unregistered and synchronised.
  * Tolerates a table whose init failed.
  */
-void leak_table_destroy(struct leak_table *t,
-			void (*free_rec)(struct leak_record *rec))
+VISIBLE_IF_KUNIT void leak_table_destroy(struct leak_table *t,
+					 void (*free_rec)(struct leak_record *rec))
 {
 	struct leak_buckets *b = rcu_dereference_protected(t->cur, 1);
 	struct leak_record *rec;
@@ -424,9 +426,11 @@ void leak_table_destroy(struct leak_table *t,
  * @t: the table
  * @obj: the object
  *
- * No lock; called with preemption disabled (a probe) or under
- * rcu_read_lock_sched().  False means no record of @obj was inserted
- * before the call and is still there; true means take the lock and look.
+ * False means no record of @obj was inserted before the call and is still
+ * there; true means take the lock and look.
+ *
+ * Context: Any context (a probe); no lock: preemption disabled or
+ * rcu_read_lock_sched() held.
  */
 bool leak_table_maybe(struct leak_table *t, const void *obj)
 {
@@ -576,7 +580,7 @@ VISIBLE_IF_KUNIT void leak_table_flush(struct leak_table *t)
 }
 
 /* The number of buckets now (for the stats and the tests). */
-unsigned long leak_table_buckets(struct leak_table *t)
+VISIBLE_IF_KUNIT unsigned long leak_table_buckets(struct leak_table *t)
 {
 	unsigned long n;
 
@@ -845,3 +849,31 @@ int leak_table_for_each(struct leak_table *t,
 	kfree(spill);
 	return ret;
 }
+
+/* slabtrace's table: a step of loading (slab.c). */
+static int table_part_init(void)
+{
+	return leak_table_init(&leak_records);
+}
+
+/* Its records go back to the pool. */
+static void table_part_exit(void)
+{
+	leak_table_destroy(&leak_records, leak_record_free);
+}
+
+/* "table buckets 2048 grow_failed 0 grow_steps 1024 ..." */
+static void table_stats(struct seq_file *m)
+{
+	struct leak_table *t = &leak_records;
+
+	seq_printf(m, "table buckets %lu grow_failed %ld grow_steps %lu most_moved_in_a_step %u shrinks %lu\n",
+		   leak_table_buckets(t), atomic_long_read(&t->grow_failed),
+		   READ_ONCE(t->grow_steps), READ_ONCE(t->grow_most_moved),
+		   READ_ONCE(t->shrinks));
+}
+
+const struct leak_part leak_table_part = {
+	.step = { "record table", table_part_init, table_part_exit },
+	.stats = table_stats,
+};

@@ -11,6 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "part.h"
 #include "record.h"
 
 /*
@@ -61,10 +62,9 @@ struct leak_table {
 };
 
 extern struct leak_table leak_records;
+/* leak_records (slab.c loads it); its stats line. */
+extern const struct leak_part leak_table_part;
 
-int leak_table_init(struct leak_table *t);
-void leak_table_destroy(struct leak_table *t,
-			void (*free_rec)(struct leak_record *rec));
 bool leak_table_maybe(struct leak_table *t, const void *obj);
 struct leak_record *leak_table_insert(struct leak_table *t,
 				      struct leak_record *rec);
@@ -75,7 +75,6 @@ bool leak_table_holds(struct leak_table *t, const void *obj,
 unsigned long leak_table_purge_owners(struct leak_table *t,
 				      const unsigned long *owners,
 				      void (*free_rec)(struct leak_record *rec));
-unsigned long leak_table_buckets(struct leak_table *t);
 bool leak_table_set_stack(struct leak_table *t, const void *obj,
 			  u16 owner, u32 stamp, depot_stack_handle_t stack);
 
@@ -105,6 +104,10 @@ int leak_table_for_each(struct leak_table *t,
  * (VISIBLE_IF_KUNIT, <kunit/visibility.h>).
  */
 #if IS_ENABLED(CONFIG_KUNIT)
+int leak_table_init(struct leak_table *t);
+void leak_table_destroy(struct leak_table *t,
+			void (*free_rec)(struct leak_record *rec));
+unsigned long leak_table_buckets(struct leak_table *t);
 void leak_table_flush(struct leak_table *t);
 int leak_table_iter_next(struct leak_table_iter *it,
 			 struct leak_record *buf, unsigned int room);

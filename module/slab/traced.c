@@ -982,10 +982,13 @@ unsigned int leak_traced_sweep(void)
 	return n;
 }
 
-/* At module exit, after the probes are gone; leak_mutex held. */
-void leak_traced_exit(void)
+/* At module exit, after the probes and following are gone. */
+static void traced_exit(void)
 {
-	struct leak_set *set = set_locked();
+	struct leak_set *set;
+
+	mutex_lock(&leak_mutex);
+	set = set_locked();
 
 	RCU_INIT_POINTER(leak_active, NULL);
 	if (set) {
@@ -997,4 +1000,9 @@ void leak_traced_exit(void)
 	 * out (published before this): their callbacks are this module's code.
 	 */
 	rcu_barrier();
+	mutex_unlock(&leak_mutex);
 }
+
+const struct leak_part leak_traced_part = {
+	.step = { "traced caches", NULL, traced_exit },
+};

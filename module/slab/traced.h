@@ -23,6 +23,7 @@
 #define slabtrace_div64_u64(dividend, divisor)	div64_u64(dividend, divisor)
 #include <uapi/slabtrace/sample.h>
 
+#include "part.h"
 #include "record.h"
 #include "sets.h"
 #include "table.h"
@@ -252,7 +253,6 @@ struct leak_traced *leak_traced_find(const char *cmd,
 u64 leak_traced_time(const struct leak_traced *tr, u64 now);
 u32 leak_stamp(const struct leak_traced *tr, u64 now);
 unsigned int leak_traced_sweep(void);
-void leak_traced_exit(void);
 struct leak_filter *leak_filter_get(struct leak_filter *f);
 int leak_start_new(struct leak_filter *filter, u32 sample_every,
 		   u32 sample_bytes,
@@ -263,5 +263,8 @@ int leak_start_new(struct leak_filter *filter, u32 sample_every,
 /* A helper of the KUnit suites alone. */
 long leak_traced_dropped(const struct leak_traced *tr);
 #endif
+
+/* The traced caches (slab.c unloads them). */
+extern const struct leak_part leak_traced_part;
 
 #endif /* _SLABTRACE_SLAB_TRACED_H */

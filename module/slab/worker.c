@@ -10,8 +10,9 @@
  * table (table.c), save the backtraces the stack depot had no room for
  * (stacks.c), start the caches created since "start all" (follow.c),
  * detach the probes once nothing is left for them (slab.c).  Each job is
- * registered by the file that owns it, at load, before any probe can ask
- * for it; this file knows nothing of what they do.
+ * registered by the file that owns it, at load, before anything can ask
+ * for it (the probes attach only once loading is done); this file knows
+ * nothing of what they do.
  *
  * Why a work item a job, not one for all: two jobs take leak_mutex
  * (the scan of new caches, the detach of idle probes), which a print
@@ -24,7 +25,8 @@
  * ----------------
  * - pending (bits, atomic): the jobs asked for.  A job's bit is cleared
  *   before the job runs: asked for while it runs, it runs again.
- * - jobs[].fn is written at load, before the probes; jobs[].not_before by
+ * - jobs[].fn is written at load, before anything asks for the job;
+ *   jobs[].not_before by
  *   the job's owner (under its own lock), read with no lock.
  * - stopped: written at load and unload, with no probe attached.
  * - No lock of this file's own; each job takes its owner's.
@@ -127,8 +129,9 @@ void leak_work_kick(enum leak_job job)
  *	   (0: none); without, jiffies from now before it runs again,
  *	   however often asked (at most WORK_MAX_WAIT)
  *
- * Context: Process context.  Registered at load, before the worker starts
- * (leak_work_start()); a job may call it from its own function to
+ * Context: Process context.  Registered at load, before anything asks
+ * for the job (the probes attach once loading is done); a job may call it
+ * from its own function to
  * wait longer, and its owner to let the next run come at once (@delay 0:
  * a run waiting runs now).
  */
@@ -147,6 +150,7 @@ void leak_work_job(enum leak_job job, void (*fn)(void),
 		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &jobs[job].work, 0);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * leak_work_flush - run every job asked for, and wait for them
  *
@@ -169,15 +173,13 @@ void leak_work_flush(void)
 		if (jobs[j].fn)
 			flush_delayed_work(&jobs[j].work);
 }
+#endif
 
-/**
- * leak_work_stop - no job runs any more
- *
- * Context: Process context, at unloading, once no probe can ask for a
- * job.  A job running meanwhile may ask for another: that request is
- * dropped.
+/*
+ * No job runs any more.  At unloading, once no probe can ask for a job; a
+ * job running meanwhile may ask for another: that request is dropped.
  */
-void leak_work_stop(void)
+static void work_stop(void)
 {
 	unsigned int j;
 
@@ -194,17 +196,21 @@ void leak_work_stop(void)
 	pending = 0;
 }
 
-/**
- * leak_work_start - jobs may run
- *
- * Context: Process context, at loading, once every job is registered.
- * Jobs asked for before (a command's refill at load) are queued now.
+/*
+ * Jobs may run.  At loading, once the jobs of the files below are
+ * registered; jobs asked for before (the pool's first refill) are queued
+ * now.
  */
-void leak_work_start(void)
+static int work_start(void)
 {
 	WRITE_ONCE(stopped, false);
 	/* Pairs with the barrier of a kick that saw it stopped. */
 	smp_mb();
 	if (READ_ONCE(pending))
 		irq_work_queue(&kick);
+	return 0;
 }
+
+const struct leak_part leak_work_part = {
+	.step = { "worker", work_start, work_stop },
+};

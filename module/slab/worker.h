@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+#include "part.h"
+
 enum leak_job {
 	LEAK_JOB_REFILL,		/* pool.c: refill the lists */
 	LEAK_JOB_GROW,		/* table.c: grow the table */
@@ -20,8 +22,12 @@ enum leak_job {
 void leak_work_kick(enum leak_job job);
 void leak_work_job(enum leak_job job, void (*fn)(void),
 		   unsigned long delay);
+/* The worker (slab.c loads it). */
+extern const struct leak_part leak_work_part;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* For the KUnit suites and the benchmarks. */
 void leak_work_flush(void);
-void leak_work_start(void);
-void leak_work_stop(void);
+#endif
 
 #endif /* _SLABTRACE_SLAB_WORKER_H */

@@ -40,10 +40,10 @@ check "rmmod leaky" rmmod leaky
 # Every step of loading can fail: the steps before it are undone, nothing
 # is left in /proc or debugfs, and the module loads normally afterwards
 # (kmemtrace=1 has it start a capture at load, which must be undone too).
-# fail_init is in the test build only (make test-modules).  The 17 steps:
-# the file trees; slab_trace and its 9 steps (module/slab/slab.c), its
+# fail_init is in the test build only (make test-modules).  The 19 steps:
+# the file trees; slab_trace and its 11 steps (module/slab/slab.c), its
 # files; kptrace, its files; kmemtrace, its files; ctl and status.
-steps=17
+steps=19
 n=0
 while [ $n -lt $steps ]; do
 	n=$((n + 1))
