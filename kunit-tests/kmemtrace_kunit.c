@@ -4,7 +4,8 @@
  * without tracepoints: the event header's two forms, bit by bit; the
  * payloads' sizes and fields; CTF packets in relay sub-buffers, their
  * header, the switch to the next one with the padding left out of the
- * closed packet's size; events lost to a full buffer, counted, and carried
+ * closed packet's size; the probes' inline reserve writing the bytes the
+ * out-of-line one writes; events lost to a full buffer, counted, and carried
  * by the next packet that closes; the cache table's ids, a cache
  * destroyed and another made during a trace kept apart, the slab size
  * listed for each cache (its slab_size, not the object size); and a real
@@ -107,7 +108,10 @@ static unsigned int write_events(struct slabtrace_stream *c, unsigned int n,
 	local_irq_save(flags);
 	*cpu = smp_processor_id();
 	for (i = 0; i < n; i++) {
-		p = slabtrace_stream_reserve(c, KMEMTRACE_KFREE, KMEMTRACE_FREE_PAYLOAD);
+		/* The probes' inline path; the switches and losses its fallback's. */
+		p = slabtrace_stream_reserve_fast(c, KMEMTRACE_KFREE,
+						  KMEMTRACE_FREE_PAYLOAD,
+						  slabtrace_ctf_clock());
 		if (p) {
 			memset(p, 0x5a, KMEMTRACE_FREE_PAYLOAD);
 			ok++;
@@ -233,6 +237,76 @@ static void packets(struct kunit *test)
 	slabtrace_stream_exit(c);
 }
 
+/*
+ * Write free events at times @ts, through the inline reserve or the
+ * out-of-line one, into a new channel of @c; copy what follows the first
+ * packet's header to @out.  Return: its length.
+ */
+static size_t write_at(struct kunit *test, struct slabtrace_stream *c,
+		       bool fast, const u64 *ts, unsigned int n, u8 *out)
+{
+	struct rchan_buf *buf;
+	unsigned long flags;
+	unsigned int i, cpu;
+	size_t len;
+	int ret;
+	u8 *p;
+
+	mutex_lock(&test_lock);
+	ret = slabtrace_stream_open(c, SUBBUF, SLABTRACE_CTF_SUBBUFS);
+	mutex_unlock(&test_lock);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	local_irq_save(flags);
+	cpu = smp_processor_id();
+	for (i = 0; i < n; i++) {
+		p = fast ? slabtrace_stream_reserve_fast(c, KMEMTRACE_KFREE,
+							 KMEMTRACE_FREE_PAYLOAD, ts[i]) :
+			   slabtrace_stream_reserve_at(c, KMEMTRACE_KFREE,
+						       KMEMTRACE_FREE_PAYLOAD, ts[i]);
+		if (p)
+			memset(p, i, KMEMTRACE_FREE_PAYLOAD);
+	}
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, slabtrace_stream_written(c, cpu), (unsigned long)n);
+	buf = *per_cpu_ptr(c->chan->buf, cpu);
+	len = buf->offset - SLABTRACE_CTF_PACKET_SIZE;
+	memcpy(out, buf->data + SLABTRACE_CTF_PACKET_SIZE, len);
+	return len;
+}
+
+/*
+ * The inline reserve writes what slabtrace_stream_reserve_at() writes:
+ * the same times through each give the same bytes after the packet
+ * header, compact and extended headers alike.
+ */
+static void reserve_fast(struct kunit *test)
+{
+	struct slabtrace_stream *c = new_stream(test);
+	u8 *a = kunit_kzalloc(test, SUBBUF, GFP_KERNEL);
+	u8 *b = kunit_kzalloc(test, SUBBUF, GFP_KERNEL);
+	u64 base = slabtrace_ctf_clock() + BIT_ULL(28);
+	const u64 ts[] = {
+		base, base + 5, base + BIT_ULL(29) + 5,	/* compact, extended */
+		base + BIT_ULL(29) + 4,			/* backwards: extended */
+		base + 2 * BIT_ULL(29) + 3,		/* 2^29 - 1 later: compact */
+		base + 2 * BIT_ULL(29) + 3,		/* the same time: compact */
+	};
+	size_t la, lb;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	la = write_at(test, c, false, ts, ARRAY_SIZE(ts), a);
+	lb = write_at(test, c, true, ts, ARRAY_SIZE(ts), b);
+	KUNIT_EXPECT_EQ(test, la, ARRAY_SIZE(ts) * KMEMTRACE_FREE_PAYLOAD +
+			4 * SLABTRACE_CTF_HDR_COMPACT + 2 * SLABTRACE_CTF_HDR_EXTENDED);
+	KUNIT_EXPECT_EQ(test, lb, la);
+	KUNIT_EXPECT_EQ(test, memcmp(a, b, la), 0);
+	KUNIT_EXPECT_EQ(test, a[0] & 7, KMEMTRACE_KFREE);
+	KUNIT_EXPECT_EQ(test, b[2 * (SLABTRACE_CTF_HDR_COMPACT + KMEMTRACE_FREE_PAYLOAD)],
+			SLABTRACE_CTF_EXTENDED);
+	slabtrace_stream_exit(c);
+}
+
 static void overruns(struct kunit *test)
 {
 	struct slabtrace_stream *c = new_stream(test);
@@ -302,6 +376,10 @@ static void cache_ids(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmemtrace_cachetab_full(), (unsigned long)unknown);
 	/* Known ones keep their ids. */
 	KUNIT_EXPECT_EQ(test, kmemtrace_cache_id((void *)&fake[0]), a);
+	/* The probes' inline lookup agrees, in its first slot or not. */
+	for (i = 0; i < FAKES; i++)
+		KUNIT_EXPECT_EQ(test, kmemtrace_cache_id_fast((void *)&fake[i * 8]),
+				kmemtrace_cache_id((void *)&fake[i * 8]));
 	reset_cachetab();
 	KUNIT_EXPECT_EQ(test, kmemtrace_cachetab_full(), 0UL);
 }
@@ -506,6 +584,7 @@ static struct kunit_case kmemtrace_cases[] = {
 	KUNIT_CASE(header_forms),
 	KUNIT_CASE(payloads),
 	KUNIT_CASE(packets),
+	KUNIT_CASE(reserve_fast),
 	KUNIT_CASE(overruns),
 	KUNIT_CASE(cache_ids),
 	KUNIT_CASE(cache_reused),

@@ -5,23 +5,27 @@
  * 1.8 packets (<uapi/slabtrace/ctf.h>), their teardown.  A system supplies
  * its event classes, its commands (as words of ctl) and its extra files
  * through struct slabtrace_stream_ops, and writes events with
- * slabtrace_stream_reserve().
+ * slabtrace_stream_reserve() (or, from its busiest probes, the inline
+ * slabtrace_stream_reserve_fast()).
  */
 #ifndef _SLABTRACE_CTF_H
 #define _SLABTRACE_CTF_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/relay.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/uuid.h>
 
+#include <uapi/slabtrace/ctf.h>
+
 #include <slabtrace/files.h>
 
-struct rchan;
 struct seq_file;
 
 /* Per CPU; written only by that CPU with interrupts off, or when idle. */
@@ -161,6 +165,42 @@ static inline void slabtrace_put_le48(u8 *p, u64 v)
 {
 	slabtrace_put_le32(p, (u32)v);
 	slabtrace_put_le16(p + 4, (u16)(v >> 32));
+}
+
+/**
+ * slabtrace_stream_reserve_fast - slabtrace_stream_reserve_at(), inline
+ * @s: the stream, started
+ * @id: the event id
+ * @payload: the size of its fields
+ * @ts: the event's time, slabtrace_ctf_clock() read by the caller
+ *
+ * For the probes of the busiest events: the common case, a compact
+ * header in the open packet, inline; anything else (no buffer, an
+ * extended header, a packet switch) by slabtrace_stream_reserve_at().
+ * Called with interrupts disabled.
+ *
+ * Return: as slabtrace_stream_reserve_at().
+ */
+static __always_inline u8 *slabtrace_stream_reserve_fast(struct slabtrace_stream *s,
+							 unsigned int id,
+							 size_t payload, u64 ts)
+{
+	struct slabtrace_stream_cpu *cc = this_cpu_ptr(s->cpu);
+	struct rchan_buf *buf = *this_cpu_ptr(s->chan->buf);
+	size_t len = SLABTRACE_CTF_HDR_COMPACT + payload;
+	u8 *p;
+
+	/* ts < last_ts wraps to a large difference: not compact either. */
+	if (unlikely(!buf || id >= SLABTRACE_CTF_EXTENDED ||
+		     ts - cc->last_ts >= BIT_ULL(SLABTRACE_CTF_COMPACT_TS_BITS) ||
+		     buf->offset + len > s->chan->subbuf_size))
+		return slabtrace_stream_reserve_at(s, id, payload, ts);
+	p = buf->data + buf->offset;
+	slabtrace_put_le32(p, id | (u32)(ts << SLABTRACE_CTF_COMPACT_ID_BITS));
+	buf->offset += len;
+	cc->last_ts = ts;
+	cc->written++;
+	return p + SLABTRACE_CTF_HDR_COMPACT;
 }
 
 /*

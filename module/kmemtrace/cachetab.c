@@ -45,13 +45,8 @@
 
 #include "kmemtrace.h"
 
-struct kmemtrace_slot {
-	const struct kmem_cache *cache;
-	struct kobject *pin;		/* holds the cache's memory, or NULL */
-	unsigned int slab_size;		/* kmemtrace_mutex; 0: not read yet */
-};
-
-static struct kmemtrace_slot slots[KMEMTRACE_CACHE_SLOTS];
+/* The probes' inline lookup reads it too (kmemtrace_cache_id_fast()). */
+struct kmemtrace_slot kmemtrace_slots[KMEMTRACE_CACHE_SLOTS];
 static atomic_long_t table_full;
 
 /**
@@ -64,18 +59,18 @@ static atomic_long_t table_full;
  */
 u16 kmemtrace_cache_id(const struct kmem_cache *s)
 {
-	unsigned int h = hash_ptr((void *)s, ilog2(KMEMTRACE_CACHE_SLOTS));
+	unsigned int h = kmemtrace_cache_hash(s);
 	const struct kmem_cache *cur;
 	unsigned int i, slot;
 
 	for (i = 0; i < KMEMTRACE_CACHE_PROBES; i++) {
 		slot = (h + i) & (KMEMTRACE_CACHE_SLOTS - 1);
-		cur = READ_ONCE(slots[slot].cache);
+		cur = READ_ONCE(kmemtrace_slots[slot].cache);
 		if (!cur) {
-			cur = cmpxchg(&slots[slot].cache, NULL, s);
+			cur = cmpxchg(&kmemtrace_slots[slot].cache, NULL, s);
 			if (!cur) {
 				/* Claimed: @s is in use, so it can be pinned. */
-				WRITE_ONCE(slots[slot].pin,
+				WRITE_ONCE(kmemtrace_slots[slot].pin,
 					   slabtrace_cache_pin(s));
 				return KMEMTRACE_CACHE_FIRST + slot;
 			}
@@ -97,9 +92,9 @@ void kmemtrace_cachetab_reset(void)
 
 	lockdep_assert_held(&kmemtrace_mutex);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++)
-		if (slots[i].pin)
-			slabtrace_cache_unpin(slots[i].pin);
-	memset(slots, 0, sizeof(slots));
+		if (kmemtrace_slots[i].pin)
+			slabtrace_cache_unpin(kmemtrace_slots[i].pin);
+	memset(kmemtrace_slots, 0, sizeof(kmemtrace_slots));
 	atomic_long_set(&table_full, 0);
 }
 
@@ -127,11 +122,11 @@ static bool list_name(void *arg, const char *name, const struct kmem_cache *s,
 	unsigned int i;
 
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
-		cache = READ_ONCE(slots[i].cache);
+		cache = READ_ONCE(kmemtrace_slots[i].cache);
 		if (cache != s)
 			continue;
 		/* A cache is read only while the slot's pin holds it. */
-		if (READ_ONCE(slots[i].pin))
+		if (READ_ONCE(kmemtrace_slots[i].pin))
 			l->size[i] = kmem_cache_size((struct kmem_cache *)cache);
 		used = strlen(l->names[i]);
 		/* A merged cache's own directory, ":0000064", goes last. */
@@ -161,10 +156,10 @@ static void list_names(struct listing *l)
 	if (!slabtrace_caches_init())
 		slabtrace_caches_walk_names(list_name, l);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
-		ref.kobj = READ_ONCE(slots[i].pin);
+		ref.kobj = READ_ONCE(kmemtrace_slots[i].pin);
 		if (!ref.kobj || l->names[i][0])
 			continue;
-		ref.cache = (struct kmem_cache *)slots[i].cache;
+		ref.cache = (struct kmem_cache *)kmemtrace_slots[i].cache;
 		l->size[i] = kmem_cache_size(ref.cache);
 		scnprintf(l->names[i], NAMES_MAX, "%s%s", kobject_name(ref.kobj),
 			  slabtrace_cache_destroyed(&ref) ? "(destroyed)" : "");
@@ -182,9 +177,9 @@ static void read_slab_sizes(void)
 
 	lockdep_assert_held(&kmemtrace_mutex);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
-		pin = READ_ONCE(slots[i].pin);
-		if (pin && !slots[i].slab_size)
-			slots[i].slab_size = slabtrace_cache_slab_size(pin);
+		pin = READ_ONCE(kmemtrace_slots[i].pin);
+		if (pin && !kmemtrace_slots[i].slab_size)
+			kmemtrace_slots[i].slab_size = slabtrace_cache_slab_size(pin);
 	}
 }
 
@@ -230,7 +225,7 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 	list_names(&l);
 	read_slab_sizes();
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++)
-		l.slab_size[i] = slots[i].slab_size;
+		l.slab_size[i] = kmemtrace_slots[i].slab_size;
 	mutex_unlock(&kmemtrace_mutex);
 
 	if (tsdl)
@@ -240,7 +235,7 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 		seq_printf(m, "%d 0 0 -\n%d 0 0 (pages)\n", KMEMTRACE_CACHE_NONE,
 			   KMEMTRACE_CACHE_PAGES);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
-		if (!READ_ONCE(slots[i].cache))
+		if (!READ_ONCE(kmemtrace_slots[i].cache))
 			continue;
 		if (!l.names[i][0])
 			strscpy(l.names[i], "?", NAMES_MAX);

@@ -9,14 +9,19 @@
 #ifndef _SLABTRACE_KMEMTRACE_H
 #define _SLABTRACE_KMEMTRACE_H
 
+#include <linux/compiler.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <uapi/slabtrace/kmemtrace.h>
 
 #include <slabtrace/core.h>
 #include <slabtrace/ctf.h>
 
 struct dentry;
 struct kmem_cache;
+struct kobject;
 struct seq_file;
 
 /* Caches a trace's filter names, at most. */
@@ -41,7 +46,31 @@ int kmemtrace_probes_register(struct kmemtrace_trace *t);
 void kmemtrace_probes_unregister(struct kmemtrace_trace *t);
 
 /* cachetab.c: cache pointers to the small ids the events carry. */
+struct kmemtrace_slot {
+	const struct kmem_cache *cache;
+	struct kobject *pin;		/* holds the cache's memory, or NULL */
+	unsigned int slab_size;		/* kmemtrace_mutex; 0: not read yet */
+};
+
+extern struct kmemtrace_slot kmemtrace_slots[KMEMTRACE_CACHE_SLOTS];
 u16 kmemtrace_cache_id(const struct kmem_cache *s);
+
+/* The slot a lookup of @s tries first. */
+static __always_inline unsigned int kmemtrace_cache_hash(const struct kmem_cache *s)
+{
+	return hash_ptr((void *)s, ilog2(KMEMTRACE_CACHE_SLOTS));
+}
+
+/* kmemtrace_cache_id(), inline when @s is in the slot it tries first. */
+static __always_inline u16 kmemtrace_cache_id_fast(const struct kmem_cache *s)
+{
+	unsigned int slot = kmemtrace_cache_hash(s);
+
+	if (likely(READ_ONCE(kmemtrace_slots[slot].cache) == s))
+		return KMEMTRACE_CACHE_FIRST + slot;
+	return kmemtrace_cache_id(s);
+}
+
 void kmemtrace_cachetab_reset(void);
 unsigned long kmemtrace_cachetab_full(void);
 int kmemtrace_caches_show(struct seq_file *m, bool tsdl);

@@ -33,7 +33,7 @@
 
 #include "kmemtrace.h"
 
-static u32 offset32(unsigned long v, unsigned long base)
+static __always_inline u32 offset32(unsigned long v, unsigned long base)
 {
 	return v - base > U32_MAX ? U32_MAX : v - base;
 }
@@ -50,12 +50,10 @@ static u32 offset32(unsigned long v, unsigned long base)
  * @cache: cache id
  * @node: NUMA node asked for, or NUMA_NO_NODE
  */
-VISIBLE_IF_KUNIT void kmemtrace_encode_alloc(u8 *p,
-					     const struct kmemtrace_trace *t,
-					     unsigned long call_site,
-					     const void *ptr, size_t req,
-					     size_t alloc, gfp_t gfp, u16 cache,
-					     int node)
+VISIBLE_IF_KUNIT __always_inline void
+kmemtrace_encode_alloc(u8 *p, const struct kmemtrace_trace *t,
+		       unsigned long call_site, const void *ptr, size_t req,
+		       size_t alloc, gfp_t gfp, u16 cache, int node)
 {
 	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
 	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);
@@ -74,10 +72,9 @@ VISIBLE_IF_KUNIT void kmemtrace_encode_alloc(u8 *p,
  * @ptr: the object
  * @cache: cache id
  */
-VISIBLE_IF_KUNIT void kmemtrace_encode_free(u8 *p,
-					    const struct kmemtrace_trace *t,
-					    unsigned long call_site,
-					    const void *ptr, u16 cache)
+VISIBLE_IF_KUNIT __always_inline void
+kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
+		      unsigned long call_site, const void *ptr, u16 cache)
 {
 	slabtrace_put_le32(p, offset32(call_site, t->call_site_base));
 	slabtrace_put_le48(p + 4, (unsigned long)ptr - t->ptr_base);
@@ -85,8 +82,8 @@ VISIBLE_IF_KUNIT void kmemtrace_encode_free(u8 *p,
 }
 
 /* Whether the filter takes the events of @s.  NULL: not a slab cache. */
-static bool filter_takes(const struct kmemtrace_trace *t,
-			 const struct kmem_cache *s)
+static __always_inline bool
+filter_takes(const struct kmemtrace_trace *t, const struct kmem_cache *s)
 {
 	unsigned int i;
 
@@ -98,17 +95,25 @@ static bool filter_takes(const struct kmemtrace_trace *t,
 	return false;
 }
 
-static u16 cache_id(const struct kmem_cache *s, bool known)
+static __always_inline u16 cache_id(const struct kmem_cache *s, bool known)
 {
 	if (s)
-		return kmemtrace_cache_id(s);
+		return kmemtrace_cache_id_fast(s);
 	return known ? KMEMTRACE_CACHE_PAGES : KMEMTRACE_CACHE_NONE;
 }
 
-static void emit_alloc(struct kmemtrace_trace *t, unsigned int id,
-		       unsigned long call_site, const void *ptr, size_t req,
-		       size_t alloc, gfp_t gfp, int node,
-		       const struct kmem_cache *s, bool known)
+/*
+ * The emitters are inlined into each probe, with their constant event id
+ * and payload size: one clock read, the compact header written in place
+ * (slabtrace_stream_reserve_fast()), the cache id from the table's first
+ * slot when the cache is there (kmemtrace_cache_id_fast()).
+ */
+static __always_inline void emit_alloc(struct kmemtrace_trace *t,
+				       unsigned int id,
+				       unsigned long call_site,
+				       const void *ptr, size_t req,
+				       size_t alloc, gfp_t gfp, int node,
+				       const struct kmem_cache *s, bool known)
 {
 	unsigned long flags;
 	u8 *p;
@@ -120,16 +125,19 @@ static void emit_alloc(struct kmemtrace_trace *t, unsigned int id,
 		return;
 	}
 	local_irq_save(flags);
-	p = slabtrace_stream_reserve(&t->stream, id, KMEMTRACE_ALLOC_PAYLOAD);
+	p = slabtrace_stream_reserve_fast(&t->stream, id, KMEMTRACE_ALLOC_PAYLOAD,
+					  slabtrace_ctf_clock());
 	if (p)
 		kmemtrace_encode_alloc(p, t, call_site, ptr, req, alloc, gfp,
 				       cache_id(s, known), node);
 	local_irq_restore(flags);
 }
 
-static void emit_free(struct kmemtrace_trace *t, unsigned int id,
-		      unsigned long call_site, const void *ptr,
-		      const struct kmem_cache *s, bool known)
+static __always_inline void emit_free(struct kmemtrace_trace *t,
+				      unsigned int id,
+				      unsigned long call_site,
+				      const void *ptr,
+				      const struct kmem_cache *s, bool known)
 {
 	unsigned long flags;
 	u8 *p;
@@ -141,7 +149,8 @@ static void emit_free(struct kmemtrace_trace *t, unsigned int id,
 		return;
 	}
 	local_irq_save(flags);
-	p = slabtrace_stream_reserve(&t->stream, id, KMEMTRACE_FREE_PAYLOAD);
+	p = slabtrace_stream_reserve_fast(&t->stream, id, KMEMTRACE_FREE_PAYLOAD,
+					  slabtrace_ctf_clock());
 	if (p)
 		kmemtrace_encode_free(p, t, call_site, ptr, cache_id(s, known));
 	local_irq_restore(flags);
