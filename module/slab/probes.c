@@ -115,6 +115,15 @@ static __always_inline void drop(struct leak_traced *tr,
 }
 
 /*
+ * make bench-peers' rows without the verdicts' counting (slabtrace:*-nolife)
+ * load a build of the module with SLABTRACE_NO_LIFETIME=1 (Kbuild): the
+ * free path's cost of the lifetimes, measured against the module's own.
+ */
+#ifndef SLABTRACE_NO_LIFETIME
+#define SLABTRACE_NO_LIFETIME 0
+#endif
+
+/*
  * A record leaves the table: give it back, and maybe let the probes go.
  * It was @stale, or its address was freed from cache @from (NULL: not
  * known), which is stale too if @from is not its cache: the object there
@@ -132,7 +141,7 @@ static void record_gone(struct leak_set *set,
 
 	if (set)
 		tr = leak_traced_of_id(set, rec->owner);
-	if (tr && lived) {
+	if (tr && lived && !SLABTRACE_NO_LIFETIME) {
 		now = leak_stamp(tr, ktime_get_mono_fast_ns());
 		leak_lifetime_add(rec->stack, rec->syscall, rec->owner,
 				  now > rec->stamp ? now - rec->stamp : 0);
