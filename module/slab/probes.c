@@ -310,7 +310,9 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	rec->gfp = (__force u32)gfp;
 	rec->node = tr->kind == LEAK_KIND_PERCPU ? NUMA_NO_NODE :
 		    page_to_nid(virt_to_page(obj));
-	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
+	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries),
+					 READ_ONCE(leak_walk_end),
+					 READ_ONCE(leak_walk_end_size));
 	stack = leak_stack_store(rec, entries, nr, call_site);
 	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */
@@ -499,6 +501,7 @@ static int alloc_probes(bool on)
 						  NULL);
 		return 0;
 	}
+	leak_stack_find_end();
 	ret = register_trace_kmem_cache_alloc(leak_probe_kmem_cache_alloc,
 					      NULL);
 	if (ret)

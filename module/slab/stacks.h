@@ -32,6 +32,9 @@ bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
 		      unsigned long call_site);
 void leak_stack_flush(void);
 void leak_stack_prime(void);
+void leak_stack_find_end(void);
+/* Where the probes' walks end (leak_stack_find_end()): start, size. */
+extern unsigned long leak_walk_end, leak_walk_end_size;
 void leak_stacks_init(void);
 void leak_stacks_exit(void);
 bool leak_stack_in_module(struct module *mod, bool init);
