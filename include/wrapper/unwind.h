@@ -23,6 +23,8 @@
  * caller on
  * @store: where the frames go, innermost first
  * @size: its room
+ * @end: the start of a function where the walk ends
+ * @end_size: its size; 0: the walk goes on to the stack's end
  *
  * Inlined into a tracepoint probe (the function the tracepoint calls),
  * this walks from the probe's return address: the first frame is in the
@@ -45,11 +47,19 @@
  * recovers the ones it reads itself.  Elsewhere (arm64's frame records,
  * UML): stack_trace_save(), whose first frames the trim drops.
  *
+ * A return address in [@end, @end + @end_size) is stored and ends the
+ * walk (x86-64 ORC only; stack_trace_save() cannot stop): what lies
+ * beyond a function every walk passes through the same way, such as the
+ * system call entry below do_syscall_64(), costs the unwinder frames and,
+ * at the entry's registers, a failed search of the user address among
+ * the kernel's, the modules' and BPF's text, and tells nothing.
+ *
  * Return: the number of frames stored.
  */
 #if defined(CONFIG_X86_64) && defined(CONFIG_UNWINDER_ORC)
 static __always_inline unsigned int
-slabtrace_stack_walk_caller(unsigned long *store, unsigned int size)
+slabtrace_stack_walk_caller(unsigned long *store, unsigned int size,
+			    unsigned long end, unsigned long end_size)
 {
 	unsigned long *fp = __builtin_frame_address(0);
 	struct unwind_state state __uninitialized;	/* __unwind_start()'s */
@@ -72,12 +82,15 @@ slabtrace_stack_walk_caller(unsigned long *store, unsigned int size)
 		if (!addr)
 			break;
 		store[nr++] = addr;
+		if (addr - end < end_size)
+			break;
 	}
 	return nr;
 }
 #else
 static __always_inline unsigned int
-slabtrace_stack_walk_caller(unsigned long *store, unsigned int size)
+slabtrace_stack_walk_caller(unsigned long *store, unsigned int size,
+			    unsigned long end, unsigned long end_size)
 {
 	return stack_trace_save(store, size, 0);
 }

@@ -7,7 +7,7 @@
  * tools (FlameGraph's flamegraph.pl, speedscope, scripts/tools/flamegraph.py):
  * one line per group of objects (aggregate.c), root frame first,
  *
- *   syscall:write;entry_SYSCALL_64_after_hwframe;...;leaky_alloc_buf [leaky] 3
+ *   syscall:write;do_syscall_64;...;leaky_alloc_buf [leaky] 3
  *
  * weighed by objects in /proc/slabtrace/slab/folded and by bytes in
  * folded_bytes.  A group made in a system call starts with the pseudo-frame

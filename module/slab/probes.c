@@ -116,6 +116,15 @@ static __always_inline void drop(struct leak_traced *tr,
 }
 
 /*
+ * make bench-peers' rows without the verdicts' counting (slabtrace:*-nolife)
+ * load a build of the module with SLABTRACE_NO_LIFETIME=1 (Kbuild): the
+ * free path's cost of the lifetimes, measured against the module's own.
+ */
+#ifndef SLABTRACE_NO_LIFETIME
+#define SLABTRACE_NO_LIFETIME 0
+#endif
+
+/*
  * A record leaves the table: give it back, and maybe let the probes go.
  * It was @stale, or its address was freed from cache @from (NULL: not
  * known), which is stale too if @from is not its cache: the object there
@@ -133,7 +142,7 @@ static void record_gone(struct leak_set *set,
 
 	if (set)
 		tr = leak_traced_of_id(set, rec->owner);
-	if (tr && lived) {
+	if (tr && lived && !SLABTRACE_NO_LIFETIME) {
 		now = leak_stamp(tr, ktime_get_mono_fast_ns());
 		leak_lifetime_add(rec->stack, rec->syscall, rec->owner,
 				  now > rec->stamp ? now - rec->stamp : 0);
@@ -302,7 +311,9 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	rec->gfp = (__force u32)gfp;
 	rec->node = tr->kind == LEAK_KIND_PERCPU ? NUMA_NO_NODE :
 		    page_to_nid(virt_to_page(obj));
-	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries));
+	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries),
+					 READ_ONCE(leak_walk_end),
+					 READ_ONCE(leak_walk_end_size));
 	stack = leak_stack_store(rec, entries, nr, call_site);
 	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */
@@ -491,6 +502,7 @@ static int alloc_probes(bool on)
 						  NULL);
 		return 0;
 	}
+	leak_stack_find_end();
 	ret = register_trace_kmem_cache_alloc(leak_probe_kmem_cache_alloc,
 					      NULL);
 	if (ret)

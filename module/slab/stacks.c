@@ -288,6 +288,44 @@ void leak_stack_prime(void)
 				      __GFP_NOWARN);
 }
 
+unsigned long leak_walk_end, leak_walk_end_size;
+
+/**
+ * leak_stack_find_end - find where the probes' walks may end
+ *
+ * do_syscall_64(): a walk from a 64-bit system call goes on from there
+ * into the entry code and its registers, the same in every walk, for
+ * frames of the unwinder's work and a failed search of the user address
+ * the registers hold (<wrapper/unwind.h>).  kallsyms_lookup_name() is not
+ * exported: the function is found by name, with its size, in a walk of
+ * the caller, a task starting the tracing with a write to ctl (a system
+ * call).  Once found, for good; until then (a caller not in a system
+ * call, an arch or kernel with no such function) the walks go to the
+ * stack's end.
+ *
+ * Context: process context.
+ */
+void leak_stack_find_end(void)
+{
+	unsigned long entries[LEAK_STACK_DEPTH], off, size;
+	char name[KSYM_SYMBOL_LEN];
+	unsigned int nr, i;
+
+	if (leak_walk_end_size)
+		return;
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "%pS", (void *)entries[i]);
+		/* kallsyms' format: NAME+0xOFFSET/0xSIZE */
+		if (sscanf(name, "do_syscall_64+%lx/%lx", &off, &size) != 2 ||
+		    off >= size)
+			continue;
+		WRITE_ONCE(leak_walk_end, entries[i] - off);
+		WRITE_ONCE(leak_walk_end_size, size);
+		return;
+	}
+}
+
 /* slabtrace's own code: an allocation made through it is not recorded. */
 static unsigned long own_start, own_end;
 

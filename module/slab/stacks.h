@@ -33,6 +33,9 @@ bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
 		      unsigned long call_site);
 void leak_stack_flush(void);
 void leak_stack_prime(void);
+void leak_stack_find_end(void);
+/* Where the probes' walks end (leak_stack_find_end()): start, size. */
+extern unsigned long leak_walk_end, leak_walk_end_size;
 bool leak_stack_in_module(struct module *mod, bool init);
 
 /* The depot and the deferred traces (slab.c loads them); their stats line. */

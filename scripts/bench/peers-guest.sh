@@ -402,12 +402,23 @@ slab_start_sampled() {
 	done
 }
 
+# slab_module KO: slabtrace's module replaced by $B/KO, idle (no cache
+# traced), outside the runs' clocks.
+slab_module() {
+	busybox rmmod slabtrace && busybox insmod "$B/$1" ||
+		{ echo "FAIL loading $1"; return 1; }
+}
+
 # slabtrace:one, :all (the churn's caches, by name), :every ("start all":
 # every cache); on the leaking churn, :sampled (the churn's caches, "start
 # CACHE sample N"), :sampled-bytes (the churn's caches, "start CACHE
-# sample-bytes B") and :every-sampled ("start all sample N").
+# sample-bytes B") and :every-sampled ("start all sample N"); :one-nolife
+# and :every-nolife as :one and :every, with the build of the module whose
+# free path counts no lifetimes for the leak verdicts (peers.sh).
 start_slabtrace() {
 	case $1 in
+	*:one-nolife) slab_module slabtrace-nolife.ko && slab_start "$ONE" ;;
+	*:every-nolife) slab_module slabtrace-nolife.ko && slab_try "start all" ;;
 	*:one) slab_start "$ONE" ;;
 	*:every) slab_try "start all" ;;
 	*:every-sampled) slab_try "start all sample $SAMPLE" ;;
@@ -418,6 +429,15 @@ start_slabtrace() {
 }
 stop_slabtrace() {
 	case $1 in
+	*:one-nolife)
+		slab_stop "$ONE"
+		slab_module slabtrace.ko
+		;;
+	*:every-nolife)
+		echo "stop all" > $ST/ctl
+		echo "reset all" > $ST/ctl
+		slab_module slabtrace.ko
+		;;
 	*:one) slab_stop "$ONE" ;;
 	*:sampled | *:sampled-bytes) slab_leak "$1" ;;
 	*:every | *:every-sampled)
@@ -753,6 +773,7 @@ case ,$PARTS, in
 	count_kmem
 	for r in $(seq "$PAIRS"); do
 		pair 1 slabtrace:one "$r" "$EV_ONE" files "$FILES"
+		pair 1 slabtrace:one-nolife "$r" "$EV_ONE" files "$FILES"
 		pair 1 slabtrace:all "$r" "$EV_ALL" files "$FILES"
 	done
 	[ "$PROFILE" = slabtrace ] && profile slabtrace:all files "$FILES"
@@ -764,6 +785,7 @@ case ,$PARTS, in
 	leak_size
 	for r in $(seq "$PAIRS"); do
 		pair 1 slabtrace:every "$r" "$KMEM_ALLOCS" files "$FILES"
+		pair 1 slabtrace:every-nolife "$r" "$KMEM_ALLOCS" files "$FILES"
 		pair 1 slabtrace:sampled "$r" "$EV_ALL" leak "$FILES" "$LEAK_EVERY"
 		pair 1 slabtrace:sampled-bytes "$r" "$EV_ALL" leak "$FILES" "$LEAK_EVERY"
 		pair 1 slabtrace:every-sampled "$r" "$KMEM_ALLOCS" leak "$FILES" "$LEAK_EVERY"

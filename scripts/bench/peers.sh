@@ -18,6 +18,11 @@
 # whose start command the module rejects (slabtrace's "start all" and
 # sampling rows, on a module without them) is listed as not available.
 #
+# The rows slabtrace:one-nolife and :every-nolife load a second build of
+# the module, build/6.12-nolife (SLABTRACE_NO_LIFETIME=1, Kbuild), whose
+# free path does not count lifetimes for the leak verdicts: paired round
+# by round with slabtrace:one and :every, the cost of that counting.
+#
 # Writes build/bench/peers.csv (one row per pair), build/bench/peers.txt
 # (the table) and build/bench/console.log, and prints the table; part 5
 # leaves its recordings in build/bench/frag/.
@@ -57,6 +62,11 @@ console=${BENCH_CONSOLE:-}
 if [ -z "$console" ]; then
 	kdir=$("$top/scripts/kernels/fetch-kernel.sh" 6.12)
 	make -C "$top" -s KVER=6.12 test-modules
+	# The slabtrace:*-nolife rows' module: the free path without the
+	# leak verdicts' lifetime counting (Kbuild).
+	"$top/scripts/kbuild/shadow-tree.sh" "$top/build/6.12-nolife"
+	"$top/scripts/kbuild/kbuild.sh" "$kdir/build" "$top/build/6.12-nolife" -s \
+		SLABTRACE_NO_LIFETIME=1 modules
 	rootfs=$("$top/scripts/vm/debian-rootfs.sh" peers 6.12)
 
 	ov=$out/overlay
@@ -66,6 +76,7 @@ if [ -z "$console" ]; then
 	cp "$top/scripts/bench/peers-guest.sh" "$ov/bench/peers.sh"
 	cp "$top/build/6.12/slabtrace.ko" "$top/build/6.12/leaky.ko" \
 		"$top/build/6.12/bin/kmemtrace-record" "$ov/bench/"
+	cp "$top/build/6.12-nolife/slabtrace.ko" "$ov/bench/slabtrace-nolife.ko"
 	${CC:-gcc} -static -O2 -Wall -Wextra -Werror -o "$ov/bench/wl" "$top/scripts/bench/wl.c"
 	chmod 755 "$ov/init" "$ov/bench/peers.sh"
 	# The rootfs, then our files: the kernel unpacks concatenated archives
