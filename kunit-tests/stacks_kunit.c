@@ -4,10 +4,13 @@
  * at the allocator's caller: at the tracepoint's call site when the walk
  * saw it, else after the last frame that is the tracer's or the
  * allocator's by name (among the first few), else not at all; and that a
- * frame with no symbol never shows its raw address.
+ * frame with no symbol never shows its raw address; and that a trace's
+ * handle kept per CPU is given only to the same frames.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
+#include <linux/stackdepot.h>
+#include <linux/string.h>
 
 #include "st_slab_kunit.h"
 
@@ -85,11 +88,46 @@ static void slabtrace_stacks_no_raw_address(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, str_has_prefix(name, "caller_frame+0x1/"));
 }
 
+/*
+ * The CPU's cache of saved traces: a trace saved again has the depot's
+ * handle; a trace whose frames fall in the same slot as one kept there
+ * gets its own handle, not the one kept.
+ */
+static void slabtrace_stacks_cache(struct kunit *test)
+{
+	unsigned long a[4] = { IP(caller_frame), IP(outer_frame), 0x1234, 1 };
+	depot_stack_handle_t ha, hb;
+	unsigned long b[4], *saved;
+	unsigned int i;
+
+	ha = leak_stack_save(a, ARRAY_SIZE(a));
+	if (!ha)
+		kunit_skip(test, "the stack depot has no room");
+	KUNIT_EXPECT_EQ(test, leak_stack_save(a, ARRAY_SIZE(a)), ha);
+	KUNIT_EXPECT_EQ(test, stack_depot_save(a, ARRAY_SIZE(a), GFP_KERNEL),
+			ha);
+	memcpy(b, a, sizeof(b));
+	for (i = 2; i < 100000; i++) {
+		b[3] = i;
+		if (leak_stack_slot(b, 4) == leak_stack_slot(a, 4))
+			break;
+	}
+	KUNIT_ASSERT_EQ(test, leak_stack_slot(b, 4), leak_stack_slot(a, 4));
+	hb = leak_stack_save(b, ARRAY_SIZE(b));
+	KUNIT_ASSERT_NE(test, hb, 0);
+	KUNIT_EXPECT_NE(test, hb, ha);
+	KUNIT_EXPECT_EQ(test, stack_depot_fetch(hb, &saved), 4U);
+	KUNIT_EXPECT_EQ(test, memcmp(saved, b, sizeof(b)), 0);
+	/* Same length, other frames: the compare, not the slot, decides. */
+	KUNIT_EXPECT_EQ(test, leak_stack_save(a, ARRAY_SIZE(a)), ha);
+}
+
 static struct kunit_case slabtrace_stacks_cases[] = {
 	KUNIT_CASE(slabtrace_stacks_at_call_site),
 	KUNIT_CASE(slabtrace_stacks_by_symbol),
 	KUNIT_CASE(slabtrace_stacks_untrimmed),
 	KUNIT_CASE(slabtrace_stacks_no_raw_address),
+	KUNIT_CASE(slabtrace_stacks_cache),
 	{}
 };
 

@@ -52,8 +52,21 @@
  * allocation and free, for traces that are few (one per code path, not per
  * object) and that 6.1's depot could never free anyway.
  *
+ * Each CPU keeps the handles of the traces it saved last, by a hash of
+ * their frames (stack_cache): an allocation's trace is most often one
+ * saved before, since a workload repeats its code paths, and a hit there
+ * (a multiply a frame, the depot's copy fetched and compared) costs less
+ * than the depot's own save, which hashes the frames with jhash2, looks
+ * for interrupt entries in them and walks a bucket.  The slots hold only
+ * handles, which stay valid (no reference is put, above).
+ *
  * Notes on locking
  * ----------------
+ * - stack_cache: no lock.  A slot is one handle, read and written once
+ *   (READ_ONCE/WRITE_ONCE) by the probes, on their CPU or, preempted and
+ *   moved, another's: an interrupt or another CPU may overwrite it
+ *   between the read and the compare, which compares the trace the
+ *   handle read names, never the slot again.
  * - defer_lock (raw spinlock, irq-safe): defer_slot[] and defer_nr.  A
  *   probe only trylocks it: busy, the trace is lost and counted.  Taken
  *   before nothing; the work drops it before it touches the table.
@@ -65,6 +78,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/bitmap.h>
+#include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
@@ -481,6 +495,55 @@ static bool scan_frames(const unsigned long *entries, unsigned int nr,
 	return false;
 }
 
+#define STACK_CACHE_BITS	6
+
+struct stack_cache {
+	depot_stack_handle_t slot[1 << STACK_CACHE_BITS];
+};
+
+static DEFINE_PER_CPU(struct stack_cache, stack_cache);
+
+/* The slot of stack_cache a trace's handle is kept in. */
+VISIBLE_IF_KUNIT unsigned int leak_stack_slot(const unsigned long *entries,
+					      unsigned int nr)
+{
+	u64 h = nr;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		h = (h ^ entries[i]) * GOLDEN_RATIO_64;
+	return hash_64(h, STACK_CACHE_BITS);
+}
+
+/**
+ * leak_stack_save - a trace's depot handle, without letting it allocate
+ * @entries: the trace
+ * @nr: its length
+ *
+ * From this CPU's stack_cache when the handle kept in the trace's slot
+ * names the same frames; else from the depot, and kept.
+ *
+ * Context: Any context but NMI (a probe); no lock of its own.
+ * Return: the handle, or 0 if the depot had no room.
+ */
+VISIBLE_IF_KUNIT depot_stack_handle_t leak_stack_save(unsigned long *entries,
+						      unsigned int nr)
+{
+	/* Preemptible in the tests: any CPU's slot will do. */
+	depot_stack_handle_t *slot =
+		&raw_cpu_ptr(&stack_cache)->slot[leak_stack_slot(entries, nr)];
+	depot_stack_handle_t handle = READ_ONCE(*slot);
+	unsigned long *saved;
+
+	if (handle && stack_depot_fetch(handle, &saved) == nr &&
+	    !memcmp(saved, entries, nr * sizeof(*entries)))
+		return handle;
+	handle = slabtrace_depot_save_noalloc(entries, nr);
+	if (handle)
+		WRITE_ONCE(*slot, handle);
+	return handle;
+}
+
 /*
  * The part of a walk that is the allocation's backtrace: from the
  * allocator's caller on, and in an interrupt up to the interrupt's entry
@@ -534,7 +597,7 @@ int leak_stack_store(struct leak_record *rec, unsigned long *entries,
 	if (READ_ONCE(leak_fail_depot))
 		return -EAGAIN;
 #endif
-	rec->stack = slabtrace_depot_save_noalloc(entries + first, nr);
+	rec->stack = leak_stack_save(entries + first, nr);
 	return likely(rec->stack) ? 0 : -EAGAIN;
 }
 
