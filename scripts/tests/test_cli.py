@@ -1483,6 +1483,22 @@ class Recorder(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(self.fake.read("kmemtrace/buffer_kb"), "16\n32\n16\n")
 
+    def test_buffer_by_default(self):
+        # No -b: 8 MiB a CPU for this recording, set back after; a
+        # buffer_kb as large stays untouched.
+        rc, out, err = self.record("--", "true")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(self.fake.read("kmemtrace/buffer_kb"), "16\n8192\n16\n")
+        for kb in ("8192\n", "16384\n"):
+            self.stream(UUID_A, 3)
+            self.fake.write("kmemtrace/buffer_kb", kb)
+            with open(os.path.join(self.fake.st, "kmemtrace", "cpu0"), "r+b") as f:
+                f.truncate(int(kb) * 1024)
+            shutil.rmtree(self.out)
+            rc, out, err = self.record("--", "true")
+            self.assertEqual((rc, err), (0, ""))
+            self.assertEqual(self.fake.read("kmemtrace/buffer_kb"), kb)
+
     def test_syscall_size_is_set_back_and_keeps_an_unread_queue(self):
         self.stream(UUID_A, 1, sub="kptrace/ctf")
         self.fake.write("status", STATUS)

@@ -15,7 +15,10 @@
  * all the same), as slabtrace record does.  -l reads nothing until
  * COMMAND exits (a reader that falls behind: the tests' way to make
  * overruns).  -b sets the module's buffer_kb for this recording: the
- * value it had is set back at the end.
+ * value it had is set back at the end.  Without -b it is raised to 8 MiB
+ * (DEFAULT_BUFFER_KB) for the recording, set back too; a larger one
+ * stays, and so does the one it has if the module refuses 8 MiB (a note
+ * says so).
  *
  * -s records kptrace's system calls instead ("syscall start ctf" on ctl,
  * the files of kptrace/ctf/): every process but the recorder, or the
@@ -90,8 +93,8 @@ static const char help[] =
 	"  -o, --output DIR   where to write (kmemtrace.trace; -s: kptrace.trace)\n"
 	"  -b, --buffer KB    KiB of buffer per CPU for this recording (16 to 65536,\n"
 	"                     a multiple of 8; -s: the system call queue's size,\n"
-	"                     whole pages, 8192 or more unless given); set back\n"
-	"                     after\n"
+	"                     whole pages); set back after.  Without: 8192, or\n"
+	"                     the size set if larger\n"
 	"  -c, --cache CACHE  record this cache only; again for more (at most 16)\n"
 	"  -s, --syscalls     record kptrace's system calls, not kmemtrace\n"
 	"      --comm COMM    -s: record the tasks named COMM only (-c COMM too)\n"
@@ -618,45 +621,54 @@ static long stats_number(const char *text, const char *key)
 }
 
 /*
- * Write @value to @path for -b @kb (dies with the module's reason if it
- * is refused); @old, what to write to set it back, is kept for the end.
+ * Without -b: at least this much buffer per CPU (KiB), for either stream.
+ * One CPU making system calls back to back (the getpid() loop of make
+ * bench-peers) fills 2 MiB of kptrace records in about 18 M instructions,
+ * and in the 6.12 VM the recorder took up to 53 M instructions to run
+ * after a packet closed (Documentation/benchmarks.rst): 8 MiB holds about
+ * 85,000 calls, 86-94 M.  kmemtrace's churn of part 3, at 176 instructions
+ * an event, filled the 1 MiB of its default before the recorder came in
+ * one run of 5.
+ */
+#define DEFAULT_BUFFER_KB	"8192"
+
+/*
+ * Write @value to @path for a buffer of @kb KiB per CPU (-b, or
+ * DEFAULT_BUFFER_KB with @dflt); @old, what to write to set it back, is
+ * kept for the end.  A refusal ends -b with the module's reason; the
+ * default keeps the buffer of @cur_kb KiB, with a note, and the recording
+ * starts all the same.
  */
 static void change_buffer(const char *path, const char *value,
-			  const char *old, const char *kb)
+			  const char *old, const char *kb, long cur_kb, int dflt)
 {
 	char reason[1024];
 	int err = write_file(path, value);
 
 	if (err) {
 		reason_of(-err, reason, sizeof(reason));
-		die("cannot set the buffer to %s KiB: %s", kb, reason);
+		if (!dflt)
+			die("cannot set the buffer to %s KiB: %s", kb, reason);
+		note("keeping the buffer of %ld KiB per CPU (%s KiB: %s)",
+		     cur_kb, kb, reason);
+		return;
 	}
 	snprintf(restore_path, sizeof(restore_path), "%s", path);
 	snprintf(restore_value, sizeof(restore_value), "%s", old);
 }
 
 /*
- * -s without -b: at least this much buffer per CPU (KiB).  One CPU making
- * system calls back to back (the getpid() loop of make bench-peers) fills
- * 2 MiB of records in about 18 M instructions, and in the 6.12 VM the
- * recorder took up to 53 M instructions to run after a packet closed
- * (Documentation/benchmarks.rst): 8 MiB holds about 85,000 calls, 86-94 M.
- */
-#define SYSCALL_BUFFER_KB	"8192"
-
-/*
  * -b with -s: "syscall size", which also empties kptrace's text queue:
  * refused while the queue holds records not read yet.  The size it had,
- * in bytes, is what is set back.  With @dflt (no -b: SYSCALL_BUFFER_KB),
+ * in bytes, is what is set back.  With @dflt (no -b: DEFAULT_BUFFER_KB),
  * a size that is as large already stays, and so does any size the queue
  * or the memory available does not let go: the recording starts all the
  * same.
  */
 static void set_syscall_size(const char *buffer_kb, int dflt)
 {
-	char path[PATH_MAX], cmd[64], old[64], reason[1024], *stats;
+	char path[PATH_MAX], cmd[64], old[64], *stats;
 	long queued, size, want = strtol(buffer_kb, NULL, 10) * 1024;
-	int err;
 
 	st_path(path, sizeof(path), "kptrace/stats");
 	stats = read_all(path);
@@ -674,44 +686,81 @@ static void set_syscall_size(const char *buffer_kb, int dflt)
 	snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
 	snprintf(old, sizeof(old), "syscall size %ld", size);
 	st_path(path, sizeof(path), "ctl");
-	if (!dflt) {
-		change_buffer(path, cmd, old, buffer_kb);
-		return;
-	}
-	err = write_file(path, cmd);
-	if (err) {
-		reason_of(-err, reason, sizeof(reason));
-		note("keeping the buffer of %ld KiB per CPU (%s KiB: %s)",
-		     size / 1024, buffer_kb, reason);
-		return;
-	}
-	snprintf(restore_path, sizeof(restore_path), "%s", path);
-	snprintf(restore_value, sizeof(restore_value), "%s", old);
+	change_buffer(path, cmd, old, buffer_kb, size / 1024, dflt);
+}
+
+/*
+ * kmemtrace's buffer_kb (@path, @kb KiB now): -b's exactly; without,
+ * DEFAULT_BUFFER_KB unless it is as large already.  The module allocates
+ * the buffers at the start, not here: a start refused for memory sets the
+ * size it had back (keep_old_buffer()).
+ */
+static void set_kmemtrace_size(const char *path, long kb, const char *buffer_kb)
+{
+	const char *want = buffer_kb ? buffer_kb : DEFAULT_BUFFER_KB;
+	char old[32];
+
+	snprintf(old, sizeof(old), "%ld", kb);
+	if (buffer_kb ? kb != strtol(buffer_kb, NULL, 10) :
+			kb < strtol(DEFAULT_BUFFER_KB, NULL, 10))
+		change_buffer(path, want, old, want, kb, !buffer_kb);
+}
+
+/* The stream's buffer_kb now; its path into @path (PATH_MAX). */
+static long buffer_kb_now(char *path)
+{
+	long kb;
+
+	stream_path(path, PATH_MAX, "buffer_kb");
+	kb = read_number(path);
+	if (kb <= 0)
+		die("%s: %s", path, strerror(errno));
+	return kb;
+}
+
+/* map_size and co. from the stream's buffer_kb now. */
+static void size_buffers(void)
+{
+	char path[PATH_MAX];
+
+	map_size = (size_t)buffer_kb_now(path) * 1024;
+	subbuf_size = map_size / KMEMTRACE_SUBBUFS;
+	free(copybuf);
+	copybuf = xmalloc(map_size);
 }
 
 /* -b: the buffer's size (syscall size with -s); then map_size and co. */
 static void set_buffer(const char *buffer_kb)
 {
-	char path[PATH_MAX], old[32];
-	long kb;
+	char path[PATH_MAX];
+	long kb = buffer_kb_now(path);
 
-	stream_path(path, sizeof(path), "buffer_kb");
-	kb = read_number(path);
-	if (kb <= 0)
-		die("%s: %s", path, strerror(errno));
-	snprintf(old, sizeof(old), "%ld", kb);
 	if (syscalls)
-		set_syscall_size(buffer_kb ? buffer_kb : SYSCALL_BUFFER_KB,
+		set_syscall_size(buffer_kb ? buffer_kb : DEFAULT_BUFFER_KB,
 				 !buffer_kb);
-	else if (buffer_kb && kb != strtol(buffer_kb, NULL, 10))
-		change_buffer(path, buffer_kb, old, buffer_kb);
+	else
+		set_kmemtrace_size(path, kb, buffer_kb);
 	atexit(restore_buffer);
-	kb = read_number(path);
-	if (kb <= 0)
-		die("%s: %s", path, strerror(errno));
-	map_size = (size_t)kb * 1024;
-	subbuf_size = map_size / KMEMTRACE_SUBBUFS;
-	copybuf = xmalloc(map_size);
+	size_buffers();
+}
+
+/*
+ * kmemtrace's start refused (@err) for memory, the default size set here
+ * (@dflt): the size it had is set back, with a note, for one more try.
+ * Whether it was.
+ */
+static int keep_old_buffer(int err, int dflt)
+{
+	char reason[1024];
+
+	if (err != -ENOMEM || syscalls || !dflt || !restore_path[0])
+		return 0;
+	reason_of(-err, reason, sizeof(reason));
+	note("keeping the buffer of %s KiB per CPU (%s KiB: %s)", restore_value,
+	     DEFAULT_BUFFER_KB, reason);
+	restore_buffer();
+	size_buffers();
+	return 1;
 }
 
 /*
@@ -932,6 +981,8 @@ int main(int argc, char **argv)
 			die("%s: %s", path, strerror(errno));
 	}
 	err = trace_start(caches);
+	if (keep_old_buffer(err, !buffer_kb))
+		err = trace_start(caches);
 	if (err)
 		start_failed(err, caches);
 	started = 1;

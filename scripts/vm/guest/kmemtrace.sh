@@ -125,17 +125,37 @@ cp /tmp/rec2.txt $OUT/widget.record.txt
 check_eq "filtered: exactly the widget allocations and frees" \
 	"kmemtrace-record: $((2 * N)) events written, 0 lost, into $OUT/widget" "$(cat /tmp/rec2.txt)"
 
+# --- The recorder's buffer: without -b 8 MiB a CPU for the recording,
+# the old buffer_kb set back after; a larger one stays; -b's exactly.
+check_eq "buffer_kb is 1024 before" 1024 "$(cat $K/buffer_kb)"
+check "record without -b" \
+	sh -c "kmemtrace-record -o /tmp/bk -- sh -c 'cat $K/buffer_kb > /tmp/bk.kb; grep ^kmemtrace: $ST/status > /tmp/bk.st' > /tmp/bk.txt 2>&1"
+check_eq "without -b: buffer_kb 8192 while recording" 8192 "$(cat /tmp/bk.kb)"
+check_eq "... and the trace's buffers" "kmemtrace: tracing, buffers $(nproc) x 8192 KiB" "$(cat /tmp/bk.st)"
+check_eq "... 1024 again after" 1024 "$(cat $K/buffer_kb)"
+check_eq "... no note" 1 "$(grep -c . /tmp/bk.txt)"
+check "record with -b 64" \
+	sh -c "kmemtrace-record -b 64 -o /tmp/bk -- sh -c 'cat $K/buffer_kb > /tmp/bk.kb' > /tmp/bk.txt 2>&1"
+check_eq "-b 64: buffer_kb 64 while recording" 64 "$(cat /tmp/bk.kb)"
+check_eq "... 1024 again after" 1024 "$(cat $K/buffer_kb)"
+echo 16384 > $K/buffer_kb
+check "record without -b, buffer_kb 16384" \
+	sh -c "kmemtrace-record -o /tmp/bk -- sh -c 'cat $K/buffer_kb > /tmp/bk.kb' > /tmp/bk.txt 2>&1"
+check_eq "a larger buffer_kb stays while recording" 16384 "$(cat /tmp/bk.kb)"
+check_eq "... and after" 16384 "$(cat $K/buffer_kb)"
+echo 1024 > $K/buffer_kb
+rm -rf /tmp/bk
+
 # --- A tiny buffer with a reader that does not read: overruns.
-echo 16 > $K/buffer_kb
-check "record with a 16 KiB buffer, reading late" \
-	sh -c "kmemtrace-record --lazy -o $OUT/tiny -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec3.txt"
+check "record with a 16 KiB buffer (-b 16), reading late" \
+	sh -c "kmemtrace-record -b 16 --lazy -o $OUT/tiny -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec3.txt"
 cat /tmp/rec3.txt
 cp /tmp/rec3.txt $OUT/tiny.record.txt
 lost=$(head -n 1 $K/total_overruns)
 check "total_overruns is not 0 ($lost)" test "$lost" -gt 0
 check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/rec3.txt
 check "and per CPU" grep -q "^kmemtrace-record: cpu[0-9]* lost [0-9]* events" /tmp/rec3.txt
-echo 1024 > $K/buffer_kb
+check_eq "-b 16 set back to 1024" 1024 "$(cat $K/buffer_kb)"
 
 # --- A cache named with a quote, a backslash and a space (oddcache.ko),
 # created and allocated from while recording: the metadata's TSDL writes
@@ -166,17 +186,24 @@ check "... saying so" grep -q "^kmemtrace-record: kmemtrace is running already, 
 check_eq "... and leaves it running" 1 "$(cut -c1 $K/enable)"
 echo 0 > $K/enable
 # Stopped and started again by another process while recording: an
-# error, nothing saved, the other trace left running.
+# error, nothing saved, the other trace left running.  That trace took
+# the recorder's 8 MiB, and buffer_kb cannot change while it runs: a
+# second line says the old size was not set back.
 kmemtrace-record -o /tmp/restart -- sh -c \
 	"echo churn 100 > $LEAKY; echo 0 > $K/enable; echo 1 > $K/enable; echo churn 100 > $LEAKY" \
 	> /tmp/rec7.txt 2>&1
 check_eq "a restart while recording: exit 1" 1 $?
 cat /tmp/rec7.txt
 check "... saying so in one line" sh -c \
-	"grep -c . /tmp/rec7.txt | grep -qx 1 && grep -q '^kmemtrace-record: the trace was restarted by another process (trace [0-9a-f-]*, now [0-9a-f-]*): nothing saved$' /tmp/rec7.txt"
+	"grep -c . /tmp/rec7.txt | grep -qx 2 && head -n 1 /tmp/rec7.txt | grep -q '^kmemtrace-record: the trace was restarted by another process (trace [0-9a-f-]*, now [0-9a-f-]*): nothing saved$'"
+check_eq "... and that the buffer stays" \
+	"kmemtrace-record: could not set the buffer back ($K/buffer_kb: 1024): kmemtrace: buffer_kb: cannot change while tracing" \
+	"$(sed -n 2p /tmp/rec7.txt)"
 check "... saving nothing" test ! -e /tmp/restart
 check_eq "... and the other trace still runs" 1 "$(cut -c1 $K/enable)"
 echo 0 > $K/enable
+check_eq "... with buffer_kb 8192" 8192 "$(cat $K/buffer_kb)"
+echo 1024 > $K/buffer_kb
 # Stopped by another process: what came until then is saved; exit 1.
 kmemtrace-record -o /tmp/stopped -- sh -c "echo churn 100 > $LEAKY; echo 0 > $K/enable" \
 	> /tmp/rec8.txt 2>&1

@@ -23,5 +23,30 @@ check "syscall start ctf comm nobody: it fits" st syscall start ctf comm nobody
 check "status shows its buffers" grep -q '^kptrace/ctf: tracing, buffers .* x 64 KiB' $ST/status
 check "syscall stop" st syscall stop
 check "status: kept for reading" grep -q '^kptrace/ctf: stopped, its buffers (.* x 64 KiB) kept for reading' $ST/status
+
+# kmemtrace-record without -b asks 8 MiB a CPU: with about 41 MiB
+# available (tmpfs holds the rest) that start is refused for memory, and
+# the recorder keeps the buffer it had (1 MiB a CPU), with a note.
+check_eq "kmemtrace's buffer_kb is 1024" 1024 "$(cat $ST/kmemtrace/buffer_kb)"
+avail_mib() { awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo; }
+mkdir -p /tmp/fill
+check "mount a tmpfs" mount -t tmpfs -o size=100% fill /tmp/fill
+i=0
+while [ "$(avail_mib)" -gt 41 ] && [ $i -lt 1000 ] &&
+	dd if=/dev/zero of=/tmp/fill/f$i bs=1M count=1 2>/dev/null; do
+	i=$((i + 1))
+done
+a=$(avail_mib)
+check "$i MiB on tmpfs leave 36 to 41 MiB available ($a)" test "$a" -ge 36 -a "$a" -le 41
+check "kmemtrace-record without -b" \
+	sh -c "kmemtrace-record -o /tmp/lm -- sh -c 'cat $ST/kmemtrace/buffer_kb > /tmp/lm.kb' > /tmp/lm.txt 2>&1"
+cat /tmp/lm.txt
+check "... says it keeps 1024 KiB" \
+	grep -q "^kmemtrace-record: keeping the buffer of 1024 KiB per CPU (8192 KiB: .*would leave less than 32 MiB" /tmp/lm.txt
+check_eq "... records with it" 1024 "$(cat /tmp/lm.kb)"
+check "... and saves the trace" grep -q "^kmemtrace-record: [0-9]* events written, 0 lost" /tmp/lm.txt
+check_eq "... buffer_kb 1024 after" 1024 "$(cat $ST/kmemtrace/buffer_kb)"
+rm -rf /tmp/lm
+umount /tmp/fill
 check "rmmod slabtrace" rmmod slabtrace
 finish
