@@ -325,7 +325,9 @@ void leak_stack_find_end(void)
 	char name[KSYM_SYMBOL_LEN];
 	unsigned int nr, i;
 
-	if (leak_walk_end_size)
+	/* Only the ORC walk of <wrapper/unwind.h> can stop: no search. */
+	if (!IS_ENABLED(CONFIG_X86_64) || !IS_ENABLED(CONFIG_UNWINDER_ORC) ||
+	    leak_walk_end_size)
 		return;
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	for (i = 0; i < nr; i++) {
