@@ -12,8 +12,11 @@
 #ifndef _SLABTRACE_CORE_H
 #define _SLABTRACE_CORE_H
 
+#include <linux/bug.h>
 #include <linux/fs.h>
+#include <linux/lockdep.h>
 #include <linux/parser.h>
+#include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
@@ -22,6 +25,18 @@
 struct kmem_cache;
 struct kobject;
 struct slabtrace_file;
+
+/*
+ * What every probe relies on, and keeps where the kernel does not
+ * (<wrapper/tracepoint.h>): preemption disabled.  Checked where a stock
+ * kernel has no lockdep to check it: the test build (make test-modules)
+ * warns, which fails the VM run.
+ */
+#ifdef SLABTRACE_TEST_BUILD
+#define slabtrace_assert_probe_context()	WARN_ON_ONCE(preemptible())
+#else
+#define slabtrace_assert_probe_context()	lockdep_assert_preemption_disabled()
+#endif
 
 /*
  * How every name a user may have chosen (a command name, a cache name) is

@@ -39,9 +39,10 @@
  *   output (to_ctf, set only while the hooks are detached), the filter
  *   pointer's updates, the entries' and the buckets' allocation and
  *   freeing (only while the hooks are detached).
- * - The hooks run with preemption disabled, in task context: an RCU
- *   read-side critical section.  They read filter under RCU (sched), and
- *   walk a bucket under RCU (hlist_for_each_entry_rcu()).
+ * - The hooks run with preemption disabled (where 7.x's tracepoints do
+ *   not, by <wrapper/tracepoint.h>), in task context: an RCU read-side
+ *   critical section.  They read filter under RCU (sched), and walk a
+ *   bucket under RCU (hlist_for_each_entry_rcu()).
  * - bucket_locks[] (raw spinlocks, KPTRACE_LOCKS stripes): bucket b is changed
  *   only under bucket_locks[b % KPTRACE_LOCKS], held for one hlist insertion
  *   or removal (and the count of at most KPTRACE_CHAIN_MAX entries before an
@@ -85,6 +86,7 @@
 
 #include <slabtrace/core.h>
 #include <slabtrace/ctf.h>
+#include <wrapper/tracepoint.h>
 
 #include "kptrace.h"
 
@@ -387,12 +389,13 @@ static bool entry_reader(struct kptrace_task *t)
 	return t->reader;
 }
 
-static void kptrace_sys_enter(void *data, struct pt_regs *regs, long id)
+static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 {
 	struct kptrace_call *c;
 	struct kptrace_task *t;
 	int arg;
 
+	slabtrace_assert_probe_context();
 	if (!task_traced(current))
 		return;
 	t = task_entry(current, true);
@@ -414,6 +417,18 @@ static void kptrace_sys_enter(void *data, struct pt_regs *regs, long id)
 		c->flags |= KPTRACE_DATA;
 	c->start_ns = ktime_get_mono_fast_ns();
 	t->active = true;
+}
+
+/*
+ * Each hook keeps the tracepoints' old promise itself, where 7.x does
+ * not (<wrapper/tracepoint.h>): on one CPU (last_entry, the summary, the
+ * buffers), in an RCU read-side section (the filter, the buckets).
+ */
+static void kptrace_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	slabtrace_syscall_tp_begin();
+	sys_enter_hook(regs, id);
+	slabtrace_syscall_tp_end();
 }
 
 /* Queue the record of call @c, made in place in the queue. */
@@ -450,6 +465,7 @@ static void finish(struct kptrace_task *t, long ret, u8 flags)
 	const struct kptrace_call *c = &t->call;
 	u64 end = ktime_get_mono_fast_ns();
 
+	slabtrace_assert_probe_context();
 	t->active = false;
 	if (READ_ONCE(to_ctf))
 		kptrace_ctf_write(c, end, ret, flags);
@@ -460,8 +476,10 @@ static void finish(struct kptrace_task *t, long ret, u8 flags)
 
 static void kptrace_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct kptrace_task *t = task_entry(current, false);
+	struct kptrace_task *t;
 
+	slabtrace_syscall_tp_begin();
+	t = task_entry(current, false);
 	if (t && t->active) {
 		/* A call that made the task a reader (its open()) is not traced. */
 		if (entry_reader(t))
@@ -469,18 +487,22 @@ static void kptrace_sys_exit(void *data, struct pt_regs *regs, long ret)
 		else
 			finish(t, ret, 0);
 	}
+	slabtrace_syscall_tp_end();
 }
 
 /* The task exits: a call still in flight will not return. */
 static void kptrace_process_exit(void *data, struct task_struct *p)
 {
-	struct kptrace_task *t = task_entry(p, false);
+	struct kptrace_task *t;
 
+	slabtrace_tp_begin();
+	t = task_entry(p, false);
 	if (t) {
 		if (t->active)
 			finish(t, 0, KPTRACE_NORETURN);
 		table_remove(t);
 	}
+	slabtrace_tp_end();
 }
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)

@@ -49,7 +49,9 @@
  * Notes on locking
  * ----------------
  * - leak_mutex: attaching and detaching (alloc_on, free_on, exiting).
- * - The probes run with preemption disabled, the tracepoints' contract, and
+ * - The probes run with preemption disabled, the tracepoints' contract
+ *   (kept by the probes themselves where 7.x's tracepoints do not, by
+ *   <wrapper/tracepoint.h>), and
  *   read leak_active (traced.c) under RCU, and, for a cache not in
  *   it, leak_follow_skip (follow.c); they take the raw spinlocks of the
  *   table (table.c), the pool (pool.c) and the stack slot (stacks.c), one
@@ -71,7 +73,9 @@
 #include <wrapper/cgroup.h>
 #include <wrapper/kmalloc.h>
 #include <wrapper/percpu.h>
+#include <wrapper/tracepoint.h>
 #include <wrapper/unwind.h>
+#include <slabtrace/core.h>
 
 #include "context.h"
 #include "follow.h"
@@ -271,6 +275,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	int stack;
 	u32 stamp;
 
+	slabtrace_assert_probe_context();
 	if (!set || ZERO_OR_NULL_PTR(obj))
 		return;
 	tr = leak_traced_of(set, s);
@@ -365,6 +370,7 @@ static __always_inline void record_free(const void *obj,
 {
 	struct leak_record *rec;
 
+	slabtrace_assert_probe_context();
 	if (ZERO_OR_NULL_PTR(obj) ||
 	    likely(!leak_table_maybe(&leak_records, obj)))
 		return;
@@ -388,7 +394,9 @@ static notrace void leak_probe_kmem_cache_alloc(void *data,
 						struct kmem_cache *s,
 						gfp_t gfp_flags, int node)
 {
+	slabtrace_tp_begin();
 	record_alloc(s, ptr, 0, gfp_flags, call_site);
+	slabtrace_tp_end();
 }
 
 NOKPROBE_SYMBOL(leak_probe_kmem_cache_alloc);
@@ -401,6 +409,7 @@ static notrace void leak_probe_kmalloc(void *data,
 {
 	struct kmem_cache *s;
 
+	slabtrace_tp_begin();
 	s = slabtrace_kmalloc_cache(bytes_req, gfp_flags, call_site);
 	if (!s && bytes_alloc > KMALLOC_MAX_CACHE_SIZE)
 		s = leak_pseudo_cache(LEAK_KIND_LARGE);
@@ -408,6 +417,7 @@ static notrace void leak_probe_kmalloc(void *data,
 		record_alloc(s, ptr, bytes_req, gfp_flags, call_site);
 	else
 		evict(rcu_dereference_sched(leak_active), ptr);
+	slabtrace_tp_end();
 }
 
 NOKPROBE_SYMBOL(leak_probe_kmalloc);
@@ -415,7 +425,9 @@ NOKPROBE_SYMBOL(leak_probe_kmalloc);
 static void leak_probe_kfree(void *data, unsigned long call_site,
 			     const void *ptr)
 {
+	slabtrace_tp_begin();
 	record_free(ptr, NULL);
+	slabtrace_tp_end();
 }
 
 static void leak_probe_kmem_cache_free(void *data,
@@ -423,7 +435,9 @@ static void leak_probe_kmem_cache_free(void *data,
 				       const void *ptr,
 				       const struct kmem_cache *s)
 {
+	slabtrace_tp_begin();
 	record_free(ptr, s);
+	slabtrace_tp_end();
 }
 
 static notrace void leak_probe_percpu_alloc(void *data,
@@ -435,8 +449,10 @@ static notrace void leak_probe_percpu_alloc(void *data,
 					    size_t bytes_alloc,
 					    gfp_t gfp_flags)
 {
+	slabtrace_tp_begin();
 	record_alloc(leak_pseudo_cache(LEAK_KIND_PERCPU),
 		     slabtrace_percpu_key(ptr), size, gfp_flags, call_site);
+	slabtrace_tp_end();
 }
 
 NOKPROBE_SYMBOL(leak_probe_percpu_alloc);
@@ -444,8 +460,10 @@ NOKPROBE_SYMBOL(leak_probe_percpu_alloc);
 static void leak_probe_percpu_free(void *data, void *base_addr, int off,
 				   void __percpu *ptr)
 {
+	slabtrace_tp_begin();
 	record_free(slabtrace_percpu_key(ptr),
 		    leak_pseudo_cache(LEAK_KIND_PERCPU));
+	slabtrace_tp_end();
 }
 
 static void find_percpu(struct tracepoint *tp, void *priv)
