@@ -34,7 +34,7 @@
 # the name before the ':' like slabtrace: all), bench_profile (also
 # profile with perf, PROFILE lines: "slabtrace" its probes on the churn's
 # caches, a tool of part 2 like kptrace:binary the getpid() calls it
-# traces; none by default).
+# traces, "kmemtrace" part 3's recording of the churn; none by default).
 set -u
 
 PAIRS=${bench_pairs:-5}
@@ -722,8 +722,12 @@ profile() {
 	echo 0 > /proc/sys/kernel/kptr_restrict
 	echo -1 > /proc/sys/kernel/perf_event_paranoid
 	start_tool "$tool" "$@" || return
-	perf record -q -e cpu-clock -F 20000 -a -g -o /tmp/perf.data -- \
-		"$B/wl" "$@" > /dev/null 2> /tmp/perf.err ||
+	# A tool that wraps the workload (kmemtrace-record) wraps perf, which
+	# samples every CPU while the workload runs: the recorder's draining
+	# is in the profile, its work after the workload (the copy of
+	# kallsyms) is not.
+	${WRAP:-} perf record -q -e cpu-clock -F 20000 -a -g -o /tmp/perf.data -- \
+		"$B/wl" "$@" > /tmp/wrap.out 2> /tmp/perf.err ||
 		sed 's/^/FAIL perf record: /' /tmp/perf.err
 	stop_"${tool%%:*}" "$tool" "$@"
 	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
@@ -823,6 +827,7 @@ case ,$PARTS, in
 		pair 3 perfkmem "$r" "$KMEM_EVENTS" files "$FILES"
 		pair 3 tracecmd "$r" "$KMEM_EVENTS" files "$FILES"
 	done
+	[ "$PROFILE" = kmemtrace ] && profile kmemtrace files "$FILES"
 	;;
 esac
 

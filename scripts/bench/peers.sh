@@ -49,7 +49,8 @@
 #                      guest instructions) and print the report's top
 #                      symbols (PROFILE lines): "slabtrace" its probes on
 #                      the churn's caches, a part 2 tool (kptrace:binary)
-#                      the getpid() calls it traces
+#                      the getpid() calls it traces, "kmemtrace" part 3's
+#                      recording of the churn (probes and recorder)
 #   BENCH_CONSOLE=FILE  only recompute the table from a console log
 #   BENCH_OUT (build/bench)  where the files go
 set -eu
