@@ -112,9 +112,9 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		     KPTRACE_CTF_OFF_PATH_LEN);
 	BUILD_BUG_ON(KPTRACE_CTF_OFF_PATH_LEN + 1 != KPTRACE_CTF_PAYLOAD);
 	local_irq_save(irqs);
-	p = slabtrace_stream_reserve_at(&kptrace_stream, compat ?
-					KPTRACE_CTF_SYSCALL_COMPAT : KPTRACE_CTF_SYSCALL,
-					KPTRACE_CTF_PAYLOAD + call->data_len, end);
+	p = slabtrace_stream_reserve_fast(&kptrace_stream, compat ?
+					  KPTRACE_CTF_SYSCALL_COMPAT : KPTRACE_CTF_SYSCALL,
+					  KPTRACE_CTF_PAYLOAD + call->data_len, end);
 	if (p) {
 		slabtrace_put_le32(p + KPTRACE_CTF_OFF_NR, call->nr);
 		slabtrace_put_le64(p + KPTRACE_CTF_OFF_RET, ret);
