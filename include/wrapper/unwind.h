@@ -37,7 +37,8 @@
  * x86-64 with the ORC unwinder (Debian's kernels, 6.1 to 7.3): the walk
  * starts from registers built from the probe's own frame, through the
  * unwinder API (__unwind_start(), unwind_next_frame(),
- * unwind_get_return_address(), exported GPL since v4.14), as
+ * unwind_get_return_address(), exported GPL since v4.14, and struct
+ * unwind_state's ip, regs and error, the same from 6.1 to 7.3), as
  * arch_stack_walk() does from an interrupt's registers.
  * __builtin_frame_address(0) makes GCC give the probe a frame pointer:
  * fp[0] is the caller's saved frame pointer and fp[1] the return address,
@@ -78,7 +79,22 @@ slabtrace_stack_walk_caller(unsigned long *store, unsigned int size,
 	store[nr++] = regs.ip;
 	for (__unwind_start(&state, current, &regs, NULL);
 	     nr < size && !unwind_done(&state); unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
+		/*
+		 * A call frame's state.ip is the return address ORC read
+		 * where its table said, already recovered from the function
+		 * graph tracer's and kretprobes' trampolines: kernel or
+		 * module text, checked only where the walk may have left
+		 * it.  unwind_get_return_address() adds nothing but
+		 * __kernel_text_address() (a search of the kernel's, the
+		 * modules' and BPF's text, every frame), so it is called
+		 * for a registers frame (the ip an interrupt or a system
+		 * call saved: a user address at a user's entry) and once
+		 * the unwinder guessed (state.error: no ORC entry, frame
+		 * pointers assumed); a frame it refuses ends the walk.
+		 */
+		addr = state.ip;
+		if (unlikely(state.regs || state.error))
+			addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
 		store[nr++] = addr;
