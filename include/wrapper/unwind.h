@@ -64,17 +64,26 @@ slabtrace_stack_walk_caller(unsigned long *store, unsigned int size,
 {
 	unsigned long *fp = __builtin_frame_address(0);
 	struct unwind_state state __uninitialized;	/* __unwind_start()'s */
-	struct pt_regs regs = {
-		.ip = (unsigned long)__builtin_return_address(0),
-		.sp = (unsigned long)(fp + 2),
-		.bp = fp[0],
-		.cs = __KERNEL_CS,
-	};
+	struct pt_regs regs __uninitialized;
 	unsigned int nr = 0;
 	unsigned long addr;
 
 	if (!size)
 		return 0;
+	/*
+	 * Not zeroed whole (21 words): the unwinder reads ip, sp, bp and cs
+	 * of the registers it starts from, and di, dx, r10 and r13 only if
+	 * an ORC entry names them (entry code, stack realignment); those
+	 * are set, the rest never read.
+	 */
+	regs.ip = (unsigned long)__builtin_return_address(0);
+	regs.sp = (unsigned long)(fp + 2);
+	regs.bp = fp[0];
+	regs.cs = __KERNEL_CS;
+	regs.di = 0;
+	regs.dx = 0;
+	regs.r10 = 0;
+	regs.r13 = 0;
 	/* arch_stack_walk()'s order: the registers' frame, then the walk. */
 	store[nr++] = regs.ip;
 	for (__unwind_start(&state, current, &regs, NULL);
