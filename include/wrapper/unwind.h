@@ -37,7 +37,8 @@
  * x86-64 with the ORC unwinder (Debian's kernels, 6.1 to 7.3): the walk
  * starts from registers built from the probe's own frame, through the
  * unwinder API (__unwind_start(), unwind_next_frame(),
- * unwind_get_return_address(), exported GPL since v4.14), as
+ * unwind_get_return_address(), exported GPL since v4.14, and struct
+ * unwind_state's ip, regs and error, the same from 6.1 to 7.3), as
  * arch_stack_walk() does from an interrupt's registers.
  * __builtin_frame_address(0) makes GCC give the probe a frame pointer:
  * fp[0] is the caller's saved frame pointer and fp[1] the return address,
@@ -63,22 +64,46 @@ slabtrace_stack_walk_caller(unsigned long *store, unsigned int size,
 {
 	unsigned long *fp = __builtin_frame_address(0);
 	struct unwind_state state __uninitialized;	/* __unwind_start()'s */
-	struct pt_regs regs = {
-		.ip = (unsigned long)__builtin_return_address(0),
-		.sp = (unsigned long)(fp + 2),
-		.bp = fp[0],
-		.cs = __KERNEL_CS,
-	};
+	struct pt_regs regs __uninitialized;
 	unsigned int nr = 0;
 	unsigned long addr;
 
 	if (!size)
 		return 0;
+	/*
+	 * Not zeroed whole (21 words): the unwinder reads ip, sp, bp and cs
+	 * of the registers it starts from, and di, dx, r10 and r13 only if
+	 * an ORC entry names them (entry code, stack realignment); those
+	 * are set, the rest never read.
+	 */
+	regs.ip = (unsigned long)__builtin_return_address(0);
+	regs.sp = (unsigned long)(fp + 2);
+	regs.bp = fp[0];
+	regs.cs = __KERNEL_CS;
+	regs.di = 0;
+	regs.dx = 0;
+	regs.r10 = 0;
+	regs.r13 = 0;
 	/* arch_stack_walk()'s order: the registers' frame, then the walk. */
 	store[nr++] = regs.ip;
 	for (__unwind_start(&state, current, &regs, NULL);
 	     nr < size && !unwind_done(&state); unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
+		/*
+		 * A call frame's state.ip is the return address ORC read
+		 * where its table said, already recovered from the function
+		 * graph tracer's and kretprobes' trampolines: kernel or
+		 * module text, checked only where the walk may have left
+		 * it.  unwind_get_return_address() adds nothing but
+		 * __kernel_text_address() (a search of the kernel's, the
+		 * modules' and BPF's text, every frame), so it is called
+		 * for a registers frame (the ip an interrupt or a system
+		 * call saved: a user address at a user's entry) and once
+		 * the unwinder guessed (state.error: no ORC entry, frame
+		 * pointers assumed); a frame it refuses ends the walk.
+		 */
+		addr = state.ip;
+		if (unlikely(state.regs || state.error))
+			addr = unwind_get_return_address(&state);
 		if (!addr)
 			break;
 		store[nr++] = addr;

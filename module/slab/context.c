@@ -34,6 +34,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include <asm/syscall.h>
+#include <asm/word-at-a-time.h>
 
 #include <wrapper/sched.h>
 
@@ -58,6 +59,39 @@ static s16 current_syscall(void)
 	if (nr < 0 || nr >= LEAK_SYSCALL_COMPAT)
 		return -1;
 	return in_compat_syscall() ? nr | LEAK_SYSCALL_COMPAT : nr;
+}
+
+/*
+ * strscpy_pad(@dst, @src, TASK_COMM_LEN), inline, with no call to
+ * strscpy() and then to memset() for the padding: a comm is two words,
+ * copied a word at a time, as strscpy() reads them, each masked after its
+ * first NUL and the words after it zero.  Where unaligned words are slow,
+ * strscpy_pad() itself (leak_who.comm is not aligned).
+ */
+static __always_inline void comm_copy(char *dst, const char *src)
+{
+#ifdef CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS
+	const struct word_at_a_time k = WORD_AT_A_TIME_CONSTANTS;
+	unsigned long c, bits;
+	bool end = false;
+	unsigned int i;
+
+	BUILD_BUG_ON(TASK_COMM_LEN % sizeof(long));
+	for (i = 0; i < TASK_COMM_LEN; i += sizeof(long)) {
+		c = end ? 0 : read_word_at_a_time(src + i);
+		if (!end && has_zero(c, &bits, &k)) {
+			bits = prep_zero_mask(c, bits, &k);
+			c &= zero_bytemask(create_zero_mask(bits));
+			end = true;
+		}
+		memcpy(dst + i, &c, sizeof(c));	/* one store */
+	}
+	/* A name torn by a rename with no NUL: cut, as strscpy() would. */
+	if (unlikely(!end))
+		dst[TASK_COMM_LEN - 1] = '\0';
+#else
+	strscpy_pad(dst, src, TASK_COMM_LEN);
+#endif
 }
 
 /**
@@ -89,7 +123,8 @@ void leak_ctx_fill(struct leak_record *rec)
 	 * Unlocked, like printk's %s of current->comm: a concurrent rename may
 	 * tear it, never overrun it.  Padded: groups compare whole arrays.
 	 */
-	strscpy_pad(w->comm, current->comm, sizeof(w->comm));
+	BUILD_BUG_ON(sizeof(w->comm) != TASK_COMM_LEN);
+	comm_copy(w->comm, current->comm);
 	w->pid = task_pid_nr(current);
 	rec->syscall = current_syscall();
 }

@@ -72,6 +72,7 @@
 
 #include <wrapper/cgroup.h>
 #include <wrapper/kmalloc.h>
+#include <wrapper/module.h>
 #include <wrapper/percpu.h>
 #include <wrapper/tracepoint.h>
 #include <wrapper/unwind.h>
@@ -245,11 +246,24 @@ static __always_inline bool sampled(struct leak_traced *tr,
 	return !(((u64)x * n) >> 32);
 }
 
-/* An allocation slabtrace's own code made (built in, there is no telling). */
+/*
+ * An allocation slabtrace's own code made (built in, there is no telling).
+ * @call_site is a return address: code, in the module's text or, while
+ * the module is still coming (its init running; freed after), in its
+ * init text.  Four instructions for the text, at every traced
+ * allocation, where within_module() walks every memory region of the
+ * module, core and init.
+ */
 static __always_inline bool own_alloc(unsigned long call_site)
 {
 #ifdef MODULE
-	return within_module(call_site, THIS_MODULE);
+	unsigned long start, end;
+
+	slabtrace_module_text(THIS_MODULE, &start, &end);
+	if (call_site >= start && call_site < end)
+		return true;
+	return unlikely(READ_ONCE(THIS_MODULE->state) == MODULE_STATE_COMING) &&
+	       within_module_init(call_site, THIS_MODULE);
 #else
 	return false;
 #endif
@@ -280,8 +294,12 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		return;
 	tr = leak_traced_of(set, s);
 	if (unlikely(!tr)) {
-		/* kmem_cache_alloc(): a cache created since "start all"? */
-		if (!bytes_req && !own_alloc(call_site))
+		/*
+		 * kmem_cache_alloc(): a cache created since "start all"?
+		 * Nothing to ask while "all" is not followed (no skip list).
+		 */
+		if (!bytes_req && rcu_access_pointer(leak_follow_skip) &&
+		    !own_alloc(call_site))
 			leak_follow_miss(s);
 		goto evict;
 	}

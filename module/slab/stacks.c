@@ -55,7 +55,8 @@
  * Each CPU keeps the handles of the traces it saved last, by a hash of
  * their frames (stack_cache): an allocation's trace is most often one
  * saved before, since a workload repeats its code paths, and a hit there
- * (a multiply a frame, the depot's copy fetched and compared) costs less
+ * (a multiply a frame, in the pass that looks for slabtrace's own code,
+ * the depot's copy fetched and compared inline) costs less
  * than the depot's own save, which hashes the frames with jhash2, looks
  * for interrupt entries in them and walks a bucket.  The slots hold only
  * handles, which stay valid (no reference is put, above).
@@ -477,26 +478,6 @@ static void stacks_exit(void)
 	mod_seen_exit();
 }
 
-/*
- * Every frame of a backtrace about to be saved: whether one is in
- * slabtrace's own code (looked for if @own), and the module pages they
- * are in, noted.
- */
-static bool scan_frames(const unsigned long *entries, unsigned int nr,
-			bool own)
-{
-	bool note = mod_seen_ready();
-	unsigned int i;
-
-	for (i = 0; i < nr; i++) {
-		if (own && entries[i] >= own_start && entries[i] < own_end)
-			return true;
-		if (note)
-			mod_note(entries[i]);
-	}
-	return false;
-}
-
 #define STACK_CACHE_BITS	6
 
 struct stack_cache {
@@ -505,7 +486,17 @@ struct stack_cache {
 
 static DEFINE_PER_CPU(struct stack_cache, stack_cache);
 
-/* The slot of stack_cache a trace's handle is kept in. */
+/* A step of the hash that picks a trace's slot in stack_cache. */
+static __always_inline u64 slot_step(u64 h, unsigned long ip)
+{
+	return (h ^ ip) * GOLDEN_RATIO_64;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * The slot of stack_cache a trace's handle is kept in: the hash
+ * scan_frames() takes in its pass, alone, for the tests.
+ */
 VISIBLE_IF_KUNIT unsigned int leak_stack_slot(const unsigned long *entries,
 					      unsigned int nr)
 {
@@ -513,10 +504,93 @@ VISIBLE_IF_KUNIT unsigned int leak_stack_slot(const unsigned long *entries,
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		h = (h ^ entries[i]) * GOLDEN_RATIO_64;
+		h = slot_step(h, entries[i]);
 	return hash_64(h, STACK_CACHE_BITS);
 }
+#endif
 
+/*
+ * Whether @ip is in the kernel's own image: on x86-64 the image lies
+ * between __START_KERNEL_map and MODULES_VADDR, above every other mapping
+ * (the direct map, vmalloc space) and below module space, where
+ * modules (slabtrace built as one: its own code; built in, it has none
+ * to look for), BPF programs and trampolines are.  Such a frame is
+ * neither slabtrace's nor on a module page: two compares instead of the
+ * own-code check and mod_note()'s, for most frames of a trace.
+ * Elsewhere (arm64, UML) no shortcut: false.
+ */
+static __always_inline bool image_frame(unsigned long ip)
+{
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+	return ip >= __START_KERNEL_map && ip < MODULES_VADDR;
+#else
+	return false;
+#endif
+}
+
+/*
+ * Every frame of a backtrace about to be saved, in one pass: whether one
+ * is in slabtrace's own code (looked for if @own), the module pages they
+ * are in, noted, and the trace's slot in stack_cache (leak_stack_slot()'s
+ * hash), in *@slot.
+ */
+static __always_inline bool scan_frames(const unsigned long *entries,
+					unsigned int nr, bool own,
+					unsigned int *slot)
+{
+	bool note = mod_seen_ready();
+	u64 h = nr;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		h = slot_step(h, entries[i]);
+		if (image_frame(entries[i]))
+			continue;
+		if (own && entries[i] >= own_start && entries[i] < own_end)
+			return true;
+		if (note)
+			mod_note(entries[i]);
+	}
+	*slot = hash_64(h, STACK_CACHE_BITS);
+	return false;
+}
+
+/* Whether two traces of @nr frames are the same: inline, no memcmp(). */
+static __always_inline bool same_frames(const unsigned long *a,
+					const unsigned long *b,
+					unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/*
+ * The handle of a trace of @nr frames whose slot in stack_cache is @slot
+ * (scan_frames()): the one kept there if it names the same frames,
+ * else the depot's, kept.
+ */
+static __always_inline depot_stack_handle_t
+save_in_slot(unsigned long *entries, unsigned int nr, unsigned int slot)
+{
+	/* Preemptible in the tests: any CPU's slot will do. */
+	depot_stack_handle_t *p = &raw_cpu_ptr(&stack_cache)->slot[slot];
+	depot_stack_handle_t handle = READ_ONCE(*p);
+	unsigned long *saved;
+
+	if (handle && stack_depot_fetch(handle, &saved) == nr &&
+	    same_frames(saved, entries, nr))
+		return handle;
+	handle = slabtrace_depot_save_noalloc(entries, nr);
+	if (handle)
+		WRITE_ONCE(*p, handle);
+	return handle;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * leak_stack_save - a trace's depot handle, without letting it allocate
  * @entries: the trace
@@ -531,20 +605,9 @@ VISIBLE_IF_KUNIT unsigned int leak_stack_slot(const unsigned long *entries,
 VISIBLE_IF_KUNIT depot_stack_handle_t leak_stack_save(unsigned long *entries,
 						      unsigned int nr)
 {
-	/* Preemptible in the tests: any CPU's slot will do. */
-	depot_stack_handle_t *slot =
-		&raw_cpu_ptr(&stack_cache)->slot[leak_stack_slot(entries, nr)];
-	depot_stack_handle_t handle = READ_ONCE(*slot);
-	unsigned long *saved;
-
-	if (handle && stack_depot_fetch(handle, &saved) == nr &&
-	    !memcmp(saved, entries, nr * sizeof(*entries)))
-		return handle;
-	handle = slabtrace_depot_save_noalloc(entries, nr);
-	if (handle)
-		WRITE_ONCE(*slot, handle);
-	return handle;
+	return save_in_slot(entries, nr, leak_stack_slot(entries, nr));
 }
+#endif
 
 /*
  * The part of a walk that is the allocation's backtrace: from the
@@ -554,8 +617,9 @@ VISIBLE_IF_KUNIT depot_stack_handle_t leak_stack_save(unsigned long *entries,
  *
  * Return: its length; 0 if the walk had no frame of the caller.
  */
-static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
-				 unsigned long call_site, unsigned int *first)
+static __always_inline unsigned int
+backtrace_of(unsigned long *entries, unsigned int nr, unsigned long call_site,
+	     unsigned int *first)
 {
 	*first = leak_stack_trim(entries, nr, call_site);
 	if (*first >= nr)
@@ -587,19 +651,19 @@ static unsigned int backtrace_of(unsigned long *entries, unsigned int nr,
 int leak_stack_store(struct leak_record *rec, unsigned long *entries,
 		     unsigned int nr, unsigned long call_site)
 {
-	unsigned int first;
+	unsigned int first, slot;
 
 	rec->stack = 0;
 	nr = backtrace_of(entries, nr, call_site, &first);
 	if (!nr)
 		return -ENODATA;
-	if (scan_frames(entries + first, nr, in_task()))
+	if (scan_frames(entries + first, nr, in_task(), &slot))
 		return -EPERM;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (READ_ONCE(leak_fail_depot))
 		return -EAGAIN;
 #endif
-	rec->stack = leak_stack_save(entries + first, nr);
+	rec->stack = save_in_slot(entries + first, nr, slot);
 	return likely(rec->stack) ? 0 : -EAGAIN;
 }
 

@@ -121,13 +121,6 @@
 
 #define TABLE_MIN_BUCKETS	1024UL
 #define TABLE_MAX_BUCKETS	BIT(24)
-/*
- * Hash bits 24-27 and 28-31 pick a record's two signature bits (a Bloom
- * filter of 16 bits, k = 2): no bucket index uses them.  At 1 to 2 records
- * a bucket, a few % of absent keys pass the check (make bench: 5.5 % at
- * 2).
- */
-#define SIG_SHIFT		24
 /* A purge shrinks the table when it leaves fewer records than this many. */
 #define SHRINK_BELOW		8
 /* How long no grow is tried after a failed one: doubling, within these. */
@@ -135,24 +128,14 @@
 #define GROW_BACKOFF_MAX	(64 * HZ)
 
 static_assert(TABLE_MIN_BUCKETS >= LEAK_TABLE_LOCKS);
-static_assert(SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
-static_assert(SIG_SHIFT + 8 == 32);
+static_assert(LEAK_TABLE_SIG_SHIFT >= 24);	/* ilog2(TABLE_MAX_BUCKETS) */
+static_assert(LEAK_TABLE_SIG_SHIFT + 8 == 32);
 static_assert(sizeof(struct leak_record) == 64);
 static_assert(!(LEAK_TABLE_LOCKS & (LEAK_TABLE_LOCKS - 1)));
 static_assert(LEAK_MAX_OWNERS <= U16_MAX);
 
 /* The records of every traced cache. */
 struct leak_table leak_records;
-
-static inline u32 obj_hash(const void *obj)
-{
-	return hash_ptr(obj, 32);
-}
-
-static inline u16 sig_bits(u32 hash)
-{
-	return BIT((hash >> SIG_SHIFT) & 15) | BIT(hash >> (SIG_SHIFT + 4));
-}
 
 static inline unsigned int stripe_of(u32 hash)
 {
@@ -206,7 +189,7 @@ static void sig_set(struct leak_buckets *b, u32 hash)
 {
 	unsigned long i = hash & b->mask;
 
-	WRITE_ONCE(b->sig[i], b->sig[i] | sig_bits(hash));
+	WRITE_ONCE(b->sig[i], b->sig[i] | leak_table_sig(hash));
 }
 
 /* The signature of bucket @i: its chain's bits, no more. */
@@ -216,7 +199,7 @@ static void sig_update(struct leak_buckets *b, unsigned long i)
 	u16 sig = 0;
 
 	for (rec = b->head[i]; rec; rec = rec->next)
-		sig |= sig_bits(obj_hash(rec->obj));
+		sig |= leak_table_sig(leak_table_hash(rec->obj));
 	WRITE_ONCE(b->sig[i], sig);
 }
 
@@ -232,7 +215,7 @@ static unsigned int move_bucket(struct leak_stripe *st, unsigned int i)
 
 	lockdep_assert_held(&st->lock);
 	while ((rec = st->old->head[ob])) {
-		u32 hash = obj_hash(rec->obj);
+		u32 hash = leak_table_hash(rec->obj);
 		unsigned long nb = hash & st->new->mask;
 
 		st->old->head[ob] = rec->next;
@@ -422,30 +405,6 @@ VISIBLE_IF_KUNIT void leak_table_destroy(struct leak_table *t,
 }
 
 /**
- * leak_table_maybe - whether the table may hold a record of @obj
- * @t: the table
- * @obj: the object
- *
- * False means no record of @obj was inserted before the call and is still
- * there; true means take the lock and look.
- *
- * Context: Any context (a probe); no lock: preemption disabled or
- * rcu_read_lock_sched() held.
- */
-bool leak_table_maybe(struct leak_table *t, const void *obj)
-{
-	struct leak_buckets *b;
-	u32 hash;
-
-	if (!atomic_long_read(&t->nr))
-		return false;
-	hash = obj_hash(obj);
-	b = rcu_dereference_sched(t->cur);
-	return (READ_ONCE(b->sig[hash & b->mask]) & sig_bits(hash)) ==
-	       sig_bits(hash);
-}
-
-/**
  * leak_table_insert - add the record of a new object
  * @t: the table
  * @rec: the record, with ->obj and ->owner set
@@ -462,7 +421,7 @@ bool leak_table_maybe(struct leak_table *t, const void *obj)
 struct leak_record *leak_table_insert(struct leak_table *t,
 				      struct leak_record *rec)
 {
-	u32 hash = obj_hash(rec->obj);
+	u32 hash = leak_table_hash(rec->obj);
 	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
 	struct leak_record **pp, *old = NULL;
 	struct leak_buckets *b;
@@ -514,7 +473,7 @@ struct leak_record *leak_table_insert(struct leak_table *t,
 struct leak_record *leak_table_remove(struct leak_table *t,
 				      const void *obj)
 {
-	u32 hash = obj_hash(obj);
+	u32 hash = leak_table_hash(obj);
 	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
 	struct leak_record **pp, *rec = NULL;
 	struct leak_buckets *b;
@@ -551,7 +510,7 @@ struct leak_record *leak_table_remove(struct leak_table *t,
 bool leak_table_holds(struct leak_table *t, const void *obj,
 		      u16 owner)
 {
-	u32 hash = obj_hash(obj);
+	u32 hash = leak_table_hash(obj);
 	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
 	struct leak_record *rec;
 	struct leak_buckets *b;
@@ -607,7 +566,7 @@ VISIBLE_IF_KUNIT unsigned long leak_table_buckets(struct leak_table *t)
 bool leak_table_set_stack(struct leak_table *t, const void *obj,
 			  u16 owner, u32 stamp, depot_stack_handle_t stack)
 {
-	u32 hash = obj_hash(obj);
+	u32 hash = leak_table_hash(obj);
 	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
 	struct leak_record *rec;
 	struct leak_buckets *b;
@@ -633,7 +592,7 @@ bool leak_table_set_stack(struct leak_table *t, const void *obj,
 raw_spinlock_t *leak_table_lock_of(struct leak_table *t,
 				   const void *obj)
 {
-	return &t->stripe[stripe_of(obj_hash(obj))].lock;
+	return &t->stripe[stripe_of(leak_table_hash(obj))].lock;
 }
 #endif
 

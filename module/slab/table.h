@@ -6,8 +6,11 @@
 #define _SLABTRACE_SLAB_TABLE_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/cache.h>
+#include <linux/hash.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -65,7 +68,53 @@ extern struct leak_table leak_records;
 /* leak_records (slab.c loads it); its stats line. */
 extern const struct leak_part leak_table_part;
 
-bool leak_table_maybe(struct leak_table *t, const void *obj);
+/*
+ * Hash bits 24-27 and 28-31 pick a record's two signature bits (a Bloom
+ * filter of 16 bits, k = 2): no bucket index uses them.  At 1 to 2 records
+ * a bucket, a few % of absent keys pass the check (make bench: 5.5 % at
+ * 2).
+ */
+#define LEAK_TABLE_SIG_SHIFT	24
+
+/* An object's hash: its bucket in the low bits, its signature above. */
+static inline u32 leak_table_hash(const void *obj)
+{
+	return hash_ptr(obj, 32);
+}
+
+/* The signature bits of a hash. */
+static inline u16 leak_table_sig(u32 hash)
+{
+	return BIT((hash >> LEAK_TABLE_SIG_SHIFT) & 15) |
+	       BIT(hash >> (LEAK_TABLE_SIG_SHIFT + 4));
+}
+
+/**
+ * leak_table_maybe - whether the table may hold a record of @obj
+ * @t: the table
+ * @obj: the object
+ *
+ * False means no record of @obj was inserted before the call and is still
+ * there; true means take the lock and look.  Inline: every kmem event of
+ * a cache no one traces asks it, while a probe is attached.
+ *
+ * Context: Any context (a probe); no lock: preemption disabled or
+ * rcu_read_lock_sched() held.
+ */
+static __always_inline bool leak_table_maybe(struct leak_table *t,
+					     const void *obj)
+{
+	struct leak_buckets *b;
+	u32 hash;
+
+	if (!atomic_long_read(&t->nr))
+		return false;
+	hash = leak_table_hash(obj);
+	b = rcu_dereference_sched(t->cur);
+	return (READ_ONCE(b->sig[hash & b->mask]) & leak_table_sig(hash)) ==
+	       leak_table_sig(hash);
+}
+
 struct leak_record *leak_table_insert(struct leak_table *t,
 				      struct leak_record *rec);
 struct leak_record *leak_table_remove(struct leak_table *t,

@@ -454,19 +454,6 @@ int leak_traced_word(enum leak_word word,
 	return n;
 }
 
-/**
- * leak_stamp - a record's stamp
- * @tr: the record's traced cache
- * @now: the time, ns (ktime_get_mono_fast_ns())
- *
- * Context: Any context (a probe); no lock.
- * Return: ms since @tr's epoch, saturated.
- */
-u32 leak_stamp(const struct leak_traced *tr, u64 now)
-{
-	return min_t(u64, div_u64(now - tr->epoch, NSEC_PER_MSEC), U32_MAX);
-}
-
 /* How long @tr has been traced, in ns, at @now. */
 u64 leak_traced_time(const struct leak_traced *tr, u64 now)
 {

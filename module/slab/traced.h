@@ -15,6 +15,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 #include <slabtrace/core.h>
@@ -236,6 +237,21 @@ leak_traced_of_id(const struct leak_set *set, u16 id)
 	return id < LEAK_MAX_OWNERS ? set->by_id[id] : NULL;
 }
 
+/**
+ * leak_stamp - a record's stamp
+ * @tr: the record's traced cache
+ * @now: the time, ns (ktime_get_mono_fast_ns())
+ *
+ * Inline: the probes take one at every traced allocation.
+ *
+ * Context: Any context (a probe); no lock.
+ * Return: ms since @tr's epoch, saturated.
+ */
+static __always_inline u32 leak_stamp(const struct leak_traced *tr, u64 now)
+{
+	return min_t(u64, div_u64(now - tr->epoch, NSEC_PER_MSEC), U32_MAX);
+}
+
 /* The most "sample N" takes: a record stands for N allocations. */
 #define LEAK_SAMPLE_MAX	1000000U
 int leak_start(const char *name, struct leak_filter *filter,
@@ -251,7 +267,6 @@ struct leak_traced *leak_traced_find(const char *cmd,
 				     const char *name,
 				     struct slabtrace_cache_ref *ref);
 u64 leak_traced_time(const struct leak_traced *tr, u64 now);
-u32 leak_stamp(const struct leak_traced *tr, u64 now);
 unsigned int leak_traced_sweep(void);
 struct leak_filter *leak_filter_get(struct leak_filter *f);
 int leak_start_new(struct leak_filter *filter, u32 sample_every,
