@@ -16,9 +16,10 @@
  * makes no file of its own); opening cpuN takes the current channel's
  * buffer for that CPU under the stream's lock, with a reference (as
  * relay_file_open() does), and read, poll, mmap and release are relay's
- * own.  A start makes a new channel and closes the last one, whose
- * buffers go when the last file using them closes: no stop, start, buffer
- * size or rmmod frees a buffer a file uses (an open file pins the module,
+ * own; an ioctl gives back the packets a reader copied from its mapping.
+ * A start makes a new channel and closes the last one, whose buffers go
+ * when the last file using them closes: no stop, start, buffer size or
+ * rmmod frees a buffer a file uses (an open file pins the module,
  * files.c).  Opening cpuN before the first start gives ENODATA.
  *
  * Each CPU writes its own buffer, in no-overwrite mode: a full buffer
@@ -32,8 +33,10 @@
  * A reader must take a sub-buffer only once its packet is closed: it maps
  * the buffer, waits for the packet at its position to have the sequence
  * number it expects and a non-zero content_size (stored last, with release
- * semantics), then read()s exactly that many bytes, which also tells relay
- * the sub-buffer is free (scripts/tools/kmemtrace/record.c).
+ * semantics), then either read()s exactly that many bytes, which also
+ * tells relay the sub-buffer is free, or copies them from the mapping and
+ * gives the sub-buffer back with SLABTRACE_CTF_IOC_PUT_PACKETS: one copy
+ * of the events instead of two (scripts/tools/kmemtrace/record.c).
  *
  * Relay allocates its buffers with GFP_KERNEL, which can wake the OOM
  * killer: a start first checks that the buffers leave enough memory
@@ -49,6 +52,9 @@
  *   clock_offset), written with it and the system's mutex held, read
  *   with either; a cpuN open takes its buffer under it alone.  Taken
  *   inside the system's mutex, outside relay's own mutex.
+ * - A cpuN file's inode lock: relay's read() takes it, and so does the
+ *   ioctl that gives packets back (cpu_ioctl()); no other lock is taken
+ *   inside it.
  * - No lock on the event path.  A CPU's buffer and struct
  *   slabtrace_stream_cpu are written by that CPU with interrupts disabled
  *   (an event, or a switch inside it), or by flush and close once no writer
@@ -770,6 +776,41 @@ static int cpu_mmap(struct file *file, struct vm_area_struct *vma)
 	return slabtrace_relay_mmap(file, vma);
 }
 
+/*
+ * SLABTRACE_CTF_IOC_PUT_PACKETS: the reader copied the next @n packets
+ * from its mapping; relay may write over them (relay_subbufs_consumed(),
+ * relay's interface for a reader that maps).  The file's inode lock
+ * orders it with read(), which takes the same lock, and with another
+ * process's ioctl: the count read here only grows meanwhile (the writer
+ * adds packets, nothing else takes them).
+ */
+static long cpu_ioctl(struct file *file, unsigned int cmd, unsigned long n)
+{
+	struct rchan_buf *buf = file->private_data;
+	struct slabtrace_stream *s = buf->chan->private_data;
+	struct inode *inode = file_inode(file);
+	size_t closed;
+	long ret = 0;
+
+	if (cmd != SLABTRACE_CTF_IOC_PUT_PACKETS)
+		return -ENOTTY;
+	inode_lock(inode);
+	closed = buf->subbufs_produced - buf->subbufs_consumed;
+	if (buf->bytes_consumed) {
+		pr_warn_ratelimited("%s: cpu%u: packets given back while one is half read\n",
+				    s->ops->dir, buf->cpu);
+		ret = -EINVAL;
+	} else if (n > closed) {
+		pr_warn_ratelimited("%s: cpu%u: more packets given back than closed (%lu > %zu)\n",
+				    s->ops->dir, buf->cpu, n, closed);
+		ret = -EINVAL;
+	} else if (n) {
+		relay_subbufs_consumed(buf->chan, buf->cpu, n);
+	}
+	inode_unlock(inode);
+	return ret;
+}
+
 /* The reference goes; the last one frees the buffer, and its channel. */
 static int cpu_release(struct inode *inode, struct file *file)
 {
@@ -782,6 +823,8 @@ static const struct file_operations cpu_fops = {
 	.read = cpu_read,
 	.poll = cpu_poll,
 	.mmap = cpu_mmap,
+	.unlocked_ioctl = cpu_ioctl,
+	.compat_ioctl = cpu_ioctl,
 	.release = cpu_release,
 };
 

@@ -142,6 +142,26 @@ static int proc_file_mmap(struct file *file, struct vm_area_struct *vma)
 	return f->fops->mmap ? f->fops->mmap(file, vma) : -ENODEV;
 }
 
+static long proc_file_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+
+	return f->fops->unlocked_ioctl ?
+	       f->fops->unlocked_ioctl(file, cmd, arg) : -ENOTTY;
+}
+
+#ifdef CONFIG_COMPAT
+static long proc_file_compat_ioctl(struct file *file, unsigned int cmd,
+				   unsigned long arg)
+{
+	const struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+
+	return f->fops->compat_ioctl ?
+	       f->fops->compat_ioctl(file, cmd, arg) : -ENOTTY;
+}
+#endif
+
 static const struct proc_ops proc_file_ops = {
 	.proc_open = proc_file_open,
 	.proc_release = proc_file_release,
@@ -150,6 +170,10 @@ static const struct proc_ops proc_file_ops = {
 	.proc_lseek = proc_file_lseek,
 	.proc_poll = proc_file_poll,
 	.proc_mmap = proc_file_mmap,
+	.proc_ioctl = proc_file_ioctl,
+#ifdef CONFIG_COMPAT
+	.proc_compat_ioctl = proc_file_compat_ioctl,
+#endif
 };
 
 /* @d in debugfs, in its parent; nothing if debugfs has no room for it. */

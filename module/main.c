@@ -62,6 +62,8 @@
  *     the stream's lock (then relay's), as above.
  *   readers_lock (kptrace/files.c, spinlock): kptrace's readers, taken
  *     alone, by the files' open and release.
+ *   A stream's cpuN inode lock (ctf.c), taken alone: by relay's read()
+ *     and by the ioctl that gives packets back.
  *   The raw spinlocks, innermost, each held for a bounded step and never
  *   two at once, taken by tracepoint probes in any context but NMI: the
  *   table's stripe locks (slab/table.c), each CPU's pool list

@@ -16,10 +16,23 @@
 #ifndef _UAPI_SLABTRACE_CTF_H
 #define _UAPI_SLABTRACE_CTF_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define SLABTRACE_CTF_MAGIC		0xC1FC1FC1
 #define SLABTRACE_CTF_SUBBUFS		8	/* sub-buffers (packets) per CPU buffer */
+
+/*
+ * A reader takes a CPU's packets either with read() of its cpuN file, or
+ * through a mapping of it: it copies the closed packets from the mapping,
+ * then gives them back with this ioctl on that file, its argument the
+ * number of packets, so that the CPU may write over them.  0 does nothing:
+ * a reader asks with it whether the module has the ioctl (ENOTTY if not).
+ * More packets than the CPU has closed since the last taken: EINVAL.  A
+ * reader uses one way or the other, never both.
+ */
+#define SLABTRACE_CTF_IOC_MAGIC		0xC1
+#define SLABTRACE_CTF_IOC_PUT_PACKETS	_IO(SLABTRACE_CTF_IOC_MAGIC, 1)
 
 /* The event header. */
 #define SLABTRACE_CTF_EXTENDED		7	/* the compact id of an extended header */

@@ -44,8 +44,9 @@
  *
  * A packet is taken only once closed: the buffer is mapped, and the
  * packet at the next position must carry the expected sequence number
- * and a non-zero content_size; then read() of exactly that many bytes
- * copies it and frees the sub-buffer (see module/ctf.c).  A packet with a
+ * and a non-zero content_size; then exactly that many bytes are copied
+ * from the mapping to the file, and the packet is given back to the
+ * module with SLABTRACE_CTF_IOC_PUT_PACKETS (see module/ctf.c).  A packet with a
  * later sequence number there means packets were lost: an error too.
  * poll() wakes the loop when a sub-buffer is complete.
  *
@@ -67,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -122,7 +124,6 @@ struct stream {
 static struct stream streams[MAX_CPUS];
 static int nstreams;
 static size_t subbuf_size, map_size;
-static unsigned char *copybuf;
 /* The stream's directory under the root: kmemtrace, or kptrace/ctf (-s). */
 static const char *sub = "kmemtrace";
 static int syscalls;			/* -s */
@@ -378,23 +379,33 @@ static long packet_ready(struct stream *s, __u64 seq)
 	return len;
 }
 
+/* @len bytes at @p to @s's file; fails on an error. */
+static void write_all(struct stream *s, const unsigned char *p, size_t len)
+{
+	ssize_t n;
+
+	for (; len; p += n, len -= n) {
+		n = write(s->out, p, len);
+		if (n <= 0)
+			fail("cpu%d: write: %s", s->cpu, n ? strerror(errno) : "short");
+	}
+}
+
 /*
  * Take every closed packet of @s, in batches: all those closed when it
- * looks (a whole buffer at most) with one read() and one write().  Relay's
- * read() skips the padding between them and frees each sub-buffer it
- * passes.  Return: the number taken; -1 if the packets are not one
- * trace's (why in broken).
+ * looks (a whole buffer at most), copied from the mapping to the file,
+ * then given back with one SLABTRACE_CTF_IOC_PUT_PACKETS.  The events are
+ * copied once, not twice as through read().  Return: the number taken;
+ * -1 if the packets are not one trace's (why in broken).
  */
 static int drain(struct stream *s)
 {
 	const unsigned char *hdr;
-	size_t len, got;
 	int k, taken = 0;
-	ssize_t n;
 	long size;
 
 	while (!broken[0]) {
-		for (k = 0, len = 0; k < KMEMTRACE_SUBBUFS; k++, len += size) {
+		for (k = 0; k < KMEMTRACE_SUBBUFS; k++) {
 			size = packet_ready(s, s->seq + k);
 			if (size < 0)
 				return -1;
@@ -403,18 +414,14 @@ static int drain(struct stream *s)
 			hdr = s->map + ((s->seq + k) % KMEMTRACE_SUBBUFS) * subbuf_size;
 			s->discarded = le64(hdr + offsetof(struct kmt_packet,
 							   events_discarded));
+			write_all(s, hdr, size);
+			s->bytes += size;
 		}
 		if (!k)
 			return taken;
-		for (got = 0; got < len; got += n) {
-			n = read(s->fd, copybuf + got, len - got);
-			if (n <= 0)
-				fail("cpu%d: read: %s", s->cpu,
-				     n ? strerror(errno) : "short");
-		}
-		if (write(s->out, copybuf, len) != (ssize_t)len)
-			fail("cpu%d: write: %s", s->cpu, strerror(errno));
-		s->bytes += len;
+		if (ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, (unsigned long)k))
+			fail("cpu%d: giving back %d packets: %s", s->cpu, k,
+			     strerror(errno));
 		s->seq += k;
 		taken += k;
 	}
@@ -474,6 +481,9 @@ static void open_streams(const char *ctfdir)
 		s->map = mmap(NULL, map_size, PROT_READ, MAP_SHARED, s->fd, 0);
 		if (s->map == MAP_FAILED)
 			fail("mmap %s: %s", path, strerror(errno));
+		if (ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 0UL))
+			fail("%s: %s%s", path, strerror(errno), errno == ENOTTY ?
+			     " (a slabtrace module older than this recorder)" : "");
 		snprintf(path, sizeof(path), "%s/cpu%d", ctfdir, cpu);
 		s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (s->out < 0)
@@ -725,8 +735,6 @@ static void size_buffers(void)
 
 	map_size = (size_t)buffer_kb_now(path) * 1024;
 	subbuf_size = map_size / KMEMTRACE_SUBBUFS;
-	free(copybuf);
-	copybuf = xmalloc(map_size);
 }
 
 /* -b: the buffer's size (syscall size with -s); then map_size and co. */

@@ -157,6 +157,30 @@ check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/
 check "and per CPU" grep -q "^kmemtrace-record: cpu[0-9]* lost [0-9]* events" /tmp/rec3.txt
 check_eq "-b 16 set back to 1024" 1024 "$(cat $K/buffer_kb)"
 
+# --- Packets given back through the mapping (SLABTRACE_CTF_IOC_PUT_PACKETS,
+# the recorder's way above): on a stopped trace, whose stop closed each
+# CPU's packet, 0 is a no-op, another command is not the file's, 9 are
+# more than a CPU has; one at a time, every closed packet goes back, and
+# poll finds nothing left.  Then a packet half read cannot be given back.
+# On x86, the same through the 32-bit compat ioctl.
+PUTS="zero=ok other=ENOTTY nine=EINVAL put=[1-9][0-9]* refused=EINVAL ready=0"
+for rr in relay_reader relay_reader32; do
+	[ $rr = relay_reader ] || [ "$(uname -m)" = x86_64 ] || continue
+	check "$rr: start for the packets given back" st kmemtrace start
+	echo churn $N > $LEAKY
+	check "$rr: stop" st kmemtrace stop
+	$rr -P $K/cpu[0-9]* > /tmp/put.txt
+	check "$rr -P: $(cat /tmp/put.txt)" grep -qx "$PUTS" /tmp/put.txt
+	check "$rr: start for a packet half read" st kmemtrace start
+	echo churn $N > $LEAKY
+	check "$rr: stop" st kmemtrace stop
+	check_eq "$rr -R: a packet half read is not given back" "read=1 put=EINVAL" \
+		"$($rr -R $K/cpu0)"
+done
+logged "kmemtrace: cpu0: more packets given back than closed (9 > " \
+	"kmemtrace: cpu0: more packets given back than closed (1 > 0)" \
+	"kmemtrace: cpu0: packets given back while one is half read"
+
 # --- A cache named with a quote, a backslash and a space (oddcache.ko),
 # created and allocated from while recording: the metadata's TSDL writes
 # its label escaped, so that babeltrace2 reads the trace (on the host,

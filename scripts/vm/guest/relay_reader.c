@@ -18,6 +18,15 @@
  *	open FILE, map its buffer, close the descriptor (the mapping keeps
  *	the file), print "mapped", wait for a line on FIFO, unmap, print
  *	"unmapped".
+ *   relay_reader -P FILE...
+ *	SLABTRACE_CTF_IOC_PUT_PACKETS on each FILE, a stopped trace's: 0
+ *	packets, another command, 9 packets; then 1 packet at a time until
+ *	refused (or more than the buffers hold went back), and a poll.
+ *	One line: "zero=E other=E nine=E put=N refused=E ready=N", E an
+ *	errno name or "ok", N the packets given back and the files poll
+ *	still finds readable.
+ *   relay_reader -R FILE
+ *	read 1 byte of FILE, then put 1 packet: "read=N put=E".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,11 +37,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC 0xC1FC1FC1u
+#include "../../../include/uapi/slabtrace/ctf.h"
+
+#define MAGIC SLABTRACE_CTF_MAGIC
 
 static long opens, maps, polls, reads, bytes, enodata, enoent, badsize,
 	    badmagic, other;
@@ -155,6 +167,66 @@ static int hold(const char *fifo, const char *path)
 	return 0;
 }
 
+/* "ok", or the name of the errno of a failed call. */
+static const char *res(int ret)
+{
+	if (!ret)
+		return "ok";
+	switch (errno) {
+	case EINVAL: return "EINVAL";
+	case ENOTTY: return "ENOTTY";
+	default: return strerror(errno);
+	}
+}
+
+static int give_back(int argc, char **argv)
+{
+	const char *zero = "", *other = "", *nine = "", *refused = "";
+	int i, fd, put = 0, ready = 0, ret;
+	struct pollfd p;
+
+	for (i = 0; i < argc; i++) {
+		fd = open(argv[i], O_RDONLY);
+		if (fd < 0) {
+			perror(argv[i]);
+			return 1;
+		}
+		zero = res(ioctl(fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 0UL));
+		other = res(ioctl(fd, _IO(SLABTRACE_CTF_IOC_MAGIC, 2), 0UL));
+		nine = res(ioctl(fd, SLABTRACE_CTF_IOC_PUT_PACKETS,
+				 SLABTRACE_CTF_SUBBUFS + 1UL));
+		/* A buffer holds SLABTRACE_CTF_SUBBUFS: no more can go back. */
+		do
+			ret = ioctl(fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 1UL);
+		while (!ret && ++put <= SLABTRACE_CTF_SUBBUFS * argc);
+		refused = res(ret);
+		p.fd = fd;
+		p.events = POLLIN;
+		ready += poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+		close(fd);
+	}
+	printf("zero=%s other=%s nine=%s put=%d refused=%s ready=%d\n", zero,
+	       other, nine, put, refused, ready);
+	return 0;
+}
+
+static int half_read(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	char c;
+	ssize_t n;
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	n = read(fd, &c, 1);
+	printf("read=%zd put=%s\n", n,
+	       res(ioctl(fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 1UL)));
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[65536];
@@ -163,8 +235,16 @@ int main(int argc, char **argv)
 	time_t end;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "t:H:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:H:PR")) != -1) {
 		switch (opt) {
+		case 'P':
+			if (optind >= argc)
+				return 2;
+			return give_back(argc - optind, argv + optind);
+		case 'R':
+			if (optind >= argc)
+				return 2;
+			return half_read(argv[optind]);
 		case 't':
 			secs = atol(optarg);
 			break;
