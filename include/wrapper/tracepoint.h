@@ -17,12 +17,28 @@
  * system call hooks; where the kernel keeps it, these are nothing.
  * kmemtrace's probes need not: they touch their CPU's buffer with
  * interrupts disabled, and read nothing freed after a grace period.
+ *
+ * After 6.12 (Debian's 7.2) sched_process_exit also passes group_dead:
+ * kptrace's probe is declared with SLABTRACE_PROCESS_EXIT_PARAMS(), so
+ * that its type is the tracepoint's (a kernel built with kCFI checks the
+ * type of every indirect call, a probe's too).
+ *
  * scripts/kbuild/compat/tracepoint.sh tells which from the headers.
  */
 #ifndef _SLABTRACE_WRAPPER_TRACEPOINT_H
 #define _SLABTRACE_WRAPPER_TRACEPOINT_H
 
 #include <linux/preempt.h>
+#include <linux/types.h>
+
+struct task_struct;
+
+/* static void probe(void *data, SLABTRACE_PROCESS_EXIT_PARAMS(p)) */
+#ifdef SLABTRACE_PROCESS_EXIT_GROUP_DEAD
+#define SLABTRACE_PROCESS_EXIT_PARAMS(p)	struct task_struct *(p), bool group_dead
+#else
+#define SLABTRACE_PROCESS_EXIT_PARAMS(p)	struct task_struct *(p)
+#endif
 
 static __always_inline void slabtrace_tp_begin(void)
 {

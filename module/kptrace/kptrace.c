@@ -83,6 +83,8 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <asm/syscall.h>
+#include <trace/events/sched.h>
+#include <trace/events/syscalls.h>
 
 #include <slabtrace/core.h>
 #include <slabtrace/ctf.h>
@@ -491,7 +493,7 @@ static void kptrace_sys_exit(void *data, struct pt_regs *regs, long ret)
 }
 
 /* The task exits: a call still in flight will not return. */
-static void kptrace_process_exit(void *data, struct task_struct *p)
+static void kptrace_process_exit(void *data, SLABTRACE_PROCESS_EXIT_PARAMS(p))
 {
 	struct kptrace_task *t;
 
@@ -503,6 +505,20 @@ static void kptrace_process_exit(void *data, struct task_struct *p)
 		table_remove(t);
 	}
 	slabtrace_tp_end();
+}
+
+/*
+ * The hooks are attached with tracepoint_probe_register(), which takes a
+ * function of any type (the three tracepoints are not exported, so they
+ * are found by name).  This function, never called nor emitted, has the
+ * compiler check the hooks' types against the tracepoints' declarations:
+ * a kernel with kCFI checks the type at every call of a probe.
+ */
+static inline void __maybe_unused kptrace_hook_types(void)
+{
+	register_trace_sys_enter(kptrace_sys_enter, NULL);
+	register_trace_sys_exit(kptrace_sys_exit, NULL);
+	register_trace_sched_process_exit(kptrace_process_exit, NULL);
 }
 
 static void find_tracepoint(struct tracepoint *tp, void *priv)
