@@ -516,8 +516,11 @@ static void kptrace_process_exit(void *data, SLABTRACE_PROCESS_EXIT_PARAMS(p))
  */
 static inline void __maybe_unused kptrace_hook_types(void)
 {
+	/* Without them (UML, KUnit's kernel) the header declares nothing. */
+#ifdef CONFIG_HAVE_SYSCALL_TRACEPOINTS
 	register_trace_sys_enter(kptrace_sys_enter, NULL);
 	register_trace_sys_exit(kptrace_sys_exit, NULL);
+#endif
 	register_trace_sched_process_exit(kptrace_process_exit, NULL);
 }
 
