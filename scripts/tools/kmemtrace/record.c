@@ -119,11 +119,13 @@ struct stream {
 	__u64 seq;		/* the next packet expected */
 	__u64 discarded;	/* events_discarded of the last packet */
 	__u64 bytes;
+	int put;		/* the module gives packets back by ioctl */
 };
 
 static struct stream streams[MAX_CPUS];
 static int nstreams;
 static size_t subbuf_size, map_size;
+static unsigned char *copybuf;		/* a packet, where read() takes it */
 /* The stream's directory under the root: kmemtrace, or kptrace/ctf (-s). */
 static const char *sub = "kmemtrace";
 static int syscalls;			/* -s */
@@ -391,11 +393,24 @@ static void write_all(struct stream *s, const unsigned char *p, size_t len)
 	}
 }
 
+/* @len bytes of @s's buffer into @p, which read() frees in relay. */
+static void read_packet(struct stream *s, unsigned char *p, size_t len)
+{
+	ssize_t n;
+
+	for (; len; p += n, len -= n) {
+		n = read(s->fd, p, len);
+		if (n <= 0)
+			fail("cpu%d: read: %s", s->cpu, n ? strerror(errno) : "short");
+	}
+}
+
 /*
  * Take every closed packet of @s, in batches: all those closed when it
  * looks (a whole buffer at most), copied from the mapping to the file,
  * then given back with one SLABTRACE_CTF_IOC_PUT_PACKETS.  The events are
- * copied once, not twice as through read().  Return: the number taken;
+ * copied once, not twice as through read(), which takes them from a
+ * module without the ioctl.  Return: the number taken;
  * -1 if the packets are not one trace's (why in broken).
  */
 static int drain(struct stream *s)
@@ -414,12 +429,16 @@ static int drain(struct stream *s)
 			hdr = s->map + ((s->seq + k) % KMEMTRACE_SUBBUFS) * subbuf_size;
 			s->discarded = le64(hdr + offsetof(struct kmt_packet,
 							   events_discarded));
+			if (!s->put) {
+				read_packet(s, copybuf, size);
+				hdr = copybuf;
+			}
 			write_all(s, hdr, size);
 			s->bytes += size;
 		}
 		if (!k)
 			return taken;
-		if (ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, (unsigned long)k))
+		if (s->put && ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, (unsigned long)k))
 			fail("cpu%d: giving back %d packets: %s", s->cpu, k,
 			     strerror(errno));
 		s->seq += k;
@@ -481,9 +500,8 @@ static void open_streams(const char *ctfdir)
 		s->map = mmap(NULL, map_size, PROT_READ, MAP_SHARED, s->fd, 0);
 		if (s->map == MAP_FAILED)
 			fail("mmap %s: %s", path, strerror(errno));
-		if (ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 0UL))
-			fail("%s: %s%s", path, strerror(errno), errno == ENOTTY ?
-			     " (a slabtrace module older than this recorder)" : "");
+		/* Else (an older module, a plain file) read() takes them. */
+		s->put = !ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 0UL);
 		snprintf(path, sizeof(path), "%s/cpu%d", ctfdir, cpu);
 		s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (s->out < 0)
@@ -735,6 +753,8 @@ static void size_buffers(void)
 
 	map_size = (size_t)buffer_kb_now(path) * 1024;
 	subbuf_size = map_size / KMEMTRACE_SUBBUFS;
+	free(copybuf);
+	copybuf = xmalloc(subbuf_size);
 }
 
 /* -b: the buffer's size (syscall size with -s); then map_size and co. */
