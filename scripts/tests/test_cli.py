@@ -1415,6 +1415,37 @@ class Recorder(unittest.TestCase):
         with open(os.path.join(self.out, "ctf", "metadata")) as f:
             self.assertEqual(f.read(), metadata(UUID_A))
 
+    def test_lost_events_say_what_b_gives(self):
+        # 5 events lost on cpu0 of a 16 KiB buffer: the counts, and the
+        # -b that doubles the buffer.
+        self.fake.write("kmemtrace/total_overruns", "5\ncpu0 5\n")
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines(), [
+            "kmemtrace-record: 3 events written, 5 lost, into %s" % self.out,
+            "kmemtrace-record: cpu0 lost 5 events",
+            "kmemtrace-record: a CPU filled its 16 KiB of buffer before the packets were "
+            "read: -b 32 gives it more"])
+
+    def test_lost_events_at_the_largest_buffer(self):
+        # buffer_kb at -b's most (KMEMTRACE_BUFFER_KB_MAX): no larger -b
+        # to give.  cpu0 is a sparse file of 64 MiB, a packet at the start
+        # of each of its first three sub-buffers of 8 MiB.
+        f = self.fake
+        f.write("kmemtrace/buffer_kb", "65536\n")
+        f.write("kmemtrace/total_overruns", "7\ncpu0 7\n")
+        with open(os.path.join(f.st, "kmemtrace", "cpu0"), "wb") as out:
+            for i in range(3):
+                out.seek(i << 23)
+                out.write(packet(UUID_A, i, 2048))
+            out.truncate(64 << 20)
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("kmemtrace-record: 3 events written, 7 lost", out)
+        self.assertTrue(out.endswith(
+            "kmemtrace-record: a CPU filled its 65536 KiB of buffer, -b's most, before the "
+            "packets were read\n"), out)
+
     def test_packets_of_another_trace(self):
         # The packets carry another UUID than the metadata: a restart
         # between the start and the streams' opening.

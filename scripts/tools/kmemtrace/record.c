@@ -11,7 +11,8 @@
  * exits or on SIGINT/SIGTERM/SIGHUP; then drains the rest and adds
  * DIR/ctf/metadata, DIR/caches and DIR/kallsyms, so the trace reads on
  * another machine (babeltrace2 DIR; kmemtrace-report DIR).  Prints the
- * events written and lost; exits 3 if COMMAND failed (the trace saved
+ * events written and lost, and when events were lost, what -b gives the
+ * next recording; exits 3 if COMMAND failed (the trace saved
  * all the same), as slabtrace record does.  -l reads nothing until
  * COMMAND exits (a reader that falls behind: the tests' way to make
  * overruns).  -b sets the module's buffer_kb for this recording: the
@@ -90,7 +91,7 @@ static const char help[] =
 	"Record kmemtrace's stream (every slab allocation and free) or, with -s,\n"
 	"kptrace's (every system call) into DIR, a CTF trace, until COMMAND exits\n"
 	"or a signal (INT, TERM, HUP) comes; then say how many events were\n"
-	"written and lost.\n"
+	"written and lost (and, if some were, what -b gives the next one).\n"
 	"\n"
 	"  -o, --output DIR   where to write (kmemtrace.trace; -s: kptrace.trace)\n"
 	"  -b, --buffer KB    KiB of buffer per CPU for this recording (16 to 65536,\n"
@@ -792,6 +793,25 @@ static int keep_old_buffer(int err, int dflt)
 }
 
 /*
+ * Events were lost: a CPU filled its buffer before the recorder took the
+ * packets (a wake-up that came late, or a CPU making events faster than
+ * the recorder copies them).  Say what -b gives the next recording: twice
+ * the buffer, up to -b's most.
+ */
+static void hint_buffer(void)
+{
+	size_t kb = map_size / 1024, more = 2 * kb;
+
+	if (more > KMEMTRACE_BUFFER_KB_MAX)
+		more = KMEMTRACE_BUFFER_KB_MAX;
+	printf("kmemtrace-record: a CPU filled its %zu KiB of buffer", kb);
+	if (more > kb)
+		printf(" before the packets were read: -b %zu gives it more\n", more);
+	else
+		printf(", -b's most, before the packets were read\n");
+}
+
+/*
  * The end: stop the trace if it is still ours, take the last packets, and
  * save the metadata and the rest if the packets make one trace with it;
  * else remove what was written.  The exit status.
@@ -803,6 +823,7 @@ static int finish(const char *outdir, const char *ctfdir)
 	int i, err, stopped_by_other = 0;
 	unsigned char now[16];
 	long lost, written;
+	__u64 discarded = 0;
 	FILE *f;
 
 	/* Stop, if the trace is still ours: every open packet closes. */
@@ -862,14 +883,11 @@ static int finish(const char *outdir, const char *ctfdir)
 
 	printf("kmemtrace-record: %ld events written, %ld lost, into %s\n",
 	       written, lost, outdir);
-	if (syscalls) {
-		__u64 discarded = 0;
-
-		for (i = 0; i < nstreams; i++)
-			discarded += streams[i].discarded;
+	for (i = 0; i < nstreams; i++)
+		discarded += streams[i].discarded;
+	if (syscalls)
 		printf("kmemtrace-record: the packets say %llu discarded\n",
 		       (unsigned long long)discarded);
-	}
 	for (i = 0; i < nstreams; i++) {
 		long l = lost_on(streams[i].cpu);
 
@@ -877,6 +895,8 @@ static int finish(const char *outdir, const char *ctfdir)
 			printf("kmemtrace-record: cpu%d lost %ld events\n",
 			       streams[i].cpu, l);
 	}
+	if (lost > 0 || discarded > 0)
+		hint_buffer();
 	if (stopped_by_other)
 		die("the trace was stopped by another process before the end: %s %s",
 		    outdir, "holds what came until then");

@@ -59,6 +59,7 @@ kmemtrace-record -s -o /out/kptrace_ctf_all -- kpt_probe -g 10 > /tmp/r2.out &
 rec=$!
 wait $rec
 check "record every process" grep -q '^kmemtrace-record: [0-9]* events written, 0 lost' /tmp/r2.out
+check "nothing lost: no word of -b" sh -c "! grep -q -- ' -b ' /tmp/r2.out"
 echo $rec > /out/kptrace_ctf_all/recorder.pid
 cp /tmp/r2.out /out/kptrace_ctf_all/record.txt
 
@@ -74,6 +75,8 @@ written=$(head -n 1 $K/events)
 check "events were lost" test "$lost" -gt 0
 check "the recorder reports the loss" grep -q "events written, $lost lost" /tmp/r3.out
 check "and the packets say as much" grep -q "the packets say $lost discarded" /tmp/r3.out
+check "and what -b gives the next recording" grep -qx \
+	"kmemtrace-record: a CPU filled its 16 KiB of buffer before the packets were read: -b 32 gives it more" /tmp/r3.out
 total=$(awk '$1 == "total" { print $2 }' $ST/kptrace/summary)
 check_eq "written + lost = the calls the summary counted" "$total" "$((written + lost))"
 st syscall size 2M
