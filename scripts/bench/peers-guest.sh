@@ -34,12 +34,14 @@
 # the name before the ':' like slabtrace: all), bench_profile (also
 # profile with perf, PROFILE lines: "slabtrace" its probes on the churn's
 # caches, a tool of part 2 like kptrace:binary the getpid() calls it
-# traces, "kmemtrace" part 3's recording of the churn; none by default).
+# traces, "kmemtrace" part 3's recording of the churn; none by default),
+# bench_kptrace_kb (kptrace:binary's -b: 16384).
 set -u
 
 PAIRS=${bench_pairs:-5}
 FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
+KPTRACE_KB=${bench_kptrace_kb:-16384}
 PARTS=${bench_parts:-1,2,3,4,5}
 FRAG_FILES=${bench_frag_files:-2000}
 SAMPLE=${bench_sample:-100}
@@ -509,14 +511,17 @@ stop_bpftrace() {
 
 # --- Part 2: system call tracing of getpid().
 
-# kptrace:binary: kmemtrace-record -s into /tmp (tmpfs), the binary
-# stream; LOST is what its packets say was discarded (events_discarded).
+# kptrace:binary: kmemtrace-record -s -b KPTRACE_KB into /tmp (tmpfs),
+# the binary stream; LOST is what its packets say was discarded
+# (events_discarded).  Not the recorder's default of 8 MiB a CPU: under
+# the emulator's round robin of the two CPUs, getpid() back to back
+# filled 8 MiB before the recorder ran in some runs (benchmarks.rst).
 start_kptrace() {
 	echo "syscall clear" > $ST/ctl
 	if [ "$1" = kptrace:binary ]; then
 		# Not the last run's "recording" line: wait_for may look first.
 		rm -rf /tmp/kb /tmp/kptrace.out
-		"$B/kmemtrace-record" -s -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
+		"$B/kmemtrace-record" -s -b "$KPTRACE_KB" -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
 		BG=$!
 		wait_for /tmp/kptrace.out '^kmemtrace-record: recording' 60 "$BG" || return 1
 		return 0
