@@ -75,7 +75,7 @@ static void wake_fn(struct irq_work *work)
 static struct irq_work wake_work = IRQ_WORK_INIT(wake_fn);
 
 #define KPTRACE_SIZE_MIN	PAGE_SIZE
-#define KPTRACE_SIZE_MAX	(256UL << 20)
+#define KPTRACE_SIZE_MAX	((unsigned long)KPTRACE_SIZE_KB_MAX << 10)
 
 /* Bytes per CPU of the next queue and stream ("syscall size"). */
 static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;

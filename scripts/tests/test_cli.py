@@ -1550,6 +1550,30 @@ class Recorder(unittest.TestCase):
         self.assertEqual(self.fake.commands(), ["syscall size 64K", "syscall start ctf",
                                                 "syscall stop", "syscall size 2097152"])
 
+    def test_lost_calls_say_what_b_gives_up_to_kptraces_most(self):
+        # -s: "syscall size" takes up to 256 MiB a CPU (KPTRACE_SIZE_KB_MAX),
+        # more than kmemtrace's 64 MiB: a 64 MiB buffer that lost calls
+        # is told -b 131072.  cpu0 is a sparse file of 64 MiB, a packet at
+        # the start of its first sub-buffer of 8 MiB.
+        self.stream(UUID_A, 1, sub="kptrace/ctf")
+        f = self.fake
+        status = os.path.join(f.st, "status")
+        play = ["sed", "-i", "s/kptrace: off/kptrace: tracing system calls/", status]
+        f.write("kptrace/stats", "written: 0\nread: 0\ndropped: 0\nqueued: 0 bytes\n"
+                "queue size: 67108864 bytes per CPU, 2 CPUs\n")
+        f.write("status", STATUS)
+        f.write("kptrace/ctf/buffer_kb", "65536\n")
+        f.write("kptrace/ctf/total_overruns", "9\ncpu0 9\n")
+        with open(os.path.join(f.st, "kptrace", "ctf", "cpu0"), "wb") as out:
+            out.write(packet(UUID_A, 0, 2048))
+            out.truncate(64 << 20)
+        rc, out, err = self.record("-s", "--", *play)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("kmemtrace-record: 1 events written, 9 lost", out)
+        self.assertTrue(out.endswith(
+            "kmemtrace-record: a CPU filled its 65536 KiB of buffer before the packets were "
+            "read: -b 131072 gives it more\n"), out)
+
     def test_syscall_size_by_default(self):
         # No -b: 8 MiB a CPU for this recording, set back after (above);
         # a size as large stays, and so does a queue holding records.

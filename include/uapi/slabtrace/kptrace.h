@@ -26,6 +26,9 @@
 
 #define KPTRACE_CTF_ABI_VERSION	1
 
+/* The largest "syscall size", per CPU, in KiB: 256 MiB. */
+#define KPTRACE_SIZE_KB_MAX	262144
+
 /* Event ids. */
 enum kpt_ctf_event_id {
 	KPTRACE_CTF_SYSCALL,		/* a native system call */

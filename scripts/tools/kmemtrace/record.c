@@ -802,14 +802,15 @@ static int keep_old_buffer(int err, int dflt)
  * Events were lost: a CPU filled its buffer before the recorder took the
  * packets (a wake-up that came late, or a CPU making events faster than
  * the recorder copies them).  Say what -b gives the next recording: twice
- * the buffer, up to -b's most.
+ * the buffer, up to the most the stream takes.
  */
 static void hint_buffer(void)
 {
 	size_t kb = map_size / 1024, more = 2 * kb;
+	size_t most = syscalls ? KPTRACE_SIZE_KB_MAX : KMEMTRACE_BUFFER_KB_MAX;
 
-	if (more > KMEMTRACE_BUFFER_KB_MAX)
-		more = KMEMTRACE_BUFFER_KB_MAX;
+	if (more > most)
+		more = most;
 	printf("kmemtrace-record: a CPU filled its %zu KiB of buffer", kb);
 	if (more > kb)
 		printf(" before the packets were read: -b %zu gives it more\n", more);
