@@ -71,6 +71,21 @@ static int nr_of(const char *name, bool compat)
 	return -1;
 }
 
+static int path_arg(int nr, bool compat)
+{
+	unsigned int n;
+
+	return slabtrace_syscall_args(nr, compat, &n);
+}
+
+static unsigned int nargs(int nr, bool compat)
+{
+	unsigned int n = 100;
+
+	slabtrace_syscall_args(nr, compat, &n);
+	return n;
+}
+
 /* The names are the kernel's own: the x86 ABI numbers. */
 static void slabtrace_kptrace_names(struct kunit *test)
 {
@@ -79,12 +94,38 @@ static void slabtrace_kptrace_names(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, slabtrace_syscall_name(20, true), "getpid");
 	KUNIT_EXPECT_NULL(test, slabtrace_syscall_name(-1, false));
 	KUNIT_EXPECT_NULL(test, slabtrace_syscall_name(100000, false));
-	KUNIT_EXPECT_EQ(test, slabtrace_syscall_path_arg(257, false), 1);
-	KUNIT_EXPECT_EQ(test,
-			slabtrace_syscall_path_arg(nr_of("execve", false), false),
-			0);
-	KUNIT_EXPECT_EQ(test, slabtrace_syscall_path_arg(39, false), -1);
+	KUNIT_EXPECT_EQ(test, path_arg(257, false), 1);
+	KUNIT_EXPECT_EQ(test, path_arg(nr_of("execve", false), false), 0);
+	KUNIT_EXPECT_EQ(test, path_arg(39, false), -1);
 	KUNIT_EXPECT_GT(test, slabtrace_syscall_max(false), 300);
+}
+
+/*
+ * How many registers a call reads, from its sys_NAME prototype: what the
+ * binary stream records of its arguments.  6 where the prototypes do not
+ * say: a compat call (64-bit arguments in two registers), a call whose
+ * entry point is named otherwise (x86's mmap), a number with no call.
+ */
+static void slabtrace_kptrace_nargs(struct kunit *test)
+{
+	int nr;
+
+	KUNIT_EXPECT_EQ(test, nargs(39, false), 0);
+	KUNIT_EXPECT_EQ(test, nargs(1, false), 3);
+	KUNIT_EXPECT_EQ(test, nargs(257, false), 4);
+	KUNIT_EXPECT_EQ(test, nargs(nr_of("exit_group", false), false), 1);
+	KUNIT_EXPECT_EQ(test, nargs(nr_of("pread64", false), false), 4);
+	/* Declared per configuration: the most of them. */
+	KUNIT_EXPECT_GE(test, nargs(nr_of("clone", false), false), 5);
+	KUNIT_EXPECT_EQ(test, nargs(nr_of("mmap", false), false), 6);
+	KUNIT_EXPECT_EQ(test, nargs(20, true), 6);
+	KUNIT_EXPECT_EQ(test, nargs(-1, false), 6);
+	KUNIT_EXPECT_EQ(test, nargs(100000, false), 6);
+	/* Never more than struct kptrace_call's args[] hold. */
+	for (nr = 0; nr < slabtrace_syscall_max(false); nr++)
+		KUNIT_EXPECT_LE(test, nargs(nr, false), SLABTRACE_SYSCALL_ARGS);
+	for (nr = 0; nr < slabtrace_syscall_max(true); nr++)
+		KUNIT_EXPECT_LE(test, nargs(nr, true), SLABTRACE_SYSCALL_ARGS);
 }
 
 static void slabtrace_kptrace_format_fields(struct kunit *test)
@@ -475,6 +516,7 @@ static void kptrace_case_exit(struct kunit *test)
 
 static struct kunit_case slabtrace_kptrace_cases[] = {
 	KUNIT_CASE(slabtrace_kptrace_names),
+	KUNIT_CASE(slabtrace_kptrace_nargs),
 	KUNIT_CASE(slabtrace_kptrace_format_fields),
 	KUNIT_CASE(slabtrace_kptrace_format_negative_and_data),
 	KUNIT_CASE(slabtrace_kptrace_format_escapes),

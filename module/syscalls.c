@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slabtrace: system call names and path arguments, by number, in the
- * numbering of the kernel the module was built for.  syscall_table.h is
- * generated at build time from the kernel's own unistd_64.h and
- * unistd_32.h (scripts/kbuild/gen-syscalls.sh); nothing here is typed by hand.
+ * slabtrace: system call names, path arguments and argument counts, by
+ * number, in the numbering of the kernel the module was built for.
+ * syscall_table.h is generated at build time from the kernel's own
+ * unistd_64.h and unistd_32.h, and the counts from its sys_NAME
+ * prototypes in <linux/syscalls.h> (scripts/kbuild/gen-syscalls.sh);
+ * nothing here is typed by hand.
  *
  * No locks: the tables are constant.
  */
@@ -14,6 +16,7 @@
 struct slabtrace_syscall {
 	const char *name;
 	u8 path_arg;			/* 1-based; 0: none */
+	u8 nargs;			/* 6 where the headers do not say */
 };
 
 #include "syscall_table.h"
@@ -36,11 +39,21 @@ const char *slabtrace_syscall_name(int nr, bool compat)
 	return s ? s->name : NULL;
 }
 
-/* Which argument of system call @nr is a path (0-based), or -1. */
-int slabtrace_syscall_path_arg(int nr, bool compat)
+/**
+ * slabtrace_syscall_args - what system call @nr takes, in one lookup
+ * @nr: its number
+ * @compat: in the compat numbering
+ * @nargs: set to how many argument registers it reads: 0 to 6, 6 where
+ *	   the kernel's headers do not say (a compat call, an arch's own, a
+ *	   number with no name)
+ *
+ * Return: which argument is a path (0-based), or -1.
+ */
+int slabtrace_syscall_args(int nr, bool compat, unsigned int *nargs)
 {
 	const struct slabtrace_syscall *s = syscall_entry(nr, compat);
 
+	*nargs = s ? s->nargs : SLABTRACE_SYSCALL_ARGS;
 	return s && s->path_arg ? s->path_arg - 1 : -1;
 }
 

@@ -180,7 +180,9 @@ bool slabtrace_cache_is_kmalloc(const struct kmem_cache *s);
 
 /* syscalls.c: the running kernel's numbering, generated at build time. */
 const char *slabtrace_syscall_name(int nr, bool compat);
-int slabtrace_syscall_path_arg(int nr, bool compat);
+/* The most arguments a system call takes: the registers that pass them. */
+#define SLABTRACE_SYSCALL_ARGS	6
+int slabtrace_syscall_args(int nr, bool compat, unsigned int *nargs);
 int slabtrace_syscall_max(bool compat);
 
 /*

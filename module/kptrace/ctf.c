@@ -100,35 +100,40 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		       u8 flags)
 {
 	bool compat = call->flags & KPTRACE_COMPAT;
+	/* Only the registers the call reads: a getpid() event is 51 bytes. */
+	unsigned int i, nargs = call->nargs;
 	unsigned long irqs;
-	unsigned int i;
 	u8 *p;
 
 	/* The flags are the stream's (kptrace.h); the fields back to back. */
 	BUILD_BUG_ON(sizeof(current->comm) != KPTRACE_CTF_COMM_LEN);
-	BUILD_BUG_ON(KPTRACE_CTF_OFF_ARGS + 8 * ARRAY_SIZE(call->args) !=
-		     KPTRACE_CTF_OFF_PID);
+	BUILD_BUG_ON(ARRAY_SIZE(call->args) != SLABTRACE_SYSCALL_ARGS);
 	BUILD_BUG_ON(KPTRACE_CTF_OFF_COMM + KPTRACE_CTF_COMM_LEN !=
-		     KPTRACE_CTF_OFF_PATH_LEN);
-	BUILD_BUG_ON(KPTRACE_CTF_OFF_PATH_LEN + 1 != KPTRACE_CTF_PAYLOAD);
+		     KPTRACE_CTF_OFF_NARGS);
+	BUILD_BUG_ON(KPTRACE_CTF_OFF_NARGS + 1 != KPTRACE_CTF_OFF_ARGS);
+	BUILD_BUG_ON(KPTRACE_CTF_OFF_ARGS + 1 != KPTRACE_CTF_PAYLOAD);
 	local_irq_save(irqs);
 	p = slabtrace_stream_reserve_fast(&kptrace_stream, compat ?
 					  KPTRACE_CTF_SYSCALL_COMPAT : KPTRACE_CTF_SYSCALL,
-					  KPTRACE_CTF_PAYLOAD + call->data_len, end);
+					  KPTRACE_CTF_PAYLOAD + 8 * nargs +
+					  call->data_len, end);
 	if (p) {
 		slabtrace_put_le32(p + KPTRACE_CTF_OFF_NR, call->nr);
 		slabtrace_put_le64(p + KPTRACE_CTF_OFF_RET, ret);
 		slabtrace_put_le64(p + KPTRACE_CTF_OFF_DURATION,
 				   end - call->start_ns);
-		for (i = 0; i < ARRAY_SIZE(call->args); i++)
-			slabtrace_put_le64(p + KPTRACE_CTF_OFF_ARGS + 8 * i,
-					   call->args[i]);
 		slabtrace_put_le32(p + KPTRACE_CTF_OFF_PID, task_tgid_nr(current));
 		slabtrace_put_le32(p + KPTRACE_CTF_OFF_TID, task_pid_nr(current));
 		p[KPTRACE_CTF_OFF_FLAGS] = call->flags | flags;
 		/* comm is always NUL-padded (__set_task_comm()). */
 		memcpy(p + KPTRACE_CTF_OFF_COMM, current->comm, TASK_COMM_LEN);
-		p[KPTRACE_CTF_OFF_PATH_LEN] = call->data_len;
+		p[KPTRACE_CTF_OFF_NARGS] = nargs;
+		for (i = 0; i < nargs; i++)
+			slabtrace_put_le64(p + KPTRACE_CTF_OFF_ARGS + 8 * i,
+					   call->args[i]);
+		p += 8 * nargs;
+		/* path_len and path[], after args[]. */
+		p[KPTRACE_CTF_OFF_ARGS] = call->data_len;
 		memcpy(p + KPTRACE_CTF_PAYLOAD, call->data, call->data_len);
 	}
 	local_irq_restore(irqs);
@@ -172,11 +177,12 @@ static int metadata_events(struct seq_file *m)
 			   "\t\t%s nr;\n"
 			   "\t\tint64_t ret;\n"
 			   "\t\tuint64_t duration_ns;\n"
-			   "\t\tuint64_hex_t args[6];\n"
 			   "\t\tint32_t pid;\n"
 			   "\t\tint32_t tid;\n"
 			   "\t\tuint8_hex_t flags;\n"
 			   "\t\tkpt_char_t comm[16];\n"
+			   "\t\tuint8_t nargs;\n"
+			   "\t\tuint64_hex_t args[nargs];\n"
 			   "\t\tuint8_t path_len;\n"
 			   "\t\tkpt_char_t path[path_len];\n"
 			   "\t};\n};\n\n",

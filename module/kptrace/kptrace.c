@@ -395,6 +395,7 @@ static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 {
 	struct kptrace_call *c;
 	struct kptrace_task *t;
+	unsigned int nargs;
 	int arg;
 
 	slabtrace_assert_probe_context();
@@ -414,7 +415,8 @@ static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 	c->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
 	syscall_get_arguments(current, regs, c->args);
 	c->data_len = 0;
-	arg = slabtrace_syscall_path_arg(id, c->flags & KPTRACE_COMPAT);
+	arg = slabtrace_syscall_args(id, c->flags & KPTRACE_COMPAT, &nargs);
+	c->nargs = nargs;
 	if (arg >= 0 && copy_path(c, c->args[arg]))
 		c->flags |= KPTRACE_DATA;
 	c->start_ns = ktime_get_mono_fast_ns();

@@ -62,6 +62,7 @@ struct kptrace_call {
 	unsigned long args[6];
 	int nr;
 	u8 flags;			/* KPTRACE_COMPAT, KPTRACE_DATA */
+	u8 nargs;			/* of args[], the ones the call reads */
 	u8 data_len;
 	char data[KPTRACE_DATA_MAX];
 };

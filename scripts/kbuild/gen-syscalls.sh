@@ -4,13 +4,22 @@
 # Generate the syscall tables of the kernel being built for from its own
 # numbering:
 #
-#   scripts/kbuild/gen-syscalls.sh [-I DIR]... UNISTD_64_H UNISTD_32_H|- \
-#       > syscall_table.h
+#   scripts/kbuild/gen-syscalls.sh [-I DIR]... [-p SYSCALLS_H] \
+#       UNISTD_64_H UNISTD_32_H|- > syscall_table.h
 #
 # For each ABI (64: native, 32: the compat entry points, ia32 on x86-64,
-# aarch32 on arm64) it emits the names by number and, for the system calls
-# that take a path, which argument it is (1-based; 0: none).  Only the list
-# of path-taking calls, by name, is written by hand, below.
+# aarch32 on arm64) it emits the names by number, for the system calls
+# that take a path which argument it is (1-based; 0: none), and how many
+# arguments each takes.  Only the list of path-taking calls, by name, is
+# written by hand, below.
+#
+# The number of arguments of a native call NAME is that of the prototype
+# of sys_NAME in SYSCALLS_H (the kernel's include/linux/syscalls.h), the
+# most of them if the header has several (sys_clone's, by configuration);
+# 6, all the registers, if it has none (an arch's own calls, or a name
+# whose entry point is named otherwise) or without -p.  A compat call
+# always has 6: its 64-bit arguments take two registers each, which its
+# sys_NAME prototype does not say.
 #
 # A header is read for its "#define __NR_name number" lines: the generated
 # unistd_64.h and unistd_32.h (x86-64, arm64 from v6.11) or arm64's
@@ -22,9 +31,11 @@
 # unnamed entry.
 set -eu
 incs=
-while getopts I: opt; do
+protos=
+while getopts I:p: opt; do
 	case $opt in
 	I) incs="$incs -I$OPTARG" ;;
+	p) protos=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -75,6 +86,46 @@ numbers() {
 	fi
 }
 
+# nargs: "name:count" for each sys_NAME prototype of $protos, the
+# largest count of a name declared more than once.  A prototype is the
+# text from "asmlinkage long sys_NAME(" to its ";"; its arguments are
+# its commas at the outer level, plus one, or none for "(void)".
+nargs() {
+	[ -n "$protos" ] || return 0
+	[ -r "$protos" ] || { echo "gen-syscalls: cannot read $protos" >&2; exit 1; }
+	awk 'BEGIN { RS = ";" }
+	{
+		s = $0
+		gsub(/[ \t\n]+/, " ", s)
+		if (!match(s, /asmlinkage long sys_[a-z0-9_]+\(/))
+			next
+		name = substr(s, RSTART + 20, RLENGTH - 21)
+		rest = substr(s, RSTART + RLENGTH)
+		depth = 1; commas = 0; body = ""
+		for (i = 1; i <= length(rest) && depth > 0; i++) {
+			c = substr(rest, i, 1)
+			if (c == "(")
+				depth++
+			else if (c == ")")
+				depth--
+			else if (c == "," && depth == 1)
+				commas++
+			if (depth > 0 && c != " ")
+				body = body c
+		}
+		if (depth)
+			next
+		n = body == "" || body == "void" ? 0 : commas + 1
+		# No more than the 6 registers the module copies (core.h).
+		if (n > 6)
+			n = 6
+		if (!(name in max) || n > max[name])
+			max[name] = n
+	}
+	END { for (m in max) printf "%s:%d ", m, max[m] }' "$protos"
+}
+counts=$(nargs)
+
 table() {
 	abi=$1
 	file=$2
@@ -97,7 +148,16 @@ table() {
 				break
 			fi
 		done
-		printf '\t[%s] = { "%s", %s },\n' "$nr" "$name" "$arg"
+		n=6
+		if [ "$abi" = 64 ]; then
+			for c in $counts; do
+				if [ "${c%:*}" = "$name" ]; then
+					n=${c#*:}
+					break
+				fi
+			done
+		fi
+		printf '\t[%s] = { "%s", %s, %s },\n' "$nr" "$name" "$arg" "$n"
 	done
 	echo "};"
 }

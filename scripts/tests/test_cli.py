@@ -1368,6 +1368,14 @@ UUID_A = bytes(range(16))
 UUID_B = bytes(range(16, 32))
 
 
+def abi_version(sub):
+    """The stream's ABI version the recorder was built with: its uapi header's."""
+    name, macro = (("kmemtrace.h", "KMEMTRACE_ABI_VERSION") if sub == "kmemtrace"
+                   else ("kptrace.h", "KPTRACE_CTF_ABI_VERSION"))
+    with open(os.path.join(TOP, "include", "uapi", "slabtrace", name)) as f:
+        return int(re.search(r"^#define %s\s+(\d+)$" % macro, f.read(), re.M).group(1))
+
+
 def metadata(uuid):
     u = uuid.hex()
     return ('/* CTF 1.8 */\ntrace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = "%s-%s-%s-%s-%s";\n'
@@ -1387,8 +1395,8 @@ class Recorder(unittest.TestCase):
 
     def stream(self, uuid, npackets, meta_uuid=None, sub="kmemtrace"):
         f = self.fake
-        # KMEMTRACE_ABI_VERSION and KPTRACE_CTF_ABI_VERSION (include/uapi/slabtrace/).
-        f.write(sub + "/abi_version", "2\n" if sub == "kmemtrace" else "1\n")
+        # KMEMTRACE_ABI_VERSION and KPTRACE_CTF_ABI_VERSION, as built in.
+        f.write(sub + "/abi_version", "%d\n" % abi_version(sub))
         f.write(sub + "/buffer_kb", "16\n")
         f.write(sub + "/enable", "")
         f.write(sub + "/metadata", metadata(meta_uuid or uuid))

@@ -30,9 +30,9 @@ N = 1000
 EVENT = re.compile(r'^\[[^]]*\] \([^)]*\) (syscall|syscall_compat): '
                    r'\{ cpu_id = (\d+) \}, \{ nr = \( "?([^":]*?)"? : '
                    r'container = (\d+) \), ret = (-?\d+), duration_ns = (\d+), '
-                   r'args = \[ (.*?) \], pid = (\d+), tid = (\d+), '
-                   r'flags = (0x[0-9A-F]+), comm = "([^"]*)", path_len = (\d+), '
-                   r'path = "([^"]*)" \}$')
+                   r'pid = (\d+), tid = (\d+), flags = (0x[0-9A-F]+), '
+                   r'comm = "([^"]*)", nargs = (\d+), args = \[ ?(.*?) ?\], '
+                   r'path_len = (\d+), path = "([^"]*)" \}$')
 
 
 _checks = Checks("kptrace_ctf")
@@ -53,16 +53,17 @@ def decode(trace):
         if not m:
             bad.append(line)
             continue
-        args = [int(a.split(" = ")[1], 16) for a in m.group(7).split(", ")]
+        args = [int(a.split(" = ")[1], 16) for a in m.group(12).split(", ") if a]
         events.append({
             "event": m.group(1), "cpu": int(m.group(2)), "name": m.group(3),
             "nr": int(m.group(4)), "ret": int(m.group(5)),
-            "duration": int(m.group(6)), "args": args, "pid": int(m.group(8)),
-            "tid": int(m.group(9)), "flags": int(m.group(10), 16),
-            "comm": m.group(11), "path_len": int(m.group(12)),
+            "duration": int(m.group(6)), "pid": int(m.group(7)),
+            "tid": int(m.group(8)), "flags": int(m.group(9), 16),
+            "comm": m.group(10), "nargs": int(m.group(11)), "args": args,
+            "path_len": int(m.group(13)),
             # babeltrace2 2.0 prints an empty text sequence as the last
             # non-empty one it decoded: path_len says.
-            "path": m.group(13) if int(m.group(12)) else ""})
+            "path": m.group(14) if int(m.group(13)) else ""})
     check_eq("every line of %s is an event" % os.path.basename(trace), [], bad[:3])
     return events, p.stderr
 
@@ -94,6 +95,13 @@ def test_probe(trace):
                   (pid, pid, pid, 0, 39, "syscall")][:2])
     check_eq("only kpt_probe was recorded", {"kpt_probe"},
              set(e["comm"] for e in events))
+    # Only the registers each call reads, as its prototype says.
+    check_eq("nargs of getpid, openat, write, exit_group: 0, 4, 3, 1",
+             {"getpid": {0}, "openat": {4}, "write": {3}, "exit_group": {1}},
+             {n: set(e["nargs"] for e in events if e["name"] == n)
+              for n in ("getpid", "openat", "write", "exit_group")})
+    check_eq("every event has nargs arguments", [],
+             [e for e in events if len(e["args"]) != e["nargs"]][:2])
     missing = [e for e in events if e["path"] == "/kpt/no/such/file"]
     check_eq("one openat of the missing path", 1, len(missing))
     if missing:

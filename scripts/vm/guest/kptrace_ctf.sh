@@ -23,7 +23,7 @@ done
 for f in metadata events total_overruns abi_version cpu0; do
 	check "kptrace/ctf/$f is 0400" test "$(stat -c %a $K/$f)" = 400
 done
-check_eq "abi_version" 1 "$(cat $K/abi_version)"
+check_eq "abi_version" 2 "$(cat $K/abi_version)"
 check_eq "buffer_kb: the 2 MiB queue size" 2048 "$(cat $K/buffer_kb)"
 check "cpu0 before the first start ctf: no data" sh -c "! cat $K/cpu0 > /dev/null 2>&1"
 check_eq "enable reads 0" 0 "$(cat $K/enable)"
