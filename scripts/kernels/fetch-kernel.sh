@@ -171,8 +171,13 @@ case $img in
 linux-image-*) img=$img-unsigned ;;
 esac
 echo "fetch-kernel: downloading $img $hdr $common $kbuild ($suite)" >&2
+# APT::Sandbox::User=root: as root, apt would download as its _apt user,
+# which cannot write root's cache; it warns, then downloads as root all
+# the same.  The option says so up front (a user other than root has no
+# sandbox to leave).
 download() {
-	(cd "$dir/debs" && apt apt-get download -q "$img$qa" "$hdr$qa" \
+	(cd "$dir/debs" && apt apt-get download -q -o APT::Sandbox::User=root \
+		"$img$qa" "$hdr$qa" \
 		"$common" "$kbuild" ${qa:+busybox-static$qa} >&2)
 }
 # A stale index names versions the mirror no longer has: refresh, retry.
