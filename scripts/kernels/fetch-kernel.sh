@@ -192,9 +192,8 @@ done
 # The arch headers' Makefile includes the common tree by absolute path
 # (and 7.x's names itself, as KBUILD_OUTPUT).
 root=$dir/root
-for mk in "$root/usr/src/$hdr/Makefile"; do
-	sed -i "s#^\(include \|KBUILD_OUTPUT=\)/usr/src/#\1$root/usr/src/#" "$mk"
-done
+sed -i "s#^\(include \|KBUILD_OUTPUT=\)/usr/src/#\1$root/usr/src/#" \
+	"$root/usr/src/$hdr/Makefile"
 # scripts/ and tools/ of linux-kbuild are symlinked via /usr/lib/linux-kbuild-*
 find "$root/usr/src" -maxdepth 2 -type l | while read -r l; do
 	t=$(readlink "$l")
