@@ -33,8 +33,8 @@ fi
 rm -rf "$dir"
 mkdir -p "$dir/debs" "$dir/root"
 echo "fetch-prometheus: downloading $pkgs" >&2
+# As root, apt itself downloads (not its _apt user): scripts/kernels/fetch-kernel.sh says why.
 # shellcheck disable=SC2086
-# As the user: scripts/kernels/fetch-kernel.sh says why.
 (cd "$dir/debs" && apt-get download -q -o APT::Sandbox::User=root $pkgs >&2)
 for deb in "$dir"/debs/*.deb; do
 	dpkg-deb -x "$deb" "$dir/root"

@@ -13,9 +13,10 @@ every event the module wrote; exactly the 1000 getpid() calls of
 kpt_probe, from its pid and tid, returning it; the openat() of the
 missing path with that path and -ENOENT; the write() of 37 bytes;
 as many arguments as each call takes (getpid 0, exit_group 1, write 3,
-openat 4; every event nargs of them); exit_group() flagged as not returning, last; nothing of another
-command; none of the recorder's own calls; and for the tiny buffer, as
-many discarded events as the recorder reported lost.  With
+openat 4; every event nargs of them); exit_group() flagged as not
+returning, last; nothing of another command; none of the recorder's
+own calls; and for the tiny buffer, as many discarded events as the
+recorder reported lost.  With
 SLABTRACE_REQUIRE_VM_OUT=1 a missing recording fails rather than skips.
 The last line is "kptrace_ctf: N passed, N failed".
 """
