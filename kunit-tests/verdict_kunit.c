@@ -226,6 +226,20 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 	outstanding(in, 3, 10 * S, 50 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 3 of 3 older than 1.0 s: too few");
+	/*
+	 * Past tau but all within a bin of it: no arrivals shown.  9 maple
+	 * nodes of the VM test's own commands on 7.3-rt, 1 s to 4.5 s old in
+	 * a 70 s trace (bins of 4.4 s): only the oldest was in a bin all
+	 * past tau, and one filled bin had made them a leak (growing).
+	 */
+	in = new_in(test, 70400);
+	outstanding(in, 9, 1030, 4500);
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 9 of 9 older than 1.0 s: arriving only lately; trace longer; none freed");
+	/* The same number, made steadily over the trace, is a leak. */
+	in = new_in(test, 70400);
+	outstanding(in, 9, 1030, 70 * S);
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): 9 of 9 not freed");
 	/* All young, and too few frees to know a lifetime. */
 	in = new_in(test, 60 * S);
 	freed(in, 3, 0);
