@@ -582,11 +582,16 @@ class Cli(unittest.TestCase):
     def test_growth_trend_around_a_command(self):
         # Samples every 0.2 s while the command runs: dentry steps up four
         # times, kmalloc-64 (more bytes) once at the start, then stays.
+        # The trend splits the steps between samples in quarters: dentry's
+        # are in the middle of each (0.4, 1.2, 2.0 and 2.8 s of 3.2 s), so
+        # a late sed still falls in its quarter.  Steps every 0.5 s, the
+        # last 0.5 s before the end, put the last one on the last
+        # quarter's edge: it fell before it in most runs on a fast host.
         p = os.path.join(self.fake.proc, "slabinfo")
-        steps = "; ".join("sleep 0.5; sed -i 's/^dentry *%d/dentry %d/' %s" % (8000 + 10 * i,
-                                                                             8010 + 10 * i, p)
+        steps = "; ".join("sleep %s; sed -i 's/^dentry *%d/dentry %d/' %s" %
+                          ("0.8" if i else "0.4", 8000 + 10 * i, 8010 + 10 * i, p)
                           for i in range(4))
-        script = "sed -i 's/^kmalloc-64 *1000/kmalloc-64 5000/' %s; %s; sleep 0.5" % (p, steps)
+        script = "sed -i 's/^kmalloc-64 *1000/kmalloc-64 5000/' %s; %s; sleep 0.4" % (p, steps)
         rc, out, err = self.fake.run("growth", "-i", "0.2", "--", "sh", "-c", script)
         self.assertEqual(rc, 0, err)
         lines = out.splitlines()
