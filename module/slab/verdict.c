@@ -28,10 +28,10 @@
  *
  * A leak is all three: R >= 8 objects past tau, D <= R / 8, and steady
  * arrivals over at least 5 s of trace past tau, shown by at least 8
- * objects in its bins (objects past tau but younger than the first bin
- * all past it show no arrivals: a stack seen only lately, as the maple
- * nodes of a few short-lived processes whose exit frees them in bulk,
- * where no tracepoint sees it, are "unknown").  "error path" when the
+ * objects in the bins all past tau (an object past tau in the bin that
+ * straddles it shows no arrival time: a stack seen only lately, as the
+ * maple nodes of a few short-lived processes whose exit frees them in
+ * bulk, where no tracepoint sees it, is "unknown").  "error path" when the
  * stack frees most of what it allocates (it has 16 frees or more, and
  * more frees than R), "growing" when it frees (almost) nothing; but a
  * stack that frees nothing is not called a leak in a cache that frees
@@ -325,7 +325,7 @@ void leak_judge(const struct leak_verdict_in *in,
 		unknown(v, &j, "too few to tell; trace longer, or mark and run again");
 		return;
 	}
-	/* Past tau, but most within a bin of it: arrivals not shown yet. */
+	/* Past tau, but fewer than OLD_MIN in the bins all past it. */
 	if (j.in_bins < OLD_MIN) {
 		unknown(v, &j, "arriving only lately; trace longer");
 		return;
