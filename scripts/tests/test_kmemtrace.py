@@ -24,6 +24,7 @@ skips.  The last line is "kmemtrace: N passed, N failed".
 """
 
 import bisect
+import json
 import os
 import re
 import shutil
@@ -212,6 +213,15 @@ def synthetic():
         rc, out, err, rows = report(t, "--top", "0")
         check_eq("synthetic: an ABI 1 listing: site B row as the events say",
                  (5, 1000, 1000, "0.00", 0), rows.get("fake_alloc_b+0x8 [fakemod]"))
+        # A name the module escaped to more than 255 bytes (a cache's
+        # names of odd bytes, each \xNN): read whole, not cut.
+        odd = "\\x01" * 90 + ",fake_widget"
+        with open(os.path.join(t, "caches"), "w") as f:
+            f.write("0 0 0 -\n1 0 0 (pages)\n2 64 64 kmalloc-64\n3 200 256 %s\n" % odd)
+        rc, out, err = run([REPORT, "--json", "--top", "0", t])
+        check_eq("synthetic: a long escaped cache name, whole",
+                 [odd, "kmalloc-64", "-"], [c["cache"] for c in json.loads(out)["caches"]]
+                 if rc == 0 else err)
         rc, out, err, rows = report(t, "--sort", "hits", "--top", "1")
         check_eq("synthetic: --sort hits --top 1", ["fake_alloc_a+0x10"], list(rows))
         rc, out, err, rows = report(t, "--sort", "bogus")

@@ -421,6 +421,12 @@ class Report(unittest.TestCase):
                 (DUMP.replace("-\nObj ", "-\nStack 1: 3 objects, 192 bytes (150 "
                               "requested), age min/avg/max 0.100s/0.100s/0.100s, from "
                               "PID 1 sh:\nObj ", 1), "a stacks view"),
+                # Every object listed, the last one cut: before its blank
+                # line, in its last frame's line, after its "Obj" line.
+                (DUMP[:-1], "the dump is cut short: its last object is not whole"),
+                (DUMP[:-9], "the dump is cut short: its last line is not whole"),
+                (DUMP[:DUMP.rindex("----\n #01") + 5],
+                 "the dump is cut short: its last object is not whole"),
                 (DUMP + DUMP, "a second dump header"),
                 (DUMP + "garbage\n", "not a line of a per-object dump: 'garbage'"),
                 ("No snapshot yet for this login user: print takes one.\n" + DUMP,

@@ -1015,18 +1015,25 @@ int main(int argc, char **argv)
 	if (syscalls && kptrace_tracing())
 		die("kptrace is tracing already, another process's trace (%s/status): %s",
 		    st_root(), "stop it first (syscall stop)");
-	set_buffer(buffer_kb);
-	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", outdir);
-	if ((mkdir(outdir, 0755) && errno != EEXIST) ||
-	    (mkdir(ctfdir, 0755) && errno != EEXIST))
-		die("mkdir %s: %s", ctfdir, strerror(errno));
-
+	/*
+	 * Before the buffer's size changes: a signal from here on stops the
+	 * recording and sets the size back.  A reader of standard output that
+	 * went away is no reason to leave a trace running (SIGPIPE ignored:
+	 * the write fails instead).
+	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	set_buffer(buffer_kb);
+	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", outdir);
+	if ((mkdir(outdir, 0755) && errno != EEXIST) ||
+	    (mkdir(ctfdir, 0755) && errno != EEXIST))
+		die("mkdir %s: %s", ctfdir, strerror(errno));
 
 	/* Held open from here on: kptrace does not trace its readers. */
 	if (syscalls) {
@@ -1062,6 +1069,8 @@ int main(int argc, char **argv)
 			fail("fork: %s", strerror(errno));
 		if (!child) {
 			signal(SIGINT, SIG_DFL);
+			/* An ignored signal stays ignored across exec. */
+			signal(SIGPIPE, SIG_DFL);
 			execvp(argv[optind], argv + optind);
 			err = errno;
 			/* The parent says why; if the pipe fails, the status does. */

@@ -49,7 +49,7 @@ struct site {
 
 struct cache {
 	__u64 allocs, frees, req, alloc;
-	char name[96];
+	char *name;		/* as DIR/caches has it, escaped; NULL: none */
 	unsigned int size;
 	unsigned int slab_size;	/* 0: unknown (an ABI 1 listing, or gone) */
 };
@@ -104,7 +104,7 @@ static void pprof_object(__u32 cs, unsigned int cache, __u64 bytes, bool live)
 	char name[300], *frame = name;
 
 	sym_name(cs, name, sizeof(name));
-	if (cache <= KMEMTRACE_CACHE_UNKNOWN && st.caches[cache].name[0])
+	if (cache <= KMEMTRACE_CACHE_UNKNOWN && st.caches[cache].name)
 		label.str = st.caches[cache].name;
 	v[live ? 2 : 0] = 1;
 	v[live ? 3 : 1] = bytes;
@@ -500,29 +500,39 @@ static void sym_name(__u32 cs, char *buf, size_t size)
 /*
  * DIR/caches: "ID OBJECT_SIZE SLAB_SIZE NAME" lines (ABI 2), or
  * "ID OBJECT_SIZE NAME" (ABI 1: no slab size, a name never starts with a
- * digit).
+ * digit).  NAME is the module's escaped list of names, up to 4 bytes a
+ * byte of it: read whole, whatever its length.
  */
 static void load_caches(const char *path)
 {
 	unsigned int id, size, slab_size;
-	char line[256], name[96];
+	char *line = NULL, *name = NULL;
 	FILE *f = fopen(path, "r");
+	size_t cap = 0;
 
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		slab_size = 0;
-		if (sscanf(line, "%u %u %u %95s", &id, &size, &slab_size,
-			   name) != 4 &&
-		    sscanf(line, "%u %u %95s", &id, &size, name) != 3)
-			continue;
+		if (sscanf(line, "%u %u %u %ms", &id, &size, &slab_size,
+			   &name) != 4) {
+			free(name);
+			name = NULL;
+			if (sscanf(line, "%u %u %ms", &id, &size, &name) != 3)
+				goto next;
+		}
 		if (id > KMEMTRACE_CACHE_UNKNOWN)
-			continue;
-		snprintf(st.caches[id].name, sizeof(st.caches[id].name), "%s",
-			 name);
+			goto next;
+		free(st.caches[id].name);
+		st.caches[id].name = name;
+		name = NULL;
 		st.caches[id].size = size;
 		st.caches[id].slab_size = slab_size;
+next:
+		free(name);
+		name = NULL;
 	}
+	free(line);
 	fclose(f);
 }
 
@@ -604,7 +614,7 @@ static int cache_cmp(const void *a, const void *b)
 		return x->alloc < y->alloc ? 1 : -1;
 	if (x->frees != y->frees)
 		return x->frees < y->frees ? 1 : -1;
-	return strcmp(x->name, y->name);
+	return strcmp(x->name ?: "", y->name ?: "");
 }
 
 static void list_bad(const char *what, __u64 n, const struct bad *b,
@@ -733,7 +743,7 @@ static void print_text(const struct report *r)
 		const struct cache *c = r->caches[j];
 
 		printf("%-40.40s %10llu %10llu %14llu %14llu %6.2f%%\n",
-		       c->name[0] ? c->name : "?", c->allocs, c->frees, c->req,
+		       c->name ?: "?", c->allocs, c->frees, c->req,
 		       c->alloc, frag(c->req, c->alloc));
 	}
 
@@ -797,7 +807,7 @@ static void print_json(const struct report *r)
 		const struct cache *c = r->caches[j];
 
 		printf("%s{\"cache\": ", j ? ", " : "");
-		if (c->name[0])
+		if (c->name)
 			put_json_string(stdout, c->name);
 		else
 			printf("null");

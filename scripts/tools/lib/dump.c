@@ -77,6 +77,7 @@ struct reader {
 	char *next;		/* the rest of the text */
 	unsigned long nr;	/* the number of the line last read, from 1 */
 	const char *src;	/* the input's name */
+	bool unended;		/* the last line had no newline */
 };
 
 /* "SRC:N: WHY", N the line's number, as compilers name a line. */
@@ -132,6 +133,8 @@ static char *next_line(struct reader *r, bool *bad)
 	r->next = line + len;
 	if (end)
 		*r->next++ = 0;
+	else
+		r->unended = true;
 	return line;
 }
 
@@ -732,23 +735,28 @@ static bool frame_parse(char *p, struct object *o)
 
 /*
  * dump_parse(), of a dump alone or (@part) of one cache's in the print of
- * a word; @line0, the number of the line before @text in the print.  On
- * failure @d holds what was read (dump_free() frees it).
+ * a word, @more if another dump follows it there; @line0, the number of
+ * the line before @text in the print.  On failure @d holds what was read
+ * (dump_free() frees it).
  */
 static bool parse_one(char *text, struct dump *d, const struct filter *f,
-		      const struct expect *e, bool part, const char *src,
-		      unsigned long line0)
+		      const struct expect *e, bool part, bool more,
+		      const char *src, unsigned long line0)
 {
-	struct parse ps = { .r = { text, line0, src } };
+	struct parse ps = { .r = { .next = text, .nr = line0, .src = src } };
 	struct object o = { 0 };
 	bool header = false, traced = false, bad = false, ok = false;
+	bool whole = false;	/* the object read ended with its blank line */
+	bool cut;
 	char *line, q[300];
 	const char *why;
 
 	memset(d, 0, sizeof(*d));
 	while ((line = next_line(&ps.r, &bad))) {
-		if (!*line)
+		if (!*line) {
+			whole = ps.in_obj;
 			continue;
+		}
 		if (!strncmp(line, "Dumping outstanding allocs from ", 32)) {
 			char *p = line + 32;
 			size_t n = strcspn(p, " ");
@@ -788,7 +796,9 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 				goto out;
 			}
 			ps.in_obj = true;
+			whole = false;
 		} else if (!strncmp(line, " #", 2) && ps.in_obj) {
+			whole = false;
 			if (!frame_parse(line, &o)) {
 				refuse(&ps.r, "not frame #%02d of the object: '%s'",
 				       o.nframes + 1, quoted(line, q, sizeof(q)));
@@ -818,6 +828,8 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 	}
 	if (bad)
 		goto out;
+	/* The module ends every object with a blank line. */
+	cut = ps.in_obj && !whole && !more;
 	if (ps.in_obj && !object_add(d, &ps, &o, f))
 		goto out;
 	if (!header) {
@@ -835,6 +847,16 @@ static bool parse_one(char *text, struct dump *d, const struct filter *f,
 	if (d->listed != d->outstanding) {
 		note("%s: the dump is cut short: it lists %ld objects, its header counts %ld",
 		     src, d->listed, d->outstanding);
+		goto out;
+	}
+	/*
+	 * Every line the module writes ends with a newline, and every object
+	 * with a blank line: but the last object of a print's dumps but the
+	 * last, whose blank line print_parse() took as the next dump's start.
+	 */
+	if (ps.r.unended || cut) {
+		note("%s: the dump is cut short: its last %s is not whole", src,
+		     ps.r.unended ? "line" : "object");
 		goto out;
 	}
 	ok = true;
@@ -855,7 +877,7 @@ out:
 bool dump_parse(char *text, struct dump *d, const struct filter *f,
 		const struct expect *e, const char *src)
 {
-	return parse_one(text, d, f, e, false, src, 0);
+	return parse_one(text, d, f, e, false, false, src, 0);
 }
 
 /* Whether @name is a word of the module's for a set of caches. */
@@ -878,7 +900,7 @@ static const char more_than[] =
 static size_t summary_parse(char *text, struct print *p, long *parts,
 			    const char *src)
 {
-	struct reader r = { text, 0, src };
+	struct reader r = { .next = text, .src = src };
 	char *line, *s, q[300];
 	bool bad = false;
 	size_t n;
@@ -928,6 +950,7 @@ bool print_parse(char *text, struct print *p, const struct filter *f,
 {
 	unsigned long line0 = 1;
 	char *part, *next;
+	bool more;
 	long parts = 0;
 	size_t off;
 	int cap = 0;
@@ -963,6 +986,7 @@ bool print_parse(char *text, struct print *p, const struct filter *f,
 	/* The dumps as they come: the summary's count is not trusted. */
 	for (; *part; part = next) {
 		next = strstr(part, "\n" DUMP_HEAD);
+		more = next;
 		if (next)
 			*next++ = 0;
 		else
@@ -976,7 +1000,7 @@ bool print_parse(char *text, struct print *p, const struct filter *f,
 			cap = cap ? 2 * cap : 8;
 			p->d = xrealloc(p->d, cap * sizeof(*p->d));
 		}
-		if (!parse_one(part, &p->d[p->n++], f, e, true, src, line0)) {
+		if (!parse_one(part, &p->d[p->n++], f, e, true, more, src, line0)) {
 			print_free(p);
 			return false;
 		}

@@ -5,7 +5,7 @@
  * objects by backtrace and system call as the module's stacks view does,
  * keeps who allocated them (per context), and refuses anything else: a
  * stacks view, a second header, a dump cut short (fewer objects than its
- * header counts).
+ * header counts, or its last object or line not whole).
  *
  * A print of a word ("print all", "print kmalloc") is a summary line,
  * "Print of WORD: T caches, N with outstanding objects, most bytes first",

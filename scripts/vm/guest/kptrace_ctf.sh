@@ -100,6 +100,19 @@ check_eq "... and all of them saved" "$written" \
 check_eq "the size is set back after (2 MiB)" 2048 "$(cat $K/buffer_kb)"
 rm -rf /tmp/burst
 
+# --- Its standard output's reader gone before it starts (a pipe to a
+# command that has exited): no SIGPIPE kills the recorder at its
+# "recording" line; it records, stops its trace and sets the size back.
+# (COMMAND's output goes elsewhere: its standard output is the same pipe.)
+st syscall clear
+{ sleep 1; kmemtrace-record -s --comm kpt_probe -o /tmp/kpipe -- \
+	sh -c 'kpt_probe -g 5 > /dev/null' 2> /tmp/kpipe.err; echo $? > /tmp/kpipe.rc; } | true
+check_eq "stdout's reader gone: the recorder exits 0" 0 "$(cat /tmp/kpipe.rc)"
+check "... stops its trace" sh -c "! grep -q '^kptrace: tracing' $ST/status"
+check_eq "... sets the size back (2 MiB)" 2048 "$(cat $K/buffer_kb)"
+check "... and saves the stream" test -s /tmp/kpipe/ctf/metadata
+rm -rf /tmp/kpipe
+
 # --- the text queue, after the stream.
 st syscall clear
 check "syscall start comm kpt_probe (the queue)" st syscall start comm kpt_probe
