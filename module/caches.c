@@ -124,8 +124,8 @@ static int calibrate_kobj(void)
 	for (i = 0; i < ARRAY_SIZE(known_names); i++) {
 		kobj = name_to_kobj(known_names[i]);
 		if (!kobj) {
-			pr_err("no /sys/kernel/slab/%s to measure against\n",
-			       known_names[i]);
+			pr_err_ratelimited("no /sys/kernel/slab/%s to measure against\n",
+					   known_names[i]);
 			return -ENODEV;
 		}
 		off[i] = (unsigned long)kobj - (unsigned long)known_cache(i);
@@ -133,8 +133,8 @@ static int calibrate_kobj(void)
 	}
 	if (off[0] != off[1] || off[0] != off[2] || off[0] >= PAGE_SIZE ||
 	    !IS_ALIGNED(off[0], sizeof(long))) {
-		pr_err("cannot place the kobject in struct kmem_cache (offsets %ld %ld %ld)\n",
-		       off[0], off[1], off[2]);
+		pr_err_ratelimited("cannot place the kobject in struct kmem_cache (offsets %ld %ld %ld)\n",
+				   off[0], off[1], off[2]);
 		return -ENODEV;
 	}
 	WRITE_ONCE(kobj_offset, off[0]);
@@ -200,7 +200,7 @@ int slabtrace_caches_init(void)
 	kn = kernfs_find_and_get(kernel_kobj->sd, "slab");
 	if (!kn || kernfs_type(kn) != KERNFS_DIR) {
 		kernfs_put(kn);
-		pr_err("no /sys/kernel/slab: slabtrace needs SLUB with sysfs\n");
+		pr_err_ratelimited("no /sys/kernel/slab: slabtrace needs SLUB with sysfs\n");
 		ret = -ENODEV;
 		goto out;
 	}
@@ -565,8 +565,9 @@ int slabtrace_cache_resolve(const char *cmd, const char *name,
 	}
 	kobj = name_to_kobj(name);
 	if (!kobj && slabtrace_name_hint(name, meant, sizeof(meant))) {
-		pr_warn_ratelimited("%s: no slab cache named '%*pE' (did you mean %s?)\n",
-				    cmd, (int)strlen(name), name, meant);
+		pr_warn_ratelimited("%s: no slab cache named '%*pE' (did you mean %*pE?)\n",
+				    cmd, (int)strlen(name), name,
+				    (int)strlen(meant), meant);
 		return -ENOENT;
 	}
 	if (!kobj) {

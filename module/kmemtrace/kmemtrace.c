@@ -28,6 +28,7 @@
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <uapi/slabtrace/kmemtrace.h>
 
 #include "kmemtrace.h"
@@ -67,9 +68,15 @@ static int filter_get(struct kmemtrace_trace *t, char **names, int nr)
 		if (ret)
 			goto err;
 		t->nr_filter++;
-		len += scnprintf(t->filter_names + len,
-				 sizeof(t->filter_names) - len, " %s",
-				 names[i]);
+		/* Cache names are any bytes a module chose: escaped. */
+		if (len + 1 < sizeof(t->filter_names))
+			t->filter_names[len++] = ' ';
+		len += string_escape_mem(names[i], strlen(names[i]),
+					 t->filter_names + len,
+					 sizeof(t->filter_names) - 1 - len,
+					 SLABTRACE_ESCAPE, SLABTRACE_ESCAPE_ALSO);
+		len = min(len, sizeof(t->filter_names) - 1);
+		t->filter_names[len] = '\0';
 	}
 	return 0;
 err:

@@ -36,7 +36,8 @@ struct kmemtrace_trace {
 	struct slabtrace_stream stream;
 	unsigned int nr_filter;			/* 0: every cache */
 	struct slabtrace_cache_ref filter[KMEMTRACE_MAX_CACHES];
-	char filter_names[SLABTRACE_CMD_MAX + 1];
+	/* " NAME NAME...", escaped (SLABTRACE_ESCAPE: 4 bytes a byte at most) */
+	char filter_names[4 * SLABTRACE_CMD_MAX + 1];
 	unsigned long call_site_base;		/* call_site field: offset */
 	unsigned long ptr_base;			/* ptr field: offset */
 };

@@ -217,8 +217,15 @@ static int lifetime_init(void)
 		return -EINVAL;
 	}
 	slots_bits = order_base_2(max(lifetime_slots, LIFE_PROBES));
-	slots = kvcalloc(BIT(slots_bits), sizeof(*slots), GFP_KERNEL);
-	return slots ? 0 : -ENOMEM;
+	/* Up to 128 MiB: fails rather than wake the OOM killer. */
+	slots = kvcalloc(BIT(slots_bits), sizeof(*slots),
+			 GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+	if (!slots) {
+		pr_warn("lifetime_slots=%u: no memory for %lu bytes\n",
+			lifetime_slots, BIT(slots_bits) * sizeof(*slots));
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void lifetime_exit(void)

@@ -590,8 +590,9 @@ static long kmem_records(struct leak_traced *pcpu)
  * again, and while records are kept the free probes stay (the last free
  * of a stopped cache's records detaches them, through the worker).  So no
  * record is left whose free would go unseen.  The percpu probes are
- * attached while "percpu" is in the set (traced, or stopped and holding
- * records), and its records do not keep the kmem probes.  Called with
+ * attached while "percpu" is in the set (traced, or stopped until its
+ * reset, whether it holds records or not), and its records do not keep
+ * the kmem probes.  Called with
  * leak_mutex held.
  *
  * Return: 0, or the error of a tracepoint registration.

@@ -108,8 +108,9 @@ static void job_fn(struct work_struct *w)
  * clear and set again, or the job sees the change.  Once stopped, the bit
  * is set and nothing is queued.
  *
- * Context: Any context but NMI: a probe's too (a barrier, one atomic bit,
- * one irq_work, queued only if the bit was clear).
+ * Context: Any context, a probe's in an NMI too (leak_follow_kick()): a
+ * barrier, one atomic bit, one irq_work, queued only if the bit was clear;
+ * irq_work_queue() is NMI-safe.
  */
 void leak_work_kick(enum leak_job job)
 {
