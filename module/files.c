@@ -16,15 +16,19 @@
  * nothing a file uses goes before the file is closed.
  *
  * A load that fails is another matter: the module is freed whatever its
- * references (do_init_module()).  procfs revokes the files it removes
- * (proc_remove() waits for their handlers and calls their release), but
- * debugfs revokes nothing: a debugfs file opened while a load fails would
- * keep the freed module's file_operations.  So the debugfs tree is made
- * last, once every system is up (slabtrace_files_mirror(), a step that
- * cannot fail): until then the files are in procfs only, and no debugfs
- * file exists while the load can still fail.  The trees go at module exit
- * (slabtrace_files_exit()), when no file can be open, before any system
- * tears down (main.c); on a failed load, when only procfs's exist.
+ * references (do_init_module()).  debugfs revokes nothing: a debugfs file
+ * opened while a load fails would keep the freed module's
+ * file_operations.  procfs revokes the files it removes (proc_remove()
+ * waits for their handlers and calls their release), but not what an open
+ * file left behind: a mapping of a stream's buffer (relay frees it), a
+ * poll() queued on a wait queue of the module; and a read sleeping in a
+ * file would hold the failing load in proc_remove().  So the debugfs tree
+ * is made last, once every system is up (slabtrace_files_mirror(), a step
+ * that cannot fail), and until then the procfs files refuse to open
+ * (EAGAIN): no file is open while the load can still fail.  The trees go
+ * at module exit (slabtrace_files_exit()), when no file can be open,
+ * before any system tears down (main.c); on a failed load, when only
+ * procfs's exist, none open.
  *
  * Notes on locking
  * ----------------
@@ -66,7 +70,10 @@ static DEFINE_MUTEX(files_lock);
 static struct st_dir dirs[MAX_DIRS];
 static unsigned int nr_dirs;
 static LIST_HEAD(files_made);
-/* The debugfs tree is made (slabtrace_files_mirror()): new files go in it. */
+/*
+ * The debugfs tree is made (slabtrace_files_mirror()): new files go in it,
+ * and the files open.  Read without the lock by the opens.
+ */
 static bool mirrored;
 
 /*
@@ -78,6 +85,12 @@ static int proc_file_open(struct inode *inode, struct file *file)
 	const struct slabtrace_file *f = slabtrace_file_of(inode);
 	int ret = 0;
 
+	/* Not while the load can still fail (above). */
+	if (!READ_ONCE(mirrored)) {
+		pr_warn_ratelimited("%s: not open until the module has loaded\n",
+				    f->name);
+		return -EAGAIN;
+	}
 	/* As fops_get() does for debugfs: no open once rmmod has begun. */
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
@@ -89,10 +102,10 @@ static int proc_file_open(struct inode *inode, struct file *file)
 }
 
 /*
- * At close, or at the file's removal (procfs calls it then for files
- * still open, which the pin allows only while a load fails).  The module
- * reference goes last; rmmod's removal of the file then waits for this
- * call to return (procfs's close_pdeo()).
+ * At close (procfs would call it at the file's removal for a file still
+ * open: none is then, the pin keeping the module loaded while one is,
+ * and none opening while a load can fail).  The module reference goes
+ * last.
  */
 static int proc_file_release(struct inode *inode, struct file *file)
 {
@@ -400,7 +413,7 @@ void slabtrace_files_mirror(void)
 		if (!f->pde && !f->dentry)
 			pr_err("cannot create the file %s\n", f->name);
 	}
-	mirrored = true;
+	WRITE_ONCE(mirrored, true);
 	if (!dirs[0].dentry)
 		pr_info("no debugfs: the files are in /proc/slabtrace only\n");
 	mutex_unlock(&files_lock);
@@ -408,8 +421,8 @@ void slabtrace_files_mirror(void)
 
 /*
  * At module exit (or a failed load): both trees go, with every file still
- * in them.  No file is open then but while a load fails, in procfs only;
- * procfs calls the release of those.  Not with a system's mutex held.
+ * in them.  No file is open then (proc_file_open()).  Not with a system's
+ * mutex held.
  */
 void slabtrace_files_exit(void)
 {
@@ -428,7 +441,7 @@ void slabtrace_files_exit(void)
 	dentry = dirs[0].dentry;
 	memset(dirs, 0, sizeof(dirs));
 	nr_dirs = 0;
-	mirrored = false;
+	WRITE_ONCE(mirrored, false);
 	mutex_unlock(&files_lock);
 	proc_remove(pde);
 	debugfs_remove(dentry);

@@ -25,7 +25,8 @@
  * systems go, the last first, then the core.  A system's init may itself
  * be a list of steps (slabtrace_steps_init()), undone in reverse.  When
  * the exit runs no command can: every file of slabtrace pins the module
- * while it is open, and none can be opened once it is going.
+ * while it is open, and none can be opened once it is going (nor before
+ * the load is done: files.c).
  *
  * Locking
  * -------

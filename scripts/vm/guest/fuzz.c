@@ -484,14 +484,15 @@ static size_t mutate(char *c, size_t len, size_t size)
 }
 
 /*
- * ENOENT: slabtrace is not loaded; ENXIO, ENODEV: it is being unloaded
+ * ENOENT: slabtrace is not loaded; EAGAIN: it is being loaded (no file
+ * opens until the load is done); ENXIO, ENODEV: it is being unloaded
  * (debugfs, /proc/slabtrace cannot take a reference on the module);
  * EUSERS: a 9th process opening kptrace/queue or kptrace/pipe; EBUSY: a
  * reader too many; ENODATA: a stream's cpuN before its first start.
  */
 static int expected_open_errno(int err, int reader)
 {
-	return err == ENOENT || err == ENXIO || err == ENODEV ||
+	return err == ENOENT || err == EAGAIN || err == ENXIO || err == ENODEV ||
 	       (reader && (err == EBUSY || err == EUSERS || err == ENODATA));
 }
 

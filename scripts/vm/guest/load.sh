@@ -80,6 +80,35 @@ check_eq "no debugfs file of the failing load could be opened" "" \
 touch /tmp/loaded
 wait $reader
 check "... nothing is left in /proc or debugfs" test ! -e $ST -a ! -e $ST_DEBUGFS
+
+# procfs revokes a file opened during a failing load, but not what it left
+# behind: a mapping of a stream's buffer (kmemtrace=1 makes one), a poll()
+# queued on the module's wait queue, a read sleeping in kptrace's pipe
+# (which would hold insmod).  So no file opens until the load is done
+# (EAGAIN, said): a reader trying all through the held last step.
+rm -f /tmp/popened /tmp/prefused /tmp/loaded
+(
+	until [ -e /tmp/loaded ]; do
+		if [ -e $ST/slab/stats ]; then
+			if cat $ST/slab/stats > /dev/null 2>&1; then
+				echo opened > /tmp/popened
+			else
+				echo refused > /tmp/prefused
+			fi
+		fi
+		sleep 0.05
+	done
+) &
+reader=$!
+check "kmemtrace=1 fail_init=$steps held 3 s: the load fails" \
+	sh -c "! insmod $MODDIR/slabtrace.ko fail_init=$steps fail_init_ms=3000 kmemtrace=1 2>/dev/null"
+touch /tmp/loaded
+wait $reader
+check_eq "no procfs file of the failing load could be opened" "" \
+	"$(cat /tmp/popened 2>/dev/null)"
+check_eq "... the reader was refused" refused "$(cat /tmp/prefused 2>/dev/null)"
+logged "stats: not open until the module has loaded"
+check "... nothing is left in /proc or debugfs" test ! -e $ST -a ! -e $ST_DEBUGFS
 check "fail_init=$((steps + 1)) (no such step) loads" insmod $MODDIR/slabtrace.ko fail_init=$((steps + 1))
 check "then ctl works" sh -c "echo 'pool 64' > $ST/ctl"
 check "rmmod after the failed loads" rmmod slabtrace
