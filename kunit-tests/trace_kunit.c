@@ -501,6 +501,10 @@ static void slabtrace_trace_sample(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample-bytes 8192 sample 10\n"),
 			-EINVAL);
+	/* Each once: a second would silently lose to the first. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample 10 sample 20\n"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " sample-bytes 8192 sample-bytes 4096\n"),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE " comm x sample-bytes\n"), -EINVAL);
 	for (i = 0; i < 100; i++)
 		kmem_cache_free(obj_cache, objs[i]);

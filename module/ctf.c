@@ -369,6 +369,25 @@ u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,
 	return p + len - payload;
 }
 
+/**
+ * slabtrace_stream_lose - count an event its system could not make
+ * @s: the stream, started
+ *
+ * An event lost before it reached the buffer (kptrace: a call with no
+ * entry to follow it) counts with those the full buffer lost: the next
+ * packet's events_discarded and total_overruns say it.  Called with
+ * preemption disabled, on this CPU's count.
+ */
+void slabtrace_stream_lose(struct slabtrace_stream *s)
+{
+	unsigned long flags;
+
+	/* cc->lost is written by its CPU with interrupts off. */
+	local_irq_save(flags);
+	this_cpu_ptr(s->cpu)->lost++;
+	local_irq_restore(flags);
+}
+
 /* As slabtrace_stream_reserve_at(), at the time of the call. */
 u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
 			     size_t payload)

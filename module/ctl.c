@@ -23,9 +23,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/parser.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -78,6 +82,48 @@ char **slabtrace_ctl_split(const char *who, const char *what, char *buf,
 		return ERR_PTR(-EINVAL);
 	}
 	return argv;
+}
+
+/**
+ * slabtrace_ctl_pid - a process ID of a command, as the probes see it
+ * @who: the first words of the log lines ("ctl: start", "syscall: start")
+ * @arg: the word: decimal digits as /proc shows them, the first not 0,
+ *	 no sign (kstrtoint() alone would take "+5" and "007")
+ * @pid: set to the process's number in the initial pid namespace
+ *
+ * The number is the writer's, in the writer's pid namespace (a
+ * container's root numbers its processes from 1); the probes compare the
+ * initial namespace's (current->tgid, current->pid): a number of another
+ * namespace is translated, which takes a process or thread of that number
+ * there.  Both systems' pid filters take their numbers here.
+ *
+ * Return: 0; -EINVAL for a malformed number, -ESRCH for one with no
+ * process in the writer's namespace (not the initial one), each said in
+ * one log line.
+ */
+int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid)
+{
+	int len = min_t(size_t, strlen(arg), 16);
+	struct pid *p;
+
+	if (!isdigit(arg[0]) || arg[0] == '0' ||
+	    strspn(arg, "0123456789") != strlen(arg) ||
+	    kstrtoint(arg, 10, pid)) {
+		pr_warn_ratelimited("%s: bad pid '%*pE'\n", who, len, arg);
+		return -EINVAL;
+	}
+	if (task_active_pid_ns(current) == &init_pid_ns)
+		return 0;
+	rcu_read_lock();
+	p = find_vpid(*pid);
+	*pid = p ? pid_nr(p) : 0;
+	rcu_read_unlock();
+	if (!*pid) {
+		pr_warn_ratelimited("%s: no process %*pE in the writer's pid namespace\n",
+				    who, len, arg);
+		return -ESRCH;
+	}
+	return 0;
 }
 
 /* The system whose table has @word, and its token for it; NULL if none. */

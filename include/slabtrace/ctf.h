@@ -132,6 +132,7 @@ u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
 			     size_t payload);
 u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,
 				size_t payload, u64 ts);
+void slabtrace_stream_lose(struct slabtrace_stream *s);
 
 /* The packets (<uapi/slabtrace/ctf.h>)'s clock: monotonic ns, safe in any context. */
 static inline u64 slabtrace_ctf_clock(void)

@@ -86,6 +86,15 @@ void kptrace_ctf_flush(void)
 	slabtrace_stream_flush(&kptrace_stream);
 }
 
+/*
+ * A call the hooks could not follow (no in-flight entry): one event lost,
+ * counted as the stream counts its own.  Called by the hooks.
+ */
+void kptrace_ctf_drop(void)
+{
+	slabtrace_stream_lose(&kptrace_stream);
+}
+
 /**
  * kptrace_ctf_write - one finished call as an event
  * @call: the call, as sys_enter noted it

@@ -67,7 +67,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/compat.h>
-#include <linux/ctype.h>
 #include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -404,7 +403,11 @@ static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 	t = task_entry(current, true);
 	if (!t) {
 		/* The task's first traced call, and no entry to follow it. */
-		if (!kptrace_is_reader(current->tgid))
+		if (kptrace_is_reader(current->tgid))
+			return;
+		if (READ_ONCE(to_ctf))
+			kptrace_ctf_drop();
+		else
 			kptrace_queue_drop();
 		return;
 	}
@@ -613,18 +616,6 @@ static int set_filter(struct kptrace_filter *f)
 	return ret;
 }
 
-/*
- * A process or thread ID as /proc shows it: decimal digits, the first not
- * 0, no sign; kstrtoint() alone would take "+5" and "007".
- */
-static int parse_pid(const char *arg, pid_t *pid)
-{
-	if (!isdigit(arg[0]) || arg[0] == '0' ||
-	    strspn(arg, "0123456789") != strlen(arg))
-		return -EINVAL;
-	return kstrtoint(arg, 10, pid);
-}
-
 static int kptrace_start(int argc, char **argv)
 {
 	bool ctf = argc > 1 && !strcmp(argv[1], "ctf");
@@ -652,13 +643,10 @@ static int kptrace_start(int argc, char **argv)
 		   argc - 2 <= KPTRACE_MAX_PIDS) {
 		f->mode = FILTER_PID;
 		for (i = 2; i < argc; i++) {
-			if (parse_pid(argv[i], &f->pids[f->npids])) {
-				pr_warn_ratelimited("syscall: start: bad pid '%*pE'\n",
-						    (int)min_t(size_t,
-							       strlen(argv[i]),
-							       16), argv[i]);
+			ret = slabtrace_ctl_pid("syscall: start", argv[i],
+						&f->pids[f->npids]);
+			if (ret)
 				goto bad;
-			}
 			f->npids++;
 		}
 	} else if (!strcmp(argv[1], "comm") && argc == 3) {

@@ -38,16 +38,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/parser.h>
-#include <linux/pid.h>
-#include <linux/pid_namespace.h>
-#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
@@ -252,37 +248,6 @@ static const match_table_t start_filters = {
 	{ OPT_ERR, NULL },
 };
 
-/*
- * A process ID as /proc shows it: decimal digits, the first not 0, no
- * sign (kstrtoint() alone would take "+5" and "007").  It is the writer's
- * number, in the writer's pid namespace (a container's root numbers its
- * processes from 1); the probe compares the initial namespace's
- * (current->tgid): a number of another namespace is translated, which
- * takes a process of that number there (-ESRCH without one).
- */
-static int parse_pid(const char *arg, pid_t *pid)
-{
-	struct pid *p;
-	int ret;
-
-	if (!isdigit(arg[0]) || arg[0] == '0' ||
-	    strspn(arg, "0123456789") != strlen(arg))
-		return -EINVAL;
-	ret = kstrtoint(arg, 10, pid);
-	if (ret || task_active_pid_ns(current) == &init_pid_ns)
-		return ret;
-	rcu_read_lock();
-	p = find_vpid(*pid);
-	*pid = p ? pid_nr(p) : 0;
-	rcu_read_unlock();
-	if (!*pid) {
-		pr_warn_ratelimited("ctl: start: no process %*pE in the writer's pid namespace\n",
-				    (int)min_t(size_t, strlen(arg), 16), arg);
-		return -ESRCH;
-	}
-	return 0;
-}
-
 /* The cgroup of "cgroup PATH", resolved now; into @f. */
 static int parse_cgroup(const char *path, struct leak_filter *f)
 {
@@ -335,13 +300,8 @@ static struct leak_filter *parse_filter(int argc, char **argv, int *err)
 	switch (kind) {
 	case LEAK_FILTER_PID:
 		for (i = 1; i < argc; i++) {
-			*err = parse_pid(argv[i], &f->tgid[f->npids++]);
-			if (*err && *err != -ESRCH) {
-				pr_warn_ratelimited("ctl: start: bad pid '%*pE'\n",
-						    (int)min_t(size_t, strlen(argv[i]), 16),
-						    argv[i]);
-				*err = -EINVAL;
-			}
+			*err = slabtrace_ctl_pid("ctl: start", argv[i],
+						 &f->tgid[f->npids++]);
 			if (*err)
 				goto bad;
 		}
@@ -399,10 +359,11 @@ static int parse_sample_bytes(const char *arg, u32 *b)
 
 /*
  * A trailing "sample N" or "sample-bytes B" of "start CACHE ...": taken off
- * @argc.  Only one of them (-EINVAL).
+ * @argc.  Only one of them, once (-EINVAL).
  */
 static int parse_sampling(int *argc, char **argv, u32 *every, u32 *bytes)
 {
+	unsigned int seen = 0;
 	int ret;
 
 	while (*argc > 3) {
@@ -415,8 +376,8 @@ static int parse_sampling(int *argc, char **argv, u32 *every, u32 *bytes)
 		if (ret)
 			return ret;
 		*argc -= 2;
-		if (*every > 1 && *bytes) {
-			pr_warn_ratelimited("ctl: start: sample N or sample-bytes B, not both\n");
+		if (++seen > 1) {
+			pr_warn_ratelimited("ctl: start: one 'sample N' or 'sample-bytes B', not two\n");
 			return -EINVAL;
 		}
 	}

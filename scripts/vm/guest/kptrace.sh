@@ -136,6 +136,28 @@ check_eq "pid filter: 7 getpid after the marker" 7 \
 		END { print n + 0 }' /tmp/k2.txt)"
 check_eq "pid filter: no other process" 0 "$(grep -vc " pid: $pid2 tid: " /tmp/k2.txt)"
 
+# A pid written from a pid namespace of its own is that namespace's
+# number (slab_trace's rule): the shell, pid 1 in its namespace, traces
+# "pid 1", notes its own number in the initial namespace (/proc/self of
+# this /proc, read by the shell itself) and opens /kpt/nsmark, which does
+# not exist.  A pid with no process in the writer's namespace is refused.
+st syscall clear
+unshare -p -f sh -c "echo syscall start pid 1 > $ST/ctl
+	read gp rest < /proc/self/stat; echo \$gp > /tmp/nsgp
+	read x < /kpt/nsmark
+	echo syscall stop > $ST/ctl" 2> /tmp/nsgp.err
+cat $K > /tmp/kns.txt
+cp /tmp/kns.txt /out/kptrace_nspid.txt
+nsgp=$(cat /tmp/nsgp)
+check "pid namespace: the shell is pid $nsgp in the initial namespace, not 1" \
+	test "${nsgp:-1}" -gt 1
+check_eq "pid namespace: its openat of /kpt/nsmark is traced" 1 \
+	"$(grep -c "Syscall $NR_OPENAT (openat):.* ret: -2 pid: $nsgp tid: $nsgp .* data: \"/kpt/nsmark\"\$" /tmp/kns.txt)"
+check_eq "pid namespace: no other process" 0 "$(grep -vc " pid: $nsgp tid: " /tmp/kns.txt)"
+err=$(unshare -p -f sh -c "echo syscall start pid 99 > $ST/ctl" 2>&1)
+check_eq "pid namespace: a pid with no process there refused" "No such process" "${err##*: }"
+logged "syscall: start: no process 99 in the writer's pid namespace"
+
 # --- the order: a long call on CPU 0, short ones on CPU 1 meanwhile.
 # Records come in the order the calls ended, across CPUs: the getpid
 # calls, which started after the nanosleep and ended before it, come
@@ -328,18 +350,23 @@ asleep() {
 	done
 	[ "$n" -ge "$1" ]
 }
-holders=
-for i in 1 2 3 4; do
-	sleep 12 &
-	holders="$holders $!"
-done
-check "four sleep processes asleep" until_true 30 asleep 4
-sleep 1 &
-s5=$!
-sleep 1 &
-s6=$!
-wait $s5 $s6
-wait $holders
+# six_sleeps: four sleep processes asleep all along (holding the 4
+# entries), two more started and gone meanwhile.
+six_sleeps() {
+	holders=
+	for i in 1 2 3 4; do
+		sleep 12 &
+		holders="$holders $!"
+	done
+	check "four sleep processes asleep" until_true 30 asleep 4
+	sleep 1 &
+	s5=$!
+	sleep 1 &
+	s6=$!
+	wait $s5 $s6
+	wait $holders
+}
+six_sleeps
 st syscall stop
 cat $K > /tmp/tasks.txt
 cp /tmp/tasks.txt /out/kptrace_tasks.txt
@@ -352,5 +379,13 @@ sleep 0
 st syscall stop
 check_eq "after they exit, a new process is traced" 1 \
 	"$(cat $K | sed -n 's/.* pid: \([0-9]*\) tid: .*/\1/p' | sort -u | wc -l)"
+# The same into the binary stream: the calls with no entry are events
+# the stream lost (total_overruns, and the packets' events_discarded).
+st syscall clear
+st syscall start ctf comm sleep
+six_sleeps
+st syscall stop ctf
+check "ctf: the others' calls are the stream's lost events" \
+	test "$(head -n 1 $ST/kptrace/ctf/total_overruns)" -gt 0
 check "rmmod slabtrace" rmmod slabtrace
 finish
