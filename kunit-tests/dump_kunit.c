@@ -121,6 +121,49 @@ static void slabtrace_dump_text(struct kunit *test)
 	kmem_cache_free(dump_cache, b);
 }
 
+/*
+ * A reader that has read part of a print keeps it when the kernel's
+ * traverse() (an lseek() or a pread() to another offset) starts it again
+ * from record 0; a read from offset 0 takes the latest print.
+ */
+static void slabtrace_dump_seek_keeps_snapshot(struct kunit *test)
+{
+	const struct seq_operations *ops = &leak_dump_seq_ops;
+	struct leak_reader r = { };
+	struct seq_file m = { .private = &r };
+	struct leak_snapshot *first;
+	loff_t pos = 0;
+	void *a, *v;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_dump\n"), 0);
+	a = dump_alloc();
+	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_dump\n"), 0);
+	m.size = PAGE_SIZE;
+	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	v = ops->start(&m, &pos);
+	ops->stop(&m, v);
+	first = r.snap;
+	KUNIT_ASSERT_NOT_NULL(test, first);
+
+	KUNIT_ASSERT_EQ(test, st_cmd("print st_kunit_dump\n"), 0);
+	/* traverse(): back to record 0, the reader's position elsewhere. */
+	m.read_pos = 100;
+	pos = 0;
+	v = ops->start(&m, &pos);
+	ops->stop(&m, v);
+	KUNIT_EXPECT_PTR_EQ(test, r.snap, first);
+	/* A read from offset 0. */
+	m.read_pos = 0;
+	pos = 0;
+	v = ops->start(&m, &pos);
+	ops->stop(&m, v);
+	KUNIT_EXPECT_PTR_NE(test, r.snap, first);
+	KUNIT_EXPECT_NOT_NULL(test, r.snap);
+	leak_view_clear(&r);
+	kmem_cache_free(dump_cache, a);
+}
+
 static noinline u32 __percpu *dump_alloc_percpu(void)
 {
 	u32 __percpu *p = __alloc_percpu_gfp(sizeof(u32), sizeof(u32),
@@ -369,6 +412,7 @@ static void slabtrace_dump_exit(struct kunit *test)
 
 static struct kunit_case slabtrace_dump_cases[] = {
 	KUNIT_CASE(slabtrace_dump_text),
+	KUNIT_CASE(slabtrace_dump_seek_keeps_snapshot),
 	KUNIT_CASE(slabtrace_dump_stopped_counts),
 	KUNIT_CASE(slabtrace_dump_percpu),
 	KUNIT_CASE(slabtrace_dump_header_lines),

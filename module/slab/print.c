@@ -351,7 +351,9 @@ VISIBLE_IF_KUNIT struct leak_snapshot *leak_print_get(struct leak_reader *r)
  * A reader starting from offset 0 moves to its file's own print, if it
  * wrote one, else to its login user's latest, so that "echo print X >
  * ctl; cat ctl" shows X; one reading further on keeps the snapshot it
- * started with.  Its release puts m->private.
+ * started with, also when an lseek() or a pread() elsewhere has the
+ * kernel's traverse() start it again from record 0 (m->read_pos, still
+ * where the reader was, is not 0 then).  Its release puts m->private.
  *
  * Return: the snapshot, or NULL before the first print.
  */
@@ -361,7 +363,7 @@ struct leak_snapshot *leak_print_seq(struct seq_file *m,
 	struct leak_reader *r = m->private;
 	struct leak_snapshot *snap;
 
-	if (!pos) {
+	if (!pos && (!m->read_pos || !r->snap)) {
 		snap = leak_print_get(r);
 		if (r->snap)
 			leak_snapshot_put(r->snap);

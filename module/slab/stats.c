@@ -214,13 +214,15 @@ static void show_most_records(struct seq_file *m, struct leak_set *set,
  */
 void leak_status(struct seq_file *m)
 {
-	u64 now = ktime_get_mono_fast_ns();
 	struct leak_set *set;
 	bool alloc, free;
 	unsigned int i, nr;
+	u64 now;
 
 	leak_probes_state(&alloc, &free);
 	mutex_lock(&leak_mutex);
+	/* After the lock: a start that held it set times later than before. */
+	now = ktime_get_mono_fast_ns();
 	set = rcu_dereference_protected(leak_active,
 					lockdep_is_held(&leak_mutex));
 	nr = set ? set->nr : 0;
