@@ -264,5 +264,12 @@ own_postinst > /out/realdeb-postinst-secureboot.txt 2>&1
 check_eq "slabtrace-dkms's postinst ends saying how to enrol DKMS's key" \
 	"slabtrace-dkms: sudo mokutil --import /var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager" \
 	"$(tail -n 1 /out/realdeb-postinst-secureboot.txt)"
+# Before DKMS's first build there is no key yet: the postinst says when.
+mv /var/lib/dkms/mok.pub /var/lib/dkms/mok.pub.away
+own_postinst > /out/realdeb-postinst-nokey.txt 2>&1
+mv /var/lib/dkms/mok.pub.away /var/lib/dkms/mok.pub
+check_eq "... and, with no key made yet, after which build to enrol it" \
+	"slabtrace-dkms: once DKMS has built it (and made /var/lib/dkms/mok.pub): sudo mokutil --import /var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager" \
+	"$(tail -n 1 /out/realdeb-postinst-nokey.txt)"
 dmesg > /out/realdeb-dmesg.txt
 finish
