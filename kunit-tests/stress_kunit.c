@@ -92,7 +92,6 @@ static void slabtrace_stress_commands_vs_probes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, "st_kunit_stress"), 0);
 	kunit_info(test, "%u rounds of %zu commands\n", rounds,
 		   ARRAY_SIZE(script));
-	KUNIT_EXPECT_GT(test, rounds, 0);
 }
 
 static int slabtrace_stress_suite_init(struct kunit_suite *suite)

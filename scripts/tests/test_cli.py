@@ -1910,6 +1910,9 @@ class ManPages(unittest.TestCase):
                     helps.append(fake.run("--help")[1])
                 elif prog in ("RECORD", "REPORT"):
                     if not globals()[prog]:
+                        # Built by make tools where its libraries are (CI).
+                        if os.environ.get("SLABTRACE_REQUIRE_VM_OUT") == "1":
+                            self.fail("%s not built: its man page unchecked" % page)
                         continue
                     helps = [fake.run("--help", prog=globals()[prog])[1]]
                 else:

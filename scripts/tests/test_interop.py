@@ -366,6 +366,8 @@ class KmemtraceReport(unittest.TestCase):
         found = [os.path.join(d, "kmemtrace", "all") for d in VM_OUT
                  if os.path.isdir(os.path.join(d, "kmemtrace", "all"))]
         if not found:
+            if os.environ.get("SLABTRACE_REQUIRE_VM_OUT") == "1":
+                raise AssertionError("no kmemtrace/all in %s" % (VM_OUT or "no VM output given"))
             self.skipTest("no kmemtrace recording in the VM output (guest test kmemtrace)")
         for trace in found:
             self.same_as_the_events(trace)

@@ -30,6 +30,7 @@ check_eq "no record dropped" 0 "$(sed -n 's/^traced .*, \([0-9]*\) records dropp
 for s in task softirq hardirq; do
 	f=irqalloc_${s}_alloc
 	n=$(kept $s)
+	check "$s: irqalloc kept objects ($n)" test "${n:-0}" -gt 0
 	check_eq "$s: slabtrace lists every object irqalloc keeps ($n)" "$n" "$(nobjs_from /tmp/irq $f)"
 	objs_from /tmp/irq $f > /tmp/irq-$s
 	case $s in
@@ -42,7 +43,7 @@ for s in task softirq hardirq; do
 	check_eq "$s: SLUB's alloc_traces count as many" "$n" \
 		"$(awk -v f="$f" 'index($2, f "+") == 1 { n += $1 } END { print n + 0 }' $AT)"
 done
-[ -r $AT ] || echo "NOTE: $T: no $AT (boot with slub_debug=U,kmalloc-64 to compare with SLUB)"
+[ -r $AT ] || skip_checks "SLUB's alloc_traces: no $AT (boot with slub_debug=U,kmalloc-64 to compare with SLUB)"
 check "rmmod irqalloc" rmmod irqalloc
 st reset kmalloc-64
 check "rmmod slabtrace" rmmod slabtrace

@@ -12,6 +12,10 @@ ST_DEBUGFS=/sys/kernel/debug/slabtrace
 MODDIR=/lib/slabtrace
 failed=0
 
+# Where this test's part of the kernel log begins (logged).
+TEST_MARK="slabtrace-test: $T begins ($$)"
+echo "$TEST_MARK" > /dev/kmsg 2> /dev/null
+
 pass() { echo "PASS: $T: $*"; }
 fail() { echo "FAIL: $T: $*"; failed=$((failed + 1)); }
 
@@ -86,9 +90,14 @@ until_true() {
 	done
 }
 
-# logged "MESSAGE"...: each message is a line of slabtrace's in dmesg.
+# logged "MESSAGE"...: each message is a line of slabtrace's in dmesg,
+# logged since this test began (its mark, TEST_MARK): tests share a boot,
+# and a line an earlier test made proves nothing about this one.
 logged() {
-	dmesg > /tmp/.dmesg
+	dmesg > /tmp/.dmesg.all
+	_l=$(grep -nF "$TEST_MARK" /tmp/.dmesg.all | tail -n 1 | cut -d: -f1)
+	# No mark: the log wrapped past it, so all of it came after.
+	tail -n +"${_l:-1}" /tmp/.dmesg.all > /tmp/.dmesg
 	for msg in "$@"; do
 		check "log says: $msg" grep -qF "slabtrace: $msg" /tmp/.dmesg
 	done
