@@ -9,7 +9,9 @@
  * (ctf.c: "1 ARGS" and "0" become its system's start and stop commands).
  * A bad command fails the write with an errno and says why in one kernel
  * log line.  Reading ctl shows the dump of the one system that has one
- * (slab_trace's print).
+ * (slab_trace's print).  The process IDs of both pid filters (slab_trace's
+ * "start CACHE pid", kptrace's "syscall start pid") are read here too
+ * (slabtrace_ctl_pid()), in the writer's pid namespace.
  *
  * The commands of each system are listed above its command handler:
  * slab/slab.c (start, stop, print, mark, reset, pool, limit),
