@@ -390,6 +390,78 @@ static void slabtrace_dump_shared_stacks(struct kunit *test)
 		kmem_cache_free(dump_cache, objs[k]);
 }
 
+#define DEPTHS	12	/* stacks: one an allocation depth */
+
+/* An object allocated @depth calls down: each depth, a stack of its own. */
+static noinline void *dump_alloc_deep(int depth)
+{
+	void *p;
+
+	if (!depth)
+		return dump_alloc();
+	p = dump_alloc_deep(depth - 1);
+	OPTIMIZER_HIDE_VAR(p);
+	return p;
+}
+
+/*
+ * In the per-object view each stack's verdict line is an item of its
+ * own, after the header's counts and before the header's end: no item
+ * grows with the number of stacks, as the header did (seq_file doubles
+ * its buffer until an item fits, however large).
+ */
+static void slabtrace_dump_stack_lines_apart(struct kunit *test)
+{
+	const struct seq_operations *ops = &leak_dump_seq_ops;
+	struct leak_reader r = { };
+	struct seq_file m = { .private = &r, .size = 4096 };
+	struct leak_snapshot *snap;
+	void *objs[DEPTHS];
+	int lines = 0;
+	char want[32];
+	loff_t pos = 0;
+	int k, objects = 0;
+	void *v;
+
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	KUNIT_ASSERT_EQ(test, st_cmd("start st_kunit_dump\n"), 0);
+	for (k = 0; k < DEPTHS; k++)
+		objs[k] = dump_alloc_deep(k);
+	snap = st_print(test, "st_kunit_dump");
+	KUNIT_EXPECT_EQ(test, snap->nr_groups, DEPTHS);
+	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos)) {
+		m.index = pos;
+		m.count = 0;
+		ops->show(&m, v);
+		/* An item that does not fit leaves count == size. */
+		KUNIT_EXPECT_LT_MSG(test, m.count, m.size, "item %lld", pos);
+		m.buf[min(m.count, m.size)] = 0;
+		if (!pos) {
+			KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, "\nverdicts: "));
+			KUNIT_EXPECT_NULL(test, strstr(m.buf, "\nstack "));
+			KUNIT_EXPECT_NULL(test, strstr(m.buf, "-----"));
+		} else if (pos <= DEPTHS) {
+			snprintf(want, sizeof(want), "stack %lld: ", pos);
+			KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(m.buf, want),
+					      "item %lld: %s", pos, m.buf);
+			lines++;
+		} else if (pos == DEPTHS + 1) {
+			KUNIT_EXPECT_STREQ(test, m.buf, "-------------------------\n");
+		} else {
+			KUNIT_EXPECT_TRUE(test, str_has_prefix(m.buf, "Obj "));
+			objects++;
+		}
+	}
+	ops->stop(&m, v);
+	KUNIT_EXPECT_EQ(test, objects, DEPTHS);
+	KUNIT_EXPECT_EQ(test, lines, DEPTHS);
+	leak_view_clear(&r);
+	leak_snapshot_put(snap);
+	for (k = 0; k < DEPTHS; k++)
+		kmem_cache_free(dump_cache, objs[k]);
+}
+
 static int slabtrace_dump_suite_init(struct kunit_suite *suite)
 {
 	dump_cache = kmem_cache_create("st_kunit_dump", 120, 0, 0, dump_ctor);
@@ -416,6 +488,7 @@ static struct kunit_case slabtrace_dump_cases[] = {
 	KUNIT_CASE(slabtrace_dump_stopped_counts),
 	KUNIT_CASE(slabtrace_dump_percpu),
 	KUNIT_CASE(slabtrace_dump_header_lines),
+	KUNIT_CASE(slabtrace_dump_stack_lines_apart),
 	KUNIT_CASE(slabtrace_dump_merged_only_when_shared),
 	KUNIT_CASE(slabtrace_dump_no_forged_lines),
 	KUNIT_CASE(slabtrace_dump_shared_stacks),

@@ -79,19 +79,21 @@ static inline bool st_frame_is(const struct leak_record *rec,
 	return !strcmp(want, got);
 }
 
-/* What reading ctl returns now, rendered into a test-managed buffer. */
+/*
+ * What reading ctl returns now, rendered into a test-managed buffer; the
+ * position is m.index, as seq_read() keeps it.
+ */
 static inline char *st_read_ctl(struct kunit *test)
 {
 	const struct seq_operations *ops = &leak_dump_seq_ops;
 	struct leak_reader r = { };
 	struct seq_file m = { .private = &r };
-	loff_t pos = 0;
 	void *v;
 
 	m.size = 64 * 1024;
 	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m.buf);
-	for (v = ops->start(&m, &pos); v; v = ops->next(&m, v, &pos))
+	for (v = ops->start(&m, &m.index); v; v = ops->next(&m, v, &m.index))
 		ops->show(&m, v);
 	ops->stop(&m, v);
 	leak_view_clear(&r);

@@ -421,11 +421,21 @@ static void slabtrace_verdict_views(struct kunit *test)
 					   "\nverdicts: 1 leak, 1 live, 0 kept, 0 unknown\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, STACK_1));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(m.buf, STACK_2));
-	/* The per-object view: each object names its stack and verdict. */
+	/*
+	 * The per-object view: a line a stack after the header's counts,
+	 * each at its own position, then the header's end (position 3);
+	 * each object names its stack and verdict.
+	 */
 	m.count = 0;
 	m.op = &leak_dump_seq_ops;
 	leak_dump_seq_ops.show(&m, SEQ_START_TOKEN);
+	m.index = 1;
+	leak_dump_seq_ops.show(&m, snap->groups[0]);
+	m.index = 2;
+	leak_dump_seq_ops.show(&m, snap->groups[1]);
+	m.index = 4;
 	leak_dump_seq_ops.show(&m, leak_snapshot_entry(snap, 0));
+	m.index = 104;
 	leak_dump_seq_ops.show(&m, leak_snapshot_entry(snap, 100));
 	m.buf[m.count] = 0;
 	kunit_info(test, "%s", m.buf);

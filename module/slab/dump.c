@@ -272,13 +272,12 @@ static void show_drops(struct seq_file *m, struct leak_snapshot *snap)
 }
 
 /*
- * "verdicts: 1 leak, 2 live, 0 kept, 1 unknown", of the stacks; and in the
- * per-object view, each stack's verdict, which its objects name.
+ * "verdicts: 1 leak, 2 live, 0 kept, 1 unknown", of the stacks.  In the
+ * per-object view each stack's verdict, which its objects name, follows
+ * as an item of its own (item()).
  */
 static void show_verdicts(struct seq_file *m, struct leak_snapshot *snap)
 {
-	unsigned long i;
-
 	seq_printf(m, "verdicts: %lu %s, %lu %s, %lu %s, %lu %s\n",
 		   snap->verdicts[SLABTRACE_VERDICT_LEAK],
 		   leak_verdict_words[SLABTRACE_VERDICT_LEAK],
@@ -288,10 +287,9 @@ static void show_verdicts(struct seq_file *m, struct leak_snapshot *snap)
 		   leak_verdict_words[SLABTRACE_VERDICT_KEPT],
 		   snap->verdicts[SLABTRACE_VERDICT_UNKNOWN],
 		   leak_verdict_words[SLABTRACE_VERDICT_UNKNOWN]);
-	for (i = 0; !by_stack(m, snap) && i < snap->nr_groups; i++)
-		seq_printf(m, "stack %u: %s\n", snap->groups[i]->rank,
-			   snap->groups[i]->verdict.text);
 }
+
+#define HEADER_END	"-------------------------\n"
 
 static void show_header(struct seq_file *m, struct leak_snapshot *snap)
 {
@@ -330,17 +328,31 @@ static void show_header(struct seq_file *m, struct leak_snapshot *snap)
 		seq_printf(m, "percpu objects: requested is the size on one CPU, bytes on all %u possible CPUs\n",
 			   num_possible_cpus());
 	show_verdicts(m, snap);
-	seq_puts(m, "-------------------------\n");
+	if (by_stack(m, snap))
+		seq_puts(m, HEADER_END);
 }
 
-/* Item @i of the view: an object, or a group. */
+/* The end of the per-object view's header, after its stacks' verdicts. */
+#define STACKS_END ((void *)4)
+
+/*
+ * Item @i of the view: in the per-object view, a stack whose verdict
+ * line it is, the header's end, then an object; else a group.  Each
+ * stack's line is an item of its own, so that seq_file's buffer holds
+ * one line, not one a stack, however many stacks a snapshot has.
+ */
 static void *item(struct seq_file *m, struct leak_snapshot *snap,
 		  unsigned long i)
 {
 	unsigned long n = snap->nr_groups;
 
-	if (!by_stack(m, snap))
-		return leak_snapshot_entry(snap, i);
+	if (!by_stack(m, snap)) {
+		if (i < n)
+			return snap->groups[i];
+		if (i == n)
+			return STACKS_END;
+		return leak_snapshot_entry(snap, i - n - 1);
+	}
 	if (snap->opts.top)
 		n = min_t(unsigned long, n, snap->opts.top);
 	return i < n ? snap->groups[i] : NULL;
@@ -351,14 +363,17 @@ static void *item(struct seq_file *m, struct leak_snapshot *snap,
 /* The first line of a print of a word (SEQ_START_TOKEN: a cache's header). */
 #define WORD_SUMMARY ((void *)3)
 
-/* The positions a part takes: its header, its items. */
+/*
+ * The positions a part takes: its header, its items (in the per-object
+ * view, its stacks' verdict lines and the header's end first).
+ */
 static unsigned long part_len(struct seq_file *m,
 			      const struct leak_snapshot *part)
 {
 	unsigned long n = part->nr_groups;
 
 	if (!by_stack(m, part))
-		return 1 + part->nr;
+		return 1 + n + 1 + part->nr;
 	if (part->opts.top)
 		n = min_t(unsigned long, n, part->opts.top);
 	return 1 + n;
@@ -476,6 +491,16 @@ static int dump_show(struct seq_file *m, void *v)
 	}
 	if (by_stack(m, snap)) {
 		show_group(m, snap, v, m->index - r->part_pos);
+		return 0;
+	}
+	if (v == STACKS_END) {
+		seq_puts(m, HEADER_END);
+		return 0;
+	}
+	/* "stack 1: leak (growing): ...", in the header's item positions. */
+	if (m->index - r->part_pos <= snap->nr_groups) {
+		g = v;
+		seq_printf(m, "stack %u: %s\n", g->rank, g->verdict.text);
 		return 0;
 	}
 	/* "Obj %pK, %u bytes (%u requested), age ", the numbers directly. */
