@@ -214,14 +214,15 @@ vm_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
 # memory poisoned, on CPUs that run at once (multi-threaded TCG; the
 # streams' tracepoints held by two more probes, so that no start patches
 # kernel text, which that mode gets wrong); a big record pool given back
-# where a free is slow; then Secure Boot's lockdown: last in its boot,
-# since lockdown is never lowered.  The oldest kernel and the newest, in
-# its rt flavour.
+# where a free is slow; interrupt allocations counted against SLUB's own
+# alloc_traces, which slub_debug's U gives; then Secure Boot's lockdown:
+# last in its boot, since lockdown is never lowered.  The oldest kernel
+# and the newest, in its rt flavour.
 for k in 7.3-rt 6.1; do
 	rm -rf build/$k/vm-streams
 	vm_step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \
-		scripts/vm/run.sh -o build/$k/vm-streams $k relayrace,poolbig,lockdown
+		scripts/vm/run.sh -o build/$k/vm-streams $k relayrace,poolbig,irqctx,lockdown
 done
 # The runner itself: a test over its time budget stopped by name, the
 # next run; /out over the slow UART, its bytes counted as progress.
