@@ -20,8 +20,9 @@ PACKET = struct.Struct("<I16sIQQQQQQI")
 assert PACKET.size == 76
 
 
-def encode(ev, last):
-    """The bytes of one event after an event at time @last."""
+def encode(ev, last, cache_fmt="<H"):
+    """The bytes of one event after an event at time @last; @cache_fmt: how
+    a free event's cache id is stored (a metadata's cache_t of 16 bits)."""
     ns, _cpu, name, cs, ptr = ev[:5]
     eid = IDS[name]
     if 0 <= ns - last < 1 << 29:
@@ -33,13 +34,15 @@ def encode(ev, last):
         req, alloc, cache = ev[5:8]
         body += struct.pack("<IIIHh", req, alloc, 0xCC0, cache, -1)
     else:
-        body += struct.pack("<H", ev[5])
+        body += struct.pack(cache_fmt, ev[5])
     return hdr + body
 
 
-def write(tdir, metadata, events, per_packet=50, discarded=None):
+def write(tdir, metadata, events, per_packet=50, discarded=None,
+          cache_fmt="<H"):
     """Write a trace: @events sorted by time, @per_packet events a packet;
-    @discarded: {cpu: n}, the events_discarded of that CPU's last packet."""
+    @discarded: {cpu: n}, the events_discarded of that CPU's last packet;
+    @cache_fmt as encode()'s."""
     ctf = os.path.join(tdir, "ctf")
     os.makedirs(ctf, exist_ok=True)
     text = open(metadata).read()
@@ -56,7 +59,7 @@ def write(tdir, metadata, events, per_packet=50, discarded=None):
             last = begin = chunk[0][0]
             body = bytearray()
             for e in chunk:
-                body += encode(e, last)
+                body += encode(e, last, cache_fmt)
                 last = e[0]
             size = (PACKET.size + len(body)) * 8
             final = i + per_packet >= len(evs)

@@ -226,6 +226,23 @@ def synthetic():
         check_eq("synthetic: --sort hits --top 1", ["fake_alloc_a+0x10"], list(rows))
         rc, out, err, rows = report(t, "--sort", "bogus")
         check_eq("synthetic: a bad --sort fails", 2, rc)
+        # A trace that is not kmemtrace's: its metadata makes the cache id
+        # 32 bits, and a free holds 70000, past the report's table of
+        # 65536 caches; refused with exit 1, never used as an index.
+        wide = os.path.join(t, "wide")
+        with open(meta) as f:
+            text = f.read()
+        check("synthetic: the metadata's cache_t is 16 bits",
+              "typealias enum : uint16_t {" in text)
+        with open(os.path.join(t, "wide-metadata"), "w") as f:
+            f.write(text.replace("typealias enum : uint16_t {",
+                                 "typealias enum : uint32_t {"))
+        kmt_synth.write(wide, os.path.join(t, "wide-metadata"),
+                        [(1000, 0, "kmem:kfree", 0x81200000, 0x1000, 70000)],
+                        cache_fmt="<I")
+        rc, out, err = run([REPORT, wide])
+        check_eq("synthetic: a cache id of 70000 is refused", 1, rc)
+        check("synthetic: ... saying why", "not kmemtrace's fields" in err, err)
 
         # Speed: 1.2 M events.
         evs = []

@@ -226,17 +226,51 @@ static __u64 ufield(const bt_field *s, __u64 i)
 	return bt_field_integer_unsigned_get_value(f);
 }
 
+/*
+ * Whether the payload @f of event class @id has the fields on_event()
+ * reads: the first @n members unsigned integers, the cache id (member
+ * @cache) one of the table's.  The metadata is the trace's own: a trace
+ * that is not kmemtrace's, or is damaged, must not make an index of it.
+ */
+static bool payload_ok(const bt_field *f, __u64 id, __u64 n, __u64 cache)
+{
+	const bt_field *m;
+	__u64 i;
+
+	if (id > KMEMTRACE_KMEM_CACHE_FREE ||
+	    bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRUCTURE ||
+	    bt_field_class_structure_get_member_count(bt_field_borrow_class_const(f)) < n)
+		return false;
+	for (i = 0; i < n; i++) {
+		m = bt_field_structure_borrow_member_field_by_index_const(f, i);
+		if (!bt_field_class_type_is(bt_field_get_class_type(m),
+					    BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			return false;
+	}
+	return ufield(f, cache) <= KMEMTRACE_CACHE_UNKNOWN;
+}
+
 static void on_event(const bt_message *msg)
 {
 	const bt_event *ev = bt_message_event_borrow_event_const(msg);
 	const bt_field *f = bt_event_borrow_payload_field_const(ev);
 	__u64 id = bt_event_class_get_id(bt_event_borrow_class_const(ev));
 	const bt_packet *pkt = bt_event_borrow_packet_const(ev);
-	__u32 cs = ufield(f, 0);
-	__u64 ptr = ufield(f, 1);
+	bool alloc_ev = id == KMEMTRACE_KMALLOC || id == KMEMTRACE_KMEM_CACHE_ALLOC;
 	struct cache *c;
 	struct obj *o;
+	__u64 ptr;
+	__u32 cs;
 
+	if (!payload_ok(f, id, alloc_ev ? 6 : 3, alloc_ev ? 5 : 2)) {
+		if (!st.error)
+			fprintf(stderr, "kmemtrace-report: event %llu: not kmemtrace's fields\n",
+				(unsigned long long)id);
+		st.error = 1;
+		return;
+	}
+	cs = ufield(f, 0);
+	ptr = ufield(f, 1);
 	if (pkt != st.packet) {
 		const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
 
@@ -247,7 +281,7 @@ static void on_event(const bt_message *msg)
 	st.events++;
 	if (st.pprof)
 		event_time(msg, ev);
-	if (id == KMEMTRACE_KMALLOC || id == KMEMTRACE_KMEM_CACHE_ALLOC) {
+	if (alloc_ev) {
 		struct site *s = site_get(cs);
 		__u64 req = ufield(f, 2), alloc = ufield(f, 3);
 
