@@ -136,6 +136,21 @@ static void slabtrace_verdict_growing(struct kunit *test)
 }
 
 /*
+ * The same over the longest window the records' clock holds (U32_MAX ms,
+ * 49.7 days): its bins are 1/16 of it, as a shorter window's are.
+ */
+static void slabtrace_verdict_long_window(struct kunit *test)
+{
+	struct leak_verdict_in *in = new_in(test, U32_MAX);
+
+	KUNIT_EXPECT_EQ(test, leak_verdict_bin(U32_MAX, 1000), 0);
+	KUNIT_EXPECT_EQ(test, leak_verdict_bin(U32_MAX, U32_MAX / 2), 7);
+	KUNIT_EXPECT_EQ(test, leak_verdict_bin(U32_MAX, U32_MAX), 15);
+	outstanding(in, 1500, 5, U32_MAX - 1);
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): ");
+}
+
+/*
  * The same, in a cache that freed nothing at all, or only young objects,
  * or old ones seldom (vmap_area on 6.12-rt: 1162 past 1 s, none freed,
  * the merged cache's other stacks freeing within 64 ms): frees may be
@@ -455,6 +470,7 @@ static void slabtrace_verdict_exit(struct kunit *test)
 static struct kunit_case slabtrace_verdict_cases[] = {
 	KUNIT_CASE(slabtrace_verdict_error_path),
 	KUNIT_CASE(slabtrace_verdict_growing),
+	KUNIT_CASE(slabtrace_verdict_long_window),
 	KUNIT_CASE(slabtrace_verdict_batched),
 	KUNIT_CASE(slabtrace_verdict_ring),
 	KUNIT_CASE(slabtrace_verdict_deferred),

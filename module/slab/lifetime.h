@@ -79,11 +79,22 @@ struct leak_verdict {
 	char text[LEAK_EVIDENCE];
 };
 
+/* @n / @d rounded up, with no n + d - 1 to wrap: windows reach U32_MAX. */
+static inline u32 leak_div_up(u32 n, u32 d)
+{
+	return n / d + !!(n % d);
+}
+
+/* The width of an age bin of @window ms, at least 1 ms. */
+static inline u32 leak_verdict_width(u32 window)
+{
+	return max_t(u32, leak_div_up(window, LEAK_VERDICT_BINS), 1);
+}
+
 static inline unsigned int leak_verdict_bin(u32 window, u32 age)
 {
-	u32 w = max_t(u32, DIV_ROUND_UP(window, LEAK_VERDICT_BINS), 1);
-
-	return min_t(u32, age / w, LEAK_VERDICT_BINS - 1);
+	return min_t(u32, age / leak_verdict_width(window),
+		     LEAK_VERDICT_BINS - 1);
 }
 
 void leak_judge(const struct leak_verdict_in *in,
