@@ -20,7 +20,9 @@
  * gives them all to the CPU that runs it), and every loop yields the CPU
  * every POOL_BATCH records.  "pool N" asks first whether the records fit
  * in half of the memory available; if they do not, or a refill fails, it
- * gives back what it took and keeps the size it had.  A smaller pool, and
+ * gives back what it took and keeps the size it had.  A start's fill asks
+ * the same of the size it has (pool_size= was never asked) and cuts it
+ * to what fits, which the log says.  A smaller pool, and
  * a pool drained when nothing is traced, give their records back in the
  * refill work: the command returns at once.
  *
@@ -330,26 +332,6 @@ static int pool_init(struct leak_pool *p, struct kmem_cache *cache,
 	return 0;
 }
 
-/**
- * leak_pool_fill - fill every CPU's list now, and keep them filled
- * @p: the pool
- *
- * May sleep.
- *
- * Return: 0, or -ENOMEM if some list could not be filled (what could be
- * is kept).
- */
-int leak_pool_fill(struct leak_pool *p)
-{
-	int ret;
-
-	mutex_lock(&p->refill_mutex);
-	p->draining = false;
-	ret = refill(p);
-	mutex_unlock(&p->refill_mutex);
-	return ret;
-}
-
 /* Records in the lists now, all CPUs (approximate, for the stats). */
 VISIBLE_IF_KUNIT unsigned long leak_pool_free_count(struct leak_pool *p)
 {
@@ -380,6 +362,49 @@ static bool fits(struct leak_pool *p, unsigned int size)
 	pr_warn_ratelimited("pool: no memory for %u records per CPU (%llu MiB more, %llu MiB available)\n",
 			    size, bytes >> 20, avail >> 20);
 	return false;
+}
+
+/*
+ * The largest size, down to LEAK_POOL_MIN, that fits() takes now.  Called
+ * with p->refill_mutex held.
+ */
+static unsigned int size_that_fits(struct leak_pool *p)
+{
+	u64 avail = (u64)max(si_mem_available(), 0L) << PAGE_SHIFT;
+	u64 n = div_u64(avail / 2, kmem_cache_size(p->cache)) +
+		leak_pool_free_count(p);
+
+	lockdep_assert_held(&p->refill_mutex);
+	return clamp_t(u64, div_u64(n, num_possible_cpus()), LEAK_POOL_MIN,
+		       p->size);
+}
+
+/**
+ * leak_pool_fill - fill every CPU's list now, and keep them filled
+ * @p: the pool
+ *
+ * May sleep.
+ *
+ * Return: 0, or -ENOMEM if some list could not be filled (what could be
+ * is kept).
+ */
+int leak_pool_fill(struct leak_pool *p)
+{
+	int ret;
+
+	mutex_lock(&p->refill_mutex);
+	/*
+	 * A size that does not fit now (pool_size=, which no command
+	 * checked, or memory that went since "pool N") is cut to what does.
+	 */
+	if (!fits(p, p->size)) {
+		p->size = size_that_fits(p);
+		pr_warn_ratelimited("pool: %u records per CPU instead\n", p->size);
+	}
+	p->draining = false;
+	ret = refill(p);
+	mutex_unlock(&p->refill_mutex);
+	return ret;
 }
 
 /**

@@ -91,6 +91,13 @@ until_true() {
 }
 
 # logged "MESSAGE"...: each message is a line of slabtrace's in dmesg,
+# mark WHAT: logged looks from here on, for a later part of a test whose
+# earlier part wrote the same lines.
+mark() {
+	TEST_MARK="slabtrace-test: $T: $* ($$)"
+	echo "$TEST_MARK" > /dev/kmsg 2> /dev/null
+}
+
 # logged since this test began (its mark, TEST_MARK): tests share a boot,
 # and a line an earlier test made proves nothing about this one.
 logged() {

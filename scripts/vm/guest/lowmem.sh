@@ -4,7 +4,8 @@
 # records (48 bytes each) does not fit in the memory left.  "print" must
 # fail with ENOMEM, or succeed; never wake the OOM killer, never panic.
 # "pool 1048576" fails the same way and keeps the pool as it was.  Then
-# "reset" gives the memory back.
+# "reset" gives the memory back.  Last, a pool_size= that does not fit is
+# cut at the first start.
 . /tests/lib.sh
 
 mem=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
@@ -63,5 +64,25 @@ check "reset" st reset kmalloc-64
 check_eq "no record left" 0 "$(records)"
 echo free > $LEAKY
 check "rmmod leaky" rmmod leaky
+check "rmmod slabtrace" rmmod slabtrace
+
+# pool_size=1048576 at load: 2 M records of 64 bytes on this guest's two
+# CPUs, more than half of what it has.  No command asked that size: the
+# first start asks, as "pool N" does, and cuts it to what fits.
+mark pool_size
+a=$(avail)
+check "insmod slabtrace.ko pool_size=1048576" insmod $MODDIR/slabtrace.ko pool_size=1048576
+check "pool_size=1048576: start kmalloc-64" st start kmalloc-64
+got=$(pool per_cpu)
+alloc=$(pool allocated)
+echo "pool_size=1048576: per_cpu $got allocated $alloc; available before $a" >> /out/lowmem.txt
+check "pool_size=1048576: cut to what fits ($got per CPU)" test "${got:-0}" -ge 16 -a "${got:-0}" -lt 1048576
+check "pool_size=1048576: the records take at most half of the $a bytes available ($alloc)" \
+	test $((${alloc:-0} * 64)) -le $((a / 2 + (4 << 20)))
+logged "pool: no memory for 1048576 records per CPU"
+logged "pool: $got records per CPU instead"
+check_eq "the OOM killer never ran" 0 "$(dmesg | grep -c 'invoked oom-killer')"
+check "stop" st stop kmalloc-64
+check "reset" st reset kmalloc-64
 check "rmmod slabtrace" rmmod slabtrace
 finish
