@@ -208,14 +208,13 @@ static int kmemtrace_init(void)
 	}
 	ret = kmemtrace_files_init();
 	/*
-	 * "enable" exists from here on: a writer may start a trace while the
-	 * module is still loading.  The parameter's start finds it running,
-	 * and a failure stops whatever runs, before the module goes.
+	 * No file opens before the load is done (files.c): only the
+	 * parameter starts a trace now, and a failure stops it before the
+	 * module goes.
 	 */
 	if (!ret && kmemtrace_param_on) {
 		mutex_lock(&kmemtrace_mutex);
-		if (!kmemtrace_running)
-			ret = kmemtrace_start(NULL, 0);
+		ret = kmemtrace_start(NULL, 0);
 		mutex_unlock(&kmemtrace_mutex);
 	}
 	if (ret)
