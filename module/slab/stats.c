@@ -62,7 +62,7 @@ static void show_traced_stats(struct seq_file *m, struct leak_traced *tr)
 	int i;
 
 	seq_puts(m, "cache ");
-	seq_escape(m, tr->name, " \t\n\\");
+	slabtrace_seq_name(m, tr->name, sizeof(tr->name));
 	seq_printf(m, " %s records %ld replaced %ld",
 		   tr->tracing ? "tracing" : "stopped",
 		   leak_traced_count(tr), atomic_long_read(&tr->replaced));

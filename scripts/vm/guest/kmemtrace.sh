@@ -197,6 +197,13 @@ if [ "$(uname -m)" = x86_64 ]; then
 	check "the caches file has it as one word" \
 		grep -qF ' oddcache\x20"q\\\x20name' $OUT/odd/caches
 	rm -f $OUT/odd/kallsyms
+	# slab_trace's stats file: one word too, escaped as the dumps write
+	# names ("start all": no ctl word holds a space).
+	check "start all" st start all
+	check "slab/stats has it as one word, escaped as the dumps write names" \
+		grep -qF 'cache oddcache\x20"q\\\x20name tracing ' $ST/slab/stats
+	check "stop all" st stop all
+	check "reset all" st reset all
 	check "rmmod oddcache" rmmod oddcache
 else
 	skip_checks "a cache named with a quote: recorded on x86 only (kallsyms is slow to copy here)"
