@@ -547,6 +547,19 @@ class Cli(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("26 outstanding objects", out)
 
+    def test_leaks_escape_the_evidence(self):
+        # The dump's text is parsed, and a saved one may be anyone's: an
+        # escape sequence in a verdict's evidence reaches the terminal as
+        # "?", never raw.
+        with open(os.path.join(HERE, "dump", "corpus", "verdicts.txt")) as f:
+            text = f.read()
+        self.assertIn("too few frees to tell", text)
+        self.fake.write("ctl", text.replace("too few frees", "too few\x1b[2J frees"))
+        rc, out, err = self.fake.run("leaks", "-c", "kmalloc-64")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("too few?[2J frees to tell", out)
+        self.assertNotIn("\x1b", out + err)
+
     def test_report_takes_what_its_help_promises(self):
         rc, usage, _ = self.fake.run("report", "--help")
         self.assertEqual(rc, 0)
@@ -578,6 +591,16 @@ class Cli(unittest.TestCase):
         self.assertRegex(lines[2], r"^kmalloc-64 +64 +5000 +\+4000 +\+256000 .* grew +-$")
         self.assertRegex(lines[3], r"^leaky_widget +208 +60 +\+50 +\+10400 ")
         self.assertEqual(len(lines), 4, out)
+
+    def test_growth_escapes_a_name(self):
+        # A module's cache may be named with any byte: an escape sequence
+        # reaches the terminal escaped as the module writes names, never raw.
+        p = os.path.join(self.fake.proc, "slabinfo")
+        script = "sed -i 's/^leaky_widget *10 /leaky\x1b[2Jwidget 60 /' " + p
+        rc, out, err = self.fake.run("growth", "--", "sh", "-c", script)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("leaky\\e[2Jwidget", out)
+        self.assertNotIn("\x1b", out + err)
 
     def test_growth_trend_around_a_command(self):
         # Samples every 0.2 s while the command runs: dentry steps up four
@@ -1122,6 +1145,22 @@ class Record(unittest.TestCase):
         self.assertEqual(self.fake.commands(), ["start leaky_widget", "stop leaky_widget",
                                                 "print leaky_widget", "reset leaky_widget"])
         self.assertIn("record: a first run of the command", out)
+
+    def test_record_auto_escapes_a_name(self):
+        # --auto takes names from /proc/slabinfo, where a module's cache
+        # may have any byte: escaped as the module writes names, never raw.
+        p = os.path.join(self.fake.proc, "slabinfo")
+        with open(p) as f:
+            text = f.read()
+        with open(p, "w") as f:
+            f.write(text.replace("leaky_widget ", "leaky\x1b[2Jwidget "))
+        self.fake.write("ctl", dump_of("leaky_widget"))
+        rc, out, err = self.fake.run(
+            "record", "--auto", "--settle", "0", "--", "sh", "-c",
+            "sed -i 's/^leaky\x1b\\[2Jwidget *[0-9]*/leaky\x1b[2Jwidget 99/' " + p)
+        self.assertIn("start leaky\x1b[2Jwidget", self.fake.commands())
+        self.assertIn("record: tracing leaky\\e[2Jwidget; running", out)
+        self.assertNotIn("\x1b", out + err)
 
     def test_a_cache_traced_already_is_shared(self):
         # Traced by hand (or left by a killed record): read, never stopped

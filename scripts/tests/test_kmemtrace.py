@@ -222,6 +222,20 @@ def synthetic():
         check_eq("synthetic: a long escaped cache name, whole",
                  [odd, "kmalloc-64", "-"], [c["cache"] for c in json.loads(out)["caches"]]
                  if rc == 0 else err)
+        # A trace directory may be anyone's: an escape sequence in a cache
+        # name or a symbol reaches the terminal as "?", never raw.
+        with open(os.path.join(t, "caches"), "w") as f:
+            f.write("0 0 0 -\n1 0 0 (pages)\n2 64 64 kmalloc-64\n3 200 256 fake\x1b[2Jwidget\n")
+        with open(os.path.join(t, "kallsyms")) as f:
+            syms = f.read()
+        with open(os.path.join(t, "kallsyms"), "w") as f:
+            f.write(syms.replace("fake_alloc_a", "fake\x1b[2Jalloc_a"))
+        rc, out, err = run([REPORT, "--top", "0", t])
+        check("synthetic: a cache name and a symbol with ESC, shown as ?",
+              rc == 0 and "fake?[2Jwidget" in out and "fake?[2Jalloc_a+0x10" in out, out)
+        check("synthetic: ... and never raw", "\x1b" not in out + err, out)
+        with open(os.path.join(t, "kallsyms"), "w") as f:
+            f.write(syms)
         rc, out, err, rows = report(t, "--sort", "hits", "--top", "1")
         check_eq("synthetic: --sort hits --top 1", ["fake_alloc_a+0x10"], list(rows))
         rc, out, err, rows = report(t, "--sort", "bogus")

@@ -496,6 +496,7 @@ static void load_kallsyms(const char *path)
 		if (asprintf(&syms[nsyms].name, "%s%s%s", name, mod[0] ? " " : "",
 			     mod) < 0)
 			exit(1);
+		escaped(syms[nsyms].name);
 		nsyms++;
 	}
 	fclose(f);
@@ -558,7 +559,8 @@ static void load_caches(const char *path)
 		if (id > KMEMTRACE_CACHE_UNKNOWN)
 			goto next;
 		free(st.caches[id].name);
-		st.caches[id].name = name;
+		/* The trace may be anyone's: no raw control byte is printed. */
+		st.caches[id].name = escaped(name);
 		name = NULL;
 		st.caches[id].size = size;
 		st.caches[id].slab_size = slab_size;

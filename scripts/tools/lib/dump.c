@@ -584,7 +584,8 @@ static bool evidence_of(const char *line, struct dump *d)
 		return false;
 	d->ev = xrealloc(d->ev, (d->nev + 1) * sizeof(*d->ev));
 	d->ev[d->nev].stack = n;
-	d->ev[d->nev++].text = xstrdup(line + off);
+	/* A saved dump may be anyone's: no raw control byte reaches a terminal. */
+	d->ev[d->nev++].text = escaped(xstrdup(line + off));
 	return true;
 }
 
@@ -913,6 +914,7 @@ static size_t summary_parse(char *text, struct print *p, long *parts,
 	if (!n || n >= sizeof(p->word))
 		goto bad;
 	snprintf(p->word, sizeof(p->word), "%.*s", (int)n, s);
+	escaped(p->word);
 	s += n;
 	if (!skip(&s, ": ") || !number(&s, CACHES_MAX, &p->caches) ||
 	    !skip(&s, p->caches == 1 ? " cache, " : " caches, ") ||

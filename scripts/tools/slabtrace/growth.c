@@ -72,8 +72,11 @@ static void slab_sample(struct slabs *s, bool first)
 			continue;
 		if (sscanf(line, "%127s %ld %ld %ld", name, &active, &num,
 			   &size) != 4) {
+			char shown[256];
+
+			kernel_escape(line, shown, sizeof(shown));
 			free(text);
-			die("%s: cannot read the line '%.60s'", path, line);
+			die("%s: cannot read the line '%.60s'", path, shown);
 		}
 		sl = slab_find(s, name);
 		if (!sl) {
@@ -320,8 +323,11 @@ void growth_print(struct slabs *s, double secs, int top)
 	for (i = 0; i < s->n && i < top; i++) {
 		struct slab *sl = &s->v[i];
 		long d = sl->active[1] - sl->active[0];
+		char name[4 * sizeof(sl->name)];
 
-		printf("%-24s %7ld %9ld %+8ld %+10ld %+10.0f  %-6s ", sl->name,
+		/* As the module writes names: a module's cache may have any. */
+		kernel_escape(sl->name, name, sizeof(name));
+		printf("%-24s %7ld %9ld %+8ld %+10ld %+10.0f  %-6s ", name,
 		       sl->objsize, sl->active[1], d, d * sl->objsize,
 		       secs > 0 ? d * sl->objsize / secs : 0.0,
 		       trend_names[slab_trend(sl)]);

@@ -111,6 +111,19 @@ static void auto_caches(struct opts *o, char **cmd)
 }
 
 /* A cache (or a word) record was asked to trace. */
+/*
+ * @name as the module writes names, for a line to the terminal: --auto
+ * takes names from /proc/slabinfo, which a module's cache may fill with
+ * any byte.  In a static buffer: one name at a time.
+ */
+static const char *shown(const char *name)
+{
+	static char buf[4 * 128];	/* a name of /proc/slabinfo: 127 bytes */
+
+	kernel_escape(name, buf, sizeof(buf));
+	return buf;
+}
+
 struct rec_cache {
 	const char *name;
 	bool own;		/* started here: stopped and reset here */
@@ -274,7 +287,7 @@ static noreturn void watchdog_main(struct rec *r, int fd)
 		if (r->c[i].own)
 			note("record (pid %d) ended without cleaning up; its watchdog %s %s",
 			     (int)record, r->keep ? "stopped" : "stopped and reset",
-			     r->c[i].name);
+			     shown(r->c[i].name));
 	_exit(0);
 }
 
@@ -357,7 +370,7 @@ static bool refused(const struct rec_cache *c, const struct traced *t,
 {
 	if (c->lock == -2)
 		snprintf(buf, size, "another slabtrace record is tracing it (%s%s%s)",
-			 "slabtrace top -c ", c->name, " reads it meanwhile");
+			 "slabtrace top -c ", shown(c->name), " reads it meanwhile");
 	else if (print_is_word(c->name) && t)
 		snprintf(buf, size, "%s%s%s",
 			 "a cache is traced or holds records (slabtrace status shows them); ",
@@ -365,8 +378,8 @@ static bool refused(const struct rec_cache *c, const struct traced *t,
 			 "(slabtrace stop all; slabtrace reset all), or name caches with -c");
 	else if (t && !t->tracing)
 		snprintf(buf, size, "it holds the records of a stopped trace %s%s%s%s%s",
-			 "(slabtrace leaks -c ", c->name, " shows them, slabtrace reset ",
-			 c->name, " drops them)");
+			 "(slabtrace leaks -c ", shown(c->name), " shows them, slabtrace reset ",
+			 shown(c->name), " drops them)");
 	else
 		return false;
 	return true;
@@ -380,7 +393,7 @@ static bool refused(const struct rec_cache *c, const struct traced *t,
  */
 static void rec_take(struct rec *r, bool autosel)
 {
-	char path[PATH_MAX], why[1024];
+	char path[PATH_MAX], why[2048];
 	const struct traced *t;
 	bool no = false;
 	struct stats s;
@@ -403,7 +416,7 @@ static void rec_take(struct rec *r, bool autosel)
 			t = stats_find(&s, c->name);
 		}
 		if (refused(c, t, why, sizeof(why))) {
-			note("record: not tracing %s: %s", c->name, why);
+			note("record: not tracing %s: %s", shown(c->name), why);
 			no = true;
 			continue;
 		}
@@ -429,7 +442,7 @@ static void rec_take(struct rec *r, bool autosel)
 		if (!ctl_try(why, sizeof(why), "start %s%s", c->name, r->filter))
 			continue;
 		watchdog_tell(WD_NOT_STARTED + WD_STARTING, i);
-		note("record: not tracing %s: %s", c->name, why);
+		note("record: not tracing %s: %s", shown(c->name), why);
 		c->own = false;
 		c->used = false;
 		unlock(c);
@@ -534,18 +547,22 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	printf("record: tracing");
 	for (i = 0; i < r.n; i++) {
 		if (r.c[i].used)
-			printf(" %s%s", r.c[i].name, r.c[i].own ? "" : " (shared)");
+			printf(" %s%s", shown(r.c[i].name), r.c[i].own ? "" : " (shared)");
 		shared |= r.c[i].used && !r.c[i].own;
 		owned |= r.c[i].own;
 	}
-	if (r.filter[0])
-		printf(",%s", r.filter);
+	if (r.filter[0]) {
+		putchar(',');
+		put_escaped(stdout, r.filter);
+	}
 	if (argc)
 		printf("; running");
 	else
 		printf("; until SIGINT (^C) or SIGTERM");
-	for (i = 0; i < argc; i++)
-		printf(" %s", argv[i]);
+	for (i = 0; i < argc; i++) {
+		putchar(' ');
+		put_escaped(stdout, argv[i]);
+	}
 	printf("\n");
 	if (shared)
 		printf("record: %s, %s%s\n",
