@@ -22,13 +22,16 @@ assert PACKET.size == 76
 
 def encode(ev, last, cache_fmt="<H"):
     """The bytes of one event after an event at time @last; @cache_fmt: how
-    a free event's cache id is stored (a metadata's cache_t of 16 bits)."""
+    a free event's cache id is stored (a metadata's cache_t of 16 bits), or
+    None: a free event of no fields."""
     ns, _cpu, name, cs, ptr = ev[:5]
     eid = IDS[name]
     if 0 <= ns - last < 1 << 29:
         hdr = struct.pack("<I", eid | ((ns << 3) & 0xFFFFFFFF))
     else:
         hdr = struct.pack("<BIQ", 7, eid, ns)
+    if eid >= 2 and cache_fmt is None:
+        return hdr
     body = struct.pack("<I", cs) + struct.pack("<Q", ptr)[:6]
     if eid < 2:
         req, alloc, cache = ev[5:8]

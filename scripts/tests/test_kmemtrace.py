@@ -257,6 +257,20 @@ def synthetic():
         rc, out, err = run([REPORT, wide])
         check_eq("synthetic: a cache id of 70000 is refused", 1, rc)
         check("synthetic: ... saying why", "not kmemtrace's fields" in err, err)
+        # Or a free event class with no fields: no payload to read.
+        free_ev = re.search(r'event \{\n\tname = "kmem:kfree";.*?\n\};\n', text, re.S)
+        check("synthetic: the metadata has kmem:kfree", free_ev)
+        if free_ev:
+            bare = text.replace(free_ev.group(0), free_ev.group(0).replace(
+                re.search(r"\tfields := struct \{.*?\};\n", free_ev.group(0), re.S).group(0),
+                ""))
+            with open(os.path.join(t, "bare-metadata"), "w") as f:
+                f.write(bare)
+            kmt_synth.write(os.path.join(t, "bare"), os.path.join(t, "bare-metadata"),
+                            [(1000, 0, "kmem:kfree", 0, 0, 0)], cache_fmt=None)
+            rc, out, err = run([REPORT, os.path.join(t, "bare")])
+            check_eq("synthetic: a free of no fields is refused", 1, rc)
+            check("synthetic: ... saying why", "not kmemtrace's fields" in err, err)
 
         # Speed: 1.2 M events.
         evs = []

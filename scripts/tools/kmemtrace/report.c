@@ -237,7 +237,7 @@ static bool payload_ok(const bt_field *f, __u64 id, __u64 n, __u64 cache)
 	const bt_field *m;
 	__u64 i;
 
-	if (id > KMEMTRACE_KMEM_CACHE_FREE ||
+	if (!f || id > KMEMTRACE_KMEM_CACHE_FREE ||
 	    bt_field_get_class_type(f) != BT_FIELD_CLASS_TYPE_STRUCTURE ||
 	    bt_field_class_structure_get_member_count(bt_field_borrow_class_const(f)) < n)
 		return false;
