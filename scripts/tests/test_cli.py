@@ -1182,6 +1182,18 @@ class Record(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands(), ["print shared_policy_node"])
 
+    def test_a_stopped_cache_with_an_odd_name_is_refused(self):
+        # The stats file writes names escaped ("odd\\x20name"): record
+        # finds the cache it names raw there all the same, and refuses it.
+        odd = "odd name\x1b"
+        os.makedirs(os.path.join(self.fake.slab, odd))
+        self.fake.write("slab/stats", STATS.replace("cache kmalloc-64 ",
+                                                    "cache odd\\x20name\\e "))
+        rc, out, err = self.fake.run("record", "-c", odd, "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("it holds the records of a stopped trace", err)
+        self.assertEqual(self.fake.commands(), [])
+
     def test_a_stopped_cache_with_records_is_refused(self):
         self.fake.write("slab/stats", STATS)
         rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--", "true")

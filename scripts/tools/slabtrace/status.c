@@ -84,14 +84,21 @@ void stats_free(struct stats *s)
 	free(s->caches);
 }
 
-/* The traced cache that is @name, by any of its names; NULL if none. */
+/*
+ * The traced cache that is @name, by any of its names; NULL if none.  The
+ * stats file writes names escaped (kernel_escape()): @name as it is
+ * written there, or the same cache by another name.
+ */
 const struct traced *stats_find(const struct stats *s, const char *name)
 {
-	char want[PATH_MAX], id[PATH_MAX];
+	char want[PATH_MAX], id[PATH_MAX], as_written[sizeof(s->caches->name)];
 	int i;
 
+	kernel_escape(name, as_written, sizeof(as_written));
 	cache_identity(name, want, sizeof(want));
 	for (i = 0; i < s->n; i++) {
+		if (!strcmp(s->caches[i].name, as_written))
+			return &s->caches[i];
 		cache_identity(s->caches[i].name, id, sizeof(id));
 		if (!strcmp(id, want))
 			return &s->caches[i];
