@@ -206,16 +206,22 @@ static bool copy_path(struct kptrace_call *t, unsigned long uaddr)
 	return true;
 }
 
-/* A free entry, zeroed, or NULL.  Any context. */
+/*
+ * A free entry, zeroed, or NULL.  Any context.  With none left (tasks a
+ * user keeps in calls can use them all), a call looks without the lock:
+ * every CPU's calls would take it only to find the list empty.
+ */
 static struct kptrace_task *entry_get(void)
 {
 	struct kptrace_task *t;
 	unsigned long flags;
 
+	if (!READ_ONCE(entries_free))
+		return NULL;
 	raw_spin_lock_irqsave(&entries_lock, flags);
 	t = entries_free;
 	if (t)
-		entries_free = t->next_free;
+		WRITE_ONCE(entries_free, t->next_free);
 	raw_spin_unlock_irqrestore(&entries_lock, flags);
 	if (t)
 		memset(t, 0, sizeof(*t));
@@ -228,7 +234,7 @@ static void entry_put(struct kptrace_task *t)
 
 	raw_spin_lock_irqsave(&entries_lock, flags);
 	t->next_free = entries_free;
-	entries_free = t;
+	WRITE_ONCE(entries_free, t);
 	raw_spin_unlock_irqrestore(&entries_lock, flags);
 }
 
