@@ -337,6 +337,34 @@ int slabtrace_caches_walk_names(slabtrace_cache_name_fn_t fn, void *arg)
 	return ret;
 }
 
+/*
+ * Add @name to the list in @buf ("name, name, ..."; @len bytes so far),
+ * escaped as every name a user may have chosen is shown (SLABTRACE_ESCAPE):
+ * a space or a comma in a name cannot split it.  A name that does not fit
+ * is counted in @more.
+ */
+static void alias_add(char *buf, size_t size, size_t *len, int *more,
+		      const char *name)
+{
+	size_t at = *len + (*len ? 2 : 0);
+	int n;
+
+	if (at + 1 < size) {
+		n = string_escape_mem(name, strlen(name), buf + at,
+				      size - at - 1, SLABTRACE_ESCAPE,
+				      SLABTRACE_ESCAPE_ALSO);
+		if (n < size - at) {
+			if (*len)
+				memcpy(buf + *len, ", ", 2);
+			*len = at + n;
+			buf[*len] = '\0';
+			return;
+		}
+	}
+	buf[*len] = '\0';	/* what a name that did not fit wrote */
+	(*more)++;
+}
+
 /* The names of a merged cache: its own directory (":0000064") is no name. */
 struct aliases {
 	struct slabtrace_cache_ref *ref;
@@ -349,18 +377,14 @@ static bool alias_of(void *arg, const char *name, const struct kmem_cache *s,
 		     u64 ino)
 {
 	struct aliases *a = arg;
-	size_t size = sizeof(a->ref->aliases), len = strlen(name);
 
 	if (s != a->ref->cache || name[0] == ':')
 		return true;
 	a->names++;
 	if (!strcmp(name, a->skip))
 		return true;
-	if (a->len + len + 3 < size)
-		a->len += scnprintf(a->ref->aliases + a->len, size - a->len,
-				    "%s%s", a->len ? ", " : "", name);
-	else
-		a->ref->aliases_more++;
+	alias_add(a->ref->aliases, sizeof(a->ref->aliases), &a->len,
+		  &a->ref->aliases_more, name);
 	return true;
 }
 
@@ -624,7 +648,6 @@ static bool each_actor(void *arg, const char *name, const struct kmem_cache *s,
 {
 	struct each_walk *w = arg;
 	struct each_cache *c = NULL;
-	size_t len = strlen(name);
 	unsigned int i;
 
 	/* A merged cache's own directory (":0000064") is no name. */
@@ -654,12 +677,8 @@ static bool each_actor(void *arg, const char *name, const struct kmem_cache *s,
 	if (!c || !strcmp(name, c->name))
 		return true;
 	c->names++;
-	if (c->len + len + 3 < sizeof(c->aliases))
-		c->len += scnprintf(c->aliases + c->len,
-				    sizeof(c->aliases) - c->len, "%s%s",
-				    c->len ? ", " : "", name);
-	else
-		c->aliases_more++;
+	alias_add(c->aliases, sizeof(c->aliases), &c->len, &c->aliases_more,
+		  name);
 	return true;
 }
 

@@ -304,11 +304,9 @@ static void show_header(struct seq_file *m, struct leak_snapshot *snap)
 	seq_printf(m, ", %ld records dropped\n", leak_snapshot_dropped(snap));
 	show_drops(m, snap);
 	if (snap->aliases[0]) {
-		/* A list of names: its ", " separators stay as they are. */
+		/* Each name escaped already (caches.c), between ", ". */
 		seq_puts(m, "shared with: ");
-		seq_escape_mem(m, snap->aliases, strlen(snap->aliases),
-			       ESCAPE_NAP | ESCAPE_APPEND | ESCAPE_SPECIAL |
-			       ESCAPE_HEX, "\\");
+		seq_puts(m, snap->aliases);
 		seq_puts(m, " (merged caches: their objects are traced too)\n");
 	}
 	if (snap->replaced)

@@ -2,11 +2,15 @@
 /*
  * oddcache: a slab cache whose name has a quote, a backslash and a space,
  * 'oddcache "q\ name', for slabtrace's VM tests of how its outputs write
- * cache names (kmemtrace's TSDL metadata).  Not part of slabtrace.
+ * cache names (kmemtrace's TSDL metadata, slab/stats).  Not part of
+ * slabtrace.
  *
  * Loading creates the cache and allocates 4 objects from it, kept until
  * rmmod.  The cache has a constructor, so that it is never merged with
- * another (its objects are its own, under its own name).
+ * another (its objects are its own, under its own name).  Two more caches,
+ * 'oddmerge' and 'oddmerge, b', of a size no other cache has and no
+ * constructor, merge into one where the kernel merges caches: a dump's
+ * "shared with:" list must keep the second one name.
  */
 #include <linux/init.h>
 #include <linux/module.h>
@@ -14,7 +18,9 @@
 
 #define ODD_OBJECTS	4
 
-static struct kmem_cache *odd_cache;
+#define MERGE_SIZE	1000	/* no other cache's, to merge only with each other */
+
+static struct kmem_cache *odd_cache, *merge_a, *merge_b;
 static void *kept[ODD_OBJECTS];
 
 static void odd_ctor(void *p)
@@ -29,6 +35,14 @@ static int __init oddcache_init(void)
 	odd_cache = kmem_cache_create("oddcache \"q\\ name", 72, 0, 0, odd_ctor);
 	if (!odd_cache)
 		return -ENOMEM;
+	merge_a = kmem_cache_create("oddmerge", MERGE_SIZE, 0, 0, NULL);
+	merge_b = kmem_cache_create("oddmerge, b", MERGE_SIZE, 0, 0, NULL);
+	if (!merge_a || !merge_b) {
+		kmem_cache_destroy(merge_b);
+		kmem_cache_destroy(merge_a);
+		kmem_cache_destroy(odd_cache);
+		return -ENOMEM;
+	}
 	for (i = 0; i < ODD_OBJECTS; i++)
 		kept[i] = kmem_cache_alloc(odd_cache, GFP_KERNEL);
 	return 0;
@@ -41,10 +55,12 @@ static void __exit oddcache_exit(void)
 	for (i = 0; i < ODD_OBJECTS; i++)
 		if (kept[i])
 			kmem_cache_free(odd_cache, kept[i]);
+	kmem_cache_destroy(merge_b);
+	kmem_cache_destroy(merge_a);
 	kmem_cache_destroy(odd_cache);
 }
 
 module_init(oddcache_init);
 module_exit(oddcache_exit);
-MODULE_DESCRIPTION("A slab cache with a quote in its name (slabtrace tests)");
+MODULE_DESCRIPTION("Slab caches with odd names (slabtrace tests)");
 MODULE_LICENSE("GPL");

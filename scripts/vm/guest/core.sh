@@ -125,6 +125,18 @@ if [ -n "$merged" ]; then
 	check "starting it again by another name is harmless" st start "${target##*/}"
 	st stop "$merged"; st reset "$merged"
 fi
+# A name with ", " in the list: escaped, so that it stays one name.
+check "insmod oddcache.ko" insmod $MODDIR/oddcache.ko
+if [ -L /sys/kernel/slab/oddmerge ]; then
+	check "start oddmerge" st start oddmerge
+	dump oddmerge /tmp/om
+	check "its header lists 'oddmerge, b' as one name" \
+		grep -qF 'shared with: oddmerge,\x20b (merged caches' /tmp/om
+	st stop oddmerge; st reset oddmerge
+else
+	skip_checks "oddmerge: this kernel did not merge oddcache's two caches"
+fi
+check "rmmod oddcache" rmmod oddcache
 
 # --- Bad input: errno and one log line each.  Nothing traced: a print
 # afterwards finds no cache traced.
