@@ -1479,6 +1479,46 @@ class Recorder(unittest.TestCase):
         with open(os.path.join(self.out, "ctf", "metadata")) as f:
             self.assertEqual(f.read(), metadata(UUID_A))
 
+    def test_a_command_stopped_and_continued_is_still_recorded(self):
+        # ^Z and fg: the command stops and goes on, the recording with it.
+        # Once continued it writes a fourth packet and waits (3 s at most)
+        # for the recorder to copy it while it runs.
+        root = self.fake.root
+        with open(os.path.join(root, "pkt3"), "wb") as f:
+            f.write(packet(UUID_A, 3, 2048))
+        script = ("(sleep 0.3; kill -CONT $$) & kill -STOP $$; "
+                  "dd if=pkt3 of=%s bs=2048 seek=3 conv=notrunc 2>/dev/null; i=0; "
+                  "while [ $i -lt 30 ]; do [ $(stat -c %%s kt/ctf/cpu0) -ge 8192 ] && "
+                  "{ echo drained > mark; exit 0; }; sleep 0.1; i=$((i + 1)); done; "
+                  "echo not > mark" % os.path.join(self.fake.st, "kmemtrace", "cpu0"))
+        rc, out, err = self.record("--", "sh", "-c", script)
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(root, "mark")) as f:
+            self.assertEqual(f.read(), "drained\n")
+
+    def test_a_second_signal_kills_the_command(self):
+        # A command that ignores SIGTERM: the recorder passes the first
+        # SIGINT on and goes on copying; the second kills it (it never
+        # gets to touch "done").
+        root = self.fake.root
+        rec = self.fake.popen("-o", self.out, "--", "sh", "-c",
+                              "trap '' TERM; touch started; sleep 3; touch done", prog=RECORD)
+        try:
+            for _ in range(100):
+                if os.path.exists(os.path.join(root, "started")):
+                    break
+                time.sleep(0.05)
+            rec.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+            rec.send_signal(signal.SIGINT)
+            out, err = rec.communicate(timeout=30)
+        finally:
+            if rec.poll() is None:
+                rec.kill()
+        self.assertEqual(rec.returncode, 0, err)
+        self.assertIn("3 events written", out)
+        self.assertFalse(os.path.exists(os.path.join(root, "done")))
+
     def test_lost_events_say_what_b_gives(self):
         # 5 events lost on cpu0 of a 16 KiB buffer: the counts, and the
         # -b that doubles the buffer.
@@ -1490,6 +1530,15 @@ class Recorder(unittest.TestCase):
             "kmemtrace-record: cpu0 lost 5 events",
             "kmemtrace-record: a CPU filled its 16 KiB of buffer before the packets were "
             "read: -b 32 gives it more"])
+
+    def test_lost_events_of_cpu12_are_not_cpu1s(self):
+        # cpu1 recorded, without a line (offline now, nothing lost): the
+        # line of cpu12 is not cpu1's.
+        shutil.copy(os.path.join(self.fake.st, "kmemtrace", "cpu0"),
+                    os.path.join(self.fake.st, "kmemtrace", "cpu1"))
+        self.fake.write("kmemtrace/total_overruns", "5\ncpu0 0\ncpu12 5\n")
+        rc, out, err = self.record("--", "true")
+        self.assertNotIn("cpu1 lost", out)
 
     def test_lost_events_at_the_largest_buffer(self):
         # buffer_kb at -b's most (KMEMTRACE_BUFFER_KB_MAX): no larger -b

@@ -462,12 +462,38 @@ static int drain_all(void)
 	return taken;
 }
 
+/*
+ * One wait of the recording: for a packet (@timeout ms at most), then
+ * drained; with -l (@lazy), or once the trace is not this recorder's,
+ * only a wait.  A buffer that reports an error (POLLERR: the trace
+ * restarted by another process) waits 100 ms, not one: finish() says why.
+ */
+static void wait_and_drain(struct pollfd *pfd, int timeout, int lazy)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i, ready;
+
+	if (lazy || broken[0]) {
+		/* Not pause(): the signal may have come since the test. */
+		poll(NULL, 0, 100);
+		return;
+	}
+	ready = poll(pfd, nstreams, timeout);
+	if (ready <= 0 || drain_all())
+		return;
+	for (i = 0; i < nstreams; i++)
+		if (pfd[i].revents & (POLLERR | POLLHUP | POLLNVAL))
+			ms.tv_nsec = 100000000;
+	nanosleep(&ms, NULL);	/* a packet closing right now */
+}
+
+/* stop_flag counts the signals: a second one kills COMMAND. */
 static void on_signal(int sig)
 {
 	if (sig == SIGCHLD)
 		child_done = 1;
 	else
-		stop_flag = 1;
+		stop_flag++;
 }
 
 static void open_streams(const char *ctfdir)
@@ -544,18 +570,21 @@ static void remove_streams(const char *outdir, const char *ctfdir)
 /* Events lost on @cpu per total_overruns; -1 if not listed. */
 static long lost_on(int cpu)
 {
-	char line[128], want[32], path[PATH_MAX];
-	long n = -1;
+	char line[128], path[PATH_MAX];
+	long n = -1, got;
 	FILE *f;
+	int c;
 
 	stream_path(path, sizeof(path), "total_overruns");
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	snprintf(want, sizeof(want), "cpu%d %%ld", cpu);
+	/* "cpu12 5" is no line of cpu1's. */
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, want, &n) == 1)
+		if (sscanf(line, "cpu%d %ld", &c, &got) == 2 && c == cpu) {
+			n = got;
 			break;
+		}
 	fclose(f);
 	return n;
 }
@@ -928,8 +957,8 @@ int main(int argc, char **argv)
 	const char *outdir = NULL, *buffer_kb = NULL, *comm = NULL;
 	char caches[4096] = "", pids[400] = "", path[PATH_MAX], ctfdir[2048];
 	struct pollfd pfd[MAX_CPUS];
-	struct timespec ms = { 0, 1000000 };
-	int opt, lazy = 0, i, ready, err, status = 0, execp[2];
+	int opt, lazy = 0, i, err, status = 0, execp[2], stopped, killed = 0;
+	pid_t w;
 	struct sigaction sa;
 	char *text;
 	pid_t child = 0;
@@ -1023,6 +1052,8 @@ int main(int argc, char **argv)
 	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	/* COMMAND stopped (^Z) and continued has not ended. */
+	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -1084,21 +1115,26 @@ int main(int argc, char **argv)
 		pfd[i].fd = streams[i].fd;
 		pfd[i].events = POLLIN;
 	}
-	while (!stop_flag && !(child && child_done)) {
-		if (lazy || broken[0]) {
-			/* Not pause(): the signal may have come since the test. */
-			poll(NULL, 0, 100);
-			continue;
-		}
-		ready = poll(pfd, nstreams, 200);
-		if (ready > 0 && !drain_all())
-			nanosleep(&ms, NULL);	/* a packet closing right now */
-	}
-	if (child && !child_done)
+	while (!stop_flag && !(child && child_done))
+		wait_and_drain(pfd, 200, lazy);
+	stopped = stop_flag;
+	if (child && !child_done) {
 		kill(child, SIGTERM);
+		kill(child, SIGCONT);	/* a stopped COMMAND acts on it */
+	}
 	if (child) {
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
+		/*
+		 * The trace runs until finish(): drained while COMMAND ends,
+		 * and a second signal kills a COMMAND that does not.
+		 */
+		while ((w = waitpid(child, &status, WNOHANG)) == 0 ||
+		       (w < 0 && errno == EINTR)) {
+			if (stop_flag >= 2 && !killed) {
+				kill(child, SIGKILL);
+				killed = 1;
+			}
+			wait_and_drain(pfd, 100, lazy);
+		}
 		err = 0;
 		while (read(execp[0], &err, sizeof(err)) < 0 && errno == EINTR)
 			;
@@ -1114,7 +1150,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* A signal ended the recording, and COMMAND with it: no failure. */
-	if (stop_flag)
+	if (stopped)
 		return 0;
 	if (WIFSIGNALED(status)) {
 		note("%s was killed by signal %d", argv[optind], WTERMSIG(status));
