@@ -115,6 +115,33 @@ class FlameGraph(unittest.TestCase):
         self.assertIn('x<y>&"z', names)
         self.assertIn("q'r [mod]", names)
 
+    def test_control_characters_and_bad_utf8(self):
+        # A frame name with a control character, and bytes that are not
+        # UTF-8: a well-formed SVG all the same, "?" and U+FFFD in their
+        # places.  On standard input too (the script reads it as UTF-8).
+        data = b"a;b\x01c 5\nx\xff\xfey 2\n"
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "st-ctl.folded")
+        with open(path, "wb") as f:
+            f.write(data)
+        code, out, err = run(flamegraph.main, ["--title", "t\x02", path])
+        self.assertEqual(code, 0, err)
+        names = [n for n, _, _ in frames_of(out)]
+        self.assertIn("b?c", names)
+        self.assertIn("x\ufffd\ufffdy", names)
+        p = subprocess.run([sys.executable, os.path.join(TOP, "scripts", "tools", "flamegraph.py"),
+                            "--weight", "objects"], input=data, capture_output=True,
+                           env=dict(os.environ, LC_ALL="C"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("b?c", [n for n, _, _ in frames_of(p.stdout.decode())])
+
+    def test_deep_stacks(self):
+        # Thousands of frames (stackcollapse scripts make such): no
+        # recursion limit.
+        line = ";".join("f%d" % i for i in range(5000)) + " 1"
+        names = [n for n, _, _ in frames_of(flamegraph.render(
+            flamegraph.parse([line]), "t", "objects", minwidth=0))]
+        self.assertEqual(len(names), 5001)
+
     def test_title_total_legend_script(self):
         svg = flamegraph.render(flamegraph.parse(self.LINES), "t&", "bytes")
         root = ET.fromstring(svg)

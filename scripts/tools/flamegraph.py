@@ -33,7 +33,9 @@ library only.
 
 import argparse
 import hashlib
+import io
 import os
+import re
 import sys
 from xml.sax.saxutils import escape, quoteattr
 
@@ -190,6 +192,15 @@ class Node:
         return self.children[name]
 
 
+# What XML cannot hold (control characters, U+FFFE, U+FFFF, a lone
+# surrogate of undecodable input): shown as "?", or the SVG is no SVG.
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(text):
+    return NOT_XML.sub("?", text)
+
+
 def parse(lines):
     """The merged tree of folded stack lines.  Raises ValueError."""
     root = Node("all")
@@ -206,7 +217,7 @@ def parse(lines):
             raise ValueError("line %d: bad count %r" % (number, count))
         if n < 0:
             raise ValueError("line %d: negative count" % number)
-        frames = stack.split(";")
+        frames = xml_safe(stack).split(";")
         leak = n if frames[-1] == LEAK else 0
         root.count += n
         root.leak += leak
@@ -216,10 +227,6 @@ def parse(lines):
             node.count += n
             node.leak += leak
     return root
-
-
-def depth(node):
-    return 1 + max((depth(c) for c in node.children.values()), default=0)
 
 
 # The pseudo-frame that ends a stack slabtrace judged a leak.
@@ -245,16 +252,22 @@ LEGEND = (("kernel function", "kfree", False), ("module function", "f [mod]", Fa
 
 
 def layout(node, x, level, scale, out, minwidth=0):
-    """Append (node, x, level, width) for @node and its subtree; frames
-    narrower than @minwidth pixels are left out, with their subtrees."""
-    width = node.count * scale
-    if width < minwidth and level:
-        return
-    out.append((node, x, level, width))
-    for name in sorted(node.children):
-        child = node.children[name]
-        layout(child, x, level + 1, scale, out, minwidth)
-        x += child.count * scale
+    """Append (node, x, level, width) for @node and its subtree, parents
+    first; frames narrower than @minwidth pixels are left out, with their
+    subtrees.  No recursion: stacks may be thousands of frames deep."""
+    todo = [(node, x, level)]
+    while todo:
+        node, x, level = todo.pop()
+        width = node.count * scale
+        if width < minwidth and level:
+            continue
+        out.append((node, x, level, width))
+        kids = []
+        for name in sorted(node.children):
+            child = node.children[name]
+            kids.append((child, x, level + 1))
+            x += child.count * scale
+        todo.extend(reversed(kids))
 
 
 def render(root, title, unit, width=WIDTH, minwidth=MINWIDTH):
@@ -277,7 +290,7 @@ def render(root, title, unit, width=WIDTH, minwidth=MINWIDTH):
            '<script type="text/ecmascript"><![CDATA[%s]]></script>'
            % (SCRIPT % {"full": full, "margin": MARGIN, "char": CHAR, "match": MATCH}),
            '<text id="title" x="%d" y="22" text-anchor="middle" font-size="16">%s</text>'
-           % (width // 2, escape("%s (%d %s)" % (title, root.count, unit))),
+           % (width // 2, escape(xml_safe("%s (%d %s)" % (title, root.count, unit)))),
            '<text id="unzoom" class="button hidden" x="%d" y="40">Reset Zoom</text>' % MARGIN,
            '<text id="search" class="button" x="%d" y="40" text-anchor="end">Search</text>'
            % (width - MARGIN),
@@ -347,11 +360,13 @@ def main(argv=None):
                  "give --weight objects or --weight bytes"
                  % (args.file or "standard input"))
     try:
+        # Names are bytes to the kernel: what is not UTF-8 shows as U+FFFD.
         if args.file:
-            with open(args.file) as f:
+            with open(args.file, encoding="utf-8", errors="replace") as f:
                 root = parse(f)
         else:
-            root = parse(sys.stdin)
+            root = parse(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8",
+                                          errors="replace"))
     except (OSError, ValueError) as e:
         print("%s: %s" % (ap.prog, e), file=sys.stderr)
         return 1
