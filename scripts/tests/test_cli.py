@@ -1479,6 +1479,20 @@ class Recorder(unittest.TestCase):
         with open(os.path.join(self.out, "ctf", "metadata")) as f:
             self.assertEqual(f.read(), metadata(UUID_A))
 
+    def test_an_earlier_recording_in_dir_goes(self):
+        # DIR held a recording with a CPU that is not recorded now: its
+        # stream, of another trace, goes; a file not the recorder's stays.
+        ctf = os.path.join(self.out, "ctf")
+        os.makedirs(ctf)
+        for name in ("cpu5", "cpu0", "notes.txt"):
+            with open(os.path.join(ctf, name), "wb") as f:
+                f.write(packet(UUID_B, 0, 2048))
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(os.listdir(ctf)), ["cpu0", "metadata", "notes.txt"])
+        with open(os.path.join(ctf, "cpu0"), "rb") as f:
+            self.assertEqual(f.read(), b"".join(packet(UUID_A, i, 2048) for i in range(3)))
+
     def test_a_command_stopped_and_continued_is_still_recorded(self):
         # ^Z and fg: the command stops and goes on, the recording with it.
         # Once continued it writes a fourth packet and waits (3 s at most)

@@ -496,6 +496,34 @@ static void on_signal(int sig)
 		stop_flag++;
 }
 
+/*
+ * An earlier recording in @ctfdir goes: a CPU of its that is offline now
+ * would leave its stream, of another trace, beside this one's metadata.
+ * Only the recorder's own files (cpuN, metadata).
+ */
+static void clear_old(const char *ctfdir)
+{
+	struct dirent *de;
+	char *end;
+	DIR *d;
+
+	d = opendir(ctfdir);
+	if (!d)
+		fail("%s: %s", ctfdir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "cpu", 3) && strcmp(de->d_name, "metadata"))
+			continue;
+		if (!strncmp(de->d_name, "cpu", 3)) {
+			strtol(de->d_name + 3, &end, 10);
+			if (end == de->d_name + 3 || *end)
+				continue;
+		}
+		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
+			fail("%s/%s: %s", ctfdir, de->d_name, strerror(errno));
+	}
+	closedir(d);
+}
+
 static void open_streams(const char *ctfdir)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 300];
@@ -1083,6 +1111,7 @@ int main(int argc, char **argv)
 	if (metadata_uuid(text, uuid0))
 		fail("the metadata of the trace just started has no UUID");
 	free(text);
+	clear_old(ctfdir);
 	open_streams(ctfdir);
 	if (syscalls) {
 		/* The calls from here on are recorded. */
