@@ -26,6 +26,7 @@ the same programs against the real module.
 import fcntl
 import json
 import os
+import pty
 import re
 import shutil
 import signal
@@ -591,6 +592,15 @@ class Cli(unittest.TestCase):
         self.assertRegex(lines[2], r"^kmalloc-64 +64 +5000 +\+4000 +\+256000 .* grew +-$")
         self.assertRegex(lines[3], r"^leaky_widget +208 +60 +\+50 +\+10400 ")
         self.assertEqual(len(lines), 4, out)
+
+    def test_growth_reads_a_name_with_spaces(self):
+        # /proc/slabinfo writes a cache's name as it is: 'oddcache "q\\ name'
+        # (oddcache.ko) holds two spaces.
+        p = os.path.join(self.fake.proc, "slabinfo")
+        script = "sed -i 's/^leaky_widget *10 /oddcache \"q\\\\ name  60 /' " + p
+        rc, out, err = self.fake.run("growth", "--", "sh", "-c", script)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r'\noddcache\\x20"q\\\\\\x20name +208 +60 ')
 
     def test_growth_escapes_a_name(self):
         # A module's cache may be named with any byte: an escape sequence
@@ -1280,6 +1290,84 @@ class Record(unittest.TestCase):
                               "reset kmalloc-64"])
             self.assertTrue(os.path.exists(os.path.join(self.out, "kmalloc-64.dump")))
             os.unlink(os.path.join(self.out, "kmalloc-64.dump"))
+
+    def test_a_snapshot_not_saved_is_kept(self):
+        # -o names a file: said before anything is traced.
+        path = os.path.join(self.fake.root, "afile")
+        with open(path, "w") as f:
+            f.write("x\n")
+        n = len(self.fake.commands())
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", path,
+                                     "--", "true")
+        self.assertEqual(rc, 1)
+        self.assertIn("afile: not a directory", err)
+        self.assertEqual(self.fake.commands()[n:], [])
+        # The dump cannot be written (a directory of its name): the
+        # records are kept, stopped, not reset, and record says so.
+        os.makedirs(os.path.join(self.out, "kmalloc-64.dump"))
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o",
+                                     self.out, "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("kmalloc-64.dump: Is a directory", err)
+        self.assertIn("the records are kept (slabtrace leaks -c CACHE shows them)", err)
+        self.assertEqual(self.fake.commands()[n:], ["start kmalloc-64", "stop kmalloc-64",
+                                                    "print kmalloc-64"])
+
+    def test_a_signal_reaches_a_stopped_command(self):
+        # The command stopped itself (as ^Z or SIGTTIN would): the SIGINT
+        # record passes on comes with a SIGCONT, and its trap runs.
+        n = len(self.fake.commands())
+        rec = self.fake.popen("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
+                              "--", "sh", "-c", "trap 'touch got; exit 0' INT; "
+                              "echo $$ > started.tmp; mv started.tmp started; "
+                              "kill -STOP $$; sleep 30")
+        started = os.path.join(self.fake.root, "started")
+        try:
+            self.fake.wait_for(lambda: os.path.exists(started), "the command", secs=10)
+            time.sleep(0.3)
+            rec.send_signal(signal.SIGINT)
+            out, err = rec.communicate(timeout=20)
+        finally:
+            if rec.poll() is None:
+                # The stopped command holds record's output pipes.
+                with open(started) as f:
+                    os.kill(int(f.read()), signal.SIGKILL)
+                rec.kill()
+                rec.communicate()
+        self.assertEqual(rec.returncode, 128 + signal.SIGINT, err)
+        self.assertTrue(os.path.exists(os.path.join(self.fake.root, "got")))
+        self.assertEqual(self.fake.commands()[n:], ["start kmalloc-64", "stop kmalloc-64",
+                                                    "print kmalloc-64", "reset kmalloc-64"])
+
+    def test_a_hang_up_to_the_session_leader_is_passed_on(self):
+        # Record leads its session (ssh -t host slabtrace record ...) and
+        # its terminal hangs up: the kernel sends SIGHUP to record alone.
+        pid, fd = pty.fork()
+        if not pid:
+            os.chdir(self.fake.root)
+            os.execve(BIN, [BIN, "record", "-c", "kmalloc-64", "--settle", "0", "-o",
+                            self.out, "--", "sh", "-c", "touch started; sleep 30; touch done"],
+                      self.fake.env())
+        try:
+            self.fake.wait_for(lambda: os.path.exists(os.path.join(self.fake.root, "started")),
+                               "the command", secs=10)
+            os.close(fd)
+            for _ in range(200):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                time.sleep(0.1)
+            else:
+                self.fail("record still waits for sleep 30 after the hang-up")
+        finally:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        self.assertEqual(os.waitstatus_to_exitcode(status), 128 + signal.SIGHUP)
+        self.assertFalse(os.path.exists(os.path.join(self.fake.root, "done")))
+        self.assertEqual(self.fake.commands()[-1], "reset kmalloc-64")
 
     def test_sigterm_as_the_command_starts_is_not_lost(self):
         """SIGTERM sent the moment record has started its trace, before or

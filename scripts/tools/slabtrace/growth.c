@@ -23,6 +23,36 @@
 
 #include "cli.h"
 
+/*
+ * A line of /proc/slabinfo, "NAME ACTIVE NUM OBJSIZE PER PAGES : tunables
+ * ...": read from the right, since a cache's name may hold spaces (the
+ * kernel pads it with more).  False if it is not such a line.
+ */
+static bool slabinfo_line(char *line, char *name, size_t size, long *active,
+			  long *num, long *objsize)
+{
+	char *p = strstr(line, " : tunables");
+	int k;
+
+	if (!p)
+		return false;
+	for (k = 0; k < 5; k++) {
+		while (p > line && p[-1] == ' ')
+			p--;
+		while (p > line && p[-1] != ' ')
+			p--;
+	}
+	if (sscanf(p, "%ld %ld %ld", active, num, objsize) != 3)
+		return false;
+	while (p > line && p[-1] == ' ')
+		p--;
+	if (p == line || (size_t)(p - line) >= size)
+		return false;
+	memcpy(name, line, p - line);
+	name[p - line] = '\0';
+	return true;
+}
+
 static struct slab *slab_find(struct slabs *s, const char *name)
 {
 	int i;
@@ -70,8 +100,8 @@ static void slab_sample(struct slabs *s, bool first)
 
 		if (!strncmp(line, "slabinfo", 8) || line[0] == '#')
 			continue;
-		if (sscanf(line, "%127s %ld %ld %ld", name, &active, &num,
-			   &size) != 4) {
+		if (!slabinfo_line(line, name, sizeof(name), &active, &num,
+				   &size)) {
 			char shown[256];
 
 			kernel_escape(line, shown, sizeof(shown));

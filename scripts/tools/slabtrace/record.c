@@ -58,17 +58,24 @@ static void file_base(const char *cache, char *buf, size_t size)
 			buf[i] = '_';
 }
 
-static void save(const char *dir, const char *cache, const char *ext,
+/* @text into DIR/CACHE.EXT; false, said, if it could not be written. */
+static bool save(const char *dir, const char *cache, const char *ext,
 		 const char *text)
 {
 	char path[PATH_MAX + 300], name[256];
 	FILE *f;
+	int e;
 
 	file_base(cache, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
 	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		die("%s: %s", path, strerror(errno));
+	if (f && fputs(text, f) >= 0 && !fclose(f))
+		return true;
+	e = errno;
+	if (f)
+		fclose(f);
+	note("%s: %s", path, strerror(e));
+	return false;
 }
 
 /*
@@ -501,6 +508,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 {
 	char dir[PATH_MAX], *texts[NVIEWS];
 	bool first = true, saved = true, shared = false, owned = false;
+	bool unsaved = false;
+	struct stat sb;
 	struct pprof *pprof = NULL;
 	double when = 0, duration = 0;
 	int ended, captures = 0, waited = 0;
@@ -527,6 +536,10 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	snprintf(dir, sizeof(dir), "%s", o->out ? o->out : "slabtrace.out");
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		die("%s: %s", dir, strerror(errno));
+	/* Known now, not after COMMAND, when the snapshot has nowhere to go. */
+	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK))
+		die("%s: %s", dir, !stat(dir, &sb) && !S_ISDIR(sb.st_mode) ?
+		    "not a directory" : strerror(errno));
 	catch_signals();
 	if (o->autosel)
 		auto_caches(o, argv);
@@ -604,8 +617,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		if (!captures++)
 			when = wall_time();
 		snapshot(r.c[i].name, 0, NVIEWS, texts);
-		for (j = 0; j < NVIEWS; j++)
-			save(dir, r.c[i].name, saved_views[j], texts[j]);
+		for (j = 0; j < NVIEWS && !unsaved; j++)
+			unsaved = !save(dir, r.c[i].name, saved_views[j], texts[j]);
 		traced = show_print(texts[VIEW_CTL], o, false, &e, "ctl", &first,
 				    pprof);
 		if (traced > duration)
@@ -616,10 +629,18 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	if (pprof && captures)
 		dump_pprof_write(pprof, o->pprof, when, duration);
 	pprof_free(pprof);
+	/* What could not be saved is kept, stopped, for leaks to show. */
+	if (unsaved)
+		r.keep = true;
 	for (i = 0; i < r.n; i++)
 		if (r.c[i].own && !r.keep)
 			ctl("reset %s", r.c[i].name);
 	watchdog_done(&r);
+	if (unsaved) {
+		note("record: the snapshot could not all be saved in %s: %s", dir,
+		     "the records are kept (slabtrace leaks -c CACHE shows them)");
+		return 1;
+	}
 	if (!saved)
 		note("record: signal %d: stopped%s what it started, saved what it had",
 		     (int)last_signal, r.keep ? "" : " and reset");

@@ -53,9 +53,10 @@ static void on_child(int sig)
  * killed it, or RUN_FAILED if it could not be run at all (said, with the
  * reason: the child tells it over a close-on-exec pipe).  A signal
  * record took after the @since it had seen is passed on to it, SIGINT
- * as SIGINT and the others as SIGTERM, unless it came
- * from the terminal, which sent it to COMMAND as well; a second one kills
- * it.  The signals are held from before the fork to each sigsuspend(), so
+ * as SIGINT and the others as SIGTERM, with a SIGCONT, unless it came
+ * from the terminal, which sent it to COMMAND as well (but a hang-up,
+ * which the kernel sends the session's leader alone: record, if it leads
+ * one); a second one kills it.  The signals are held from before the fork to each sigsuspend(), so
  * that one coming while COMMAND starts is not missed.
  */
 int run_command(char **argv, int since)
@@ -103,10 +104,14 @@ int run_command(char **argv, int since)
 			sigsuspend(&old);
 			continue;
 		}
-		if (nsignals - first > 1)
+		if (nsignals - first > 1) {
 			kill(pid, SIGKILL);
-		else if (!signal_from_tty)
+		} else if (!signal_from_tty ||
+			   (last_signal == SIGHUP && getsid(0) == getpid())) {
 			kill(pid, last_signal == SIGINT ? SIGINT : SIGTERM);
+			/* Stopped (^Z, SIGTTIN), it would not take it. */
+			kill(pid, SIGCONT);
+		}
 		seen = nsignals;
 	}
 	sigaction(SIGCHLD, &old_child, NULL);
