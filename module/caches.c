@@ -328,6 +328,15 @@ int slabtrace_caches_walk_names(slabtrace_cache_name_fn_t fn, void *arg)
 		if (!kn)
 			continue;
 		dir = kernfs_type(kn) == KERNFS_LINK ? kn->symlink.target_kn : kn;
+		/*
+		 * SLUB leaves a merged name's link when its cache goes (a
+		 * module's, unloaded): its target removed (kernfs_active()
+		 * false), whose priv is a freed cache.  No cache by that name.
+		 */
+		if (atomic_read(&dir->active) < 0) {
+			kernfs_put(kn);
+			continue;
+		}
 		s = kobj_to_cache(dir->priv);
 		kernfs_put(kn);
 		if (!fn(arg, w.v[i].name, s, w.v[i].ino))

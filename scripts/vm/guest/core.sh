@@ -137,6 +137,13 @@ else
 	skip_checks "oddmerge: this kernel did not merge oddcache's two caches"
 fi
 check "rmmod oddcache" rmmod oddcache
+# SLUB leaves the link of a merged name whose cache went, to a removed
+# directory: no cache by that name, and walking the names (start all,
+# kmemtrace's table) must not take the freed cache's memory for one.
+if [ -L /sys/kernel/slab/oddmerge ] && [ ! -e /sys/kernel/slab/oddmerge ]; then
+	check_eq "start oddmerge, its cache gone: no such cache" "No such file or directory" \
+		"$(ctl_errno 'start oddmerge')"
+fi
 
 # --- Bad input: errno and one log line each.  Nothing traced: a print
 # afterwards finds no cache traced.
