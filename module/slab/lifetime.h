@@ -79,16 +79,13 @@ struct leak_verdict {
 	char text[LEAK_EVIDENCE];
 };
 
-/* @n / @d rounded up, with no n + d - 1 to wrap: windows reach U32_MAX. */
-static inline u32 leak_div_up(u32 n, u32 d)
-{
-	return n / d + !!(n % d);
-}
-
-/* The width of an age bin of @window ms, at least 1 ms. */
+/*
+ * The width of an age bin of @window ms, at least 1 ms.  Rounded up in 64
+ * bits: windows reach U32_MAX, where window + 15 wraps in u32.
+ */
 static inline u32 leak_verdict_width(u32 window)
 {
-	return max_t(u32, leak_div_up(window, LEAK_VERDICT_BINS), 1);
+	return max_t(u32, DIV_ROUND_UP_ULL(window, LEAK_VERDICT_BINS), 1);
 }
 
 static inline unsigned int leak_verdict_bin(u32 window, u32 age)

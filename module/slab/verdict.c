@@ -152,7 +152,7 @@ static void measure(struct judging *j)
 
 	j->w = leak_verdict_width(in->window);
 	j->first = j->tau == U32_MAX ? LEAK_VERDICT_BINS :
-		   min_t(u32, leak_div_up(j->tau, j->w), LEAK_VERDICT_BINS);
+		   min_t(u32, DIV_ROUND_UP_ULL(j->tau, j->w), LEAK_VERDICT_BINS);
 	j->bins = LEAK_VERDICT_BINS - j->first;
 	j->youngest = LEAK_VERDICT_BINS;
 	for (b = j->first; b < LEAK_VERDICT_BINS; b++) {

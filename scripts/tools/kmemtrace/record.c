@@ -496,6 +496,18 @@ static void on_signal(int sig)
 		stop_flag++;
 }
 
+/* N of a file "cpuN", or -1 for any other name. */
+static int cpu_of(const char *name)
+{
+	char *end;
+	long n;
+
+	if (strncmp(name, "cpu", 3))
+		return -1;
+	n = strtol(name + 3, &end, 10);
+	return end == name + 3 || *end || n < 0 || n > INT_MAX ? -1 : (int)n;
+}
+
 /*
  * An earlier recording in @ctfdir goes: a CPU of its that is offline now
  * would leave its stream, of another trace, beside this one's metadata.
@@ -504,20 +516,14 @@ static void on_signal(int sig)
 static void clear_old(const char *ctfdir)
 {
 	struct dirent *de;
-	char *end;
 	DIR *d;
 
 	d = opendir(ctfdir);
 	if (!d)
 		fail("%s: %s", ctfdir, strerror(errno));
 	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "cpu", 3) && strcmp(de->d_name, "metadata"))
+		if (cpu_of(de->d_name) < 0 && strcmp(de->d_name, "metadata"))
 			continue;
-		if (!strncmp(de->d_name, "cpu", 3)) {
-			strtol(de->d_name + 3, &end, 10);
-			if (end == de->d_name + 3 || *end)
-				continue;
-		}
 		if (unlinkat(dirfd(d), de->d_name, 0) && errno != ENOENT)
 			fail("%s/%s: %s", ctfdir, de->d_name, strerror(errno));
 	}
@@ -537,12 +543,9 @@ static void open_streams(const char *ctfdir)
 		fail("%s: %s", dir, strerror(errno));
 	while ((de = readdir(d)) && nstreams < MAX_CPUS) {
 		struct stream *s = &streams[nstreams];
-		char *end;
 
-		if (strncmp(de->d_name, "cpu", 3))
-			continue;
-		cpu = strtol(de->d_name + 3, &end, 10);
-		if (end == de->d_name + 3 || *end)
+		cpu = cpu_of(de->d_name);
+		if (cpu < 0)
 			continue;
 		snprintf(path, sizeof(path), "%s%s", dir, de->d_name);
 		s->cpu = cpu;
