@@ -283,6 +283,22 @@ static void slabtrace_aggregate_frame_names(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "abc");
 }
 
+/* A backtrace's frame line: spaces stay, nothing else can break the line. */
+static void slabtrace_aggregate_frame_show(struct kunit *test)
+{
+	struct seq_file m = { .size = 128 };
+
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	leak_frame_show(&m, "leaky_alloc_buf+0x1b/0x20 [leaky]");
+	KUNIT_EXPECT_STREQ(test, m.buf, "leaky_alloc_buf+0x1b/0x20 [leaky]");
+	m.count = 0;
+	memset(m.buf, 0, m.size);
+	leak_frame_show(&m, "f+0x1/0x2 [a\n #02 b\x1b\\\xff]");
+	KUNIT_EXPECT_STREQ(test, m.buf,
+			   "f+0x1/0x2 [a\\n #02 b\\e\\\\\\xff]");
+}
+
 static void slabtrace_aggregate_exit(struct kunit *test)
 {
 	st_expect_lockdep_clean(test);
@@ -295,6 +311,7 @@ static struct kunit_case slabtrace_aggregate_cases[] = {
 	KUNIT_CASE(slabtrace_aggregate_top),
 	KUNIT_CASE(slabtrace_aggregate_folded),
 	KUNIT_CASE(slabtrace_aggregate_frame_names),
+	KUNIT_CASE(slabtrace_aggregate_frame_show),
 	{}
 };
 

@@ -436,6 +436,22 @@ void leak_frame_folded(char *buf, size_t size, const char *name)
 }
 
 /**
+ * leak_frame_show - print a frame's name
+ * @m: where
+ * @name: the name (leak_frame_name())
+ *
+ * Symbol and module names come from code root loaded, and nothing keeps
+ * a control byte out of a module's name.  A byte that is not printable
+ * ASCII, and a backslash, is escaped as in every other name
+ * (SLABTRACE_ESCAPE), so no name can make a frame line of its own.
+ * Spaces stay: "func [mod]".
+ */
+VISIBLE_IF_KUNIT void leak_frame_show(struct seq_file *m, const char *name)
+{
+	seq_escape_mem(m, name, strlen(name), SLABTRACE_ESCAPE, "\\");
+}
+
+/**
  * leak_stack_show - print a saved trace, one numbered frame a line
  * @m: where
  * @handle: the stack depot handle
@@ -458,7 +474,8 @@ void leak_stack_show(struct seq_file *m, depot_stack_handle_t handle)
 	for (i = 0; i < nr; i++) {
 		leak_frame_name(name, sizeof(name), handle, entries[i],
 				true);
-		seq_printf(m, " #%02u [<%pK>] in %s\n", i + 1,
-			   (void *)entries[i], name);
+		seq_printf(m, " #%02u [<%pK>] in ", i + 1, (void *)entries[i]);
+		leak_frame_show(m, name);
+		seq_putc(m, '\n');
 	}
 }

@@ -30,6 +30,7 @@ unsigned long leak_modsyms_gen(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Global only for the KUnit suites: static in the module (VISIBLE_IF_KUNIT). */
 void leak_frame_strip(char *buf, size_t size, const char *name);
+void leak_frame_show(struct seq_file *m, const char *name);
 #endif
 
 #endif /* _SLABTRACE_SLAB_MODSYMS_H */
