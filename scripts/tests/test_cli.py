@@ -1107,6 +1107,25 @@ class Record(unittest.TestCase):
                       "draws a flame graph; the records are reset\n" % (self.out, self.out), out)
         self.assertNotIn("CACHE", out.split("record: saved in")[1])
 
+    def test_record_one_cache_twice(self):
+        # One name twice, or two names SLUB merged: refused before anything
+        # is traced, saying why (it was "another slabtrace record is
+        # tracing it").
+        for a, b in (("kmalloc-64", "kmalloc-64"), ("Acpi-Namespace", "ksm_mm_slot"),
+                     ("Acpi-Namespace", ":0000048")):
+            rc, out, err = self.fake.run("record", "-c", "dentry", "-c", a, "-c", b,
+                                         "--settle", "0", "-o", self.out, "--", "true")
+            self.assertEqual((rc, out), (2, ""), err)
+            self.assertIn("slabtrace: record: -c %s and -c %s are one cache: name it once "
+                          % (a, b), err)
+            self.assertNotIn("another slabtrace record", err)
+        self.assertEqual(self.fake.commands(), [])
+        # Two caches are two (the fake's one dump fails the second print).
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "-c", "Acpi-Namespace",
+                                     "--settle", "0", "-o", self.out, "--", "true")
+        self.assertNotIn("one cache", err)
+        self.assertEqual(self.fake.commands()[:2], ["start kmalloc-64", "start Acpi-Namespace"])
+
     def test_record_pids_until_sigint(self):
         # memleak -p PID's way: the processes' allocations (the module's
         # pid filter), until ^C; then saved as after a command, exit 0.

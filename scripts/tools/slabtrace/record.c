@@ -117,7 +117,6 @@ static void auto_caches(struct opts *o, char **cmd)
 	free(s.v);
 }
 
-/* A cache (or a word) record was asked to trace. */
 /*
  * @name as the module writes names, for a line to the terminal: --auto
  * takes names from /proc/slabinfo, which a module's cache may fill with
@@ -131,6 +130,7 @@ static const char *shown(const char *name)
 	return buf;
 }
 
+/* A cache (or a word) record was asked to trace. */
 struct rec_cache {
 	const char *name;
 	bool own;		/* started here: stopped and reset here */
@@ -393,6 +393,23 @@ static bool refused(const struct rec_cache *c, const struct traced *t,
 }
 
 /*
+ * Whether @a and @b are one cache: one name, or two names SLUB merged
+ * (their /sys/kernel/slab entries lead to one directory).
+ */
+static bool same_cache(const char *a, const char *b)
+{
+	char path[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+
+	if (!strcmp(a, b))
+		return true;
+	slab_dir(path, sizeof(path), a);
+	if (!realpath(path, ra))
+		return false;
+	slab_dir(path, sizeof(path), b);
+	return realpath(path, rb) && !strcmp(ra, rb);
+}
+
+/*
  * Take the caches of @r: under the lock of /sys/kernel/slab, so that two
  * records decide one after the other, own the ones nobody traces (locked,
  * started), share the ones traced already, refuse the others: exit 1, or
@@ -533,6 +550,15 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	st_check("ctl", R_OK | W_OK);
 	for (i = 0; i < o->ncaches; i++)
 		need_cache(o->caches[i]);
+	for (i = 0; i < o->ncaches; i++)
+		for (j = 0; j < i; j++)
+			if (same_cache(o->caches[j], o->caches[i])) {
+				char first[4 * 128];	/* as shown()'s */
+
+				snprintf(first, sizeof(first), "%s", shown(o->caches[j]));
+				usage("record: -c %s and -c %s are one cache: name it once",
+				      first, shown(o->caches[i]));
+			}
 	snprintf(dir, sizeof(dir), "%s", o->out ? o->out : "slabtrace.out");
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		die("%s: %s", dir, strerror(errno));
