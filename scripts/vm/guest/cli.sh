@@ -49,9 +49,10 @@ check "record exits 0" test $? -eq 0
 cp /tmp/rec/kmalloc-64.dump /out/cli-record.dump
 [ -z "$(pprof x)" ] ||
 	check "record --pprof wrote a gzip file" sh -c "gzip -t /out/cli-record.pb.gz"
-check_eq "record's top stack is leaky's 20 buffers" \
+# The whole kernel's kmalloc-64 is traced: another stack may come first.
+check_eq "record shows leaky's 20 buffers" \
 	"20 1280 leaky_alloc_buf [leaky] < keep [leaky] < ctl_write [leaky]" \
-	"$(awk '$1 == 1 && $2 ~ /^[0-9]+$/ { print $2, $3, substr($0, index($0, "leaky_alloc_buf")); exit }' /out/cli-record.txt)"
+	"$(awk '$2 ~ /^[0-9]+$/ && / leaky_alloc_buf / { print $2, $3, substr($0, index($0, "leaky_alloc_buf")); exit }' /out/cli-record.txt)"
 check "record shows the 5 orphans" \
 	grep -Eq '^ +[0-9]+ +5 +320 +200 .* leaky_orphan_buf \[leaky\]' /out/cli-record.txt
 for f in dump stacks folded folded_bytes; do
@@ -190,7 +191,7 @@ check_eq "before: nothing else of leaky's" 1 "$(grep -Ec '^ +[0-9]+ +[0-9]+ +[0-
 
 # --- report on what record saved, without the module's help.
 check "report on record's saved dump" \
-	sh -c "slabtrace report /tmp/rec/kmalloc-64.dump | grep -Eq '^ +1 +20 +1280 .* leaky_alloc_buf'"
+	sh -c "slabtrace report /tmp/rec/kmalloc-64.dump | grep -Eq '^ +[0-9]+ +20 +1280 .* leaky_alloc_buf'"
 check_eq "report refuses the saved stacks view" \
 	"slabtrace: /tmp/rec/kmalloc-64.stacks: a stacks view, not a per-object dump" \
 	"$(slabtrace report /tmp/rec/kmalloc-64.stacks 2>&1 | head -n 1)"

@@ -8,7 +8,7 @@
  *   kpt_probe -P FILE   poll FILE for input for 2 s: "poll=RET revents=0xR"
  *   kpt_probe -N FILE   read FILE with O_NONBLOCK: "nonblock=RET errno=E"
  *   kpt_probe -o        overlap a long call and short ones on two CPUs: a
- *                       child on CPU 0 sleeps 400 ms in nanosleep(); the
+ *                       child on CPU 0 sleeps 2 s in nanosleep(); the
  *                       parent, on CPU 1, waits until the child is about
  *                       to sleep, 100 ms more (poll()), then calls getpid() 10
  *                       times, and waits for the child: "overlap=STATUS"
@@ -141,7 +141,7 @@ static int long_and_short(void)
 		pin(0);
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
-		sleep_ms(400);
+		sleep_ms(2000);	/* seconds: a TCG guest may stall */
 		_exit(0);
 	}
 	pin(1);

@@ -351,11 +351,12 @@ asleep() {
 	[ "$n" -ge "$1" ]
 }
 # six_sleeps: four sleep processes asleep all along (holding the 4
-# entries), two more started and gone meanwhile.
+# entries), two more started and gone meanwhile.  The four sleep long
+# and are killed after: a slow guest may take seconds to see them asleep.
 six_sleeps() {
 	holders=
 	for i in 1 2 3 4; do
-		sleep 12 &
+		sleep 120 &
 		holders="$holders $!"
 	done
 	check "four sleep processes asleep" until_true 30 asleep 4
@@ -364,6 +365,7 @@ six_sleeps() {
 	sleep 1 &
 	s6=$!
 	wait $s5 $s6
+	kill $holders
 	wait $holders
 }
 six_sleeps
