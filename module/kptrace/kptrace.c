@@ -594,6 +594,9 @@ static int kptrace_attach(void)
 		pr_warn_ratelimited("syscall: cannot attach to the syscall tracepoints (%d)\n",
 				    ret);
 		kptrace_detach();
+	} else if (!to_ctf) {
+		/* The queue file's size follows from now on (size_work). */
+		kptrace_files_update_size();
 	}
 	return ret;
 

@@ -238,6 +238,15 @@ check_eq "kptrace/pipe: poll() says a record is there" "poll=1 revents=0x1" \
 	"$(kpt_probe -P $ST/kptrace/pipe)"
 check "debugfs: kptrace/queue's size follows while tracing" \
 	until_true 5 sh -c "test \"\$(stat -c %s $ST_DEBUGFS/kptrace/queue)\" -gt 0"
+# ... from the start, before anything read the queue.
+st syscall stop
+st syscall clear
+sleep 0.5	# the last size update of the cleared queue has run
+check_eq "debugfs: kptrace/queue's size is 0 after clear" 0 "$(stat -c %s $ST_DEBUGFS/kptrace/queue)"
+st syscall start comm kpt_probe
+kpt_probe -g 3 > /dev/null
+check "debugfs: kptrace/queue's size follows from the start, unread" \
+	until_true 5 sh -c "test \"\$(stat -c %s $ST_DEBUGFS/kptrace/queue)\" -gt 0"
 
 # --- a new filter while tracing applies at once.
 check "syscall start comm nobody, while tracing" st syscall start comm nobody
