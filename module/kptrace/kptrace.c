@@ -128,8 +128,6 @@ MODULE_PARM_DESC(kptrace_tasks, "kptrace: traced tasks alive at once, 4..1048576
 #define KPTRACE_LOCKS	64
 /* Entries in one bucket, at most: a walk of a bucket ends within this. */
 #define KPTRACE_CHAIN_MAX	16
-/* What a command asks for in proportion to kptrace_tasks. */
-#define KPTRACE_GFP		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 struct kptrace_task {
 	struct hlist_node node;		/* in its bucket */
@@ -253,8 +251,8 @@ static int table_alloc(void)
 				(u64)nr * sizeof(*buckets));
 	if (ret)
 		return ret;
-	entries = kvcalloc(kptrace_tasks, sizeof(*entries), KPTRACE_GFP);
-	buckets = kvcalloc(nr, sizeof(*buckets), KPTRACE_GFP);
+	entries = kvcalloc(kptrace_tasks, sizeof(*entries), SLABTRACE_GFP_BIG);
+	buckets = kvcalloc(nr, sizeof(*buckets), SLABTRACE_GFP_BIG);
 	if (!entries || !buckets) {
 		kvfree(entries);
 		kvfree(buckets);
