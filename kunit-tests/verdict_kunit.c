@@ -336,6 +336,19 @@ static void slabtrace_verdict_lifetimes(struct kunit *test)
 	forget_owners();
 }
 
+/* A bucket's count stops at 2^31: it never wraps to a few. */
+static void slabtrace_verdict_count_saturates(struct kunit *test)
+{
+	atomic_t count = ATOMIC_INIT(INT_MAX - 1);
+
+	leak_life_count(&count);
+	KUNIT_EXPECT_EQ(test, (u32)atomic_read(&count), (u32)INT_MAX);
+	leak_life_count(&count);
+	leak_life_count(&count);
+	leak_life_count(&count);
+	KUNIT_EXPECT_EQ(test, (u32)atomic_read(&count), BIT(31));
+}
+
 /* A full table counts the frees it has no slot for, per owner. */
 static void slabtrace_verdict_full(struct kunit *test)
 {
@@ -478,6 +491,7 @@ static struct kunit_case slabtrace_verdict_cases[] = {
 	KUNIT_CASE(slabtrace_verdict_kept),
 	KUNIT_CASE(slabtrace_verdict_unknown),
 	KUNIT_CASE(slabtrace_verdict_lifetimes),
+	KUNIT_CASE(slabtrace_verdict_count_saturates),
 	KUNIT_CASE(slabtrace_verdict_full),
 	KUNIT_CASE(slabtrace_verdict_views),
 	{}

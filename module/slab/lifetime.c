@@ -104,7 +104,7 @@ void leak_lifetime_add(depot_stack_handle_t stack, s16 syscall,
 	atomic_long_inc(&lost[owner]);
 	return;
 found:
-	atomic_inc(&slots[i].freed[leak_life_bucket(ms)]);
+	leak_life_count(&slots[i].freed[leak_life_bucket(ms)]);
 }
 
 /**
@@ -146,6 +146,8 @@ void leak_lifetime_forget(const unsigned long *owners)
 	u64 key;
 
 	for (i = 0; i < BIT(slots_bits); i++) {
+		if (!(i % 4096))
+			cond_resched();
 		key = READ_ONCE(slots[i].key);
 		if (!key || !test_bit(key_owner(key), owners))
 			continue;
@@ -153,8 +155,6 @@ void leak_lifetime_forget(const unsigned long *owners)
 			atomic_set(&slots[i].freed[b], 0);
 		/* Whoever claims it next counts from zero. */
 		smp_store_release(&slots[i].key, 0);
-		if (!(i % 4096))
-			cond_resched();
 	}
 	for (i = 0; i < LEAK_LIFE_OWNERS; i++)
 		if (test_bit(i, owners))
@@ -174,6 +174,8 @@ void leak_lifetime_owner_get(u16 owner,
 
 	memset(freed, 0, LEAK_LIFE_BUCKETS * sizeof(*freed));
 	for (i = 0; i < BIT(slots_bits); i++) {
+		if (!(i % 4096))
+			cond_resched();
 		key = READ_ONCE(slots[i].key);
 		if (!key || key_owner(key) != owner)
 			continue;
@@ -196,8 +198,11 @@ VISIBLE_IF_KUNIT void leak_lifetime_stats(unsigned int *used,
 	unsigned int i;
 
 	*used = 0;
-	for (i = 0; i < BIT(slots_bits); i++)
+	for (i = 0; i < BIT(slots_bits); i++) {
+		if (!(i % 4096))
+			cond_resched();
 		*used += !!READ_ONCE(slots[i].key);
+	}
 	*nr = BIT(slots_bits);
 	*nlost = 0;
 	for (i = 0; i < LEAK_LIFE_OWNERS; i++)
