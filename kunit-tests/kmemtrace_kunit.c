@@ -14,6 +14,7 @@
 #include <kunit/test.h>
 #include <linux/irqflags.h>
 #include <linux/relay.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -60,6 +61,22 @@ static void header_forms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 1, ts, ts + 1), 13U);
 	KUNIT_EXPECT_EQ(test, slabtrace_ctf_event_header(b, 9, ts, ts), 13U);
 	KUNIT_EXPECT_EQ(test, le(b + 1, 4), 9ULL);
+}
+
+/* The call_site window holds x86-64's last 4 GiB, arm64's kernel +- 2 GiB. */
+static void call_site_window(struct kunit *test)
+{
+	unsigned long arm64_kfree = 0xffffc0887ff00000UL;
+
+	KUNIT_EXPECT_EQ(test, kmemtrace_call_site_base(0xffffffff81234567UL),
+			0xffffffff00000000UL);
+	KUNIT_EXPECT_EQ(test, kmemtrace_call_site_base(0xffffffffbff00000UL),
+			0xffffffff00000000UL);
+	/* A kfree() near the top of its 2 GiB: modules 2 GiB above still fit. */
+	KUNIT_EXPECT_EQ(test, kmemtrace_call_site_base(arm64_kfree),
+			arm64_kfree - SZ_2G);
+	KUNIT_EXPECT_LT(test, arm64_kfree + SZ_2G - 1 -
+			kmemtrace_call_site_base(arm64_kfree), SZ_4G);
 }
 
 static void payloads(struct kunit *test)
@@ -582,6 +599,7 @@ static void probes(struct kunit *test)
 
 static struct kunit_case kmemtrace_cases[] = {
 	KUNIT_CASE(header_forms),
+	KUNIT_CASE(call_site_window),
 	KUNIT_CASE(payloads),
 	KUNIT_CASE(packets),
 	KUNIT_CASE(reserve_fast),

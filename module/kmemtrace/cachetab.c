@@ -213,10 +213,11 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 	unsigned int i;
 	int ret = 0;
 
-	l.names = kvcalloc(KMEMTRACE_CACHE_SLOTS, NAMES_MAX, GFP_KERNEL);
-	l.size = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.size), GFP_KERNEL);
+	l.names = kvcalloc(KMEMTRACE_CACHE_SLOTS, NAMES_MAX, SLABTRACE_GFP_BIG);
+	l.size = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.size),
+			  SLABTRACE_GFP_BIG);
 	l.slab_size = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.slab_size),
-			       GFP_KERNEL);
+			       SLABTRACE_GFP_BIG);
 	if (!l.names || !l.size || !l.slab_size) {
 		ret = -ENOMEM;
 		goto out;

@@ -26,6 +26,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
@@ -85,6 +86,24 @@ err:
 }
 
 /**
+ * kmemtrace_call_site_base - the start of the call_site window
+ * @kernel_text: an address in the kernel's text (kfree())
+ *
+ * call_site is 32 bits, an offset from this base.  On x86-64 the kernel's
+ * text and the modules' are in the last 2 GiB of the address space: the
+ * window is the last 4 GiB.  On arm64 the kernel is anywhere under KASLR,
+ * and the modules within 2 GiB of its text, above or below: the window is
+ * the 4 GiB around @kernel_text.
+ *
+ * Return: the lower of @kernel_text - 2 GiB and the address space's top
+ * - 4 GiB.
+ */
+VISIBLE_IF_KUNIT unsigned long kmemtrace_call_site_base(unsigned long kernel_text)
+{
+	return min_t(unsigned long, kernel_text - SZ_2G, 0UL - SZ_4G);
+}
+
+/**
  * kmemtrace_start - start a trace
  * @names: the caches to trace; every cache if @nr is 0
  * @nr: their number
@@ -119,8 +138,7 @@ VISIBLE_IF_KUNIT int kmemtrace_start(char **names, int nr)
 	 * by address only, and kfree() events carry no cache.
 	 */
 	slabtrace_caches_init();
-	t->call_site_base = (unsigned long)kfree >= SZ_2G ?
-			    round_down((unsigned long)kfree, SZ_2G) - SZ_2G : 0;
+	t->call_site_base = kmemtrace_call_site_base((unsigned long)kfree);
 	t->ptr_base = PAGE_OFFSET;
 	ret = kmemtrace_probes_register(t);
 	if (ret)

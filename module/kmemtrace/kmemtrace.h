@@ -95,6 +95,7 @@ void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
 			   unsigned long call_site, const void *ptr, u16 cache);
 int kmemtrace_start(char **names, int nr);
 int kmemtrace_stop(void);
+unsigned long kmemtrace_call_site_base(unsigned long kernel_text);
 #endif
 
 #endif /* _SLABTRACE_KMEMTRACE_H */

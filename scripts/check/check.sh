@@ -244,8 +244,9 @@ step "interop" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_interop.py \
 	build/6.1/vm-out build/6.12/vm-out
 # kmemtrace: babeltrace2 and kmemtrace-report on made-up, checked-in and
 # just-recorded traces.
+# 7.3-arm64's: its call sites, in a window around the KASLR'd kernel.
 step "kmemtrace" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kmemtrace.py \
-	build/6.1/vm-out build/6.12/vm-out
+	build/6.1/vm-out build/6.12/vm-out build/7.3-arm64/vm-out
 # kptrace's binary stream: babeltrace2 on what the VMs just recorded.
 step "kptrace_ctf" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kptrace_ctf.py \
 	build/6.1/vm-out build/6.12/vm-out
