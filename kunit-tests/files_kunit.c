@@ -270,10 +270,18 @@ static int rec_set_kb(unsigned int kb)
 	return 0;
 }
 
+static int start_stream(struct slabtrace_stream *st);
+
+/* A stream rec_events() restarts, once: a trace started mid-read. */
+static struct slabtrace_stream *restart_in_events;
+
 static int rec_events(struct seq_file *m)
 {
+	struct slabtrace_stream *st = restart_in_events;
+
 	seq_puts(m, "event { name = \"kunit\"; };\n");
-	return 0;
+	restart_in_events = NULL;
+	return st ? start_stream(st) : 0;
 }
 
 static const struct slabtrace_stream_ops rec_ops = {
@@ -486,6 +494,15 @@ static void cpu_files(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(meta, uuid_text));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(meta, "\tkunit_abi = 7;\n"));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(meta, "event { name = \"kunit\"; };"));
+	/* A restart between the header and the events: no mixed metadata. */
+	restart_in_events = st;
+	KUNIT_EXPECT_EQ(test, read_path(&t, 1, "slabtrace/kunit_stream/metadata",
+					meta, 4096), -EAGAIN);
+	KUNIT_EXPECT_NULL(test, restart_in_events);
+	KUNIT_EXPECT_GT(test, read_path(&t, 1, "slabtrace/kunit_stream/metadata",
+					meta, 4096), 0);
+	snprintf(uuid_text, sizeof(uuid_text), "uuid = \"%pUb\"", &st->uuid);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(meta, uuid_text));
 
 	/*
 	 * The stream goes while the old buffer is still mapped; the files

@@ -656,6 +656,8 @@ static void metadata_common(struct seq_file *m, struct slabtrace_stream *s)
 static int metadata_show(struct seq_file *m, void *v)
 {
 	struct slabtrace_stream *s = slabtrace_file_data(file_inode(m->file));
+	uuid_t uuid;
+	int ret;
 
 	mutex_lock(s->ops->lock);
 	if (!s->chan) {
@@ -663,8 +665,23 @@ static int metadata_show(struct seq_file *m, void *v)
 		return -ENODATA;
 	}
 	metadata_common(m, s);
+	uuid = s->uuid;
 	mutex_unlock(s->ops->lock);
-	return s->ops->metadata_events(m);
+	ret = s->ops->metadata_events(m);
+	if (ret)
+		return ret;
+	/*
+	 * The events' part (kmemtrace's cache table) is taken with the lock
+	 * dropped: a trace started meanwhile would mix into this one's.
+	 */
+	mutex_lock(s->ops->lock);
+	if (!uuid_equal(&uuid, &s->uuid)) {
+		pr_warn_ratelimited("%s/metadata: a new trace started while it was read: read it again\n",
+				    s->ops->name);
+		ret = -EAGAIN;
+	}
+	mutex_unlock(s->ops->lock);
+	return ret;
 }
 
 /* The opener's tgid, for the system's reader hook, is the seq_file's. */
