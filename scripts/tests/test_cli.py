@@ -30,6 +30,7 @@ import pty
 import re
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -212,12 +213,13 @@ class Fake:
         if dkms:
             os.makedirs(os.path.join(self.root, "dkms", "slabtrace", dkms, "source"))
 
-    def run(self, *args, user=None, prog=None):
+    def run(self, *args, user=None, prog=None, env=None):
         cmd = [prog or BIN] + list(args)
         if user:
             cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user,
                    "--clear-groups"] + cmd
-        p = subprocess.run(cmd, env=self.env(), cwd=self.root, capture_output=True,
+        p = subprocess.run(cmd, env=dict(self.env(), **(env or {})), cwd=self.root,
+                           capture_output=True,
                            text=True, timeout=60)
         return p.returncode, p.stdout, p.stderr
 
@@ -1310,6 +1312,48 @@ class Record(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(self.out, "kmalloc-64.dump")))
             os.unlink(os.path.join(self.out, "kmalloc-64.dump"))
 
+    def test_out_dir_root_only_and_of_no_other_user(self):
+        # What is saved is root's (the module's files are 0400/0600): the
+        # files 0600, DIR 0700.
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o",
+                                     self.out, "--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(stat.S_IMODE(os.stat(self.out).st_mode), 0o700)
+        for f in os.listdir(self.out):
+            self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.out, f)).st_mode), 0o600, f)
+        if os.geteuid():
+            self.skipTest("chown needs root")
+        # A directory another user made (who could link its files to
+        # /etc/shadow), or one anybody may write in: refused at once.
+        n = len(self.fake.commands())
+        theirs = os.path.join(self.fake.root, "theirs")
+        os.makedirs(os.path.join(theirs, "sub"))
+        os.chown(theirs, 12345, 12345)
+        open_ = os.path.join(self.fake.root, "open")
+        os.makedirs(open_)
+        os.chmod(open_, 0o777)
+        for d, why in ((theirs, "%s belongs to uid 12345, who could put links in it" % theirs),
+                       (os.path.join(theirs, "sub"),
+                        "%s belongs to uid 12345, who could put links in it" % theirs),
+                       (open_, "others may write in %s" % open_)):
+            rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0",
+                                         "-o", d, "--", "true")
+            self.assertEqual((rc, out), (1, ""), err)
+            self.assertIn("slabtrace: %s: %s: save in a directory of yours\n" % (d, why), err)
+        self.assertEqual(self.fake.commands()[n:], [])
+        # The user sudo ran for may own it, and gets what was saved.
+        os.chown(theirs, 12345, 0)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0",
+                                     "-o", theirs, "--", "true",
+                                     env={"SUDO_UID": "12345", "SUDO_GID": "12346"})
+        self.assertEqual(rc, 0, err)
+        saved = [os.path.join(theirs, f) for f in os.listdir(theirs) if f != "sub"]
+        self.assertEqual(len(saved), 4)
+        for f in saved:
+            st = os.stat(f)
+            self.assertEqual((st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)),
+                             (12345, 12346, 0o600), f)
+
     def test_a_snapshot_not_saved_is_kept(self):
         # -o names a file: said before anything is traced.
         path = os.path.join(self.fake.root, "afile")
@@ -1585,6 +1629,34 @@ class Recorder(unittest.TestCase):
             self.assertEqual(f.read(), b"".join(packet(UUID_A, i, 2048) for i in range(3)))
         with open(os.path.join(self.out, "ctf", "metadata")) as f:
             self.assertEqual(f.read(), metadata(UUID_A))
+
+    def test_out_dir_root_only_and_of_no_other_user(self):
+        # The trace's kallsyms and metadata hold the kernel's addresses.
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 0, err)
+        for d in (self.out, os.path.join(self.out, "ctf")):
+            self.assertEqual(stat.S_IMODE(os.stat(d).st_mode), 0o700, d)
+        for f in ("kallsyms", "caches", "ctf/metadata", "ctf/cpu0"):
+            self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.out, f)).st_mode),
+                             0o600, f)
+        if os.geteuid():
+            self.skipTest("chown needs root")
+        theirs = os.path.join(self.fake.root, "theirs")
+        os.makedirs(theirs)
+        os.chown(theirs, 12345, 12345)
+        rc, out, err = self.fake.run("-o", theirs, "--", "true", prog=RECORD)
+        self.assertEqual((rc, out), (1, ""), err)
+        self.assertIn("kmemtrace-record: %s: %s belongs to uid 12345, who could put links in "
+                      "it: save in a directory of yours\n" % (theirs, theirs), err)
+        self.assertEqual(os.listdir(theirs), [])
+        # Run by sudo: what it made is the user's.
+        mine = os.path.join(self.fake.root, "mine")
+        rc, out, err = self.fake.run("-o", mine, "--", "true", prog=RECORD,
+                                     env={"SUDO_UID": "12345", "SUDO_GID": "12346"})
+        self.assertEqual(rc, 0, err)
+        for f in ("", "ctf", "kallsyms", "caches", "overruns", "ctf/metadata", "ctf/cpu0"):
+            st = os.stat(os.path.join(mine, f))
+            self.assertEqual((st.st_uid, st.st_gid), (12345, 12346), f)
 
     def test_an_earlier_recording_in_dir_goes(self):
         # DIR held a recording with a CPU that is not recorded now: its

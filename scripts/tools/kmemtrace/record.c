@@ -207,6 +207,8 @@ static int copy_file(const char *src, const char *dst)
 	ret = f && fputs(text, f) >= 0 ? 0 : -1;
 	if (f && fclose(f))
 		ret = -1;
+	if (f)
+		out_give(dst);
 	free(text);
 	return ret;
 }
@@ -567,9 +569,10 @@ static void open_streams(const char *ctfdir)
 		/* Else (an older module, a plain file) read() takes them. */
 		s->put = !ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 0UL);
 		snprintf(path, sizeof(path), "%s/cpu%d", ctfdir, cpu);
-		s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (s->out < 0)
 			fail("%s: %s", path, strerror(errno));
+		out_give(path);
 		nstreams++;
 	}
 	closedir(d);
@@ -926,6 +929,7 @@ static int finish(const char *outdir, const char *ctfdir)
 	f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f))
 		die("%s: %s", path, strerror(errno));
+	out_give(path);
 	free(text);
 	if (!syscalls) {
 		snprintf(path, sizeof(path), "%s/caches", outdir);
@@ -1093,8 +1097,10 @@ int main(int argc, char **argv)
 
 	set_buffer(buffer_kb);
 	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", outdir);
-	if ((mkdir(outdir, 0755) && errno != EEXIST) ||
-	    (mkdir(ctfdir, 0755) && errno != EEXIST))
+	out_dir(outdir);
+	if (!mkdir(ctfdir, 0700))
+		out_give(ctfdir);
+	else if (errno != EEXIST)
 		die("mkdir %s: %s", ctfdir, strerror(errno));
 
 	/* Held open from here on: kptrace does not trace its readers. */

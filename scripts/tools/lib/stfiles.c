@@ -528,3 +528,90 @@ void reason_of(int err, char *buf, size_t size)
 		snprintf(buf, size, "%s (no reason in the kernel log)",
 			 strerror(err));
 }
+
+/*
+ * Whether @uid may own a directory root writes into: root, or the user
+ * sudo ran for (who could be root anyway).
+ */
+static bool trusted_id(unsigned long id, unsigned long self,
+		       const char *sudo_var)
+{
+	const char *sudo = getenv(sudo_var);
+
+	return id == 0 || id == self ||
+	       (sudo && *sudo && strtoul(sudo, NULL, 10) == id);
+}
+
+/**
+ * out_dir - make @dir, where a recorder saves what it read, and check it
+ * @dir: the directory (-o DIR)
+ *
+ * What is saved is root's to read: the module's files are 0400 and 0600,
+ * and a trace's kallsyms and metadata hold the kernel's addresses.  So
+ * the files are made 0600 (umask 077) and @dir 0700.  Root must not write
+ * where another user can put a link in its way (a /tmp/rec made by that
+ * user, holding kmalloc-64.dump -> /etc/shadow): @dir and every directory
+ * above it, links resolved, must belong to root or to the user sudo ran
+ * for, and none may be writable by others (or their group) but one
+ * above @dir that is sticky (/tmp: the kernel's protected_symlinks covers
+ * it).  Else exit 1 saying which.
+ */
+void out_dir(const char *dir)
+{
+	char real[PATH_MAX], *slash;
+	struct stat st;
+	bool last = true;
+
+	umask(077);
+	if (!mkdir(dir, 0700))
+		out_give(dir);
+	else if (errno != EEXIST)
+		die("%s: %s", dir, strerror(errno));
+	if (!realpath(dir, real))
+		die("%s: %s", dir, strerror(errno));
+	if (stat(real, &st))
+		die("%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		die("%s: not a directory", dir);
+	if (access(real, W_OK | X_OK))
+		die("%s: %s", dir, strerror(errno));
+	for (;;) {
+		if (stat(real[0] ? real : "/", &st))
+			die("%s: %s", real, strerror(errno));
+		if (!trusted_id(st.st_uid, geteuid(), "SUDO_UID"))
+			die("%s: %s belongs to uid %u, who could put links in it: save in a directory of yours",
+			    dir, real[0] ? real : "/", (unsigned int)st.st_uid);
+		if (((st.st_mode & S_IWOTH) ||
+		     ((st.st_mode & S_IWGRP) &&
+		      !trusted_id(st.st_gid, getegid(), "SUDO_GID"))) &&
+		    (last || !(st.st_mode & S_ISVTX)))
+			die("%s: others may write in %s: save in a directory of yours",
+			    dir, real[0] ? real : "/");
+		if (!real[0])
+			break;
+		slash = strrchr(real, '/');
+		*slash = '\0';
+		last = false;
+	}
+}
+
+/**
+ * out_give - give what a recorder made to the user sudo ran for
+ * @path: a file or directory it made (out_dir()'s, or in it)
+ *
+ * "sudo slabtrace record" in one's home leaves slabtrace.out to its user,
+ * who reads it (slabtrace-flamegraph, go tool pprof) and removes it
+ * without sudo: still 0600 or 0700, that user's only.  Not run by sudo,
+ * or not as root: nothing to do.  A failure leaves @path root's, which
+ * sudo still reads.
+ */
+void out_give(const char *path)
+{
+	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
+
+	if (geteuid() || !uid || !*uid)
+		return;
+	if (lchown(path, strtoul(uid, NULL, 10),
+		   gid && *gid ? (gid_t)strtoul(gid, NULL, 10) : (gid_t)-1))
+		return;
+}

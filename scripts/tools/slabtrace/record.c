@@ -69,8 +69,10 @@ static bool save(const char *dir, const char *cache, const char *ext,
 	file_base(cache, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
 	f = fopen(path, "w");
-	if (f && fputs(text, f) >= 0 && !fclose(f))
+	if (f && fputs(text, f) >= 0 && !fclose(f)) {
+		out_give(path);
 		return true;
+	}
 	e = errno;
 	if (f)
 		fclose(f);
@@ -526,7 +528,6 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	char dir[PATH_MAX], *texts[NVIEWS];
 	bool first = true, saved = true, shared = false, owned = false;
 	bool unsaved = false;
-	struct stat sb;
 	struct pprof *pprof = NULL;
 	double when = 0, duration = 0;
 	int ended, captures = 0, waited = 0;
@@ -560,12 +561,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 				      first, shown(o->caches[i]));
 			}
 	snprintf(dir, sizeof(dir), "%s", o->out ? o->out : "slabtrace.out");
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		die("%s: %s", dir, strerror(errno));
 	/* Known now, not after COMMAND, when the snapshot has nowhere to go. */
-	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK))
-		die("%s: %s", dir, !stat(dir, &sb) && !S_ISDIR(sb.st_mode) ?
-		    "not a directory" : strerror(errno));
+	out_dir(dir);
 	catch_signals();
 	if (o->autosel)
 		auto_caches(o, argv);
@@ -652,8 +649,13 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		for (j = 0; j < NVIEWS; j++)
 			free(texts[j]);
 	}
-	if (pprof && captures)
+	if (pprof && captures) {
+		bool made = access(o->pprof, F_OK);
+
 		dump_pprof_write(pprof, o->pprof, when, duration);
+		if (made)
+			out_give(o->pprof);
+	}
 	pprof_free(pprof);
 	/* What could not be saved is kept, stopped, for leaks to show. */
 	if (unsaved)
