@@ -49,7 +49,7 @@ deb="$tools debhelper dh-dkms lintian file"
 arm64="qemu-system-arm binutils-aarch64-linux-gnu libc6-dev-arm64-cross"
 debug="$vm linux-source-6.12 libssl-dev libelf-dev"
 realdeb="$deb $vm debootstrap"
-check="$debug $deb $arm64 debootstrap sparse clang dkms python3-docutils babeltrace2
+check="$debug $deb $arm64 debootstrap sparse clang libclang-rt-14-dev dkms python3-docutils babeltrace2
 man-db groff-base chromium chromium-driver python3-selenium golang-go"
 
 pkgs=
@@ -103,11 +103,12 @@ done
 if [ -n "$missing" ]; then
 	echo "deps: installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get update -qq
+	# A fresh machine's apt-daily may hold the lock for a while.
+	$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
 	# shellcheck disable=SC2086
-	$sudo apt-get install -y -qq --no-install-recommends $missing
+	$sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $missing
 elif [ -n "$newarch" ]; then
-	$sudo apt-get update -qq
+	$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
 fi
 if [ -n "$prometheus" ]; then
 	"$top/scripts/deps/fetch-prometheus.sh" > /dev/null

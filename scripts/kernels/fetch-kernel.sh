@@ -73,6 +73,7 @@ esac
 # versions of its headers packages (grep -E).
 suite=bookworm
 series=
+also=
 case $kver in
 6.1)	meta=linux-image-amd64 ;;
 6.12)	meta=linux-image-6.12-amd64 ;;
@@ -82,10 +83,14 @@ case $kver in
 6.12-arm64) meta=linux-image-6.12-arm64 ;;
 6.12-deb13|6.12-deb13-rt|6.12-deb13-arm64)
 	suite=trixie series='6\.12\.[0-9]+\+deb13' ;;
+# A series leaves a suite when a newer one comes: the others that may
+# still serve it follow, "SUITE:SERIES" each (the first today's).
 7.2|7.2-rt|7.2-arm64)
-	suite=sid series='7\.2\.[0-9]+\+deb14' ;;
+	suite=sid series='7\.2\.[0-9]+\+deb14'
+	also='forky:7\.2\.[0-9]+\+deb14 trixie:7\.2\.[0-9]+\+deb13' ;;
 7.3|7.3-rt|7.3-arm64)
-	suite=trixie series='7\.3\.[0-9]+\+deb13' ;;
+	suite=trixie series='7\.3\.[0-9]+\+deb13'
+	also='forky:7\.3\.[0-9]+\+deb14 sid:7\.3\.[0-9]+\+deb14' ;;
 next|next-rt|next-arm64)
 	# "SUITE ABI-without-flavour" of the newest headers package
 	set -- $("$top/scripts/check/check-next.sh" --find)
@@ -140,6 +145,16 @@ else
 		apt apt-get update -qq >&2
 		abi=$(newest)
 	fi
+	for next in ${also:-}; do
+		[ -z "$abi" ] || break
+		echo "fetch-kernel: $suite serves no linux-headers-*-$flav of /$series/: trying ${next%%:*}" >&2
+		suite=${next%%:*} series=${next#*:}
+		abi=$(newest)
+		if [ -z "$abi" ]; then
+			apt apt-get update -qq >&2
+			abi=$(newest)
+		fi
+	done
 	[ -n "$abi" ] || { echo "fetch-kernel: $suite serves no linux-headers-*-$flav of /$series/" >&2; exit 1; }
 	ver=$(apt apt-cache show --no-all-versions "linux-headers-$abi$qa" | sed -n 's/^Version: //p' | head -n 1)
 	dir=$cache/kernels/${abi}_$ver

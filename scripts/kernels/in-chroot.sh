@@ -29,5 +29,6 @@ exec $sudo unshare --mount --propagation private sh -c '
 	for d in $binds; do
 		mkdir -p "$root$d" && mount --bind "$d" "$root$d" || exit 1
 	done
-	exec chroot "$root" sh -c "cd \"\$0\" 2> /dev/null || cd /; exec \"\$@\"" "$dir" "$@"
+	# A TMPDIR of the host may not exist in the root: its /tmp does.
+	exec env -u TMPDIR chroot "$root" sh -c "cd \"\$0\" 2> /dev/null || cd /; exec \"\$@\"" "$dir" "$@"
 ' in-chroot "$root" "$binds" "$PWD" "$@"
