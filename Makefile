@@ -21,7 +21,7 @@
 #                         linux-source-6.12 with PREEMPT_RT, lockdep, KASAN,
 #                         DEBUG_OBJECTS, built into ~/.cache/slabtrace the
 #                         first time (about 10 minutes on two cores)
-#   make modules_install  install for KDIR's kernel (then depmod)
+#   make modules_install  install for KDIR's kernel, and run depmod
 #   make sign [SIGN_KEY=... SIGN_CERT=...]   sign slabtrace.ko (Secure Boot)
 #                         with the kernel's scripts/sign-file; by default
 #                         with DKMS's key, /var/lib/dkms/mok.key and mok.pub
@@ -247,8 +247,11 @@ uninstall-tools:
 		rm -f "$(DESTDIR)$$dir/$${man%.*}" "$(DESTDIR)$(MANDIR)/man$${man##*.}/$$man"; \
 	done
 
+# Debian's headers have no System.map, so kbuild skips depmod: run here,
+# unless the modules go elsewhere (INSTALL_MOD_PATH).
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
+	$(if $(INSTALL_MOD_PATH),,depmod -a $$(cat $(KDIR)/include/config/kernel.release))
 
 # A key of your own: SIGN_KEY=key.pem SIGN_CERT=cert.der (make sign says
 # how to make one when there is none).
