@@ -256,6 +256,19 @@ class Cli(unittest.TestCase):
             "kptrace: 30 calls written, 2 dropped, 0 bytes queued",
             "next: slabtrace top (the stacks holding most), slabtrace leaks (all of them)"])
 
+    def test_a_module_of_another_version_is_said(self):
+        # The packages upgraded, the old module still loaded.
+        mine = self.fake.run("--version")[1].split()[1]
+        version = os.path.join(self.fake.sys, "module", "slabtrace", "version")
+        for v, said in ((mine, False), ("0.0-old", True)):
+            with open(version, "w") as f:
+                f.write(v + "\n")
+            rc, out, err = self.fake.run("status")
+            self.assertEqual(rc, 0, err)
+            self.assertEqual("slabtrace: the slabtrace module loaded is version %s, these tools "
+                             "%s: after an upgrade, sudo rmmod slabtrace; sudo modprobe "
+                             "slabtrace\n" % (v, mine) in err, said, err)
+
     def test_status_from_the_status_file(self):
         # The module's own lines (from a 6.12 VM), but for its hint.
         self.fake.write("status", STATUS)

@@ -1110,6 +1110,7 @@ int main(int argc, char **argv)
 		if (meta < 0)
 			die("%s: %s", path, strerror(errno));
 	}
+	st_version_check();
 	err = trace_start(caches);
 	if (keep_old_buffer(err, !buffer_kb))
 		err = trace_start(caches);

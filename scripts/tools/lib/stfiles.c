@@ -430,6 +430,31 @@ static noreturn void not_loaded(void)
  * can, or if it exists and fails for another reason (the caller says
  * which).
  */
+/*
+ * After an upgrade of the packages the module loaded is the old one until
+ * it is loaded again: say so, once, if its version is not the tools'.
+ */
+void st_version_check(void)
+{
+	static bool checked;
+	char path[PATH_MAX], *v;
+	size_t n;
+
+	if (checked)
+		return;
+	checked = true;
+	snprintf(path, sizeof(path), "%s/module/slabtrace/version", st_sysfs());
+	v = read_all(path);
+	if (!v)
+		return;
+	n = strcspn(v, "\n");
+	v[n] = '\0';
+	if (strcmp(v, SLABTRACE_VERSION))
+		note("the slabtrace module loaded is version %.40s, these tools %s: after an upgrade, sudo rmmod slabtrace; sudo modprobe slabtrace",
+		     v, SLABTRACE_VERSION);
+	free(v);
+}
+
 void st_check(const char *file, int mode)
 {
 	char path[2 * PATH_MAX], mod[PATH_MAX];

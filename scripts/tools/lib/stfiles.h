@@ -57,6 +57,7 @@ void st_check(const char *file, int mode);
 void kmsg_mark(void);
 bool kmsg_reason(char *buf, size_t size);
 void reason_of(int err, char *buf, size_t size);
+void st_version_check(void);
 void out_dir(const char *dir);
 void out_give(const char *path);
 

@@ -511,6 +511,7 @@ int main(int argc, char **argv)
 	cur = &commands[i].c;
 	snprintf(help_hint, sizeof(help_hint), "slabtrace %s --help", cur->name);
 	n = parse_opts(argc - 1, argv + 1, &o);
+	st_version_check();
 	if (!commands[i].run) {
 		if (n != argc - 1)
 			usage("status: no arguments, not '%s'", argv[1 + n]);
