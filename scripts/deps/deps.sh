@@ -95,6 +95,16 @@ if [ -n "$need_arm64" ] && ! dpkg --print-foreign-architectures | grep -qx arm64
 	$sudo dpkg --add-architecture arm64
 	newarch=1
 fi
+# A fresh machine's apt-daily may hold apt's locks for a while: install
+# waits for the dpkg lock (DPkg::Lock::Timeout), update is tried again.
+apt_update() {
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq && return 0
+		echo "deps: apt-get update failed (try $i of 10; apt's lock held?): again in 30 s" >&2
+		sleep 30
+	done
+	return 1
+}
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
@@ -103,12 +113,11 @@ done
 if [ -n "$missing" ]; then
 	echo "deps: installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
-	# A fresh machine's apt-daily may hold the lock for a while.
-	$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+	apt_update
 	# shellcheck disable=SC2086
 	$sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $missing
 elif [ -n "$newarch" ]; then
-	$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+	apt_update
 fi
 if [ -n "$prometheus" ]; then
 	"$top/scripts/deps/fetch-prometheus.sh" > /dev/null

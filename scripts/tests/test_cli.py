@@ -1353,14 +1353,50 @@ class Record(unittest.TestCase):
                                          "-o", d, "--", "true")
             self.assertEqual((rc, out), (1, ""), err)
             self.assertIn("slabtrace: %s: %s: save in a directory of yours\n" % (d, why), err)
+        # Nothing is made in a directory another user owns.
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0",
+                                     "-o", os.path.join(theirs, "new"), "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("belongs to uid 12345", err)
+        self.assertFalse(os.path.exists(os.path.join(theirs, "new")))
         self.assertEqual(self.fake.commands()[n:], [])
+        # Their link to a directory of root's: what is saved goes where the
+        # link led when it was checked, whatever the link says later.
+        safe = os.path.join(self.fake.root, "safe")
+        os.makedirs(safe, mode=0o700)
+        os.symlink(safe, os.path.join(theirs, "link"))
+        os.lchown(os.path.join(theirs, "link"), 12345, 12345)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o",
+                                     os.path.join(theirs, "link"), "--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("kmalloc-64.dump", os.listdir(safe))
+        # COMMAND runs with the user's umask, not the recorder's 077.
+        mask = os.umask(0o022)
+        os.umask(mask)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o",
+                                     self.out, "--", "sh", "-c", "umask; umask >&2")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("%04o\n" % mask, err)
+        # A --pprof FILE that is a link is not written through.
+        target = os.path.join(self.fake.root, "target")
+        with open(target, "w") as f:
+            f.write("keep\n")
+        link = os.path.join(self.fake.root, "p.pb.gz")
+        os.symlink(target, link)
+        rc, out, err = self.fake.run("report", "--pprof", link, DUMP)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("Too many levels of symbolic links", err)
+        with open(target) as f:
+            self.assertEqual(f.read(), "keep\n")
+        n = len(self.fake.commands())
         # The user sudo ran for may own it, and gets what was saved.
         os.chown(theirs, 12345, 0)
         rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0",
                                      "-o", theirs, "--", "true",
                                      env={"SUDO_UID": "12345", "SUDO_GID": "12346"})
         self.assertEqual(rc, 0, err)
-        saved = [os.path.join(theirs, f) for f in os.listdir(theirs) if f != "sub"]
+        saved = [os.path.join(theirs, f) for f in os.listdir(theirs)
+                 if f not in ("sub", "link")]
         self.assertEqual(len(saved), 4)
         for f in saved:
             st = os.stat(f)

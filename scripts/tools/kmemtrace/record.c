@@ -991,6 +991,7 @@ int main(int argc, char **argv)
 	};
 	const char *outdir = NULL, *buffer_kb = NULL, *comm = NULL;
 	char caches[4096] = "", pids[400] = "", path[PATH_MAX], ctfdir[2048];
+	static char outreal[2048 - 8];
 	struct pollfd pfd[MAX_CPUS];
 	int opt, lazy = 0, i, err, status = 0, execp[2], stopped, killed = 0;
 	pid_t w;
@@ -1096,8 +1097,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	set_buffer(buffer_kb);
+	/* Written under its resolved path, which no other user can change. */
+	out_dir(outdir, outreal, sizeof(outreal));
+	outdir = outreal;
 	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", outdir);
-	out_dir(outdir);
 	if (!mkdir(ctfdir, 0700))
 		out_give(ctfdir);
 	else if (errno != EEXIST)
@@ -1141,6 +1144,7 @@ int main(int argc, char **argv)
 			signal(SIGINT, SIG_DFL);
 			/* An ignored signal stays ignored across exec. */
 			signal(SIGPIPE, SIG_DFL);
+			out_umask_restore();
 			execvp(argv[optind], argv + optind);
 			err = errno;
 			/* The parent says why; if the pipe fails, the status does. */

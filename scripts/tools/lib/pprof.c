@@ -7,10 +7,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dump.h"
 #include "pprof.h"
@@ -351,14 +353,22 @@ void pprof_comment(struct pprof *p, const char *text)
 	p->comments[p->ncomments++] = string(p, text);
 }
 
-/* @len bytes of @buf, gzipped, into @path: 0, or -1 with errno set. */
+/*
+ * @len bytes of @buf, gzipped, into @path (not through a link at its end:
+ * root writes it): 0, or -1 with errno set.
+ */
 static int gzip_to(const char *path, const void *buf, size_t len)
 {
-	__auto_type gz = gzopen(path, "wb");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		      0666);
+	__auto_type gz = fd < 0 ? NULL : gzdopen(fd, "wb");
 	int ret = 0;
 
-	if (!gz)
+	if (!gz) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	errno = 0;
 	if (len && gzwrite(gz, buf, len) != (int)len) {
 		errno = errno ? errno : EIO;

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -555,7 +556,7 @@ void reason_of(int err, char *buf, size_t size)
 }
 
 /*
- * Whether @uid may own a directory root writes into: root, or the user
+ * Whether @id may own a directory root writes into: root, or the user
  * sudo ran for (who could be root anyway).
  */
 static bool trusted_id(unsigned long id, unsigned long self,
@@ -567,57 +568,143 @@ static bool trusted_id(unsigned long id, unsigned long self,
 	       (sudo && *sudo && strtoul(sudo, NULL, 10) == id);
 }
 
+/*
+ * Dies unless root may write in @real (a resolved path: no link, no
+ * "..") as the user of @shown: @real and every directory above it belong
+ * to root or to the user sudo ran for, and none may be writable by others
+ * (or their group) but one that is sticky (/tmp) above @real, or @real
+ * itself if @sticky_ok (the directory of a file: the kernel's
+ * protected_symlinks and protected_regular cover its entries).
+ */
+static void trusted_path(const char *shown, const char *real, bool sticky_ok)
+{
+	char path[PATH_MAX], *slash;
+	bool first = true;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", real);
+	for (;;) {
+		const char *c = path[0] ? path : "/";
+
+		if (stat(c, &st))
+			die("%s: %s", c, strerror(errno));
+		if (!trusted_id(st.st_uid, geteuid(), "SUDO_UID"))
+			die("%s: %s belongs to uid %u, who could put links in it: save in a directory of yours",
+			    shown, c, (unsigned int)st.st_uid);
+		if (((st.st_mode & S_IWOTH) ||
+		     ((st.st_mode & S_IWGRP) &&
+		      !trusted_id(st.st_gid, getegid(), "SUDO_GID"))) &&
+		    (!(st.st_mode & S_ISVTX) || (first && !sticky_ok)))
+			die("%s: others may write in %s: save in a directory of yours",
+			    shown, c);
+		if (!path[0])
+			return;
+		slash = strrchr(path, '/');
+		*slash = '\0';
+		first = false;
+	}
+}
+
+/*
+ * @path's directory, resolved and checked (trusted_path()), into @real,
+ * then "/" and its last name: where root may create @path.
+ */
+static void trusted_place(const char *path, char *real, size_t size)
+{
+	char *d = xstrdup(path), *b = xstrdup(path), rd[PATH_MAX];
+	const char *base = basename(b);
+
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") ||
+	    !strcmp(base, "/"))
+		die("%s: name a directory to make", path);
+	if (!realpath(dirname(d), rd))
+		die("%s: %s", path, strerror(errno));
+	trusted_path(path, rd, true);
+	if ((size_t)snprintf(real, size, "%s/%s", strcmp(rd, "/") ? rd : "",
+			     base) >= size)
+		die("%s: %s", path, strerror(ENAMETOOLONG));
+	free(d);
+	free(b);
+}
+
+/* The umask the program started with, which COMMAND gets back. */
+static mode_t user_umask;
+static bool umask_set;
+
+/* In the child, before COMMAND runs: its umask is the user's. */
+void out_umask_restore(void)
+{
+	if (umask_set)
+		umask(user_umask);
+}
+
 /**
  * out_dir - make @dir, where a recorder saves what it read, and check it
  * @dir: the directory (-o DIR)
+ * @real: set to @dir resolved, where everything is to be written
+ * @size: its size
  *
  * What is saved is root's to read: the module's files are 0400 and 0600,
  * and a trace's kallsyms and metadata hold the kernel's addresses.  So
- * the files are made 0600 (umask 077) and @dir 0700.  Root must not write
- * where another user can put a link in its way (a /tmp/rec made by that
- * user, holding kmalloc-64.dump -> /etc/shadow): @dir and every directory
- * above it, links resolved, must belong to root or to the user sudo ran
- * for, and none may be writable by others (or their group) but one
- * above @dir that is sticky (/tmp: the kernel's protected_symlinks covers
- * it).  Else exit 1 saying which.
+ * the files are made 0600 (umask 077, given back to COMMAND by
+ * out_umask_restore()) and @dir 0700.  Root must not write where another
+ * user can put a link in its way (a /tmp/rec made by that user, holding
+ * kmalloc-64.dump -> /etc/shadow): @dir's directory is checked before
+ * @dir is made in it, then @dir (trusted_path()), and all is written
+ * under @real, whose directories no other user can change.  Else exit 1
+ * saying which.  A @dir made here goes to the user sudo ran for
+ * (out_give()).
  */
-void out_dir(const char *dir)
+void out_dir(const char *dir, char *real, size_t size)
 {
-	char real[PATH_MAX], *slash;
+	char place[PATH_MAX], full[PATH_MAX];
+	bool made = false;
 	struct stat st;
-	bool last = true;
 
-	umask(077);
-	if (!mkdir(dir, 0700))
-		out_give(dir);
-	else if (errno != EEXIST)
+	if (!umask_set) {
+		user_umask = umask(077);
+		umask_set = true;
+	}
+	if (!realpath(dir, place)) {
+		if (errno != ENOENT)
+			die("%s: %s", dir, strerror(errno));
+		trusted_place(dir, place, sizeof(place));
+		if (!mkdir(place, 0700))
+			made = true;
+		else if (errno != EEXIST)
+			die("%s: %s", dir, strerror(errno));
+	}
+	if (!realpath(place, full))
 		die("%s: %s", dir, strerror(errno));
-	if (!realpath(dir, real))
-		die("%s: %s", dir, strerror(errno));
+	if ((size_t)snprintf(real, size, "%s", full) >= size)
+		die("%s: %s", dir, strerror(ENAMETOOLONG));
 	if (stat(real, &st))
 		die("%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
 		die("%s: not a directory", dir);
 	if (access(real, W_OK | X_OK))
 		die("%s: %s", dir, strerror(errno));
-	for (;;) {
-		if (stat(real[0] ? real : "/", &st))
-			die("%s: %s", real, strerror(errno));
-		if (!trusted_id(st.st_uid, geteuid(), "SUDO_UID"))
-			die("%s: %s belongs to uid %u, who could put links in it: save in a directory of yours",
-			    dir, real[0] ? real : "/", (unsigned int)st.st_uid);
-		if (((st.st_mode & S_IWOTH) ||
-		     ((st.st_mode & S_IWGRP) &&
-		      !trusted_id(st.st_gid, getegid(), "SUDO_GID"))) &&
-		    (last || !(st.st_mode & S_ISVTX)))
-			die("%s: others may write in %s: save in a directory of yours",
-			    dir, real[0] ? real : "/");
-		if (!real[0])
-			break;
-		slash = strrchr(real, '/');
-		*slash = '\0';
-		last = false;
+	trusted_path(dir, real, false);
+	if (made)
+		out_give(real);
+}
+
+/**
+ * out_file - where root may create the file @path (--pprof FILE)
+ * @path: the file
+ * @real: set to its directory resolved, and its name
+ * @size: its size
+ *
+ * Its directory is checked as out_dir() checks one (a sticky one such as
+ * /tmp may be it), and files are made 0600.
+ */
+void out_file(const char *path, char *real, size_t size)
+{
+	if (!umask_set) {
+		user_umask = umask(077);
+		umask_set = true;
 	}
+	trusted_place(path, real, size);
 }
 
 /**

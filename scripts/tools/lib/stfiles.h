@@ -58,7 +58,9 @@ void kmsg_mark(void);
 bool kmsg_reason(char *buf, size_t size);
 void reason_of(int err, char *buf, size_t size);
 void st_version_check(void);
-void out_dir(const char *dir);
+void out_dir(const char *dir, char *real, size_t size);
+void out_file(const char *path, char *real, size_t size);
+void out_umask_restore(void);
 void out_give(const char *path);
 
 #endif

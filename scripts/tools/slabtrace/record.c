@@ -525,7 +525,7 @@ static void saved_say(const char *dir, const struct rec *r, bool reset,
 
 int cmd_record(struct opts *o, int argc, char **argv)
 {
-	char dir[PATH_MAX], *texts[NVIEWS];
+	char dir[PATH_MAX], real[PATH_MAX], pprof_real[PATH_MAX], *texts[NVIEWS];
 	bool first = true, saved = true, shared = false, owned = false;
 	bool unsaved = false;
 	struct pprof *pprof = NULL;
@@ -561,8 +561,13 @@ int cmd_record(struct opts *o, int argc, char **argv)
 				      first, shown(o->caches[i]));
 			}
 	snprintf(dir, sizeof(dir), "%s", o->out ? o->out : "slabtrace.out");
-	/* Known now, not after COMMAND, when the snapshot has nowhere to go. */
-	out_dir(dir);
+	/*
+	 * Known now, not after COMMAND, when the snapshot has nowhere to go;
+	 * written under its resolved path, which no other user can change.
+	 */
+	out_dir(dir, real, sizeof(real));
+	if (o->pprof)
+		out_file(o->pprof, pprof_real, sizeof(pprof_real));
 	catch_signals();
 	if (o->autosel)
 		auto_caches(o, argv);
@@ -641,7 +646,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 			when = wall_time();
 		snapshot(r.c[i].name, 0, NVIEWS, texts);
 		for (j = 0; j < NVIEWS && !unsaved; j++)
-			unsaved = !save(dir, r.c[i].name, saved_views[j], texts[j]);
+			unsaved = !save(real, r.c[i].name, saved_views[j], texts[j]);
 		traced = show_print(texts[VIEW_CTL], o, false, &e, "ctl", &first,
 				    pprof);
 		if (traced > duration)
@@ -650,11 +655,11 @@ int cmd_record(struct opts *o, int argc, char **argv)
 			free(texts[j]);
 	}
 	if (pprof && captures) {
-		bool made = access(o->pprof, F_OK);
+		bool made = access(pprof_real, F_OK);
 
-		dump_pprof_write(pprof, o->pprof, when, duration);
+		dump_pprof_write(pprof, pprof_real, when, duration);
 		if (made)
-			out_give(o->pprof);
+			out_give(pprof_real);
 	}
 	pprof_free(pprof);
 	/* What could not be saved is kept, stopped, for leaks to show. */

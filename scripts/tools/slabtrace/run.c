@@ -89,6 +89,7 @@ int run_command(char **argv, int since)
 		sigaction(SIGCHLD, &old_child, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(p[0]);
+		out_umask_restore();
 		execvp(argv[0], argv);
 		err = errno;
 		if (write(p[1], &err, sizeof(err)) != sizeof(err))
