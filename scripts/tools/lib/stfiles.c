@@ -451,8 +451,9 @@ void st_version_check(void)
 	n = strcspn(v, "\n");
 	v[n] = '\0';
 	if (strcmp(v, SLABTRACE_VERSION))
-		note("the slabtrace module loaded is version %.40s, these tools %s: after an upgrade, sudo rmmod slabtrace; sudo modprobe slabtrace",
-		     v, SLABTRACE_VERSION);
+		note("the slabtrace module loaded is version %.40s, these tools %s: %s",
+		     v, SLABTRACE_VERSION,
+		     "after an upgrade, sudo rmmod slabtrace; sudo modprobe slabtrace");
 	free(v);
 }
 
@@ -589,12 +590,14 @@ static void trusted_path(const char *shown, const char *real, bool sticky_ok)
 		if (stat(c, &st))
 			die("%s: %s", c, strerror(errno));
 		if (!trusted_id(st.st_uid, geteuid(), "SUDO_UID"))
-			die("%s: %s belongs to uid %u, who could put links in it: save in a directory of yours",
-			    shown, c, (unsigned int)st.st_uid);
-		if (((st.st_mode & S_IWOTH) ||
-		     ((st.st_mode & S_IWGRP) &&
+			die("%s: %s belongs to uid %u, who could put links in it: %s",
+			    shown, c, (unsigned int)st.st_uid,
+			    "save in a directory of yours");
+		/* o+w, g+w of another group; sticky 01000 */
+		if (((st.st_mode & 0002) ||
+		     ((st.st_mode & 0020) &&
 		      !trusted_id(st.st_gid, getegid(), "SUDO_GID"))) &&
-		    (!(st.st_mode & S_ISVTX) || (first && !sticky_ok)))
+		    (!(st.st_mode & 01000) || (first && !sticky_ok)))
 			die("%s: others may write in %s: save in a directory of yours",
 			    shown, c);
 		if (!path[0])
