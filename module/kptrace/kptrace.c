@@ -54,7 +54,9 @@
  *   waits for those (rcu_barrier()) before it frees the entries.
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
  *   by the hooks and by the RCU callback that gives an entry back (the
- *   start builds the list before either can run).
+ *   start builds the list before either can run).  entry_get() peeks at
+ *   entries_free without it (READ_ONCE()): NULL there means none to take,
+ *   and a stale pointer only costs the lock.
  * - last_entry (per CPU): written and read by the hooks of its CPU only,
  *   cleared by the detach once they are gone.  An entry's task is set by
  *   its own task's hook before it enters a bucket, and cleared
@@ -153,7 +155,7 @@ struct kptrace_filter {
 static struct kptrace_task *entries;	/* kptrace_tasks of them */
 static DEFINE_PER_CPU(struct kptrace_task *, last_entry);
 static struct kptrace_task *entries_free;
-/* entries_free, the list of free entries (irq-safe). */
+/* entries_free, the list of free entries (irq-safe; see above). */
 static DEFINE_RAW_SPINLOCK(entries_lock);
 static struct hlist_head *buckets;	/* 1 << bucket_bits of them */
 static unsigned int bucket_bits;

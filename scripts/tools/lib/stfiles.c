@@ -424,14 +424,6 @@ static noreturn void not_loaded(void)
 }
 
 /*
- * Dies with the cause if the module's file @file cannot be opened for
- * @mode (R_OK, W_OK): not root, module not loaded (and why: not built for
- * this kernel, refused by Secure Boot), debugfs not mounted (a module
- * without /proc/slabtrace), a module without that file.  Returns if it
- * can, or if it exists and fails for another reason (the caller says
- * which).
- */
-/*
  * After an upgrade of the packages the module loaded is the old one until
  * it is loaded again: say so, once, if its version is not the tools'.
  */
@@ -457,6 +449,14 @@ void st_version_check(void)
 	free(v);
 }
 
+/*
+ * Dies with the cause if the module's file @file cannot be opened for
+ * @mode (R_OK, W_OK): not root, module not loaded (and why: not built for
+ * this kernel, refused by Secure Boot), debugfs not mounted (a module
+ * without /proc/slabtrace), a module without that file.  Returns if it
+ * can, or if it exists and fails for another reason (the caller says
+ * which).
+ */
 void st_check(const char *file, int mode)
 {
 	char path[2 * PATH_MAX], mod[PATH_MAX];
@@ -634,6 +634,15 @@ static void trusted_place(const char *path, char *real, size_t size)
 static mode_t user_umask;
 static bool umask_set;
 
+/* What a recorder makes is root's only: files 0600, directories 0700. */
+static void umask_once(void)
+{
+	if (!umask_set) {
+		user_umask = umask(077);
+		umask_set = true;
+	}
+}
+
 /* In the child, before COMMAND runs: its umask is the user's. */
 void out_umask_restore(void)
 {
@@ -664,10 +673,7 @@ void out_dir(const char *dir, char *real, size_t size)
 	bool made = false;
 	struct stat st;
 
-	if (!umask_set) {
-		user_umask = umask(077);
-		umask_set = true;
-	}
+	umask_once();
 	if (!realpath(dir, place)) {
 		if (errno != ENOENT)
 			die("%s: %s", dir, strerror(errno));
@@ -703,10 +709,7 @@ void out_dir(const char *dir, char *real, size_t size)
  */
 void out_file(const char *path, char *real, size_t size)
 {
-	if (!umask_set) {
-		user_umask = umask(077);
-		umask_set = true;
-	}
+	umask_once();
 	trusted_place(path, real, size);
 }
 
@@ -717,8 +720,8 @@ void out_file(const char *path, char *real, size_t size)
  * "sudo slabtrace record" in one's home leaves slabtrace.out to its user,
  * who reads it (slabtrace-flamegraph, go tool pprof) and removes it
  * without sudo: still 0600 or 0700, that user's only.  Not run by sudo,
- * or not as root: nothing to do.  A failure leaves @path root's, which
- * sudo still reads.
+ * or not as root: nothing to do.  A failure leaves @path root's (sudo
+ * still reads it), and says so.
  */
 void out_give(const char *path)
 {
@@ -728,5 +731,5 @@ void out_give(const char *path)
 		return;
 	if (lchown(path, strtoul(uid, NULL, 10),
 		   gid && *gid ? (gid_t)strtoul(gid, NULL, 10) : (gid_t)-1))
-		return;
+		note("%s stays root's: %s", path, strerror(errno));
 }

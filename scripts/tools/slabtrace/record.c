@@ -554,11 +554,11 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	for (i = 0; i < o->ncaches; i++)
 		for (j = 0; j < i; j++)
 			if (same_cache(o->caches[j], o->caches[i])) {
-				char first[4 * 128];	/* as shown()'s */
+				char one[4 * 128];	/* as shown()'s */
 
-				snprintf(first, sizeof(first), "%s", shown(o->caches[j]));
+				snprintf(one, sizeof(one), "%s", shown(o->caches[j]));
 				usage("record: -c %s and -c %s are one cache: name it once",
-				      first, shown(o->caches[i]));
+				      one, shown(o->caches[i]));
 			}
 	snprintf(dir, sizeof(dir), "%s", o->out ? o->out : "slabtrace.out");
 	/*

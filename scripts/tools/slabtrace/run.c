@@ -55,9 +55,10 @@ static void on_child(int sig)
  * record took after the @since it had seen is passed on to it, SIGINT
  * as SIGINT and the others as SIGTERM, with a SIGCONT, unless it came
  * from the terminal, which sent it to COMMAND as well (but a hang-up,
- * which the kernel sends the session's leader alone: record, if it leads
- * one); a second one kills it.  The signals are held from before the fork to each sigsuspend(), so
- * that one coming while COMMAND starts is not missed.
+ * which the kernel sends the session's leader alone: record, if it
+ * leads one); a second one kills it.  The signals are held from before
+ * the fork to each sigsuspend(), so that one coming while COMMAND starts
+ * is not missed.
  */
 int run_command(char **argv, int since)
 {
