@@ -290,6 +290,22 @@ out:
 	return ret;
 }
 
+/**
+ * slabtrace_stream_close - give back the buffers of a start that failed
+ * @s: the stream
+ *
+ * slabtrace_stream_open() took them, and the system could not start
+ * writing (its table or its probes failed): no trace is kept for reading.
+ * Called with the system's mutex held, no writer running.
+ */
+void slabtrace_stream_close(struct slabtrace_stream *s)
+{
+	lockdep_assert_held(s->ops->lock);
+	mutex_lock(&s->lock);
+	close_channel(s);
+	mutex_unlock(&s->lock);
+}
+
 /* Close every open packet.  The system's mutex held, no writer running. */
 void slabtrace_stream_flush(struct slabtrace_stream *s)
 {

@@ -126,6 +126,7 @@ int slabtrace_stream_init(struct slabtrace_stream *s,
 void slabtrace_stream_exit(struct slabtrace_stream *s);
 int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
 			  size_t n_subbufs);
+void slabtrace_stream_close(struct slabtrace_stream *s);
 void slabtrace_stream_flush(struct slabtrace_stream *s);
 void slabtrace_stream_status(struct slabtrace_stream *s, struct seq_file *m);
 u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,

@@ -142,13 +142,15 @@ VISIBLE_IF_KUNIT int kmemtrace_start(char **names, int nr)
 	t->ptr_base = PAGE_OFFSET;
 	ret = kmemtrace_probes_register(t);
 	if (ret)
-		goto err_filter;
+		goto err_stream;
 	kmemtrace_running = true;
 	pr_info_ratelimited("kmemtrace: started (%s), %u KiB per CPU\n",
 			    t->nr_filter ? t->filter_names + 1 : "every cache",
 			    kmemtrace_buffer_kb);
 	return 0;
 
+err_stream:
+	slabtrace_stream_close(&t->stream);
 err_filter:
 	filter_put(t);
 	return ret;

@@ -79,6 +79,13 @@ int kptrace_ctf_open(unsigned long size)
 				     SLABTRACE_CTF_SUBBUFS);
 }
 
+/* Give back the streams of a start that failed.  No hook may be writing. */
+void kptrace_ctf_close(void)
+{
+	lockdep_assert_held(owner->lock);
+	slabtrace_stream_close(&kptrace_stream);
+}
+
 /* Close every open packet, for the reader.  No hook may be writing. */
 void kptrace_ctf_flush(void)
 {

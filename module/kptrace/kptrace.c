@@ -594,6 +594,8 @@ static int kptrace_attach(void)
 		pr_warn_ratelimited("syscall: cannot attach to the syscall tracepoints (%d)\n",
 				    ret);
 		kptrace_detach();
+		if (to_ctf)
+			kptrace_ctf_close();
 	} else if (!to_ctf) {
 		/* The queue file's size follows from now on (size_work). */
 		kptrace_files_update_size();
@@ -601,7 +603,9 @@ static int kptrace_attach(void)
 	return ret;
 
 err_output:
-	if (!to_ctf)
+	if (to_ctf)
+		kptrace_ctf_close();
+	else
 		kptrace_queue_stop();
 	return ret;
 }

@@ -108,6 +108,7 @@ struct kptrace_ctf_owner {
 
 int kptrace_ctf_init(const struct kptrace_ctf_owner *o);
 int kptrace_ctf_open(unsigned long size);
+void kptrace_ctf_close(void);
 void kptrace_ctf_flush(void);
 void kptrace_ctf_drop(void);
 void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,

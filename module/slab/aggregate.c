@@ -192,9 +192,7 @@ int leak_aggregate(struct leak_snapshot *snap)
 	if (!ret) {
 		snap->groups = kvmalloc_array(snap->nr_groups,
 					      sizeof(*snap->groups),
-					      GFP_KERNEL_ACCOUNT |
-					      __GFP_RETRY_MAYFAIL |
-					      __GFP_NOWARN);
+					      SLABTRACE_GFP_BIG);
 		if (!snap->groups)
 			ret = -ENOMEM;
 	}

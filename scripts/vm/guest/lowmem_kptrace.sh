@@ -5,7 +5,8 @@
 # allocating anything: the biggest size (256M per CPU), and one of which
 # each CPU's part fits (the ring buffer's own check) but that would leave
 # the guest short.  A queue that fits is allocated by the start and given
-# back by the stop.  The OOM killer never runs.
+# back by the stop.  A binary stream's start that fails on its table of
+# tasks gives its buffers back.  The OOM killer never runs.
 . /tests/lib.sh
 
 mem=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
@@ -50,6 +51,20 @@ check_eq "stopped with nothing queued, the queue is freed" 0 "$(allocated)"
 check "its memory is available again ($a0 KiB, $a1 KiB tracing, $a2 KiB stopped)" \
 	test $((a2 - a1)) -ge $(((a0 - a1) / 2))
 check "kptrace is off" grep -q '^kptrace: off$' $ST/status
+
+# A start to the binary stream whose buffers fit but whose table of tasks
+# does not: refused, and the buffers it took are given back, not kept
+# for the reading of a trace that never ran.
+check "rmmod slabtrace" rmmod slabtrace
+check "insmod slabtrace.ko kptrace_tasks=1048576" \
+	insmod $MODDIR/slabtrace.ko kptrace_tasks=1048576
+check "syscall size 64K" st syscall size 64K
+check_eq "syscall start ctf with a table of 1 M tasks: ENOMEM" \
+	"Cannot allocate memory" "$(ctl_errno "syscall start ctf comm nobody")"
+logged "syscall: start: the table of tasks would take"
+check "kptrace is off" grep -q '^kptrace: off$' $ST/status
+check "no stream buffers are kept (status has no kptrace/ctf line)" \
+	sh -c "! grep '^kptrace/ctf:' $ST/status"
 
 dmesg > /tmp/dmesg
 cp /tmp/dmesg /out/lowmem_kptrace-dmesg.txt
