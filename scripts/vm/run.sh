@@ -358,7 +358,11 @@ judge() {
 		end=$(grep "^ST-VM: END $t rc=" "$c" | tail -n 1)
 		trc=$(echo "$end" | sed -n 's/^ST-VM: END [^ ]* rc=\([0-9]*\).*/\1/p')
 		case $trc in
-		0) ;;
+		0) # A test passes by its checks: none at all is a failure.
+		   if ! grep -Eq "^(PASS|SKIP): $t: " "$c"; then
+			echo "FAIL: vm: test $t ran no check"
+			nfail=$((nfail + 1))
+		   fi ;;
 		"") echo "FAIL: vm: test $t did not finish"
 		    nfail=$((nfail + 1)) ;;
 		*) if ! grep -q "^FAIL: $t: " "$c"; then
