@@ -69,6 +69,7 @@
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <trace/events/kmem.h>
+#include <trace/events/percpu.h>
 
 #include <wrapper/cgroup.h>
 #include <wrapper/kmalloc.h>
@@ -482,6 +483,20 @@ static void leak_probe_percpu_free(void *data, void *base_addr, int off,
 	record_free(slabtrace_percpu_key(ptr),
 		    leak_pseudo_cache(LEAK_KIND_PERCPU));
 	slabtrace_tp_end();
+}
+
+/*
+ * The percpu tracepoints are not exported: their probes are registered
+ * with tracepoint_probe_register(), which takes a function of any type.
+ * This function, never called nor emitted, has the compiler check the
+ * probes' types against the tracepoints' declarations, so that a kernel
+ * that changes them fails the build instead of keying records by the
+ * wrong argument.
+ */
+static inline void __maybe_unused leak_percpu_probe_types(void)
+{
+	register_trace_percpu_alloc_percpu(leak_probe_percpu_alloc, NULL);
+	register_trace_percpu_free_percpu(leak_probe_percpu_free, NULL);
 }
 
 static void find_percpu(struct tracepoint *tp, void *priv)
