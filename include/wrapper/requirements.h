@@ -48,6 +48,9 @@
 #ifdef SLABTRACE_MISSING_SUBBUF_START
 #error "slabtrace does not know this kernel's relay subbuf_start (wrapper/relay.h)"
 #endif
+#ifdef SLABTRACE_MISSING_INIT_FS
+#error "slabtrace does not know how this kernel's kernel threads resolve a path (wrapper/fs.h)"
+#endif
 #ifdef SLABTRACE_MISSING_TP_CALL
 #error "slabtrace does not know this kernel's tracepoint calls (wrapper/tracepoint.h)"
 #endif

@@ -6,7 +6,12 @@
 #   scripts/kbuild/compat/fs.sh SRCTREE
 # Prints the -D flags.
 h=${1:?usage: fs.sh SRCTREE}/include/linux/fs_struct.h
-# between 7.2 and 7.3: kernel threads' root is empty (nullfs)
-grep -q '#define scoped_with_init_fs()' "$h" 2> /dev/null &&
+# between 7.2 and 7.3: kernel threads' root is empty (nullfs), and
+# userspace's is borrowed with scoped_with_init_fs(); userspace_init_fs
+# without that macro is a kernel whose way this slabtrace does not know.
+if grep -q '#define scoped_with_init_fs()' "$h" 2> /dev/null; then
 	printf ' %s' -DSLABTRACE_SCOPED_WITH_INIT_FS
+elif grep -q 'userspace_init_fs' "$h" 2> /dev/null; then
+	printf ' %s' -DSLABTRACE_MISSING_INIT_FS
+fi
 exit 0
