@@ -238,6 +238,25 @@ def synthetic():
             f.write(syms)
         rc, out, err, rows = report(t, "--sort", "hits", "--top", "1")
         check_eq("synthetic: --sort hits --top 1", ["fake_alloc_a+0x10"], list(rows))
+        # Each key's order, from the sites' figures: A has 640 bytes
+        # allocated, 10 hits, 500 requested, 4 cross-CPU frees; B 1280, 5,
+        # 1000, 0; both 21.88 % fragmentation (a tie: by address, A's
+        # first); site is by address.
+        sa, sb = "fake_alloc_a+0x10", "fake_alloc_b+0x8 [fakemod]"
+        figures = {sa: (640, 10, 500, 21.88, 4, a), sb: (1280, 5, 1000, 21.88, 0, b)}
+        for i, key in enumerate(("bytes", "hits", "req", "frag", "cross", "site")):
+            want = sorted(figures, key=lambda s: (-figures[s][i] if i < 5 else 0,
+                                                  figures[s][5]))
+            rc, out, err, rows = report(t, "--sort", key, "--top", "0")
+            check_eq("synthetic: --sort %s orders the call sites %s" % (key, want),
+                     want, list(rows))
+        rc, out, err, rows = report(t, "--top", "0")
+        check_eq("synthetic: bytes is the default order", [sb, sa], list(rows))
+        rc, out, err = run([REPORT, "--list", "1", t])
+        check_eq("synthetic: --list 1 lists one double free",
+                 1, len(re.findall(r"^  ptr\+0x\w+  cpu 1 +fake_free\+0x100$", out, re.M)))
+        check("synthetic: ... under its heading",
+              "\nDouble frees (the first 1):\n" in out, out)
         rc, out, err, rows = report(t, "--sort", "bogus")
         check_eq("synthetic: a bad --sort fails", 2, rc)
         # A trace that is not kmemtrace's: its metadata makes the cache id
