@@ -9,7 +9,8 @@
  * (simulated) the probes only count; a full stack depot defers the
  * backtrace to a work item, and past its slots keeps the record without
  * one, counted, and the work running before the record is in the table
- * does not lose it; a kfree() of an object no cache holds takes no lock
+ * does not lose it, nor gives it to another record of the same cache made
+ * at its address in the same millisecond; a kfree() of an object no cache holds takes no lock
  * (it would deadlock here if it did); "pool" and "limit" refuse bad
  * numbers; and however many names tasks take, each record keeps its own.
  */
@@ -19,6 +20,8 @@
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <trace/events/kmem.h>
 
 #include "st_slab_kunit.h"
 
@@ -288,6 +291,95 @@ static void slabtrace_probe_path_depot_full_work_first(struct kunit *test)
 	free_all(&obj, 1);
 }
 
+/* The allocator, as the probes see it: its caller is the call site. */
+static noinline void fake_alloc(void *obj)
+{
+	trace_kmem_cache_alloc(_RET_IP_, obj, pool_cache, GFP_ATOMIC,
+			       NUMA_NO_NODE);
+}
+
+/* Wait for a millisecond to begin: its stamp. */
+static u32 next_ms(const struct leak_traced *tr)
+{
+	u32 stamp = leak_stamp(tr, ktime_get_mono_fast_ns()), now;
+
+	while ((now = leak_stamp(tr, ktime_get_mono_fast_ns())) == stamp)
+		cpu_relax();
+	return now;
+}
+
+/*
+ * Allocations of @objs[0..@n-1], one call site (one backtrace).  Just
+ * before the last, at a millisecond's start, its address is allocated
+ * from another call site and freed.  The events are the tracepoints' own:
+ * KASAN's quarantine keeps SLUB from handing an address out again at once.
+ *
+ * Return: whether the last two had one stamp.
+ */
+static noinline bool alloc_reused(const struct leak_traced *tr, void **objs,
+				  unsigned int n)
+{
+	unsigned int i;
+	u32 stamp = 0;
+	bool same;
+
+	preempt_disable();
+	for (i = 0; i < n; i++) {
+		if (i == n - 1) {
+			stamp = next_ms(tr);
+			fake_alloc(objs[i]);
+			trace_kmem_cache_free(_THIS_IP_, objs[i], pool_cache);
+		}
+		fake_alloc(objs[i]);
+	}
+	same = leak_stamp(tr, ktime_get_mono_fast_ns()) == stamp;
+	preempt_enable();
+	return same;
+}
+
+/*
+ * A deferred record's object is freed and its address allocated again by
+ * the same cache in the same millisecond: the new record (B) is not the
+ * one waiting (A).  A's trace is in the newer slot, drained first; B
+ * waits in the older one, with P, a record of its own backtrace, and
+ * gets that, never A's.
+ */
+static void slabtrace_probe_path_depot_full_reused(struct kunit *test)
+{
+	struct leak_record *p, *b;
+	struct leak_snapshot *snap;
+	struct leak_traced *tr;
+	unsigned int tries;
+	void *objs[2];
+
+	/* Before "start": only the events below are traced. */
+	objs[0] = kmem_cache_alloc(pool_cache, GFP_KERNEL);
+	objs[1] = kmem_cache_alloc(pool_cache, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs[0]);
+	KUNIT_ASSERT_NOT_NULL(test, objs[1]);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	WRITE_ONCE(leak_fail_depot, true);
+	for (tries = 1; !alloc_reused(tr, objs, ARRAY_SIZE(objs)); tries++) {
+		/* Another millisecond began meanwhile: again. */
+		KUNIT_ASSERT_LT(test, tries, 5);
+		leak_stack_drain_now();
+	}
+	WRITE_ONCE(leak_fail_depot, false);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_STACK]),
+			0);
+	snap = st_print(test, POOL_CACHE);
+	p = st_find(snap, objs[0]);
+	b = st_find(snap, objs[1]);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_NE(test, p->stack, 0);
+	KUNIT_EXPECT_TRUE(test, st_first_frame_is(p, alloc_reused));
+	KUNIT_EXPECT_EQ(test, b->stack, p->stack);
+	leak_snapshot_put(snap);
+	free_all(objs, ARRAY_SIZE(objs));
+}
+
 /*
  * The free of an object no cache holds checks the table without a lock:
  * with the lock its record would be under held here, kfree() returns.
@@ -448,6 +540,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_nmi),
 	KUNIT_CASE(slabtrace_probe_path_depot_full),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_work_first),
+	KUNIT_CASE(slabtrace_probe_path_depot_full_reused),
 	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),
 	KUNIT_CASE(slabtrace_probe_path_bad_numbers),
 	KUNIT_CASE(slabtrace_probe_path_names),

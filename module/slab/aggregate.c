@@ -44,7 +44,7 @@ static void add_who(struct leak_group *g,
 	unsigned int i;
 
 	for (i = 0; i < g->nwho; i++)
-		if (!memcmp(&g->who[i], &rec->who, sizeof(rec->who)))
+		if (!memcmp(&g->who[i], &rec->who, LEAK_WHO_SIZE))
 			return;
 	if (g->nwho == LEAK_GROUP_WHO) {
 		g->more_who++;	/* an estimate: repeats are not told apart */

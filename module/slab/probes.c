@@ -287,6 +287,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	struct leak_traced *tr;
 	enum leak_drop why;
 	unsigned int nr;
+	u16 defer_tag;
 	int stack;
 	u32 stamp;
 
@@ -348,6 +349,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	if (unlikely(stack == -ENODATA))
 		drop(tr, LEAK_DROP_WALK);
 	leak_ctx_fill(rec);
+	/* Read while @rec is ours: once inserted it may be freed. */
+	defer_tag = rec->who.defer_tag;
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	if (leak_test_before_insert)
 		leak_test_before_insert();
@@ -363,10 +366,11 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	/*
 	 * The depot had no room: the trace is saved later, for a record the
 	 * work finds in the table, so only now (@rec may be freed already:
-	 * it is named by its identity).
+	 * it is named by its identity and its defer tag).
 	 */
 	if (unlikely(stack == -EAGAIN) &&
-	    !leak_stack_defer(obj, tr->id, stamp, entries, nr, call_site))
+	    !leak_stack_defer(obj, tr->id, stamp, defer_tag, entries, nr,
+			      call_site))
 		drop(tr, LEAK_DROP_STACK);
 	return;
 lost:

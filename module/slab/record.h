@@ -9,6 +9,7 @@
 
 #include <linux/sched.h>
 #include <linux/stackdepot.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 /* Helpers of the KUnit suites and the benchmarks are built (st_kunit.h). */
@@ -32,12 +33,25 @@ enum leak_ctx_kind {
 	LEAK_CTX_HARDIRQ,
 };
 
-/* Who made an allocation: a copy in each record, as kmemleak keeps. */
+/*
+ * Who made an allocation: a copy in each record, as kmemleak keeps.  Its
+ * padding holds a field of the record that is not who: @defer_tag.
+ */
 struct leak_who {
 	pid_t pid;			/* 0 in interrupts */
 	u8 ctx;				/* enum leak_ctx_kind */
 	char comm[TASK_COMM_LEN];	/* NUL-padded; "" in interrupts */
+	/*
+	 * The record's, not who's: nonzero when its backtrace was deferred,
+	 * naming it to the work that saves it (stacks.c); 0 otherwise.
+	 * Groups compare who up to it (LEAK_WHO_SIZE).
+	 */
+	u16 defer_tag;
 };
+
+/* The bytes of struct leak_who that say who: defer_tag is not compared. */
+#define LEAK_WHO_SIZE	offsetofend(struct leak_who, comm)
+static_assert(offsetof(struct leak_who, comm) == sizeof(pid_t) + 1);
 
 /*
  * The record of one outstanding object (table.c keeps them, pool.c gives

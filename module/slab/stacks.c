@@ -41,7 +41,12 @@
  * the table, kept in one of a few slots with the identities of the
  * records waiting for it, and a work item saves it from process context,
  * where the depot may allocate (which also gives the depot a new pool for
- * the next traces), then gives the handle to those records.  Only a trace
+ * the next traces), then gives the handle to those records.  A record's
+ * identity is its object, owner and stamp, and a tag (leak_who.defer_tag)
+ * given to it before it is in the table, only when its trace is deferred:
+ * its object may be freed and its address allocated again in the same
+ * millisecond by the same cache, and that record, never deferred or
+ * deferred under another tag, must not get this trace.  Only a trace
  * that finds no room (every slot taken, or its slot's waiters) is lost,
  * counted (LEAK_DROP_STACK);
  * the depot is shared with KASAN and page_owner and capped, so it may
@@ -150,6 +155,16 @@ VISIBLE_IF_KUNIT unsigned int leak_stack_trim(const unsigned long *entries,
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* The tests set it to see the depot full. */
 bool leak_fail_depot;
+
+static bool depot_fails(void)
+{
+	return READ_ONCE(leak_fail_depot);
+}
+#else
+static bool depot_fails(void)
+{
+	return false;
+}
 #endif
 
 /* A record waiting for a deferred trace. */
@@ -157,6 +172,7 @@ struct waiter {
 	const void *obj;
 	u32 stamp;
 	u16 owner;
+	u16 tag;			/* its leak_who.defer_tag */
 };
 
 /* A trace the depot had no room for, and the records waiting for it. */
@@ -175,6 +191,20 @@ static struct deferred defer_slot[LEAK_STACK_DEFER];
 static DEFINE_MUTEX(defer_mutex);
 static unsigned int defer_nr;
 static atomic_long_t defer_count;
+/*
+ * The last tag given to a deferred record.  Only a probe whose depot has
+ * no room takes one: a saved trace costs no atomic operation for it.  A
+ * tag comes round again after 65,535 more: a waiter could then be taken
+ * only for a record of its object, owner and millisecond made 65,535
+ * deferrals after its own.
+ */
+static atomic_t defer_tags;
+
+/* A new tag: 1 to U16_MAX in turn, never 0 (a record never deferred). */
+static u16 defer_tag_new(void)
+{
+	return (u32)atomic_inc_return(&defer_tags) % U16_MAX + 1;
+}
 
 /*
  * Take the deferred traces out of their slots one by one, into @d, save
@@ -206,7 +236,8 @@ static void defer_drain(struct deferred *d, bool can_sleep)
 			leak_table_set_stack(&leak_records,
 					     d->waiters[i].obj,
 					     d->waiters[i].owner,
-					     d->waiters[i].stamp, handle);
+					     d->waiters[i].stamp,
+					     d->waiters[i].tag, handle);
 		if (can_sleep)
 			cond_resched();
 	}
@@ -632,7 +663,8 @@ backtrace_of(unsigned long *entries, unsigned int nr, unsigned long call_site,
 
 /**
  * leak_stack_store - save a backtrace from the allocator's caller on
- * @rec: the record it is for; its ->stack is set here (0 if not saved)
+ * @rec: the record it is for, not yet in the table; its ->stack is set
+ *	 here (0 if not saved), and its ->who.defer_tag (0 unless -EAGAIN)
  * @entries: the walk (slabtrace_stack_walk_caller(), from the
  *	     probe's caller on: each frame walked costs, so the walk starts as
  *	     shallow as it can)
@@ -641,12 +673,12 @@ backtrace_of(unsigned long *entries, unsigned int nr, unsigned long call_site,
  *
  * Context: Any context but NMI (a probe); never allocates, never waits
  * (the depot's own lock is a raw spinlock).
- * Return: 0 when saved; -EAGAIN when the depot had no room: once the
- * record is in the table, leak_stack_defer() has the trace saved
- * later; -ENODATA when the walk had no frame of the caller; -EPERM when
- * a task's backtrace passes through slabtrace's own code: slabtrace's
- * allocations, made directly or through a kernel helper (argv_split(),
- * seq_open(), an xarray's nodes), are not recorded.
+ * Return: 0 when saved; -EAGAIN when the depot had no room: @rec has a
+ * new defer tag, and once it is in the table, leak_stack_defer() has the
+ * trace saved later; -ENODATA when the walk had no frame of the caller;
+ * -EPERM when a task's backtrace passes through slabtrace's own code:
+ * slabtrace's allocations, made directly or through a kernel helper
+ * (argv_split(), seq_open(), an xarray's nodes), are not recorded.
  */
 int leak_stack_store(struct leak_record *rec, unsigned long *entries,
 		     unsigned int nr, unsigned long call_site)
@@ -654,17 +686,23 @@ int leak_stack_store(struct leak_record *rec, unsigned long *entries,
 	unsigned int first, slot;
 
 	rec->stack = 0;
+	rec->who.defer_tag = 0;
 	nr = backtrace_of(entries, nr, call_site, &first);
 	if (!nr)
 		return -ENODATA;
 	if (scan_frames(entries + first, nr, in_task(), &slot))
 		return -EPERM;
-#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-	if (READ_ONCE(leak_fail_depot))
-		return -EAGAIN;
-#endif
-	rec->stack = save_in_slot(entries + first, nr, slot);
-	return likely(rec->stack) ? 0 : -EAGAIN;
+	if (likely(!depot_fails()))
+		rec->stack = save_in_slot(entries + first, nr, slot);
+	if (likely(rec->stack))
+		return 0;
+	/*
+	 * Before the record is in the table (the stripe lock publishes it to
+	 * leak_table_set_stack()): set after, it could tag a record of the
+	 * same identity that replaced this one meanwhile.
+	 */
+	rec->who.defer_tag = defer_tag_new();
+	return -EAGAIN;
 }
 
 /**
@@ -672,24 +710,27 @@ int leak_stack_store(struct leak_record *rec, unsigned long *entries,
  * @obj: the record's object
  * @owner: its owner
  * @stamp: its stamp
+ * @tag: its defer tag, which leak_stack_store() gave it
  * @entries: the walk leak_stack_store() could not save
  * @nr: its length
  * @call_site: the allocator's return address
  *
  * Called from the probes, once the record is in the table: the work that
  * gives out the saved traces finds it there.  (It may be freed meanwhile,
- * and its address used again by an object with another owner or stamp,
- * which gets nothing.)
+ * and its address used again, even by the same cache in the same
+ * millisecond: that record has another tag, or none, and gets nothing.)
  *
  * Context: Any context but NMI (a probe); never allocates; only tries the
  * deferred traces' raw spinlock.
  * Return: false if there was no room: the record has no backtrace.
  */
-bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
+bool leak_stack_defer(const void *obj, u16 owner, u32 stamp, u16 tag,
 		      unsigned long *entries, unsigned int nr,
 		      unsigned long call_site)
 {
-	struct waiter w = { .obj = obj, .stamp = stamp, .owner = owner };
+	struct waiter w = {
+		.obj = obj, .stamp = stamp, .owner = owner, .tag = tag,
+	};
 	unsigned int first;
 
 	nr = backtrace_of(entries, nr, call_site, &first);

@@ -28,7 +28,7 @@ bool leak_frame_symbol(char *buf, size_t size, unsigned long ip,
 		       bool offset);
 int leak_stack_store(struct leak_record *rec, unsigned long *entries,
 		     unsigned int nr, unsigned long call_site);
-bool leak_stack_defer(const void *obj, u16 owner, u32 stamp,
+bool leak_stack_defer(const void *obj, u16 owner, u32 stamp, u16 tag,
 		      unsigned long *entries, unsigned int nr,
 		      unsigned long call_site);
 void leak_stack_flush(void);

@@ -556,15 +556,20 @@ VISIBLE_IF_KUNIT unsigned long leak_table_buckets(struct leak_table *t)
  * @obj: the record's object
  * @owner: its owner
  * @stamp: its stamp
+ * @tag: its defer tag (leak_who.defer_tag), never 0
  * @stack: the backtrace
  *
- * Only a record still without one, and with the same owner and stamp: the
- * object may have been freed and its address allocated again meanwhile.
+ * Only a record still without one, and with the same owner, stamp and
+ * tag: the object may have been freed and its address allocated again
+ * meanwhile, even by the same owner in the same millisecond; the tag,
+ * given to a record before it is in the table and only when its trace
+ * is deferred, tells that record apart.
  *
  * Return: whether the record was found.
  */
 bool leak_table_set_stack(struct leak_table *t, const void *obj,
-			  u16 owner, u32 stamp, depot_stack_handle_t stack)
+			  u16 owner, u32 stamp, u16 tag,
+			  depot_stack_handle_t stack)
 {
 	u32 hash = leak_table_hash(obj);
 	struct leak_stripe *st = &t->stripe[stripe_of(hash)];
@@ -577,7 +582,8 @@ bool leak_table_set_stack(struct leak_table *t, const void *obj,
 	b = chain_array(st, hash);
 	for (rec = b->head[hash & b->mask]; rec; rec = rec->next) {
 		if (rec->obj == obj && rec->owner == owner &&
-		    rec->stamp == stamp && !rec->stack) {
+		    rec->stamp == stamp && rec->who.defer_tag == tag &&
+		    !rec->stack) {
 			rec->stack = stack;
 			found = true;
 			break;

@@ -125,7 +125,8 @@ unsigned long leak_table_purge_owners(struct leak_table *t,
 				      const unsigned long *owners,
 				      void (*free_rec)(struct leak_record *rec));
 bool leak_table_set_stack(struct leak_table *t, const void *obj,
-			  u16 owner, u32 stamp, depot_stack_handle_t stack);
+			  u16 owner, u32 stamp, u16 tag,
+			  depot_stack_handle_t stack);
 
 static inline long leak_table_count(struct leak_table *t)
 {
