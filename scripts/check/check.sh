@@ -34,6 +34,7 @@ log=$(mktemp -d "${TMPDIR:-/tmp}/slabtrace-check.XXXXXX")
 trap 'rm -rf "$log"' EXIT
 total_pass=0
 total_fail=0
+total_skip=0
 summary=
 
 # tally NAME STATUS OUTPUT SECONDS: count a finished step's checks: its
@@ -53,9 +54,12 @@ tally() {
 	elif [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
+	# Skipped checks are neither: said, so that a skip is seen.
+	sk=$(echo "$line" | sed -n 's/.*[ ,]\([1-9][0-9]*\) skipped.*/\1/p')
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
-	summary="$summary$(printf '%-14s %4s passed, %3s failed  (%ss)' "$1" "$p" "$f" "$4")
+	total_skip=$((total_skip + ${sk:-0}))
+	summary="$summary$(printf '%-14s %4s passed, %3s failed  (%ss)' "$1" "$p" "$f" "$4")${sk:+, $sk skipped}
 "
 }
 
@@ -254,5 +258,6 @@ step "kptrace_ctf" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kptrace_ctf
 echo
 echo "=== summary"
 printf '%s' "$summary"
+[ "$total_skip" -eq 0 ] || echo "$total_skip checks skipped (the steps above say which)"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
