@@ -1122,6 +1122,19 @@ class Record(unittest.TestCase):
                       "draws a flame graph; the records are reset\n" % (self.out, self.out), out)
         self.assertNotIn("CACHE", out.split("record: saved in")[1])
 
+    def test_record_on_a_full_disk(self):
+        # The folded stacks written whole to the buffer, then fclose() fails (a
+        # full disk, here /dev/full): said once, the records kept, exit 1
+        # (it was a second fclose of the same FILE: an abort, exit 134).
+        os.makedirs(self.out)
+        os.symlink("/dev/full", os.path.join(self.out, "kmalloc-64.folded"))
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
+                                     "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("slabtrace: %s/kmalloc-64.folded: No space left on device\n" % self.out, err)
+        self.assertIn("the records are kept", err)
+        self.assertNotIn("reset kmalloc-64", self.fake.commands())
+
     def test_record_one_cache_twice(self):
         # One name twice, or two names SLUB merged: refused before anything
         # is traced, saying why (it was "another slabtrace record is

@@ -63,21 +63,30 @@ static bool save(const char *dir, const char *cache, const char *ext,
 		 const char *text)
 {
 	char path[PATH_MAX + 300], name[256];
+	bool ok;
 	FILE *f;
 	int e;
 
 	file_base(cache, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
 	f = fopen(path, "w");
-	if (f && fputs(text, f) >= 0 && !fclose(f)) {
-		out_give(path);
-		return true;
+	if (!f) {
+		note("%s: %s", path, strerror(errno));
+		return false;
 	}
+	/* Closed once, whatever failed: a full disk fails fclose() itself. */
+	ok = fputs(text, f) >= 0;
 	e = errno;
-	if (f)
-		fclose(f);
-	note("%s: %s", path, strerror(e));
-	return false;
+	if (fclose(f) && ok) {
+		ok = false;
+		e = errno;
+	}
+	if (!ok) {
+		note("%s: %s", path, strerror(e));
+		return false;
+	}
+	out_give(path);
+	return true;
 }
 
 /*
