@@ -1025,6 +1025,29 @@ class Conventions(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertEqual(self.fake.commands(), [])
 
+    def test_output_to_a_full_disk(self):
+        # Output that could not be written is a failure, said: exit 1, not 0.
+        widget = os.path.join(HERE, "kmemtrace", "widget")
+        runs = [[BIN] + a for a in (
+            ["report", DUMP], ["report", "--folded", DUMP], ["report", "--json", DUMP],
+            ["top", "-c", "kmalloc-64"], ["top", "--json", "-c", "kmalloc-64"],
+            ["leaks", "-c", "kmalloc-64"], ["growth", "-r", "2", "-i", "0.05"],
+            ["growth", "--json", "-r", "2", "-i", "0.05"], ["status"], ["--help"],
+            ["top", "--help"], ["--version"],
+            # A status other than 0 says more, and is kept: COMMAND failed.
+            ["growth", "--", "sh", "-c", "exit 4"])]
+        runs += [[RECORD, "--help"]]
+        if REPORT:
+            runs += [[REPORT, "--help"], [REPORT, widget], [REPORT, "--json", widget]]
+        for cmd in runs:
+            with open("/dev/full", "w") as full:
+                p = subprocess.run(cmd, env=self.fake.env(), stdout=full,
+                                   stderr=subprocess.PIPE, text=True, timeout=60)
+            name = os.path.basename(cmd[0])
+            self.assertEqual(p.returncode, 3 if "exit 4" in cmd else 1, cmd)
+            self.assertTrue(p.stderr.endswith(
+                "%s: standard output: No space left on device\n" % name), (cmd, p.stderr))
+
     def test_options_after_operands(self):
         # As kmemtrace-report, perf and bcc take them.
         for before, after in (((("report", "--json", DUMP), ("report", DUMP, "--json"))),

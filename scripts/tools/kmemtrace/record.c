@@ -1000,6 +1000,7 @@ int main(int argc, char **argv)
 	pid_t child = 0;
 
 	prog_name = "kmemtrace-record";
+	stdout_check_at_exit();
 	opterr = 0;
 	/* "+": COMMAND's options are its own (a "--" before it is optional). */
 	while ((opt = getopt_long(argc, argv, "+:o:b:c:p:shV", opts, NULL)) != -1) {
@@ -1197,11 +1198,11 @@ int main(int argc, char **argv)
 		return 0;
 	if (WIFSIGNALED(status)) {
 		note("%s was killed by signal %d", argv[optind], WTERMSIG(status));
-		return 3;
+		return st_status(3);
 	}
 	if (WEXITSTATUS(status)) {
 		note("%s exited with %d", argv[optind], WEXITSTATUS(status));
-		return 3;
+		return st_status(3);
 	}
 	return 0;
 }

@@ -907,6 +907,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	prog_name = "kmemtrace-report";
+	stdout_check_at_exit();
 	opterr = 0;
 	/* No "+": options may follow DIR. */
 	while ((opt = getopt_long(argc, argv, ":n:hV", opts, NULL)) != -1) {

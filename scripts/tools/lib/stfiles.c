@@ -68,7 +68,55 @@ noreturn void usage_error(const char *help, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, " (%s)\n", help);
-	exit(EXIT_USAGE);
+	exit(st_status(EXIT_USAGE));
+}
+
+/* The status the program exits with, as st_status() was told. */
+static int status_told;
+
+/*
+ * At exit, after everything else: standard output flushed and closed,
+ * and a write that failed (a full disk, a closed pipe) said, with exit 1
+ * (or the status st_status() was told, if not 0), not a 0 for output that
+ * never arrived.  _exit(): exit() may not be called again from a handler
+ * of atexit().
+ */
+static void stdout_check(void)
+{
+	int e = 0;
+	bool bad = ferror(stdout);
+
+	if (fflush(stdout)) {
+		bad = true;
+		e = errno;
+	}
+	if (fclose(stdout) && !e) {
+		bad = true;
+		e = errno;
+	}
+	if (!bad)
+		return;
+	fprintf(stderr, "%s: standard output: %s\n", prog_name,
+		e ? strerror(e) : "write error");
+	_exit(status_told ? status_told : 1);
+}
+
+/*
+ * The status the program is about to exit with, returned: a failed write
+ * to standard output keeps it if it is not 0 (128 + a signal, 3 for a
+ * COMMAND that failed, 2 for a usage error say more than 1).
+ */
+int st_status(int status)
+{
+	status_told = status;
+	return status;
+}
+
+/* Called first in main(): stdout_check() runs at exit. */
+void stdout_check_at_exit(void)
+{
+	if (atexit(stdout_check))
+		die("out of memory");
 }
 
 void *xmalloc(size_t n)

@@ -41,6 +41,8 @@ extern const char *prog_name;
 void note(const char *fmt, ...);
 noreturn void die(const char *fmt, ...);
 noreturn void usage_error(const char *help, const char *fmt, ...);
+void stdout_check_at_exit(void);
+int st_status(int status);
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);

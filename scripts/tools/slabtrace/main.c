@@ -488,6 +488,7 @@ int main(int argc, char **argv)
 	int n;
 
 	prog_name = "slabtrace";
+	stdout_check_at_exit();
 	if (argc < 2) {
 		fputs(help_main, stderr);
 		return EXIT_USAGE;
@@ -515,7 +516,7 @@ int main(int argc, char **argv)
 	if (!commands[i].run) {
 		if (n != argc - 1)
 			usage("status: no arguments, not '%s'", argv[1 + n]);
-		return cmd_status();
+		return st_status(cmd_status());
 	}
-	return commands[i].run(&o, argc - 1 - n, argv + 1 + n);
+	return st_status(commands[i].run(&o, argc - 1 - n, argv + 1 + n));
 }

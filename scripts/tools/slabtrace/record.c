@@ -104,7 +104,7 @@ static void auto_caches(struct opts *o, char **cmd)
 	printf("record: a first run of the command, to see which caches grow\n");
 	secs = growth_sample(&s, cmd, &rc, 0, 0.5, NULL, &samples);
 	if (nsignals)
-		exit(128 + last_signal);
+		exit(st_status(128 + last_signal));
 	if (rc == RUN_FAILED)
 		exit(1);
 	slab_aliases(&s);
