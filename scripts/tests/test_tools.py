@@ -198,6 +198,22 @@ class FlameGraph(unittest.TestCase):
             flamegraph.parse(["a;b -3"])
         self.assertEqual(flamegraph.parse([]).count, 0)
 
+    def test_utf8_whatever_the_locale(self):
+        # The SVG is UTF-8, as it says, in any locale (U+FFFD for a byte
+        # that is not UTF-8 was an UnicodeEncodeError in an ASCII one);
+        # standard output that cannot be written is said, exit 1.
+        script = os.path.join(TOP, "scripts", "tools", "flamegraph.py")
+        env = dict(os.environ, PYTHONIOENCODING="ascii")
+        p = subprocess.run([sys.executable, script, "--weight", "objects"],
+                           input=b"a;caf\xff;b 5\n", capture_output=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("caf\ufffd", [n for n, _, _ in frames_of(p.stdout.decode("utf-8"))])
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([sys.executable, script, "--weight", "objects"],
+                               input=b"a;b 5\n", stdout=full, stderr=subprocess.PIPE, env=env)
+        self.assertEqual((p.returncode, p.stderr.decode()),
+                         (1, "flamegraph.py: standard output: No space left on device\n"))
+
     def test_cli(self):
         path = tmp("st-flame-test.folded", "a;b 2\nc 1\n")
         try:

@@ -375,7 +375,21 @@ def main(argv=None):
                                           "empty input" if not root.children else
                                           "their counts are all 0"), file=sys.stderr)
         return 1
-    sys.stdout.write(render(root, args.title, weight, args.width, args.minwidth))
+    svg = render(root, args.title, weight, args.width, args.minwidth)
+    try:
+        out = getattr(sys.stdout, "buffer", None)
+        if out is None:
+            sys.stdout.write(svg)
+        else:
+            # UTF-8, as the SVG's declaration says, whatever the locale's.
+            sys.stdout.flush()
+            out.write(svg.encode("utf-8"))
+            out.flush()
+    except OSError as e:
+        print("%s: standard output: %s" % (ap.prog, e.strerror), file=sys.stderr)
+        # What is left unwritten goes nowhere, not to a second error at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0
 
 
