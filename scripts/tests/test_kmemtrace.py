@@ -290,6 +290,22 @@ def synthetic():
             rc, out, err = run([REPORT, os.path.join(t, "bare")])
             check_eq("synthetic: a free of no fields is refused", 1, rc)
             check("synthetic: ... saying why", "not kmemtrace's fields" in err, err)
+        # A packet context without cpu_id (the member renamed), or of the
+        # wrong type: refused with exit 1, not read (it was a crash).
+        check("synthetic: the metadata's packet context has a uint32_t cpu_id",
+              "\t\tuint32_t cpu_id;\n" in text)
+        for i, (tag, field) in enumerate((
+                ("without cpu_id", "\t\tuint32_t cpu_no;\n"),
+                ("with a signed cpu_id",
+                 "\t\tinteger { size = 32; align = 8; signed = true; } cpu_id;\n"))):
+            d = os.path.join(t, "ctx%d" % i)
+            with open(d + "-metadata", "w") as f:
+                f.write(text.replace("\t\tuint32_t cpu_id;\n", field))
+            kmt_synth.write(d, d + "-metadata",
+                            [(1000, 0, "kmem:kmalloc", 0x81000010, 0x1000, 50, 64, 2)])
+            rc, out, err = run([REPORT, d])
+            check_eq("synthetic: a packet context %s is refused" % tag, 1, rc)
+            check("synthetic: ... saying why", "kmemtrace's context (its cpu_id)" in err, err)
 
         # Speed: 1.2 M events.
         evs = []

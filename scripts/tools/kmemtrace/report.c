@@ -272,10 +272,22 @@ static void on_event(const bt_message *msg)
 	cs = ufield(f, 0);
 	ptr = ufield(f, 1);
 	if (pkt != st.packet) {
-		const bt_field *ctx = bt_packet_borrow_context_field_const(pkt);
+		/* The packet context is optional in CTF: a trace may lack it. */
+		const bt_field *ctx = pkt ? bt_packet_borrow_context_field_const(pkt) : NULL;
 
+		if (ctx && bt_field_get_class_type(ctx) == BT_FIELD_CLASS_TYPE_STRUCTURE)
+			ctx = bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id");
+		else
+			ctx = NULL;
+		if (!ctx || !bt_field_class_type_is(bt_field_get_class_type(ctx),
+						    BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER)) {
+			if (!st.error)
+				fprintf(stderr, "kmemtrace-report: %s\n",
+					"a packet without kmemtrace's context (its cpu_id)");
+			st.error = 1;
+			return;
+		}
 		st.packet = pkt;
-		ctx = bt_field_structure_borrow_member_field_by_name_const(ctx, "cpu_id");
 		st.cpu = bt_field_integer_unsigned_get_value(ctx);
 	}
 	st.events++;
