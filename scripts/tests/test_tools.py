@@ -409,6 +409,27 @@ class Report(unittest.TestCase):
         self.assertEqual((rc, out), (0, "syscall:compat_write;call:er;leak [m] 3\n[unknown] 1\n"),
                          err)
 
+    def test_folded_escapes_odd_bytes(self):
+        # A saved dump may hold any byte: in folded stacks, as in the text,
+        # one that is not printable ASCII is \xNN (an ESC, a CR that split
+        # the line went out raw), ';' is ':'; slabtrace-flamegraph reads them.
+        odd = DUMP.replace("in syscall write:", "in syscall wr\x1bite:").replace(
+            "in leak+", "in le\x1b[2Ja\rk\u00e9;+")
+        path = tmp("st-report-odd.txt", odd)
+        try:
+            rc, out, err = report("--folded", path)
+        finally:
+            os.unlink(path)
+        self.assertEqual((rc, out), (0, "syscall:wr\\x1bite;caller;le\\x1b[2Ja\\x0dk"
+                                        "\\xc3\\xa9: [m] 3\nother 1\n"), err)
+        folded = tmp("st-report-odd.folded", out)
+        try:
+            code, svg, err = run(flamegraph.main, [folded])
+        finally:
+            os.unlink(folded)
+        self.assertEqual(code, 0, err)
+        self.assertIn("le\\x1b[2Ja\\x0dk\\xc3\\xa9: [m]", [n for n, _, _ in frames_of(svg)])
+
     def test_text(self):
         rc, out, _ = report("-n", "1", self.path)
         self.assertEqual(rc, 0)

@@ -222,18 +222,28 @@ void dump_json(const struct dump *d, long top)
 	printf("]}");
 }
 
-/* @s with every @from byte as @to, written to stdout. */
-static void put_replaced(const char *s, char from, char to)
+/*
+ * A frame of a folded stack: as put_escaped() writes a name (a byte that
+ * is not printable ASCII as \xNN: a saved dump may hold any), ';' as ':'.
+ */
+static void put_frame(const char *s)
 {
-	for (; *s; s++)
-		putchar(*s == from ? to : *s);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c < 0x20 || c >= 0x7f)
+			printf("\\x%02x", c);
+		else
+			putchar(c == ';' ? ':' : c);
+	}
 }
 
 /*
  * The groups as folded stacks, as the module's folded (by objects) and
  * folded_bytes (@by_bytes) files write them: the system call as the root
  * frame ("syscall:write", "syscall:compat_write"), then the frames from
- * the outermost in, without their offsets, ';' in a name as ':';
+ * the outermost in, without their offsets, ';' in a name as ':' and a
+ * byte that is not printable ASCII as \xNN;
  * "[unknown]" for a group without backtrace; a stack judged a leak ends
  * with the pseudo-frame "[leak]", which slabtrace-flamegraph colours.  In
  * the print of a word (@cache_frame), the cache's name comes first, as the
@@ -249,23 +259,23 @@ void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame)
 		bool any = false;
 
 		if (cache_frame) {
-			put_replaced(d->cache, ';', ':');
+			put_frame(d->cache);
 			putchar(';');
 		}
 		if (g->syscall) {
 			fputs("syscall:", stdout);
 			if (!strncmp(g->syscall, "compat ", 7)) {
 				fputs("compat_", stdout);
-				put_replaced(g->syscall + 7, ';', ':');
+				put_frame(g->syscall + 7);
 			} else {
-				put_replaced(g->syscall, ';', ':');
+				put_frame(g->syscall);
 			}
 			any = true;
 		}
 		for (j = g->nframes - 1; j >= 0; j--) {
 			frame_func(g->frames[j], fn, sizeof(fn));
 			printf("%s", any ? ";" : "");
-			put_replaced(fn, ';', ':');
+			put_frame(fn);
 			any = true;
 		}
 		if (g->verdict == VERDICT_LEAK) {
