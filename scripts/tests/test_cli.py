@@ -1107,7 +1107,14 @@ class Conventions(unittest.TestCase):
         rc, _, err = self.fake.run("record", "--", "true")
         self.assertIn("name the caches with -c CACHE, or let --auto find them", err)
         rc, _, err = self.fake.run("top", "-n", "x")
-        self.assertIn("top: -n takes a whole number of at least 1, not 'x'", err)
+        self.assertIn("top: -n takes a whole number from 1 to 2147483647, not 'x'", err)
+        # Past an int: refused, never cut to 0 (no sample), to a negative
+        # (sampling forever) or to nothing shown.
+        for args in (("growth", "-r", "4294967296"), ("growth", "-r", "2147483648"),
+                     ("growth", "-n", "4294967296"), ("top", "-n", "2147483648")):
+            rc, out, err = self.fake.run(*args)
+            self.assertEqual((rc, out), (2, ""), args)
+            self.assertIn("takes a whole number from 1 to 2147483647, not '%s'" % args[2], err)
         self.assertEqual(self.fake.run("top", "-r", "2")[2],
                          "slabtrace: top: -r goes with -i (slabtrace top --help)\n")
         self.assertEqual(self.fake.run("leaks", "-i", "1")[2],

@@ -255,7 +255,10 @@ const struct command *cur;	/* the command running */
 /* "slabtrace CMD --help", where a usage error sends the user. */
 char help_hint[64];
 
-/* A whole number of at least @min, or a usage error. */
+/*
+ * A whole number of at least @min and at most INT_MAX (what an int of
+ * growth's rounds and -n's rows holds: never cut short), or a usage error.
+ */
 static long count_arg(int opt, const char *arg, long min)
 {
 	char *end;
@@ -263,9 +266,10 @@ static long count_arg(int opt, const char *arg, long min)
 
 	errno = 0;
 	n = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || n < min || !isdigit((unsigned char)*arg))
-		usage("%s: -%c takes a whole number of at least %ld, not '%s'",
-		      cur->name, opt, min, arg);
+	if (errno || *end || end == arg || n < min || n > INT_MAX ||
+	    !isdigit((unsigned char)*arg))
+		usage("%s: -%c takes a whole number from %ld to %d, not '%s'",
+		      cur->name, opt, min, INT_MAX, arg);
 	return n;
 }
 
