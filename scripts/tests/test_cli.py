@@ -301,6 +301,23 @@ class Cli(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn("slab/stats: not the stats of this version of slabtrace", err)
 
+    def test_prometheus_escapes_cache_names(self):
+        # A name of /proc/slabinfo may hold any byte: in a label value as
+        # the stats file writes names (\xNN), then \\ and \" escaped, so
+        # that the file stays UTF-8 and its lines whole.
+        path = os.path.join(self.fake.proc, "slabinfo")
+        with open(path, "rb") as f:
+            text = f.read()
+        with open(path, "wb") as f:
+            f.write(text.replace(b"leaky_widget ", b'leaky\xff"q\\w '))
+        prom = os.path.join(self.fake.root, "slab.prom")
+        rc, out, err = self.fake.run("growth", "-r", "2", "-i", "0.05", "--prometheus", prom)
+        self.assertEqual(rc, 0, err)
+        with open(prom, "rb") as f:
+            metrics = f.read().decode("utf-8")
+        self.assertIn('slabtrace_slab_objects{cache="leaky\\\\xff\\"q\\\\\\\\w"} 10\n',
+                      metrics)
+
     def test_files_under_proc_first(self):
         # /proc/slabtrace when it exists, though debugfs has the files too.
         debug = os.path.join(self.fake.debugfs, "slabtrace")

@@ -38,10 +38,15 @@ static void put_label(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* The family @name of every cache of @s: its objects, or (@bytes) bytes. */
+/*
+ * The family @name of every cache of @s: its objects, or (@bytes) bytes.
+ * A cache's name as the stats file writes it (kernel_escape()): a name of
+ * /proc/slabinfo may hold any byte, and a label value is UTF-8.
+ */
 static void slab_family(FILE *f, const struct slabs *s, const char *name,
 			const char *help, bool bytes)
 {
+	char cache[1024];
 	int i;
 
 	family(f, name, "gauge", help);
@@ -50,8 +55,9 @@ static void slab_family(FILE *f, const struct slabs *s, const char *name,
 
 		if (!sl->seen)
 			continue;
+		kernel_escape(sl->name, cache, sizeof(cache));
 		fprintf(f, "%s{cache=", name);
-		put_label(f, sl->name);
+		put_label(f, cache);
 		fprintf(f, "} %ld\n", sl->active[1] * (bytes ? sl->objsize : 1));
 	}
 }
