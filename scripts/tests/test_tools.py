@@ -521,6 +521,16 @@ class Verdicts(unittest.TestCase):
     def tearDown(self):
         os.unlink(self.path)
 
+    def test_bad_verdict_counts_refused(self):
+        # Digits only, bounded, as every number of the dump: a sign, a
+        # count past what the module writes, or one past a long, refused.
+        for bad in ("-1 leak", "+1 leak", " 1 leak", "99999999999999999999 leak",
+                    "281474976710657 leak"):
+            tmp("st-verdicts-test.txt", DUMP_V.replace("verdicts: 1 leak", "verdicts: " + bad))
+            rc, out, err = report(self.path)
+            self.assertEqual((rc, out), (1, ""), bad)
+            self.assertIn("not a line of a per-object dump: 'verdicts: ", err)
+
     def test_leaks_first_with_their_counts(self):
         rc, out, err = report(self.path)
         self.assertEqual(rc, 0, err)

@@ -561,13 +561,23 @@ static bool other_line(char *line)
  */
 static bool verdicts_of(const char *line, struct dump *d)
 {
-	long *v = d->verdicts;
-	int off = 0;
+	static const char *const after[] = { " leak, ", " live, ", " kept, ", " unknown" };
+	static const enum verdict which[] = {
+		VERDICT_LEAK, VERDICT_LIVE, VERDICT_KEPT, VERDICT_UNKNOWN
+	};
+	char *p = (char *)line;
+	long v[ARRAY_SIZE(which)];
+	size_t i;
 
-	if (sscanf(line, "verdicts: %ld leak, %ld live, %ld kept, %ld unknown%n",
-		   &v[VERDICT_LEAK], &v[VERDICT_LIVE], &v[VERDICT_KEPT],
-		   &v[VERDICT_UNKNOWN], &off) != 4 || line[off])
+	if (!skip(&p, "verdicts: "))
 		return false;
+	for (i = 0; i < ARRAY_SIZE(which); i++)
+		if (!number(&p, COUNT_MAX, &v[i]) || !skip(&p, after[i]))
+			return false;
+	if (*p)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(which); i++)
+		d->verdicts[which[i]] = v[i];
 	d->judged = true;
 	return true;
 }
