@@ -1463,6 +1463,32 @@ class Record(unittest.TestCase):
             self.assertEqual((st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)),
                              (12345, 12346, 0o600), f)
 
+    def test_report_pprof_as_recorded(self):
+        # Run as root (its input may be root's only), report --pprof makes
+        # its file as record --pprof does: 0600, given to the user sudo
+        # ran for; not in a directory anybody may write in.
+        if os.geteuid():
+            self.skipTest("chown needs root")
+        sudo = {"SUDO_UID": "12345", "SUDO_GID": "12346"}
+        runs = [(None, lambda prof: ["report", "--pprof", prof, DUMP])]
+        if REPORT:
+            widget = os.path.join(HERE, "kmemtrace", "widget")
+            runs.append((REPORT, lambda prof: ["--pprof", prof, widget]))
+        for i, (prog, argv) in enumerate(runs):
+            prof = os.path.join(self.fake.root, "p%d.pb.gz" % i)
+            rc, out, err = self.fake.run(*argv(prof), prog=prog, env=sudo)
+            self.assertEqual(rc, 0, err)
+            st = os.stat(prof)
+            self.assertEqual((st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)),
+                             (12345, 12346, 0o600), prog)
+            anybodys = os.path.join(self.fake.root, "anybodys%d" % i)
+            os.mkdir(anybodys)
+            os.chmod(anybodys, 0o777)
+            rc, out, err = self.fake.run(*argv(os.path.join(anybodys, "p.pb.gz")), prog=prog)
+            self.assertEqual(rc, 1, err)
+            self.assertIn("others may write in", err)
+            self.assertEqual(os.listdir(anybodys), [])
+
     def test_a_snapshot_not_saved_is_kept(self):
         # -o names a file: said before anything is traced.
         path = os.path.join(self.fake.root, "afile")

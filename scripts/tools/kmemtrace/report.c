@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../../include/uapi/slabtrace/kmemtrace.h"
 #include "../lib/escape.h"
@@ -692,6 +693,7 @@ static void write_pprof(const char *file, const char *dir, __u64 lost)
 	char path[4200], *line;
 	struct stat sb;
 	double when = 0;
+	bool made;
 	size_t i;
 
 	for (i = 0; i < st.objs_cap; i++)
@@ -706,12 +708,15 @@ static void write_pprof(const char *file, const char *dir, __u64 lost)
 	snprintf(path, sizeof(path), "%s/ctf/metadata", dir);
 	if (!stat(path, &sb) || !stat(dir, &sb))
 		when = sb.st_mtim.tv_sec + sb.st_mtim.tv_nsec / 1e9;
+	made = access(file, F_OK);
 	if (pprof_write(st.pprof, file, when,
 			(st.last_ns - st.first_ns) / 1e9)) {
 		int e = errno;
 
 		die("%s: %s", file, strerror(e));
 	}
+	if (made)
+		out_give(file);
 	pprof_free(st.pprof);
 }
 
@@ -909,6 +914,7 @@ int main(int argc, char **argv)
 	struct report r = { .top = 20, .list = 10 };
 	char path[4200], ctfdir[4100];
 	const char *pprof_file = NULL;
+	char pprof_real[PATH_MAX];
 	struct timespec t0, t1;
 	bool json = false;
 	__u64 overruns;
@@ -984,8 +990,10 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/overruns", r.dir);
 	overruns = file_number(path);
 
-	if (pprof_file)
+	if (pprof_file) {
+		out_file_as_root(pprof_file, pprof_real, sizeof(pprof_real));
 		st.pprof = pprof_new(pprof_types, 4);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	decode(ctfdir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -1009,6 +1017,6 @@ int main(int argc, char **argv)
 	fprintf(stderr, "kmemtrace-report: %llu events decoded in %.3f s (%.0f events/s)\n",
 		st.events, secs, secs > 0 ? st.events / secs : 0);
 	if (st.pprof)
-		write_pprof(pprof_file, r.dir, r.lost);
+		write_pprof(pprof_real, r.dir, r.lost);
 	return 0;
 }

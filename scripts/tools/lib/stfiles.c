@@ -762,6 +762,24 @@ void out_file(const char *path, char *real, size_t size)
 }
 
 /**
+ * out_file_as_root - out_file() when root runs the program, else @path
+ * @path: the file (report --pprof FILE, whose input may be root's only)
+ * @real: set to where to write it
+ * @size: its size
+ *
+ * A user writes where the user may, as the user's umask says; root,
+ * through no link another user put there, 0600 (out_give() then gives
+ * the file to the user sudo ran for).
+ */
+void out_file_as_root(const char *path, char *real, size_t size)
+{
+	if (!geteuid())
+		out_file(path, real, size);
+	else if ((size_t)snprintf(real, size, "%s", path) >= size)
+		die("%s: %s", path, strerror(ENAMETOOLONG));
+}
+
+/**
  * out_give - give what a recorder made to the user sudo ran for
  * @path: a file or directory it made (out_dir()'s, or in it)
  *

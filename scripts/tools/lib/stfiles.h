@@ -62,6 +62,7 @@ void reason_of(int err, char *buf, size_t size);
 void st_version_check(void);
 void out_dir(const char *dir, char *real, size_t size);
 void out_file(const char *path, char *real, size_t size);
+void out_file_as_root(const char *path, char *real, size_t size);
 void out_umask_restore(void);
 void out_give(const char *path);
 

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,8 +164,9 @@ int cmd_leaks(struct opts *o, int argc, char **argv)
 int cmd_report(struct opts *o, int argc, char **argv)
 {
 	struct expect e = { NULL, 0 };
+	char pprof_real[PATH_MAX];
 	struct pprof *pprof = NULL;
-	bool first = true;
+	bool first = true, made;
 	double traced, when;
 	struct stat sb;
 	char *text;
@@ -184,16 +186,22 @@ int cmd_report(struct opts *o, int argc, char **argv)
 	}
 	if (!text)
 		die("%s: %s", argv[0], strerror(errno));
-	if (o->pprof)
+	if (o->pprof) {
+		out_file_as_root(o->pprof, pprof_real, sizeof(pprof_real));
 		pprof = dump_pprof_new();
+	}
 	o->f.older = o->older;
 	if (o->json)
 		json_begin(0);
 	traced = show_print(text, o, false, &e, argv[0], &first, pprof);
 	if (o->json)
 		json_end();
-	if (pprof)
-		dump_pprof_write(pprof, o->pprof, when, traced);
+	if (pprof) {
+		made = access(pprof_real, F_OK);
+		dump_pprof_write(pprof, pprof_real, when, traced);
+		if (made)
+			out_give(pprof_real);
+	}
 	pprof_free(pprof);
 	free(text);
 	return 0;
