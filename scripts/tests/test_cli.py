@@ -1065,6 +1065,18 @@ class Conventions(unittest.TestCase):
             self.assertTrue(p.stderr.endswith(
                 "%s: standard output: No space left on device\n" % name), (cmd, p.stderr))
 
+    def test_output_to_a_pipe_whose_reader_has_gone(self):
+        # SIGPIPE ignored (as the recorders do): a reader that has gone is
+        # not a failure, nothing anyone reads was lost; exit 0, nothing said.
+        for cmd in ([BIN, "report", DUMP], [BIN, "--help"], [RECORD, "--help"]):
+            r, w = os.pipe()
+            os.close(r)
+            p = subprocess.run(cmd, env=self.fake.env(), stdout=w, stderr=subprocess.PIPE,
+                               text=True, timeout=60, restore_signals=False,
+                               preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN))
+            os.close(w)
+            self.assertEqual((p.returncode, p.stderr), (0, ""), cmd)
+
     def test_options_after_operands(self):
         # As kmemtrace-report, perf and bcc take them.
         for before, after in (((("report", "--json", DUMP), ("report", DUMP, "--json"))),

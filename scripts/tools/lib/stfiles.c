@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,11 +76,25 @@ noreturn void usage_error(const char *help, const char *fmt, ...)
 static int status_told;
 
 /*
+ * Whether standard output is a pipe whose reader has gone.  A program
+ * that ignores SIGPIPE (the recorders: a pipe to a command that exited is
+ * no reason to leave a trace running) then lost nothing anyone reads.
+ */
+static bool stdout_reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	struct stat sb;
+
+	return !fstat(STDOUT_FILENO, &sb) && S_ISFIFO(sb.st_mode) &&
+	       poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+/*
  * At exit, after everything else: standard output flushed and closed,
- * and a write that failed (a full disk, a closed pipe) said, with exit 1
- * (or the status st_status() was told, if not 0), not a 0 for output that
- * never arrived.  _exit(): exit() may not be called again from a handler
- * of atexit().
+ * and a write that failed (a full disk) said, with exit 1 (or the status
+ * st_status() was told, if not 0), not a 0 for output that never arrived.
+ * A pipe whose reader has gone is not a failure.  _exit(): exit() may not
+ * be called again from a handler of atexit().
  */
 static void stdout_check(void)
 {
@@ -90,7 +105,9 @@ static void stdout_check(void)
 		bad = true;
 		e = errno;
 	}
-	if (fclose(stdout) && !e) {
+	if (bad && (e == EPIPE || stdout_reader_gone()))
+		bad = false;
+	if (fclose(stdout) && !e && errno != EPIPE) {
 		bad = true;
 		e = errno;
 	}
