@@ -123,7 +123,7 @@ static const struct kernel_param_ops tasks_param_ops = {
 	.get = param_get_uint,
 };
 
-module_param_cb(kptrace_tasks, &tasks_param_ops, &kptrace_tasks, 0444);
+module_param_cb(kptrace_tasks, &tasks_param_ops, &kptrace_tasks, 0400);
 MODULE_PARM_DESC(kptrace_tasks, "kptrace: traced tasks alive at once, 4..1048576 (default 4096)");
 
 /* Stripes of bucket locks: bucket b's is bucket_locks[b % KPTRACE_LOCKS]. */
@@ -545,7 +545,7 @@ static void find_tracepoint(struct tracepoint *tp, void *priv)
 		tp_process_exit = tp;
 }
 
-/* Detach the hooks and drop the calls in flight.  Tolerates half a start. */
+/* Detach the hooks and drop the calls in flight, after a whole start. */
 static void kptrace_detach(void)
 {
 	lockdep_assert_held(&kptrace_mutex);
@@ -560,6 +560,11 @@ static void kptrace_detach(void)
 	WRITE_ONCE(tracing, false);
 }
 
+/*
+ * Attach the hooks, with the output and the table they need.  A failure
+ * undoes only what was done: unregistering a probe that never was makes
+ * the kernel warn.
+ */
 static int kptrace_attach(void)
 {
 	int ret;
@@ -584,24 +589,33 @@ static int kptrace_attach(void)
 	/* Exit before enter, so that no call starts whose end goes unseen. */
 	ret = tracepoint_probe_register(tp_process_exit,
 					(void *)kptrace_process_exit, NULL);
-	if (!ret)
-		ret = tracepoint_probe_register(tp_sys_exit,
-						(void *)kptrace_sys_exit, NULL);
-	if (!ret)
-		ret = tracepoint_probe_register(tp_sys_enter,
-						(void *)kptrace_sys_enter, NULL);
-	if (ret) {
-		pr_warn_ratelimited("syscall: cannot attach to the syscall tracepoints (%d)\n",
-				    ret);
-		kptrace_detach();
-		if (to_ctf)
-			kptrace_ctf_close();
-	} else if (!to_ctf) {
+	if (ret)
+		goto err_hooks;
+	ret = tracepoint_probe_register(tp_sys_exit, (void *)kptrace_sys_exit,
+					NULL);
+	if (ret)
+		goto err_process_exit;
+	ret = tracepoint_probe_register(tp_sys_enter, (void *)kptrace_sys_enter,
+					NULL);
+	if (ret)
+		goto err_sys_exit;
+	if (!to_ctf) {
 		/* The queue file's size follows from now on (size_work). */
 		kptrace_files_update_size();
 	}
-	return ret;
+	return 0;
 
+err_sys_exit:
+	tracepoint_probe_unregister(tp_sys_exit, (void *)kptrace_sys_exit, NULL);
+err_process_exit:
+	tracepoint_probe_unregister(tp_process_exit,
+				    (void *)kptrace_process_exit, NULL);
+err_hooks:
+	pr_warn_ratelimited("syscall: cannot attach to the syscall tracepoints (%d)\n",
+			    ret);
+	tracepoint_synchronize_unregister();
+	table_free();
+	WRITE_ONCE(tracing, false);
 err_output:
 	if (to_ctf)
 		kptrace_ctf_close();
