@@ -135,7 +135,7 @@ static const struct kernel_param_ops size_param_ops = {
 	.get = param_get_ulong,
 };
 
-module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0444);
+module_param_cb(kptrace_size, &size_param_ops, &kptrace_size, 0400);
 MODULE_PARM_DESC(kptrace_size, "kptrace queue size per CPU, bytes (default 2 MiB)");
 
 static struct trace_buffer __rcu *kptrace_buffer;

@@ -41,6 +41,10 @@ check_eq "debugfs has the same tree" "$(cat /tmp/p.files)" "$(cat /tmp/d.files)"
 	echo "$f $(stat -c %a "$ST/$f") $(stat -c %a "$ST_DEBUGFS/$f")"
 done > /tmp/modes
 check "every file has the same mode in both" awk '$2 != $3 { exit 1 }' /tmp/modes
+check_eq "every file is root's only (0600 or 0400)" "" \
+	"$(awk '$2 != 600 && $2 != 400' /tmp/modes)"
+check_eq "every module parameter is root's only (0400)" "" \
+	"$(stat -c '%a %n' /sys/module/slabtrace/parameters/* | grep -v '^400 ')"
 check "debugfs ctl: start $KM" sh -c "echo start $KM > $ST_DEBUGFS/ctl"
 check "/proc's status says it is traced" grep -q "^cache $KM: tracing" $ST/status
 check "debugfs ctl: print $KM" sh -c "echo print $KM > $ST_DEBUGFS/ctl"
