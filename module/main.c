@@ -63,6 +63,10 @@
  *     the stream's lock (then relay's), as above.
  *   readers_lock (kptrace/files.c, spinlock): kptrace's readers, taken
  *     alone, by the files' open and release.
+ *   A kptrace reader's lock (kptrace/files.c, a mutex per open queue or
+ *     pipe file), held by its read: queue_lock nests inside it, as the
+ *     read takes records, and so does the reader's mmap_lock
+ *     (copy_to_user()).
  *   A stream's cpuN inode lock (ctf.c), taken alone: by relay's read()
  *     and by the ioctl that gives packets back.
  *   The raw spinlocks, innermost, each held for a bounded step and never
