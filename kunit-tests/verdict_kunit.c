@@ -136,6 +136,22 @@ static void slabtrace_verdict_growing(struct kunit *test)
 }
 
 /*
+ * The same, printed older-than 60 s of 120: the younger half is not in
+ * the print, which does not make the arrivals stop (a kept set).
+ */
+static void slabtrace_verdict_older_than(struct kunit *test)
+{
+	struct leak_verdict_in *in = new_in(test, 120 * S);
+
+	outstanding(in, 3000, 60 * S, 120 * S);
+	in->hidden = 60 * S;
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (growing): ");
+	/* Older than all of the trace: nothing left to tell by. */
+	in->hidden = 120 * S;
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN, "unknown: ");
+}
+
+/*
  * The same over the longest window the records' clock holds (U32_MAX ms,
  * 49.7 days): its bins are 1/16 of it, as a shorter window's are.
  */
@@ -483,6 +499,7 @@ static void slabtrace_verdict_exit(struct kunit *test)
 static struct kunit_case slabtrace_verdict_cases[] = {
 	KUNIT_CASE(slabtrace_verdict_error_path),
 	KUNIT_CASE(slabtrace_verdict_growing),
+	KUNIT_CASE(slabtrace_verdict_older_than),
 	KUNIT_CASE(slabtrace_verdict_long_window),
 	KUNIT_CASE(slabtrace_verdict_batched),
 	KUNIT_CASE(slabtrace_verdict_ring),

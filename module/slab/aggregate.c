@@ -166,6 +166,7 @@ int leak_aggregate(struct leak_snapshot *snap)
 				break;
 			}
 			g->in->window = win;
+			g->in->hidden = snap->opts.older_than;
 			g->stack = rec->stack;
 			g->syscall = rec->syscall;
 			g->next = first;

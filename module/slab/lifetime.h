@@ -64,6 +64,11 @@ void leak_lifetime_stats(unsigned int *used, unsigned int *slots,
 struct leak_verdict_in {
 	u32 n;			/* outstanding objects */
 	u32 window;		/* ms the records' clock ran: every age is below */
+	/*
+	 * ms: objects younger are not in the print (its older-than), so no
+	 * bin younger says whether arrivals went on.
+	 */
+	u32 hidden;
 	u32 age_max;		/* ms: the oldest's */
 	/* The outstanding objects by age, as the lifetimes are. */
 	u32 ages[LEAK_LIFE_BUCKETS];

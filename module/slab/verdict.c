@@ -24,7 +24,9 @@
  *    reach its youngest quarter, and do not die out (the younger half
  *    holds at least a quarter of what the older half holds).  Objects
  *    made at one moment and kept (a warm-up) fill a bin or two; a set
- *    that grew and levelled off stops short of the present.
+ *    that grew and levelled off stops short of the present.  A print's
+ *    older-than hides the younger objects: the bins younger than it are
+ *    left out as those younger than tau are.
  *
  * A leak is all three: R >= 8 objects past tau, D <= R / 8, and steady
  * arrivals over at least 5 s of trace past tau, shown by at least 8
@@ -151,8 +153,14 @@ static void measure(struct judging *j)
 	j->cache_old -= min(j->cache_old, j->freed_old);
 
 	j->w = leak_verdict_width(in->window);
+	/*
+	 * The bins all past tau, and past what the print hides: its
+	 * older-than leaves the younger bins empty, which is no sign that
+	 * arrivals stopped.
+	 */
 	j->first = j->tau == U32_MAX ? LEAK_VERDICT_BINS :
-		   min_t(u32, DIV_ROUND_UP_ULL(j->tau, j->w), LEAK_VERDICT_BINS);
+		   min_t(u32, DIV_ROUND_UP_ULL(max(j->tau, in->hidden), j->w),
+			 LEAK_VERDICT_BINS);
 	j->bins = LEAK_VERDICT_BINS - j->first;
 	j->youngest = LEAK_VERDICT_BINS;
 	for (b = j->first; b < LEAK_VERDICT_BINS; b++) {
