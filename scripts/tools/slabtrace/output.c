@@ -239,11 +239,12 @@ static void put_frame(const char *s)
 }
 
 /*
- * The groups as folded stacks, as the module's folded (by objects) and
- * folded_bytes (@by_bytes) files write them: the system call as the root
+ * The groups as folded stacks, in the format of the module's folded (by
+ * objects) and folded_bytes (@by_bytes) files: the system call as the root
  * frame ("syscall:write", "syscall:compat_write"), then the frames from
  * the outermost in, without their offsets, ';' in a name as ':' and a
- * byte that is not printable ASCII as \xNN;
+ * byte that is not printable ASCII as \xNN (the module's files, and
+ * record's CACHE.folded saved from them, write '?' for it);
  * "[unknown]" for a group without backtrace; a stack judged a leak ends
  * with the pseudo-frame "[leak]", which slabtrace-flamegraph colours.  In
  * the print of a word (@cache_frame), the cache's name comes first, as the
