@@ -262,6 +262,39 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
 }
 
 /*
+ * A deferred trace the depot cannot save later either (the work's save
+ * fails too): the record keeps no backtrace, and the drop is counted, so
+ * that the print's drops say why its line has none.
+ */
+static void slabtrace_probe_path_depot_full_drain(struct kunit *test)
+{
+	struct leak_snapshot *snap;
+	struct leak_record *rec;
+	struct leak_traced *tr;
+	void *obj;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	WRITE_ONCE(leak_fail_drain, true);
+	WRITE_ONCE(leak_fail_depot, true);
+	alloc_atomic(&obj, 1);
+	WRITE_ONCE(leak_fail_depot, false);
+	/* Waits for the work's drain, if it runs; both fail. */
+	leak_stack_flush();
+	WRITE_ONCE(leak_fail_drain, false);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_STACK]),
+			1);
+	snap = st_print(test, POOL_CACHE);
+	rec = st_find(snap, obj);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, rec->stack, 0);
+	leak_snapshot_put(snap);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl(test),
+					   "drops: stack store full 1"));
+	free_all(&obj, 1);
+}
+
+/*
  * The work that saves deferred backtraces may run on another CPU while a
  * probe is between saving its trace and inserting its record: here it
  * runs there (a test hook), and the record still gets its backtrace.
@@ -510,6 +543,7 @@ static void slabtrace_probe_path_exit(struct kunit *test)
 {
 	WRITE_ONCE(leak_fail_refill, 0);
 	WRITE_ONCE(leak_fail_depot, false);
+	WRITE_ONCE(leak_fail_drain, false);
 	WRITE_ONCE(leak_fake_nmi, false);
 	leak_test_before_insert = NULL;
 	st_cmd("stop " POOL_CACHE "\n");
@@ -539,6 +573,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_limit),
 	KUNIT_CASE(slabtrace_probe_path_nmi),
 	KUNIT_CASE(slabtrace_probe_path_depot_full),
+	KUNIT_CASE(slabtrace_probe_path_depot_full_drain),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_work_first),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_reused),
 	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),

@@ -47,8 +47,8 @@
  * its object may be freed and its address allocated again in the same
  * millisecond by the same cache, and that record, never deferred or
  * deferred under another tag, must not get this trace.  Only a trace
- * that finds no room (every slot taken, or its slot's waiters) is lost,
- * counted (LEAK_DROP_STACK);
+ * that finds no room (every slot taken, or its slot's waiters), or that
+ * the work cannot save either, is lost, counted (LEAK_DROP_STACK);
  * the depot is shared with KASAN and page_owner and capped, so it may
  * also refuse for good.  "start" primes the depot (a depot that nobody
  * let allocate has no pool at all).  No reference is taken
@@ -100,6 +100,7 @@
 
 #include "stacks.h"
 #include "table.h"
+#include "traced.h"
 #include "worker.h"
 
 /* Functions whose frames come before the allocator's caller. */
@@ -153,15 +154,26 @@ VISIBLE_IF_KUNIT unsigned int leak_stack_trim(const unsigned long *entries,
 }
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-/* The tests set it to see the depot full. */
+/* The tests set them to see the depot full, for a probe or for the work. */
 bool leak_fail_depot;
+bool leak_fail_drain;
 
 static bool depot_fails(void)
 {
 	return READ_ONCE(leak_fail_depot);
 }
+
+static bool drain_fails(void)
+{
+	return READ_ONCE(leak_fail_drain);
+}
 #else
 static bool depot_fails(void)
+{
+	return false;
+}
+
+static bool drain_fails(void)
 {
 	return false;
 }
@@ -207,6 +219,28 @@ static u16 defer_tag_new(void)
 }
 
 /*
+ * A deferred trace the depot could not save either: its records keep no
+ * backtrace, counted as the probes count a trace with no room
+ * (LEAK_DROP_STACK), so that the print's drops say why.  A cache that left
+ * the set meanwhile has no count left to add to.
+ */
+static void defer_lost(const struct deferred *d)
+{
+	const struct leak_set *set;
+	struct leak_traced *tr;
+	unsigned int i;
+
+	rcu_read_lock();
+	set = rcu_dereference(leak_active);
+	for (i = 0; set && i < d->nr_waiters; i++) {
+		tr = leak_traced_of_id(set, d->waiters[i].owner);
+		if (tr)
+			atomic_long_inc(&tr->drops[LEAK_DROP_STACK]);
+	}
+	rcu_read_unlock();
+}
+
+/*
  * Take the deferred traces out of their slots one by one, into @d, save
  * each in the depot (letting it allocate if @can_sleep) and give it to the
  * records waiting for it.
@@ -226,12 +260,16 @@ static void defer_drain(struct deferred *d, bool can_sleep)
 		raw_spin_unlock_irqrestore(&defer_lock, flags);
 		if (!d->nr)
 			break;
-		if (can_sleep)
+		if (drain_fails())
+			handle = 0;
+		else if (can_sleep)
 			handle = stack_depot_save(d->entries, d->nr,
 						  GFP_KERNEL | __GFP_NORETRY |
 						  __GFP_NOWARN);
 		else
 			handle = slabtrace_depot_save_noalloc(d->entries, d->nr);
+		if (!handle)
+			defer_lost(d);
 		for (i = 0; handle && i < d->nr_waiters; i++)
 			leak_table_set_stack(&leak_records,
 					     d->waiters[i].obj,

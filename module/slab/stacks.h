@@ -59,6 +59,7 @@ int leak_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A failure hook of the KUnit suites, and a drain they run themselves. */
 extern bool leak_fail_depot;
+extern bool leak_fail_drain;
 void leak_stack_drain_now(void);
 #endif
 
