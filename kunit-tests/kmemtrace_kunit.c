@@ -79,6 +79,57 @@ static void call_site_window(struct kunit *test)
 			kmemtrace_call_site_base(arm64_kfree), SZ_4G);
 }
 
+/*
+ * ptr_base: the linear map's lowest address in use, rounded down to 1 GiB;
+ * refused if the memory spans 2^48 bytes or more from there.
+ */
+static void ptr_base(struct kunit *test)
+{
+	unsigned long x86 = 0xffff8d4840000000UL, arm64 = 0xffff000000000000UL;
+	unsigned long lpa2 = 0xfff0000000000000UL;
+	unsigned long base = 1, lo, hi;
+	void *p;
+
+	/* x86-64: memory from pfn 0 or 1, the base page_offset_base. */
+	KUNIT_EXPECT_EQ(test, kmemtrace_ptr_base(x86, x86 + SZ_16G, &base), 0);
+	KUNIT_EXPECT_EQ(test, base, x86);
+	KUNIT_EXPECT_EQ(test, kmemtrace_ptr_base(x86 + SZ_4K, x86 + SZ_16G, &base), 0);
+	KUNIT_EXPECT_EQ(test, base, x86);
+	/*
+	 * arm64 built for 52-bit VA (PAGE_OFFSET 0xfff0000000000000) on a
+	 * CPU without LPA2: the linear map at 0xffff000000000000 and up,
+	 * 2^52 - 2^48 above PAGE_OFFSET.
+	 */
+	KUNIT_EXPECT_EQ(test, kmemtrace_ptr_base(arm64 + 0x12345000, arm64 + SZ_8G, &base), 0);
+	KUNIT_EXPECT_EQ(test, base, arm64);
+	KUNIT_EXPECT_EQ(test, kmemtrace_ptr_base(arm64 + SZ_1G + SZ_4K, arm64 + SZ_8G, &base), 0);
+	KUNIT_EXPECT_EQ(test, base, arm64 + SZ_1G);
+	/*
+	 * Up to 2^48 bytes above the base; not one more (arm64 with LPA2:
+	 * the linear map is 2^52 - 2^47 bytes from 0xfff0000000000000);
+	 * not hi below lo.
+	 */
+	KUNIT_EXPECT_EQ(test, kmemtrace_ptr_base(lpa2 + SZ_4K, lpa2 + BIT_ULL(48), &base), 0);
+	KUNIT_EXPECT_EQ(test, base, lpa2);
+	base = 1;
+	KUNIT_EXPECT_EQ(test, kmemtrace_ptr_base(lpa2 + SZ_4K, lpa2 + BIT_ULL(48) + 1, &base),
+			-EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, kmemtrace_ptr_base(arm64 + SZ_1G, arm64, &base), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, base, 1UL);	/* not set */
+
+	/* This machine: its memory fits, a slab object within. */
+	kmemtrace_linear_map(&lo, &hi);
+	KUNIT_ASSERT_EQ(test, kmemtrace_ptr_base(lo, hi, &base), 0);
+	p = kunit_kmalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_GE(test, (unsigned long)p, lo);
+	KUNIT_EXPECT_LT(test, (unsigned long)p, hi);
+	KUNIT_EXPECT_LT(test, (unsigned long)p - base, BIT_ULL(48));
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+	KUNIT_EXPECT_EQ(test, base, PAGE_OFFSET);	/* the traces as before */
+#endif
+}
+
 static void payloads(struct kunit *test)
 {
 	struct kmemtrace_trace *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -600,6 +651,7 @@ static void probes(struct kunit *test)
 static struct kunit_case kmemtrace_cases[] = {
 	KUNIT_CASE(header_forms),
 	KUNIT_CASE(call_site_window),
+	KUNIT_CASE(ptr_base),
 	KUNIT_CASE(payloads),
 	KUNIT_CASE(packets),
 	KUNIT_CASE(reserve_fast),

@@ -26,6 +26,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/nodemask.h>
+#include <linux/pfn.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -104,6 +106,61 @@ VISIBLE_IF_KUNIT unsigned long kmemtrace_call_site_base(unsigned long kernel_tex
 }
 
 /**
+ * kmemtrace_ptr_base - the base of the ptr field
+ * @lo: the lowest linear-map address of the memory in use
+ * @hi: the end of the highest (one past)
+ * @base: the base, set on success
+ *
+ * ptr is 48 bits, an offset from this base.  Not PAGE_OFFSET: on arm64
+ * built for 52-bit VA and running with 48 (a CPU without LPA2), the
+ * linear map starts 2^52 - 2^48 above PAGE_OFFSET; on x86-64 @lo is in
+ * the first GiB above page_offset_base, which is 1 GiB aligned: the
+ * base is page_offset_base.
+ *
+ * Return: 0, *@base being @lo rounded down to 1 GiB; -EOVERFLOW if an
+ * address below @hi is 2^48 or more above it.
+ */
+VISIBLE_IF_KUNIT int kmemtrace_ptr_base(unsigned long lo, unsigned long hi,
+					unsigned long *base)
+{
+	unsigned long b = ALIGN_DOWN(lo, SZ_1G);
+
+	if (hi < lo || hi - b > KMEMTRACE_PTR_SPAN)
+		return -EOVERFLOW;
+	*base = b;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kmemtrace_ptr_base);
+
+/**
+ * kmemtrace_linear_map - the linear-map addresses of the memory in use
+ * @lo: set to the lowest: the start of the lowest node with memory
+ * @hi: set to one past the highest: the end of the highest node
+ *
+ * Slab objects are in the linear map, within these (memory hot-added
+ * later may not be).  PAGE_OFFSET if no node has memory.
+ */
+VISIBLE_IF_KUNIT void kmemtrace_linear_map(unsigned long *lo, unsigned long *hi)
+{
+	unsigned long start, end;
+	int nid;
+
+	*lo = ULONG_MAX;
+	*hi = 0;
+	for_each_node_state(nid, N_MEMORY) {
+		if (!node_spanned_pages(nid))
+			continue;
+		start = (unsigned long)__va(PFN_PHYS(node_start_pfn(nid)));
+		end = (unsigned long)__va(PFN_PHYS(node_end_pfn(nid) - 1)) + PAGE_SIZE;
+		*lo = min(*lo, start);
+		*hi = max(*hi, end);
+	}
+	if (*lo > *hi)
+		*lo = *hi = PAGE_OFFSET;
+}
+EXPORT_SYMBOL_IF_KUNIT(kmemtrace_linear_map);
+
+/**
  * kmemtrace_start - start a trace
  * @names: the caches to trace; every cache if @nr is 0
  * @nr: their number
@@ -111,11 +168,13 @@ VISIBLE_IF_KUNIT unsigned long kmemtrace_call_site_base(unsigned long kernel_tex
  * Called with kmemtrace_mutex held.
  *
  * Return: 0; -EBUSY if a trace runs; -ENOENT for an unknown cache;
- * -EPERM under lockdown=confidentiality; -ENOMEM.
+ * -EPERM under lockdown=confidentiality; -ENOMEM; -EOVERFLOW if the
+ * memory spans 2^48 bytes or more of the linear map (kmemtrace_ptr_base()).
  */
 VISIBLE_IF_KUNIT int kmemtrace_start(char **names, int nr)
 {
 	struct kmemtrace_trace *t = &kmemtrace_trace;
+	unsigned long lo, hi, ptr_base;
 	int ret;
 
 	lockdep_assert_held(&kmemtrace_mutex);
@@ -138,8 +197,15 @@ VISIBLE_IF_KUNIT int kmemtrace_start(char **names, int nr)
 	 * by address only, and kfree() events carry no cache.
 	 */
 	slabtrace_caches_init();
+	kmemtrace_linear_map(&lo, &hi);
+	if (kmemtrace_ptr_base(lo, hi, &ptr_base)) {
+		pr_warn_ratelimited("kmemtrace: the memory spans %lu GiB of the linear map, beyond the 256 TiB an object's address can be above the lowest\n",
+				    (hi - lo) >> 30);
+		ret = -EOVERFLOW;
+		goto err_stream;
+	}
 	t->call_site_base = kmemtrace_call_site_base((unsigned long)kfree);
-	t->ptr_base = PAGE_OFFSET;
+	t->ptr_base = ptr_base;
 	ret = kmemtrace_probes_register(t);
 	if (ret)
 		goto err_stream;

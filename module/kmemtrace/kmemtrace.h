@@ -9,6 +9,7 @@
 #ifndef _SLABTRACE_KMEMTRACE_H
 #define _SLABTRACE_KMEMTRACE_H
 
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
@@ -30,6 +31,9 @@ struct seq_file;
 /* Cache ids of the table: KMEMTRACE_CACHE_FIRST + slot. */
 #define KMEMTRACE_CACHE_SLOTS	1024
 #define KMEMTRACE_CACHE_PROBES	16	/* slots tried per lookup */
+
+/* The addresses ptr holds above ptr_base: 2^48. */
+#define KMEMTRACE_PTR_SPAN	BIT_ULL(8 * KMEMTRACE_PTR_SIZE)
 
 /* The stream, and what selects the events of the current trace. */
 struct kmemtrace_trace {
@@ -96,6 +100,8 @@ void kmemtrace_encode_free(u8 *p, const struct kmemtrace_trace *t,
 int kmemtrace_start(char **names, int nr);
 int kmemtrace_stop(void);
 unsigned long kmemtrace_call_site_base(unsigned long kernel_text);
+int kmemtrace_ptr_base(unsigned long lo, unsigned long hi, unsigned long *base);
+void kmemtrace_linear_map(unsigned long *lo, unsigned long *hi);
 #endif
 
 #endif /* _SLABTRACE_KMEMTRACE_H */

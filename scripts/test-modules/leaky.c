@@ -21,6 +21,10 @@
  *   free        free everything kept
  * rmmod frees what is kept.
  *
+ * /sys/kernel/debug/leaky/kept (0400): the addresses of the kept widgets,
+ * one a line (hex, unhashed), oldest first: what kmemtrace's decoded object
+ * addresses are checked against.
+ *
  * /sys/module/leaky/parameters/bufs (0200): writing N does what "bufs N"
  * does, for a kernel whose debugfs is locked down (lockdown refuses
  * writable debugfs files, not module parameters).
@@ -38,6 +42,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -313,6 +318,19 @@ static const struct file_operations ctl_fops = {
 	.llseek = noop_llseek,
 };
 
+static int kept_show(struct seq_file *m, void *v)
+{
+	struct leaky_widget *w;
+
+	mutex_lock(&leaky_lock);
+	/* The real addresses, unhashed: what kmemtrace's are checked against. */
+	list_for_each_entry(w, &widgets, list)
+		seq_printf(m, "%016lx\n", (unsigned long)w);
+	mutex_unlock(&leaky_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kept);
+
 static int __init leaky_init(void)
 {
 	widget_cache = kmem_cache_create("leaky_widget",
@@ -322,6 +340,7 @@ static int __init leaky_init(void)
 		return -ENOMEM;
 	leaky_dir = debugfs_create_dir("leaky", NULL);
 	debugfs_create_file("ctl", 0200, leaky_dir, NULL, &ctl_fops);
+	debugfs_create_file("kept", 0400, leaky_dir, NULL, &kept_fops);
 	return 0;
 }
 

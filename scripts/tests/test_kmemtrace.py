@@ -17,7 +17,8 @@ test kmemtrace.sh): babeltrace2 prints every event the module wrote, the
 events of leaky's known allocations (N kmalloc(50) in leaky_alloc_buf(), N
 widgets in leaky_alloc_widget(), all freed) have the counts and byte
 totals it made, the report's rows say the same and agree with babeltrace2's
-output row by row, and a trace that lost events says so.  --check-in
+output row by row, a trace that lost events says so, and the widgets
+leaky kept (kept.addrs, from its debugfs file kept) are at ptr + ptr_base.  --check-in
 copies a VM run's small traces here, with kallsyms cut to what they use.
 With SLABTRACE_REQUIRE_VM_OUT=1 a missing VM output fails rather than
 skips.  The last line is "kmemtrace: N passed, N failed".
@@ -412,6 +413,20 @@ def trace_checks(base, tag):
           "WARNING: the trace is incomplete: %d events lost" % lost in out, out[:300])
 
 
+def kept_checks(base, tag):
+    """The widgets leaky kept (kept.addrs): ptr + ptr_base gives them back."""
+    meta = open(os.path.join(base, "kept", "ctf", "metadata")).read()
+    m = re.search(r'ptr_base = "0x([0-9a-f]+)";', meta)
+    ptr_base = int(m.group(1), 16) if m else 0
+    rc, bt, disc, other = babeltrace(os.path.join(base, "kept"))
+    got = sorted("%016x" % ((ptr_base + e["ptr"]) % (1 << 64)) for e in bt
+                 if e["name"] == "kmem:kmem_cache_alloc")
+    want = sorted(open(os.path.join(base, "kept.addrs")).read().split())
+    check_eq(tag + " kept: 5 widgets", 5, len(want))
+    check_eq(tag + " kept: ptr + ptr_base = the widgets' addresses (base 0x%x)" % ptr_base,
+             want, got)
+
+
 def odd_checks(base, tag):
     """A VM run's trace of a cache named with a quote (oddcache.ko)."""
     rc, bt, disc, other = babeltrace(os.path.join(base, "odd"))
@@ -460,6 +475,7 @@ def main():
         tag = os.path.basename(os.path.dirname(os.path.abspath(d)))
         if os.path.isdir(base):
             trace_checks(base, tag)
+            kept_checks(base, tag)
             # kmemtrace.sh records oddcache's load on x86 guests only.
             if not tag.endswith("-arm64"):
                 odd_checks(base, tag)

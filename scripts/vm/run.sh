@@ -25,7 +25,9 @@
 # in qemu-system-aarch64 -M virt -cpu max (console ttyAMA0) with Debian's
 # busybox-static:arm64 (scripts/kernels/fetch-kernel.sh) in the initramfs.
 # SLABTRACE_ARM64_CPU overrides the CPU model (max,pauth=off boots about
-# three times faster: pointer authentication is slow to emulate).
+# three times faster: pointer authentication is slow to emulate;
+# max,lpa2=off is a CPU without LPA2, on which a kernel built for 52-bit VA
+# runs with 48, its linear map 2^52 - 2^48 above PAGE_OFFSET).
 #
 # Each test has its own time budget: its "# vm-budget: SECONDS" line, else
 # 600 s, twice that on arm64, three times on the debug kernel; /init stops

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # kmemtrace: the files and their bad input; a recording of leaky's known
 # allocations, saved in /out/kmemtrace/ for the host to read with
-# babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.py); a tiny
+# babeltrace2 and kmemtrace-report (scripts/tests/test_kmemtrace.py), and
+# one of widgets kept, with their addresses from leaky's kept file; a tiny
 # buffer with no reader; the recorder and other users' traces (it refuses
 # to start over one, fails on a restart and on a stop, and leaves them
 # running); a cache destroyed and made again during a trace; rmmod refused
@@ -124,6 +125,17 @@ check "record leaky_widget only" \
 cp /tmp/rec2.txt $OUT/widget.record.txt
 check_eq "filtered: exactly the widget allocations and frees" \
 	"kmemtrace-record: $((2 * N)) events written, 0 lost, into $OUT/widget" "$(cat /tmp/rec2.txt)"
+
+# --- The objects' addresses: leaky lists the widgets it keeps (kept);
+# the host checks that ptr + ptr_base gives them back
+# (scripts/tests/test_kmemtrace.py), on a machine whose linear map is not
+# at PAGE_OFFSET too (arm64 with 52-bit VA on a CPU without LPA2).
+check "record 5 widgets kept" \
+	sh -c "kmemtrace-record -o $OUT/kept -c leaky_widget -- sh -c 'echo widgets 5 > $LEAKY' > /tmp/rec9.txt"
+cp /sys/kernel/debug/leaky/kept $OUT/kept.addrs
+check_eq "leaky lists the 5 widgets" 5 "$(grep -c '^[0-9a-f]\{16\}$' $OUT/kept.addrs)"
+check "free them" sh -c "echo free > $LEAKY"
+rm -f $OUT/kept/kallsyms
 
 # --- The recorder's buffer: without -b 8 MiB a CPU for the recording,
 # the old buffer_kb set back after; a larger one stays; -b's exactly.
