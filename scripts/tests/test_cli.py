@@ -1675,6 +1675,19 @@ class Record(unittest.TestCase):
         self.assertEqual(self.fake.commands(), ["start kmalloc", "stop kmalloc",
                                                 "print kmalloc", "reset kmalloc"])
 
+    def test_the_watchdog_says_what_it_could_not_do(self):
+        # The module gone while record runs: record fails, and its watchdog
+        # cannot stop the cache: it says so and why, not that it did.
+        script = "rm -rf %s %s" % (os.path.join(self.fake.sys, "module", "slabtrace"),
+                                   self.fake.st)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0",
+                                     "--", "sh", "-c", script)
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(err, r"\nslabtrace: record \(pid \d+\) ended without cleaning up; "
+                         r"its watchdog could not stop kmalloc-64 \(No such file or "
+                         r"directory\): slabtrace status says if it is still traced\n$")
+        self.assertNotIn("stopped and reset", err)
+
     def test_sigkill_the_watchdog_stops_the_word(self):
         for keep in (False, True):
             rc, out, err, secs = self.signalled(signal.SIGKILL, keep, cache="all")

@@ -234,9 +234,9 @@ static void lock_word(struct rec_cache *c)
 }
 
 /*
- * Stop the caches of @r started here and, unless --keep, reset them; the
- * watchdog's way, which says nothing of what fails (record may have done
- * it already).
+ * Stop the caches of @r started here and, unless --keep, reset them,
+ * saying nothing of what fails: record's way when a start failed (it said
+ * so).
  */
 static void release_quietly(const struct rec *r)
 {
@@ -250,6 +250,32 @@ static void release_quietly(const struct rec *r)
 		if (!r->keep)
 			ctl_try(why, sizeof(why), "reset %s", r->c[i].name);
 	}
+}
+
+/*
+ * The watchdog's cleaning up of @c, which record (pid @record) started:
+ * stopped and, unless --keep, reset, saying what it did, or what failed
+ * and why (a cache it could not stop is not reset: its records are what
+ * is left to see).
+ */
+static void watchdog_release(const struct rec *r, const struct rec_cache *c,
+			     pid_t record)
+{
+	char why[1024], head[80];
+
+	snprintf(head, sizeof(head), "record (pid %d) ended without cleaning up; its watchdog",
+		 (int)record);
+	if (ctl_try(why, sizeof(why), "stop %s", c->name)) {
+		note("%s could not stop %s (%s): slabtrace status says if it is still traced",
+		     head, shown(c->name), why);
+		return;
+	}
+	if (!r->keep && ctl_try(why, sizeof(why), "reset %s", c->name)) {
+		note("%s stopped %s but could not reset it (%s): slabtrace status shows it",
+		     head, shown(c->name), why);
+		return;
+	}
+	note("%s %s %s", head, r->keep ? "stopped" : "stopped and reset", shown(c->name));
 }
 
 /*
@@ -300,12 +326,9 @@ static noreturn void watchdog_main(struct rec *r, int fd)
 		if (!r->c[i].own)
 			unlock(&r->c[i]);
 	}
-	release_quietly(r);
 	for (i = 0; i < r->n; i++)
 		if (r->c[i].own)
-			note("record (pid %d) ended without cleaning up; its watchdog %s %s",
-			     (int)record, r->keep ? "stopped" : "stopped and reset",
-			     shown(r->c[i].name));
+			watchdog_release(r, &r->c[i], record);
 	_exit(0);
 }
 
