@@ -720,6 +720,55 @@ class Cli(unittest.TestCase):
         self.assertRegex(lines[2], r"^dentry .* grows ")
         self.assertRegex(lines[3], r"^kmalloc-64 .* mixed ")
 
+    def growth_fed(self, texts, *args):
+        """growth ARGS reading /proc/slabinfo from a FIFO that gives each of
+        its samples the next of TEXTS, whenever it is taken: the series
+        the same whatever the host's speed.  Returns rc, out, err."""
+        path = os.path.join(self.fake.proc, "slabinfo")
+        os.unlink(path)
+        os.mkfifo(path)
+        p = self.fake.popen("growth", *args)
+        fds = os.path.join("/proc", str(p.pid), "fd")
+
+        def reading():
+            for fd in os.listdir(fds):
+                try:
+                    if os.readlink(os.path.join(fds, fd)) == path:
+                        return True
+                except OSError:
+                    pass    # closed since
+            return False
+        try:
+            for text in texts:
+                # Closed once the reader holds it (it cannot have read EOF
+                # yet), then the next offered once it let it go: one text a
+                # sample, never two.
+                with open(path, "w") as f:
+                    f.write(text)
+                    f.flush()
+                    self.fake.wait_for(reading, "the sample taken")
+                self.fake.wait_for(lambda: not reading(), "the sample read")
+        finally:
+            out, err = p.communicate(timeout=60)
+        return p.returncode, out, err
+
+    def test_growth_trend_whatever_the_number_of_samples(self):
+        # kmalloc-64 flat for 6 tenths of the samples, then 10 objects up
+        # at each: the same trend from 60 samples as from 120 (the series
+        # full, its older points were twice as far apart as its newer ones:
+        # "grows" from 120, "grew" from 60).
+        trends = set()
+        for n in (60, 120, 200):
+            flat = n * 6 // 10
+            texts = [SLABINFO.format(w=10, k=1000 + 10 * max(0, j - flat), d=8000)
+                     for j in range(n)]
+            rc, out, err = self.growth_fed(texts, "-i", "0.001", "-r", str(n - 1))
+            self.assertEqual(rc, 0, err)
+            self.assertIn("(%d samples)" % n, out)
+            trend = re.search(r"\nkmalloc-64 .* (\S+) +-\n", out).group(1)
+            trends.add(trend)
+        self.assertEqual(len(trends), 1, trends)
+
     def test_growth_names_merged_caches(self):
         p = os.path.join(self.fake.proc, "slabinfo")
         rc, out, err = self.fake.run("growth", "--", "sed", "-i",

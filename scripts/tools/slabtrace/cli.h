@@ -110,13 +110,16 @@ void catch_signals(void);
 int run_command(char **argv, int since);
 
 /* growth.c */
-#define SERIES_MAX 64		/* samples kept a cache: halved when full */
+#define SERIES_MAX 64		/* samples kept a cache: thinned when full */
 
 struct slab {
 	char name[128];
 	long active[2];		/* first and last sample */
 	long series[SERIES_MAX];	/* its samples, evenly spaced */
 	int nseries;
+	int stride;		/* one sample in stride kept in series */
+	int pending;		/* samples since the last one kept */
+	bool tail;		/* series' last: the latest, off the stride */
 	long objsize;
 	bool shrank;		/* went down between two samples */
 	bool seen;

@@ -63,17 +63,37 @@ static struct slab *slab_find(struct slabs *s, const char *name)
 	return NULL;
 }
 
-/* @sl's next sample: its series halved (every other kept) when full. */
+/*
+ * @sl's next sample.  The series keeps one sample in @sl->stride, evenly
+ * spaced, the latest always its last point (dropped for the next, unless
+ * on the stride): full, it keeps every other point and doubles the
+ * stride.  So its points stand for the same spans whatever the number of
+ * samples, and slab_trend() may split them by position.
+ */
 static void series_add(struct slab *sl, long active)
 {
 	int i;
 
-	if (sl->nseries == SERIES_MAX) {
-		for (i = 0; i < SERIES_MAX / 2; i++)
-			sl->series[i] = sl->series[2 * i];
-		sl->nseries = SERIES_MAX / 2;
+	if (sl->tail) {
+		sl->nseries--;
+		sl->tail = false;
 	}
 	sl->series[sl->nseries++] = active;
+	if (++sl->pending < sl->stride) {
+		sl->tail = true;
+		return;
+	}
+	sl->pending = 0;
+	if (sl->nseries < SERIES_MAX)
+		return;
+	/* Every other kept: the last, between two kept ones, the latest. */
+	for (i = 0; i < SERIES_MAX / 2; i++)
+		sl->series[i] = sl->series[2 * i];
+	sl->nseries = SERIES_MAX / 2;
+	sl->series[sl->nseries++] = active;
+	sl->tail = true;
+	sl->pending = sl->stride;
+	sl->stride *= 2;
 }
 
 /* One sample of /proc/slabinfo; @first: the first of the series. */
@@ -114,6 +134,7 @@ static void slab_sample(struct slabs *s, bool first)
 			sl = &s->v[s->n++];
 			memset(sl, 0, sizeof(*sl));
 			snprintf(sl->name, sizeof(sl->name), "%s", name);
+			sl->stride = 1;
 			sl->active[0] = first ? active : 0;
 			sl->active[1] = sl->active[0];
 			series_add(sl, sl->active[0]);
