@@ -769,6 +769,18 @@ class Cli(unittest.TestCase):
             trends.add(trend)
         self.assertEqual(len(trends), 1, trends)
 
+    def test_growth_sums_two_caches_of_one_name(self):
+        # Two modules' caches may share a name: two lines, one cache of
+        # their sum (the second line replaced the first: "no cache grew").
+        p = os.path.join(self.fake.proc, "slabinfo")
+        with open(p, "a") as f:
+            f.write("kmalloc-64           500     512     64   64    1 : tunables    0    0"
+                    "    0 : slabdata      8      8      0\n")
+        rc, out, err = self.fake.run("growth", "--", "sed", "-i",
+                                     "s/^kmalloc-64 *1000 /kmalloc-64 1100 /", p)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"\nkmalloc-64 +64 +1600 +\+100 +\+6400 .* grew +-\n")
+
     def test_growth_names_merged_caches(self):
         p = os.path.join(self.fake.proc, "slabinfo")
         rc, out, err = self.fake.run("growth", "--", "sed", "-i",

@@ -115,6 +115,7 @@ int run_command(char **argv, int since);
 struct slab {
 	char name[128];
 	long active[2];		/* first and last sample */
+	long prev;		/* the sample before the last */
 	long series[SERIES_MAX];	/* its samples, evenly spaced */
 	int nseries;
 	int stride;		/* one sample in stride kept in series */

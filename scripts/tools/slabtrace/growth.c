@@ -135,19 +135,30 @@ static void slab_sample(struct slabs *s, bool first)
 			memset(sl, 0, sizeof(*sl));
 			snprintf(sl->name, sizeof(sl->name), "%s", name);
 			sl->stride = 1;
-			sl->active[0] = first ? active : 0;
-			sl->active[1] = sl->active[0];
-			series_add(sl, sl->active[0]);
+			/* New since the first sample: from nothing. */
+			if (!first)
+				series_add(sl, 0);
 		}
-		if (active < sl->active[1])
-			sl->shrank = true;
-		sl->active[1] = active;
-		if (!first)
-			series_add(sl, active);
+		/* Two lines of one name (two caches so named): their sum. */
+		if (!sl->seen) {
+			sl->prev = sl->active[1];
+			sl->active[1] = 0;
+			series_add(sl, 0);
+			sl->seen = true;
+		}
+		sl->active[1] += active;
+		sl->series[sl->nseries - 1] += active;
 		sl->objsize = size;
-		sl->seen = true;
 	}
 	free(text);
+	for (i = 0; i < s->n; i++) {
+		if (!s->v[i].seen)
+			continue;
+		if (first)
+			s->v[i].active[0] = s->v[i].active[1];
+		else if (s->v[i].active[1] < s->v[i].prev)
+			s->v[i].shrank = true;
+	}
 	/* A cache destroyed since: it shrank to nothing. */
 	for (i = 0; i < s->n; i++) {
 		if (!s->v[i].seen) {
