@@ -781,6 +781,25 @@ class Cli(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"\nkmalloc-64 +64 +1600 +\+100 +\+6400 .* grew +-\n")
 
+    def test_growth_json_keeps_each_merged_name_whole(self):
+        # A name with a space is one name, and forty long names are all
+        # there (they were joined into 512 bytes, cut mid-name, and split
+        # at spaces: "odd name" became "odd" and "name").
+        names = ["odd name"] + ["merged_cache_number_%02d" % i for i in range(40)]
+        for name in names:
+            os.symlink(":0000048", os.path.join(self.fake.slab, name))
+        p = os.path.join(self.fake.proc, "slabinfo")
+        rc, out, err = self.fake.run("growth", "--json", "--", "sed", "-i",
+                                     "s/^Acpi-Namespace *400/Acpi-Namespace 500/", p)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(json.loads(out)["caches"][0]["also_named"]),
+                         sorted(names + ["ksm_mm_slot", "shared_policy_node"]))
+        rc, out, err = self.fake.run("growth", "--", "sed", "-i",
+                                     "s/^Acpi-Namespace *500/Acpi-Namespace 600/", p)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("odd name", out)
+        self.assertIn("merged_cache_number_39", out)
+
     def test_growth_names_merged_caches(self):
         p = os.path.join(self.fake.proc, "slabinfo")
         rc, out, err = self.fake.run("growth", "--", "sed", "-i",

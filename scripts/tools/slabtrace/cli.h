@@ -124,7 +124,8 @@ struct slab {
 	long objsize;
 	bool shrank;		/* went down between two samples */
 	bool seen;
-	char aliases[512];
+	char **aliases;		/* its merged names */
+	int naliases;
 };
 
 struct slabs {
@@ -138,6 +139,7 @@ extern const char *const trend_names[];
 
 enum trend slab_trend(const struct slab *sl);
 void slab_aliases(struct slabs *s);
+void slabs_free(struct slabs *s);
 int slab_grown(struct slabs *s);
 double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		     double interval, const char *prometheus, int *samples);

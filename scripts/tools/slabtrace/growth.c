@@ -253,17 +253,39 @@ void slab_aliases(struct slabs *s)
 		base = basename(target);
 		for (i = 0; i < s->n; i++) {
 			struct slab *sl = &s->v[i];
-			size_t len = strlen(sl->aliases);
 
 			if (strcmp(tgt[i], base) || !strcmp(sl->name, de->d_name))
 				continue;
-			snprintf(sl->aliases + len, sizeof(sl->aliases) - len,
-				 "%s%s", len ? ", " : "", de->d_name);
+			sl->aliases = xrealloc(sl->aliases,
+					       (sl->naliases + 1) * sizeof(*sl->aliases));
+			sl->aliases[sl->naliases++] = xstrdup(de->d_name);
 		}
 	}
 	if (d)
 		closedir(d);
 	free(tgt);
+}
+
+static void slab_free(struct slab *sl)
+{
+	int i;
+
+	for (i = 0; i < sl->naliases; i++)
+		free(sl->aliases[i]);
+	free(sl->aliases);
+	sl->aliases = NULL;
+	sl->naliases = 0;
+}
+
+void slabs_free(struct slabs *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		slab_free(&s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
 }
 
 static int slab_cmp(const void *pa, const void *pb)
@@ -290,9 +312,12 @@ int slab_grown(struct slabs *s)
 {
 	int i, n = 0;
 
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
 		if (s->v[i].active[1] > s->v[i].active[0])
 			s->v[n++] = s->v[i];
+		else
+			slab_free(&s->v[i]);
+	}
 	s->n = n;
 	qsort(s->v, s->n, sizeof(*s->v), slab_cmp);
 	return n;
@@ -378,7 +403,7 @@ double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 
 void growth_print(struct slabs *s, double secs, int top)
 {
-	int i;
+	int i, j;
 
 	printf("%-24s %7s %9s %8s %10s %10s  %-6s %s\n", "CACHE", "OBJSIZE",
 	       "ACTIVE", "+OBJS", "+BYTES", "BYTES/S", "TREND", "ALSO NAMED");
@@ -393,8 +418,11 @@ void growth_print(struct slabs *s, double secs, int top)
 		       sl->objsize, sl->active[1], d, d * sl->objsize,
 		       secs > 0 ? d * sl->objsize / secs : 0.0,
 		       trend_names[slab_trend(sl)]);
-		put_escaped(stdout, sl->aliases[0] ? sl->aliases : "-");
-		putchar('\n');
+		for (j = 0; j < sl->naliases; j++) {
+			fputs(j ? ", " : "", stdout);
+			put_escaped(stdout, sl->aliases[j]);
+		}
+		puts(sl->naliases ? "" : "-");
 	}
 }
 
@@ -404,15 +432,13 @@ void growth_print(struct slabs *s, double secs, int top)
  */
 static void growth_json(const struct slabs *s, double secs, bool around, long top)
 {
-	char *alias, *save = NULL, aliases[sizeof(s->v[0].aliases)];
-	int i;
+	int i, j;
 
 	printf("{\"version\": %d, \"seconds\": %.3f, \"around\": %s, \"caches\": [",
 	       JSON_VERSION, secs, around ? "\"command\"" : "\"samples\"");
 	for (i = 0; i < s->n && (top < 0 || i < top); i++) {
 		const struct slab *sl = &s->v[i];
 		long d = sl->active[1] - sl->active[0];
-		bool first = true;
 
 		printf("%s{\"cache\": ", i ? ", " : "");
 		put_json_string(stdout, sl->name);
@@ -421,12 +447,9 @@ static void growth_json(const struct slabs *s, double secs, bool around, long to
 		printf("\"bytes_per_second\": %.0f, \"trend\": \"%s\", \"also_named\": [",
 		       secs > 0 ? d * sl->objsize / secs : 0.0,
 		       trend_names[slab_trend(sl)]);
-		snprintf(aliases, sizeof(aliases), "%s", sl->aliases);
-		for (alias = strtok_r(aliases, ", ", &save); alias;
-		     alias = strtok_r(NULL, ", ", &save)) {
-			printf("%s", first ? "" : ", ");
-			put_json_string(stdout, alias);
-			first = false;
+		for (j = 0; j < sl->naliases; j++) {
+			printf("%s", j ? ", " : "");
+			put_json_string(stdout, sl->aliases[j]);
 		}
 		printf("]}");
 	}
@@ -465,7 +488,7 @@ int cmd_growth(struct opts *o, int argc, char **argv)
 		       secs, samples, cmd ? ", around the command" : "");
 		growth_print(&s, secs, o->top > 0 ? o->top : 10);
 	}
-	free(s.v);
+	slabs_free(&s);
 	if (nsignals)
 		return 128 + last_signal;
 	/* As record: measured, but COMMAND failed (it said how). */

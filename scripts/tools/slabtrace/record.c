@@ -125,7 +125,7 @@ static void auto_caches(struct opts *o, char **cmd)
 	if (!steady)
 		printf("record: no cache grew steadily over the %d samples; %s\n",
 		       samples, "tracing those that grew most");
-	free(s.v);
+	slabs_free(&s);
 }
 
 /*
