@@ -433,6 +433,8 @@ static int cmd_cache(int cmd, const char *name,
 	case SLAB_CMD_START:
 		/* "start all" follows new caches, with its filter and rate. */
 		follow = all ? leak_filter_get(filter) : NULL;
+		/* The depot gets a pool before the probes' first traces. */
+		leak_stack_prime();
 		ret = leak_start(name, filter, sample, sample_bytes,
 				 leak_probes_update);
 		if (!ret && all)

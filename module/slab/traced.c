@@ -52,7 +52,6 @@
 #include "pool.h"
 #include "record.h"
 #include "sets.h"
-#include "stacks.h"
 #include "table.h"
 #include "traced.h"
 
@@ -645,7 +644,6 @@ int leak_start(const char *name, struct leak_filter *filter,
 	int ret;
 
 	lockdep_assert_held(&leak_mutex);
-	leak_stack_prime();
 	if (word) {
 		ret = word_caches(word, &c, &n);
 		if (ret)
