@@ -43,6 +43,14 @@ static struct leak_traced *traced(struct kunit *test)
 	return set->traced[0];
 }
 
+/* POOL_CACHE traced, with a depot that has no room for the probes. */
+static struct leak_traced *start_depot_full(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	WRITE_ONCE(leak_fail_depot, true);
+	return traced(test);
+}
+
 /* Wait for the pool's refill work, as if the CPU had gone idle. */
 static void pool_settle(void)
 {
@@ -230,9 +238,7 @@ static void slabtrace_probe_path_depot_full(struct kunit *test)
 	void *objs[LEAK_STACK_WAITERS + 4];
 	long deferred = leak_stack_deferred();
 
-	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
-	tr = traced(test);
-	WRITE_ONCE(leak_fail_depot, true);
+	tr = start_depot_full(test);
 	alloc_atomic(objs, n);
 	WRITE_ONCE(leak_fail_depot, false);
 	/* One trace, one slot: its waiters, then losses. */
@@ -273,10 +279,8 @@ static void slabtrace_probe_path_depot_full_drain(struct kunit *test)
 	struct leak_traced *tr;
 	void *obj;
 
-	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
-	tr = traced(test);
 	WRITE_ONCE(leak_fail_drain, true);
-	WRITE_ONCE(leak_fail_depot, true);
+	tr = start_depot_full(test);
 	alloc_atomic(&obj, 1);
 	WRITE_ONCE(leak_fail_depot, false);
 	/* Waits for the work's drain, if it runs; both fail. */
@@ -306,9 +310,7 @@ static void slabtrace_probe_path_depot_full_work_first(struct kunit *test)
 	struct leak_traced *tr;
 	void *obj;
 
-	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
-	tr = traced(test);
-	WRITE_ONCE(leak_fail_depot, true);
+	tr = start_depot_full(test);
 	leak_test_before_insert = leak_stack_drain_now;
 	alloc_atomic(&obj, 1);
 	leak_test_before_insert = NULL;
@@ -390,9 +392,7 @@ static void slabtrace_probe_path_depot_full_reused(struct kunit *test)
 	objs[1] = kmem_cache_alloc(pool_cache, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, objs[0]);
 	KUNIT_ASSERT_NOT_NULL(test, objs[1]);
-	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
-	tr = traced(test);
-	WRITE_ONCE(leak_fail_depot, true);
+	tr = start_depot_full(test);
 	for (tries = 1; !alloc_reused(tr, objs, ARRAY_SIZE(objs)); tries++) {
 		/* Another millisecond began meanwhile: again. */
 		KUNIT_ASSERT_LT(test, tries, 5);
