@@ -4,10 +4,12 @@
  *
  * 6.1 and 6.12 call a tracepoint's probes with preemption disabled
  * (preempt_disable_notrace() in __DO_TRACE()), sys_enter's and sys_exit's
- * too.  Debian's 7.2 and 7.3 call them preemptible: a tracepoint's under
- * SRCU-fast (guard(srcu_fast_notrace) in __DECLARE_TRACE()), and
- * sys_enter's and sys_exit's, tracepoints that may fault
- * (TRACE_EVENT_SYSCALL()), under RCU tasks trace.  slab_trace's probes
+ * too; mainline 6.14 to 6.x do so with guard(preempt_notrace) in
+ * __DECLARE_TRACE(), a form no Debian kernel has.  Debian's 7.2 and 7.3
+ * call them preemptible: a tracepoint's under SRCU-fast
+ * (guard(srcu_fast_notrace) in __DECLARE_TRACE()), and sys_enter's and
+ * sys_exit's, tracepoints that may fault (TRACE_EVENT_SYSCALL()), under
+ * RCU tasks trace.  slab_trace's probes
  * and kptrace's hooks rely on the old promise: they stay on one CPU (the
  * per-CPU pools, counters, traces and last entries), and each is an RCU
  * read-side critical section (what is freed after a grace period: the

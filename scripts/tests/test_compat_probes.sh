@@ -78,6 +78,45 @@ for m in $read; do
 	echo "$probed" | grep -qx "$m" || fail "$m: read by a wrapper, printed by no probe"
 done
 
+# tracepoint.sh reads the guard of the probes' call in its own macro: the
+# form of mainline 6.14 to 6.x (guard(preempt_notrace)(), in no Debian
+# kernel) keeps the probes' preemption disabled; two calls under different
+# guards are refused.
+t=$(mktemp -d)
+mkdir -p "$t/include/linux"
+cat > "$t/include/linux/tracepoint.h" <<'EOT'
+#define __DECLARE_TRACE(name, proto, args, cond, data_proto)		\
+	static inline void __do_trace_##name(proto)			\
+	{								\
+		if (cond) {						\
+			guard(preempt_notrace)();			\
+			__DO_TRACE_CALL(name, TP_ARGS(args));		\
+		}							\
+	}
+EOT
+got=$(sh "$top/scripts/kbuild/compat/tracepoint.sh" "$t")
+if [ -z "$got" ]; then
+	pass "tracepoint: guard(preempt_notrace): preemption disabled"
+else
+	fail "tracepoint: guard(preempt_notrace): got '$got', want nothing"
+fi
+cat >> "$t/include/linux/tracepoint.h" <<'EOT'
+
+#define __DECLARE_TRACE(name, proto, args, cond, data_proto)		\
+	static inline void __do_trace_##name(proto)			\
+	{								\
+		guard(srcu_fast_notrace)(&tracepoint_srcu);		\
+		__DO_TRACE_CALL(name, TP_ARGS(args));			\
+	}
+EOT
+got=$(sh "$top/scripts/kbuild/compat/tracepoint.sh" "$t")
+if [ "$got" = " -DSLABTRACE_MISSING_TP_CALL" ]; then
+	pass "tracepoint: two guards: refused"
+else
+	fail "tracepoint: two guards: got '$got'"
+fi
+rm -rf "$t"
+
 # The build refuses the future kernel, one #error line per API: its
 # fixture's flags added to a real build (6.12), the way KCFLAGS adds them.
 kdir=${SLABTRACE_TEST_KDIR:-}
