@@ -890,6 +890,32 @@ class Cli(unittest.TestCase):
         _, c = self.sampled_estimates(13, "sampled 1 per 8192 bytes", 1671, 106912)
         self.assertEqual(c["stacks"][0]["estimated_bytes"], 106912)
 
+    def test_sampled_by_bytes_ranks_by_estimates(self):
+        # "sample-bytes 8192": 3 records of 64 bytes stand for 24672 bytes
+        # (test above), 2 records of 2048 bytes for about 2 * 2048 /
+        # (1 - exp(-1/4)) = 18516: the small objects hold more, though
+        # their records hold less (192 bytes against 4096).
+        dump = ("Dumping outstanding allocs from kmalloc-64\n"
+                "traced 1.000s, 5 outstanding (4288 bytes), 0 records dropped\n"
+                "sampled 1 per 8192 bytes: estimated 395 outstanding (43188 bytes); "
+                "the counts below are of records\n"
+                "-------------------------\n")
+        for size, fn in ((2048, "big"), (2048, "big"), (64, "small"), (64, "small"),
+                         (64, "small")):
+            dump += ("Obj 0000000000000001, %d bytes (%d requested), age 0.001s, cpu 0, "
+                     "from PID 5 sh:\n----\n"
+                     " #01 [<0000000000000002>] in %s+0x1/0x2\n\n" % (size, size, fn))
+        self.fake.write("ctl", dump)
+        for args in ((), ("--bytes",)):
+            rc, out, err = self.fake.run("top", "-c", "kmalloc-64", *args)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("\n   1        3        192        192  ", out, args)
+            self.assertIn("\n   2        2       4096       4096  ", out, args)
+            _, out, _ = self.fake.run("leaks", "-c", "kmalloc-64", "--json", *args)
+            stacks = json.loads(out)["caches"][0]["stacks"]
+            self.assertEqual([(st["rank"], st["estimated_bytes"]) for st in stacks],
+                             [(1, 24672), (2, 18516)], args)
+
     def test_start_with_a_filter(self):
         # The filter's words go to the module, which checks them.
         rc, out, err = self.fake.run("start", "kmalloc-64", "pid", "5", "6")

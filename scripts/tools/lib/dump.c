@@ -1050,15 +1050,29 @@ void print_free(struct print *p)
 }
 
 /* Set for group_cmp() by dump_sort(). */
-static bool sort_by_bytes;
+static bool sort_by_bytes, sort_by_estimates;
+
+/* -1, 0 or 1: @a before, beside or after @b, the larger first. */
+static int larger_first(double a, double b)
+{
+	return a > b ? -1 : a < b;
+}
 
 static int group_cmp(const void *pa, const void *pb)
 {
 	const struct group *a = pa, *b = pb;
 	bool la = a->verdict == VERDICT_LEAK, lb = b->verdict == VERDICT_LEAK;
+	int c;
 
 	if (la != lb)
 		return la ? -1 : 1;
+	if (sort_by_estimates) {
+		c = sort_by_bytes ? larger_first(a->est_bytes, b->est_bytes) : 0;
+		if (!c)
+			c = larger_first(a->est_objects, b->est_objects);
+		if (c)
+			return c;
+	}
 	if (sort_by_bytes && a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
 	if (a->objects != b->objects)
@@ -1073,11 +1087,15 @@ static int group_cmp(const void *pa, const void *pb)
 /*
  * The stacks judged leaks first; then most objects (most bytes with
  * @by_bytes), then bytes, the oldest, and the backtrace, so that the order
- * is the same every time.
+ * is the same every time.  In a sampled dump, objects and bytes are first
+ * the estimates: under "sample-bytes" a small object is recorded less
+ * often than a large one, so the records alone would rank the stacks of
+ * large objects above those that hold more.
  */
 void dump_sort(struct dump *d, bool by_bytes)
 {
 	sort_by_bytes = by_bytes;
+	sort_by_estimates = dump_sampled(d);
 	if (d->ng)
 		qsort(d->g, d->ng, sizeof(*d->g), group_cmp);
 }
