@@ -299,6 +299,31 @@ static void slabtrace_probe_path_depot_full_drain(struct kunit *test)
 }
 
 /*
+ * A deferred trace the work cannot save either is no drop for a record
+ * that is gone: its object freed before the drain (or its cache reset,
+ * its owner id perhaps another cache's by then).
+ */
+static void slabtrace_probe_path_depot_full_drain_freed(struct kunit *test)
+{
+	struct leak_traced *tr;
+	void *obj;
+
+	WRITE_ONCE(leak_fail_drain, true);
+	tr = start_depot_full(test);
+	/* Freed before the work can run on this CPU. */
+	preempt_disable();
+	alloc_atomic(&obj, 1);
+	free_all(&obj, 1);
+	preempt_enable();
+	WRITE_ONCE(leak_fail_depot, false);
+	leak_stack_flush();
+	WRITE_ONCE(leak_fail_drain, false);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_STACK]),
+			0);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 0);
+}
+
+/*
  * The work that saves deferred backtraces may run on another CPU while a
  * probe is between saving its trace and inserting its record: here it
  * runs there (a test hook), and the record still gets its backtrace.
@@ -574,6 +599,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_nmi),
 	KUNIT_CASE(slabtrace_probe_path_depot_full),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_drain),
+	KUNIT_CASE(slabtrace_probe_path_depot_full_drain_freed),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_work_first),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_reused),
 	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),

@@ -5,7 +5,8 @@
  * saw it, else after the last frame that is the tracer's or the
  * allocator's by name (among the first few), else not at all; and that a
  * frame with no symbol never shows its raw address; and that a trace's
- * handle kept per CPU is given only to the same frames.
+ * handle kept per CPU is given only to the same frames; and that the tags
+ * of deferred records do not repeat where their count wraps.
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
@@ -132,12 +133,28 @@ static void slabtrace_stacks_cache(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, leak_stack_save(a, ARRAY_SIZE(a)), ha);
 }
 
+/*
+ * A deferred record's tag goes round 1 to 65535, never 0, and never the
+ * same twice in a row, also where the count behind it wraps.
+ */
+static void slabtrace_stacks_defer_tag_wrap(struct kunit *test)
+{
+	const u16 want[] = { 0xfffe, 0xffff, 1, 2 };
+	u16 tags[ARRAY_SIZE(want)];
+	unsigned int i;
+
+	leak_defer_tags_after(-3, tags, ARRAY_SIZE(tags));
+	for (i = 0; i < ARRAY_SIZE(want); i++)
+		KUNIT_EXPECT_EQ_MSG(test, tags[i], want[i], "tag %u", i);
+}
+
 static struct kunit_case slabtrace_stacks_cases[] = {
 	KUNIT_CASE(slabtrace_stacks_at_call_site),
 	KUNIT_CASE(slabtrace_stacks_by_symbol),
 	KUNIT_CASE(slabtrace_stacks_untrimmed),
 	KUNIT_CASE(slabtrace_stacks_no_raw_address),
 	KUNIT_CASE(slabtrace_stacks_cache),
+	KUNIT_CASE(slabtrace_stacks_defer_tag_wrap),
 	{}
 };
 

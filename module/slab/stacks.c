@@ -212,20 +212,29 @@ static atomic_long_t defer_count;
  */
 static atomic_t defer_tags;
 
-/* A new tag: 1 to U16_MAX in turn, never 0 (a record never deferred). */
+/*
+ * A new tag: 1 to U16_MAX in turn, never 0 (a record never deferred).
+ * The low 16 bits of the count, skipping 0 (65,536 divides 2^32, so the
+ * turn stays even when the count wraps).
+ */
 static u16 defer_tag_new(void)
 {
-	return (u32)atomic_inc_return(&defer_tags) % U16_MAX + 1;
+	u16 tag = atomic_inc_return(&defer_tags);
+
+	return tag ? tag : (u16)atomic_inc_return(&defer_tags);
 }
 
 /*
- * A deferred trace the depot could not save either: its records keep no
- * backtrace, counted as the probes count a trace with no room
- * (LEAK_DROP_STACK), so that the print's drops say why.  A cache that left
- * the set meanwhile has no count left to add to.
+ * A deferred trace the depot could not save either: the records still
+ * waiting for it keep no backtrace, counted as the probes count a trace
+ * with no room (LEAK_DROP_STACK), so that the print's drops say why.  A
+ * waiter whose record is gone counts nothing: its object was freed, or
+ * its cache reset or released, and the owner id may be another cache's
+ * by now.  leak_table_set_stack() with no stack only finds the record.
  */
 static void defer_lost(const struct deferred *d)
 {
+	const struct waiter *w;
 	const struct leak_set *set;
 	struct leak_traced *tr;
 	unsigned int i;
@@ -233,7 +242,11 @@ static void defer_lost(const struct deferred *d)
 	rcu_read_lock();
 	set = rcu_dereference(leak_active);
 	for (i = 0; set && i < d->nr_waiters; i++) {
-		tr = leak_traced_of_id(set, d->waiters[i].owner);
+		w = &d->waiters[i];
+		if (!leak_table_set_stack(&leak_records, w->obj, w->owner,
+					  w->stamp, w->tag, 0))
+			continue;
+		tr = leak_traced_of_id(set, w->owner);
 		if (tr)
 			atomic_long_inc(&tr->drops[LEAK_DROP_STACK]);
 	}
@@ -305,6 +318,14 @@ void leak_stack_drain_now(void)
 	static struct deferred d;
 
 	defer_drain(&d, false);
+}
+
+/* The @n tags given after the count @v: the tests look at its wrap. */
+void leak_defer_tags_after(int v, u16 *tags, unsigned int n)
+{
+	atomic_set(&defer_tags, v);
+	while (n--)
+		*tags++ = defer_tag_new();
 }
 #endif
 

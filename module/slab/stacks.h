@@ -61,6 +61,7 @@ int leak_stack_first(depot_stack_handle_t handle, unsigned long *ip);
 extern bool leak_fail_depot;
 extern bool leak_fail_drain;
 void leak_stack_drain_now(void);
+void leak_defer_tags_after(int v, u16 *tags, unsigned int n);
 #endif
 
 #endif /* _SLABTRACE_SLAB_STACKS_H */

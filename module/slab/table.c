@@ -557,7 +557,7 @@ VISIBLE_IF_KUNIT unsigned long leak_table_buckets(struct leak_table *t)
  * @owner: its owner
  * @stamp: its stamp
  * @tag: its defer tag (leak_who.defer_tag), never 0
- * @stack: the backtrace
+ * @stack: the backtrace; 0 only finds the record
  *
  * Only a record still without one, and with the same owner, stamp and
  * tag: the object may have been freed and its address allocated again
