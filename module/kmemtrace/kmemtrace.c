@@ -169,7 +169,7 @@ EXPORT_SYMBOL_IF_KUNIT(kmemtrace_linear_map);
  *
  * Return: 0; -EBUSY if a trace runs; -ENOENT for an unknown cache;
  * -EPERM under lockdown=confidentiality; -ENOMEM; -EOVERFLOW if the
- * memory spans 2^48 bytes or more of the linear map (kmemtrace_ptr_base()).
+ * memory spans more than 2^48 bytes of the linear map (kmemtrace_ptr_base()).
  */
 VISIBLE_IF_KUNIT int kmemtrace_start(char **names, int nr)
 {
