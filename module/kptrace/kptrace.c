@@ -6,8 +6,9 @@
  * take a path, the first bytes of the path (read from user memory without
  * faulting), in an in-flight entry of the task; sys_exit turns the entry
  * into a record and queues it.  A call that never returns (exit,
- * exit_group, one a fatal signal interrupts) is recorded when the task
- * exits (sched_process_exit).  A finished call goes to the text queue
+ * exit_group, or one in a task that dies in the kernel) is recorded when
+ * the task exits (sched_process_exit); one a fatal signal interrupts
+ * returns first, and sys_exit sees it.  A finished call goes to the text queue
  * (queue.c), or, after "syscall start ctf", to the binary stream (ctf.c)
  * instead.  The tracepoints are found by name with
  * for_each_kernel_tracepoint(): sys_enter and sys_exit are not exported.

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * kptrace's binary stream: the events of /proc/slabtrace/kptrace_ctf/, as
+ * kptrace's binary stream: the events of /proc/slabtrace/kptrace/ctf/, as
  * a CTF reader or a program parsing them sees them.  The packets and the
  * event headers are those of every slabtrace stream (<ctf.h>: struct
  * slabtrace_ctf_packet, the compact and extended headers); the TSDL in
- * kptrace_ctf/metadata describes the same layout, so babeltrace2 needs
+ * kptrace/ctf/metadata describes the same layout, so babeltrace2 needs
  * nothing from here.
  *
  * One event per finished system call, its header's time the call's end.
