@@ -18,9 +18,10 @@
  * hash table of buckets indexing them by task_struct pointer: a power of
  * two of buckets, at least kptrace_tasks, never resized.  A task takes a
  * free entry at its first traced call, keeps it from call to call, and
- * gives it back at its exit.  The hooks never allocate and take no
- * sleeping lock, on any kernel (on PREEMPT_RT even a GFP_NOWAIT
- * allocation, which an rhashtable makes when an insertion finds it full,
+ * gives it back at its exit, or when a new filter does not trace it.
+ * The hooks never allocate and take no sleeping lock, on any kernel (on
+ * PREEMPT_RT even a GFP_NOWAIT allocation, which an rhashtable makes when
+ * an insertion finds it full,
  * or a spinlock_t may sleep, and so may 6.1's rhashtable bucket locks,
  * which disable bottom halves): an entry comes from the free list, a
  * bucket is changed under a short raw spinlock, and a bucket holds at
@@ -47,12 +48,15 @@
  * - bucket_locks[] (raw spinlocks, KPTRACE_LOCKS stripes): bucket b is changed
  *   only under bucket_locks[b % KPTRACE_LOCKS], held for one hlist insertion
  *   or removal (and the count of at most KPTRACE_CHAIN_MAX entries before an
- *   insertion).  Taken only by the hooks, in task context, never nested,
+ *   insertion).  Taken by the hooks, in task context, and by the sweep
+ *   after a new filter (table_sweep(), preemption disabled), never nested,
  *   never with another lock of ours.
  * - An in-flight entry is only written by its own task's hooks, or given
  *   back after a grace period (call_rcu(), so that no walk of its old
  *   bucket still reaches it when it is reused in another); the detach
- *   waits for those (rcu_barrier()) before it frees the entries.
+ *   waits for those (rcu_barrier()) before it frees the entries.  It is
+ *   given back by its task's exit, or by the sweep if a new filter does
+ *   not trace its task: whichever clears its task first (cmpxchg()).
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
  *   by the hooks and by the RCU callback that gives an entry back (the
  *   start builds the list before either can run).  entry_get() peeks at
@@ -61,7 +65,7 @@
  * - last_entry (per CPU): written and read by the hooks of its CPU only,
  *   cleared by the detach once they are gone.  An entry's task is set by
  *   its own task's hook before it enters a bucket, and cleared
- *   (WRITE_ONCE) when it leaves it; other CPUs read it with READ_ONCE and
+ *   (cmpxchg()) before it leaves it; other CPUs read it with READ_ONCE and
  *   use the entry only if it is their current task.
  * - Order: kptrace_mutex before queue.c's queue_lock, the stream's lock
  *   and files.c's files_lock; the raw spinlocks are innermost and never
@@ -334,18 +338,56 @@ static void kptrace_task_free_rcu(struct rcu_head *head)
 	entry_put(container_of(head, struct kptrace_task, rcu));
 }
 
-/* Take @t out of its bucket; it is free again after a grace period. */
-static void table_remove(struct kptrace_task *t)
+/*
+ * Take @t, @task's entry, out of its bucket; it is free again after a
+ * grace period.  Whoever clears its task takes it out, once: @task's exit
+ * or table_sweep().  With its task NULL no lookup and no last_entry
+ * matches it, in its bucket or not.  In an RCU-sched read-side section.
+ */
+static void table_remove(struct kptrace_task *t, struct task_struct *task)
 {
-	unsigned int b = bucket_of(t->task);
+	unsigned int b = bucket_of(task);
 	raw_spinlock_t *lock = &bucket_locks[b % KPTRACE_LOCKS];
 
+	if (cmpxchg(&t->task, task, NULL) != task)
+		return;
 	raw_spin_lock(lock);
 	hlist_del_rcu(&t->node);
 	raw_spin_unlock(lock);
-	/* Out of the buckets: no last_entry may match it. */
-	WRITE_ONCE(t->task, NULL);
 	call_rcu(&t->rcu, kptrace_task_free_rcu);
+}
+
+/*
+ * A new filter is set: give back the entries of the tasks it does not
+ * trace, which would otherwise keep them until they exit, and leave none
+ * for the tasks it traces.  A call in flight in such a task goes
+ * unrecorded, as at a stop.  Called with kptrace_mutex held and the hooks
+ * attached.  An entry's task, read under RCU-sched, is alive until the
+ * section ends: its exit clears the entry (kptrace_process_exit()) before
+ * the task can be released, whose last reference goes after a grace
+ * period.
+ */
+static void table_sweep(void)
+{
+	struct task_struct *task;
+	bool removed = false;
+	unsigned int i;
+
+	lockdep_assert_held(&kptrace_mutex);
+	for (i = 0; i < kptrace_tasks; i++) {
+		rcu_read_lock_sched();
+		task = READ_ONCE(entries[i].task);
+		if (task && !task_traced(task)) {
+			table_remove(&entries[i], task);
+			removed = true;
+		}
+		rcu_read_unlock_sched();
+		if (!(i % 1024))
+			cond_resched();
+	}
+	/* Free for the new filter's tasks when the command returns. */
+	if (removed)
+		rcu_barrier();
 }
 
 /*
@@ -353,9 +395,11 @@ static void table_remove(struct kptrace_task *t)
  * last hook on this CPU used first (last_entry): a task making call
  * after call on one CPU finds it there without a lookup.  An entry out of
  * the buckets always has task NULL, so a stale last_entry whose task is
- * @task is @task's entry; it is never freed while the hooks can run, nor
- * taken out of its bucket but by @task's own exit: it stays valid after
- * the RCU read section ends.
+ * @task is @task's entry.  The entries are never freed while the hooks
+ * can run, and one taken out of its bucket (by @task's own exit, or by
+ * table_sweep()) is given back only after a grace period, which the
+ * hook, running with preemption disabled, holds off: it stays valid
+ * until the hook returns.
  */
 static struct kptrace_task *task_entry(struct task_struct *task, bool create)
 {
@@ -514,7 +558,7 @@ static void kptrace_process_exit(void *data, SLABTRACE_PROCESS_EXIT_PARAMS(p))
 	if (t) {
 		if (t->active)
 			finish(t, 0, KPTRACE_NORETURN);
-		table_remove(t);
+		table_remove(t, p);
 	}
 	slabtrace_tp_end();
 }
@@ -632,10 +676,12 @@ static int set_filter(struct kptrace_filter *f)
 
 	lockdep_assert_held(&kptrace_mutex);
 	old = rcu_replace_pointer(filter, f, lockdep_is_held(&kptrace_mutex));
-	if (old)
+	if (old) {
 		kfree_rcu(old, rcu);
-	else
+		table_sweep();
+	} else {
 		ret = kptrace_attach();
+	}
 	if (ret) {
 		RCU_INIT_POINTER(filter, NULL);
 		synchronize_rcu();

@@ -362,13 +362,17 @@ asleep() {
 # six_sleeps: four sleep processes asleep all along (holding the 4
 # entries), two more started and gone meanwhile.  The four sleep long
 # and are killed after: a slow guest may take seconds to see them asleep.
-six_sleeps() {
+# hold_four: four sleep processes asleep, their pids in $holders.
+hold_four() {
 	holders=
 	for i in 1 2 3 4; do
 		sleep 120 &
 		holders="$holders $!"
 	done
 	check "four sleep processes asleep" until_true 30 asleep 4
+}
+six_sleeps() {
+	hold_four
 	sleep 1 &
 	s5=$!
 	sleep 1 &
@@ -398,5 +402,24 @@ six_sleeps
 st syscall stop ctf
 check "ctf: the others' calls are the stream's lost events" \
 	test "$(head -n 1 $ST/kptrace/ctf/total_overruns)" -gt 0
+# A new filter gives back the entries of the tasks it does not trace:
+# four sleep processes asleep in their calls hold the 4 entries, and
+# after "start comm cat" a cat is traced, none of its calls dropped.
+st syscall clear
+st syscall start comm sleep
+hold_four
+st syscall start comm cat
+d0=$(sed -n 's/^dropped: //p' $ST/kptrace/stats)
+cat /dev/null
+check_eq "a new filter: its task's calls not dropped" "$d0" \
+	"$(sed -n 's/^dropped: //p' $ST/kptrace/stats)"
+kill $holders
+wait $holders
+st syscall stop
+cat $K > /tmp/nf.txt
+cp /tmp/nf.txt /out/kptrace_new_filter.txt
+check "a new filter: its task traced" grep -q ' comm: cat cpu' /tmp/nf.txt
+check "a new filter: the sleeps' calls in flight not recorded" \
+	sh -c "! grep -Eq 'Syscall [0-9]+ \\([a-z_]*nanosleep\\):.* comm: sleep cpu' /tmp/nf.txt"
 check "rmmod slabtrace" rmmod slabtrace
 finish
