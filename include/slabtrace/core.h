@@ -4,9 +4,9 @@
  * it: a system's descriptor and the steps of loading (main.c), the one
  * door of the commands (ctl.c), the status (status.c), cache names
  * (caches.c), system call names (syscalls.c), and how names a user chose
- * are shown.  The files are <slabtrace/files.h>, the binary stream object
- * <slabtrace/ctf.h>; kernel-version differences are in include/wrapper/,
- * one header per kernel API.
+ * are shown (in the log: escape.c).  The files are <slabtrace/files.h>,
+ * the binary stream object <slabtrace/ctf.h>; kernel-version differences
+ * are in include/wrapper/, one header per kernel API.
  * The lock order of the whole module is in main.c's header.
  */
 #ifndef _SLABTRACE_CORE_H
@@ -42,7 +42,8 @@ struct slabtrace_file;
  * How every name a user may have chosen (a command name, a cache name) is
  * shown: bytes that are not printable ASCII, spaces and backslashes as
  * escapes ("\n", "\x20"), so that no name can make a line of its own or
- * look like two fields.  kptrace's records use the same rule.
+ * look like two fields.  kptrace's records use the same rule, and the log
+ * lines too (slabtrace_esc(), below).
  */
 #define SLABTRACE_ESCAPE	(ESCAPE_NAP | ESCAPE_APPEND | ESCAPE_SPACE | \
 				 ESCAPE_SPECIAL | ESCAPE_HEX)
@@ -58,6 +59,23 @@ static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
 
 /* Longest cache name accepted (sysfs names of caches are shorter). */
 #define SLABTRACE_NAME_MAX	64
+
+/*
+ * escape.c: a word a user chose in a log line, where words are quoted: the
+ * same rule, and a quote escaped too.  SLABTRACE_ESC_SIZE holds any cache
+ * name, each byte of it an escape ("\xNN") at worst.
+ */
+#define SLABTRACE_ESCAPE_LOG	SLABTRACE_ESCAPE_ALSO "'"
+#define SLABTRACE_ESC_SIZE	(4 * SLABTRACE_NAME_MAX + 4)
+const char *slabtrace_esc(char *buf, size_t size, const char *s, size_t len);
+/* slabtrace_esc() of the string @s into the array @buf. */
+#define slabtrace_esc_str(buf, s) ({				\
+	const char *__s = (s);					\
+								\
+	slabtrace_esc(buf, sizeof(buf) + __must_be_array(buf),	\
+		      __s, strlen(__s));			\
+})
+
 /* Longest command accepted in one write to ctl. */
 #define SLABTRACE_CMD_MAX	255
 /*
