@@ -563,6 +563,24 @@ VISIBLE_IF_KUNIT bool slabtrace_name_hint(const char *name, char *buf,
 	return kobj;
 }
 
+/*
+ * The log line of @name, which is no cache: with the name meant when there
+ * is one.  Not inlined: its buffers are on the stack of that line only.
+ */
+static noinline void log_no_cache(const char *cmd, const char *name)
+{
+	char meant[SLABTRACE_NAME_MAX + 1], esc[SLABTRACE_ESC_SIZE];
+	char esc_meant[SLABTRACE_ESC_SIZE];
+
+	if (slabtrace_name_hint(name, meant, sizeof(meant)))
+		pr_warn_ratelimited("%s: no slab cache named '%s' (did you mean %s?)\n",
+				    cmd, slabtrace_esc_str(esc, name),
+				    slabtrace_esc_str(esc_meant, meant));
+	else
+		pr_warn_ratelimited("%s: no slab cache named '%s'\n", cmd,
+				    slabtrace_esc_str(esc, name));
+}
+
 /**
  * slabtrace_cache_resolve - a cache name, as /proc/slabinfo shows it, to a cache
  * @cmd: the command asking, the first word of its log lines
@@ -581,7 +599,6 @@ VISIBLE_IF_KUNIT bool slabtrace_name_hint(const char *name, char *buf,
 int slabtrace_cache_resolve(const char *cmd, const char *name,
 			    struct slabtrace_cache_ref *ref)
 {
-	char meant[SLABTRACE_NAME_MAX + 1];
 	struct kobject *kobj;
 	int ret;
 
@@ -597,15 +614,8 @@ int slabtrace_cache_resolve(const char *cmd, const char *name,
 		return ret;
 	}
 	kobj = name_to_kobj(name);
-	if (!kobj && slabtrace_name_hint(name, meant, sizeof(meant))) {
-		pr_warn_ratelimited("%s: no slab cache named '%*pE' (did you mean %*pE?)\n",
-				    cmd, (int)strlen(name), name,
-				    (int)strlen(meant), meant);
-		return -ENOENT;
-	}
 	if (!kobj) {
-		pr_warn_ratelimited("%s: no slab cache named '%*pE'\n", cmd,
-				    (int)strlen(name), name);
+		log_no_cache(cmd, name);
 		return -ENOENT;
 	}
 	ref->kobj = kobj;

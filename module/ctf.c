@@ -487,15 +487,16 @@ out:
 VISIBLE_IF_KUNIT int slabtrace_stream_buffer_kb(struct slabtrace_stream *s,
 						char *arg, size_t len)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	unsigned int kb;
 	int ret;
 
 	ret = strlen(arg) == len ? kstrtouint(arg, 10, &kb) : -EINVAL;
 	if (ret) {
-		pr_warn_ratelimited("%s: buffer_kb: '%*pE' is %s\n", s->ops->dir,
-				    (int)min_t(size_t, strcspn(arg, "\n"), 24),
-				    arg, ret == -ERANGE ? "out of range" :
-				    "not a number");
+		pr_warn_ratelimited("%s: buffer_kb: '%s' is %s\n", s->ops->dir,
+				    slabtrace_esc(esc, sizeof(esc), arg,
+						  strcspn(arg, "\n")),
+				    ret == -ERANGE ? "out of range" : "not a number");
 		return ret;
 	}
 	mutex_lock(s->ops->lock);

@@ -105,13 +105,14 @@ char **slabtrace_ctl_split(const char *who, const char *what, char *buf,
  */
 int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid)
 {
-	int len = min_t(size_t, strlen(arg), 16);
+	char esc[SLABTRACE_ESC_SIZE];
 	struct pid *p;
 
 	if (!isdigit(arg[0]) || arg[0] == '0' ||
 	    strspn(arg, "0123456789") != strlen(arg) ||
 	    kstrtoint(arg, 10, pid)) {
-		pr_warn_ratelimited("%s: bad pid '%*pE'\n", who, len, arg);
+		pr_warn_ratelimited("%s: bad pid '%s'\n", who,
+				    slabtrace_esc_str(esc, arg));
 		return -EINVAL;
 	}
 	if (task_active_pid_ns(current) == &init_pid_ns)
@@ -121,8 +122,8 @@ int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid)
 	*pid = p ? pid_nr(p) : 0;
 	rcu_read_unlock();
 	if (!*pid) {
-		pr_warn_ratelimited("%s: no process %*pE in the writer's pid namespace\n",
-				    who, len, arg);
+		pr_warn_ratelimited("%s: no process %s in the writer's pid namespace\n",
+				    who, slabtrace_esc_str(esc, arg));
 		return -ESRCH;
 	}
 	return 0;
@@ -167,6 +168,7 @@ int slabtrace_ctl_run(struct file *file, int argc, char **argv)
 {
 	substring_t args[MAX_OPT_ARGS];
 	const struct slabtrace_system *sys;
+	char esc[SLABTRACE_ESC_SIZE];
 	int cmd;
 
 	if (match_token(argv[0], core_cmds, args) == CTL_HELP) {
@@ -179,8 +181,8 @@ int slabtrace_ctl_run(struct file *file, int argc, char **argv)
 	}
 	sys = system_of(argv[0], &cmd);
 	if (!sys) {
-		pr_warn_ratelimited("ctl: unknown command '%*pE'\n",
-				    (int)min_t(size_t, strlen(argv[0]), 16), argv[0]);
+		pr_warn_ratelimited("ctl: unknown command '%s'\n",
+				    slabtrace_esc_str(esc, argv[0]));
 		return -EINVAL;
 	}
 	return sys->command(file, cmd, argc, argv);

@@ -108,14 +108,15 @@ static unsigned int kptrace_tasks = 4096;
 
 static int set_tasks_param(const char *val, const struct kernel_param *kp)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	unsigned int n;
 	int ret = kstrtouint(val, 10, &n);
 
 	if (!ret && (n < KPTRACE_TASKS_MIN || n > KPTRACE_TASKS_MAX))
 		ret = -ERANGE;
 	if (ret) {
-		pr_warn("kptrace_tasks=%*pE: not a number in %u..%u\n",
-			(int)min_t(size_t, strlen(val), 24), val,
+		pr_warn("kptrace_tasks=%s: not a number in %u..%u\n",
+			slabtrace_esc_str(esc, val),
 			KPTRACE_TASKS_MIN, KPTRACE_TASKS_MAX);
 		return ret;
 	}

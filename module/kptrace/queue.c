@@ -94,8 +94,8 @@ static unsigned long kptrace_size = KPTRACE_DEFAULT_SIZE;
 int kptrace_queue_parse_size(const char *arg, unsigned long *size)
 {
 	size_t len = strcspn(arg, "\n"), digits = strspn(arg, "0123456789");
+	char num[24], esc[SLABTRACE_ESC_SIZE];
 	unsigned int shift = 0;
-	char num[24];
 	u64 n;
 	int ret;
 
@@ -115,8 +115,8 @@ int kptrace_queue_parse_size(const char *arg, unsigned long *size)
 			ret = -ERANGE;
 	}
 	if (ret) {
-		pr_warn_ratelimited("syscall: size: '%*pE' is not a size from %lu to %lu bytes (decimal, K or M)%s\n",
-				    (int)min_t(size_t, strlen(arg), 32), arg,
+		pr_warn_ratelimited("syscall: size: '%s' is not a size from %lu to %lu bytes (decimal, K or M)%s\n",
+				    slabtrace_esc_str(esc, arg),
 				    KPTRACE_SIZE_MIN, KPTRACE_SIZE_MAX,
 				    ret == -ERANGE ? ": out of range" : "");
 		return ret;

@@ -293,6 +293,7 @@ void leak_follow_stop(void)
  */
 void leak_follow_leave_out(const struct slabtrace_cache_ref *ref)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct follow_skip *skip;
 
 	lockdep_assert_held(&leak_mutex);
@@ -302,9 +303,8 @@ void leak_follow_leave_out(const struct slabtrace_cache_ref *ref)
 	follow.dirty = true;
 	skip = kvmalloc_array(follow.nr_skip + 1, sizeof(*skip), GFP_KERNEL);
 	if (!skip) {
-		pr_warn_ratelimited("reset: no memory to leave %*pE out of \"start all\": new caches are no longer started\n",
-				    (int)strlen(kobject_name(ref->kobj)),
-				    kobject_name(ref->kobj));
+		pr_warn_ratelimited("reset: no memory to leave %s out of \"start all\": new caches are no longer started\n",
+				    slabtrace_esc_str(esc, kobject_name(ref->kobj)));
 		follow_end();
 		return;
 	}

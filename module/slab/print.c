@@ -445,6 +445,7 @@ static int fill_part(const struct leak_record *rec, void *arg)
  */
 static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct parts *parts = NULL;
 	unsigned int i;
 	int ret = 0;
@@ -482,8 +483,8 @@ static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 	for (i = 0; !ret && i < n; i++) {
 		if (leak_purges[snaps[i]->owner] == snaps[i]->purges)
 			continue;
-		pr_warn_ratelimited("print: %*pE was reset while its records were copied: print again\n",
-				    (int)strlen(snaps[i]->name), snaps[i]->name);
+		pr_warn_ratelimited("print: %s was reset while its records were copied: print again\n",
+				    slabtrace_esc_str(esc, snaps[i]->name));
 		ret = -EBUSY;
 	}
 	return ret;
@@ -568,6 +569,7 @@ out:
 /* "print CACHE": a snapshot of the cache's records, into @snap. */
 static int print_cache(struct leak_snapshot *snap)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct slabtrace_cache_ref ref;
 	struct leak_traced *tr;
 
@@ -575,8 +577,8 @@ static int print_cache(struct leak_snapshot *snap)
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
 	if (snap->opts.since_mark && !tr->mark) {
-		pr_warn_ratelimited("print: since-mark: %*pE has no mark\n",
-				    (int)strlen(snap->name), snap->name);
+		pr_warn_ratelimited("print: since-mark: %s has no mark\n",
+				    slabtrace_esc_str(esc, snap->name));
 		slabtrace_cache_put(&ref);
 		return -EINVAL;
 	}
@@ -644,6 +646,7 @@ VISIBLE_IF_KUNIT void leak_print_publish(struct leak_snapshot *snap,
 int leak_print(struct leak_reader *own, const char *name,
 	       const struct leak_print_opts *opts)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	enum leak_word word = leak_word_of(name);
 	struct leak_snapshot *snap;
 	unsigned long nr;
@@ -660,8 +663,8 @@ int leak_print(struct leak_reader *own, const char *name,
 	if (ret) {
 		nr = snap->nr;
 		if (ret == -ENOMEM)
-			pr_warn_ratelimited("print: no memory for a copy of %lu records of %*pE\n",
-					    nr, (int)strlen(name), name);
+			pr_warn_ratelimited("print: no memory for a copy of %lu records of %s\n",
+					    nr, slabtrace_esc_str(esc, name));
 		leak_snapshot_put(snap);
 		return ret;
 	}

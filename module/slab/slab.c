@@ -207,6 +207,7 @@ static const match_table_t print_options = {
 static int parse_print(int argc, char **argv, struct leak_print_opts *o)
 {
 	substring_t args[MAX_OPT_ARGS];
+	char esc[SLABTRACE_ESC_SIZE];
 	int i, ret;
 	u32 *num;
 
@@ -226,8 +227,8 @@ static int parse_print(int argc, char **argv, struct leak_print_opts *o)
 			num = &o->older_than;
 			break;
 		default:
-			pr_warn_ratelimited("ctl: print: unknown option '%*pE'\n",
-					    (int)min_t(size_t, strlen(argv[i]), 16), argv[i]);
+			pr_warn_ratelimited("ctl: print: unknown option '%s'\n",
+					    slabtrace_esc_str(esc, argv[i]));
 			return -EINVAL;
 		}
 		/* Not a number: -EINVAL; one beyond 32 bits: -ERANGE. */
@@ -251,6 +252,7 @@ static const match_table_t start_filters = {
 /* The cgroup of "cgroup PATH", resolved now; into @f. */
 static int parse_cgroup(const char *path, struct leak_filter *f)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct cgroup *cgrp;
 
 	if (path[0] != '/' || strlen(path) >= sizeof(f->path)) {
@@ -263,8 +265,8 @@ static int parse_cgroup(const char *path, struct leak_filter *f)
 		if (PTR_ERR(cgrp) == -EOPNOTSUPP)
 			pr_warn_ratelimited("ctl: start: this kernel has no cgroups\n");
 		else
-			pr_warn_ratelimited("ctl: start: no cgroup %*pE in the cgroup v2 hierarchy (%ld)\n",
-					    (int)strlen(path), path, PTR_ERR(cgrp));
+			pr_warn_ratelimited("ctl: start: no cgroup %s in the cgroup v2 hierarchy (%ld)\n",
+					    slabtrace_esc_str(esc, path), PTR_ERR(cgrp));
 		return PTR_ERR(cgrp);
 	}
 	f->cgroup = cgrp;
@@ -331,11 +333,12 @@ bad:
 static int parse_sample(const char *arg, u32 *n)
 {
 	int ret = kstrtou32(arg, 10, n);
+	char esc[SLABTRACE_ESC_SIZE];
 
 	if (ret || *n < 2 || *n > LEAK_SAMPLE_MAX) {
-		pr_warn_ratelimited("ctl: start: sample takes a decimal number from 2 to %u, not '%*pE'\n",
+		pr_warn_ratelimited("ctl: start: sample takes a decimal number from 2 to %u, not '%s'\n",
 				    LEAK_SAMPLE_MAX,
-				    (int)min_t(size_t, strlen(arg), 24), arg);
+				    slabtrace_esc_str(esc, arg));
 		return ret ?: -ERANGE;
 	}
 	return 0;
@@ -345,13 +348,14 @@ static int parse_sample(const char *arg, u32 *n)
 static int parse_sample_bytes(const char *arg, u32 *b)
 {
 	int ret = kstrtou32(arg, 10, b);
+	char esc[SLABTRACE_ESC_SIZE];
 
 	if (ret || *b < LEAK_SAMPLE_BYTES_MIN ||
 	    *b > LEAK_SAMPLE_BYTES_MAX) {
-		pr_warn_ratelimited("ctl: start: sample-bytes takes a decimal number from %u to %u, not '%*pE'\n",
+		pr_warn_ratelimited("ctl: start: sample-bytes takes a decimal number from %u to %u, not '%s'\n",
 				    LEAK_SAMPLE_BYTES_MIN,
 				    LEAK_SAMPLE_BYTES_MAX,
-				    (int)min_t(size_t, strlen(arg), 24), arg);
+				    slabtrace_esc_str(esc, arg));
 		return ret ?: -ERANGE;
 	}
 	return 0;
@@ -387,14 +391,15 @@ static int parse_sampling(int *argc, char **argv, u32 *every, u32 *bytes)
 /* "pool N" and "limit N": each has its own lock, not leak_mutex. */
 static int cmd_pool_limit(int cmd, const char *arg)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	unsigned long n;
 	int ret;
 
 	ret = kstrtoul(arg, 10, &n);
 	if (ret) {
-		pr_warn_ratelimited("ctl: %s takes a decimal number, not '%*pE'%s\n",
+		pr_warn_ratelimited("ctl: %s takes a decimal number, not '%s'%s\n",
 				    cmd == SLAB_CMD_POOL ? "pool" : "limit",
-				    (int)min_t(size_t, strlen(arg), 24), arg,
+				    slabtrace_esc_str(esc, arg),
 				    ret == -ERANGE ? " (too big)" : "");
 		return ret;
 	}

@@ -406,6 +406,7 @@ struct leak_traced *leak_traced_find(const char *cmd,
 				     const char *name,
 				     struct slabtrace_cache_ref *ref)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct leak_traced *tr;
 	u8 kind;
 	int ret;
@@ -417,8 +418,8 @@ struct leak_traced *leak_traced_find(const char *cmd,
 	tr = find_cache(ref->cache);
 	if (!tr) {
 		slabtrace_cache_put(ref);
-		pr_warn_ratelimited("%s: %*pE is not traced\n", cmd, (int)strlen(name),
-				    name);
+		pr_warn_ratelimited("%s: %s is not traced\n", cmd,
+				    slabtrace_esc_str(esc, name));
 		return ERR_PTR(-ENODATA);
 	}
 	return tr;
@@ -473,17 +474,19 @@ struct start_args {
 static bool rate_busy(const struct leak_traced *tr,
 		      const struct start_args *a)
 {
+	char esc[SLABTRACE_ESC_SIZE];
+
 	if ((tr->sample_every == a->sample_every &&
 	     tr->sample_bytes == a->sample_bytes) ||
 	    !leak_traced_count(tr))
 		return false;
 	if (tr->sample_bytes)
-		pr_warn_ratelimited("start: %*pE holds records sampled 1 per %u bytes: reset it before another rate\n",
-				    (int)strlen(tr->name), tr->name,
+		pr_warn_ratelimited("start: %s holds records sampled 1 per %u bytes: reset it before another rate\n",
+				    slabtrace_esc_str(esc, tr->name),
 				    tr->sample_bytes);
 	else
-		pr_warn_ratelimited("start: %*pE holds records sampled 1 in %u: reset it before another rate\n",
-				    (int)strlen(tr->name), tr->name,
+		pr_warn_ratelimited("start: %s holds records sampled 1 in %u: reset it before another rate\n",
+				    slabtrace_esc_str(esc, tr->name),
 				    tr->sample_every);
 	return true;
 }
@@ -495,16 +498,18 @@ static bool rate_busy(const struct leak_traced *tr,
 static bool start_again(struct leak_traced *tr,
 			const struct start_args *a)
 {
+	char esc[SLABTRACE_ESC_SIZE];
+
 	WRITE_ONCE(tr->sample_every, a->sample_every);
 	WRITE_ONCE(tr->sample_bytes, a->sample_bytes);
 	if (a->filter || rcu_access_pointer(tr->filter)) {
 		filter_set(tr, a->filter);
 		if (tr->tracing && a->one)
-			pr_info_ratelimited("start: %*pE: new filter\n",
-					    (int)strlen(tr->name), tr->name);
+			pr_info_ratelimited("start: %s: new filter\n",
+					    slabtrace_esc_str(esc, tr->name));
 	} else if (tr->tracing && a->one) {
-		pr_info_ratelimited("start: %*pE is already traced\n",
-				    (int)strlen(tr->name), tr->name);
+		pr_info_ratelimited("start: %s is already traced\n",
+				    slabtrace_esc_str(esc, tr->name));
 	}
 	if (tr->tracing)
 		return false;
@@ -520,6 +525,7 @@ static bool start_again(struct leak_traced *tr,
 static int start_cands(struct leak_cand *c, unsigned int n,
 		       const struct start_args *a)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct leak_traced **add, **again, **none, *tr;
 	unsigned int i, nadd = 0, nagain = 0, non = 0;
 	int ret = -ENOMEM;
@@ -586,8 +592,8 @@ static int start_cands(struct leak_cand *c, unsigned int n,
 	}
 	for (i = 0; a->one && i < nadd; i++)
 		if (add[i]->ref.merged > 0)
-			pr_info_ratelimited("start: %*pE is merged with other caches: tracing all of them\n",
-					    (int)strlen(add[i]->name), add[i]->name);
+			pr_info_ratelimited("start: %s is merged with other caches: tracing all of them\n",
+					    slabtrace_esc_str(esc, add[i]->name));
 	goto out;
 undo:
 	traced_release(add, nadd);
@@ -634,6 +640,7 @@ static int word_caches(enum leak_word word, struct leak_cand **c,
 int leak_start(const char *name, struct leak_filter *filter,
 	       u32 sample_every, u32 sample_bytes, int (*attach)(void))
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct start_args a = {
 		.filter = filter, .sample_every = sample_every,
 		.sample_bytes = sample_bytes, .attach = attach,
@@ -655,12 +662,12 @@ int leak_start(const char *name, struct leak_filter *filter,
 			goto out;
 		strscpy(one.name, name, sizeof(one.name));
 		if (one.ref.cache == leak_record_cache) {
-			pr_warn_ratelimited("start: %*pE is slabtrace's own cache\n",
-					    (int)strlen(name), name);
+			pr_warn_ratelimited("start: %s is slabtrace's own cache\n",
+					    slabtrace_esc_str(esc, name));
 			ret = -EPERM;
 		} else if (one.ref.bucket) {
-			pr_warn_ratelimited("start: %*pE is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
-					    (int)strlen(name), name);
+			pr_warn_ratelimited("start: %s is a kmem_buckets cache: the kmalloc tracepoint counts its objects as kmalloc-N's\n",
+					    slabtrace_esc_str(esc, name));
 			ret = -EOPNOTSUPP;
 		}
 	}
@@ -696,6 +703,7 @@ int leak_start_new(struct leak_filter *filter, u32 sample_every,
 		   bool (*left_out)(const struct kmem_cache *s),
 		   int (*attach)(void))
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct start_args a = {
 		.filter = filter, .sample_every = sample_every,
 		.sample_bytes = sample_bytes, .attach = attach,
@@ -723,8 +731,8 @@ int leak_start_new(struct leak_filter *filter, u32 sample_every,
 	}
 	ret = k ? start_cands(c, k, &a) : 0;
 	for (i = 0; !ret && i < k; i++)
-		pr_info_ratelimited("start: all: new cache %*pE\n",
-				    (int)strlen(c[i].name), c[i].name);
+		pr_info_ratelimited("start: all: new cache %s\n",
+				    slabtrace_esc_str(esc, c[i].name));
 	leak_cands_free(c, n);
 	return ret ?: k;
 }
@@ -738,6 +746,7 @@ int leak_start_new(struct leak_filter *filter, u32 sample_every,
 static int traced_named(const char *cmd, const char *name, bool quiet,
 			struct leak_traced ***trs)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	enum leak_word word = leak_word_of(name);
 	struct slabtrace_cache_ref ref;
 	struct leak_traced *tr;
@@ -754,8 +763,8 @@ static int traced_named(const char *cmd, const char *name, bool quiet,
 		tr = find_cache(ref.cache);
 		slabtrace_cache_put(&ref);
 		if (!tr) {
-			pr_info_ratelimited("%s: %*pE is not traced\n", cmd,
-					    (int)strlen(name), name);
+			pr_info_ratelimited("%s: %s is not traced\n", cmd,
+					    slabtrace_esc_str(esc, name));
 			return -ENODATA;
 		}
 	} else {
@@ -782,6 +791,7 @@ static int traced_named(const char *cmd, const char *name, bool quiet,
  */
 int leak_stop(const char *name)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct leak_traced **trs;
 	int i, n;
 
@@ -794,8 +804,8 @@ int leak_stop(const char *name)
 	for (i = 0; i < n; i++) {
 		if (!trs[i]->tracing) {
 			if (!leak_word_of(name))
-				pr_info_ratelimited("stop: %*pE is not traced\n",
-						    (int)strlen(name), name);
+				pr_info_ratelimited("stop: %s is not traced\n",
+						    slabtrace_esc_str(esc, name));
 			continue;
 		}
 		WRITE_ONCE(trs[i]->tracing, false);
@@ -928,6 +938,7 @@ int leak_mark(const char *name)
  */
 unsigned int leak_traced_sweep(void)
 {
+	char esc[SLABTRACE_ESC_SIZE];
 	struct leak_set *set = set_locked();
 	struct leak_traced **gone, **none;
 	unsigned int i, n = 0, room;
@@ -951,8 +962,8 @@ unsigned int leak_traced_sweep(void)
 
 		if (!slabtrace_cache_destroyed(&tr->ref))
 			continue;
-		pr_warn_ratelimited("%*pE was destroyed while traced: dropping its %ld records\n",
-				    (int)strlen(tr->name), tr->name,
+		pr_warn_ratelimited("%s was destroyed while traced: dropping its %ld records\n",
+				    slabtrace_esc_str(esc, tr->name),
 				    leak_traced_count(tr));
 		gone[n++] = tr;
 	}

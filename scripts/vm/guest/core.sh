@@ -186,6 +186,19 @@ check_eq "a name with an escape sequence: no such cache" "No such file or direct
 dmesg > /tmp/dmesg
 check "the log shows it escaped" grep -qF "slabtrace: start: no slab cache named '\e[31mRED\e[0m'" /tmp/dmesg
 check_eq "no raw ESC byte in the log" 0 "$(grep -c "$(printf '\033')" /tmp/dmesg)"
+# A byte above 0x9f (%pE would log it raw: the kernel's isprint() takes
+# Latin-1 for printable), a quote and a backslash, in a cache name and in
+# a command: escaped as the files escape names, the quote too.
+odd=$(printf 'caf\351\047\134x41')
+check_eq "a name with a byte 0xe9, a quote, a backslash: no such cache" \
+	"No such file or directory" "$(ctl_errno "start $odd")"
+check_eq "the same word as a command: unknown" "Invalid argument" "$(ctl_errno "$odd")"
+dmesg > /tmp/dmesg
+for msg in "start: no slab cache named 'caf\\xe9\\x27\\\\x41'" \
+	"ctl: unknown command 'caf\\xe9\\x27\\\\x41'"; do
+	check "the log shows it escaped: $msg" grep -qF "slabtrace: $msg" /tmp/dmesg
+done
+check_eq "no raw byte 0xe9 in the log" 0 "$(grep -c "$(printf '\351')" /tmp/dmesg)"
 # A loop of bad commands does not flood the log: rate-limited.
 # printk's default: 10 lines per 5 s per message.
 before=$(grep -c "unknown command 'flood'" /tmp/dmesg)
