@@ -275,12 +275,26 @@ static void slabtrace_aggregate_frame_names(struct kunit *test)
 	leak_frame_strip(buf, sizeof(buf), "f [mod+x]");
 	KUNIT_EXPECT_STREQ(test, buf, "f [mod+x]");
 
-	leak_frame_folded(buf, sizeof(buf), "leaky_alloc_buf [leaky]");
+	leak_frame_folded(buf, sizeof(buf), "leaky_alloc_buf [leaky]",
+			  LEAK_FRAME_ALSO);
 	KUNIT_EXPECT_STREQ(test, buf, "leaky_alloc_buf [leaky]");
-	leak_frame_folded(buf, sizeof(buf), "a;b\nc\t\xff.cold");
-	KUNIT_EXPECT_STREQ(test, buf, "a:b?c??.cold");
-	leak_frame_folded(buf, 4, "abcdef");
+	/* As the dump escapes a frame: "slabtrace report --folded" agrees. */
+	leak_frame_folded(buf, sizeof(buf), "a;b\nc\t\xff.cold", LEAK_FRAME_ALSO);
+	KUNIT_EXPECT_STREQ(test, buf, "a:b\\nc\\t\\xff.cold");
+	/* Two names differing in a byte stay two ('?' made them one). */
+	leak_frame_folded(buf, sizeof(buf), "f\xe9\\x", LEAK_FRAME_ALSO);
+	KUNIT_EXPECT_STREQ(test, buf, "f\\xe9\\\\x");
+	leak_frame_folded(buf, sizeof(buf), "f\xea\\x", LEAK_FRAME_ALSO);
+	KUNIT_EXPECT_STREQ(test, buf, "f\\xea\\\\x");
+	/* A cache's name, first in a word's lines: its spaces escaped too. */
+	leak_frame_folded(buf, sizeof(buf), "odd;cache \"q\\ name",
+			  SLABTRACE_ESCAPE_ALSO);
+	KUNIT_EXPECT_STREQ(test, buf, "odd:cache\\x20\"q\\\\\\x20name");
+	/* The bound: what does not fit goes, from a whole escape. */
+	leak_frame_folded(buf, 4, "abcdef", LEAK_FRAME_ALSO);
 	KUNIT_EXPECT_STREQ(test, buf, "abc");
+	leak_frame_folded(buf, 6, "ab\377cd", LEAK_FRAME_ALSO);
+	KUNIT_EXPECT_STREQ(test, buf, "ab");
 }
 
 /* A backtrace's frame line: spaces stay, nothing else can break the line. */

@@ -7,7 +7,8 @@
  * that rule: by default it leaves bytes 0xa0 to 0xff raw (the kernel's
  * isprint() takes them for Latin-1) and escapes neither a quote nor a
  * backslash, so a quoted word could end its quotes early or read as an
- * escape it is not.
+ * escape it is not.  The folded stacks (slab/modsyms.c) take the same
+ * loop, which never cuts an escape in two.
  *
  * No locks, no allocation.
  */
@@ -15,6 +16,43 @@
 #include <linux/string_helpers.h>
 
 #include <slabtrace/core.h>
+
+/**
+ * slabtrace_escape - bytes escaped as names are, whole escapes only
+ * @buf: where to write them
+ * @size: its size
+ * @s: the bytes, not NUL-terminated
+ * @len: how many
+ * @only: the printable bytes escaped too (SLABTRACE_ESCAPE_ALSO, or a
+ *	  rule's own)
+ *
+ * string_escape_mem() with SLABTRACE_ESCAPE, but what does not fit in
+ * @buf is left out from the first escape that does not fit whole: no
+ * escape is cut in two.
+ *
+ * Context: Any context.
+ * Return: how many bytes of @s are in @buf, escaped and NUL-terminated
+ * (if @size).
+ */
+size_t slabtrace_escape(char *buf, size_t size, const char *s, size_t len,
+			const char *only)
+{
+	size_t used = 0, i;
+	char one[4];
+	int n;
+
+	for (i = 0; i < len; i++) {
+		n = string_escape_mem(s + i, 1, one, sizeof(one),
+				      SLABTRACE_ESCAPE, only);
+		if (used + n >= size)
+			break;
+		memcpy(buf + used, one, n);
+		used += n;
+	}
+	if (size)
+		buf[used] = '\0';
+	return i;
+}
 
 /**
  * slabtrace_esc - a word a user chose, as a log line shows it
@@ -35,25 +73,13 @@
  */
 const char *slabtrace_esc(char *buf, size_t size, const char *s, size_t len)
 {
-	size_t used = 0, cut = 0, i;
-	char one[4];
-	int n;
+	static const char dots[] = "...";
 
-	if (!size)
-		return buf;
-	for (i = 0; i < len; i++) {
-		n = string_escape_mem(s + i, 1, one, sizeof(one),
-				      SLABTRACE_ESCAPE, SLABTRACE_ESCAPE_LOG);
-		if (used + n >= size) {
-			strscpy(buf + cut, "...", size - cut);
-			return buf;
-		}
-		memcpy(buf + used, one, n);
-		used += n;
-		/* Room for "..." after this escape, should a later one not fit. */
-		if (used + sizeof("...") <= size)
-			cut = used;
+	if (slabtrace_escape(buf, size, s, len, SLABTRACE_ESCAPE_LOG) < len &&
+	    size >= sizeof(dots)) {
+		slabtrace_escape(buf, size - strlen(dots), s, len,
+				 SLABTRACE_ESCAPE_LOG);
+		strscpy(buf + strlen(buf), dots, sizeof(dots));
 	}
-	buf[used] = '\0';
 	return buf;
 }

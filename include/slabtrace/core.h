@@ -61,12 +61,16 @@ static inline void slabtrace_seq_name(struct seq_file *m, const char *s,
 #define SLABTRACE_NAME_MAX	64
 
 /*
- * escape.c: a word a user chose in a log line, where words are quoted: the
- * same rule, and a quote escaped too.  SLABTRACE_ESC_SIZE holds any cache
- * name, each byte of it an escape ("\xNN") at worst.
+ * escape.c: names escaped into a buffer, no escape cut in two
+ * (slabtrace_escape()); a word a user chose in a log line, where words
+ * are quoted: the same rule, and a quote escaped too (slabtrace_esc()).
+ * SLABTRACE_ESC_SIZE holds any cache name, each byte of it an escape
+ * ("\xNN") at worst.
  */
 #define SLABTRACE_ESCAPE_LOG	SLABTRACE_ESCAPE_ALSO "'"
 #define SLABTRACE_ESC_SIZE	(4 * SLABTRACE_NAME_MAX + 4)
+size_t slabtrace_escape(char *buf, size_t size, const char *s, size_t len,
+			const char *only);
 const char *slabtrace_esc(char *buf, size_t size, const char *s, size_t len);
 /* slabtrace_esc() of the string @s into the array @buf. */
 #define slabtrace_esc_str(buf, s) ({				\

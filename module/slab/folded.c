@@ -38,7 +38,7 @@ static void show_frame(struct seq_file *m, depot_stack_handle_t handle,
 	char name[LEAK_FRAME_MAX], folded[LEAK_FRAME_MAX];
 
 	leak_frame_name(name, sizeof(name), handle, ip, false);
-	leak_frame_folded(folded, sizeof(folded), name);
+	leak_frame_folded(folded, sizeof(folded), name, LEAK_FRAME_ALSO);
 	seq_puts(m, folded);
 }
 
@@ -53,13 +53,14 @@ static void show_group(struct seq_file *m,
 	u64 count = g->count, sum = g->bytes;
 	bool compat = g->syscall & LEAK_SYSCALL_COMPAT;
 	int nr = g->syscall & ~LEAK_SYSCALL_COMPAT;
-	char cache[SLABTRACE_NAME_MAX + 1];
+	char cache[SLABTRACE_ESC_SIZE];
 	unsigned long *entries;
 	unsigned int i, n = 0;
 	const char *name;
 
 	if (word) {
-		leak_frame_folded(cache, sizeof(cache), snap->name);
+		leak_frame_folded(cache, sizeof(cache), snap->name,
+				  SLABTRACE_ESCAPE_ALSO);
 		seq_puts(m, cache);
 		seq_putc(m, ';');
 	}

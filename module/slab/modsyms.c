@@ -409,30 +409,28 @@ void leak_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
 }
 
 /**
- * leak_frame_folded - a frame's name as a folded stack can hold it
+ * leak_frame_folded - a name as a folded stack can hold it
  * @buf: where to write it
  * @size: its size
- * @name: the name (leak_frame_name(), without offset)
+ * @name: a frame's name (leak_frame_name(), without offset), or a
+ *	  cache's
+ * @only: the printable bytes escaped too, as the dump escapes each name:
+ *	  LEAK_FRAME_ALSO for a frame's, SLABTRACE_ESCAPE_ALSO for a cache's
  *
  * Folded stacks separate frames with ';' and end with " COUNT": a ';'
- * becomes ':', and any byte that is not printable ASCII becomes '?'.
- * Spaces stay ("func [mod]"): readers take the count after the last one.
+ * becomes ':'.  Any other byte is escaped as the dump escapes it
+ * (SLABTRACE_ESCAPE): one that is not printable ASCII as \xNN (or "\n",
+ * "\e", ... for those that have a letter), a backslash as "\\", so that
+ * no two names fold into one, and "slabtrace report --folded" of a dump
+ * writes the lines this module writes.  A frame's spaces stay ("func
+ * [mod]"): readers take the count after the last one.  What does not fit
+ * in @buf is left out, from the first escape that does not fit whole.
  */
-void leak_frame_folded(char *buf, size_t size, const char *name)
+void leak_frame_folded(char *buf, size_t size, const char *name,
+		       const char *only)
 {
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < size; i++) {
-		unsigned char c = name[i];
-
-		if (c == ';')
-			c = ':';
-		else if (c < 0x20 || c >= 0x7f)
-			c = '?';
-		buf[i] = c;
-	}
-	if (size)
-		buf[i] = '\0';
+	slabtrace_escape(buf, size, name, strlen(name), only);
+	strreplace(buf, ';', ':');
 }
 
 /**
@@ -448,7 +446,7 @@ void leak_frame_folded(char *buf, size_t size, const char *name)
  */
 VISIBLE_IF_KUNIT void leak_frame_show(struct seq_file *m, const char *name)
 {
-	seq_escape_mem(m, name, strlen(name), SLABTRACE_ESCAPE, "\\");
+	seq_escape_mem(m, name, strlen(name), SLABTRACE_ESCAPE, LEAK_FRAME_ALSO);
 }
 
 /**

@@ -16,7 +16,10 @@ struct seq_file;
 /* The name of a frame, as a backtrace shows it. */
 void leak_frame_name(char *buf, size_t size, depot_stack_handle_t handle,
 		     unsigned long ip, bool offset);
-void leak_frame_folded(char *buf, size_t size, const char *name);
+/* What a frame's name escapes besides SLABTRACE_ESCAPE's: its spaces stay. */
+#define LEAK_FRAME_ALSO	"\\"
+void leak_frame_folded(char *buf, size_t size, const char *name,
+		       const char *only);
 void leak_stack_show(struct seq_file *m, depot_stack_handle_t handle);
 
 /*

@@ -242,9 +242,10 @@ static void put_frame(const char *s)
  * The groups as folded stacks, in the format of the module's folded (by
  * objects) and folded_bytes (@by_bytes) files: the system call as the root
  * frame ("syscall:write", "syscall:compat_write"), then the frames from
- * the outermost in, without their offsets, ';' in a name as ':' and a
- * byte that is not printable ASCII as \xNN (the module's files, and
- * record's CACHE.folded saved from them, write '?' for it);
+ * the outermost in, without their offsets, ';' in a name as ':', the
+ * dump's escapes as they are and a raw byte that is not printable ASCII
+ * as \xNN (the module's files, and record's CACHE.folded saved from them,
+ * escape names as the dump does: the same lines);
  * "[unknown]" for a group without backtrace; a stack judged a leak ends
  * with the pseudo-frame "[leak]", which slabtrace-flamegraph colours.  In
  * the print of a word (@cache_frame), the cache's name comes first, as the
