@@ -8,7 +8,8 @@
  * out-of-line one writes; events lost to a full buffer, counted, and carried
  * by the next packet that closes; the cache table's ids, a cache
  * destroyed and another made during a trace kept apart, the slab size
- * listed for each cache (its slab_size, not the object size); and a real
+ * listed for each cache (its slab_size, not the object size), a name with
+ * a comma listed as one name, in the file and the metadata; and a real
  * trace of kmalloc-64 holding the events of one kmalloc(50) and kfree().
  */
 #include <kunit/test.h>
@@ -512,12 +513,6 @@ static void cache_reused(struct kunit *test)
 	st_expect_lockdep_clean(test);
 }
 
-/*
- * The listing's slab size is the cache's slab_size (what an object takes
- * in the slab, as perf's bytes_alloc), not its object size: 200-byte
- * objects aligned to 64 take a multiple of 64, at least 256 (more with
- * KASAN's metadata).  Read once: the cache destroyed afterwards keeps it.
- */
 /* The object and slab sizes the listing gives cache @id, named @name. */
 static void listed(struct kunit *test, u16 id, const char *name,
 		   unsigned int *obj, unsigned int *slab)
@@ -532,17 +527,36 @@ static void listed(struct kunit *test, u16 id, const char *name,
 	KUNIT_EXPECT_STREQ(test, got, name);
 }
 
+/*
+ * A cache of 200-byte objects aligned to @align, never merged (a
+ * constructor), seen first by a new table: its id in *@id.
+ */
+static struct kmem_cache *seen_cache(struct kunit *test, const char *name,
+				     unsigned int align, u16 *id)
+{
+	struct kmem_cache *s;
+
+	KUNIT_ASSERT_EQ(test, slabtrace_caches_init(), 0);
+	reset_cachetab();
+	s = kmem_cache_create(name, 200, align, 0, kmt_kunit_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	*id = kmemtrace_cache_id(s);
+	return s;
+}
+
+/*
+ * The listing's slab size is the cache's slab_size (what an object takes
+ * in the slab, as perf's bytes_alloc), not its object size: 200-byte
+ * objects aligned to 64 take a multiple of 64, at least 256 (more with
+ * KASAN's metadata).  Read once: the cache destroyed afterwards keeps it.
+ */
 static void slab_sizes(struct kunit *test)
 {
 	unsigned int obj = 0, slab = 0;
 	struct kmem_cache *s;
 	u16 id;
 
-	KUNIT_ASSERT_EQ(test, slabtrace_caches_init(), 0);
-	reset_cachetab();
-	s = kmem_cache_create("kmt_kunit_padded", 200, 64, 0, kmt_kunit_ctor);
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	id = kmemtrace_cache_id(s);
+	s = seen_cache(test, "kmt_kunit_padded", 64, &id);
 	listed(test, id, "kmt_kunit_padded", &obj, &slab);
 	KUNIT_EXPECT_EQ(test, obj, 200U);
 	KUNIT_EXPECT_GE(test, slab, 256U);
@@ -550,6 +564,32 @@ static void slab_sizes(struct kunit *test)
 	kmem_cache_destroy(s);
 	listed(test, id, "kmt_kunit_padded(destroyed)", &obj, &slab);
 	KUNIT_EXPECT_GE(test, slab, 256U);
+	reset_cachetab();
+	st_expect_lockdep_clean(test);
+}
+
+/*
+ * A name with a comma and a space is one name in the listing, its comma
+ * \x2c where a cache's names are joined with ',', and the metadata's
+ * label is the same text (its backslashes \134 in the TSDL literal).
+ */
+static void name_with_comma(struct kunit *test)
+{
+	unsigned int obj = 0, slab = 0;
+	struct seq_file m = { };
+	struct kmem_cache *s;
+	char want[64];
+	u16 id;
+
+	s = seen_cache(test, "kmt,kunit odd", 0, &id);
+	listed(test, id, "kmt\\x2ckunit\\x20odd", &obj, &slab);
+	m.size = 128 * 1024;
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	KUNIT_ASSERT_EQ(test, kmemtrace_caches_show(&m, true), 0);
+	snprintf(want, sizeof(want), "\t\"kmt\\134x2ckunit\\134x20odd\" = %u,\n", id);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no %s", want);
+	kmem_cache_destroy(s);
 	reset_cachetab();
 	st_expect_lockdep_clean(test);
 }
@@ -659,6 +699,7 @@ static struct kunit_case kmemtrace_cases[] = {
 	KUNIT_CASE(cache_ids),
 	KUNIT_CASE(cache_reused),
 	KUNIT_CASE(slab_sizes),
+	KUNIT_CASE(name_with_comma),
 	KUNIT_CASE(probes),
 	{}
 };

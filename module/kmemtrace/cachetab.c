@@ -13,8 +13,9 @@
  * address and its id, until the table is reset (the next start, or
  * rmmod).  Slots are cleared and the pins dropped only when no probe is
  * registered.  Names are looked up when the table is listed, by walking
- * /sys/kernel/slab; a pinned cache no longer there was destroyed, and is
- * listed under its own sysfs name, with "(destroyed)".  A cache's slab
+ * /sys/kernel/slab, and each escaped, its commas too, before a cache's
+ * names are joined with ','; a pinned cache no longer there was destroyed,
+ * and is listed under its own sysfs name, with "(destroyed)".  A cache's slab
  * size (its slab_size file: what an object takes in the slab, which the
  * events cannot carry: the tracepoint gives the probe the object size
  * only) is read when the table is first listed with the cache in it, and
@@ -104,21 +105,29 @@ unsigned long kmemtrace_cachetab_full(void)
 	return atomic_long_read(&table_full);
 }
 
-#define NAMES_MAX	96
+/* A cache's names, each escaped: 96 bytes of them, each byte "\xNN" at worst. */
+#define NAMES_MAX	(4 * 96)
+/*
+ * What a name escapes besides SLABTRACE_ESCAPE's bytes: a space and a
+ * backslash, as everywhere, and the ',' that joins a cache's names, so
+ * that "a,b" is two names and "a\x2cb" one.
+ */
+#define NAMES_ESCAPE_ALSO	SLABTRACE_ESCAPE_ALSO ","
 
 struct listing {
-	char (*names)[NAMES_MAX];	/* per slot: "name,alias,..." */
+	char (*names)[NAMES_MAX];	/* per slot: "name,alias,...", escaped */
 	unsigned int *size;		/* per slot: object size */
 	unsigned int *slab_size;	/* per slot: its copy, for the listing */
 };
 
-/* Add @name to the slot of its cache, if the trace saw the cache. */
+/* Add @name, escaped, to the slot of its cache, if the trace saw the cache. */
 static bool list_name(void *arg, const char *name, const struct kmem_cache *s,
 		      u64 ino)
 {
 	struct listing *l = arg;
-	size_t used, len = strlen(name);
 	const struct kmem_cache *cache;
+	char esc[SLABTRACE_ESC_SIZE];
+	size_t used, len;
 	unsigned int i;
 
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
@@ -134,9 +143,12 @@ static bool list_name(void *arg, const char *name, const struct kmem_cache *s,
 			break;
 		if (used && l->names[i][0] == ':')
 			used = 0;
+		slabtrace_escape(esc, sizeof(esc), name, strlen(name),
+				 NAMES_ESCAPE_ALSO);
+		len = strlen(esc);
 		if (used + len + 2 < NAMES_MAX)
 			scnprintf(l->names[i] + used, NAMES_MAX - used, "%s%s",
-				  used ? "," : "", name);
+				  used ? "," : "", esc);
 		break;
 	}
 	return true;
@@ -150,7 +162,9 @@ static bool list_name(void *arg, const char *name, const struct kmem_cache *s,
 static void list_names(struct listing *l)
 {
 	struct slabtrace_cache_ref ref;
+	const char *name;
 	unsigned int i;
+	size_t used;
 
 	lockdep_assert_held(&kmemtrace_mutex);
 	if (!slabtrace_caches_init())
@@ -161,8 +175,13 @@ static void list_names(struct listing *l)
 			continue;
 		ref.cache = (struct kmem_cache *)kmemtrace_slots[i].cache;
 		l->size[i] = kmem_cache_size(ref.cache);
-		scnprintf(l->names[i], NAMES_MAX, "%s%s", kobject_name(ref.kobj),
-			  slabtrace_cache_destroyed(&ref) ? "(destroyed)" : "");
+		name = kobject_name(ref.kobj);
+		slabtrace_escape(l->names[i], NAMES_MAX, name, strlen(name),
+				 NAMES_ESCAPE_ALSO);
+		used = strlen(l->names[i]);
+		if (slabtrace_cache_destroyed(&ref))
+			scnprintf(l->names[i] + used, NAMES_MAX - used,
+				  "(destroyed)");
 	}
 }
 
@@ -184,11 +203,12 @@ static void read_slab_sizes(void)
 }
 
 /*
- * @name inside a TSDL string literal ("..."): a cache's name is any bytes
- * a module gave kmem_cache_create(), and a quote or a backslash in it
- * would end the literal or start an escape; those and the bytes that are
- * not printable ASCII go as octal escapes (\042), which TSDL takes as C
- * does.
+ * @name, a slot's names as the listing writes them, inside a TSDL string
+ * literal ("..."), so that the label babeltrace2 reads back is the
+ * listing's: a quote or a backslash would end the literal or start an
+ * escape; those, and the bytes that are not printable ASCII (the
+ * listing's escapes leave none), go as octal escapes (\042, \134), which
+ * TSDL takes as C does.
  */
 static void tsdl_name(struct seq_file *m, const char *name)
 {
@@ -202,8 +222,9 @@ static void tsdl_name(struct seq_file *m, const char *name)
  * @tsdl: as a TSDL enumeration, the metadata's "cache_t"; else as the
  *        "caches" file: "ID OBJECT_SIZE SLAB_SIZE NAME[,ALIAS...]" lines
  *        (SLAB_SIZE 0: unknown, the cache was destroyed before it was
- *        listed), the names escaped as the dumps escape them (a space is
- *        \x20: one word)
+ *        listed), each name escaped as the dumps escape them (a space is
+ *        \x20: one word) and its commas too (\x2c: one name); the
+ *        labels of the TSDL enumeration are the same text
  *
  * Return: 0 or -ENOMEM.
  */
@@ -245,10 +266,8 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 			tsdl_name(m, l.names[i]);
 			seq_printf(m, "\" = %u,\n", KMEMTRACE_CACHE_FIRST + i);
 		} else {
-			seq_printf(m, "%u %u %u ", KMEMTRACE_CACHE_FIRST + i,
-				   l.size[i], l.slab_size[i]);
-			slabtrace_seq_name(m, l.names[i], NAMES_MAX);
-			seq_putc(m, '\n');
+			seq_printf(m, "%u %u %u %s\n", KMEMTRACE_CACHE_FIRST + i,
+				   l.size[i], l.slab_size[i], l.names[i]);
 		}
 	}
 	if (tsdl)

@@ -10,7 +10,9 @@
  * another (its objects are its own, under its own name).  Two more caches,
  * 'oddmerge' and 'oddmerge, b', of a size no other cache has and no
  * constructor, merge into one where the kernel merges caches: a dump's
- * "shared with:" list must keep the second one name.
+ * "shared with:" list, and kmemtrace's listing of the names of the
+ * cache it saw one object of 'oddmerge, b' allocated from, must keep the
+ * second one name.
  */
 #include <linux/init.h>
 #include <linux/module.h>
@@ -21,7 +23,7 @@
 #define MERGE_SIZE	1000	/* no other cache's, to merge only with each other */
 
 static struct kmem_cache *odd_cache, *merge_a, *merge_b;
-static void *kept[ODD_OBJECTS];
+static void *kept[ODD_OBJECTS], *kept_b;
 
 static void odd_ctor(void *p)
 {
@@ -45,6 +47,7 @@ static int __init oddcache_init(void)
 	}
 	for (i = 0; i < ODD_OBJECTS; i++)
 		kept[i] = kmem_cache_alloc(odd_cache, GFP_KERNEL);
+	kept_b = kmem_cache_alloc(merge_b, GFP_KERNEL);
 	return 0;
 }
 
@@ -55,6 +58,8 @@ static void __exit oddcache_exit(void)
 	for (i = 0; i < ODD_OBJECTS; i++)
 		if (kept[i])
 			kmem_cache_free(odd_cache, kept[i]);
+	if (kept_b)
+		kmem_cache_free(merge_b, kept_b);
 	kmem_cache_destroy(merge_b);
 	kmem_cache_destroy(merge_a);
 	kmem_cache_destroy(odd_cache);

@@ -432,9 +432,10 @@ def odd_checks(base, tag):
     rc, bt, disc, other = babeltrace(os.path.join(base, "odd"))
     check(tag + " odd: babeltrace2 reads the metadata of a cache named 'oddcache \"q\\ name'",
           rc == 0 and not [x for x in other if "ERROR" in x], "\n".join(other[:5]))
-    # babeltrace2 prints the label as a C string.
+    # The label is the caches file's name (oddcache\x20"q\\\x20name), which
+    # babeltrace2 prints as a C string.
     check_eq(tag + " odd: its 4 allocations, under its name", 4,
-             len([e for e in bt if e["cache"] == r'oddcache \"q\\ name' and
+             len([e for e in bt if e["cache"] == r'oddcache\\x20\"q\\\\\\x20name' and
                   e["name"] == "kmem:kmem_cache_alloc"]))
 
 

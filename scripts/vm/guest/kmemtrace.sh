@@ -194,20 +194,26 @@ logged "kmemtrace: cpu0: more packets given back than closed (9 > " \
 	"kmemtrace: cpu0: packets given back while one is half read"
 
 # --- A cache named with a quote, a backslash and a space (oddcache.ko),
-# created and allocated from while recording: the metadata's TSDL writes
-# its label escaped, so that babeltrace2 reads the trace (on the host,
-# scripts/tests/test_kmemtrace.py), and the caches file one word for it,
-# escaped as the dumps write names.  Its kallsyms is not kept (babeltrace2
-# needs none; /out stays small).
+# created and allocated from while recording: the caches file has one
+# word for it, escaped as the dumps write names, and the metadata the
+# same word as its label, escaped for a TSDL literal, so that babeltrace2
+# reads the trace (on the host, scripts/tests/test_kmemtrace.py).  Its
+# kallsyms is not kept (babeltrace2 needs none; /out stays small).
 # On x86 only (the host reads the x86 guests' recordings): the recorder's
 # copy of kallsyms takes minutes on an emulated arm64 under load.
 if [ "$(uname -m)" = x86_64 ]; then
 	check "record oddcache's load" \
 		sh -c "kmemtrace-record -o $OUT/odd -- insmod $MODDIR/oddcache.ko > /tmp/rec7.txt"
-	check "the metadata's label of the cache 'oddcache \"q\\ name' is escaped" \
-		grep -qF '"oddcache \042q\134 name" = ' $OUT/odd/ctf/metadata
+	check "the metadata's label of the cache 'oddcache \"q\\ name' is the caches file's, escaped" \
+		grep -qF '"oddcache\134x20\042q\134\134\134x20name" = ' $OUT/odd/ctf/metadata
 	check "the caches file has it as one word" \
 		grep -qF ' oddcache\x20"q\\\x20name' $OUT/odd/caches
+	# 'oddmerge, b' (merged with 'oddmerge' or not): one name, its comma
+	# escaped where a cache's names are joined with ','.
+	check "the caches file lists 'oddmerge, b' as one name" \
+		grep -qE ' (oddmerge,)?oddmerge\\x2c\\x20b(,oddmerge)?$' $OUT/odd/caches
+	check "... and so does the metadata's label" \
+		grep -qF 'oddmerge\134x2c\134x20b' $OUT/odd/ctf/metadata
 	rm -f $OUT/odd/kallsyms
 	# slab_trace's stats file: one word too, escaped as the dumps write
 	# names ("start all": no ctl word holds a space).
