@@ -52,9 +52,14 @@
  *   clock_offset), written with it and the system's mutex held, read
  *   with either; a cpuN open takes its buffer under it alone.  Taken
  *   inside the system's mutex, outside relay's own mutex.
- * - A cpuN file's inode lock: relay's read() takes it, and so does the
- *   ioctl that gives packets back (cpu_ioctl()); no other lock is taken
- *   inside it.
+ * - slabtrace_stream.cpu_locks[N] (mutex): the reading of CPU N's
+ *   buffers, through any cpuN file: its two inodes (/proc's and
+ *   debugfs's) are two inode locks, which would not order a read() in one
+ *   tree with a read() or an ioctl in the other on the rchan_buf's
+ *   consumed counters.  Taken by cpu_read() around relay's read(), which
+ *   takes the inode's lock inside it, and by the ioctl that gives packets
+ *   back (cpu_ioctl()); taken alone, never on the event path.  Inside it
+ *   only the inode's lock, then the reader's mmap_lock (copy_to_user()).
  * - No lock on the event path.  A CPU's buffer and struct
  *   slabtrace_stream_cpu are written by that CPU with interrupts disabled
  *   (an event, or a switch inside it), or by flush and close once no writer
@@ -813,10 +818,30 @@ static int cpu_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
+/*
+ * The lock of a cpuN inode's CPU: the same for the file in both trees
+ * (they share their struct slabtrace_file).
+ */
+VISIBLE_IF_KUNIT struct mutex *slabtrace_stream_cpu_lock(const struct inode *inode)
+{
+	struct slabtrace_file *f = slabtrace_file_of(inode);
+	struct slabtrace_stream *s = f->data;
+
+	return &s->cpu_locks[f - s->cpu_files];
+}
+
+/* Relay's read(), one reader of the CPU at a time in both trees. */
 static ssize_t cpu_read(struct file *file, char __user *ubuf, size_t count,
 			loff_t *ppos)
 {
-	return relay_file_operations.read(file, ubuf, count, ppos);
+	struct mutex *lock = slabtrace_stream_cpu_lock(file_inode(file));
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(lock))
+		return -ERESTARTSYS;
+	ret = relay_file_operations.read(file, ubuf, count, ppos);
+	mutex_unlock(lock);
+	return ret;
 }
 
 static __poll_t cpu_poll(struct file *file, poll_table *wait)
@@ -830,24 +855,17 @@ static int cpu_mmap(struct file *file, struct vm_area_struct *vma)
 }
 
 /*
- * SLABTRACE_CTF_IOC_PUT_PACKETS: the reader copied the next @n packets
- * from its mapping; relay may write over them (relay_subbufs_consumed(),
- * relay's interface for a reader that maps).  The file's inode lock
- * orders it with read(), which takes the same lock, and with another
- * process's ioctl: the count read here only grows meanwhile (the writer
- * adds packets, nothing else takes them).
+ * Give back @n packets of @buf, read from its mapping.  Called with the
+ * CPU's lock held (@lock): the count read here only grows meanwhile (the
+ * writer adds packets, only the CPU's readers take them).
  */
-static long cpu_ioctl(struct file *file, unsigned int cmd, unsigned long n)
+static long put_packets(struct slabtrace_stream *s, struct mutex *lock,
+			struct rchan_buf *buf, unsigned long n)
 {
-	struct rchan_buf *buf = file->private_data;
-	struct slabtrace_stream *s = buf->chan->private_data;
-	struct inode *inode = file_inode(file);
 	size_t closed;
 	long ret = 0;
 
-	if (cmd != SLABTRACE_CTF_IOC_PUT_PACKETS)
-		return -ENOTTY;
-	inode_lock(inode);
+	lockdep_assert_held(lock);
 	closed = buf->subbufs_produced - buf->subbufs_consumed;
 	if (buf->bytes_consumed) {
 		pr_warn_ratelimited("%s: cpu%u: packets given back while one is half read\n",
@@ -860,7 +878,29 @@ static long cpu_ioctl(struct file *file, unsigned int cmd, unsigned long n)
 	} else if (n) {
 		relay_subbufs_consumed(buf->chan, buf->cpu, n);
 	}
-	inode_unlock(inode);
+	return ret;
+}
+
+/*
+ * SLABTRACE_CTF_IOC_PUT_PACKETS: the reader copied the next @n packets
+ * from its mapping; relay may write over them (relay_subbufs_consumed(),
+ * relay's interface for a reader that maps).  The CPU's lock orders it
+ * with read(), which takes the same lock, and with another process's
+ * ioctl, whichever tree their files are in; the inode's lock is not
+ * needed: every reader of the buffer takes the CPU's lock first.
+ */
+static long cpu_ioctl(struct file *file, unsigned int cmd, unsigned long n)
+{
+	struct mutex *lock = slabtrace_stream_cpu_lock(file_inode(file));
+	struct rchan_buf *buf = file->private_data;
+	long ret;
+
+	if (cmd != SLABTRACE_CTF_IOC_PUT_PACKETS)
+		return -ENOTTY;
+	if (mutex_lock_interruptible(lock))
+		return -ERESTARTSYS;
+	ret = put_packets(buf->chan->private_data, lock, buf, n);
+	mutex_unlock(lock);
 	return ret;
 }
 
@@ -950,9 +990,12 @@ int slabtrace_stream_init(struct slabtrace_stream *s,
 		};
 	s->cpu_files = kcalloc(nr_cpu_ids, sizeof(*s->cpu_files), GFP_KERNEL);
 	s->cpu_names = kcalloc(nr_cpu_ids, sizeof(*s->cpu_names), GFP_KERNEL);
+	s->cpu_locks = kcalloc(nr_cpu_ids, sizeof(*s->cpu_locks), GFP_KERNEL);
 	ret = -ENOMEM;
-	if (!s->cpu_files || !s->cpu_names)
+	if (!s->cpu_files || !s->cpu_names || !s->cpu_locks)
 		goto err;
+	for_each_possible_cpu(cpu)
+		mutex_init(&s->cpu_locks[cpu]);
 	ret = slabtrace_files_add(ops->dir, s->files, SLABTRACE_STREAM_FILES) ?:
 	      slabtrace_files_add(ops->dir, extra, nr_extra);
 	for_each_possible_cpu(cpu) {
@@ -1000,7 +1043,9 @@ void slabtrace_stream_exit(struct slabtrace_stream *s)
 	mutex_unlock(s->ops->lock);
 	kfree(s->cpu_files);
 	kfree(s->cpu_names);
+	kfree(s->cpu_locks);
 	s->cpu_files = NULL;
 	s->cpu_names = NULL;
+	s->cpu_locks = NULL;
 	s->ops = NULL;
 }

@@ -67,8 +67,11 @@
  *     pipe file), held by its read: queue_lock nests inside it, as the
  *     read takes records, and so does the reader's mmap_lock
  *     (copy_to_user()).
- *   A stream's cpuN inode lock (ctf.c), taken alone: by relay's read()
- *     and by the ioctl that gives packets back.
+ *   A stream's CPU lock (ctf.c, cpu_locks[N], a mutex per CPU of the
+ *     stream), taken alone, by the read() and the ioctl of cpuN in
+ *     either tree: one reader of a CPU's buffer at a time.  Nested inside
+ *     it: the cpuN inode's lock, taken by relay's read(), then the
+ *     reader's mmap_lock (copy_to_user()).
  *   The raw spinlocks, innermost, each held for a bounded step and never
  *   two at once, taken by tracepoint probes in any context but NMI: the
  *   table's stripe locks (slab/table.c), each CPU's pool list

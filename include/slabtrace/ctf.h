@@ -104,6 +104,8 @@ struct slabtrace_stream_ops {
  * @nr_extra: how many
  * @cpu_files: cpu0, cpu1, ...: one per possible CPU, from init to exit
  * @cpu_names: their names
+ * @cpu_locks: one per CPU, taken by every read() and ioctl of its cpuN
+ *	       file, in either tree (ctf.c's "Notes on locking")
  */
 struct slabtrace_stream {
 	const struct slabtrace_stream_ops *ops;
@@ -118,6 +120,7 @@ struct slabtrace_stream {
 	unsigned int nr_extra;
 	struct slabtrace_file *cpu_files;
 	char (*cpu_names)[16];
+	struct mutex *cpu_locks;	/* a CPU's readers, both trees */
 };
 
 int slabtrace_stream_init(struct slabtrace_stream *s,
@@ -218,6 +221,7 @@ int slabtrace_stream_enable(struct slabtrace_stream *s, char *buf,
 			    size_t len);
 unsigned long slabtrace_stream_lost(struct slabtrace_stream *s, int cpu);
 unsigned long slabtrace_stream_written(struct slabtrace_stream *s, int cpu);
+struct mutex *slabtrace_stream_cpu_lock(const struct inode *inode);
 #endif
 
 #endif /* _SLABTRACE_CTF_H */
