@@ -13,9 +13,12 @@
  * gets ENODATA; one opened before a restart keeps reading and mapping its
  * own buffer (the old trace's UUID), while a new open gets the new one,
  * and the old buffer goes when its last file closes (KASAN watches).
+ * A cpuN file's two inodes have one lock, which read() and the ioctl take
+ * in both trees: one reader of a CPU's buffer at a time.
  */
 #include <kunit/test.h>
 #include <linux/file.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/mman.h>
 #include <linux/mount.h>
@@ -24,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <uapi/slabtrace/ctf.h>
 
 #include <slabtrace/ctf.h>
@@ -512,10 +516,92 @@ static void cpu_files(struct kunit *test)
 	slabtrace_stream_exit(st);
 }
 
+/* A work item holding a CPU's lock for 100 ms: a reader in another tree. */
+struct holder {
+	struct work_struct work;
+	struct mutex *lock;		/* the CPU's, held */
+	struct completion locked;
+	bool released;
+};
+
+static void hold_fn(struct work_struct *work)
+{
+	struct holder *h = container_of(work, struct holder, work);
+
+	mutex_lock(h->lock);
+	complete(&h->locked);
+	msleep(100);
+	WRITE_ONCE(h->released, true);
+	mutex_unlock(h->lock);
+}
+
+/* Once this returns, @h holds @lock. */
+static void hold(struct holder *h, struct mutex *lock)
+{
+	h->lock = lock;
+	h->released = false;
+	init_completion(&h->locked);
+	INIT_WORK(&h->work, hold_fn);
+	schedule_work(&h->work);
+	wait_for_completion(&h->locked);
+}
+
+static void cpu_lock(struct kunit *test)
+{
+	struct slabtrace_stream *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+	struct holder *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	u8 *pkt = kunit_kzalloc(test, SUBBUF + 1, GFP_KERNEL);
+	const char *cpu0 = "slabtrace/kunit_stream/cpu0";
+	struct file *f[2];
+	struct mutex *lock;		/* cpu0's, both trees */
+	struct trees t;
+	long ret;
+	int tree;
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, pkt);
+	KUNIT_ASSERT_EQ(test, raw_smp_processor_id(), 0);
+	KUNIT_ASSERT_EQ(test, slabtrace_stream_init(st, &rec_ops, NULL, 0), 0);
+	mount_trees(test, &t);
+	KUNIT_ASSERT_EQ(test, start_stream(st), 0);
+	one_event(test, st);
+	for (tree = 0; tree < 2; tree++) {
+		f[tree] = open_in(&t, tree, cpu0, O_RDONLY);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(f[tree]));
+	}
+	/* Two inodes, two inode locks, one CPU lock. */
+	KUNIT_EXPECT_PTR_NE(test, file_inode(f[0]), file_inode(f[1]));
+	lock = slabtrace_stream_cpu_lock(file_inode(f[0]));
+	KUNIT_EXPECT_PTR_EQ(test, slabtrace_stream_cpu_lock(file_inode(f[1])),
+			    lock);
+
+	/* With it held, as by a reader in one tree, the ioctl waits... */
+	hold(h, lock);
+	ret = f[1]->f_op->unlocked_ioctl(f[1], SLABTRACE_CTF_IOC_PUT_PACKETS, 0);
+	KUNIT_EXPECT_EQ(test, ret, 0L);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(h->released));
+	flush_work(&h->work);
+
+	/* ... and so does read(), in the other tree, then reads. */
+	hold(h, lock);
+	KUNIT_EXPECT_GE(test, read_file(&t, f[0], pkt, SUBBUF + 1),
+			(ssize_t)SLABTRACE_CTF_PACKET_SIZE);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(h->released));
+	flush_work(&h->work);
+	KUNIT_EXPECT_EQ(test, le32_to_cpup((__le32 *)pkt), SLABTRACE_CTF_MAGIC);
+
+	fput(f[0]);
+	fput(f[1]);
+	unmount_trees(&t);
+	slabtrace_stream_exit(st);
+}
+
 static struct kunit_case files_cases[] = {
 	KUNIT_CASE(both_trees),
 	KUNIT_CASE(stream_enable),
 	KUNIT_CASE(cpu_files),
+	KUNIT_CASE(cpu_lock),
 	{}
 };
 
