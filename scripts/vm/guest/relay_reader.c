@@ -27,20 +27,34 @@
  *	still finds readable.
  *   relay_reader -R FILE
  *	read 1 byte of FILE, then put 1 packet: "read=N put=E".
+ *   relay_reader -U FILE1 FILE2
+ *	one CPU's two files (/proc's and debugfs's), a stopped trace's
+ *	with 3 packets or more: read() one packet of FILE1 into pages a
+ *	userfaultfd holds, so that the read stops inside relay's, its copy
+ *	chosen and not done; meanwhile, from another thread, give 0
+ *	packets back through FILE2 (first round), read 128 bytes of it
+ *	(second round); then fill the pages.  A line a round:
+ *	"ioctl: waited=yes|no ret=N" and "read: waited=yes|no first=SEQ
+ *	second=SEQ": whether FILE2's call waited 2 s for FILE1's read, and
+ *	the packet each read (FILE2's may be the next, never the same).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/userfaultfd.h>
 
 #include "../../../include/uapi/slabtrace/ctf.h"
 
@@ -227,6 +241,154 @@ static int half_read(const char *path)
 	return 0;
 }
 
+/* A read() or the ioctl of -U, in a thread of its own. */
+struct turn {
+	int fd;
+	void *buf;
+	size_t len;
+	int put;		/* give 0 packets back instead of reading */
+	ssize_t ret;
+	int done;
+};
+
+static void *take_turn(void *arg)
+{
+	struct turn *t = arg;
+
+	if (t->put)
+		t->ret = ioctl(t->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 0UL);
+	else
+		t->ret = read(t->fd, t->buf, t->len);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Whether @t is done within @ms milliseconds. */
+static int done_within(struct turn *t, int ms)
+{
+	while (ms-- > 0 && !__atomic_load_n(&t->done, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	return __atomic_load_n(&t->done, __ATOMIC_ACQUIRE);
+}
+
+static unsigned long long le64_at(const unsigned char *p)
+{
+	unsigned long long v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+#define SEQ_AT	offsetof(struct slabtrace_ctf_packet, packet_seq_num)
+
+/*
+ * One round of -U: @fd1 reads the packet at @pkt in the mapping, stopped
+ * in its copy while @fd2 takes its turn (@put: the ioctl, else a read).
+ */
+static int round_of(int uffd, const unsigned char *pkt, int fd1, int fd2, int put)
+{
+	size_t page = sysconf(_SC_PAGESIZE), size;
+	struct turn first = { .fd = fd1 }, second = { .fd = fd2, .put = put };
+	struct pollfd p = { .fd = uffd, .events = POLLIN };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct uffdio_copy copy = { 0 };
+	static unsigned char head[128];
+	struct uffd_msg msg;
+	pthread_t t1, t2;
+	void *fill;
+	int waited;
+
+	first.len = le64_at(pkt + offsetof(struct slabtrace_ctf_packet,
+					   packet_size)) / 8;
+	size = (first.len + page - 1) / page * page;
+	if (!size) {
+		fprintf(stderr, "no closed packet\n");
+		return 1;
+	}
+	first.buf = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	fill = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (first.buf == MAP_FAILED || fill == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	memset(fill, 0, size);
+	reg.range.start = (uintptr_t)first.buf;
+	reg.range.len = size;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		perror("UFFDIO_REGISTER");
+		return 1;
+	}
+	pthread_create(&t1, NULL, take_turn, &first);
+	if (poll(&p, 1, 10000) != 1 ||
+	    read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT) {
+		fprintf(stderr, "the first read did not stop\n");
+		return 1;
+	}
+	/* The first is inside relay's read(): the second's turn. */
+	second.buf = head;
+	second.len = sizeof(head);
+	pthread_create(&t2, NULL, take_turn, &second);
+	waited = !done_within(&second, 2000);
+	copy.dst = (uintptr_t)first.buf;
+	copy.src = (uintptr_t)fill;
+	copy.len = size;
+	if (ioctl(uffd, UFFDIO_COPY, &copy)) {
+		perror("UFFDIO_COPY");
+		return 1;
+	}
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	if (put) {
+		printf("ioctl: waited=%s ret=%zd\n", waited ? "yes" : "no",
+		       second.ret);
+		return 0;
+	}
+	printf("read: waited=%s first=", waited ? "yes" : "no");
+	if (first.ret >= (ssize_t)(SEQ_AT + 8))
+		printf("%llu", le64_at((unsigned char *)first.buf + SEQ_AT));
+	else
+		printf("none(%zd)", first.ret);
+	printf(" second=");
+	if (second.ret >= (ssize_t)(SEQ_AT + 8))
+		printf("%llu\n", le64_at(head + SEQ_AT));
+	else
+		printf("none(%zd)\n", second.ret);
+	return 0;
+}
+
+static int two_readers(const char *path1, const char *path2)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	size_t size = map_size(path1);
+	int fd1, fd2, uffd, ret;
+	unsigned char *map;
+
+	fd1 = open(path1, O_RDONLY);
+	fd2 = open(path2, O_RDONLY);
+	if (fd1 < 0 || fd2 < 0) {
+		perror("open");
+		return 1;
+	}
+	map = size ? mmap(NULL, size, PROT_READ, MAP_SHARED, fd1, 0) : MAP_FAILED;
+	if (map == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) {
+		perror("userfaultfd");
+		return 1;
+	}
+	/* Packet 0 with the ioctl, then packet 1 with a read. */
+	ret = round_of(uffd, map, fd1, fd2, 1) ?:
+	      round_of(uffd, map + size / SLABTRACE_CTF_SUBBUFS, fd1, fd2, 0);
+	fflush(stdout);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[65536];
@@ -235,8 +397,12 @@ int main(int argc, char **argv)
 	time_t end;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "t:H:PR")) != -1) {
+	while ((opt = getopt(argc, argv, "t:H:PRU")) != -1) {
 		switch (opt) {
+		case 'U':
+			if (optind + 2 > argc)
+				return 2;
+			return two_readers(argv[optind], argv[optind + 1]);
 		case 'P':
 			if (optind >= argc)
 				return 2;
