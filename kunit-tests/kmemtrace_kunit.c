@@ -255,6 +255,21 @@ static void flush(struct slabtrace_stream *c)
 	mutex_unlock(&test_lock);
 }
 
+/*
+ * A count of @cpu's events (slabtrace_stream_lost() or _written()), read
+ * under the stream's lock.
+ */
+static unsigned long counted(unsigned long (*count)(struct slabtrace_stream *, int),
+			     struct slabtrace_stream *c, int cpu)
+{
+	unsigned long n;
+
+	mutex_lock(&c->lock);
+	n = count(c, cpu);
+	mutex_unlock(&c->lock);
+	return n;
+}
+
 static void packets(struct kunit *test)
 {
 	struct slabtrace_stream *c = new_stream(test);
@@ -296,7 +311,7 @@ static void packets(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PKT(p1, content_size), 0ULL);
 	KUNIT_EXPECT_GE(test, PKT(p1, timestamp_begin), PKT(p0, timestamp_end));
 	KUNIT_EXPECT_EQ(test, buf->offset, (size_t)SLABTRACE_CTF_PACKET_SIZE + ev);
-	KUNIT_EXPECT_EQ(test, slabtrace_stream_written(c, cpu),
+	KUNIT_EXPECT_EQ(test, counted(slabtrace_stream_written, c, cpu),
 			(unsigned long)per_packet + 1);
 
 	/* A flush closes packet 1 with its one event. */
@@ -336,7 +351,7 @@ static size_t write_at(struct kunit *test, struct slabtrace_stream *c,
 			memset(p, i, KMEMTRACE_FREE_PAYLOAD);
 	}
 	local_irq_restore(flags);
-	KUNIT_EXPECT_EQ(test, slabtrace_stream_written(c, cpu), (unsigned long)n);
+	KUNIT_EXPECT_EQ(test, counted(slabtrace_stream_written, c, cpu), (unsigned long)n);
 	buf = *per_cpu_ptr(c->chan->buf, cpu);
 	len = buf->offset - SLABTRACE_CTF_PACKET_SIZE;
 	memcpy(out, buf->data + SLABTRACE_CTF_PACKET_SIZE, len);
@@ -388,8 +403,8 @@ static void overruns(struct kunit *test)
 	/* Nobody reads: SLABTRACE_CTF_SUBBUFS packets' worth, the rest lost. */
 	ok = write_events(c, n, &cpu);
 	KUNIT_EXPECT_EQ(test, ok, per_packet * SLABTRACE_CTF_SUBBUFS);
-	KUNIT_EXPECT_EQ(test, slabtrace_stream_lost(c, cpu), (unsigned long)(n - ok));
-	KUNIT_EXPECT_EQ(test, slabtrace_stream_written(c, cpu), (unsigned long)ok);
+	KUNIT_EXPECT_EQ(test, counted(slabtrace_stream_lost, c, cpu), (unsigned long)(n - ok));
+	KUNIT_EXPECT_EQ(test, counted(slabtrace_stream_written, c, cpu), (unsigned long)ok);
 	buf = *per_cpu_ptr(c->chan->buf, cpu);
 	last = buf->start + (SLABTRACE_CTF_SUBBUFS - 1) * SUBBUF;
 	KUNIT_EXPECT_EQ(test, PKT(last, packet_seq_num), (u64)SLABTRACE_CTF_SUBBUFS - 1);
@@ -397,7 +412,7 @@ static void overruns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PKT(last, events_discarded), 0ULL);
 	/* A flush of a full buffer changes nothing. */
 	flush(c);
-	KUNIT_EXPECT_EQ(test, slabtrace_stream_lost(c, cpu), (unsigned long)(n - ok));
+	KUNIT_EXPECT_EQ(test, counted(slabtrace_stream_lost, c, cpu), (unsigned long)(n - ok));
 	/* The reader frees one; two flushes: a packet that counts the loss. */
 	relay_subbufs_consumed(c->chan, cpu, 1);
 	flush(c);
@@ -683,8 +698,8 @@ static void probes(struct kunit *test)
 	KUNIT_EXPECT_GE(test, f.cache_alloc, KMEMTRACE_CACHE_FIRST);
 	KUNIT_EXPECT_EQ(test, f.cache_free, f.cache_alloc);
 	KUNIT_EXPECT_EQ(test,
-			slabtrace_stream_lost(&kmemtrace_trace.stream,
-					      raw_smp_processor_id()), 0UL);
+			counted(slabtrace_stream_lost, &kmemtrace_trace.stream,
+				raw_smp_processor_id()), 0UL);
 	st_expect_lockdep_clean(test);
 }
 

@@ -424,12 +424,16 @@ u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
 VISIBLE_IF_KUNIT unsigned long slabtrace_stream_lost(struct slabtrace_stream *s,
 						     int cpu)
 {
+	lockdep_assert(lockdep_is_held(s->ops->lock) ||
+		       lockdep_is_held(&s->lock));
 	return s->cpu ? READ_ONCE(per_cpu_ptr(s->cpu, cpu)->lost) : 0;
 }
 
 VISIBLE_IF_KUNIT unsigned long slabtrace_stream_written(struct slabtrace_stream *s,
 							int cpu)
 {
+	lockdep_assert(lockdep_is_held(s->ops->lock) ||
+		       lockdep_is_held(&s->lock));
 	return s->cpu ? READ_ONCE(per_cpu_ptr(s->cpu, cpu)->written) : 0;
 }
 
