@@ -199,11 +199,12 @@ static void free_list(struct leak_pool *p, struct leak_record *list)
 }
 
 /*
- * Move what @c holds beyond @want to *@list, POOL_BATCH records a hold.
- * Called with p->refill_mutex held (the lists are not otherwise bounded).
+ * Move what @c, one of @p's lists, holds beyond @want to *@list,
+ * POOL_BATCH records a hold.  Called with p->refill_mutex held (the lists
+ * are not otherwise bounded).
  */
-static void take_surplus(struct leak_pool_cpu *c, unsigned int want,
-			 struct leak_record **list)
+static void take_surplus(struct leak_pool *p, struct leak_pool_cpu *c,
+			 unsigned int want, struct leak_record **list)
 {
 	struct leak_record *rec;
 	unsigned long flags;
@@ -211,6 +212,7 @@ static void take_surplus(struct leak_pool_cpu *c, unsigned int want,
 	bool more;
 	u64 t0;
 
+	lockdep_assert_held(&p->refill_mutex);
 	do {
 		t0 = leak_hold_start();
 		raw_spin_lock_irqsave(&c->lock, flags);
@@ -273,7 +275,7 @@ static int refill(struct leak_pool *p)
 
 	lockdep_assert_held(&p->refill_mutex);
 	for_each_possible_cpu(cpu)
-		take_surplus(per_cpu_ptr(p->cpu, cpu), want, &spare);
+		take_surplus(p, per_cpu_ptr(p->cpu, cpu), want, &spare);
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(p->cpu, cpu);
 		need = give(c, want, false, &spare);
