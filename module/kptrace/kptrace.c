@@ -442,6 +442,26 @@ static bool entry_reader(struct kptrace_task *t)
 	return t->reader;
 }
 
+/*
+ * Whether call @id is a 32-bit one (ia32, arm32), numbered in the compat
+ * table.  x86-64's x32 calls, which in_compat_syscall() counts too, take
+ * the 64-bit numbers with __X32_SYSCALL_BIT set and 64-bit registers:
+ * they are native calls here, the bit taken off @id (whether the kernel
+ * runs them, syscall.x32=y, or refuses them with ENOSYS).
+ */
+static __always_inline bool call_compat(long *id)
+{
+#ifdef CONFIG_X86_X32_ABI
+	if (*id >= 0 && (*id & __X32_SYSCALL_BIT)) {
+		*id &= ~__X32_SYSCALL_BIT;
+		return false;
+	}
+	return in_ia32_syscall();
+#else
+	return in_compat_syscall();
+#endif
+}
+
 static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 {
 	struct kptrace_call *c;
@@ -466,8 +486,8 @@ static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 	if (entry_reader(t))
 		return;
 	c = &t->call;
+	c->flags = call_compat(&id) ? KPTRACE_COMPAT : 0;
 	c->nr = id;
-	c->flags = in_compat_syscall() ? KPTRACE_COMPAT : 0;
 	syscall_get_arguments(current, regs, c->args);
 	c->data_len = 0;
 	arg = slabtrace_syscall_args(id, c->flags & KPTRACE_COMPAT, &nargs);

@@ -7,6 +7,11 @@
  *             [-W FILE [-c N] [-K]]
  *   kpt_probe -P FILE   poll FILE for input for 2 s: "poll=RET revents=0xR"
  *   kpt_probe -N FILE   read FILE with O_NONBLOCK: "nonblock=RET errno=E"
+ *   kpt_probe -x        x86-64: one getpid() through the x32 ABI (its
+ *                       number with __X32_SYSCALL_BIT, 0x40000000), which
+ *                       returns the pid with syscall.x32=y and -ENOSYS
+ *                       without: "x32getpid=RET errno=E"; elsewhere
+ *                       "x32getpid=none"
  *   kpt_probe -o        overlap a long call and short ones on two CPUs: a
  *                       child on CPU 0 sleeps 2 s in nanosleep(); the
  *                       parent, on CPU 1, waits until the child is about
@@ -155,6 +160,18 @@ static int long_and_short(void)
 	return 0;
 }
 
+static int x32_getpid(void)
+{
+#ifdef __x86_64__
+	long ret = syscall(0x40000000 | SYS_getpid);
+
+	printf("x32getpid=%ld errno=%d\n", ret, ret < 0 ? errno : 0);
+#else
+	printf("x32getpid=none\n");
+#endif
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *fifo = NULL, *path = NULL, *mark = NULL, *ctl = NULL;
@@ -163,8 +180,10 @@ int main(int argc, char **argv)
 	char buf[4096], line[16];
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:oW:c:K")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:oxW:c:K")) != -1) {
 		switch (opt) {
+		case 'x':
+			return x32_getpid();
 		case 'P':
 			return poll_file(optarg);
 		case 'N':

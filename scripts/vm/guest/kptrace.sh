@@ -162,23 +162,28 @@ logged "syscall: start: no process 99 in the writer's pid namespace"
 # Records come in the order the calls ended, across CPUs: the getpid
 # calls, which started after the nanosleep and ended before it, come
 # before it.
-st syscall clear
-st syscall start comm kpt_probe
-kpt_probe -o > /tmp/po.out
-st syscall stop
-cat $K > /tmp/ko.txt
-cp /tmp/ko.txt /out/kptrace_order.txt
-check_eq "order: kpt_probe -o ran" "overlap=0" "$(cat /tmp/po.out)"
+# traced_probe OPT NAME: kpt_probe OPT traced alone, what it printed in
+# /tmp/NAME.out, its records in /tmp/NAME.txt and /out/kptrace_NAME.txt.
+traced_probe() {
+	st syscall clear
+	st syscall start comm kpt_probe
+	kpt_probe "$1" > "/tmp/$2.out"
+	st syscall stop
+	cat $K > "/tmp/$2.txt"
+	cp "/tmp/$2.txt" "/out/kptrace_$2.txt"
+}
+traced_probe -o order
+check_eq "order: kpt_probe -o ran" "overlap=0" "$(cat /tmp/order.out)"
 check_eq "order: every record ended no earlier than the one before" 0 \
-	"$(awk -F'[][]' '{ if (NR > 1 && $4 + 0 < last) bad++; last = $4 + 0 } END { print bad + 0 }' /tmp/ko.txt)"
+	"$(awk -F'[][]' '{ if (NR > 1 && $4 + 0 < last) bad++; last = $4 + 0 } END { print bad + 0 }' /tmp/order.txt)"
 # The calls overlapped: 10 getpid started after the nanosleep started
 # and ended before it did, and come before it.
 check_eq "order: the 10 getpid inside the nanosleep come before it" 10 \
 	"$(awk -F'[][]' '/ \(nanosleep\):/ { s = $2 + 0; e = $4 + 0; print n + 0; exit }
-		/ \(getpid\):/ { g[++n] = $2 + 0 }' /tmp/ko.txt)"
+		/ \(getpid\):/ { g[++n] = $2 + 0 }' /tmp/order.txt)"
 check_eq "order: ... and started after it" 10 \
 	"$(awk -F'[][]' '/ \(nanosleep\):/ { s = $2 + 0 } / \(getpid\):/ { g[++n] = $2 + 0 }
-		END { for (i = 1; i <= n; i++) if (g[i] > s) k++; print k + 0 }' /tmp/ko.txt)"
+		END { for (i = 1; i <= n; i++) if (g[i] > s) k++; print k + 0 }' /tmp/order.txt)"
 
 # --- a stopped trace that queued nothing frees its queue at once; "syscall
 # size" frees one that holds records.
@@ -318,6 +323,17 @@ logged "syscall: start: bad pid 'abc'" "syscall: start: bad pid '+5'" \
 	"syscall: size takes one size in bytes" "syscall: start: a command name has at most 15 bytes" \
 	"syscall: start takes nothing, 'pid PID...'" "syscall: size: stop tracing first" \
 	"syscall: clear: stop tracing first" "syscall: stop: not tracing"
+
+# --- x86-64's x32 calls: getpid()'s number with __X32_SYSCALL_BIT is a
+# native getpid, not a compat call (-ENOSYS unless syscall.x32=y).
+traced_probe -x x32
+ret=$(sed -n 's/^x32getpid=\(-\{0,1\}[0-9]*\) .*/\1/p' /tmp/x32.out)
+check "kpt_probe made its x32 getpid" test -n "$ret"
+# syscall() returns -1 and sets errno; the record has the call's -ENOSYS.
+[ "$ret" = -1 ] && ret=-38
+check_eq "an x32 getpid is recorded as getpid, not compat" 1 \
+	"$(grep -c "Syscall $NR_GETPID (getpid):(.*) ret: $ret pid: " /tmp/x32.txt)"
+check_eq "no compat record of kpt_probe -x" 0 "$(grep -c ' (compat ' /tmp/x32.txt)"
 
 # --- rmmod while a busy process is traced.
 st syscall start comm kpt_probe
