@@ -56,7 +56,8 @@
  *   bucket still reaches it when it is reused in another); the detach
  *   waits for those (rcu_barrier()) before it frees the entries.  It is
  *   given back by its task's exit, or by the sweep if a new filter does
- *   not trace its task: whichever clears its task first (cmpxchg()).
+ *   not trace its task: whichever clears its task first, under its
+ *   bucket's lock.
  * - entries_lock (raw spinlock, irq-safe): the free entries' list, taken
  *   by the hooks and by the RCU callback that gives an entry back (the
  *   start builds the list before either can run).  entry_get() peeks at
@@ -64,8 +65,8 @@
  *   and a stale pointer only costs the lock.
  * - last_entry (per CPU): written and read by the hooks of its CPU only,
  *   cleared by the detach once they are gone.  An entry's task is set by
- *   its own task's hook before it enters a bucket, and cleared
- *   (cmpxchg()) before it leaves it; other CPUs read it with READ_ONCE and
+ *   its own task's hook as it enters a bucket, and cleared as it leaves
+ *   it, both under the bucket's lock; other CPUs read it with READ_ONCE and
  *   use the entry only if it is their current task.
  * - Order: kptrace_mutex before queue.c's queue_lock, the stream's lock
  *   and files.c's files_lock; the raw spinlocks are innermost and never
@@ -318,18 +319,25 @@ static struct kptrace_task *table_lookup(const struct task_struct *task)
 	return NULL;
 }
 
-/* Put @t, its task set, in its bucket: false if the bucket is full. */
-static bool table_insert(struct kptrace_task *t)
+/*
+ * Make @t, a free entry, @task's and put it in its bucket: false if the
+ * bucket is full (@t's task stays NULL).  The task is set under the
+ * bucket's lock, as table_remove() clears it: an entry whose task is set
+ * is in its bucket.
+ */
+static bool table_insert(struct kptrace_task *t, struct task_struct *task)
 {
-	unsigned int b = bucket_of(t->task), n = 0;
+	unsigned int b = bucket_of(task), n = 0;
 	raw_spinlock_t *lock = &bucket_locks[b % KPTRACE_LOCKS];
 	struct kptrace_task *pos;
 
 	raw_spin_lock(lock);
 	hlist_for_each_entry(pos, &buckets[b], node)
 		n++;
-	if (n < KPTRACE_CHAIN_MAX)
+	if (n < KPTRACE_CHAIN_MAX) {
+		WRITE_ONCE(t->task, task);
 		hlist_add_head_rcu(&t->node, &buckets[b]);
+	}
 	raw_spin_unlock(lock);
 	return n < KPTRACE_CHAIN_MAX;
 }
@@ -340,22 +348,27 @@ static void kptrace_task_free_rcu(struct rcu_head *head)
 }
 
 /*
- * Take @t, @task's entry, out of its bucket; it is free again after a
- * grace period.  Whoever clears its task takes it out, once: @task's exit
- * or table_sweep().  With its task NULL no lookup and no last_entry
- * matches it, in its bucket or not.  In an RCU-sched read-side section.
+ * Take @t out of its bucket if it is still @task's; it is free again
+ * after a grace period.  @task's exit and table_sweep() may both try: the
+ * first, under the bucket's lock, finds its task set and clears it, the
+ * other finds it cleared.  With its task NULL no lookup and no last_entry
+ * matches it.  In an RCU-sched read-side section.
  */
 static void table_remove(struct kptrace_task *t, struct task_struct *task)
 {
 	unsigned int b = bucket_of(task);
 	raw_spinlock_t *lock = &bucket_locks[b % KPTRACE_LOCKS];
+	bool mine;
 
-	if (cmpxchg(&t->task, task, NULL) != task)
-		return;
 	raw_spin_lock(lock);
-	hlist_del_rcu(&t->node);
+	mine = READ_ONCE(t->task) == task;
+	if (mine) {
+		WRITE_ONCE(t->task, NULL);
+		hlist_del_rcu(&t->node);
+	}
 	raw_spin_unlock(lock);
-	call_rcu(&t->rcu, kptrace_task_free_rcu);
+	if (mine)
+		call_rcu(&t->rcu, kptrace_task_free_rcu);
 }
 
 /*
@@ -363,10 +376,12 @@ static void table_remove(struct kptrace_task *t, struct task_struct *task)
  * trace, which would otherwise keep them until they exit, and leave none
  * for the tasks it traces.  A call in flight in such a task goes
  * unrecorded, as at a stop.  Called with kptrace_mutex held and the hooks
- * attached.  An entry's task, read under RCU-sched, is alive until the
- * section ends: its exit clears the entry (kptrace_process_exit()) before
- * the task can be released, whose last reference goes after a grace
- * period.
+ * attached, after a grace period (set_filter()): no hook still makes an
+ * entry for a task of the old filter.  A task made traced or not by a
+ * rename meanwhile may keep an entry until it exits.  An entry's task,
+ * read under RCU-sched, is alive until the section ends: its exit clears
+ * the entry (kptrace_process_exit()) before the task can be released,
+ * whose last reference goes after a grace period.
  */
 static void table_sweep(void)
 {
@@ -413,10 +428,8 @@ static struct kptrace_task *task_entry(struct task_struct *task, bool create)
 		t = entry_get();
 		if (!t)
 			return NULL;
-		t->task = task;
-		if (!table_insert(t)) {
+		if (!table_insert(t, task)) {
 			/* Never in a bucket: free again at once. */
-			t->task = NULL;
 			entry_put(t);
 			return NULL;
 		}
@@ -447,7 +460,8 @@ static bool entry_reader(struct kptrace_task *t)
  * table.  x86-64's x32 calls, which in_compat_syscall() counts too, take
  * the 64-bit numbers with __X32_SYSCALL_BIT set and 64-bit registers:
  * they are native calls here, the bit taken off @id (whether the kernel
- * runs them, syscall.x32=y, or refuses them with ENOSYS).
+ * runs them, syscall.x32=y, or refuses them with ENOSYS).  x32's own
+ * calls, 512 and up, have no name in the 64-bit table: unknown numbers.
  */
 static __always_inline bool call_compat(long *id)
 {
@@ -698,7 +712,9 @@ static int set_filter(struct kptrace_filter *f)
 	lockdep_assert_held(&kptrace_mutex);
 	old = rcu_replace_pointer(filter, f, lockdep_is_held(&kptrace_mutex));
 	if (old) {
-		kfree_rcu(old, rcu);
+		/* No hook still takes an entry for a task of the old filter. */
+		synchronize_rcu();
+		kfree(old);
 		table_sweep();
 	} else {
 		ret = kptrace_attach();

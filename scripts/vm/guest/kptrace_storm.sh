@@ -9,7 +9,10 @@
 # loop and 10 threads: with 50 and 30 the test took almost 3 minutes, with
 # 150 threads 11); once a third of the processes ran, a loop toggling
 # "syscall stop", "syscall start ctf", "syscall stop", "syscall start",
-# which goes round at least twice before the storm ends.  Every loop did
+# then new filters while tracing, "syscall start comm sh" and "syscall
+# start" (the first gives back the entries of every other task, racing
+# their calls and exits), which goes round at least twice before the
+# storm ends.  Every loop did
 # its share and every command succeeded; the kernel logged no splat
 # (scripts/vm/run.sh also fails the run on one in the console).  A hook
 # that takes a sleeping lock or allocates shows up here on PREEMPT_RT as
@@ -86,6 +89,10 @@ pr=$!
 		ctl syscall stop
 		ctl syscall start
 		sleep 1
+		ctl syscall start comm sh
+		sleep 0.5
+		ctl syscall start
+		sleep 0.5
 		echo >> $S/toggler.rounds
 	done
 ) &
