@@ -466,11 +466,12 @@ static bool entry_reader(struct kptrace_task *t)
 static __always_inline bool call_compat(long *id)
 {
 #ifdef CONFIG_X86_X32_ABI
-	if (*id >= 0 && (*id & __X32_SYSCALL_BIT)) {
+	/* An ia32 call's number is the ia32 table's, whatever its bits. */
+	if (in_ia32_syscall())
+		return true;
+	if (*id >= 0 && (*id & __X32_SYSCALL_BIT))
 		*id &= ~__X32_SYSCALL_BIT;
-		return false;
-	}
-	return in_ia32_syscall();
+	return false;
 #else
 	return in_compat_syscall();
 #endif

@@ -10,7 +10,8 @@
  *   kpt_probe -x        x86-64: one getpid() through the x32 ABI (its
  *                       number with __X32_SYSCALL_BIT, 0x40000000), which
  *                       returns the pid with syscall.x32=y and -ENOSYS
- *                       without: "x32getpid=RET errno=E"; elsewhere
+ *                       without: "x32getpid=RET errno=E"; built -m32, the
+ *                       same number as an ia32 call (-ENOSYS); elsewhere
  *                       "x32getpid=none"
  *   kpt_probe -o        overlap a long call and short ones on two CPUs: a
  *                       child on CPU 0 sleeps 2 s in nanosleep(); the
@@ -162,7 +163,7 @@ static int long_and_short(void)
 
 static int x32_getpid(void)
 {
-#ifdef __x86_64__
+#if defined(__x86_64__) || defined(__i386__)
 	long ret = syscall(0x40000000 | SYS_getpid);
 
 	printf("x32getpid=%ld errno=%d\n", ret, ret < 0 ? errno : 0);

@@ -162,17 +162,17 @@ logged "syscall: start: no process 99 in the writer's pid namespace"
 # Records come in the order the calls ended, across CPUs: the getpid
 # calls, which started after the nanosleep and ended before it, come
 # before it.
-# traced_probe OPT NAME: kpt_probe OPT traced alone, what it printed in
+# traced_probe PROG OPT NAME: PROG OPT traced alone, what it printed in
 # /tmp/NAME.out, its records in /tmp/NAME.txt and /out/kptrace_NAME.txt.
 traced_probe() {
 	st syscall clear
-	st syscall start comm kpt_probe
-	kpt_probe "$1" > "/tmp/$2.out"
+	st syscall start comm "$1"
+	"$1" "$2" > "/tmp/$3.out"
 	st syscall stop
-	cat $K > "/tmp/$2.txt"
-	cp "/tmp/$2.txt" "/out/kptrace_$2.txt"
+	cat $K > "/tmp/$3.txt"
+	cp "/tmp/$3.txt" "/out/kptrace_$3.txt"
 }
-traced_probe -o order
+traced_probe kpt_probe -o order
 check_eq "order: kpt_probe -o ran" "overlap=0" "$(cat /tmp/order.out)"
 check_eq "order: every record ended no earlier than the one before" 0 \
 	"$(awk -F'[][]' '{ if (NR > 1 && $4 + 0 < last) bad++; last = $4 + 0 } END { print bad + 0 }' /tmp/order.txt)"
@@ -326,7 +326,7 @@ logged "syscall: start: bad pid 'abc'" "syscall: start: bad pid '+5'" \
 
 # --- x86-64's x32 calls: getpid()'s number with __X32_SYSCALL_BIT is a
 # native getpid, not a compat call (-ENOSYS unless syscall.x32=y).
-traced_probe -x x32
+traced_probe kpt_probe -x x32
 ret=$(sed -n 's/^x32getpid=\(-\{0,1\}[0-9]*\) .*/\1/p' /tmp/x32.out)
 check "kpt_probe made its x32 getpid" test -n "$ret"
 # syscall() returns -1 and sets errno; the record has the call's -ENOSYS.
@@ -334,6 +334,12 @@ check "kpt_probe made its x32 getpid" test -n "$ret"
 check_eq "an x32 getpid is recorded as getpid, not compat" 1 \
 	"$(grep -c "Syscall $NR_GETPID (getpid):(.*) ret: $ret pid: " /tmp/x32.txt)"
 check_eq "no compat record of kpt_probe -x" 0 "$(grep -c ' (compat ' /tmp/x32.txt)"
+# The same number from a 32-bit program is an ia32 call, which the
+# kernel refuses: compat, the bit kept (0x40000014, 1073741844).
+traced_probe kpt_probe32 -x ia32x
+check_eq "kpt_probe32 -x: refused" "x32getpid=-1 errno=38" "$(cat /tmp/ia32x.out)"
+check_eq "an ia32 call with the x32 bit stays compat" 1 \
+	"$(grep -c "Syscall 1073741844 (compat unknown):(.*) ret: -38 pid: " /tmp/ia32x.txt)"
 
 # --- rmmod while a busy process is traced.
 st syscall start comm kpt_probe
