@@ -8,8 +8,9 @@
  * inserts and removes) and rules out most absent keys, a purge drops
  * exactly one owner's records and shrinks a table it leaves far emptier
  * than its size (so does an iteration that finds it so), an iteration
- * sees every record once, and a grow that finds no memory is not tried
- * again at every insert.
+ * sees every record once, a grow that finds no memory is not tried
+ * again at every insert, and the count of all owners' records but one is
+ * exact also in the middle of a remove.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -308,6 +309,32 @@ static void slabtrace_table_grow_concurrent(struct kunit *test)
 	leak_table_destroy(t, free_rec);
 }
 
+/*
+ * The count of every owner's records but one (the kmem probes' records,
+ * all but percpu's) is exact also between the two decrements of a
+ * remove, t->nr's and the owner's: nr less that owner's count was one
+ * too high there, and kept the kmem probes attached with no record.
+ */
+static void slabtrace_table_count_except(struct kunit *test)
+{
+	struct leak_table *t = new_table(test);
+	unsigned int i;
+
+	for (i = 0; i < 10; i++)
+		leak_table_insert(t, new_rec(test, i, i < 3 ? 5 : 9));
+	KUNIT_EXPECT_EQ(test, leak_table_count_except(t, 9), 3);
+	KUNIT_EXPECT_EQ(test, leak_table_count_except(t, 5), 7);
+	KUNIT_EXPECT_EQ(test, leak_table_count_except(t, -1), 10);
+	/* A remove of one of owner 9's, between its two decrements. */
+	atomic_long_dec(&t->nr);
+	KUNIT_EXPECT_EQ(test, leak_table_count_except(t, 9), 3);
+	atomic_long_inc(&t->nr);
+	for (i = 0; i < 3; i++)
+		free_rec(leak_table_remove(t, key(i)));
+	KUNIT_EXPECT_EQ(test, leak_table_count_except(t, 9), 0);
+	leak_table_destroy(t, free_rec);
+}
+
 /* A purge drops one owner's records, and only those. */
 static void slabtrace_table_purge_owner(struct kunit *test)
 {
@@ -470,6 +497,7 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_grow_backs_off),
 	KUNIT_CASE_SLOW(slabtrace_table_grow_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_owner),
+	KUNIT_CASE(slabtrace_table_count_except),
 	KUNIT_CASE_SLOW(slabtrace_table_shrink_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_keeps_size),
 	KUNIT_CASE(slabtrace_table_iterate_shrinks),

@@ -592,9 +592,7 @@ static int free_probes(bool on)
 /* The records the kmem probes keep: all but @pcpu's (NULL: none). */
 static long kmem_records(struct leak_traced *pcpu)
 {
-	long n = leak_table_count(&leak_records);
-
-	return pcpu ? n - leak_traced_count(pcpu) : n;
+	return leak_table_count_except(&leak_records, pcpu ? pcpu->id : -1);
 }
 
 /**

@@ -138,6 +138,8 @@ static inline long leak_table_owned(struct leak_table *t, u16 owner)
 	return atomic_long_read(&t->owned[owner]);
 }
 
+long leak_table_count_except(struct leak_table *t, int owner);
+
 struct leak_table_iter {
 	struct leak_table *t;
 	unsigned long bucket;
