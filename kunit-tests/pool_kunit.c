@@ -12,7 +12,9 @@
  * does not lose it, nor gives it to another record of the same cache made
  * at its address in the same millisecond; a kfree() of an object no cache holds takes no lock
  * (it would deadlock here if it did); "pool" and "limit" refuse bad
- * numbers; and however many names tasks take, each record keeps its own.
+ * numbers; however many names tasks take, each record keeps its own; and
+ * a stamp read a moment before its cache's epoch (the fast clock may read
+ * behind another CPU's) is 0, not the saturated maximum.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -590,6 +592,21 @@ static void slabtrace_probe_path_suite_exit(struct kunit_suite *suite)
 	kmem_cache_destroy(pool_cache);
 }
 
+static void slabtrace_probe_path_stamp(struct kunit *test)
+{
+	struct leak_traced *tr = kunit_kzalloc(test, sizeof(*tr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tr);
+	tr->epoch = 1000ULL * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, leak_stamp(tr, tr->epoch - 1), 0U);
+	KUNIT_EXPECT_EQ(test, leak_stamp(tr, tr->epoch - 5 * NSEC_PER_MSEC), 0U);
+	KUNIT_EXPECT_EQ(test, leak_stamp(tr, tr->epoch), 0U);
+	KUNIT_EXPECT_EQ(test, leak_stamp(tr, tr->epoch + 7 * NSEC_PER_MSEC + 1),
+			7U);
+	KUNIT_EXPECT_EQ(test, leak_stamp(tr, tr->epoch +
+					 2ULL * U32_MAX * NSEC_PER_MSEC), U32_MAX);
+}
+
 static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_pool_empty),
 	KUNIT_CASE(slabtrace_probe_path_refill_beside_mutex),
@@ -605,6 +622,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_free_untraced_no_lock),
 	KUNIT_CASE(slabtrace_probe_path_bad_numbers),
 	KUNIT_CASE(slabtrace_probe_path_names),
+	KUNIT_CASE(slabtrace_probe_path_stamp),
 	{}
 };
 

@@ -245,10 +245,14 @@ leak_traced_of_id(const struct leak_set *set, u16 id)
  * Inline: the probes take one at every traced allocation.
  *
  * Context: Any context (a probe); no lock.
- * Return: ms since @tr's epoch, saturated.
+ * Return: ms since @tr's epoch, saturated; 0 for a time before it (the
+ * fast clock may read a little behind a read on another CPU while the
+ * timekeeper updates).
  */
 static __always_inline u32 leak_stamp(const struct leak_traced *tr, u64 now)
 {
+	if ((s64)(now - tr->epoch) <= 0)
+		return 0;
 	return min_t(u64, div_u64(now - tr->epoch, NSEC_PER_MSEC), U32_MAX);
 }
 
