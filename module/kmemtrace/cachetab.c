@@ -170,10 +170,14 @@ static void list_names(struct listing *l)
 	if (!slabtrace_caches_init())
 		slabtrace_caches_walk_names(list_name, l);
 	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
-		ref.kobj = READ_ONCE(kmemtrace_slots[i].pin);
+		/*
+		 * A probe sets the pin after the cache (its cmpxchg orders
+		 * them): acquired, the pin shows the cache, also on arm64.
+		 */
+		ref.kobj = smp_load_acquire(&kmemtrace_slots[i].pin);
 		if (!ref.kobj || l->names[i][0])
 			continue;
-		ref.cache = (struct kmem_cache *)kmemtrace_slots[i].cache;
+		ref.cache = (struct kmem_cache *)READ_ONCE(kmemtrace_slots[i].cache);
 		l->size[i] = kmem_cache_size(ref.cache);
 		name = kobject_name(ref.kobj);
 		slabtrace_escape(l->names[i], NAMES_MAX, name, strlen(name),
