@@ -810,6 +810,12 @@ static int cpu_open(struct inode *inode, struct file *file)
 	ret = locked_down(s, "cpuN");
 	if (ret)
 		return ret;
+	/* 0400 binds root too: a writable file would allow a writable map. */
+	if (file->f_mode & FMODE_WRITE) {
+		pr_warn_ratelimited("%s: cpuN: opened for writing: refused, the file is read-only\n",
+				    s->ops->dir);
+		return -EACCES;
+	}
 	mutex_lock(&s->lock);
 	if (s->chan)
 		buf = READ_ONCE(*per_cpu_ptr(s->chan->buf, f - s->cpu_files));
@@ -853,8 +859,29 @@ static __poll_t cpu_poll(struct file *file, poll_table *wait)
 	return relay_file_operations.poll(file, wait);
 }
 
+/*
+ * Relay checks a mapping's length, not its offset, and its fault handler
+ * adds the offset to the buffer's address: a mapping at an offset would
+ * reach the vmalloc pages after the buffer.  So a mapping starts at 0.
+ * Nor is it writable: the file is never open for writing (cpu_open()), so
+ * a shared mapping cannot become so, and a private one gets copies.
+ */
 static int cpu_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+	struct slabtrace_stream *s = f->data;
+
+	if (vma->vm_pgoff) {
+		pr_warn_ratelimited("%s: cpu%td: mapped at offset %lu KiB: refused, a mapping starts at 0\n",
+				    s->ops->dir, f - s->cpu_files,
+				    vma->vm_pgoff << (PAGE_SHIFT - 10));
+		return -EINVAL;
+	}
+	if (vma->vm_flags & VM_WRITE) {
+		pr_warn_ratelimited("%s: cpu%td: mapped writable: refused, the buffer is read-only\n",
+				    s->ops->dir, f - s->cpu_files);
+		return -EACCES;
+	}
 	return slabtrace_relay_mmap(file, vma);
 }
 

@@ -189,6 +189,14 @@ for rr in relay_reader relay_reader32; do
 	check_eq "$rr -R: a packet half read is not given back" "read=1 put=EINVAL" \
 		"$($rr -R $K/cpu0)"
 done
+# A cpuN file is not opened for writing, nor its buffer mapped at an
+# offset (relay's fault handler would add it to the buffer's address) or
+# writable.
+check_eq "relay_reader -O: no write open, no mapping at an offset, none writable" \
+	"rdwr=EACCES offset=EINVAL write=EACCES" "$(relay_reader -O $K/cpu0)"
+logged "kmemtrace: cpuN: opened for writing: refused, the file is read-only" \
+	"kmemtrace: cpu0: mapped at offset 4 KiB: refused, a mapping starts at 0" \
+	"kmemtrace: cpu0: mapped writable: refused, the buffer is read-only"
 logged "kmemtrace: cpu0: more packets given back than closed (9 > " \
 	"kmemtrace: cpu0: more packets given back than closed (1 > 0)" \
 	"kmemtrace: cpu0: packets given back while one is half read"

@@ -25,6 +25,11 @@
  *	One line: "zero=E other=E nine=E put=N refused=E ready=N", E an
  *	errno name or "ok", N the packets given back and the files poll
  *	still finds readable.
+ *   relay_reader -O FILE
+ *	what a mapping of FILE may not be: FILE opened for reading and
+ *	writing, its buffer mapped at an offset of one page, mapped
+ *	writable (privately).  One line: "rdwr=E offset=E write=E", E an
+ *	errno name or "ok".
  *   relay_reader -R FILE
  *	read 1 byte of FILE, then put 1 packet: "read=N put=E".
  *   relay_reader -U FILE1 FILE2
@@ -189,8 +194,40 @@ static const char *res(int ret)
 	switch (errno) {
 	case EINVAL: return "EINVAL";
 	case ENOTTY: return "ENOTTY";
+	case EACCES: return "EACCES";
 	default: return strerror(errno);
 	}
+}
+
+/* relay_reader -O: the mappings and the open that are refused. */
+static int refused(const char *path)
+{
+	size_t size = map_size(path);
+	int fd, rdwr, offset, write;
+	void *map;
+
+	fd = open(path, O_RDWR);
+	rdwr = fd < 0 ? -1 : 0;
+	printf("rdwr=%s ", res(rdwr));
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, getpagesize());
+	offset = map == MAP_FAILED ? -1 : 0;
+	printf("offset=%s ", res(offset));
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	write = map == MAP_FAILED ? -1 : 0;
+	printf("write=%s\n", res(write));
+	if (map != MAP_FAILED)
+		munmap(map, size);
+	close(fd);
+	return 0;
 }
 
 static int give_back(int argc, char **argv)
@@ -397,8 +434,12 @@ int main(int argc, char **argv)
 	time_t end;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "t:H:PRU")) != -1) {
+	while ((opt = getopt(argc, argv, "t:H:OPRU")) != -1) {
 		switch (opt) {
+		case 'O':
+			if (optind >= argc)
+				return 2;
+			return refused(argv[optind]);
 		case 'U':
 			if (optind + 2 > argc)
 				return 2;
