@@ -107,7 +107,10 @@
  * @cpu: the stream's CPU
  * @ts: its begin time
  *
- * content_size and packet_size stay 0 until the packet is closed.
+ * content_size and packet_size stay 0 until the packet is closed.  The
+ * sequence number is the last store, a release: a reader of the mapping
+ * that sees it sees the zeroed content_size, not the one the sub-buffer's
+ * previous packet left (include/uapi/slabtrace/ctf.h).
  */
 static void packet_open(struct slabtrace_stream *s, void *subbuf,
 			unsigned int cpu, u64 ts)
@@ -121,10 +124,12 @@ static void packet_open(struct slabtrace_stream *s, void *subbuf,
 	memcpy(p + offsetof(struct slabtrace_ctf_packet, uuid), &s->uuid, 16);
 	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet,
 					timestamp_begin), ts);
-	slabtrace_put_le64(p + offsetof(struct slabtrace_ctf_packet,
-					packet_seq_num), cc->seq++);
 	slabtrace_put_le32(p + offsetof(struct slabtrace_ctf_packet, cpu_id),
 			   cpu);
+	/* Pairs with the reader's acquire of the number (see above). */
+	smp_store_release((__le64 *)(p + offsetof(struct slabtrace_ctf_packet,
+						  packet_seq_num)),
+			  cpu_to_le64(cc->seq++));
 	cc->open = subbuf;
 	cc->last_ts = ts;
 }

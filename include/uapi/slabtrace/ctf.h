@@ -29,7 +29,11 @@
  * number of packets, so that the CPU may write over them.  0 does nothing:
  * a reader asks with it whether the module has the ioctl (ENOTTY if not).
  * More packets than the CPU has closed since the last taken: EINVAL.  A
- * reader uses one way or the other, never both.
+ * reader uses one way or the other, never both.  In the mapping, the
+ * packet due is closed when its packet_seq_num, loaded first (acquire),
+ * is the one due and then its content_size, loaded next (acquire), is
+ * not 0; in the other order, the content_size of the packet given back
+ * before may be read for it.
  */
 #define SLABTRACE_CTF_IOC_MAGIC		0xC1
 #define SLABTRACE_CTF_IOC_PUT_PACKETS	_IO(SLABTRACE_CTF_IOC_MAGIC, 1)

@@ -354,13 +354,14 @@ static void stop_if_ours(void)
 static long packet_ready(struct stream *s, __u64 seq)
 {
 	const unsigned char *hdr = s->map + (seq % KMEMTRACE_SUBBUFS) * subbuf_size;
-	__u64 content, *cp, got;
+	__u64 content, *cp, *sp, got;
 	size_t len;
 
-	cp = (__u64 *)(hdr + offsetof(struct kmt_packet, content_size));
-	content = __atomic_load_n(cp, __ATOMIC_ACQUIRE);
-	got = le64(hdr + offsetof(struct kmt_packet, packet_seq_num));
-	if (le64((const unsigned char *)&content) == 0 || got < seq)
+	/* The number first, then the size (include/uapi/slabtrace/ctf.h). */
+	sp = (__u64 *)(hdr + offsetof(struct kmt_packet, packet_seq_num));
+	got = __atomic_load_n(sp, __ATOMIC_ACQUIRE);
+	got = le64((const unsigned char *)&got);
+	if (got < seq)
 		return 0;
 	if (got > seq) {
 		snprintf(broken, sizeof(broken),
@@ -368,6 +369,10 @@ static long packet_ready(struct stream *s, __u64 seq)
 			 s->cpu, (unsigned long long)got, (unsigned long long)seq);
 		return -1;
 	}
+	cp = (__u64 *)(hdr + offsetof(struct kmt_packet, content_size));
+	content = __atomic_load_n(cp, __ATOMIC_ACQUIRE);
+	if (le64((const unsigned char *)&content) == 0)
+		return 0;
 	if (memcmp(hdr + offsetof(struct kmt_packet, uuid), uuid0, 16)) {
 		char a[40], b[40];
 
