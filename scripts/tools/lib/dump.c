@@ -384,7 +384,8 @@ static uint64_t object_weight(const struct dump *d, long bytes)
 /*
  * The pid and command of a context as the module writes it ("PID 5 sh",
  * "kthread x (PID 5)", "worker x (PID 5)", "softirq", "hardirq"; the
- * command escaped, with no space): false if @who is none of them.
+ * command escaped, with no space, and empty for a task that named itself
+ * "" (prctl(PR_SET_NAME)): "PID 5 "): false if @who is none of them.
  */
 static bool who_parse(const char *who, long *pid, char *comm, size_t size)
 {
@@ -398,8 +399,7 @@ static bool who_parse(const char *who, long *pid, char *comm, size_t size)
 		return true;
 	}
 	if (skip(&p, "PID ")) {
-		if (!number(&p, PID_MAX, pid) || *p++ != ' ' || !*p ||
-		    strchr(p, ' '))
+		if (!number(&p, PID_MAX, pid) || *p++ != ' ' || strchr(p, ' '))
 			return false;
 		snprintf(comm, size, "%s", p);
 		return true;
@@ -409,7 +409,7 @@ static bool who_parse(const char *who, long *pid, char *comm, size_t size)
 	name = p;
 	n = strcspn(p, " ");
 	p += n;
-	if (!n || !skip(&p, " (PID ") || !number(&p, PID_MAX, pid) ||
+	if (!skip(&p, " (PID ") || !number(&p, PID_MAX, pid) ||
 	    strcmp(p, ")"))
 		return false;
 	snprintf(comm, size, "%.*s", (int)n, name);
