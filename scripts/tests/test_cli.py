@@ -317,6 +317,11 @@ class Cli(unittest.TestCase):
             metrics = f.read().decode("utf-8")
         self.assertIn('slabtrace_slab_objects{cache="leaky\\\\xff\\"q\\\\\\\\w"} 10\n',
                       metrics)
+        # Written through a mkstemp() name, made readable for
+        # node_exporter, and renamed over the file: none is left.
+        self.assertEqual(os.stat(prom).st_mode & 0o777, 0o644)
+        self.assertEqual([n for n in os.listdir(self.fake.root) if n.startswith("slab.prom")],
+                         ["slab.prom"])
 
     def test_files_under_proc_first(self):
         # /proc/slabtrace when it exists, though debugfs has the files too.

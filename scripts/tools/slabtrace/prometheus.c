@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -247,11 +248,27 @@ void prometheus_write(const char *path, const struct slabs *s)
 	char tmp[PATH_MAX];
 	bool bad;
 	FILE *f;
+	int fd;
 
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
+	/*
+	 * A name of mkstemp()'s, made with O_EXCL: root writes it, in a
+	 * directory others may write to (a node_exporter textfile
+	 * directory), where a name known in advance could be a link.
+	 */
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
+		die("%s: %s", path, strerror(ENAMETOOLONG));
+	fd = mkstemp(tmp);
+	if (fd < 0)
 		die("%s: %s", tmp, strerror(errno));
+	/* node_exporter reads it as another user. */
+	f = fchmod(fd, 0644) ? NULL : fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		unlink(tmp);
+		die("%s: %s", tmp, strerror(e));
+	}
 	slab_metrics(f, s);
 	module_metrics(f, s);
 	bad = ferror(f);
