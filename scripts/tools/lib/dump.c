@@ -682,9 +682,14 @@ static const char *obj_parse(char *p, struct object *o)
 		return "its node";
 	if (skip(&p, ", gfp ")) {
 		n = strcspn(p, ",");
-		if (!n || n >= sizeof(o->gfp))
+		if (!n)
 			return "its GFP flags";
-		snprintf(o->gfp, sizeof(o->gfp), "%.*s", (int)n, p);
+		/* Many modifiers pass the room: the first of them, and "...". */
+		if (n >= sizeof(o->gfp))
+			snprintf(o->gfp, sizeof(o->gfp), "%.*s...",
+				 (int)sizeof(o->gfp) - 4, p);
+		else
+			snprintf(o->gfp, sizeof(o->gfp), "%.*s", (int)n, p);
 		p += n;
 	}
 	if (skip(&p, ", stack ")) {
