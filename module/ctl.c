@@ -35,6 +35,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/threads.h>
 #include <linux/uaccess.h>
 
 #include <slabtrace/core.h>
@@ -99,21 +100,27 @@ char **slabtrace_ctl_split(const char *who, const char *what, char *buf,
  * namespace is translated, which takes a process or thread of that number
  * there.  Both systems' pid filters take their numbers here.
  *
- * Return: 0; -EINVAL for a malformed number, -ESRCH for one with no
- * process in the writer's namespace (not the initial one), each said in
- * one log line.
+ * Return: 0; -EINVAL for a malformed number, -ERANGE for one no pid can
+ * be (above PID_MAX_LIMIT), -ESRCH for one with no process in the
+ * writer's namespace (not the initial one), each said in one log line.
  */
 int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid)
 {
 	char esc[SLABTRACE_ESC_SIZE];
 	struct pid *p;
+	int ret;
 
 	if (!isdigit(arg[0]) || arg[0] == '0' ||
-	    strspn(arg, "0123456789") != strlen(arg) ||
-	    kstrtoint(arg, 10, pid)) {
+	    strspn(arg, "0123456789") != strlen(arg)) {
 		pr_warn_ratelimited("%s: bad pid '%s'\n", who,
 				    slabtrace_esc_str(esc, arg));
 		return -EINVAL;
+	}
+	ret = kstrtoint(arg, 10, pid);
+	if (ret || *pid > PID_MAX_LIMIT) {
+		pr_warn_ratelimited("%s: pid '%s' is not in 1..%d\n", who,
+				    slabtrace_esc_str(esc, arg), (int)PID_MAX_LIMIT);
+		return -ERANGE;
 	}
 	if (task_active_pid_ns(current) == &init_pid_ns)
 		return 0;
