@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kernel.h>
+#include <linux/ratelimit.h>
 #include <linux/seq_file.h>
 
 #include <slabtrace/core.h>
@@ -41,11 +42,18 @@ static void log_lines(const char *const *lines)
 		pr_info("%s\n", *lines);
 }
 
-/* The "help" command: log the commands of every system. */
+/*
+ * The "help" command: log the commands of every system.  The whole list
+ * or nothing, at most 5 times in 5 s, as a ratelimited line would be: a
+ * loop of "help" does not fill the log.
+ */
 void slabtrace_help(void)
 {
+	static DEFINE_RATELIMIT_STATE(help_rs, DEFAULT_RATELIMIT_INTERVAL, 5);
 	unsigned int i;
 
+	if (!__ratelimit(&help_rs))
+		return;
 	pr_info("%s\n", help_head);
 	for (i = 0; i < slabtrace_nr_systems; i++)
 		if (slabtrace_systems[i]->help)

@@ -247,6 +247,11 @@ check "help" st help
 logged "commands (echo COMMAND > /proc/slabtrace/ctl):" \
 	"  help               these lines"
 check_eq "help takes no arguments" "Invalid argument" "$(ctl_errno "help me")"
+mark "help in a loop"
+for i in 1 2 3 4 5 6 7 8 9 10; do echo help > $ST/ctl; done
+logged "commands (echo COMMAND > /proc/slabtrace/ctl):"
+helps=$(dmesg | grep -F -A 100000 "$TEST_MARK" | grep -c 'slabtrace: commands (echo')
+check "10 helps in a row log the list at most 5 times ($helps)" test "$helps" -le 5
 check "rmmod leaky" rmmod leaky
 check "rmmod slabtrace" rmmod slabtrace
 finish
