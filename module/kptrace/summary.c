@@ -175,7 +175,7 @@ int kptrace_summary_show(struct seq_file *m)
 	struct kptrace_row *rows;
 	int i, n = 0;
 
-	rows = kvcalloc(nn + nc, sizeof(*rows), GFP_KERNEL);
+	rows = kvcalloc(nn + nc, sizeof(*rows), SLABTRACE_GFP_BIG);
 	if (!rows)
 		return -ENOMEM;
 	for (i = 0; i < nn + nc; i++) {
