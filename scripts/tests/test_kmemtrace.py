@@ -258,6 +258,9 @@ def synthetic():
                  1, len(re.findall(r"^  ptr\+0x\w+  cpu 1 +fake_free\+0x100$", out, re.M)))
         check("synthetic: ... under its heading",
               "\nDouble frees (the first 1):\n" in out, out)
+        rc, out, err = run([REPORT, "--list", "1001", t])
+        check_eq("synthetic: --list 1001, more than the report keeps, fails", 2, rc)
+        check("synthetic: ... saying so", "--list takes a number up to 1000" in err, err)
         rc, out, err, rows = report(t, "--sort", "bogus")
         check_eq("synthetic: a bad --sort fails", 2, rc)
         # A trace that is not kmemtrace's: its metadata makes the cache id

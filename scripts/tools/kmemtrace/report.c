@@ -944,6 +944,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LIST:
 			r.list = count_arg("--list takes a number, not", optarg);
+			/* The report keeps the first LIST_MAX of each. */
+			if (r.list > LIST_MAX)
+				bad_usage("--list takes a number up to 1000, not", optarg);
 			break;
 		case OPT_JSON:
 			json = true;
