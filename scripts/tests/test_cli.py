@@ -1305,6 +1305,24 @@ class Record(unittest.TestCase):
         self.assertIn("the records are kept", err)
         self.assertNotIn("reset kmalloc-64", self.fake.commands())
 
+    def test_record_a_print_it_cannot_read(self):
+        # A print the parser refuses (here a context the module never
+        # writes): said, the print saved as it came, the records kept
+        # (no reset), exit 1; it was an exit in the middle of the
+        # capture, the records reset by the watchdog.
+        text = self.fake.read("ctl")
+        self.fake.write("ctl", text.replace(", from PID", ", from nobody", 1))
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
+                                     "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("cannot read its context", err)
+        self.assertIn("record: a print could not be read (said above): saved as it came in %s, "
+                      "and the records are kept" % self.out, err)
+        with open(os.path.join(self.out, "kmalloc-64.dump")) as f:
+            self.assertIn(", from nobody", f.read())
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
+                                                "print kmalloc-64"])
+
     def test_record_one_cache_twice(self):
         # One name twice, or two names SLUB merged: refused before anything
         # is traced, saying why (it was "another slabtrace record is

@@ -559,7 +559,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 {
 	char dir[PATH_MAX], real[PATH_MAX], pprof_real[PATH_MAX], *texts[NVIEWS];
 	bool first = true, saved = true, shared = false, owned = false;
-	bool unsaved = false;
+	bool unsaved = false, unreadable = false;
 	struct pprof *pprof = NULL;
 	double when = 0, duration = 0;
 	int ended, captures = 0, waited = 0;
@@ -681,6 +681,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 			unsaved = !save(real, r.c[i].name, saved_views[j], texts[j]);
 		traced = show_print(texts[VIEW_CTL], o, false, &e, "ctl", &first,
 				    pprof);
+		/* Saved as it came, and the other caches still captured. */
+		unreadable |= traced < 0;
 		if (traced > duration)
 			duration = traced;
 		for (j = 0; j < NVIEWS; j++)
@@ -694,8 +696,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 			out_give(pprof_real);
 	}
 	pprof_free(pprof);
-	/* What could not be saved is kept, stopped, for leaks to show. */
-	if (unsaved)
+	/* What could not be saved or read is kept, stopped, for leaks to show. */
+	if (unsaved || unreadable)
 		r.keep = true;
 	for (i = 0; i < r.n; i++)
 		if (r.c[i].own && !r.keep)
@@ -704,6 +706,12 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	if (unsaved) {
 		note("record: the snapshot could not all be saved in %s: %s", dir,
 		     "the records are kept (slabtrace leaks -c CACHE shows them)");
+		return 1;
+	}
+	if (unreadable) {
+		note("record: a print could not be read (said above): %s %s, %s",
+		     "saved as it came in", dir,
+		     "and the records are kept (slabtrace leaks -c CACHE shows them)");
 		return 1;
 	}
 	if (!saved)

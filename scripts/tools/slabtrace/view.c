@@ -48,8 +48,8 @@ static void show_one(struct dump *d, const struct opts *o, bool full,
  * dump, or each of a word's, in the module's order (most bytes first);
  * and add it to @pprof if not NULL.  As text, the print of a word says
  * what its summary line says, and shows only the caches with objects
- * that pass the filters.  Exits if @text is not the print of @e.
- * Returns the longest any of its caches was traced, in seconds.
+ * that pass the filters.  Returns the longest any of its caches was
+ * traced, in seconds; -1 if @text is not the print of @e (said).
  */
 double show_print(char *text, const struct opts *o, bool full,
 		  const struct expect *e, const char *src, bool *first,
@@ -61,7 +61,7 @@ double show_print(char *text, const struct opts *o, bool full,
 	int i, passed = 0;
 
 	if (!print_parse(text, &p, &o->f, e, src))
-		exit(1);
+		return -1;
 	word = p.word[0];
 	for (i = 0; i < p.n; i++)
 		passed += p.d[i].objects > 0;
@@ -99,7 +99,8 @@ static void view_print(const char *name, const struct opts *o, bool full,
 		    "no kmalloc cache is traced or holds records",
 		    "slabtrace status",
 		    "slabtrace record -c CACHE -- COMMAND");
-	show_print(text, o, full, &e, "ctl", first, NULL);
+	if (show_print(text, o, full, &e, "ctl", first, NULL) < 0)
+		exit(1);
 	free(text);
 }
 
@@ -194,6 +195,8 @@ int cmd_report(struct opts *o, int argc, char **argv)
 	if (o->json)
 		json_begin(0);
 	traced = show_print(text, o, false, &e, argv[0], &first, pprof);
+	if (traced < 0)
+		exit(1);
 	if (o->json)
 		json_end();
 	if (pprof) {
