@@ -9,11 +9,14 @@
  * exactly one owner's records and shrinks a table it leaves far emptier
  * than its size (so does an iteration that finds it so), an iteration
  * sees every record once, a grow that finds no memory is not tried
- * again at every insert, and the count of all owners' records but one is
- * exact also in the middle of a remove.
+ * again at every insert, the count of all owners' records but one is
+ * exact also in the middle of a remove, and a walk stops for a kill only
+ * where it may.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/sched/signal.h>
+#include <linux/signal.h>
 #include <linux/slab.h>
 
 #include "st_slab_kunit.h"
@@ -409,6 +412,39 @@ static int count_one(const struct leak_record *rec, void *arg)
 	return 0;
 }
 
+static int count_rec(const struct leak_record *rec, void *arg)
+{
+	(*(unsigned long *)arg)++;
+	return 0;
+}
+
+/*
+ * A walk stops when its task is killed, unless it must finish: the
+ * module notifier's, which names a going module's frames in every record
+ * (rmmod's ^C made the others show '?').
+ */
+static void slabtrace_table_walk_killed(struct kunit *test)
+{
+	struct leak_table *t = new_table(test);
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < NR; i++)
+		leak_table_insert(t, new_rec(test, i, 0));
+	leak_table_flush(t);
+	allow_signal(SIGKILL);
+	send_sig(SIGKILL, current, 1);
+	KUNIT_EXPECT_TRUE(test, fatal_signal_pending(current));
+	KUNIT_EXPECT_EQ(test, leak_table_for_each(t, count_rec, &n, true), -EINTR);
+	KUNIT_EXPECT_LT(test, n, (unsigned long)NR);
+	n = 0;
+	KUNIT_EXPECT_EQ(test, leak_table_for_each(t, count_rec, &n, false), 0);
+	KUNIT_EXPECT_EQ(test, n, (unsigned long)NR);
+	flush_signals(current);
+	disallow_signal(SIGKILL);
+	leak_table_destroy(t, free_rec);
+}
+
 /* Objects freed one by one: the next iteration shrinks the table. */
 static void slabtrace_table_iterate_shrinks(struct kunit *test)
 {
@@ -422,7 +458,7 @@ static void slabtrace_table_iterate_shrinks(struct kunit *test)
 	KUNIT_EXPECT_GE(test, leak_table_buckets(t), 4 * NR);
 	for (i = 0; i < 8 * NR - 10; i++)
 		free_rec(leak_table_remove(t, key(i)));
-	KUNIT_EXPECT_EQ(test, leak_table_for_each(t, count_one, NULL), 0);
+	KUNIT_EXPECT_EQ(test, leak_table_for_each(t, count_one, NULL, true), 0);
 	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), small);
 	KUNIT_EXPECT_EQ(test, t->shrinks, 1);
 	for (i = 8 * NR - 10; i < 8 * NR; i++) {
@@ -498,6 +534,7 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE_SLOW(slabtrace_table_grow_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_owner),
 	KUNIT_CASE(slabtrace_table_count_except),
+	KUNIT_CASE(slabtrace_table_walk_killed),
 	KUNIT_CASE_SLOW(slabtrace_table_shrink_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_keeps_size),
 	KUNIT_CASE(slabtrace_table_iterate_shrinks),

@@ -281,6 +281,7 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 			  void *data)
 {
 	struct keep_walk w = { .mod = data, .action = action };
+	char esc[SLABTRACE_ESC_SIZE];
 
 	if (action != MODULE_STATE_LIVE && action != MODULE_STATE_GOING &&
 	    action != MODULE_STATE_COMING)
@@ -295,7 +296,10 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	xa_init(&w.seen);
 	mutex_lock(&leak_mutex);
 	down_write(&leak_print_sem);
-	leak_table_for_each(&leak_records, keep_record, &w);
+	/* Not killable: rmmod's ^C would leave its frames unnamed. */
+	if (leak_table_for_each(&leak_records, keep_record, &w, false))
+		pr_warn_ratelimited("modules: no memory to name the frames of %s in every record: some show as '?'\n",
+				    slabtrace_esc_str(esc, w.mod->name));
 	/* Those kept for users, and those only open files still read. */
 	leak_snapshots_alive(keep_snapshot, &w);
 	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);

@@ -454,7 +454,7 @@ static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 	/* Backtraces the depot had no room for when they were taken. */
 	leak_stack_flush();
 	if (n > 1) {
-		parts = kvzalloc(sizeof(*parts), GFP_KERNEL);
+		parts = kvzalloc(sizeof(*parts), SLABTRACE_GFP_BIG);
 		if (!parts)
 			return -ENOMEM;
 		for (i = 0; i < n; i++)
@@ -470,7 +470,7 @@ static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 	if (n)
 		ret = leak_table_for_each(&leak_records,
 					  parts ? fill_part : fill_one,
-					  parts ? (void *)parts : snaps[0]);
+					  parts ? (void *)parts : snaps[0], true);
 	for (i = 0; !ret && i < n; i++)
 		ret = leak_aggregate(snaps[i]);
 	up_read(&leak_print_sem);
@@ -532,7 +532,7 @@ static int print_word(struct leak_snapshot *head,
 		goto out;
 	}
 	ret = -ENOMEM;
-	parts = kvcalloc(max(n, 1), sizeof(*parts), GFP_KERNEL);
+	parts = kvcalloc(max(n, 1), sizeof(*parts), SLABTRACE_GFP_BIG);
 	if (!parts)
 		goto out;
 	for (i = 0; i < n; i++) {

@@ -88,7 +88,7 @@ static void snapshot_free(struct kref *kref)
 /* An empty snapshot; leak_snapshot_put() frees it. */
 struct leak_snapshot *leak_snapshot_alloc(void)
 {
-	struct leak_snapshot *snap = kzalloc(sizeof(*snap), GFP_KERNEL);
+	struct leak_snapshot *snap = kzalloc(sizeof(*snap), SLABTRACE_GFP_BIG);
 
 	if (snap) {
 		kref_init(&snap->kref);

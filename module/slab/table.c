@@ -794,16 +794,18 @@ VISIBLE_IF_KUNIT void leak_table_iter_stop(struct leak_table_iter *it)
  * @fn: called with no spinlock held (it may sleep); a non-zero return
  *	stops the walk
  * @arg: passed to @fn
+ * @killable: stop with -EINTR when the caller is killed (a print);
+ *	false for a walk that must finish (a module's frames named before
+ *	it goes: the task unloading it may be killed meanwhile)
  *
- * Every record present throughout is seen exactly once.  May sleep; stops
- * with -EINTR when the caller is killed.
+ * Every record present throughout is seen exactly once.  May sleep.
  *
  * Return: 0, @fn's non-zero return, -EINTR or -ENOMEM.
  */
 int leak_table_for_each(struct leak_table *t,
 			int (*fn)(const struct leak_record *rec,
 				  void *arg),
-			void *arg)
+			void *arg, bool killable)
 {
 	const gfp_t gfp = GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN;
 	struct leak_record *spill, *bigger;
@@ -831,7 +833,7 @@ int leak_table_for_each(struct leak_table *t,
 			ret = fn(&spill[i], arg);
 		if (!(it.bucket % 1024)) {
 			cond_resched();
-			if (!ret && fatal_signal_pending(current))
+			if (!ret && killable && fatal_signal_pending(current))
 				ret = -EINTR;
 		}
 	}

@@ -149,7 +149,7 @@ struct leak_table_iter {
 int leak_table_for_each(struct leak_table *t,
 			int (*fn)(const struct leak_record *rec,
 				  void *arg),
-			void *arg);
+			void *arg, bool killable);
 
 /*
  * Global only for the KUnit suites: static in the module
