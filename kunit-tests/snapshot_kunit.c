@@ -6,7 +6,8 @@
  * recently going for a ninth; a print goes once it has been neither made
  * nor read for snapshot_idle_secs, a read keeping it; a ctl opened to
  * read and write keeps the print it wrote as its own, whatever anyone
- * prints after; a reset drops the users' prints of its cache.  The login
+ * prints after; a reset drops the users' prints of its cache; a reader
+ * that began before any print keeps showing none when it seeks.  The login
  * user is the tests' own (leak_test_user): UML has no audit login
  * UID to set.
  */
@@ -163,6 +164,31 @@ static void own_print(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, c->r.own);
 }
 
+/*
+ * A reader that started before its user printed (the state text) keeps
+ * no snapshot when a seek elsewhere starts it again from record 0: the
+ * print made meanwhile would show from the middle of its text.  A read
+ * from offset 0 takes it.
+ */
+static void started_without(struct kunit *test)
+{
+	struct rw_ctl *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct leak_snapshot *snap;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->m.private = &c->r;
+	be_user(6001);
+	KUNIT_EXPECT_NULL(test, leak_print_seq(&c->m, 0));
+	c->m.read_pos = 100;
+	KUNIT_ASSERT_EQ(test, st_cmd("print %s\n", names[0]), 0);
+	KUNIT_EXPECT_NULL(test, leak_print_seq(&c->m, 0));
+	c->m.read_pos = 0;
+	snap = leak_print_seq(&c->m, 0);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_STREQ(test, snap->name, names[0]);
+	leak_reader_clear(&c->r);
+}
+
 static void reset_drops(struct kunit *test)
 {
 	be_user(5001);
@@ -227,6 +253,7 @@ static struct kunit_case snapshot_cases[] = {
 	KUNIT_CASE(idle),
 	KUNIT_CASE(own_print),
 	KUNIT_CASE(reset_drops),
+	KUNIT_CASE(started_without),
 	{}
 };
 

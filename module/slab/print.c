@@ -353,7 +353,9 @@ VISIBLE_IF_KUNIT struct leak_snapshot *leak_print_get(struct leak_reader *r)
  * ctl; cat ctl" shows X; one reading further on keeps the snapshot it
  * started with, also when an lseek() or a pread() elsewhere has the
  * kernel's traverse() start it again from record 0 (m->read_pos, still
- * where the reader was, is not 0 then).  Its release puts m->private.
+ * where the reader was, is not 0 then), and also when that was no
+ * snapshot (the state text before any print): a print made meanwhile
+ * would show from the middle of its text.  Its release puts m->private.
  *
  * Return: the snapshot, or NULL before the first print.
  */
@@ -363,12 +365,13 @@ struct leak_snapshot *leak_print_seq(struct seq_file *m,
 	struct leak_reader *r = m->private;
 	struct leak_snapshot *snap;
 
-	if (!pos && (!m->read_pos || !r->snap)) {
+	if (!pos && (!m->read_pos || !r->started)) {
 		snap = leak_print_get(r);
 		if (r->snap)
 			leak_snapshot_put(r->snap);
 		r->snap = snap;
 		r->part = NULL;
+		r->started = true;
 	}
 	return r->snap;
 }

@@ -20,6 +20,7 @@ struct leak_stack_texts;
 /* An open ctl, stacks or folded file, reading: what its seq_file holds. */
 struct leak_reader {
 	struct leak_snapshot *snap;	/* referenced, or NULL */
+	bool started;			/* @snap taken, at offset 0 */
 	/* ctl opened to read and write: the last print it wrote, or NULL */
 	struct leak_snapshot *own;
 	struct leak_stack_texts *texts;	/* dump.c's, or NULL */
