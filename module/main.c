@@ -57,7 +57,8 @@
  *     filter, the output, the in-flight entries.  Nested inside it:
  *       queue_lock (kptrace/queue.c), the text queue;
  *       the stream's lock (ctf.c), then relay's own mutex;
- *       files_lock (files.c), then an inode's lock, to size a file.
+ *       size_lock (kptrace/files.c), then files_lock (files.c), then
+ *         an inode's lock, to size a file.
  *   kmemtrace_mutex (kmemtrace/kmemtrace.c): the trace, its filter, its
  *     buffer size, the cache table's pins.  Nested inside it: caches_lock,
  *     the stream's lock (then relay's), as above.

@@ -150,6 +150,13 @@ int kptrace_readers_update(pid_t tgid, bool add)
 
 static void size_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(size_work, size_work_fn);
+/*
+ * size_lock (mutex): one read of the bytes queued and its set at a time,
+ * so that a set of a count read before a "syscall clear" cannot land
+ * after the clear's own.  Inside kptrace_mutex (a command's update),
+ * outside files_lock.
+ */
+static DEFINE_MUTEX(size_lock);
 
 /* The size of the inode @file was opened with (procfs: one per mount). */
 static void update_size_of(struct file *file)
@@ -308,7 +315,9 @@ struct slabtrace_file kptrace_files[KPTRACE_NR_FILES] = {
 /* Make the size of kptrace the bytes queued. */
 void kptrace_files_update_size(void)
 {
+	mutex_lock(&size_lock);
 	slabtrace_file_set_size(&kptrace_files[0], kptrace_queue_bytes());
+	mutex_unlock(&size_lock);
 	if (kptrace_queue_in_use())
 		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &size_work, HZ / 10);
 }
