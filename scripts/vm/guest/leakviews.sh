@@ -74,7 +74,14 @@ check "the old buffers are 3 s older than the young objects (the module's clock)
 echo "leakviews: older-than T: T $thr ms, gap $gap ms, 3 prints in $((${t3:-0} - ${t1:-0})) ms, $tries tries"
 decided=0
 [ $((${t3:-0} - ${t1:-0} + 1)) -lt "$gap" ] && decided=1
-check "older-than T: 3 prints within the gap (of 5 tries)" test "$decided" = 1
+# Five tries too slow say something about the host, not the module: a
+# skip, not a failure (a module whose prints took seconds fails its
+# other tests' time budgets).
+if [ "$decided" = 1 ]; then
+	pass "older-than T: 3 prints within the gap (of 5 tries)"
+else
+	skip_checks "older-than T: 3 prints took longer than the ${gap} ms gap in 5 tries: no verdict on the counts"
+fi
 echo widgets 2 > $LEAKY
 ls -R /sys/kernel/slab > /dev/null
 
@@ -88,7 +95,7 @@ check "both filters: the header says so" grep -q "^Dumping outstanding allocs fr
 check_eq "older-than: every object is T ms old or more" "$(nobjs_from /tmp/older "")" \
 	"$(nobjs_from /tmp/older "" "" --older "$thr")"
 # Only when the prints said the young objects were younger than T:
-# otherwise the counts below would not mean anything (one FAIL above).
+# otherwise the counts below would not mean anything (one SKIP above).
 if [ "$decided" = 1 ]; then
 	check_eq "older-than T: exactly the 5 old buffers" 5 "$(nobjs_from /tmp/older leaky_alloc_buf)"
 	check_eq "older-than T: none of the orphans" 0 "$(nobjs_from /tmp/older leaky_orphan_buf)"
