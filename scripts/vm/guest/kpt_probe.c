@@ -14,10 +14,12 @@
  *                       same number as an ia32 call (-ENOSYS; on arm64
  *                       too: a number no table has)
  *   kpt_probe -o        overlap a long call and short ones on two CPUs: a
- *                       child on CPU 0 sleeps 2 s in nanosleep(); the
- *                       parent, on CPU 1, waits until the child is about
- *                       to sleep, 100 ms more (poll()), then calls getpid() 10
- *                       times, and waits for the child: "overlap=STATUS"
+ *                       child on CPU 0 sleeps 60 s in nanosleep(); the
+ *                       parent, on CPU 1, waits until /proc says the
+ *                       child is in nanosleep(), calls getpid() 10 times,
+ *                       then ends the sleep with SIGUSR1 (EINTR) and
+ *                       waits for the child: "overlap=STATUS".  No step
+ *                       depends on how fast the guest runs.
  *
  *   -n NAME  rename itself first (prctl PR_SET_NAME)
  *   -w FIFO  print "pid=PID" (one getpid() system call), then wait for a
@@ -50,6 +52,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -132,8 +135,30 @@ static void sleep_ms(long ms)
 	syscall(SYS_nanosleep, &ts, NULL);
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/* Whether @pid is in nanosleep() now (/proc/PID/syscall's first number). */
+static int in_nanosleep(pid_t pid)
+{
+	char path[64], buf[64] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && atol(buf) == SYS_nanosleep;
+}
+
 static int long_and_short(void)
 {
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	int p[2], i, status = -1;
 	pid_t child;
 	char c = 0;
@@ -144,18 +169,23 @@ static int long_and_short(void)
 	if (child < 0)
 		return 1;
 	if (!child) {
+		/* No SA_RESTART: the signal ends the sleep, which returns. */
+		sigaction(SIGUSR1, &sa, NULL);
 		pin(0);
 		if (write(p[1], &c, 1) != 1)
 			_exit(1);
-		sleep_ms(2000);	/* seconds: a TCG guest may stall */
+		sleep_ms(60000);
 		_exit(0);
 	}
 	pin(1);
 	if (read(p[0], &c, 1) != 1)
 		return 1;
-	poll(NULL, 0, 100);	/* not a nanosleep(): one only in the trace */
+	/* poll(), not nanosleep(): the child's is the one in the trace. */
+	for (i = 0; i < 60000 && !in_nanosleep(child); i++)
+		poll(NULL, 0, 1);
 	for (i = 0; i < 10; i++)
 		getpid_raw();
+	kill(child, SIGUSR1);
 	waitpid(child, &status, 0);
 	printf("overlap=%d\n", status);
 	return 0;
