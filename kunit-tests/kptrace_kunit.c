@@ -492,19 +492,25 @@ static void slabtrace_kptrace_readers(struct kunit *test)
 
 /*
  * A pid filter takes process IDs as /proc shows them: "+5" and "007" are
- * refused (EINVAL, before any attempt to trace); "5" is taken, and UML,
+ * refused (EINVAL, before any attempt to trace), and a number above any
+ * pid (ERANGE); "5" is taken, and UML,
  * which has no syscall tracepoint, fails the start with ENODEV.
  */
 static void slabtrace_kptrace_pid_filter(struct kunit *test)
 {
 	static const char *const bad[] = {
-		"+5", "007", "0", "-3", "5x", "0x10", "99999999999",
+		"+5", "007", "0", "-3", "5x", "0x10",
 	};
+	/* Above any pid (PID_MAX_LIMIT), or any int. */
+	static const char *const big[] = { "4194305", "99999999999" };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		KUNIT_EXPECT_EQ_MSG(test, st_cmd("syscall start pid %s\n", bad[i]),
 				    -EINVAL, "pid '%s'", bad[i]);
+	for (i = 0; i < ARRAY_SIZE(big); i++)
+		KUNIT_EXPECT_EQ_MSG(test, st_cmd("syscall start pid %s\n", big[i]),
+				    -ERANGE, "pid '%s'", big[i]);
 	KUNIT_EXPECT_EQ(test, st_cmd("syscall start pid 5 70\n"), -ENODEV);
 	KUNIT_EXPECT_FALSE(test, kptrace_tracing());
 }

@@ -503,7 +503,8 @@ class Prometheus(unittest.TestCase):
         rc, out, err = self.fake.run("growth", "-r", "1", "-i", "0.01", "--prometheus",
                                      os.path.join(self.fake.root, "no", "such", "x.prom"))
         self.assertEqual(rc, 1)
-        self.assertRegex(err, r"^slabtrace: .*/no/such/x\.prom\.\d+\.tmp: No such file or "
+        # The temporary file is mkstemp()'s, beside FILE.
+        self.assertRegex(err, r"^slabtrace: .*/no/such/x\.prom\.\w{6}: No such file or "
                          r"directory\n$")
 
     def test_node_exporter_serves_them(self):
