@@ -153,8 +153,9 @@ static DECLARE_DELAYED_WORK(size_work, size_work_fn);
 /*
  * size_lock (mutex): one read of the bytes queued and its set at a time,
  * so that a set of a count read before a "syscall clear" cannot land
- * after the clear's own.  Inside kptrace_mutex (a command's update),
- * outside files_lock.
+ * after the clear's own, in the files' sizes or in the inode a reader
+ * opened.  Inside kptrace_mutex (a command's update), outside files_lock
+ * and the inodes' locks.
  */
 static DEFINE_MUTEX(size_lock);
 
@@ -163,9 +164,11 @@ static void update_size_of(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 
+	mutex_lock(&size_lock);
 	inode_lock(inode);
 	i_size_write(inode, kptrace_queue_bytes());
 	inode_unlock(inode);
+	mutex_unlock(&size_lock);
 }
 
 static int reader_open(struct inode *inode, struct file *file)
