@@ -501,8 +501,8 @@ static void slabtrace_kptrace_pid_filter(struct kunit *test)
 	static const char *const bad[] = {
 		"+5", "007", "0", "-3", "5x", "0x10",
 	};
-	/* Above any pid (PID_MAX_LIMIT), or any int. */
-	static const char *const big[] = { "4194305", "99999999999" };
+	/* No pid (PID_MAX_LIMIT, 64-bit), nor any int. */
+	static const char *const big[] = { "4194304", "99999999999" };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)

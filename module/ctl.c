@@ -101,7 +101,7 @@ char **slabtrace_ctl_split(const char *who, const char *what, char *buf,
  * there.  Both systems' pid filters take their numbers here.
  *
  * Return: 0; -EINVAL for a malformed number, -ERANGE for one no pid can
- * be (above PID_MAX_LIMIT), -ESRCH for one with no process in the
+ * be (PID_MAX_LIMIT or more), -ESRCH for one with no process in the
  * writer's namespace (not the initial one), each said in one log line.
  */
 int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid)
@@ -116,10 +116,12 @@ int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid)
 				    slabtrace_esc_str(esc, arg));
 		return -EINVAL;
 	}
+	/* A pid is below pid_max, which is at most PID_MAX_LIMIT. */
 	ret = kstrtoint(arg, 10, pid);
-	if (ret || *pid > PID_MAX_LIMIT) {
+	if (ret || *pid >= PID_MAX_LIMIT) {
 		pr_warn_ratelimited("%s: pid '%s' is not in 1..%d\n", who,
-				    slabtrace_esc_str(esc, arg), (int)PID_MAX_LIMIT);
+				    slabtrace_esc_str(esc, arg),
+				    (int)PID_MAX_LIMIT - 1);
 		return -ERANGE;
 	}
 	if (task_active_pid_ns(current) == &init_pid_ns)

@@ -147,11 +147,11 @@ check "reset leaky_widget" st reset leaky_widget
 check_eq "a bad pid" "Invalid argument" "$(ctl_errno 'start leaky_widget pid 0x5')"
 logged "ctl: start: bad pid '0x5'"
 # Above any pid: ERANGE, as every number too big for its field.
-check_eq "pid 4194305" "Numerical result out of range" "$(ctl_errno 'start leaky_widget pid 4194305')"
+check_eq "pid 4194304" "Numerical result out of range" "$(ctl_errno 'start leaky_widget pid 4194304')"
 check_eq "pid 99999999999" "Numerical result out of range" \
 	"$(ctl_errno 'start leaky_widget pid 99999999999')"
-logged "ctl: start: pid '4194305' is not in 1..4194304" \
-	"ctl: start: pid '99999999999' is not in 1..4194304"
+logged "ctl: start: pid '4194304' is not in 1..4194303" \
+	"ctl: start: pid '99999999999' is not in 1..4194303"
 check_eq "an unknown filter" "Invalid argument" "$(ctl_errno 'start leaky_widget uid 0')"
 logged "ctl: start: a filter is 'pid PID...' (at most 8), 'comm NAME' or 'cgroup PATH'"
 check_eq "a relative cgroup path" "Invalid argument" "$(ctl_errno 'start leaky_widget cgroup lk')"
