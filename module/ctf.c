@@ -868,8 +868,11 @@ static __poll_t cpu_poll(struct file *file, poll_table *wait)
  * Relay checks a mapping's length, not its offset, and its fault handler
  * adds the offset to the buffer's address: a mapping at an offset would
  * reach the vmalloc pages after the buffer.  So a mapping starts at 0.
- * Nor is it writable: the file is never open for writing (cpu_open()), so
- * a shared mapping cannot become so, and a private one gets copies.
+ * A writable one is refused too, with a line that says so: a shared one
+ * cannot be made anyway (the file is never open for writing, cpu_open()),
+ * and a private one would write to copies of the pages, never to the
+ * buffer, so the refusal only tells a reader its mistake (an mprotect()
+ * of a private one later still gets copies).
  */
 static int cpu_mmap(struct file *file, struct vm_area_struct *vma)
 {
