@@ -432,6 +432,11 @@ static void slabtrace_table_walk_killed(struct kunit *test)
 	for (i = 0; i < NR; i++)
 		leak_table_insert(t, new_rec(test, i, 0));
 	leak_table_flush(t);
+	/* The walk looks for a kill every 1024 buckets: it needs more. */
+	if (leak_table_buckets(t) <= 1024) {
+		leak_table_destroy(t, free_rec);
+		kunit_skip(test, "the table did not grow past 1024 buckets");
+	}
 	allow_signal(SIGKILL);
 	send_sig(SIGKILL, current, 1);
 	KUNIT_EXPECT_TRUE(test, fatal_signal_pending(current));
