@@ -9,7 +9,8 @@
 # object file), hands it to DKMS when installed (dh_dkms's postinst) and
 # builds with the Makefile against the 6.12 headers, warning-free; it
 # depends on openssl, and its postinst says when the running kernel has no
-# headers; slabtrace-tools has every program make tools builds
+# headers or runs another slabtrace than DKMS installed, and nothing in a
+# chroot; slabtrace-tools has every program make tools builds
 # (dynamically linked, with --pprof), slabtrace-flamegraph, in /usr/bin,
 # every man page of Documentation/ and the guides in
 # /usr/share/doc/slabtrace-tools (where the man pages point); a build
@@ -99,16 +100,34 @@ if grep -q 'apt install linux-headers-' "$t/own-postinst"; then
 else
 	fail "its postinst has no header check after DKMS's part"
 fi
+# Fakes: uname; ischroot (exit $FAKE_CHROOT, 1: not a chroot); modinfo
+# -F srcversion (the installed module's, $FAKE_SRCV: "" none).
 mkdir -p "$t/fakebin" "$t/root/lib/modules/9.8.7-fake/build"
 printf '#!/bin/sh\necho 9.8.7-fake\n' > "$t/fakebin/uname"
-chmod 755 "$t/fakebin/uname"
-out=$(DPKG_ROOT=$t/none PATH=$t/fakebin:$PATH sh "$t/own-postinst" configure 2>&1)
+printf '#!/bin/sh\nexit ${FAKE_CHROOT:-1}\n' > "$t/fakebin/ischroot"
+printf '#!/bin/sh\n[ -n "$FAKE_SRCV" ] && echo "$FAKE_SRCV"\n' > "$t/fakebin/modinfo"
+chmod 755 "$t/fakebin/uname" "$t/fakebin/ischroot" "$t/fakebin/modinfo"
+# postinst ROOT: its own part, run with those fakes, what it says but
+# for Secure Boot (which depends on this machine).
+postinst() {
+	DPKG_ROOT=$1 PATH=$t/fakebin:$PATH sh "$t/own-postinst" configure 2>&1 |
+		grep -v 'Secure Boot\|mokutil'
+}
 expect "without the headers, it says which to install" \
 	"slabtrace-dkms: the running kernel, 9.8.7-fake, has no headers: slabtrace is not built for it.
 slabtrace-dkms: install them (DKMS then builds it): sudo apt install linux-headers-9.8.7-fake" \
-	"$(echo "$out" | grep -v 'Secure Boot\|mokutil')"
-out=$(DPKG_ROOT=$t/root PATH=$t/fakebin:$PATH sh "$t/own-postinst" configure 2>&1)
-expect "with them, nothing" "" "$(echo "$out" | grep -v 'Secure Boot\|mokutil')"
+	"$(postinst "$t/none")"
+expect "with them, nothing" "" "$(postinst "$t/root")"
+expect "in a chroot, nothing of the host's kernel" "" "$(FAKE_CHROOT=0 postinst "$t/none")"
+mkdir -p "$t/root/sys/module/slabtrace"
+echo 0123456789ABCDEF0123456 > "$t/root/sys/module/slabtrace/srcversion"
+expect "the module loaded is the one installed: nothing" "" \
+	"$(FAKE_SRCV=0123456789ABCDEF0123456 postinst "$t/root")"
+expect "the module loaded is another (an upgrade): it says to reload it" \
+	"slabtrace-dkms: the slabtrace module loaded is not the one DKMS installed (an upgrade?): sudo rmmod slabtrace && sudo modprobe slabtrace loads the installed one" \
+	"$(FAKE_SRCV=FEDCBA9876543210FEDCBA9 postinst "$t/root")"
+expect "none installed for this kernel: nothing of reloading" "" \
+	"$(FAKE_SRCV= postinst "$t/root")"
 
 # --- slabtrace-tools: the programs in /usr/bin, built with every
 # feature (TOOLS_REQUIRE=1: a missing build dependency fails the build).

@@ -22,7 +22,8 @@
 # locked down (integrity, as Secure Boot does) and the same commands run
 # again, with the same checks.  Between the two, and after: what the
 # commands and the package say when the module is not loaded, not built
-# for the kernel (no headers), or refused by Secure Boot.
+# for the kernel (no headers), not the one installed, or refused by
+# Secure Boot.
 # Its time budget (scripts/vm/guest/init): apt and DKMS build the module
 # under TCG, twice.
 # vm-budget: 3000
@@ -236,6 +237,19 @@ check_eq "headers back, no module: DKMS's status and log" \
 mv /tmp/away/slabtrace.ko* /lib/modules/$kv/updates/dkms/
 depmod $kv
 check "modprobe slabtrace again" modprobe slabtrace
+# The module loaded is DKMS's: the postinst has nothing to say of it.  Then
+# another (its srcversion, as after an upgrade: a file mounted over
+# /sys's): it says how to load DKMS's.
+own_postinst > /out/realdeb-postinst-loaded.txt 2>&1
+check "the module loaded is DKMS's: the postinst says nothing of reloading" \
+	sh -c "! grep -q rmmod /out/realdeb-postinst-loaded.txt"
+echo 0123456789ABCDEF0123456 > /tmp/srcversion
+mount --bind /tmp/srcversion /sys/module/slabtrace/srcversion
+own_postinst > /out/realdeb-postinst-upgraded.txt 2>&1
+umount /sys/module/slabtrace/srcversion
+check_eq "another module loaded: the postinst says to load DKMS's" \
+	"slabtrace-dkms: the slabtrace module loaded is not the one DKMS installed (an upgrade?): sudo rmmod slabtrace && sudo modprobe slabtrace loads the installed one" \
+	"$(tail -n 1 /out/realdeb-postinst-upgraded.txt)"
 
 # --- Locked down, as under Secure Boot.
 mount -t securityfs securityfs /sys/kernel/security
