@@ -248,8 +248,15 @@ uninstall-tools:
 	done
 
 # Debian's headers have no System.map, so kbuild skips depmod: run here,
-# unless the modules go elsewhere (INSTALL_MOD_PATH).
+# unless the modules go elsewhere (INSTALL_MOD_PATH).  Not a test build
+# (make test-modules, sparse, vm-test: its slabtrace.ko has the tests'
+# hooks, such as the parameter fail_init, and its modules.order the test
+# modules): make sign refuses it too.
 modules_install:
+	@if modinfo -F parm $(BUILD)/slabtrace.ko 2> /dev/null | grep -q '^fail_init:'; then \
+		echo "make modules_install: $(BUILD) holds the test build (make test-modules): make modules first" >&2; \
+		exit 1; \
+	fi
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
 	$(if $(INSTALL_MOD_PATH),,depmod -a $$(cat $(KDIR)/include/config/kernel.release))
 

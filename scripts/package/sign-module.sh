@@ -10,8 +10,9 @@
 # hash: CONFIG_MODULE_SIG_HASH); KEY the private key (PEM), CERT its X.509
 # certificate (DER or PEM), by default Debian's DKMS key pair, which is the
 # one enrolled on a machine where DKMS signed modules before.  A module that
-# already carries a signature is left alone.  Says what to do when the key
-# or the module is missing.
+# already carries a signature is left alone, and the test build (make
+# test-modules) is refused.  Says what to do when the key or the module is
+# missing.
 set -eu
 kdir=$1
 ko=$2
@@ -19,6 +20,11 @@ key=$3
 cert=$4
 
 [ -f "$ko" ] || { echo "make sign: no $ko: build it first (make)" >&2; exit 1; }
+# Not the test build (make test-modules): it has the tests' hooks.
+if modinfo -F parm "$ko" 2> /dev/null | grep -q '^fail_init:'; then
+	echo "make sign: $ko is the test build (make test-modules): make modules first" >&2
+	exit 1
+fi
 signfile=$kdir/scripts/sign-file
 [ -x "$signfile" ] || {
 	echo "make sign: no $signfile (Debian's linux-kbuild package has it)" >&2

@@ -4,7 +4,9 @@
 # make sign: slabtrace.ko of the 6.12 build signed with a key made here
 # carries that key's signature (modinfo: signer, sig_key, the kernel's
 # hash); a second make sign leaves it alone; a missing key is refused with
-# the commands that make one.  The unsigned module is put back after.
+# the commands that make one; the test build is neither signed nor
+# installed (make modules_install), the module is.  The unsigned module is
+# put back after.
 # The last line is "sign: N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -62,4 +64,38 @@ else
 	fail "make sign without the key said: $(cat "$t/out")"
 fi
 expect "and leaves the module unsigned" "" "$(modinfo -F signer "$ko")"
+
+# --- The test build (make test-modules: make check's build/6.12, or one
+# made here) is neither signed nor installed.
+tb=$top/build/6.12
+if ! modinfo -F parm "$tb/slabtrace.ko" 2> /dev/null | grep -q '^fail_init:'; then
+	tb=$top/build/6.12-sign-test
+	make -s --no-print-directory KVER=6.12 BUILD="$tb" test-modules > "$t/test-build.log" 2>&1 ||
+		fail "make KVER=6.12 test-modules: $(tail -n 2 "$t/test-build.log")"
+fi
+mkdir -p "$t/test"
+cp "$tb/slabtrace.ko" "$tb/modules.order" "$t/test/"
+if sign BUILD="$t/test" SIGN_KEY="$t/key.pem" SIGN_CERT="$t/cert.der"; then
+	fail "make sign signed the test build"
+else
+	expect "make sign refuses the test build" \
+		"make sign: $t/test/slabtrace.ko is the test build (make test-modules): make modules first" \
+		"$(grep '^make sign:' "$t/out")"
+fi
+expect "and leaves it unsigned" "" "$(modinfo -F signer "$t/test/slabtrace.ko")"
+inst() { make -s --no-print-directory KVER=6.12 INSTALL_MOD_PATH="$t/root" "$@" modules_install > "$t/out" 2>&1; }
+if inst BUILD="$t/test"; then
+	fail "make modules_install installed the test build"
+else
+	expect "make modules_install refuses it" \
+		"make modules_install: $t/test holds the test build (make test-modules): make modules first" \
+		"$(grep '^make modules_install:' "$t/out")"
+fi
+if inst BUILD="$b"; then
+	# The kernel's compression: slabtrace.ko.xz on Debian's.
+	expect "make modules_install installs the module alone (INSTALL_MOD_PATH)" "slabtrace.ko" \
+		"$(cd "$t/root" && find . -name '*.ko*' | sed 's|.*/||; s/\.ko\..*/.ko/')"
+else
+	fail "make modules_install: $(tail -n 2 "$t/out")"
+fi
 result
