@@ -401,7 +401,7 @@ static void one_event(struct kunit *test, struct slabtrace_stream *st)
 	u8 *p;
 
 	local_irq_save(flags);
-	p = slabtrace_stream_reserve(st, 0, 8);
+	p = slabtrace_stream_reserve_at(st, 0, 8, slabtrace_ctf_clock());
 	if (p)
 		memset(p, 0x5a, 8);
 	local_irq_restore(flags);

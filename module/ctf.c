@@ -414,14 +414,6 @@ void slabtrace_stream_lose(struct slabtrace_stream *s)
 	local_irq_restore(flags);
 }
 
-/* As slabtrace_stream_reserve_at(), at the time of the call. */
-u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
-			     size_t payload)
-{
-	return slabtrace_stream_reserve_at(s, id, payload,
-					   slabtrace_ctf_clock());
-}
-
 /*
  * The events lost (buffer full) and written on @cpu since the start.
  * Called with the system's mutex or the stream's lock held.

@@ -5,7 +5,7 @@
  * 1.8 packets (<uapi/slabtrace/ctf.h>), their teardown.  A system supplies
  * its event classes, its commands (as words of ctl) and its extra files
  * through struct slabtrace_stream_ops, and writes events with
- * slabtrace_stream_reserve() (or, from its busiest probes, the inline
+ * slabtrace_stream_reserve_at() (or, from its busiest probes, the inline
  * slabtrace_stream_reserve_fast()).
  */
 #ifndef _SLABTRACE_CTF_H
@@ -132,8 +132,6 @@ int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
 void slabtrace_stream_close(struct slabtrace_stream *s);
 void slabtrace_stream_flush(struct slabtrace_stream *s);
 void slabtrace_stream_status(struct slabtrace_stream *s, struct seq_file *m);
-u8 *slabtrace_stream_reserve(struct slabtrace_stream *s, unsigned int id,
-			     size_t payload);
 u8 *slabtrace_stream_reserve_at(struct slabtrace_stream *s, unsigned int id,
 				size_t payload, u64 ts);
 void slabtrace_stream_lose(struct slabtrace_stream *s);

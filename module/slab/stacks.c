@@ -582,7 +582,7 @@ static __always_inline u64 slot_step(u64 h, unsigned long ip)
 	return (h ^ ip) * GOLDEN_RATIO_64;
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if LEAK_TESTS
 /*
  * The slot of stack_cache a trace's handle is kept in: the hash
  * scan_frames() takes in its pass, alone, for the tests.
@@ -680,7 +680,7 @@ save_in_slot(unsigned long *entries, unsigned int nr, unsigned int slot)
 	return handle;
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if LEAK_TESTS
 /**
  * leak_stack_save - a trace's depot handle, without letting it allocate
  * @entries: the trace

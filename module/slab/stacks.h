@@ -44,11 +44,15 @@ extern const struct leak_part leak_stacks_part;
 /* Global only for the KUnit suites: static in the module. */
 #if IS_ENABLED(CONFIG_KUNIT)
 long leak_stack_deferred(void);
+unsigned int leak_stack_trim(const unsigned long *entries,
+			     unsigned int nr, unsigned long call_site);
+#endif
+
+/* The tests' alone: not built into the module (LEAK_TESTS). */
+#if LEAK_TESTS
 unsigned int leak_stack_slot(const unsigned long *entries, unsigned int nr);
 depot_stack_handle_t leak_stack_save(unsigned long *entries,
 				     unsigned int nr);
-unsigned int leak_stack_trim(const unsigned long *entries,
-			     unsigned int nr, unsigned long call_site);
 #endif
 
 #if LEAK_TESTS

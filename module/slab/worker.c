@@ -151,7 +151,7 @@ void leak_work_job(enum leak_job job, void (*fn)(void),
 		mod_delayed_work(SLABTRACE_SYSTEM_WQ, &jobs[job].work, 0);
 }
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if LEAK_TESTS
 /**
  * leak_work_flush - run every job asked for, and wait for them
  *

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * slab_trace's worker (worker.c): the jobs the probes ask for, run in
- * process context.  The lowest floor of slab/: it knows no other file.
+ * process context.  The lowest floor of slab/: it knows no other file
+ * but record.h, for LEAK_TESTS.
  */
 #ifndef _SLABTRACE_SLAB_WORKER_H
 #define _SLABTRACE_SLAB_WORKER_H
@@ -9,6 +10,7 @@
 #include <linux/types.h>
 
 #include "part.h"
+#include "record.h"
 
 enum leak_job {
 	LEAK_JOB_REFILL,		/* pool.c: refill the lists */
@@ -25,7 +27,7 @@ void leak_work_job(enum leak_job job, void (*fn)(void),
 /* The worker (slab.c loads it). */
 extern const struct leak_part leak_work_part;
 
-#if IS_ENABLED(CONFIG_KUNIT)
+#if LEAK_TESTS
 /* For the KUnit suites and the benchmarks. */
 void leak_work_flush(void);
 #endif
