@@ -48,7 +48,7 @@
  *         leak_print_sem;
  *       snapshots_lock (slab/snapshot.c), innermost of these mutexes;
  *       p->refill_mutex (slab/pool.c), for "pool N" and refills;
- *       caches_lock (caches.c), the first time a name is resolved;
+ *       caches_lock (caches.c), as a name is resolved;
  *       defer_mutex (slab/stacks.c), one drain of the deferred
  *         backtraces at a time (a print's, the worker's).
  *     slab_trace's jobs (slab/worker.c: a work item each) take their

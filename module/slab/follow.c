@@ -392,16 +392,19 @@ static bool follow_scan(void)
 /* The worker's job, kicked by a probe's miss: at most one a second. */
 static void follow_job(void)
 {
-	unsigned int fruitless = READ_ONCE(follow.fruitless);
+	unsigned int fruitless;
 
 	/*
 	 * The misses during this scan (of a cache it starts, or of one that
 	 * cannot start) queue the next no sooner than a second from its
 	 * start (the worker spaced it so), or ten after fruitless ones.
+	 * Under leak_mutex, as "start all" and "stop all" reset the count
+	 * and the delay: a scan does not put back a delay they took away.
 	 */
+	mutex_lock(&leak_mutex);
+	fruitless = follow.fruitless;
 	if (fruitless >= 2)
 		leak_work_job(LEAK_JOB_FOLLOW, NULL, FOLLOW_IDLE);
-	mutex_lock(&leak_mutex);
 	fruitless = follow_scan() ? 0 : fruitless + 1;
 	WRITE_ONCE(follow.fruitless, fruitless);
 	if (fruitless >= 2)
