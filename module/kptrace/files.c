@@ -207,6 +207,13 @@ static ssize_t drain(struct kptrace_reader *r, char __user *ubuf, size_t count)
 	lockdep_assert_held(&r->lock);
 	while (done < count) {
 		if (r->off == r->len) {
+			/*
+			 * Writers on other CPUs can refill the queue as fast
+			 * as it drains: a signal ends a long read short.
+			 */
+			if (done && signal_pending(current))
+				break;
+			cond_resched();
 			if (!kptrace_queue_pop(&r->rec, sizeof(r->space)))
 				break;
 			r->len = kptrace_format(&r->rec, r->line,
