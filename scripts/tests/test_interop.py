@@ -566,6 +566,7 @@ if __name__ == "__main__":
     test_cli.build()
     result = unittest.main(argv=[sys.argv[0], "-v"], exit=False).result
     nfail = len(result.failures) + len(result.errors)
-    print("interop: %d passed, %d failed" % (result.testsRun - nfail - len(result.skipped),
-                                            nfail))
+    nskip = len(result.skipped)
+    print("interop: %d passed, %d failed%s" % (result.testsRun - nfail - nskip, nfail,
+                                              ", %d skipped" % nskip if nskip else ""))
     sys.exit(1 if nfail else 0)

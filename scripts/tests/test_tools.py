@@ -634,5 +634,7 @@ if __name__ == "__main__":
     result = unittest.main(argv=[sys.argv[0], "-v"], exit=False).result
     failed = len(result.failures) + len(result.errors)
     passed = result.testsRun - failed - len(result.skipped)
-    print("tools: %d passed, %d failed" % (passed, failed))
+    nskip = len(result.skipped)
+    print("tools: %d passed, %d failed%s" % (passed, failed,
+                                            ", %d skipped" % nskip if nskip else ""))
     sys.exit(1 if failed else 0)
