@@ -166,7 +166,8 @@ int leak_aggregate(struct leak_snapshot *snap)
 				break;
 			}
 			g->in->window = win;
-			g->in->hidden = snap->opts.older_than;
+			g->in->hidden = max(snap->opts.older_than,
+					    snap->stopped_ms);
 			g->stack = rec->stack;
 			g->syscall = rec->syscall;
 			g->next = first;

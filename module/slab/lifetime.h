@@ -65,8 +65,9 @@ struct leak_verdict_in {
 	u32 n;			/* outstanding objects */
 	u32 window;		/* ms the records' clock ran: every age is below */
 	/*
-	 * ms: objects younger are not in the print (its older-than), so no
-	 * bin younger says whether arrivals went on.
+	 * ms: objects younger are not in the print (its older-than) or were
+	 * not recorded (the time since the trace stopped), so no bin younger
+	 * says whether arrivals went on.
 	 */
 	u32 hidden;
 	u32 age_max;		/* ms: the oldest's */

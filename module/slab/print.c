@@ -403,6 +403,13 @@ static void snapshot_of(struct leak_snapshot *snap,
 	snap->epoch = tr->epoch;
 	snap->traced_ns = leak_traced_time(tr, snap->taken);
 	snap->tracing = tr->tracing;
+	/* stopped is 0 where a cache never traced was left stopped. */
+	snap->stopped_ms = 0;
+	if (!tr->tracing && tr->stopped >= tr->epoch &&
+	    snap->taken > tr->stopped)
+		snap->stopped_ms = min_t(u64, U32_MAX,
+					 div_u64(snap->taken - tr->stopped,
+						 NSEC_PER_MSEC));
 	snap->object_size = tr->object_size;
 	snap->kind = tr->kind;
 	for (i = 0; i < LEAK_DROP_MAX; i++)

@@ -78,6 +78,12 @@ struct leak_snapshot {
 	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;
 	bool tracing;
+	/*
+	 * ms since the trace stopped (0: tracing): nothing was recorded
+	 * since, so the youngest bins' emptiness is the stop's, not a sign
+	 * that arrivals stopped (aggregate.c).
+	 */
+	u32 stopped_ms;
 	unsigned int object_size;	/* 0: by record (leak_bytes()) */
 	u8 kind;			/* enum leak_kind */
 	u16 owner;			/* the records copied */

@@ -581,8 +581,10 @@ static int start_cands(struct leak_cand *c, unsigned int n,
 	if (ret) {
 		pr_warn_ratelimited("start: cannot attach to the tracepoints (%d)\n",
 				    ret);
-		for (i = 0; i < non; i++)
+		for (i = 0; i < non; i++) {
 			WRITE_ONCE(again[i]->tracing, false);
+			again[i]->stopped = again[i]->started;
+		}
 		for (i = 0; i < nadd; i++)
 			WRITE_ONCE(add[i]->tracing, false);
 		/* Out of the set, or else stays as stopped, empty caches. */
@@ -809,7 +811,8 @@ int leak_stop(const char *name)
 			continue;
 		}
 		WRITE_ONCE(trs[i]->tracing, false);
-		trs[i]->traced_ns += ktime_get_mono_fast_ns() - trs[i]->started;
+		trs[i]->stopped = ktime_get_mono_fast_ns();
+		trs[i]->traced_ns += trs[i]->stopped - trs[i]->started;
 	}
 	kfree(trs);
 	return 0;

@@ -183,6 +183,7 @@ struct leak_traced {
 	bool tracing;		/* written under leak_mutex */
 	u64 epoch;		/* ns: record stamps count from here */
 	u64 started;		/* when tracing last started, ns */
+	u64 stopped;		/* when it last stopped, ns, if stopped */
 	u64 traced_ns;		/* tracing time before @started */
 	atomic_long_t drops[LEAK_DROP_MAX];
 	atomic_long_t replaced;	/* records of objects freed untraced */

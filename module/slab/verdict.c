@@ -155,8 +155,8 @@ static void measure(struct judging *j)
 	j->w = leak_verdict_width(in->window);
 	/*
 	 * The bins all past tau, and past what the print hides: its
-	 * older-than leaves the younger bins empty, which is no sign that
-	 * arrivals stopped.
+	 * older-than, or a stopped trace, leaves the younger bins empty,
+	 * which is no sign that arrivals stopped.
 	 */
 	j->first = j->tau == U32_MAX ? LEAK_VERDICT_BINS :
 		   min_t(u32, DIV_ROUND_UP_ULL(max(j->tau, in->hidden), j->w),

@@ -6,7 +6,7 @@
 # never frees) are judged leaks, its ring (256, oldest freed) and
 # deferred (2 s) handlers live, and no other stack of any cache a leak.
 # The per-object view, the slabtrace command and the folded stacks carry
-# the verdicts.
+# the verdicts.  A trace stopped while the leaks go on leaves them leaks.
 . /tests/lib.sh
 
 REQ=/sys/kernel/debug/requests/ctl
@@ -42,7 +42,7 @@ rm -f /tmp/steady.stop
 files="/tmp/mid /tmp/end /tmp/objs /tmp/nofree /tmp/cli-top /tmp/cli
 	/tmp/cli.json /tmp/folded /out/verdicts-30s.txt /out/verdicts-end.txt
 	/out/verdicts-top.txt /out/verdicts-leaks.txt /out/verdicts.folded
-	/out/verdicts-cli.txt /out/verdicts-cli.json"
+	/out/verdicts-cli.txt /out/verdicts-cli.json /out/verdicts-stopped.txt"
 touch $files
 # view "CACHE [OPTION...]" FILE: dump's print, into FILE in place.
 view() {
@@ -156,6 +156,28 @@ until_true 60 test -e /tmp/steady.done
 
 st stop all
 st reset all
+
+# A stopped trace: requests_obj traced 20 s, the handlers running on, then
+# stopped; 15 s later, past a quarter of the trace, its two leaks are still
+# leaks: the bins since the stop are empty because nothing was recorded,
+# not because the arrivals ended (a module that judged them so called them
+# kept, "levelled off").
+check "requests: run 50 a second again" sh -c "echo run 50 > $REQ"
+st start requests_obj
+t1=$(date +%s)
+until_true 60 sh -c "[ \$((\$(date +%s) - $t1)) -ge 20 ]"
+st stop requests_obj
+t2=$(date +%s)
+until_true 60 sh -c "[ \$((\$(date +%s) - $t2)) -ge 15 ]"
+view "requests_obj stacks" /tmp/end
+cat /tmp/end > /out/verdicts-stopped.txt
+check_eq "stopped 15 s: nofree: leak (growing)" "leak (growing)" \
+	"$(awk '/^Stack /{ h = $0 } / #01 .* in requests_nofree[+.]/{ print h }' /tmp/end | sed -n 's/.*: \(leak (growing)\): .*/\1/p')"
+check_eq "stopped 15 s: errpath: leak (error path)" "leak (error path)" \
+	"$(awk '/^Stack /{ h = $0 } / #01 .* in requests_errpath[+.]/{ print h }' /tmp/end | sed -n 's/.*: \(leak (error path)\): .*/\1/p')"
+check "requests: stop again" sh -c "echo stop > $REQ"
+st reset requests_obj
+
 check "rmmod requests" rmmod requests
 check "rmmod slabtrace" rmmod slabtrace
 finish
