@@ -299,6 +299,13 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 	outstanding(in, 500, 0, 60 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 500 objects, frees not counted: the lifetime table was full");
+	/* Some counted: they would make a leak of it. */
+	in = new_in(test, 60 * S);
+	in->freed_lost = true;
+	freed(in, 100, 1);
+	outstanding(in, 500, 0, 60 * S);
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 500 objects, some frees not counted: the lifetime table was full");
 }
 
 /* Owners no traced cache of these tests has. */
@@ -365,10 +372,15 @@ static void slabtrace_verdict_count_saturates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u32)atomic_read(&count), BIT(31));
 }
 
-/* A full table counts the frees it has no slot for, per owner. */
+/*
+ * A full table counts the frees it has no slot for, per owner, and marks
+ * their keys: each key that lost one is said to, and not most of those
+ * that lost none (a few share a bit with them).
+ */
 static void slabtrace_verdict_full(struct kunit *test)
 {
-	unsigned int used, slots, i;
+	unsigned int used, slots, i, lost_keys = 0, said = 0, clean = 0;
+	u64 h[LEAK_LIFE_BUCKETS];
 	unsigned long lost;
 
 	forget_owners();
@@ -379,9 +391,24 @@ static void slabtrace_verdict_full(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, leak_lifetime_lost(OWNER_B), 0);
 	KUNIT_EXPECT_EQ(test, owner_freed(OWNER_A) +
 			      leak_lifetime_lost(OWNER_A), slots + 16);
+	for (i = 1; i <= slots + 16; i++) {
+		leak_lifetime_get(i, -1, OWNER_A, h);
+		if (!h[0]) {
+			lost_keys++;
+			said += leak_lifetime_key_lost(i, -1, OWNER_A);
+		} else {
+			clean += !leak_lifetime_key_lost(i, -1, OWNER_A);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, lost_keys, leak_lifetime_lost(OWNER_A));
+	KUNIT_EXPECT_EQ(test, said, lost_keys);
+	KUNIT_EXPECT_GT(test, clean, (slots + 16 - lost_keys) / 2);
+	KUNIT_EXPECT_FALSE(test, leak_lifetime_key_lost(1, -1, OWNER_B));
 	forget_owners();
 	KUNIT_EXPECT_EQ(test, leak_lifetime_lost(OWNER_A), 0);
 	KUNIT_EXPECT_EQ(test, owner_freed(OWNER_A), 0);
+	for (i = 1; i <= slots + 16; i++)
+		KUNIT_EXPECT_FALSE(test, leak_lifetime_key_lost(i, -1, OWNER_A));
 }
 
 static noinline void frame_leak(void)

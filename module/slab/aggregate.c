@@ -103,7 +103,6 @@ static u32 window(const struct leak_snapshot *snap)
 /* Each group's verdict, from its ages and its stack's lifetimes. */
 static void judge(struct leak_snapshot *snap)
 {
-	bool lost = leak_lifetime_lost(snap->owner);
 	u64 cache_freed[LEAK_LIFE_BUCKETS];
 	struct leak_group *g;
 	unsigned long i;
@@ -116,7 +115,8 @@ static void judge(struct leak_snapshot *snap)
 		leak_lifetime_get(g->stack, g->syscall, snap->owner,
 				  g->in->freed);
 		g->in->cache_freed = cache_freed;
-		g->in->freed_lost = lost;
+		g->in->freed_lost = leak_lifetime_key_lost(g->stack, g->syscall,
+							   snap->owner);
 		leak_judge(g->in, &g->verdict);
 		snap->verdicts[g->verdict.word]++;
 		kfree(g->in);

@@ -11,7 +11,9 @@
  * addressing, a slot claimed by a cmpxchg of its key, at most
  * LIFE_PROBES slots looked at, counts added with atomic increments.  No
  * lock, no allocation, O(1) at every free; a free whose key finds no
- * slot is counted as lost, and its stack's verdict says it cannot tell.
+ * slot is counted as lost, with a bit of its key's hash in its owner's
+ * lost_keys, and its stack's verdict says it cannot tell (so does that
+ * of a stack sharing the bit: one in LOST_KEY_BITS of the owner's).
  *
  * The table is kept small by what it holds: 28 counters a stack, not a
  * time series (the growth of what is outstanding is read off the
@@ -33,6 +35,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -64,6 +68,14 @@ static struct life_slot *slots;
 static unsigned int slots_bits;
 /* Frees whose key found no slot, by owner. */
 static atomic_long_t lost[LEAK_LIFE_OWNERS];
+/*
+ * And which keys they were, by a bit of the key's hash: a stack judged
+ * without some of its frees would look like a leak (fewer freed, none
+ * old).  256 bits an owner, 64 KiB in all.
+ */
+#define LOST_KEY_SHIFT	8
+#define LOST_KEY_BITS	BIT(LOST_KEY_SHIFT)
+static unsigned long lost_keys[LEAK_LIFE_OWNERS][BITS_TO_LONGS(LOST_KEY_BITS)];
 
 static inline u64 life_key(depot_stack_handle_t stack, s16 syscall, u16 owner)
 {
@@ -102,6 +114,7 @@ void leak_lifetime_add(depot_stack_handle_t stack, s16 syscall,
 		}
 	}
 	atomic_long_inc(&lost[owner]);
+	set_bit(hash_64(key, LOST_KEY_SHIFT), lost_keys[owner]);
 	return;
 found:
 	leak_life_count(&slots[i].freed[leak_life_bucket(ms)]);
@@ -156,9 +169,12 @@ void leak_lifetime_forget(const unsigned long *owners)
 		/* Whoever claims it next counts from zero. */
 		smp_store_release(&slots[i].key, 0);
 	}
-	for (i = 0; i < LEAK_LIFE_OWNERS; i++)
-		if (test_bit(i, owners))
-			atomic_long_set(&lost[i], 0);
+	for (i = 0; i < LEAK_LIFE_OWNERS; i++) {
+		if (!test_bit(i, owners))
+			continue;
+		atomic_long_set(&lost[i], 0);
+		bitmap_zero(lost_keys[i], LOST_KEY_BITS);
+	}
 }
 
 /*
@@ -184,10 +200,23 @@ void leak_lifetime_owner_get(u16 owner,
 	}
 }
 
+#if LEAK_TESTS
 /* How many frees of @owner's found no slot. */
 unsigned long leak_lifetime_lost(u16 owner)
 {
 	return atomic_long_read(&lost[owner]);
+}
+#endif
+
+/*
+ * Whether a free of a key found no slot: true also, now and then, of
+ * another key of its owner's sharing its bit.
+ */
+bool leak_lifetime_key_lost(depot_stack_handle_t stack, s16 syscall,
+			    u16 owner)
+{
+	return test_bit(hash_64(life_key(stack, syscall, owner),
+				LOST_KEY_SHIFT), lost_keys[owner]);
 }
 
 /* For the stats file: slots in use, slots, frees not counted. */

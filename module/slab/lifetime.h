@@ -16,6 +16,7 @@
 #include <uapi/slabtrace/dump.h>
 
 #include "part.h"
+#include "record.h"
 
 /*
  * Lifetimes and ages in powers of two of milliseconds: bucket 0 holds
@@ -46,7 +47,8 @@ void leak_lifetime_add(depot_stack_handle_t stack, s16 syscall,
 void leak_lifetime_get(depot_stack_handle_t stack, s16 syscall,
 		       u16 owner, u64 freed[LEAK_LIFE_BUCKETS]);
 void leak_lifetime_forget(const unsigned long *owners);
-unsigned long leak_lifetime_lost(u16 owner);
+bool leak_lifetime_key_lost(depot_stack_handle_t stack, s16 syscall,
+			    u16 owner);
 void leak_lifetime_owner_get(u16 owner,
 			     u64 freed[LEAK_LIFE_BUCKETS]);
 /* The table (slab.c loads it); its stats line. */
@@ -55,6 +57,10 @@ extern const struct leak_part leak_lifetime_part;
 /* Static in the module (VISIBLE_IF_KUNIT, <kunit/visibility.h>). */
 void leak_lifetime_stats(unsigned int *used, unsigned int *slots,
 			 unsigned long *lost);
+#endif
+/* The tests' alone: not built into the module (LEAK_TESTS, record.h). */
+#if LEAK_TESTS
+unsigned long leak_lifetime_lost(u16 owner);
 #endif
 
 /* verdict.c: what the numbers of one stack say. */

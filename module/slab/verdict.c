@@ -307,10 +307,11 @@ void leak_judge(const struct leak_verdict_in *in,
 	char want[112];
 
 	measure(&j);
-	if (in->freed_lost && !j.freed) {
+	/* Frees not counted: fewer freed, none old, looks like a leak. */
+	if (in->freed_lost) {
 		begin(v, SLABTRACE_VERDICT_UNKNOWN);
-		add(v, ": %u object%s, frees not counted: ", in->n,
-		    in->n == 1 ? "" : "s");
+		add(v, ": %u object%s, %sfrees not counted: ", in->n,
+		    in->n == 1 ? "" : "s", j.freed ? "some " : "");
 		add(v, "the lifetime table was full (slab/stats)");
 		return;
 	}
