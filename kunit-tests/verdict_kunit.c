@@ -195,6 +195,14 @@ static void slabtrace_verdict_batched(struct kunit *test)
 	cache_of(in)[leak_life_bucket(2000)] += 50;
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 492 of 500 older than 1.0 s: other stacks freed 50 that old: ");
+	/* With counts of six digits, the evidence is whole to its p99. */
+	in = new_in(test, 60 * S);
+	memset(cache_of(in), 0, LEAK_LIFE_BUCKETS * sizeof(u64));
+	outstanding(in, 500000, 100, 60 * S);
+	freed(in, 400000, 10);
+	cache_of(in)[leak_life_bucket(2000)] += 50000;
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 492287 of 500000 older than 1.0 s: other stacks freed 50000 that old: a batch may free them later; trace longer; 400000 freed lived <16 ms median, <16 ms p99");
 }
 
 /* A ring of 256 at 50 a second: everything freed after 5.1 s. */
@@ -518,6 +526,40 @@ static void slabtrace_verdict_views(struct kunit *test)
 	leak_snapshot_put(snap);
 }
 
+/*
+ * Records whose backtrace was not saved (stack 0) are one group of any
+ * stacks: unknown, whatever their ages and frees say (here a leak's).
+ */
+static void slabtrace_verdict_no_backtrace(struct kunit *test)
+{
+	struct leak_snapshot *snap = leak_snapshot_alloc();
+	struct leak_record rec = {
+		.syscall = -1, .who.pid = 1, .who.comm = "st_verdict",
+	};
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	forget_owners();
+	snap->owner = OWNER_A;
+	snap->object_size = 64;
+	snap->epoch = 5ULL * NSEC_PER_SEC;
+	snap->taken = snap->epoch + 30ULL * NSEC_PER_SEC;
+	for (i = 0; i < 100; i++) {
+		rec.obj = (void *)(0x1000UL + 64 * i);
+		rec.stamp = 300 * i;
+		KUNIT_ASSERT_EQ(test, leak_snapshot_add(snap, &rec), 0);
+	}
+	for (i = 0; i < 100; i++)
+		leak_lifetime_add(7, -1, OWNER_A, 5000);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_groups, 1);
+	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_UNKNOWN], 1);
+	KUNIT_EXPECT_STREQ(test, snap->groups[0]->verdict.text,
+			   "unknown: 100 objects, backtrace not saved");
+	forget_owners();
+	leak_snapshot_put(snap);
+}
+
 static void slabtrace_verdict_exit(struct kunit *test)
 {
 	st_expect_lockdep_clean(test);
@@ -538,6 +580,7 @@ static struct kunit_case slabtrace_verdict_cases[] = {
 	KUNIT_CASE(slabtrace_verdict_count_saturates),
 	KUNIT_CASE(slabtrace_verdict_full),
 	KUNIT_CASE(slabtrace_verdict_views),
+	KUNIT_CASE(slabtrace_verdict_no_backtrace),
 	{}
 };
 

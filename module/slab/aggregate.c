@@ -117,6 +117,7 @@ static void judge(struct leak_snapshot *snap)
 		g->in->cache_freed = cache_freed;
 		g->in->freed_lost = leak_lifetime_key_lost(g->stack, g->syscall,
 							   snap->owner);
+		g->in->no_stack = !g->stack;
 		leak_judge(g->in, &g->verdict);
 		snap->verdicts[g->verdict.word]++;
 		kfree(g->in);

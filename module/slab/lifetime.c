@@ -30,7 +30,9 @@
  *   owners any more (traced.c releases an owner after
  *   tracepoint_synchronize_unregister(), with leak_mutex held, so
  *   one forget runs at a time); it publishes an emptied slot's key with
- *   release semantics, after its counts are zeroed.
+ *   release semantics, after its counts are zeroed, and the readers
+ *   read a key with acquire: the counts they read after it are not
+ *   those of the key before.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -138,7 +140,8 @@ void leak_lifetime_get(depot_stack_handle_t stack, s16 syscall,
 
 	memset(freed, 0, LEAK_LIFE_BUCKETS * sizeof(*freed));
 	for (n = 0; n < LIFE_PROBES; n++, i = (i + 1) & mask) {
-		if (READ_ONCE(slots[i].key) != key)
+		/* Acquire: a slot claimed again, its counts zeroed first. */
+		if (smp_load_acquire(&slots[i].key) != key)
 			continue;
 		for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
 			freed[b] += (u32)atomic_read(&slots[i].freed[b]);
@@ -192,7 +195,8 @@ void leak_lifetime_owner_get(u16 owner,
 	for (i = 0; i < BIT(slots_bits); i++) {
 		if (!(i % 4096))
 			cond_resched();
-		key = READ_ONCE(slots[i].key);
+		/* Acquire: as leak_lifetime_get() reads a key. */
+		key = smp_load_acquire(&slots[i].key);
 		if (!key || key_owner(key) != owner)
 			continue;
 		for (b = 0; b < LEAK_LIFE_BUCKETS; b++)

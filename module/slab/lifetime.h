@@ -91,12 +91,17 @@ struct leak_verdict_in {
 	 */
 	const u64 *cache_freed;
 	bool freed_lost;	/* some of its frees may not be counted */
+	bool no_stack;		/* its records' backtraces were not saved */
 };
 
 extern const char *const leak_verdict_words[SLABTRACE_VERDICTS];
 
-/* A verdict and its evidence, one line: "leak (error path): 94 of ...". */
-#define LEAK_EVIDENCE	160
+/*
+ * A verdict and its evidence, one line: "leak (error path): 94 of ...".
+ * The longest, an unknown's with every number at its largest, is 213
+ * bytes.
+ */
+#define LEAK_EVIDENCE	256
 struct leak_verdict {
 	u8 word;		/* enum slabtrace_verdict */
 	char text[LEAK_EVIDENCE];

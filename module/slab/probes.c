@@ -148,7 +148,11 @@ static void record_gone(struct leak_set *set,
 
 	if (set)
 		tr = leak_traced_of_id(set, rec->owner);
-	if (tr && lived && !SLABTRACE_NO_LIFETIME) {
+	/*
+	 * A record with no stack (its trace not saved, or deferred and not
+	 * saved yet) is of no stack the verdicts judge (verdict.c).
+	 */
+	if (tr && lived && rec->stack && !SLABTRACE_NO_LIFETIME) {
 		now = leak_stamp(tr, ktime_get_mono_fast_ns());
 		leak_lifetime_add(rec->stack, rec->syscall, rec->owner,
 				  now > rec->stamp ? now - rec->stamp : 0);

@@ -307,6 +307,13 @@ void leak_judge(const struct leak_verdict_in *in,
 	char want[112];
 
 	measure(&j);
+	/* Objects of any stack: their frees are not told apart (probes.c). */
+	if (in->no_stack) {
+		begin(v, SLABTRACE_VERDICT_UNKNOWN);
+		add(v, ": %u object%s, backtrace not saved", in->n,
+		    in->n == 1 ? "" : "s");
+		return;
+	}
 	/* Frees not counted: fewer freed, none old, looks like a leak. */
 	if (in->freed_lost) {
 		begin(v, SLABTRACE_VERDICT_UNKNOWN);
