@@ -335,6 +335,20 @@ static const char *enable_str(struct slabtrace_stream *st, const char *s)
 	return enable(st, s, strlen(s));
 }
 
+/*
+ * A stream whose init failed or never ran: a failed load's exit stops
+ * its system, which flushes it, then exits it; neither touches it.
+ */
+static void stream_never_made(struct kunit *test)
+{
+	struct slabtrace_stream st = { 0 };
+
+	slabtrace_stream_flush(&st);
+	slabtrace_stream_exit(&st);
+	KUNIT_EXPECT_NULL(test, st.ops);
+	KUNIT_EXPECT_NULL(test, st.chan);
+}
+
 static void stream_enable(struct kunit *test)
 {
 	struct slabtrace_stream *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
@@ -599,6 +613,7 @@ static void cpu_lock(struct kunit *test)
 
 static struct kunit_case files_cases[] = {
 	KUNIT_CASE(both_trees),
+	KUNIT_CASE(stream_never_made),
 	KUNIT_CASE(stream_enable),
 	KUNIT_CASE(cpu_files),
 	KUNIT_CASE(cpu_lock),

@@ -316,9 +316,15 @@ void slabtrace_stream_close(struct slabtrace_stream *s)
 	mutex_unlock(&s->lock);
 }
 
-/* Close every open packet.  The system's mutex held, no writer running. */
+/*
+ * Close every open packet.  The system's mutex held, no writer running.
+ * Nothing on a stream whose init failed (a failed load's exit stops its
+ * system, which flushes).
+ */
 void slabtrace_stream_flush(struct slabtrace_stream *s)
 {
+	if (!s->ops)
+		return;
 	lockdep_assert_held(s->ops->lock);
 	if (s->chan)
 		relay_flush(s->chan);
@@ -907,6 +913,12 @@ static long put_packets(struct slabtrace_stream *s, struct mutex *lock,
 				    s->ops->dir, buf->cpu, n, closed);
 		ret = -EINVAL;
 	} else if (n) {
+		/*
+		 * The reader's loads from the mapping before the writer's
+		 * stores into what it gives back (which relay orders no
+		 * more than its read() does).
+		 */
+		smp_mb();
 		relay_subbufs_consumed(buf->chan, buf->cpu, n);
 	}
 	return ret;

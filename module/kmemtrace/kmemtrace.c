@@ -207,8 +207,11 @@ VISIBLE_IF_KUNIT int kmemtrace_start(char **names, int nr)
 	t->call_site_base = kmemtrace_call_site_base((unsigned long)kfree);
 	t->ptr_base = ptr_base;
 	ret = kmemtrace_probes_register(t);
-	if (ret)
+	if (ret) {
+		pr_warn_ratelimited("kmemtrace: cannot attach to the kmem tracepoints (%d)\n",
+				    ret);
 		goto err_stream;
+	}
 	kmemtrace_running = true;
 	pr_info_ratelimited("kmemtrace: started (%s), %u KiB per CPU\n",
 			    t->nr_filter ? t->filter_names + 1 : "every cache",
