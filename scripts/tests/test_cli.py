@@ -630,6 +630,17 @@ class Cli(unittest.TestCase):
         self.assertRegex(lines[3], r"^leaky_widget +208 +60 +\+50 +\+10400 ")
         self.assertEqual(len(lines), 4, out)
 
+    def test_growth_a_signal_ends_the_command(self):
+        # SIGTERM to growth alone: COMMAND ends (not left running), the
+        # table is shown, exit 128 + 15 (it was killed, COMMAND orphaned).
+        p = self.fake.popen("growth", "--", "sleep", "30")
+        time.sleep(1)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=20)
+        self.assertEqual(p.returncode, 143, err)
+        self.assertIn("no cache grew in", out)
+        self.assertIn("slabtrace: sleep was killed by signal 15", err)
+
     def test_growth_reads_a_name_with_spaces(self):
         # /proc/slabinfo writes a cache's name as it is: 'oddcache "q\\ name'
         # (oddcache.ko) holds two spaces.
@@ -1320,16 +1331,41 @@ class Record(unittest.TestCase):
                 self.assertEqual(f.read().count("\nObj "), 26)
 
     def test_record_on_a_full_disk(self):
-        # The folded stacks written whole to the buffer, then fclose() fails (a
-        # full disk, here /dev/full): said once, the records kept, exit 1
-        # (it was a second fclose of the same FILE: an abort, exit 134).
+        # The stacks view (1847 bytes) written whole to the buffer, then
+        # fclose() fails: a full disk, a tmpfs of 16 KiB that the dump
+        # (14.6 KB) fills, in a mount namespace of its own.  Said once,
+        # the records kept, exit 1 (it was a second fclose of the same
+        # FILE: an abort, exit 134).
+        if os.geteuid():
+            self.skipTest("a tmpfs of its own needs root")
+        os.makedirs(self.out, mode=0o700)
+        rc, out, err = self.fake.run(
+            "-m", "sh", "-c", 'mount -t tmpfs -o size=16k,mode=0700 none "$1" && shift && exec "$@"',
+            "sh", self.out, BIN, "record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
+            "--", "true", prog="unshare")
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err.count("slabtrace: %s/kmalloc-64.stacks: No space left on device\n"
+                                   % self.out), 1, err)
+        self.assertIn("the records are kept", err)
+        self.assertNotIn("reset kmalloc-64", self.fake.commands())
+
+    def test_record_not_through_a_link(self):
+        # DIR is the user's: a link in it, to a file root can write, is
+        # not followed (nor is a FIFO no one reads waited for); said, the
+        # records kept, exit 1.
         os.makedirs(self.out)
-        os.symlink("/dev/full", os.path.join(self.out, "kmalloc-64.folded"))
+        target = os.path.join(self.fake.root, "victim")
+        with open(target, "w") as f:
+            f.write("precious\n")
+        os.symlink(target, os.path.join(self.out, "kmalloc-64.folded"))
+        os.mkfifo(os.path.join(self.out, "kmalloc-64.stacks"))
         rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
                                      "--", "true")
         self.assertEqual(rc, 1, err)
-        self.assertIn("slabtrace: %s/kmalloc-64.folded: No space left on device\n" % self.out, err)
+        self.assertIn("%s/kmalloc-64.stacks: No such device or address\n" % self.out, err)
         self.assertIn("the records are kept", err)
+        with open(target) as f:
+            self.assertEqual(f.read(), "precious\n")
         self.assertNotIn("reset kmalloc-64", self.fake.commands())
 
     def test_record_a_print_it_cannot_read(self):
@@ -1347,6 +1383,21 @@ class Record(unittest.TestCase):
                       "and the records are kept" % self.out, err)
         with open(os.path.join(self.out, "kmalloc-64.dump")) as f:
             self.assertIn(", from nobody", f.read())
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
+                                                "print kmalloc-64"])
+
+    def test_record_a_print_that_fails(self):
+        # A view that cannot be read (here: gone), as a print the module
+        # refuses (ENOMEM): said, the records kept (no reset, no
+        # watchdog's), the other views not saved, exit 1.  It was an exit
+        # in the middle, and the watchdog reset the records.
+        os.unlink(os.path.join(self.fake.st, "slab", "stacks"))
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,
+                                     "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("/slab/stacks: No such file or directory\n", err)
+        self.assertIn("record: a stop or a print failed (said above): the records are kept", err)
+        self.assertNotIn("watchdog", err)
         self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
                                                 "print kmalloc-64"])
 
@@ -1417,6 +1468,29 @@ class Record(unittest.TestCase):
         self.assertEqual(self.fake.commands(), ["start leaky_widget", "stop leaky_widget",
                                                 "print leaky_widget", "reset leaky_widget"])
         self.assertIn("record: a first run of the command", out)
+
+    def test_record_auto_not_its_own_cache(self):
+        # slabtrace_record grows steadily (another record's records), the
+        # command's leaky_widget once: --auto traces leaky_widget, and
+        # says none grew steadily (it took slabtrace_record's trend for
+        # the others', found none to trace, and traced slabtrace_record).
+        p = os.path.join(self.fake.proc, "slabinfo")
+        with open(p) as f:
+            text = f.read()
+        with open(p + ".new", "w") as f:
+            f.write(text + "slabtrace_record     100     100     64   64    1 : tunables    0    0"
+                    "    0 : slabdata      1      1      0\n")
+        os.replace(p + ".new", p)
+        self.fake.write("ctl", dump_of("leaky_widget"))
+        script = ("sed -i 's/^leaky_widget *[0-9]*/leaky_widget 99/' %s; n=100; i=0; "
+                  "while [ $i -lt 8 ]; do n=$((n + 1000)); "
+                  "sed -i \"s/^slabtrace_record *[0-9]*/slabtrace_record $n/\" %s; "
+                  "sleep 0.5; i=$((i + 1)); done" % (p, p))
+        rc, out, err = self.fake.run("record", "--auto", "--settle", "0", "--", "sh", "-c", script)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands(), ["start leaky_widget", "stop leaky_widget",
+                                                "print leaky_widget", "reset leaky_widget"])
+        self.assertIn("record: no cache grew steadily", out)
 
     def test_record_auto_escapes_a_name(self):
         # --auto takes names from /proc/slabinfo, where a module's cache

@@ -68,6 +68,7 @@ void cache_identity(const char *name, char *buf, size_t size);
 bool is_kmalloc_name(const char *name);
 
 /* ctl.c */
+void ctl_say_failed(const char *cmd, const char *reason);
 noreturn void ctl_failed(const char *cmd, const char *reason);
 int ctl_send(int fd, const char *cmd, char *why, size_t size);
 int ctl_open(int flags, bool die_on_error);
@@ -151,7 +152,7 @@ void prometheus_write(const char *path, const struct slabs *s);
 
 /* snapshot.c: what a print shows, ctl then the views of one snapshot. */
 enum { VIEW_CTL, VIEW_STACKS, VIEW_FOLDED, VIEW_FOLDED_BYTES, NVIEWS };
-void snapshot(const char *cache, long older, int nviews, char **texts);
+int snapshot(const char *cache, long older, int nviews, char **texts);
 
 /* output.c */
 struct pprof;

@@ -16,8 +16,8 @@
 
 #include "cli.h"
 
-/* "PROG: 'CMD' failed: REASON", both escaped, and exit 1. */
-noreturn void ctl_failed(const char *cmd, const char *reason)
+/* "PROG: 'CMD' failed: REASON", both escaped. */
+void ctl_say_failed(const char *cmd, const char *reason)
 {
 	fflush(stdout);
 	fprintf(stderr, "%s: '", prog_name);
@@ -25,6 +25,12 @@ noreturn void ctl_failed(const char *cmd, const char *reason)
 	fputs("' failed: ", stderr);
 	put_escaped(stderr, reason);
 	fputc('\n', stderr);
+}
+
+/* The same, and exit 1. */
+noreturn void ctl_failed(const char *cmd, const char *reason)
+{
+	ctl_say_failed(cmd, reason);
 	exit(1);
 }
 

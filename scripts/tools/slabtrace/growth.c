@@ -470,6 +470,9 @@ int cmd_growth(struct opts *o, int argc, char **argv)
 		if (o->rounds <= 0)
 			rounds = -1;
 		catch_signals();
+	} else if (cmd) {
+		/* A signal ends COMMAND, as record's does; the table is shown. */
+		catch_signals();
 	}
 	secs = growth_sample(&s, cmd, &rc, rounds,
 			     o->interval ? o->interval : cmd ? 0.5 : 1,

@@ -58,20 +58,30 @@ static void file_base(const char *cache, char *buf, size_t size)
 			buf[i] = '_';
 }
 
-/* @text into DIR/CACHE.EXT; false, said, if it could not be written. */
+/*
+ * @text into DIR/CACHE.EXT; false, said, if it could not be written.
+ * Not through a link at its end, nor into a FIFO no one reads: DIR is
+ * given to the user who ran sudo, and root writes it.
+ */
 static bool save(const char *dir, const char *cache, const char *ext,
 		 const char *text)
 {
 	char path[PATH_MAX + 300], name[256];
+	FILE *f = NULL;
 	bool ok;
-	FILE *f;
-	int e;
+	int fd, e;
 
 	file_base(cache, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
-	f = fopen(path, "w");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK |
+		  O_CLOEXEC, 0666);
+	if (fd >= 0)
+		f = fdopen(fd, "w");
 	if (!f) {
-		note("%s: %s", path, strerror(errno));
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		note("%s: %s", path, strerror(e));
 		return false;
 	}
 	/* Closed once, whatever failed: a full disk fails fclose() itself. */
@@ -97,7 +107,7 @@ static bool save(const char *dir, const char *cache, const char *ext,
 static void auto_caches(struct opts *o, char **cmd)
 {
 	struct slabs s;
-	int i, samples, rc;
+	int i, first, samples, rc;
 	bool steady;
 	double secs;
 
@@ -111,9 +121,17 @@ static void auto_caches(struct opts *o, char **cmd)
 	if (!slab_grown(&s))
 		die("record --auto: no cache grew while the command ran; name one with -c");
 	growth_print(&s, secs, 5);
-	/* slab_grown() put the steadily growing ones first. */
-	steady = slab_trend(&s.v[0]) == TREND_GROWS;
-	for (i = 0; i < s.n && o->ncaches < 3; i++) {
+	/*
+	 * slab_grown() put the steadily growing ones first; slabtrace's own
+	 * caches are never traced, nor taken for the others' trend.
+	 */
+	for (first = 0; first < s.n; first++)
+		if (strncmp(s.v[first].name, "slabtrace", 9))
+			break;
+	if (first == s.n)
+		die("record --auto: only slabtrace's own caches grew; name one with -c");
+	steady = slab_trend(&s.v[first]) == TREND_GROWS;
+	for (i = first; i < s.n && o->ncaches < 3; i++) {
 		if (s.v[i].shrank || (steady && slab_trend(&s.v[i]) != TREND_GROWS))
 			continue;
 		if (!strncmp(s.v[i].name, "slabtrace", 9))
@@ -121,7 +139,7 @@ static void auto_caches(struct opts *o, char **cmd)
 		o->caches[o->ncaches++] = xstrdup(s.v[i].name);
 	}
 	if (!o->ncaches)
-		o->caches[o->ncaches++] = xstrdup(s.v[0].name);
+		o->caches[o->ncaches++] = xstrdup(s.v[first].name);
 	if (!steady)
 		printf("record: no cache grew steadily over the %d samples; %s\n",
 		       samples, "tracing those that grew most");
@@ -558,8 +576,9 @@ static void saved_say(const char *dir, const struct rec *r, bool reset,
 int cmd_record(struct opts *o, int argc, char **argv)
 {
 	char dir[PATH_MAX], real[PATH_MAX], pprof_real[PATH_MAX], *texts[NVIEWS];
+	char cmd[512], why[1024];
 	bool first = true, saved = true, shared = false, owned = false;
-	bool unsaved = false, unreadable = false;
+	bool unsaved = false, unreadable = false, failed = false;
 	struct pprof *pprof = NULL;
 	double when = 0, duration = 0;
 	int ended, captures = 0, waited = 0;
@@ -655,9 +674,13 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		     argv[0]);
 	}
 	ended = nsignals;
-	for (i = 0; i < r.n; i++)
-		if (r.c[i].own)
-			ctl("stop %s", r.c[i].name);
+	for (i = 0; i < r.n; i++) {
+		if (!r.c[i].own || !ctl_try(why, sizeof(why), "stop %s", r.c[i].name))
+			continue;
+		snprintf(cmd, sizeof(cmd), "stop %s", r.c[i].name);
+		ctl_say_failed(cmd, why);
+		failed = true;
+	}
 	if (o->settle > 0 && nsignals == ended) {
 		printf("record: waiting %.1fs for deferred frees (RCU)\n", o->settle);
 		sleep_secs(o->settle);
@@ -676,7 +699,11 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		}
 		if (!captures++)
 			when = wall_time();
-		snapshot(r.c[i].name, 0, NVIEWS, texts);
+		/* Said; the records kept, the other caches still captured. */
+		if (snapshot(r.c[i].name, 0, NVIEWS, texts)) {
+			failed = true;
+			continue;
+		}
 		for (j = 0; j < NVIEWS && !unsaved; j++)
 			unsaved = !save(real, r.c[i].name, saved_views[j], texts[j]);
 		traced = show_print(texts[VIEW_CTL], o, false, &e, "ctl", &first,
@@ -696,8 +723,11 @@ int cmd_record(struct opts *o, int argc, char **argv)
 			out_give(pprof_real);
 	}
 	pprof_free(pprof);
-	/* What could not be saved or read is kept, stopped, for leaks to show. */
-	if (unsaved || unreadable)
+	/*
+	 * What could not be saved, read or printed is kept, stopped (unless
+	 * the stop failed), for leaks to show.
+	 */
+	if (unsaved || unreadable || failed)
 		r.keep = true;
 	for (i = 0; i < r.n; i++)
 		if (r.c[i].own && !r.keep)
@@ -712,6 +742,11 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		note("record: a print could not be read (said above): %s %s, %s",
 		     "saved as it came in", dir,
 		     "and the records are kept (slabtrace leaks -c CACHE shows them)");
+		return 1;
+	}
+	if (failed) {
+		note("record: a stop or a print failed (said above): %s",
+		     "the records are kept (slabtrace leaks -c CACHE shows them)");
 		return 1;
 	}
 	if (!saved)

@@ -25,32 +25,38 @@ static const char *const view_files[NVIEWS] = {
 
 /*
  * "print CACHE [older-than MS]", and the text of the first @nviews views
- * of view_files[] into @texts.  If the print fails, this says why and
- * exits 1.
+ * of view_files[] into @texts.  Returns 0, or -1 if the print or a read
+ * failed, having said why (then @texts holds nothing).  Dies if ctl
+ * cannot be opened.
  */
-void snapshot(const char *cache, long older, int nviews, char **texts)
+int snapshot(const char *cache, long older, int nviews, char **texts)
 {
 	char cmd[512], why[1024], path[PATH_MAX];
-	int fd, i;
+	int fd, i = VIEW_CTL, e;
 
 	if (older)
 		snprintf(cmd, sizeof(cmd), "print %s older-than %ld", cache, older);
 	else
 		snprintf(cmd, sizeof(cmd), "print %s", cache);
 	fd = ctl_open(O_RDWR, true);
-	if (ctl_send(fd, cmd, why, sizeof(why)))
-		ctl_failed(cmd, why);
+	if (ctl_send(fd, cmd, why, sizeof(why))) {
+		ctl_say_failed(cmd, why);
+		close(fd);
+		return -1;
+	}
 	st_path(path, sizeof(path), "ctl");
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		die("%s: %s", path, strerror(errno));
-	texts[VIEW_CTL] = read_fd(fd);
-	if (!texts[VIEW_CTL])
-		die("%s: %s", path, strerror(errno));
+	texts[VIEW_CTL] = lseek(fd, 0, SEEK_SET) < 0 ? NULL : read_fd(fd);
+	e = errno;
 	close(fd);
-	for (i = VIEW_CTL + 1; i < nviews; i++) {
+	errno = e;
+	while (texts[i] && ++i < nviews) {
 		st_path(path, sizeof(path), view_files[i]);
 		texts[i] = read_all(path);
-		if (!texts[i])
-			die("%s: %s", path, strerror(errno));
 	}
+	if (i == nviews)
+		return 0;
+	note("%s: %s", path, strerror(errno));
+	while (i-- > VIEW_CTL)
+		free(texts[i]);
+	return -1;
 }

@@ -92,7 +92,8 @@ static void view_print(const char *name, const struct opts *o, bool full,
 	char *text;
 
 	need_cache(name);
-	snapshot(name, o->older, 1, &text);
+	if (snapshot(name, o->older, 1, &text))
+		exit(1);
 	if (sscanf(text, "Print of %*[^:]: %ld cache", &traced) == 1 && !traced)
 		die("%s (%s; %s)", strcmp(name, "kmalloc") ?
 		    "no cache is traced or holds records" :
