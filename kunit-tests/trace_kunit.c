@@ -509,7 +509,9 @@ static void slabtrace_trace_sample(struct kunit *test)
 	for (i = 0; i < 100; i++)
 		kmem_cache_free(obj_cache, objs[i]);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
-	/* No records: the rate may change. */
+	/* No records, but traced: the rate stays; stopped, it may change. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, st_cmd("stop " OBJ_CACHE "\n"), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
 }
 
@@ -589,6 +591,12 @@ static void sample_bytes_one(struct kunit *test, struct kmem_cache *c,
 	for (i = 0; i < 100; i++)
 		kmem_cache_free(c, objs[i]);
 	KUNIT_EXPECT_EQ(test, st_outstanding(test, name), 0);
+	/* Traced, with no record: still its rate (a probe may be drawing). */
+	KUNIT_EXPECT_EQ(test, st_cmd("start %s sample 10\n", name), -EBUSY);
+	KUNIT_EXPECT_EQ(test, st_cmd("stop %s\n", name), 0);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset %s\n", name), 0);
+	/* Stopped and reset: forgotten, any rate. */
+	KUNIT_EXPECT_EQ(test, st_cmd("start %s sample 10\n", name), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("stop %s\n", name), 0);
 	KUNIT_EXPECT_EQ(test, st_cmd("reset %s\n", name), 0);
 }

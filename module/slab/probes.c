@@ -242,6 +242,12 @@ static __always_inline bool sampled(struct leak_traced *tr,
 		x ^= x >> 17;
 		x ^= x << 5;
 		*state = x;
+		/*
+		 * xorshift32 never yields 0: 1..2^32-1 made 0..2^32-2, or
+		 * "x < p" would hold p - 1 times in 2^32 - 1, and a p of a
+		 * few (sample-bytes of a GiB) weigh its records short.
+		 */
+		x--;
 	}
 	if (mean)
 		return x < leak_sample_p(leak_obj_bytes(tr->kind,

@@ -470,24 +470,35 @@ struct start_args {
 	int (*attach)(void);
 };
 
-/* Whether @tr holds records at another rate than @a's (-EBUSY). */
+/*
+ * Whether @tr is traced, or holds records, at another rate than @a's
+ * (-EBUSY).  Traced, even with no record: a probe may have drawn at the
+ * old rate and not yet put its record in, which the new rate would
+ * weigh; and the two numbers of a rate are not written at once.
+ */
 static bool rate_busy(const struct leak_traced *tr,
 		      const struct start_args *a)
 {
-	char esc[SLABTRACE_ESC_SIZE];
+	char esc[SLABTRACE_ESC_SIZE], rate[40];
 
 	if ((tr->sample_every == a->sample_every &&
 	     tr->sample_bytes == a->sample_bytes) ||
-	    !leak_traced_count(tr))
+	    (!tr->tracing && !leak_traced_count(tr)))
 		return false;
 	if (tr->sample_bytes)
-		pr_warn_ratelimited("start: %s holds records sampled 1 per %u bytes: reset it before another rate\n",
-				    slabtrace_esc_str(esc, tr->name),
-				    tr->sample_bytes);
+		snprintf(rate, sizeof(rate), "sampled 1 per %u bytes",
+			 tr->sample_bytes);
+	else if (tr->sample_every > 1)
+		snprintf(rate, sizeof(rate), "sampled 1 in %u",
+			 tr->sample_every);
 	else
-		pr_warn_ratelimited("start: %s holds records sampled 1 in %u: reset it before another rate\n",
-				    slabtrace_esc_str(esc, tr->name),
-				    tr->sample_every);
+		strscpy(rate, "unsampled", sizeof(rate));
+	if (tr->tracing)
+		pr_warn_ratelimited("start: %s is traced %s: stop and reset it before another rate\n",
+				    slabtrace_esc_str(esc, tr->name), rate);
+	else
+		pr_warn_ratelimited("start: %s holds records %s: reset it before another rate\n",
+				    slabtrace_esc_str(esc, tr->name), rate);
 	return true;
 }
 
