@@ -182,9 +182,9 @@ const char *const trend_names[] = {
  * What the samples of a cache that grew say, from its steps (the
  * changes between samples), in four quarters of the samples:
  *   mixed   it went down between two samples
- *   grows   at least 4 steps; it rose in three quarters or more, the last
- *           one among them (still growing when the samples ended), and no
- *           step holds half of the growth
+ *   grows   at least 4 steps; it rose over three quarters or more (their
+ *           steps' sum above 0), the last one among them (still growing
+ *           when the samples ended), and no step holds half of the growth
  *   levels  9 tenths of the growth or more in the first half: it grew,
  *           then stopped (a start-up)
  *   once    one step holds 8 tenths of the growth or more
