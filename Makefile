@@ -253,7 +253,10 @@ uninstall-tools:
 # hooks, such as the parameter fail_init, and its modules.order the test
 # modules): make sign refuses it too.
 modules_install:
-	@if modinfo -F parm $(BUILD)/slabtrace.ko 2> /dev/null | grep -q '^fail_init:'; then \
+	@modinfo=$$(PATH=$$PATH:/usr/sbin:/sbin command -v modinfo) || { \
+		echo "make modules_install: no modinfo (kmod) to tell the module from the test build" >&2; \
+		exit 1; }; \
+	if $$modinfo -F parm $(BUILD)/slabtrace.ko 2> /dev/null | grep -q '^fail_init:'; then \
 		echo "make modules_install: $(BUILD) holds the test build (make test-modules): make modules first" >&2; \
 		exit 1; \
 	fi

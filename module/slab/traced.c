@@ -556,6 +556,24 @@ static int start_cands(struct leak_cand *c, unsigned int n,
 		if (tr)
 			again[nagain++] = tr;
 	}
+	/*
+	 * A stopped cache with no record takes another rate: once the
+	 * probes that saw it traced, before its stop, are done (one may
+	 * still put in a record drawn at the old rate), and if none did.
+	 */
+	for (i = 0; i < nagain; i++)
+		if (again[i]->sample_every != a->sample_every ||
+		    again[i]->sample_bytes != a->sample_bytes)
+			break;
+	if (i < nagain) {
+		tracepoint_synchronize_unregister();
+		for (i = 0; i < nagain; i++) {
+			if (rate_busy(again[i], a)) {
+				ret = -EBUSY;
+				goto out;
+			}
+		}
+	}
 	if (set_size() + n - nagain > LEAK_MAX_CACHES) {
 		pr_warn_ratelimited("start: %u caches traced or holding records already, %u more would be over %u\n",
 				    set_size(), n - nagain,
@@ -592,10 +610,8 @@ static int start_cands(struct leak_cand *c, unsigned int n,
 	if (ret) {
 		pr_warn_ratelimited("start: cannot attach to the tracepoints (%d)\n",
 				    ret);
-		for (i = 0; i < non; i++) {
+		for (i = 0; i < non; i++)
 			WRITE_ONCE(again[i]->tracing, false);
-			again[i]->stopped = again[i]->started;
-		}
 		for (i = 0; i < nadd; i++)
 			WRITE_ONCE(add[i]->tracing, false);
 		/* Out of the set, or else stays as stopped, empty caches. */

@@ -21,7 +21,11 @@ cert=$4
 
 [ -f "$ko" ] || { echo "make sign: no $ko: build it first (make)" >&2; exit 1; }
 # Not the test build (make test-modules): it has the tests' hooks.
-if modinfo -F parm "$ko" 2> /dev/null | grep -q '^fail_init:'; then
+modinfo=$(PATH=$PATH:/usr/sbin:/sbin command -v modinfo) || {
+	echo "make sign: no modinfo (kmod) to tell the module from the test build" >&2
+	exit 1
+}
+if "$modinfo" -F parm "$ko" 2> /dev/null | grep -q '^fail_init:'; then
 	echo "make sign: $ko is the test build (make test-modules): make modules first" >&2
 	exit 1
 fi

@@ -203,7 +203,7 @@ static int copy_file(const char *src, const char *dst)
 
 	if (!text)
 		return -1;
-	f = fopen(dst, "w");
+	f = out_fopen(dst);
 	ret = f && fputs(text, f) >= 0 ? 0 : -1;
 	if (f && fclose(f))
 		ret = -1;
@@ -574,7 +574,7 @@ static void open_streams(const char *ctfdir)
 		/* Else (an older module, a plain file) read() takes them. */
 		s->put = !ioctl(s->fd, SLABTRACE_CTF_IOC_PUT_PACKETS, 0UL);
 		snprintf(path, sizeof(path), "%s/cpu%d", ctfdir, cpu);
-		s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		s->out = out_open(path);
 		if (s->out < 0)
 			fail("%s: %s", path, strerror(errno));
 		out_give(path);
@@ -931,7 +931,7 @@ static int finish(const char *outdir, const char *ctfdir)
 		remove_streams(outdir, ctfdir);
 		die("%s: nothing saved", broken);
 	}
-	f = fopen(path, "w");
+	f = out_fopen(path);
 	if (!f || fputs(text, f) < 0 || fclose(f))
 		die("%s: %s", path, strerror(errno));
 	out_give(path);

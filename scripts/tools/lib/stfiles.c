@@ -797,6 +797,45 @@ void out_file_as_root(const char *path, char *real, size_t size)
 }
 
 /**
+ * out_open - create or truncate a file in out_dir()'s directory
+ * @path: the file
+ *
+ * The directory is given to the user sudo ran for (out_give()), who may
+ * put a link or a FIFO where root writes next: neither is followed or
+ * waited for (O_NOFOLLOW: ELOOP; O_NONBLOCK: ENXIO for a FIFO no one
+ * reads; a regular file's writes do not care), 0600.
+ *
+ * Return: the descriptor, or -1 with errno set.
+ */
+int out_open(const char *path)
+{
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC, 0600);
+}
+
+/**
+ * out_fopen - out_open() as a stdio stream
+ * @path: the file
+ *
+ * Return: the stream, or NULL with errno set.
+ */
+FILE *out_fopen(const char *path)
+{
+	int fd = out_open(path), e;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+/**
  * out_give - give what a recorder made to the user sudo ran for
  * @path: a file or directory it made (out_dir()'s, or in it)
  *

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdnoreturn.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -65,5 +66,7 @@ void out_file(const char *path, char *real, size_t size);
 void out_file_as_root(const char *path, char *real, size_t size);
 void out_umask_restore(void);
 void out_give(const char *path);
+int out_open(const char *path);
+FILE *out_fopen(const char *path);
 
 #endif

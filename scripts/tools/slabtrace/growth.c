@@ -381,7 +381,8 @@ double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		if (pthread_create(&t, NULL, sampler_fn, &sp))
 			die("growth: cannot start the sampling thread");
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		*cmd_rc = run_command(cmd, nsignals);
+		/* A signal since catch_signals() is passed on too. */
+		*cmd_rc = run_command(cmd, 0);
 		atomic_store(&sp.stop, true);
 		pthread_join(t, NULL);
 		slab_sample(s, false);

@@ -59,29 +59,22 @@ static void file_base(const char *cache, char *buf, size_t size)
 }
 
 /*
- * @text into DIR/CACHE.EXT; false, said, if it could not be written.
- * Not through a link at its end, nor into a FIFO no one reads: DIR is
- * given to the user who ran sudo, and root writes it.
+ * @text into DIR/CACHE.EXT; false, said, if it could not be written (or
+ * is a link or a FIFO: out_fopen()).
  */
 static bool save(const char *dir, const char *cache, const char *ext,
 		 const char *text)
 {
 	char path[PATH_MAX + 300], name[256];
-	FILE *f = NULL;
 	bool ok;
-	int fd, e;
+	FILE *f;
+	int e;
 
 	file_base(cache, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK |
-		  O_CLOEXEC, 0666);
-	if (fd >= 0)
-		f = fdopen(fd, "w");
+	f = out_fopen(path);
 	if (!f) {
-		e = errno;
-		if (fd >= 0)
-			close(fd);
-		note("%s: %s", path, strerror(e));
+		note("%s: %s", path, strerror(errno));
 		return false;
 	}
 	/* Closed once, whatever failed: a full disk fails fclose() itself. */

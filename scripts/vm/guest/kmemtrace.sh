@@ -158,6 +158,17 @@ check_eq "... and after" 16384 "$(cat $K/buffer_kb)"
 echo 1024 > $K/buffer_kb
 rm -rf /tmp/bk
 
+# A link where the recorder saves (its directory may be the sudo user's,
+# given to that user): not followed; the recording fails, saying why.
+mkdir -p /tmp/bl
+echo precious > /tmp/victim
+ln -s /tmp/victim /tmp/bl/caches
+check "a link where it saves: the recorder fails" \
+	sh -c "! kmemtrace-record -o /tmp/bl -- true > /tmp/bl.txt 2>&1"
+check "... saying why" grep -q 'caches: Too many levels of symbolic links' /tmp/bl.txt
+check_eq "... and leaves the link's target as it was" precious "$(cat /tmp/victim)"
+rm -rf /tmp/bl /tmp/victim
+
 # --- A tiny buffer with a reader that does not read: overruns.
 check "record with a 16 KiB buffer (-b 16), reading late" \
 	sh -c "kmemtrace-record -b 16 --lazy -o $OUT/tiny -- sh -c 'echo churn $N > $LEAKY' > /tmp/rec3.txt"
