@@ -470,6 +470,13 @@ struct start_args {
 	int (*attach)(void);
 };
 
+/* Whether @tr samples at @a's rate. */
+static bool same_rate(const struct leak_traced *tr, const struct start_args *a)
+{
+	return tr->sample_every == a->sample_every &&
+	       tr->sample_bytes == a->sample_bytes;
+}
+
 /*
  * Whether @tr is traced, or holds records, at another rate than @a's
  * (-EBUSY).  Traced, even with no record: a probe may have drawn at the
@@ -481,9 +488,7 @@ static bool rate_busy(const struct leak_traced *tr,
 {
 	char esc[SLABTRACE_ESC_SIZE], rate[40];
 
-	if ((tr->sample_every == a->sample_every &&
-	     tr->sample_bytes == a->sample_bytes) ||
-	    (!tr->tracing && !leak_traced_count(tr)))
+	if (same_rate(tr, a) || (!tr->tracing && !leak_traced_count(tr)))
 		return false;
 	if (tr->sample_bytes)
 		snprintf(rate, sizeof(rate), "sampled 1 per %u bytes",
@@ -562,8 +567,7 @@ static int start_cands(struct leak_cand *c, unsigned int n,
 	 * still put in a record drawn at the old rate), and if none did.
 	 */
 	for (i = 0; i < nagain; i++)
-		if (again[i]->sample_every != a->sample_every ||
-		    again[i]->sample_bytes != a->sample_bytes)
+		if (!same_rate(again[i], a))
 			break;
 	if (i < nagain) {
 		tracepoint_synchronize_unregister();

@@ -306,7 +306,6 @@ void leak_judge(const struct leak_verdict_in *in,
 	bool spread, recent, dying, error_path;
 	char want[112];
 
-	measure(&j);
 	/* Objects of any stack: their frees are not told apart (probes.c). */
 	if (in->no_stack) {
 		begin(v, SLABTRACE_VERDICT_UNKNOWN);
@@ -314,6 +313,7 @@ void leak_judge(const struct leak_verdict_in *in,
 		    in->n == 1 ? "" : "s");
 		return;
 	}
+	measure(&j);
 	/* Frees not counted: fewer freed, none old, looks like a leak. */
 	if (in->freed_lost) {
 		begin(v, SLABTRACE_VERDICT_UNKNOWN);

@@ -668,11 +668,13 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	}
 	ended = nsignals;
 	for (i = 0; i < r.n; i++) {
-		if (!r.c[i].own || !ctl_try(why, sizeof(why), "stop %s", r.c[i].name))
+		if (!r.c[i].own)
 			continue;
 		snprintf(cmd, sizeof(cmd), "stop %s", r.c[i].name);
-		ctl_say_failed(cmd, why);
-		failed = true;
+		if (ctl_try(why, sizeof(why), "%s", cmd)) {
+			ctl_say_failed(cmd, why);
+			failed = true;
+		}
 	}
 	if (o->settle > 0 && nsignals == ended) {
 		printf("record: waiting %.1fs for deferred frees (RCU)\n", o->settle);
