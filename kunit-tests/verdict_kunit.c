@@ -295,6 +295,21 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 	outstanding(in, 26, 1500, 57 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
 		       "unknown: 26 objects, all younger than 524 s: too few frees to tell; trace longer; 2 freed lived <65.5 s median, <65.5 s p99");
+	/*
+	 * Freed ones that lived 10 h, past what the buckets can put a
+	 * horizon after: it was "all younger than 4294967 s".
+	 */
+	in = new_in(test, 60 * S);
+	freed(in, 2, 10 * 3600 * S);
+	outstanding(in, 5, 0, 500);
+	expect_verdict(test, in, SLABTRACE_VERDICT_UNKNOWN,
+		       "unknown: 5 objects, and freed ones lived 33554 s or more: too few frees to tell");
+	/* As many frees as a p99 needs: live, without a horizon either. */
+	in = new_in(test, 24 * 3600 * S);
+	freed(in, 100, 10 * 3600 * S);
+	outstanding(in, 10, 0, 20 * 3600 * S);
+	expect_verdict(test, in, SLABTRACE_VERDICT_LIVE,
+		       "live: 10 outstanding, and freed ones lived 33554 s or more (p99); 100 freed");
 	/* Arrivals dying out: many early, few late (a cache filling up). */
 	in = new_in(test, 64 * S);
 	outstanding(in, 400, 32 * S, 64 * S);

@@ -77,6 +77,12 @@ static u32 bucket_top(unsigned int b)
 	return 1U << min(b, LEAK_LIFE_BUCKETS - 1);
 }
 
+/* The ms the lifetimes of bucket @b are at least. */
+static u32 bucket_start(unsigned int b)
+{
+	return b ? bucket_top(b - 1) : 0;
+}
+
 /* The bucket of the @pct percentile of @h (of @total > 0 entries). */
 static unsigned int percentile(const u64 *h, u64 total, unsigned int pct)
 {
@@ -95,13 +101,15 @@ static unsigned int percentile(const u64 *h, u64 total, unsigned int pct)
 #define MS_TEXT	24
 static const char *ms_text(char *buf, size_t size, u64 ms)
 {
+	u32 rem;
+	u64 s = div_u64_rem(ms, 1000, &rem);	/* no 64-bit % on 32 bits */
+
 	if (ms < 1000)
 		snprintf(buf, size, "%llu ms", ms);
 	else if (ms < 100000)
-		snprintf(buf, size, "%llu.%llu s", div_u64(ms, 1000),
-			 div_u64(ms % 1000, 100));
+		snprintf(buf, size, "%llu.%u s", s, rem / 100);
 	else
-		snprintf(buf, size, "%llu s", div_u64(ms, 1000));
+		snprintf(buf, size, "%llu s", s);
 	return buf;
 }
 
@@ -110,7 +118,8 @@ struct judging {
 	const struct leak_verdict_in *in;
 	u64 freed;		/* F: frees counted */
 	unsigned int p50, p99;	/* their buckets */
-	u32 tau;		/* ms: the horizon */
+	unsigned int top;	/* the bucket tau is made from */
+	u32 tau;		/* ms: the horizon; U32_MAX: past the buckets */
 	u64 old;		/* R: outstanding past tau */
 	u64 freed_old;		/* D: freed past tau */
 	u64 cache_old;		/* freed past tau by the cache's other stacks */
@@ -138,6 +147,7 @@ static void measure(struct judging *j)
 		/* Too few for a percentile: the longest lifetime seen. */
 		top = j->freed >= FREED_MIN ? j->p99 :
 		      percentile(in->freed, j->freed, 100);
+		j->top = top;
 		if (top < LEAK_LIFE_BUCKETS - 5)
 			j->tau = max(j->tau, bucket_top(top) * TAU_FACTOR);
 		else
@@ -224,6 +234,11 @@ static void unknown(struct leak_verdict *v, const struct judging *j,
 	if (j->old)
 		add(v, ": %llu of %u older than %s", j->old, j->in->n,
 		    ms_text(a, sizeof(a), j->tau));
+	else if (j->tau == U32_MAX)
+		/* No horizon: freed ones lived past what the buckets tell. */
+		add(v, ": %u object%s, and freed ones lived %s or more",
+		    j->in->n, j->in->n == 1 ? "" : "s",
+		    ms_text(a, sizeof(a), bucket_start(j->top)));
 	else
 		add(v, ": %u object%s, all younger than %s", j->in->n,
 		    j->in->n == 1 ? "" : "s", ms_text(a, sizeof(a), j->tau));
@@ -237,6 +252,12 @@ static void young(struct leak_verdict *v, const struct judging *j)
 	char a[MS_TEXT];
 
 	begin(v, SLABTRACE_VERDICT_LIVE);
+	if (j->in->age_max >= bucket_top(j->p99) && j->tau == U32_MAX) {
+		add(v, ": %u outstanding, and freed ones lived %s or more (p99)",
+		    j->in->n, ms_text(a, sizeof(a), bucket_start(j->p99)));
+		end(v, j);
+		return;
+	}
 	add(v, ": all %u younger than ", j->in->n);
 	if (j->in->age_max < bucket_top(j->p99))
 		add(v, "the freed ones' p99");
