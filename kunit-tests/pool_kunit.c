@@ -165,6 +165,37 @@ static void slabtrace_probe_path_refill_fails(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st_cmd("pool 64\n"), 0);
 }
 
+/*
+ * A refill that finds no memory is not tried again at every record the
+ * probes take: one try, and one more a second at most, however many
+ * allocations ask.  It was one a kick: about 30 here, 20 ms apart.
+ */
+static void slabtrace_probe_path_refill_backs_off(struct kunit *test)
+{
+	unsigned long start, tries, elapsed;
+	void *objs[40];
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	pool_settle();
+	WRITE_ONCE(leak_fail_refill, 1);
+	leak_refill_tries = 0;
+	start = jiffies;
+	/* From the 9th on, a list below half: each allocation asks. */
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		alloc_atomic(objs + i, 1);
+		msleep(20);
+	}
+	tries = leak_refill_tries;
+	elapsed = jiffies - start;
+	WRITE_ONCE(leak_fail_refill, 0);
+	KUNIT_EXPECT_GE(test, tries, 1);
+	KUNIT_EXPECT_LE(test, tries, 1 + elapsed / HZ);
+	free_all(objs, ARRAY_SIZE(objs));
+	pool_settle();
+}
+
 /* A "pool N" that runs out of memory keeps its size and takes nothing. */
 static void slabtrace_probe_path_resize_gives_back(struct kunit *test)
 {
@@ -611,6 +642,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_pool_empty),
 	KUNIT_CASE(slabtrace_probe_path_refill_beside_mutex),
 	KUNIT_CASE(slabtrace_probe_path_refill_fails),
+	KUNIT_CASE(slabtrace_probe_path_refill_backs_off),
 	KUNIT_CASE(slabtrace_probe_path_resize_gives_back),
 	KUNIT_CASE(slabtrace_probe_path_limit),
 	KUNIT_CASE(slabtrace_probe_path_nmi),

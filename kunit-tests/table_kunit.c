@@ -220,8 +220,12 @@ static void slabtrace_table_grow_backs_off(struct kunit *test)
 	KUNIT_EXPECT_GE(test, atomic_long_read(&t->grow_failed), 1);
 	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), first_size);
 
-	/* The wait over (as if it were), the next insert grows it. */
-	t->grow_retry = jiffies;
+	/*
+	 * The wait over, the next insert grows it.  Over long ago: with
+	 * 32-bit jiffies, a retry time set 24.8 days ago looks far ahead,
+	 * and stopped every grow for as long again.
+	 */
+	t->grow_retry = jiffies + (ULONG_MAX >> 2);
 	leak_table_insert(t, new_rec(test, NR, 0));
 	leak_table_flush(t);
 	KUNIT_EXPECT_GT(test, leak_table_buckets(t), first_size);

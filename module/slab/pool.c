@@ -33,7 +33,8 @@
  *   by the refill work for every CPU in turn (POOL_BATCH records a hold);
  *   never two at once.  Taken inside the table's
  *   stripe locks by nobody: records are unlinked first, then put.
- * - p->refill_mutex: p->size, p->draining, and one refill at a time.
+ * - p->refill_mutex: p->size (the probes read it with no lock, to ask
+ *   for a refill), p->draining, and one refill at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -73,6 +74,8 @@ MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl chang
  * from now and every one after.
  */
 unsigned int leak_fail_refill;
+/* Allocations a refill tried (the tests count them). */
+unsigned long leak_refill_tries;
 #endif
 
 /* Called with c->lock held. */
@@ -118,7 +121,7 @@ struct leak_record *leak_pool_get(struct leak_pool *p)
 	c = this_cpu_ptr(p->cpu);
 	raw_spin_lock(&c->lock);
 	rec = list_pop(c);
-	low = c->nr < p->size / 2;
+	low = c->nr < READ_ONCE(p->size) / 2;
 	raw_spin_unlock(&c->lock);
 	local_irq_restore(flags);
 	if (low)
@@ -144,7 +147,7 @@ void leak_pool_put(struct leak_pool *p, struct leak_record *rec)
 	c = this_cpu_ptr(p->cpu);
 	raw_spin_lock(&c->lock);
 	list_push(c, rec);
-	high = c->nr > 2 * p->size;
+	high = c->nr > 2 * READ_ONCE(p->size);
 	raw_spin_unlock(&c->lock);
 	local_irq_restore(flags);
 	if (high)
@@ -165,6 +168,7 @@ static struct leak_record *rec_alloc(struct leak_pool *p)
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 	unsigned int n = READ_ONCE(leak_fail_refill);
 
+	leak_refill_tries++;
 	if (n == 1)
 		return NULL;
 	if (n)
@@ -301,14 +305,22 @@ static int refill(struct leak_pool *p)
 	return ret;
 }
 
-/* The worker's job: slabtrace's pool, to size. */
+/*
+ * The worker's job: slabtrace's pool, to size.  A refill that found no
+ * memory waits a second before the next, however often the probes ask
+ * (at every record they take from a list run low): tried again at once,
+ * the worker would reclaim without end while the probes count drops.
+ */
 static void refill_job(void)
 {
 	struct leak_pool *p = &leak_pool;
+	int ret;
 
 	mutex_lock(&p->refill_mutex);
-	refill(p);
+	ret = refill(p);
 	mutex_unlock(&p->refill_mutex);
+	if (ret == -ENOMEM)
+		leak_work_job(LEAK_JOB_REFILL, NULL, HZ);
 }
 
 /*
@@ -400,7 +412,7 @@ int leak_pool_fill(struct leak_pool *p)
 	 * checked, or memory that went since "pool N") is cut to what does.
 	 */
 	if (!fits(p, p->size)) {
-		p->size = size_that_fits(p);
+		WRITE_ONCE(p->size, size_that_fits(p));
 		pr_warn_ratelimited("pool: %u records per CPU instead\n", p->size);
 	}
 	p->draining = false;
@@ -431,7 +443,7 @@ int leak_pool_resize(struct leak_pool *p, unsigned int size)
 	if (!fits(p, size))
 		goto out;
 	old = p->size;
-	p->size = size;
+	WRITE_ONCE(p->size, size);
 	if (size <= old || p->draining) {
 		leak_work_kick(LEAK_JOB_REFILL);
 		ret = 0;
@@ -441,7 +453,7 @@ int leak_pool_resize(struct leak_pool *p, unsigned int size)
 	if (ret) {
 		pr_warn_ratelimited("pool: no memory for %u records per CPU: kept %u\n",
 				    size, old);
-		p->size = old;
+		WRITE_ONCE(p->size, old);
 		refill(p);
 	}
 out:

@@ -66,6 +66,7 @@ unsigned long leak_pool_free_count(struct leak_pool *p);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
 /* A failure hook of the KUnit suites: the Nth allocation from now fails. */
 extern unsigned int leak_fail_refill;
+extern unsigned long leak_refill_tries;
 #endif
 
 #endif /* _SLABTRACE_SLAB_POOL_H */

@@ -97,7 +97,7 @@
  *   lock.
  * - t->cur is read under RCU (sched) by leak_table_maybe().
  * - t->grow_retry and t->grow_backoff are written under t->grow_mutex;
- *   the inserts read t->grow_retry with no lock.
+ *   the inserts read t->grow_retry with no lock (grow_waits()).
  * - t->nr and t->owned[] are atomic; only approximate between locks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -205,7 +205,8 @@ static void sig_update(struct leak_buckets *b, unsigned long i)
 
 /*
  * Move the next bucket of stripe @i to the new array.  Called with its
- * stripe lock held, by the grow work holding t->grow_mutex.
+ * stripe lock held, by resize() (a grow or a shrink) with t->grow_mutex
+ * held.
  */
 static unsigned int move_bucket(struct leak_stripe *st, unsigned int i)
 {
@@ -245,6 +246,18 @@ static unsigned long resize_target(unsigned long nr, unsigned long size,
 }
 
 /*
+ * Whether a failed grow's backoff still runs.  A retry time further ahead
+ * than the longest backoff is one long past that wrapped: with 32-bit
+ * jiffies, time_before() takes a time 24.8 days old for one to come.
+ */
+static bool grow_waits(const struct leak_table *t)
+{
+	unsigned long wait = READ_ONCE(t->grow_retry) - jiffies;
+
+	return wait && wait <= GROW_BACKOFF_MAX;
+}
+
+/*
  * Move every record to an array of the size they need now, if that is not
  * the size they have.  Called with t->grow_mutex held.  May sleep.
  */
@@ -260,8 +273,7 @@ static void resize(struct leak_table *t, bool shrink)
 					lockdep_is_held(&t->grow_mutex));
 	old_size = old->mask + 1;
 	size = resize_target(atomic_long_read(&t->nr), old_size, shrink);
-	if (size == old_size ||
-	    (size > old_size && time_before(jiffies, t->grow_retry)))
+	if (size == old_size || (size > old_size && grow_waits(t)))
 		return;
 	new = size > old_size ? grow_alloc(size) : buckets_alloc(size);
 	if (!new) {
@@ -454,8 +466,7 @@ struct leak_record *leak_table_insert(struct leak_table *t,
 	size = b->mask + 1;
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 
-	if (nr > 2 * size && size < TABLE_MAX_BUCKETS &&
-	    time_after_eq(jiffies, READ_ONCE(t->grow_retry)) &&
+	if (nr > 2 * size && size < TABLE_MAX_BUCKETS && !grow_waits(t) &&
 	    !test_bit(0, &t->grow_asked) && !test_and_set_bit(0, &t->grow_asked))
 		leak_work_kick(LEAK_JOB_GROW);
 	return old;
