@@ -27,8 +27,10 @@
  * packet: the subbuf_start callback, called by relay at every switch,
  * closes the previous packet (end time, size, events discarded so far) and
  * writes the header and context of the next one.  Relay's read() skips
- * the padding at the end of a sub-buffer, so the bytes a reader gets are
- * the packets back to back, each packet_size long: a CTF stream file.
+ * the padding at the end of a sub-buffer, so a reader that takes only
+ * closed packets gets them back to back, each packet_size long: a CTF
+ * stream file.  Relay's read() also returns the open packet (its
+ * content_size still 0), and counts those bytes read.
  *
  * A reader must take a sub-buffer only once its packet is closed: it maps
  * the buffer, waits for the packet at its position to have the sequence
@@ -614,6 +616,8 @@ static const struct file_operations buffer_kb_fops = {
 static void metadata_common(struct seq_file *m, struct slabtrace_stream *s)
 {
 	const struct slabtrace_stream_ops *ops = s->ops;
+	u32 ns;
+	u64 secs = div_u64_rem(s->clock_offset, NSEC_PER_SEC, &ns);
 
 	lockdep_assert_held(ops->lock);
 	seq_puts(m,
@@ -643,9 +647,8 @@ static void metadata_common(struct seq_file *m, struct slabtrace_stream *s)
 		   "\tdescription = \"monotonic clock, ns (ktime_get_mono_fast_ns)\";\n"
 		   "\tfreq = 1000000000;\n"
 		   "\toffset_s = %llu;\n"
-		   "\toffset = %llu;\n"
-		   "};\n\n", &s->uuid, div_u64(s->clock_offset, NSEC_PER_SEC),
-		   s->clock_offset % NSEC_PER_SEC);
+		   "\toffset = %u;\n"
+		   "};\n\n", &s->uuid, secs, ns);
 	seq_puts(m,
 		 "typealias integer { size = 29; align = 1; signed = false; map = clock.monotonic.value; } := uint29_clock_t;\n"
 		 "typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;\n\n"

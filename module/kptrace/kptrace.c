@@ -1023,7 +1023,7 @@ static const match_table_t kptrace_cmds = {
 };
 
 static const char *const kptrace_help[] = {
-	"  syscall start|stop|clear ...       kptrace, the system call trace",
+	"  syscall start [ctf] [FILTER] | stop [ctf] | clear | size BYTES   kptrace, the system call trace",
 	NULL,
 };
 

@@ -1431,7 +1431,7 @@ class Record(unittest.TestCase):
         try:
             line = p.stdout.readline()
             self.assertEqual(line, "record: tracing kmalloc-64, pid 616 617 9; "
-                             "until SIGINT (^C) or SIGTERM\n")
+                             "until SIGINT (^C), SIGTERM or SIGHUP\n")
             p.send_signal(signal.SIGINT)
             out, err = p.communicate(timeout=30)
         finally:
@@ -1443,6 +1443,20 @@ class Record(unittest.TestCase):
         self.assertIn("record: saved in %s/:\n  kmalloc-64.dump" % self.out, out)
         rc, _, err = self.fake.run("record", "-c", "kmalloc-64", "--auto", "-p", "1")
         self.assertEqual(rc, 2)
+
+    def test_record_pids_until_sighup(self):
+        # A hang-up ends it as ^C does: saved, reset, exit 0.
+        p = self.fake.popen("record", "-c", "kmalloc-64", "-p", "616",
+                            "--settle", "0", "-o", self.out)
+        try:
+            self.assertIn("until SIGINT (^C), SIGTERM or SIGHUP", p.stdout.readline())
+            p.send_signal(signal.SIGHUP)
+            out, err = p.communicate(timeout=30)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(self.fake.commands()[-1], "reset kmalloc-64")
+        self.assertIn("record: saved in %s/:\n  kmalloc-64.dump" % self.out, out)
 
     def test_record_of_a_command_that_cannot_run(self):
         rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o", self.out,

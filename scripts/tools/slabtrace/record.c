@@ -643,7 +643,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	if (argc)
 		printf("; running");
 	else
-		printf("; until SIGINT (^C) or SIGTERM");
+		printf("; until SIGINT (^C), SIGTERM or SIGHUP");
 	for (i = 0; i < argc; i++) {
 		putchar(' ');
 		put_escaped(stdout, argv[i]);

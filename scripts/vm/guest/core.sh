@@ -245,7 +245,8 @@ check "ctl before any print: what to do next" \
 check_eq "status reads as ctl did" "$(tail -n +2 /tmp/ctl0)" "$(cat $ST/status)"
 check "help" st help
 logged "commands (echo COMMAND > /proc/slabtrace/ctl):" \
-	"  help               these lines"
+	"  help               these lines" \
+	"  syscall start [ctf] [FILTER] | stop [ctf] | clear | size BYTES   kptrace"
 check_eq "help takes no arguments" "Invalid argument" "$(ctl_errno "help me")"
 # A loop of help does not flood the log either: the whole list at most 5
 # times in 5 s.  The window the help above opened may go on into the
