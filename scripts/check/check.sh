@@ -26,6 +26,8 @@
 # "N passed, N failed" counts its checks; any other step counts as one.
 # The last line sums them: "N passed, N failed".
 set -u
+# dkms, modinfo, debootstrap: in sbin, which a user's PATH lacks.
+export PATH="$PATH:/usr/sbin:/sbin"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 "$top/scripts/deps/deps.sh" || { echo "0 passed, 1 failed"; exit 1; }

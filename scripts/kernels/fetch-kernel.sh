@@ -197,7 +197,12 @@ download() {
 }
 # A stale index names versions the mirror no longer has: refresh, retry.
 if ! download; then
-	apt $sudo apt-get update -qq >&2
+	# As root in the build root, which has no sudo.
+	if [ "$suite" = bookworm ]; then
+		$sudo apt-get update -qq >&2
+	else
+		apt apt-get update -qq >&2
+	fi
 	download
 fi
 for deb in "$dir"/debs/*.deb; do

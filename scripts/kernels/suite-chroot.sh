@@ -58,7 +58,7 @@ fi
 
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
-if ! command -v debootstrap > /dev/null; then
+if ! PATH=$PATH:/usr/sbin:/sbin command -v debootstrap > /dev/null; then
 	echo "suite-chroot: installing debootstrap" >&2
 	$sudo apt-get install -y -qq debootstrap >&2
 fi

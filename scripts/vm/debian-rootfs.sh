@@ -72,7 +72,7 @@ fi
 
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
-if ! command -v debootstrap > /dev/null; then
+if ! PATH=$PATH:/usr/sbin:/sbin command -v debootstrap > /dev/null; then
 	echo "debian-rootfs: installing debootstrap" >&2
 	$sudo apt-get install -y -qq debootstrap >&2
 fi
