@@ -105,10 +105,20 @@ static struct kobject *name_to_kobj(const char *name)
 	kn = kernfs_find_and_get(slab_kset->kobj.sd, name);
 	if (!kn)
 		return NULL;
-	if (kernfs_type(kn) == KERNFS_LINK)
+	if (kernfs_type(kn) == KERNFS_LINK) {
 		kobj = kset_find_obj(slab_kset, kn->symlink.target_kn->name);
-	else
+		/*
+		 * A link SLUB left when its cache went (a module's, unloaded)
+		 * points at the removed directory; a cache made since may have
+		 * its name (":0001000" is size and flags).  Not that cache.
+		 */
+		if (kobj && kobj->sd != kn->symlink.target_kn) {
+			kobject_put(kobj);
+			kobj = NULL;
+		}
+	} else {
 		kobj = kset_find_obj(slab_kset, kn->name);
+	}
 	kernfs_put(kn);
 	return kobj;
 }

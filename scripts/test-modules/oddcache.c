@@ -13,6 +13,11 @@
  * "shared with:" list, and kmemtrace's listing of the names of the
  * cache it saw one object of 'oddmerge, b' allocated from, must keep the
  * second one name.
+ *
+ * With other=1 it creates only 'oddother', of the same size: where
+ * 'oddmerge' had a cache of its own, gone with an earlier rmmod, this one
+ * takes that cache's name (":0001000"), which the link SLUB left for
+ * 'oddmerge' still names.
  */
 #include <linux/init.h>
 #include <linux/module.h>
@@ -25,6 +30,10 @@
 static struct kmem_cache *odd_cache, *merge_a, *merge_b;
 static void *kept[ODD_OBJECTS], *kept_b;
 
+static bool other;
+module_param(other, bool, 0400);
+MODULE_PARM_DESC(other, "create only 'oddother', of oddmerge's size");
+
 static void odd_ctor(void *p)
 {
 	memset(p, 0, 72);
@@ -34,6 +43,10 @@ static int __init oddcache_init(void)
 {
 	unsigned int i;
 
+	if (other) {
+		merge_a = kmem_cache_create("oddother", MERGE_SIZE, 0, 0, NULL);
+		return merge_a ? 0 : -ENOMEM;
+	}
 	odd_cache = kmem_cache_create("oddcache \"q\\ name", 72, 0, 0, odd_ctor);
 	if (!odd_cache)
 		return -ENOMEM;

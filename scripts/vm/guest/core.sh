@@ -147,6 +147,23 @@ check "rmmod oddcache" rmmod oddcache
 if [ -L /sys/kernel/slab/oddmerge ] && [ ! -e /sys/kernel/slab/oddmerge ]; then
 	check_eq "start oddmerge, its cache gone: no such cache" "No such file or directory" \
 		"$(ctl_errno 'start oddmerge')"
+	# A cache of the same size and flags takes the gone one's name: the
+	# link left for oddmerge reads as its now, but is not its name.
+	check "insmod oddcache.ko other=1" insmod $MODDIR/oddcache.ko other=1
+	if [ -L /sys/kernel/slab/oddother ] &&
+	   [ "$(readlink /sys/kernel/slab/oddother)" = "$(readlink /sys/kernel/slab/oddmerge)" ]; then
+		check_eq "start oddmerge, its cache's name now oddother's: no such cache" \
+			"No such file or directory" "$(ctl_errno 'start oddmerge')"
+		check "start oddother" st start oddother
+		dump oddother /tmp/oo
+		check "oddother's print is of oddother" \
+			grep -q '^Dumping outstanding allocs from oddother$' /tmp/oo
+		check_eq "oddother is not shared with oddmerge" "" "$(grep -F oddmerge /tmp/oo)"
+		st stop oddother; st reset oddother
+	else
+		skip_checks "oddother: its cache did not take oddmerge's old name"
+	fi
+	check "rmmod oddcache (other=1)" rmmod oddcache
 fi
 
 # --- Bad input: errno and one log line each.  Nothing traced: a print
