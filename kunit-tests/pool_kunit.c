@@ -196,6 +196,56 @@ static void slabtrace_probe_path_refill_backs_off(struct kunit *test)
 	pool_settle();
 }
 
+/*
+ * A record table that cannot grow takes LEAK_TABLE_LOAD_MAX records a
+ * bucket, no more: past that, the probes drop, counted as the limit's.
+ * Filled here with records of no traced cache, keyed by odd addresses
+ * (their own, plus one) that no object has.
+ */
+static void slabtrace_probe_path_table_full(struct kunit *test)
+{
+	struct leak_record **fill, *rec;
+	unsigned long i, n, made;
+	struct leak_traced *tr;
+	void *obj = NULL;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("limit 100000000\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	pool_settle();
+	n = LEAK_TABLE_LOAD_MAX * leak_table_buckets(&leak_records) -
+	    leak_table_count(&leak_records);
+	if (n > (1UL << 18))
+		kunit_skip(test, "the table has grown: %lu records to fill", n);
+	fill = kvcalloc(n, sizeof(*fill), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fill);
+	WRITE_ONCE(leak_fail_grow, true);
+	for (i = 0; i < n; i++) {
+		fill[i] = kmem_cache_zalloc(leak_record_cache, GFP_KERNEL);
+		if (!fill[i])
+			break;
+		fill[i]->obj = (char *)fill[i] + 1;
+		fill[i]->owner = LEAK_MAX_OWNERS - 1;
+		leak_table_insert(&leak_records, fill[i]);
+	}
+	made = i;
+	if (made == n)
+		alloc_atomic(&obj, 1);
+	for (i = 0; i < made; i++) {
+		rec = leak_table_remove(&leak_records, fill[i]->obj);
+		KUNIT_EXPECT_PTR_EQ(test, rec, fill[i]);
+		kmem_cache_free(leak_record_cache, fill[i]);
+	}
+	kvfree(fill);
+	WRITE_ONCE(leak_fail_grow, false);
+	WRITE_ONCE(leak_records.grow_retry, jiffies);
+	KUNIT_ASSERT_EQ(test, made, n);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_LIMIT]), 1);
+	if (obj)
+		kmem_cache_free(pool_cache, obj);
+}
+
 /* A "pool N" that runs out of memory keeps its size and takes nothing. */
 static void slabtrace_probe_path_resize_gives_back(struct kunit *test)
 {
@@ -643,6 +693,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_refill_beside_mutex),
 	KUNIT_CASE(slabtrace_probe_path_refill_fails),
 	KUNIT_CASE(slabtrace_probe_path_refill_backs_off),
+	KUNIT_CASE(slabtrace_probe_path_table_full),
 	KUNIT_CASE(slabtrace_probe_path_resize_gives_back),
 	KUNIT_CASE(slabtrace_probe_path_limit),
 	KUNIT_CASE(slabtrace_probe_path_nmi),

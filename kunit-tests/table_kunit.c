@@ -232,6 +232,47 @@ static void slabtrace_table_grow_backs_off(struct kunit *test)
 	leak_table_destroy(t, free_rec);
 }
 
+static bool full(struct leak_table *t)
+{
+	bool ret;
+
+	rcu_read_lock_sched();
+	ret = leak_table_full(t);
+	rcu_read_unlock_sched();
+	return ret;
+}
+
+/*
+ * A table whose grow finds no memory is full at LEAK_TABLE_LOAD_MAX
+ * records a bucket (the probes insert no more: probe_path_table_full);
+ * grown, it is not.
+ */
+static void slabtrace_table_full(struct kunit *test)
+{
+	struct leak_table *t = new_table(test);
+	unsigned long size = leak_table_buckets(t);
+	unsigned long i, n = LEAK_TABLE_LOAD_MAX * size;
+
+	WRITE_ONCE(leak_fail_grow, true);
+	for (i = 0; i < n - 1; i++) {
+		leak_table_insert(t, new_rec(test, i, 0));
+		if (!(i % 4096))
+			leak_table_flush(t);
+	}
+	leak_table_flush(t);
+	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), size);
+	KUNIT_EXPECT_FALSE(test, full(t));
+	leak_table_insert(t, new_rec(test, n - 1, 0));
+	KUNIT_EXPECT_TRUE(test, full(t));
+	WRITE_ONCE(leak_fail_grow, false);
+	t->grow_retry = jiffies;
+	leak_table_insert(t, new_rec(test, n, 0));
+	leak_table_flush(t);
+	KUNIT_EXPECT_GT(test, leak_table_buckets(t), size);
+	KUNIT_EXPECT_FALSE(test, full(t));
+	leak_table_destroy(t, free_rec);
+}
+
 /* Keys from GROW_BASE on come and go between the rows of a grow. */
 #define GROW_BASE	100000
 #define GROW_KEYS	256
@@ -540,6 +581,7 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_maybe_check),
 	KUNIT_CASE(slabtrace_table_grow_iterate),
 	KUNIT_CASE(slabtrace_table_grow_backs_off),
+	KUNIT_CASE(slabtrace_table_full),
 	KUNIT_CASE_SLOW(slabtrace_table_grow_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_owner),
 	KUNIT_CASE(slabtrace_table_count_except),

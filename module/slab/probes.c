@@ -329,7 +329,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		return;
 	}
 	if (unlikely(leak_table_count(&leak_records) >=
-		     READ_ONCE(leak_record_limit))) {
+		     READ_ONCE(leak_record_limit) ||
+		     leak_table_full(&leak_records))) {
 		why = LEAK_DROP_LIMIT;
 		goto lost;
 	}

@@ -74,7 +74,9 @@
  * kvzalloc() of up to 168 MB with __GFP_RETRY_MAYFAIL (reclaim and
  * compaction first) on a system short of memory; never retrying would
  * leave chains of hundreds of records for the rest of a trace.  It costs
- * 2 fields and 15 lines.
+ * 2 fields and 15 lines.  Meanwhile the probes insert no more than
+ * LEAK_TABLE_LOAD_MAX records a bucket (leak_table_full()): a chain, which
+ * they walk under a raw lock, never grows without bound.
  *
  * Shrinking is the same move to a smaller array: a stripe's buckets are
  * still the hashes with its low bits, several old buckets pour into one

@@ -133,6 +133,30 @@ static inline long leak_table_count(struct leak_table *t)
 	return atomic_long_read(&t->nr);
 }
 
+/* Records a bucket, on average, past which a probe inserts no more. */
+#define LEAK_TABLE_LOAD_MAX	64
+
+/**
+ * leak_table_full - whether the table holds LEAK_TABLE_LOAD_MAX records a
+ *		     bucket
+ * @t: the table
+ *
+ * It grows at 2 a bucket; this many means its grow found no memory (and
+ * waits, table.c) or has not run yet.  Inserting more would lengthen
+ * every chain a probe walks under a raw lock, the frees of untraced
+ * objects' too (their signatures all set): the probes drop instead.
+ *
+ * Context: Any context (a probe); no lock: preemption disabled or
+ * rcu_read_lock_sched() held.
+ */
+static __always_inline bool leak_table_full(struct leak_table *t)
+{
+	struct leak_buckets *b = rcu_dereference_sched(t->cur);
+
+	return atomic_long_read(&t->nr) >=
+	       LEAK_TABLE_LOAD_MAX * ((long)b->mask + 1);
+}
+
 static inline long leak_table_owned(struct leak_table *t, u16 owner)
 {
 	return atomic_long_read(&t->owned[owner]);
