@@ -288,6 +288,17 @@ class Cli(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("\n%s, 30 calls written, 2 dropped, 0 bytes queued\n" % line, out)
 
+    def test_status_keeps_the_modules_kptrace_line_without_its_counts(self):
+        # kptrace/stats unreadable: the module's kptrace line all the same
+        # (it was dropped with the counts).
+        self.fake.write("status", STATUS)
+        os.unlink(os.path.join(self.fake.st, "kptrace", "stats"))
+        rc, out, err = self.fake.run("status")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines()[-2:], [
+            "kptrace: off",
+            "next: slabtrace top (the stacks holding most), slabtrace leaks (all of them)"])
+
     def test_status_nothing_traced(self):
         self.fake.write("slab/stats", STATS_IDLE)
         rc, out, err = self.fake.run("status")
@@ -796,6 +807,27 @@ class Cli(unittest.TestCase):
                                      "s/^kmalloc-64 *1000 /kmalloc-64 1100 /", p)
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"\nkmalloc-64 +64 +1600 +\+100 +\+6400 .* grew +-\n")
+
+    def test_growth_weighs_each_cache_of_one_name_by_its_size(self):
+        # Two caches "foo" of 4096 and 64 bytes: each line's objects by
+        # its own size (all were counted at the last line's size: 100
+        # more 4096-byte objects said +6400 bytes, and its Prometheus
+        # gauge 10,000 64-byte objects 40 MB).
+        p = os.path.join(self.fake.proc, "slabinfo")
+        with open(p, "a") as f:
+            f.write("foo                   10      16   4096    8    8 : tunables    0    0"
+                    "    0 : slabdata      2      2      0\n"
+                    "foo                10000   10048     64   64    1 : tunables    0    0"
+                    "    0 : slabdata    157    157      0\n")
+        rc, out, err = self.fake.run("growth", "--", "sed", "-i", "s/^foo  *10 /foo 110 /", p)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"\nfoo +4096 +10110 +\+100 +\+409600 ")
+        prom = os.path.join(self.fake.root, "slab.prom")
+        rc, out, err = self.fake.run("growth", "-r", "1", "-i", "0.05", "--prometheus", prom)
+        self.assertEqual(rc, 0, err)
+        with open(prom) as f:
+            self.assertIn('slabtrace_slab_bytes{cache="foo"} %d\n' % (110 * 4096 + 10000 * 64),
+                          f.read())
 
     def test_growth_json_keeps_each_merged_name_whole(self):
         # A name with a space is one name, and forty long names are all

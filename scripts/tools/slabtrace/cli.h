@@ -116,13 +116,14 @@ int run_command(char **argv, int since);
 struct slab {
 	char name[128];
 	long active[2];		/* first and last sample */
+	long bytes[2];		/* their bytes: each line's objects by its size */
 	long prev;		/* the sample before the last */
 	long series[SERIES_MAX];	/* its samples, evenly spaced */
 	int nseries;
 	int stride;		/* one sample in stride kept in series */
 	int pending;		/* samples since the last one kept */
 	bool tail;		/* series' last: the latest, off the stride */
-	long objsize;
+	long objsize;		/* of two lines of one name, the larger */
 	bool shrank;		/* went down between two samples */
 	bool seen;
 	char **aliases;		/* its merged names */

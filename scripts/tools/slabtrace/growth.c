@@ -139,25 +139,34 @@ static void slab_sample(struct slabs *s, bool first)
 			if (!first)
 				series_add(sl, 0);
 		}
-		/* Two lines of one name (two caches so named): their sum. */
+		/*
+		 * Two lines of one name (two caches so named): their sum, in
+		 * objects and in bytes, each line's objects by its own size.
+		 */
 		if (!sl->seen) {
 			sl->prev = sl->active[1];
 			sl->active[1] = 0;
+			sl->bytes[1] = 0;
+			sl->objsize = 0;
 			series_add(sl, 0);
 			sl->seen = true;
 		}
 		sl->active[1] += active;
+		sl->bytes[1] += active * size;
 		sl->series[sl->nseries - 1] += active;
-		sl->objsize = size;
+		if (size > sl->objsize)
+			sl->objsize = size;
 	}
 	free(text);
 	for (i = 0; i < s->n; i++) {
 		if (!s->v[i].seen)
 			continue;
-		if (first)
+		if (first) {
 			s->v[i].active[0] = s->v[i].active[1];
-		else if (s->v[i].active[1] < s->v[i].prev)
+			s->v[i].bytes[0] = s->v[i].bytes[1];
+		} else if (s->v[i].active[1] < s->v[i].prev) {
 			s->v[i].shrank = true;
+		}
 	}
 	/* A cache destroyed since: it shrank to nothing. */
 	for (i = 0; i < s->n; i++) {
@@ -165,6 +174,7 @@ static void slab_sample(struct slabs *s, bool first)
 			if (s->v[i].active[1])
 				s->v[i].shrank = true;
 			s->v[i].active[1] = 0;
+			s->v[i].bytes[1] = 0;
 			series_add(&s->v[i], 0);
 		}
 	}
@@ -291,8 +301,8 @@ void slabs_free(struct slabs *s)
 static int slab_cmp(const void *pa, const void *pb)
 {
 	const struct slab *a = pa, *b = pb;
-	long ga = (a->active[1] - a->active[0]) * a->objsize;
-	long gb = (b->active[1] - b->active[0]) * b->objsize;
+	long ga = a->bytes[1] - a->bytes[0];
+	long gb = b->bytes[1] - b->bytes[0];
 	bool sa = slab_trend(a) == TREND_GROWS, sb = slab_trend(b) == TREND_GROWS;
 
 	if (sa != sb)
@@ -411,13 +421,14 @@ void growth_print(struct slabs *s, double secs, int top)
 	for (i = 0; i < s->n && i < top; i++) {
 		struct slab *sl = &s->v[i];
 		long d = sl->active[1] - sl->active[0];
+		long db = sl->bytes[1] - sl->bytes[0];
 		char name[4 * sizeof(sl->name)];
 
 		/* As the module writes names: a module's cache may have any. */
 		kernel_escape(sl->name, name, sizeof(name));
 		printf("%-24s %7ld %9ld %+8ld %+10ld %+10.0f  %-6s ", name,
-		       sl->objsize, sl->active[1], d, d * sl->objsize,
-		       secs > 0 ? d * sl->objsize / secs : 0.0,
+		       sl->objsize, sl->active[1], d, db,
+		       secs > 0 ? db / secs : 0.0,
 		       trend_names[slab_trend(sl)]);
 		for (j = 0; j < sl->naliases; j++) {
 			fputs(j ? ", " : "", stdout);
@@ -440,13 +451,14 @@ static void growth_json(const struct slabs *s, double secs, bool around, long to
 	for (i = 0; i < s->n && (top < 0 || i < top); i++) {
 		const struct slab *sl = &s->v[i];
 		long d = sl->active[1] - sl->active[0];
+		long db = sl->bytes[1] - sl->bytes[0];
 
 		printf("%s{\"cache\": ", i ? ", " : "");
 		put_json_string(stdout, sl->name);
 		printf(", \"objsize\": %ld, \"active\": %ld, \"objects\": %ld, \"bytes\": %ld, ",
-		       sl->objsize, sl->active[1], d, d * sl->objsize);
+		       sl->objsize, sl->active[1], d, db);
 		printf("\"bytes_per_second\": %.0f, \"trend\": \"%s\", \"also_named\": [",
-		       secs > 0 ? d * sl->objsize / secs : 0.0,
+		       secs > 0 ? db / secs : 0.0,
 		       trend_names[slab_trend(sl)]);
 		for (j = 0; j < sl->naliases; j++) {
 			printf("%s", j ? ", " : "");

@@ -59,7 +59,7 @@ static void slab_family(FILE *f, const struct slabs *s, const char *name,
 		kernel_escape(sl->name, cache, sizeof(cache));
 		fprintf(f, "%s{cache=", name);
 		put_label(f, cache);
-		fprintf(f, "} %ld\n", sl->active[1] * (bytes ? sl->objsize : 1));
+		fprintf(f, "} %ld\n", bytes ? sl->bytes[1] : sl->active[1]);
 	}
 }
 
@@ -216,7 +216,7 @@ static void module_metrics(FILE *f, const struct slabs *s)
 	       stats_value(st.text, "pool", "free"));
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i].name, "slabtrace_record") && s->v[i].seen)
-			records = s->v[i].active[1] * s->v[i].objsize;
+			records = s->v[i].bytes[1];
 	snapshots = stats_value(st.text, "snapshots", "bytes");
 	if (records >= 0 || snapshots >= 0)
 		family(f, "slabtrace_memory_bytes", "gauge",

@@ -206,6 +206,9 @@ int cmd_status(void)
 		       dr ? strtoul(dr + 9, NULL, 10) : 0,
 		       q ? strtoul(q + 8, NULL, 10) : 0);
 		free(kpt);
+	} else if (kstate) {
+		/* Its counts unreadable: the module's line alone. */
+		printf("kptrace: %s\n", escaped(kstate));
 	}
 	if (s.n)
 		printf("next: %s, %s\n", "slabtrace top (the stacks holding most)",
