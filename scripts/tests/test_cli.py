@@ -2163,6 +2163,16 @@ class Recorder(unittest.TestCase):
             "kmemtrace-record: a CPU filled its 16 KiB of buffer before the packets were "
             "read: -b 32 gives it more"])
 
+    def test_lost_events_in_nmi_say_no_b(self):
+        # Lost in NMI only (the total's rest): said, and no -b, which
+        # cannot help.
+        self.fake.write("kmemtrace/total_overruns", "4\ncpu0 0\nnmi 4\n")
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines(), [
+            "kmemtrace-record: 3 events written, 4 lost, into %s" % self.out,
+            "kmemtrace-record: 4 events lost in NMI, which no buffer takes"])
+
     def test_lost_events_of_cpu12_are_not_cpu1s(self):
         # cpu1 recorded, without a line (offline now, nothing lost): the
         # line of cpu12 is not cpu1's.

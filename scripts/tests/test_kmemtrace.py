@@ -235,6 +235,15 @@ def synthetic():
         check("synthetic: a cache name and a symbol with ESC, shown as ?",
               rc == 0 and "fake?[2Jwidget" in out and "fake?[2Jalloc_a+0x10" in out, out)
         check("synthetic: ... and never raw", "\x1b" not in out + err, out)
+        # A name of 400 bytes (KSYM_NAME_LEN is 512 since 6.1), whole: it
+        # was cut at 255, the rest taken for a module.
+        long_name = "fake_alloc_a_" + "r" * 387
+        with open(os.path.join(t, "kallsyms"), "w") as f:
+            f.write(syms.replace("fake_alloc_a", long_name))
+        rc, out, err = run([REPORT, "--json", "--top", "0", t])
+        check("synthetic: a symbol of 400 bytes, whole",
+              rc == 0 and long_name + "+0x10" in
+              [c["call_site"] for c in json.loads(out)["call_sites"]], out + err)
         with open(os.path.join(t, "kallsyms"), "w") as f:
             f.write(syms)
         rc, out, err, rows = report(t, "--sort", "hits", "--top", "1")

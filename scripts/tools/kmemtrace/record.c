@@ -606,7 +606,7 @@ static void remove_streams(const char *outdir, const char *ctfdir)
 	rmdir(outdir);
 }
 
-/* Events lost on @cpu per total_overruns; -1 if not listed. */
+/* Events lost on @cpu per total_overruns (-1: in NMI); -1 if not listed. */
 static long lost_on(int cpu)
 {
 	char line[128], path[PATH_MAX];
@@ -618,9 +618,10 @@ static long lost_on(int cpu)
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	/* "cpu12 5" is no line of cpu1's. */
+	/* "cpu12 5" is no line of cpu1's; cpu -1: the "nmi" line. */
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "cpu%d %ld", &c, &got) == 2 && c == cpu) {
+		if (cpu < 0 ? sscanf(line, "nmi %ld", &got) == 1 :
+		    sscanf(line, "cpu%d %ld", &c, &got) == 2 && c == cpu) {
 			n = got;
 			break;
 		}
@@ -897,7 +898,7 @@ static int finish(const char *outdir, const char *ctfdir)
 	char path[PATH_MAX + 300], src[PATH_MAX], *text, a[40], b[40];
 	int i, err, stopped_by_other = 0;
 	unsigned char now[16];
-	long lost, written;
+	long lost, written, nmi;
 	__u64 discarded = 0;
 	FILE *f;
 
@@ -931,6 +932,10 @@ static int finish(const char *outdir, const char *ctfdir)
 		remove_streams(outdir, ctfdir);
 		die("%s: nothing saved", broken);
 	}
+	/* Where a write's error is known only at close (NFS, quotas). */
+	for (i = 0; i < nstreams; i++)
+		if (close(streams[i].out))
+			die("%s/cpu%d: %s", ctfdir, streams[i].cpu, strerror(errno));
 	f = out_fopen(path);
 	if (!f || fputs(text, f) < 0 || fclose(f))
 		die("%s: %s", path, strerror(errno));
@@ -971,7 +976,12 @@ static int finish(const char *outdir, const char *ctfdir)
 			printf("kmemtrace-record: cpu%d lost %ld events\n",
 			       streams[i].cpu, l);
 	}
-	if (lost > 0 || discarded > 0)
+	/* Made in NMI, where no buffer is written: -b cannot help. */
+	nmi = lost_on(-1);
+	if (nmi > 0)
+		printf("kmemtrace-record: %ld events lost in NMI, which no buffer takes\n",
+		       nmi);
+	if (lost > (nmi > 0 ? nmi : 0) || discarded > 0)
 		hint_buffer();
 	if (stopped_by_other)
 		die("the trace was stopped by another process before the end: %s %s",

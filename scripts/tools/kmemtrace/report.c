@@ -89,6 +89,8 @@ static struct {
 	__u64 first_ns, last_ns;	/* the events' times */
 } st;
 
+/* "symbol+0xoff [module]": a name of up to 511 bytes, its module's 55. */
+#define SITE_MAX	640
 static void sym_name(__u32 cs, char *buf, size_t size);
 
 /* With --pprof: the allocation types, then what is left of them. */
@@ -102,7 +104,7 @@ static void pprof_object(__u32 cs, unsigned int cache, __u64 bytes, bool live)
 {
 	long long v[4] = { 0 };
 	struct pprof_label label = { .key = "cache", .str = "?" };
-	char name[300], *frame = name;
+	char name[SITE_MAX], *frame = name;
 
 	sym_name(cs, name, sizeof(name));
 	if (cache <= KMEMTRACE_CACHE_UNKNOWN && st.caches[cache].name)
@@ -486,7 +488,8 @@ static int sym_cmp(const void *a, const void *b)
 
 static void load_kallsyms(const char *path)
 {
-	char line[512], name[256], mod[256], type;
+	/* KSYM_NAME_LEN is 512 since 6.1 (Rust's names), a module's 56. */
+	char line[1200], name[512], mod[512], type;
 	size_t cap = 0;
 	__u64 addr;
 	FILE *f = fopen(path, "r");
@@ -496,7 +499,7 @@ static void load_kallsyms(const char *path)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		mod[0] = '\0';
-		n = sscanf(line, "%llx %c %255s %255s", &addr, &type, name, mod);
+		n = sscanf(line, "%llx %c %511s %511s", &addr, &type, name, mod);
 		if (n < 3 || (type != 't' && type != 'T') || !addr)
 			continue;
 		if (nsyms == cap) {
@@ -669,7 +672,7 @@ static int cache_cmp(const void *a, const void *b)
 static void list_bad(const char *what, __u64 n, const struct bad *b,
 		     unsigned int max)
 {
-	char name[300];
+	char name[SITE_MAX];
 	__u64 i;
 
 	if (!n)
@@ -771,7 +774,7 @@ struct report {
 
 static void print_text(const struct report *r)
 {
-	char name[300];
+	char name[SITE_MAX];
 	size_t j;
 
 	printf("kmemtrace report: %s\n", r->dir);
@@ -817,7 +820,7 @@ static void print_text(const struct report *r)
 /* The first @max of @n bad frees as a JSON array. */
 static void json_bad(__u64 n, const struct bad *b, unsigned int max)
 {
-	char name[300];
+	char name[SITE_MAX];
 	__u64 i;
 
 	putchar('[');
@@ -837,7 +840,7 @@ static void json_bad(__u64 n, const struct bad *b, unsigned int max)
  */
 static void print_json(const struct report *r)
 {
-	char name[300];
+	char name[SITE_MAX];
 	size_t j;
 
 	printf("{\"version\": 1, \"trace\": ");
