@@ -10,6 +10,7 @@
  */
 #include <kunit/test.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/stackdepot.h>
 #include <linux/string.h>
@@ -173,6 +174,34 @@ static void slabtrace_aggregate_ties(struct kunit *test)
 	leak_snapshot_put(snap);
 }
 
+/*
+ * Sampled by bytes, groups are ranked by the bytes their records stand
+ * for: three pages of kmalloc-large (each standing for about 256) above
+ * one record of 2 MiB (about 1.16).  By the records' bytes, the 2 MiB
+ * came first.
+ */
+static void slabtrace_aggregate_sampled_order(struct kunit *test)
+{
+	struct leak_snapshot *snap = new_snap(test);
+	depot_stack_handle_t a = stack(IP(frame_a), IP(frame_root));
+	depot_stack_handle_t b = stack(IP(frame_b), IP(frame_root));
+	unsigned int i;
+
+	snap->kind = LEAK_KIND_LARGE;
+	snap->object_size = 0;
+	snap->sample_bytes = SZ_1M;
+	for (i = 0; i < 3; i++)
+		add(test, snap, a, 10, PAGE_SIZE, 1, -1);
+	add(test, snap, b, 10, SZ_2M, 1, -1);
+	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
+	KUNIT_ASSERT_EQ(test, snap->nr_groups, 2);
+	KUNIT_EXPECT_EQ(test, snap->groups[0]->stack, a);
+	KUNIT_EXPECT_GT(test, snap->groups[0]->est_bytes,
+			snap->groups[1]->est_bytes);
+	KUNIT_EXPECT_LT(test, snap->groups[0]->bytes, snap->groups[1]->bytes);
+	leak_snapshot_put(snap);
+}
+
 /* Render @snap through @fn into a test-managed buffer. */
 static char *render(struct kunit *test, struct leak_snapshot *snap,
 		    bool folded, bool bytes)
@@ -322,6 +351,7 @@ static struct kunit_case slabtrace_aggregate_cases[] = {
 	KUNIT_CASE(slabtrace_aggregate_groups),
 	KUNIT_CASE(slabtrace_aggregate_key),
 	KUNIT_CASE(slabtrace_aggregate_ties),
+	KUNIT_CASE(slabtrace_aggregate_sampled_order),
 	KUNIT_CASE(slabtrace_aggregate_top),
 	KUNIT_CASE(slabtrace_aggregate_folded),
 	KUNIT_CASE(slabtrace_aggregate_frame_names),

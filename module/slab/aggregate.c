@@ -80,8 +80,9 @@ static int cmp_groups(const void *a, const void *b)
 	const struct leak_group *x = *(const struct leak_group **)a;
 	const struct leak_group *y = *(const struct leak_group **)b;
 
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
+	/* Sampled, what the records stand for (unsampled, their bytes). */
+	if (x->est_bytes != y->est_bytes)
+		return x->est_bytes > y->est_bytes ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	if (x->age_max != y->age_max)
@@ -94,7 +95,8 @@ static int cmp_groups(const void *a, const void *b)
 /* How long the records' clock of @snap ran, in ms, for what it shows. */
 static u32 window(const struct leak_snapshot *snap)
 {
-	u64 now = div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC);
+	u64 now = snap->taken > snap->epoch ?
+		  div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC) : 0;
 	u64 from = snap->opts.since_mark ? snap->mark : 0;
 
 	return now > from ? min_t(u64, now - from, U32_MAX) : 0;

@@ -481,8 +481,10 @@ static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 		ret = leak_table_for_each(&leak_records,
 					  parts ? fill_part : fill_one,
 					  parts ? (void *)parts : snaps[0], true);
+	/* A word's part with no record is not shown: nothing to judge. */
 	for (i = 0; !ret && i < n; i++)
-		ret = leak_aggregate(snaps[i]);
+		if (!parts || snaps[i]->nr)
+			ret = leak_aggregate(snaps[i]);
 	up_read(&leak_print_sem);
 	kvfree(parts);
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)

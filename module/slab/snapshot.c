@@ -185,7 +185,8 @@ long leak_snapshot_dropped(const struct leak_snapshot *snap)
 u32 leak_snapshot_age(const struct leak_snapshot *snap,
 		      const struct leak_record *rec)
 {
-	u64 now = div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC);
+	u64 now = snap->taken > snap->epoch ?
+		  div_u64(snap->taken - snap->epoch, NSEC_PER_MSEC) : 0;
 
 	return now > rec->stamp ? min_t(u64, now - rec->stamp, U32_MAX) : 0;
 }

@@ -445,7 +445,7 @@ int leak_traced_word(enum leak_word word,
 	*trs = NULL;
 	if (!set)
 		return 0;
-	*trs = kmalloc_array(set->nr, sizeof(**trs), GFP_KERNEL);
+	*trs = kmalloc_array(set->nr, sizeof(**trs), SLABTRACE_GFP_BIG);
 	if (!*trs)
 		return -ENOMEM;
 	for (i = 0; i < set->nr; i++)
@@ -457,7 +457,9 @@ int leak_traced_word(enum leak_word word,
 /* How long @tr has been traced, in ns, at @now. */
 u64 leak_traced_time(const struct leak_traced *tr, u64 now)
 {
-	return tr->traced_ns + (tr->tracing ? now - tr->started : 0);
+	/* The fast clock may step back a little at an update. */
+	return tr->traced_ns +
+	       (tr->tracing && now > tr->started ? now - tr->started : 0);
 }
 
 /* What "start" asks of every cache it names. */
