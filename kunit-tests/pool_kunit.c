@@ -197,6 +197,48 @@ static void slabtrace_probe_path_refill_backs_off(struct kunit *test)
 }
 
 /*
+ * A probe's kick, as its irq_work then handles it while the refill has
+ * not asked to wait yet: queued to run at once.  (UML runs an irq_work at
+ * the next tick, when the refill is over: the kick alone would not show
+ * it.)
+ */
+static void kick_refill(void)
+{
+	leak_work_kick(LEAK_JOB_REFILL);
+	leak_work_job(LEAK_JOB_REFILL, NULL, 0);
+}
+
+/*
+ * Nor when a probe asks while the failing refill runs (here: at its
+ * allocation): that kick queued it again at once, and the run after
+ * asked again, back to back, thousands of tries a second.
+ */
+static void slabtrace_probe_path_refill_kicked_meanwhile(struct kunit *test)
+{
+	unsigned long start, tries, elapsed;
+	void *objs[12];
+
+	KUNIT_ASSERT_EQ(test, st_cmd("pool 16\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	pool_settle();
+	WRITE_ONCE(leak_fail_refill, 1);
+	leak_refill_tries = 0;
+	leak_test_in_refill = kick_refill;
+	start = jiffies;
+	/* The 9th leaves the list below half: it asks. */
+	alloc_atomic(objs, ARRAY_SIZE(objs));
+	msleep(500);
+	tries = leak_refill_tries;
+	elapsed = jiffies - start;
+	leak_test_in_refill = NULL;
+	WRITE_ONCE(leak_fail_refill, 0);
+	KUNIT_EXPECT_GE(test, tries, 1);
+	KUNIT_EXPECT_LE(test, tries, 1 + elapsed / HZ);
+	free_all(objs, ARRAY_SIZE(objs));
+	pool_settle();
+}
+
+/*
  * A record table that cannot grow takes LEAK_TABLE_LOAD_MAX records a
  * bucket, no more: past that, the probes drop, counted as the limit's.
  * Filled here with records of no traced cache, keyed by odd addresses
@@ -650,6 +692,7 @@ static int slabtrace_probe_path_init(struct kunit *test)
 static void slabtrace_probe_path_exit(struct kunit *test)
 {
 	WRITE_ONCE(leak_fail_refill, 0);
+	leak_test_in_refill = NULL;
 	WRITE_ONCE(leak_fail_depot, false);
 	WRITE_ONCE(leak_fail_drain, false);
 	WRITE_ONCE(leak_fake_nmi, false);
@@ -693,6 +736,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_refill_beside_mutex),
 	KUNIT_CASE(slabtrace_probe_path_refill_fails),
 	KUNIT_CASE(slabtrace_probe_path_refill_backs_off),
+	KUNIT_CASE(slabtrace_probe_path_refill_kicked_meanwhile),
 	KUNIT_CASE(slabtrace_probe_path_table_full),
 	KUNIT_CASE(slabtrace_probe_path_resize_gives_back),
 	KUNIT_CASE(slabtrace_probe_path_limit),

@@ -76,6 +76,8 @@ MODULE_PARM_DESC(pool_size, "records kept ready per CPU (\"pool N\" on ctl chang
 unsigned int leak_fail_refill;
 /* Allocations a refill tried (the tests count them). */
 unsigned long leak_refill_tries;
+/* Called at each of them: a test's kick, as a probe's meanwhile. */
+void (*leak_test_in_refill)(void);
 #endif
 
 /* Called with c->lock held. */
@@ -169,6 +171,8 @@ static struct leak_record *rec_alloc(struct leak_pool *p)
 	unsigned int n = READ_ONCE(leak_fail_refill);
 
 	leak_refill_tries++;
+	if (leak_test_in_refill)
+		leak_test_in_refill();
 	if (n == 1)
 		return NULL;
 	if (n)

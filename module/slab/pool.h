@@ -67,6 +67,7 @@ unsigned long leak_pool_free_count(struct leak_pool *p);
 /* A failure hook of the KUnit suites: the Nth allocation from now fails. */
 extern unsigned int leak_fail_refill;
 extern unsigned long leak_refill_tries;
+extern void (*leak_test_in_refill)(void);
 #endif
 
 #endif /* _SLABTRACE_SLAB_POOL_H */

@@ -85,7 +85,19 @@ static void job_fn(struct work_struct *w)
 {
 	struct leak_job_slot *s =
 		container_of(to_delayed_work(w), struct leak_job_slot, work);
+	unsigned long now = jiffies, nb = READ_ONCE(s->not_before);
 
+	/*
+	 * Queued at once by a kick that came while the job ran, which then
+	 * asked to wait (a refill that found no memory): it waits, still
+	 * asked for, so that kicks queue nothing meanwhile.
+	 */
+	if (time_after(nb, now) && nb - now <= WORK_MAX_WAIT) {
+		if (!READ_ONCE(stopped))
+			queue_delayed_work(SLABTRACE_SYSTEM_WQ, &s->work,
+					   nb - now);
+		return;
+	}
 	/* Spaced before the bit clears: a kick from now on waits for it. */
 	if (s->gap)
 		WRITE_ONCE(s->not_before, jiffies + s->gap);
