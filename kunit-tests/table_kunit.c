@@ -15,9 +15,11 @@
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/sched/signal.h>
 #include <linux/signal.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "st_slab_kunit.h"
 
@@ -270,6 +272,41 @@ static void slabtrace_table_full(struct kunit *test)
 	leak_table_flush(t);
 	KUNIT_EXPECT_GT(test, leak_table_buckets(t), size);
 	KUNIT_EXPECT_FALSE(test, full(t));
+	leak_table_destroy(t, free_rec);
+}
+
+static struct {
+	struct work_struct work;
+	struct leak_table *t;
+	unsigned long buckets;
+	struct completion done;
+} reader;
+
+static void read_buckets(struct work_struct *work)
+{
+	reader.buckets = leak_table_buckets(reader.t);
+	complete(&reader.done);
+}
+
+/*
+ * The stats read the table's size while a print copies the records,
+ * which holds t->grow_mutex: they used to wait for it.
+ */
+static void slabtrace_table_buckets_beside_a_walk(struct kunit *test)
+{
+	struct leak_table *t = new_table(test);
+	bool done;
+
+	reader.t = t;
+	init_completion(&reader.done);
+	INIT_WORK(&reader.work, read_buckets);
+	mutex_lock(&t->grow_mutex);
+	schedule_work(&reader.work);
+	done = wait_for_completion_timeout(&reader.done, 2 * HZ);
+	mutex_unlock(&t->grow_mutex);
+	flush_work(&reader.work);
+	KUNIT_EXPECT_TRUE(test, done);
+	KUNIT_EXPECT_EQ(test, reader.buckets, 1024UL);
 	leak_table_destroy(t, free_rec);
 }
 
@@ -582,6 +619,7 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_grow_iterate),
 	KUNIT_CASE(slabtrace_table_grow_backs_off),
 	KUNIT_CASE(slabtrace_table_full),
+	KUNIT_CASE(slabtrace_table_buckets_beside_a_walk),
 	KUNIT_CASE_SLOW(slabtrace_table_grow_concurrent),
 	KUNIT_CASE(slabtrace_table_purge_owner),
 	KUNIT_CASE(slabtrace_table_count_except),

@@ -97,7 +97,8 @@
  *   Held by the grow work, by purges (and their shrink), and by iterators
  *   (so an iterator never sees a record twice).  Taken before a stripe
  *   lock.
- * - t->cur is read under RCU (sched) by leak_table_maybe().
+ * - t->cur is read under RCU (sched) by leak_table_maybe(),
+ *   leak_table_full() and leak_table_buckets().
  * - t->grow_retry and t->grow_backoff are written under t->grow_mutex;
  *   the inserts read t->grow_retry with no lock (grow_waits()).
  * - t->nr and t->owned[] are atomic; only approximate between locks.
@@ -551,15 +552,18 @@ VISIBLE_IF_KUNIT void leak_table_flush(struct leak_table *t)
 	grow_asked(t);
 }
 
-/* The number of buckets now (for the stats and the tests). */
+/*
+ * The number of buckets now (for the stats and the tests): read as the
+ * probes read it, not under t->grow_mutex, which a print holds while it
+ * copies every record (a read of the stats would wait for it).
+ */
 VISIBLE_IF_KUNIT unsigned long leak_table_buckets(struct leak_table *t)
 {
 	unsigned long n;
 
-	mutex_lock(&t->grow_mutex);
-	n = rcu_dereference_protected(t->cur,
-				      lockdep_is_held(&t->grow_mutex))->mask + 1;
-	mutex_unlock(&t->grow_mutex);
+	rcu_read_lock_sched();
+	n = rcu_dereference_sched(t->cur)->mask + 1;
+	rcu_read_unlock_sched();
 	return n;
 }
 
