@@ -95,7 +95,9 @@ st syscall size 2M
 # rmmod while a cpuN file is mapped (its descriptor closed), in each tree.
 for tree in $P $D; do
 	echo 1 > $P/kmemtrace/enable
-	rm -f /tmp/hold
+	# The last round's output goes first: the shell truncates it in the
+	# reader's child, which a grep of it before then would not see.
+	rm -f /tmp/hold /tmp/hold.out
 	mkfifo /tmp/hold
 	relay_reader -H /tmp/hold $tree/kmemtrace/cpu0 > /tmp/hold.out &
 	holder=$!
