@@ -55,7 +55,13 @@ ST=/proc/slabtrace
 T=/sys/kernel/tracing
 
 info() { echo "INFO $*"; }
-wl_ns() { "$B/wl" "$@" | sed -n 's/^ns=\([0-9]*\).*/\1/p'; }
+# wl_ns WORKLOAD...: one run's guest ns.  The files a leaking churn kept
+# go first, outside the clock: a run that found them would open them
+# without allocating their inodes.
+wl_ns() {
+	rm -f /tmp/wl.*
+	"$B/wl" "$@" | sed -n 's/^ns=\([0-9]*\).*/\1/p'
+}
 now_ns() { date +%s%N; }
 
 # wait_for FILE PATTERN SECONDS PID: until FILE has a line matching
@@ -184,16 +190,35 @@ leak_expect() {
 	}' /tmp/percache -
 }
 
-slab_start() { local c; for c in $1; do echo "start $c" > $ST/ctl || echo "FAIL start $c"; done; }
+# slab_start CACHES: start each; a cache that does not start fails the
+# row (start_tool says why), with the ones started stopped again.
+slab_start() {
+	local c
+	for c in $1; do
+		echo "start $c" > $ST/ctl 2> /tmp/slabtrace.out && continue
+		slab_stop "$1" 2> /dev/null
+		return 1
+	done
+}
+# slab_lost: LOST, the records the traced caches dropped (the stats
+# file's pool_empty, limit_reached and in_NMI: the header's "records
+# dropped"), read before their reset clears them.
+slab_lost() {
+	LOST=$(awk '$1 == "cache" {
+		for (i = 3; i < NF; i++)
+			if ($i == "pool_empty" || $i == "limit_reached" || $i == "in_NMI")
+				d += $(i + 1)
+	} END { print d + 0 }' $ST/slab/stats)
+}
 slab_stop() {
-	local c d=0 n
+	local c
 	for c in $1; do
 		echo "stop $c" > $ST/ctl
-		echo "print $c top 1" > $ST/ctl && n=$(sed -n 's/.*outstanding.*, \([0-9]*\) records dropped.*/\1/p' $ST/ctl | head -n 1)
-		d=$((d + ${n:-0}))
+	done
+	slab_lost
+	for c in $1; do
 		echo "reset $c" > $ST/ctl
 	done
-	LOST=$d
 }
 
 # wanted TOOL: whether bench_tools asks for TOOL's rows.
@@ -228,12 +253,20 @@ pair() {
 	LOST=-
 	start_tool "$tool" "$@" || { [ $? -eq 2 ] && echo "NA $part $tool $NA"; return; }
 	if [ -n "${WRAP:-}" ]; then
+		rm -f /tmp/wl.*
 		traced=$($WRAP "$B/wl" "$@" 2> /tmp/wrap.err | tee /tmp/wrap.out |
 			sed -n 's/^ns=\([0-9]*\).*/\1/p')
 	else
 		traced=$(wl_ns "$@")
 	fi
 	stop_"${tool%%:*}" "$tool" "$@"
+	case $base,$traced in
+	*[!0-9,]* | ,* | *,)
+		echo "FAIL $tool round $round: a run gave no time (untraced '$base', traced '$traced')"
+		[ -n "${WRAP:-}" ] && sed 's/^/FAIL   /' /tmp/wrap.err | tail -n 10
+		return
+		;;
+	esac
 	echo "BENCH $part $tool $round $base $traced $ev $LOST"
 }
 
@@ -261,6 +294,12 @@ bracket() {
 	stop_"${tool%%:*}" "$tool" "$@"
 	b2=$(wl_ns "$@")
 	info "bracket $tool untraced before $b1 after $b2"
+	case $b1,$b2 in
+	*[!0-9,]* | ,* | *,)
+		echo "FAIL $tool: an untraced run gave no time"
+		return
+		;;
+	esac
 	for r in $(seq "$PAIRS"); do
 		[ -n "${traced[$r]}" ] &&
 			echo "BENCH $part $tool $r $(((b1 + b2) / 2)) ${traced[$r]} $ev $LOST"
@@ -367,6 +406,9 @@ slab_leak() {
 	local c est bytes total=0 total_bytes=0 found='' other=''
 	for c in $CACHES; do
 		echo "stop $c" > $ST/ctl
+	done
+	slab_lost
+	for c in $CACHES; do
 		echo "print $c top 1" > $ST/ctl
 		cat $ST/ctl > /tmp/leak.out
 		# "sampled 1 in N: estimated X outstanding (Y bytes); ..." or
@@ -437,6 +479,7 @@ stop_slabtrace() {
 		;;
 	*:every-nolife)
 		echo "stop all" > $ST/ctl
+		slab_lost
 		echo "reset all" > $ST/ctl
 		slab_module slabtrace.ko
 		;;
@@ -444,6 +487,7 @@ stop_slabtrace() {
 	*:sampled | *:sampled-bytes) slab_leak "$1" ;;
 	*:every | *:every-sampled)
 		echo "stop all" > $ST/ctl
+		slab_lost
 		if [ "$1" = slabtrace:every-sampled ]; then
 			echo "print all stacks top 1" > $ST/ctl
 			cat $ST/ctl > /tmp/leak.out
@@ -505,7 +549,10 @@ start_bpftrace() {
 }
 stop_bpftrace() {
 	stop_bg "$BG"
-	LOST=$(grep -c 'Lost\|lost' /tmp/bpftrace.out)
+	# "Lost N events", once per read of the perf buffer that lost some:
+	# the sum, for the bracket's runs together.
+	LOST=$(awk '{ for (i = 1; i < NF; i++) if ($i == "Lost" && $(i + 1) ~ /^[0-9]+$/) s += $(i + 1) }
+		END { print s + 0 }' /tmp/bpftrace.out)
 	[ "$LOST" = 0 ] && LOST=-
 }
 

@@ -102,12 +102,16 @@ if [ -z "$console" ]; then
 	sed -i 's/\r$//' "$console"
 fi
 
-grep -q '^BENCH-DONE' "$console" ||
+# A run that did not finish, or a row that failed, fails the command; the
+# table keeps what was measured, and the FAIL lines.
+rc=0
+if ! grep -q '^BENCH-DONE' "$console"; then
 	echo "bench-peers: the guest did not finish; the table has what it measured" >&2
-grep '^FAIL' "$console" >&2 || true
+	rc=1
+fi
+grep '^FAIL' "$console" >&2 && rc=1
 
 # Part 5: the guest's tar of the recordings, compared here.
-rc=0
 if [ -s "$out/frag.tgz" ]; then
 	mkdir -p "$out/frag"
 	tar -C "$out/frag" -xzf "$out/frag.tgz" && rm -f "$out/frag.tgz"
@@ -182,6 +186,7 @@ table=$out/peers.txt
 			printf "stream %-10s events written:%s; bytes per event:%s\n", t, ev[t], bpe[t]
 	}' | sort
 	grep '^SCALE ' "$console" | sed 's/^SCALE /scale /'
+	grep '^FAIL' "$console"
 } > "$table"
 cat "$table"
 echo "bench-peers: $csv, $table, $console" >&2
