@@ -12,8 +12,8 @@
  * through fops->owner), procfs through the one struct proc_ops below,
  * which dispatches every call to them, and whose open pins the module
  * until the file's release.  Once the module is live an open file pins
- * it: rmmod fails with EBUSY while one is open, mapped or polled, and
- * nothing a file uses goes before the file is closed.
+ * it: rmmod fails (EAGAIN, "in use") while one is open, mapped or
+ * polled, and nothing a file uses goes before the file is closed.
  *
  * A load that fails is another matter: the module is freed whatever its
  * references (do_init_module()).  debugfs revokes nothing: a debugfs file
@@ -232,13 +232,15 @@ static struct st_dir *dir_of(const char *path)
 			return &dirs[i];
 	if (!nr_dirs)
 		return ERR_PTR(-ENODEV);	/* before init or after exit */
-	if (WARN_ON_ONCE(nr_dirs == MAX_DIRS || !*name ||
-			 strlen(path) >= DIR_PATH_MAX))
+	if (WARN_ON_ONCE(!*name || strlen(path) >= DIR_PATH_MAX))
 		return ERR_PTR(-EINVAL);
 	strscpy(up, path, slash ? slash - path + 1 : 1);
 	parent = dir_of(up);
 	if (IS_ERR(parent))
 		return parent;
+	/* After the parent's: making it may have taken the last slot. */
+	if (WARN_ON_ONCE(nr_dirs == MAX_DIRS))
+		return ERR_PTR(-EINVAL);
 	d = &dirs[nr_dirs];
 	strscpy(d->path, path, DIR_PATH_MAX);
 	d->name = d->path + (name - path);
