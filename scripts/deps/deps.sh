@@ -45,7 +45,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build="make gcc libc6-dev bc flex bison python3 perl xz-utils gzip kmod dwarves libelf-dev"
 vm="$build qemu-system-x86 busybox-static cpio gcc-multilib"
 tools="$build pkg-config protobuf-c-compiler libprotobuf-c-dev zlib1g-dev libbabeltrace2-dev"
-deb="$tools debhelper dh-dkms lintian file"
+# build-essential: dpkg-checkbuilddeps requires it of every package build.
+deb="$tools build-essential debhelper dh-dkms lintian file"
 arm64="qemu-system-arm binutils-aarch64-linux-gnu libc6-dev-arm64-cross"
 debug="$vm linux-source-6.12 libssl-dev libelf-dev"
 realdeb="$deb $vm debootstrap"

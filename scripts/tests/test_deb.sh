@@ -82,7 +82,7 @@ dpkg-deb -e "$dkms_deb" "$t/dkms-control"
 has "its postinst hands the source to DKMS" "$t/dkms-control/postinst" \
 	'^DKMS_VERSION='"$v"'$'
 kdir=$(scripts/kernels/fetch-kernel.sh 6.12)
-if make -s -C "$t/dkms/$src" KDIR="$kdir/build" modules > "$t/build.log" 2>&1; then
+if make -s -C "$t/dkms/$src" KDIR="$kdir/build" WERROR=1 modules > "$t/build.log" 2>&1; then
 	pass "its source builds against the 6.12 headers, warning-free"
 else
 	fail "its source does not build: $(tail -n 5 "$t/build.log")"
