@@ -89,6 +89,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -128,11 +129,60 @@ static bool tracer_frame(unsigned long ip)
 /* The tracer's frames are among the first few; a caller's never are. */
 #define TRACER_FRAMES_MAX	12
 
+/*
+ * Before 6.10, alloc_percpu() is __alloc_percpu() or __alloc_percpu_gfp(),
+ * functions that call pcpu_alloc(), whose tracepoint reports its own
+ * return address: in the wrapper, where the compiler made no tail call
+ * (arm64's frame pointers keep every call); the caller is the next frame.
+ * From 6.10 they are macros calling pcpu_alloc_noprof() from the caller.
+ * Each wrapper's start and size, found by name at load.
+ */
+#ifndef __alloc_percpu
+static unsigned long pcpu_wrap[2][2];
+
+static void pcpu_wrap_init(void)
+{
+	const unsigned long fn[2] = {
+		(unsigned long)__alloc_percpu, (unsigned long)__alloc_percpu_gfp,
+	};
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	unsigned int i;
+	const char *p;
+
+	for (i = 0; i < ARRAY_SIZE(fn); i++) {
+		/* kallsyms' format: NAME+0xOFFSET/0xSIZE */
+		snprintf(name, sizeof(name), "%pS", (void *)fn[i]);
+		p = strrchr(name, '+');
+		if (p && sscanf(p, "+%lx/%lx", &off, &size) == 2 && !off) {
+			pcpu_wrap[i][0] = fn[i];
+			pcpu_wrap[i][1] = size;
+		}
+	}
+}
+
+static __always_inline bool pcpu_wrapper(unsigned long ip)
+{
+	return ip - pcpu_wrap[0][0] < pcpu_wrap[0][1] ||
+	       ip - pcpu_wrap[1][0] < pcpu_wrap[1][1];
+}
+#else
+static inline void pcpu_wrap_init(void)
+{
+}
+
+static __always_inline bool pcpu_wrapper(unsigned long ip)
+{
+	return false;
+}
+#endif
+
 /**
  * leak_stack_trim - where the allocator's caller is in a trace
  * @entries: the trace, innermost frame first
  * @nr: its length
- * @call_site: the allocator's return address
+ * @call_site: the allocator's return address; in one of 6.1's
+ *	       alloc_percpu() wrappers, the frame after it is the caller's
  *
  * Return: the index of the first frame to keep; 0 if nothing is known to
  * be the tracer's.
@@ -145,7 +195,7 @@ VISIBLE_IF_KUNIT unsigned int leak_stack_trim(const unsigned long *entries,
 
 	for (i = 0; i < nr; i++)
 		if (entries[i] == call_site)
-			return i;
+			return i + 1 < nr && pcpu_wrapper(call_site) ? i + 1 : i;
 	/* Slow, and rare: symbolise the first frames. */
 	for (i = min(nr, TRACER_FRAMES_MAX); i > 0; i--)
 		if (tracer_frame(entries[i - 1]))
@@ -554,6 +604,7 @@ static int stacks_init(void)
 #ifdef MODULE
 	slabtrace_module_text(THIS_MODULE, &own_start, &own_end);
 #endif
+	pcpu_wrap_init();
 	mod_seen_init();
 	leak_work_job(LEAK_JOB_STACKS, defer_job, 0);
 	ret = stack_depot_init();
