@@ -8,7 +8,8 @@
  * took and keeps its size; the record limit is a counted drop; in NMI
  * (simulated) the probes only count; a full stack depot defers the
  * backtrace to a work item, and past its slots keeps the record without
- * one, counted, and the work running before the record is in the table
+ * one, counted, and a walk cut at LEAK_STACK_DEPTH frames keeps its
+ * record, counted; the work running before the record is in the table
  * does not lose it, nor gives it to another record of the same cache made
  * at its address in the same millisecond; a kfree() of an object no cache holds takes no lock
  * (it would deadlock here if it did); "pool" and "limit" refuse bad
@@ -326,6 +327,41 @@ static void slabtrace_probe_path_limit(struct kunit *test)
 					   "drops: limit reached 6\n"));
 	free_all(objs, ARRAY_SIZE(objs));
 	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 0);
+}
+
+/* An allocation @depth calls deep (not tail calls: the result is used). */
+static noinline void *alloc_deep(unsigned int depth)
+{
+	void *obj;
+
+	if (!depth)
+		return kmem_cache_alloc(pool_cache, GFP_KERNEL);
+	obj = alloc_deep(depth - 1);
+	OPTIMIZER_HIDE_VAR(obj);
+	return obj;
+}
+
+/*
+ * A walk that fills LEAK_STACK_DEPTH frames was cut: the record keeps the
+ * innermost ones, counted as "stack truncated"; a shallow one is not.
+ */
+static void slabtrace_probe_path_deep_stack(struct kunit *test)
+{
+	struct leak_traced *tr;
+	void *shallow, *deep;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " POOL_CACHE "\n"), 0);
+	tr = traced(test);
+	shallow = alloc_deep(0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_DEEP]), 0);
+	deep = alloc_deep(LEAK_STACK_DEPTH + 8);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&tr->drops[LEAK_DROP_DEEP]), 1);
+	KUNIT_EXPECT_EQ(test, leak_traced_count(tr), 2);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(st_read_ctl_of(test, POOL_CACHE),
+					   ", 2 outstanding (400 bytes), 0 records dropped\n"
+					   "drops: stack truncated 1\n"));
+	kmem_cache_free(pool_cache, shallow);
+	kmem_cache_free(pool_cache, deep);
 }
 
 /* In NMI a probe takes no lock: allocations are counted, frees wait. */
@@ -741,6 +777,7 @@ static struct kunit_case slabtrace_probe_path_cases[] = {
 	KUNIT_CASE(slabtrace_probe_path_resize_gives_back),
 	KUNIT_CASE(slabtrace_probe_path_limit),
 	KUNIT_CASE(slabtrace_probe_path_nmi),
+	KUNIT_CASE(slabtrace_probe_path_deep_stack),
 	KUNIT_CASE(slabtrace_probe_path_depot_full),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_drain),
 	KUNIT_CASE(slabtrace_probe_path_depot_full_drain_freed),

@@ -18,7 +18,8 @@
  * The table is kept small by what it holds: 28 counters a stack, not a
  * time series (the growth of what is outstanding is read off the
  * records' own stamps at print time, verdict.c).  When a traced cache
- * goes (stop, reset), the slots of its owner are emptied: a slot emptied
+ * goes (reset, its cache destroyed, unload; not at stop, after which its
+ * frees still count), the slots of its owner are emptied: a slot emptied
  * inside a run of claimed ones may let a key be claimed twice, so a
  * reader sums every slot of its key within LIFE_PROBES of its hash.
  *

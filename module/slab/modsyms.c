@@ -23,7 +23,10 @@
  * went, say) is kept as "?": no frame is ever named after a module loaded
  * after its allocation.  Names are kept by (stack, address), not by
  * address: the same address in a stack saved after the new module came
- * is the new module's, and kallsyms names it.  Recording costs a compare
+ * is the new module's, and kallsyms names it; unless the whole trace is
+ * one the depot held already (a module reloaded at the same address):
+ * the depot hands back the old handle, with the old module's names.
+ * Recording costs a compare
  * or two a frame (the probes note the module pages their frames are in,
  * leak_stack_in_module()); the work is done at module load and
  * unload, and only for a module that a saved trace may have a frame in:

@@ -291,12 +291,14 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 					 gfp_t gfp, unsigned long call_site)
 {
 	struct leak_set *set = rcu_dereference_sched(leak_active);
-	unsigned long entries[LEAK_STACK_DEPTH] __uninitialized;
+	/* One frame more than is kept: a walk that fills it was cut. */
+	unsigned long entries[LEAK_STACK_DEPTH + 1] __uninitialized;
 	const struct leak_filter *filter;
 	struct leak_record *rec, *stale;
 	struct leak_traced *tr;
 	enum leak_drop why;
 	unsigned int nr;
+	bool deep;
 	u16 defer_tag;
 	int stack;
 	u32 stamp;
@@ -350,6 +352,9 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries),
 					 READ_ONCE(leak_walk_end),
 					 READ_ONCE(leak_walk_end_size));
+	deep = nr > LEAK_STACK_DEPTH;
+	if (unlikely(deep))
+		nr = LEAK_STACK_DEPTH;
 	stack = leak_stack_store(rec, entries, nr, call_site);
 	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */
@@ -359,6 +364,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	}
 	if (unlikely(stack == -ENODATA))
 		drop(tr, LEAK_DROP_WALK);
+	else if (unlikely(deep))
+		drop(tr, LEAK_DROP_DEEP);
 	leak_ctx_fill(rec);
 	/* Read while @rec is ours: once inserted it may be freed. */
 	defer_tag = rec->who.defer_tag;

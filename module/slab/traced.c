@@ -112,6 +112,7 @@ const char *const leak_drop_names[LEAK_DROP_MAX] = {
 	[LEAK_DROP_NMI] = "in NMI",
 	[LEAK_DROP_STACK] = "stack store full",
 	[LEAK_DROP_WALK] = "stack walk empty",
+	[LEAK_DROP_DEEP] = "stack truncated",
 };
 
 /* An empty filter, with one reference; NULL without memory. */
@@ -845,7 +846,9 @@ int leak_stop(const char *name)
 		}
 		WRITE_ONCE(trs[i]->tracing, false);
 		trs[i]->stopped = ktime_get_mono_fast_ns();
-		trs[i]->traced_ns += trs[i]->stopped - trs[i]->started;
+		/* As leak_traced_time(): the fast clock may step back. */
+		if (trs[i]->stopped > trs[i]->started)
+			trs[i]->traced_ns += trs[i]->stopped - trs[i]->started;
 	}
 	kfree(trs);
 	return 0;

@@ -101,7 +101,8 @@ static void cache_sample(FILE *f, const char *metric, const char *cache,
 /*
  * The kinds of the stats file's counters of a cache (slab/stats): those
  * whose allocation got no record at all; the others (stack_store_full,
- * stack_walk_empty) are kept, only without a backtrace; and "own",
+ * stack_walk_empty, stack_truncated) are kept, only without a backtrace
+ * or its outermost frames; and "own",
  * slabtrace's own allocations, which it never records.
  */
 static const char *const lost_kinds[] = { "pool_empty", "limit_reached", "in_NMI" };
@@ -168,7 +169,7 @@ static void cache_metrics(FILE *f, const struct stats *st)
 	kind_family(f, st, "slabtrace_cache_drops_total",
 		    "Allocations slabtrace could not record, by reason.", is_lost);
 	kind_family(f, st, "slabtrace_cache_incomplete_total",
-		    "Allocations recorded without a detail, by reason: no backtrace (stack_store_full, stack_walk_empty).",
+		    "Allocations recorded without a detail, by reason: no backtrace (stack_store_full, stack_walk_empty), its outermost frames cut (stack_truncated).",
 		    is_detail);
 	key_family(f, st, "slabtrace_cache_own_total", "counter",
 		   "slabtrace's own allocations from the cache, which it never records.",
