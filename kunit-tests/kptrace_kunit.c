@@ -6,11 +6,14 @@
  * syscall names; the queue, which drops what does not fit and loses
  * nothing else, is freed once a stopped trace's records are read, and is
  * refused more than half the memory available; the summary's arithmetic
- * and order; the pid filter's numbers.
+ * and order, numbers without a name in its row "unknown"; the pid
+ * filter's numbers.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/pid.h>
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -390,12 +393,14 @@ static int parse(const char *l, struct row *row)
 static void slabtrace_kptrace_summary(struct kunit *test)
 {
 	static const char *const order[] = {
-		"exit_group", "openat", "getpid", "compat getpid", "total",
+		"exit_group", "openat", "getpid", "compat getpid", "unknown",
+		"total",
 	};
 	/* total, min, avg, max in ns */
 	static const unsigned long long want[][4] = {
 		{ 7000, 7000, 7000, 7000 }, { 4000, 1000, 2000, 3000 },
 		{ 900, 100, 300, 600 }, { 50, 50, 50, 50 },
+		{ 9000, 9000, 9000, 9000 },
 	};
 	struct rec_buf *r = new_rec(test, 0, 0);
 	struct seq_file m = { };
@@ -413,6 +418,8 @@ static void slabtrace_kptrace_summary(struct kunit *test)
 	add(r, 20, true, 50, 10, 0);
 	/* Ended by the exit: not an error, whatever ret holds. */
 	add(r, 231, false, 7000, -1, KPTRACE_NORETURN);
+	/* A number past the table (x32's own, ENOSYS): counted, last. */
+	add(r, 100000, false, 9000, -38, 0);
 
 	m.size = 8192;
 	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
@@ -434,14 +441,15 @@ static void slabtrace_kptrace_summary(struct kunit *test)
 						    want[i][k], "%s column %u",
 						    row.name, k);
 		} else {
-			KUNIT_EXPECT_EQ(test, row.calls, 7);
-			KUNIT_EXPECT_EQ(test, row.errors, 1);
+			KUNIT_EXPECT_EQ(test, row.calls, 8);
+			KUNIT_EXPECT_EQ(test, row.errors, 2);
 			KUNIT_EXPECT_EQ(test, row.t[0] * 1000 + row.frac[0],
-					11950);
+					20950);
 		}
 		has_error = !strcmp(row.name, "openat") ||
-			    !strcmp(row.name, "total");
-		KUNIT_EXPECT_EQ(test, row.errors, has_error);
+			    !strcmp(row.name, "unknown");
+		if (strcmp(row.name, "total"))
+			KUNIT_EXPECT_EQ(test, row.errors, has_error);
 		i++;
 	}
 	KUNIT_EXPECT_EQ(test, i, ARRAY_SIZE(order));
@@ -453,41 +461,59 @@ static void slabtrace_kptrace_summary(struct kunit *test)
  * and a 9th reader is refused rather than traced.  Opening again from a
  * reader process costs no room.  kptrace_readers_seq, by which the hooks
  * know when to ask kptrace_is_reader() again, changes (never to 0)
- * whenever a process becomes or stops being a reader, and only then.
+ * whenever a process becomes or stops being a reader, and only then.  A
+ * reader is its struct pid, referenced while it reads: another process
+ * given the same number is not one.
  */
 static void slabtrace_kptrace_readers(struct kunit *test)
 {
 	unsigned int seq = READ_ONCE(kptrace_readers_seq);
-	pid_t tgid;
+	/* [i] is pid 1001 + i; [10] is 1004 again, a later process's. */
+	struct pid *p[11];
+	unsigned int i;
 
-	for (tgid = 1001; tgid <= 1008; tgid++) {
-		KUNIT_EXPECT_EQ(test, kptrace_readers_update(tgid, true), 0);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = kunit_kzalloc(test, struct_size(p[i], numbers, 1),
+				     GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		/* The test's reference: put_pid() never frees them. */
+		refcount_set(&p[i]->count, 1);
+		p[i]->numbers[0].nr = 1001 + (i == 10 ? 3 : i);
+	}
+	for (i = 0; i < 8; i++) {
+		KUNIT_EXPECT_EQ(test, kptrace_readers_update(p[i], true), 0);
 		KUNIT_EXPECT_NE(test, READ_ONCE(kptrace_readers_seq), seq);
 		KUNIT_EXPECT_NE(test, READ_ONCE(kptrace_readers_seq), 0U);
 		seq = READ_ONCE(kptrace_readers_seq);
 	}
-	KUNIT_EXPECT_TRUE(test, kptrace_is_reader(1005));
-	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), -EUSERS);
-	KUNIT_EXPECT_FALSE(test, kptrace_is_reader(1009));
-	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1003, true), 0);
+	KUNIT_EXPECT_TRUE(test, kptrace_is_reader(p[4]));
+	KUNIT_EXPECT_EQ(test, refcount_read(&p[4]->count), 2);
+	KUNIT_EXPECT_FALSE(test, kptrace_is_reader(p[10]));
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(p[8], true), -EUSERS);
+	KUNIT_EXPECT_FALSE(test, kptrace_is_reader(p[8]));
+	KUNIT_EXPECT_EQ(test, refcount_read(&p[8]->count), 1);
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(p[2], true), 0);
 	/* 1003 has two opens: one close keeps its place. */
-	kptrace_readers_update(1003, false);
+	kptrace_readers_update(p[2], false);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(kptrace_readers_seq), seq);
-	KUNIT_EXPECT_TRUE(test, kptrace_is_reader(1003));
-	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), -EUSERS);
-	kptrace_readers_update(1003, false);
+	KUNIT_EXPECT_TRUE(test, kptrace_is_reader(p[2]));
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(p[8], true), -EUSERS);
+	kptrace_readers_update(p[2], false);
 	KUNIT_EXPECT_NE(test, READ_ONCE(kptrace_readers_seq), seq);
-	KUNIT_EXPECT_FALSE(test, kptrace_is_reader(1003));
-	KUNIT_EXPECT_EQ(test, kptrace_readers_update(1009, true), 0);
-	kptrace_readers_update(1009, false);
-	for (tgid = 1001; tgid <= 1008; tgid++)
-		if (tgid != 1003)
-			kptrace_readers_update(tgid, false);
-	/* All gone: the table is empty again. */
-	for (tgid = 2001; tgid <= 2008; tgid++)
-		KUNIT_EXPECT_EQ(test, kptrace_readers_update(tgid, true), 0);
-	for (tgid = 2001; tgid <= 2008; tgid++)
-		kptrace_readers_update(tgid, false);
+	KUNIT_EXPECT_FALSE(test, kptrace_is_reader(p[2]));
+	KUNIT_EXPECT_EQ(test, refcount_read(&p[2]->count), 1);
+	KUNIT_EXPECT_EQ(test, kptrace_readers_update(p[8], true), 0);
+	kptrace_readers_update(p[8], false);
+	for (i = 0; i < 8; i++)
+		if (i != 2)
+			kptrace_readers_update(p[i], false);
+	/* All gone, every reference given back: the table is empty again. */
+	for (i = 0; i < 11; i++)
+		KUNIT_EXPECT_EQ(test, refcount_read(&p[i]->count), 1);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, kptrace_readers_update(p[i], true), 0);
+	for (i = 0; i < 8; i++)
+		kptrace_readers_update(p[i], false);
 }
 
 /*

@@ -716,11 +716,14 @@ static int metadata_show(struct seq_file *m, void *v)
 	return ret;
 }
 
-/* The opener's tgid, for the system's reader hook, is the seq_file's. */
+/*
+ * The opener's struct pid, for the system's reader hook, is the
+ * seq_file's: the hook keeps it referenced until the release.
+ */
 static int metadata_open(struct inode *inode, struct file *file)
 {
 	struct slabtrace_stream *s = slabtrace_file_data(inode);
-	pid_t tgid = task_tgid_nr(current);
+	struct pid *tgid = task_tgid(current);
 	int ret;
 
 	ret = locked_down(s, "metadata");
@@ -729,7 +732,7 @@ static int metadata_open(struct inode *inode, struct file *file)
 	ret = s->ops->reader ? s->ops->reader(tgid, true) : 0;
 	if (ret)
 		return ret;
-	ret = single_open_size(file, metadata_show, (void *)(long)tgid,
+	ret = single_open_size(file, metadata_show, tgid,
 			       s->ops->metadata_size);
 	if (ret && s->ops->reader)
 		s->ops->reader(tgid, false);
@@ -742,7 +745,7 @@ static int metadata_release(struct inode *inode, struct file *file)
 	struct seq_file *m = file->private_data;
 
 	if (s->ops->reader)
-		s->ops->reader((pid_t)(long)m->private, false);
+		s->ops->reader(m->private, false);
 	return single_release(inode, file);
 }
 

@@ -26,6 +26,7 @@
 
 #include <slabtrace/files.h>
 
+struct pid;
 struct seq_file;
 
 /* Per CPU; written only by that CPU with interrupts off, or when idle. */
@@ -64,8 +65,9 @@ struct slabtrace_stream_cpu {
  * @metadata_env: its entries of the env block, after the common ones;
  *		  @lock held
  * @metadata_events: its types and event classes; no lock held
- * @reader: NULL, or called with the tgid of the process opening (@add) or
- *	    having closed the metadata file; may refuse the open
+ * @reader: NULL, or called with the struct pid (task_tgid()) of the
+ *	    process opening (@add) or having closed the metadata file; may
+ *	    refuse the open
  */
 struct slabtrace_stream_ops {
 	const char *name;
@@ -82,7 +84,7 @@ struct slabtrace_stream_ops {
 	int (*set_buffer_kb)(unsigned int kb);
 	void (*metadata_env)(struct seq_file *m);
 	int (*metadata_events)(struct seq_file *m);
-	int (*reader)(pid_t tgid, bool add);
+	int (*reader)(struct pid *tgid, bool add);
 };
 
 /* enable, buffer_kb, metadata, abi_version, events, total_overruns. */

@@ -22,7 +22,10 @@
  *
  * A process that has one of them open (or kptrace/ctf/metadata: ctf.c)
  * is a reader, whose own calls are never traced: its read() calls would
- * fill the queue it drains.  The hooks ask kptrace_is_reader() again only
+ * fill the queue it drains.  It is known by its struct pid, referenced
+ * while it is a reader: a number could be reused by a process that reads
+ * nothing, once the one that opened has exited (and left its file to a
+ * child).  The hooks ask kptrace_is_reader() again only
  * when kptrace_readers_seq has changed since they last asked for the task.
  *
  * Notes on locking
@@ -30,15 +33,17 @@
  * - readers_lock (spinlock): readers[], reader_refs[], nr_readers and
  *   kptrace_readers_seq, taken alone by the files' open and release; the
  *   hooks read them without it (a reader that just opened may see one
- *   more of its calls traced).  kptrace_readers_seq is stored with
- *   release semantics after readers[]: a hook that loads it with acquire
- *   semantics sees readers[] as new as it.
+ *   more of its calls traced), comparing pointers, never following one.
+ *   kptrace_readers_seq is stored with release semantics after
+ *   readers[]: a hook that loads it with acquire semantics sees readers[]
+ *   as new as it.
  * - kptrace_reader.lock (mutex): one open file's pending line.
  * - The inode lock of queue: its i_size.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
@@ -55,7 +60,7 @@
 
 struct kptrace_reader {
 	struct mutex lock;		/* the pending line */
-	pid_t tgid;			/* the process that opened the file */
+	struct pid *tgid;		/* the process that opened the file */
 	size_t len;			/* of line */
 	size_t off;			/* already read */
 	char line[KPTRACE_LINE_MAX];
@@ -70,14 +75,14 @@ struct kptrace_reader {
 
 /* readers[], reader_refs[] and nr_readers (the hooks read them locklessly). */
 static DEFINE_SPINLOCK(readers_lock);
-static pid_t readers[KPTRACE_MAX_READERS];
+static struct pid *readers[KPTRACE_MAX_READERS];	/* referenced */
 static unsigned int reader_refs[KPTRACE_MAX_READERS];
 static unsigned int nr_readers;		/* readers[] in use */
 /* Changes when readers[] does; never 0, which no task has seen (kptrace.h). */
 unsigned int kptrace_readers_seq = 1;
 
 /* Whether @tgid has a kptrace file open.  Called by the hooks: no lock. */
-bool kptrace_is_reader(pid_t tgid)
+bool kptrace_is_reader(const struct pid *tgid)
 {
 	unsigned int i;
 
@@ -101,8 +106,9 @@ static void readers_changed(void)
 
 /**
  * kptrace_readers_update - a process opened or closed a kptrace file
- * @tgid: the process; the closing may happen in another process (the last
- *	  fput() of a shared file): the caller passes the tgid it opened with
+ * @tgid: the process (task_tgid()); the closing may happen in another
+ *	  process (the last fput() of a shared file): the caller passes the
+ *	  one it opened with, which a reader's entry keeps referenced
  * @add: opened (true) or closed
  *
  * A process that reads kptrace is never traced: its own read() calls
@@ -113,9 +119,10 @@ static void readers_changed(void)
  * Return: 0, or -EUSERS if @add and KPTRACE_MAX_READERS other processes are
  * readers already.
  */
-int kptrace_readers_update(pid_t tgid, bool add)
+int kptrace_readers_update(struct pid *tgid, bool add)
 {
 	unsigned int i, free = KPTRACE_MAX_READERS;
+	struct pid *gone = NULL;
 	int ret = 0;
 
 	spin_lock(&readers_lock);
@@ -128,7 +135,7 @@ int kptrace_readers_update(pid_t tgid, bool add)
 	if (add) {
 		if (i == KPTRACE_MAX_READERS && free < KPTRACE_MAX_READERS) {
 			i = free;
-			WRITE_ONCE(readers[i], tgid);
+			WRITE_ONCE(readers[i], get_pid(tgid));
 			WRITE_ONCE(nr_readers, nr_readers + 1);
 			readers_changed();
 		}
@@ -137,11 +144,13 @@ int kptrace_readers_update(pid_t tgid, bool add)
 		else
 			ret = -EUSERS;
 	} else if (i < KPTRACE_MAX_READERS && !--reader_refs[i]) {
-		WRITE_ONCE(readers[i], 0);
+		gone = readers[i];
+		WRITE_ONCE(readers[i], NULL);
 		WRITE_ONCE(nr_readers, nr_readers - 1);
 		readers_changed();
 	}
 	spin_unlock(&readers_lock);
+	put_pid(gone);
 	if (ret)
 		pr_warn_ratelimited("kptrace: %u processes have it open already: no more readers\n",
 				    KPTRACE_MAX_READERS);
@@ -179,7 +188,7 @@ static int reader_open(struct inode *inode, struct file *file)
 	if (!r)
 		return -ENOMEM;
 	mutex_init(&r->lock);
-	r->tgid = task_tgid_nr(current);
+	r->tgid = task_tgid(current);
 	ret = kptrace_readers_update(r->tgid, true);
 	if (ret) {
 		kfree(r);

@@ -83,6 +83,7 @@
 #include <linux/parser.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -449,7 +450,7 @@ static bool entry_reader(struct kptrace_task *t)
 	unsigned int seq = smp_load_acquire(&kptrace_readers_seq);
 
 	if (unlikely(t->readers_seq != seq)) {
-		t->reader = kptrace_is_reader(current->tgid);
+		t->reader = kptrace_is_reader(task_tgid(current));
 		t->readers_seq = seq;
 	}
 	return t->reader;
@@ -490,7 +491,7 @@ static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 	t = task_entry(current, true);
 	if (!t) {
 		/* The task's first traced call, and no entry to follow it. */
-		if (kptrace_is_reader(current->tgid))
+		if (kptrace_is_reader(task_tgid(current)))
 			return;
 		if (READ_ONCE(to_ctf))
 			kptrace_ctf_drop();
@@ -741,11 +742,6 @@ static int kptrace_start(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (tracing && ctf != to_ctf) {
-		pr_warn_ratelimited("syscall: start: tracing to the %s: stop first\n",
-				    to_ctf ? "binary stream" : "queue");
-		return -EBUSY;
-	}
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return -ENOMEM;
@@ -772,6 +768,13 @@ static int kptrace_start(int argc, char **argv)
 	} else {
 		pr_warn_ratelimited("syscall: start takes nothing, 'pid PID...' (at most %d) or 'comm NAME', after an optional 'ctf'\n",
 				    KPTRACE_MAX_PIDS);
+		goto bad;
+	}
+	/* A bad filter is EINVAL whatever is traced; a good one may wait. */
+	if (tracing && ctf != to_ctf) {
+		pr_warn_ratelimited("syscall: start: tracing to the %s: stop first\n",
+				    to_ctf ? "binary stream" : "queue");
+		ret = -EBUSY;
 		goto bad;
 	}
 	if (tracing)

@@ -134,8 +134,8 @@ void kptrace_summary_exit(void);
 extern struct slabtrace_file kptrace_files[KPTRACE_NR_FILES];
 void kptrace_files_update_size(void);
 void kptrace_files_exit(void);
-int kptrace_readers_update(pid_t tgid, bool add);
-bool kptrace_is_reader(pid_t tgid);
+int kptrace_readers_update(struct pid *tgid, bool add);
+bool kptrace_is_reader(const struct pid *tgid);
 /*
  * Changes (never to 0) whenever a process becomes or stops being a reader:
  * the hooks keep kptrace_is_reader()'s answer for a task until it does.

@@ -4,7 +4,9 @@
  * module was loaded or the last "syscall clear" (a new "syscall start"
  * adds to it): calls, errors, and total, min, average and max duration,
  * like "strace -c" and "perf trace -s".  It counts every finished call,
- * those the full queue dropped too.
+ * those the full queue dropped too; a number past the table of names (a
+ * call the kernel refused with ENOSYS, x32's own) in the row "unknown",
+ * one a table, after the calls with names.
  *
  *   syscall                 calls    errors     total us       min us       avg us       max us
  *   getpid                   1000         0      812.000        0.700        0.812       15.300
@@ -38,7 +40,10 @@ struct kptrace_stat {
 
 static struct kptrace_stat __percpu *stats_native;
 static struct kptrace_stat __percpu *stats_compat;
-/* slabtrace_syscall_max(false) and (true), for the hooks. */
+/*
+ * slabtrace_syscall_max(false) and (true), for the hooks: the counters of
+ * each table, and one more past them, for the numbers without a name.
+ */
 static int max_native, max_compat;
 
 int kptrace_summary_init(void)
@@ -46,10 +51,10 @@ int kptrace_summary_init(void)
 	max_native = slabtrace_syscall_max(false);
 	max_compat = slabtrace_syscall_max(true);
 	stats_native = __alloc_percpu(sizeof(struct kptrace_stat) *
-				      slabtrace_syscall_max(false),
+				      (max_native + 1),
 				      __alignof__(struct kptrace_stat));
 	stats_compat = __alloc_percpu(sizeof(struct kptrace_stat) *
-				      slabtrace_syscall_max(true),
+				      (max_compat + 1),
 				      __alignof__(struct kptrace_stat));
 	if (!stats_native || !stats_compat) {
 		kptrace_summary_exit();
@@ -78,10 +83,11 @@ void kptrace_summary_exit(void)
 void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 {
 	bool compat = flags & KPTRACE_COMPAT;
+	int max = compat ? max_compat : max_native;
 	struct kptrace_stat *s;
 
-	if (nr < 0 || nr >= (compat ? max_compat : max_native))
-		return;
+	if (nr < 0 || nr >= max)
+		nr = max;
 	s = this_cpu_ptr(compat ? stats_compat : stats_native) + nr;
 	if (!s->calls || duration < s->min_ns)
 		s->min_ns = duration;
@@ -99,9 +105,9 @@ void kptrace_summary_reset(void)
 
 	for_each_possible_cpu(cpu) {
 		memset(per_cpu_ptr(stats_native, cpu), 0,
-		       sizeof(struct kptrace_stat) * slabtrace_syscall_max(false));
+		       sizeof(struct kptrace_stat) * (max_native + 1));
 		memset(per_cpu_ptr(stats_compat, cpu), 0,
-		       sizeof(struct kptrace_stat) * slabtrace_syscall_max(true));
+		       sizeof(struct kptrace_stat) * (max_compat + 1));
 	}
 }
 
@@ -131,11 +137,18 @@ static void sum(struct kptrace_row *row, struct kptrace_stat __percpu *stats)
 	}
 }
 
-/* Most total time first; the name breaks ties, so the order is stable. */
+/*
+ * Most total time first; the name breaks ties, so the order is stable.
+ * The rows "unknown" come last.
+ */
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct kptrace_row *x = a, *y = b;
+	bool xu = x->nr == (x->compat ? max_compat : max_native);
+	bool yu = y->nr == (y->compat ? max_compat : max_native);
 
+	if (xu != yu)
+		return xu ? 1 : -1;
 	if (x->s.total_ns != y->s.total_ns)
 		return x->s.total_ns > y->s.total_ns ? -1 : 1;
 	if (x->compat != y->compat)
@@ -170,7 +183,7 @@ static void show_row(struct seq_file *m, const char *name, const char *prefix,
 /* The contents of kptrace_summary. */
 int kptrace_summary_show(struct seq_file *m)
 {
-	int nn = slabtrace_syscall_max(false), nc = slabtrace_syscall_max(true);
+	int nn = max_native + 1, nc = max_compat + 1;
 	struct kptrace_stat all = { };
 	struct kptrace_row *rows;
 	int i, n = 0;
@@ -190,11 +203,13 @@ int kptrace_summary_show(struct seq_file *m)
 	seq_printf(m, "%-20s %9s %9s %12s %12s %12s %12s\n", "syscall", "calls",
 		   "errors", "total us", "min us", "avg us", "max us");
 	for (i = 0; i < n; i++) {
-		const char *name = slabtrace_syscall_name(rows[i].nr,
-							  rows[i].compat);
+		bool compat = rows[i].compat;
+		const char *name = slabtrace_syscall_name(rows[i].nr, compat);
 		char num[16];
 
-		if (!name) {
+		if (rows[i].nr == (compat ? max_compat : max_native)) {
+			name = "unknown";
+		} else if (!name) {
 			snprintf(num, sizeof(num), "%d", rows[i].nr);
 			name = num;
 		}

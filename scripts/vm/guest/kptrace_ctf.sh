@@ -141,6 +141,8 @@ st syscall stop
 st syscall start ctf comm nobody
 check_eq "start (queue) while tracing to the stream" "Device or resource busy" \
 	"$(ctl_errno 'syscall start comm nobody')"
+check_eq "... with a bad filter: the filter's error" "Invalid argument" \
+	"$(ctl_errno 'syscall start comm')"
 check "a new filter, same stream" st syscall start ctf pid 1
 check "syscall stop ctf stops the stream" st syscall stop ctf
 check "... kptrace is off" grep -q '^kptrace: off' $ST/status
