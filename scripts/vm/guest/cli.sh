@@ -174,8 +174,9 @@ slabtrace growth -i 0.1 -r 2 --prometheus /out/cli.prom > /out/cli-growth-prom.t
 check "growth --prometheus exits 0" test $? -eq 0
 check "growth --prometheus: kmalloc-64's records" \
 	grep -Eq '^slabtrace_cache_records\{cache="kmalloc-64"\} [0-9]+$' /out/cli.prom
-check "growth --prometheus left no temporary file" \
-	sh -c "! ls /out | grep -q 'cli.prom.*tmp'"
+# Its temporary file is cli.prom.XXXXXX (mkstemp()).
+check_eq "growth --prometheus left no temporary file" cli.prom \
+	"$(ls /out | grep '^cli\.prom')"
 slabtrace reset kmalloc-64
 echo free > $LEAKY
 for c in before after; do

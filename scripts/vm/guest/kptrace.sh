@@ -235,7 +235,7 @@ st syscall start comm kpt_probe
 kpt_probe -g 5 > /dev/null
 got5() { [ "$(grep -c "Syscall $NR_GETPID (getpid)" /tmp/pipe.txt)" = 5 ]; }
 check "kptrace/pipe: the reader got the 5 getpid" until_true 10 got5
-check "kptrace/pipe: the reader still waits" kill -0 $reader
+check "kptrace/pipe: the reader still waits" reader_waits
 kill $reader
 wait 2>/dev/null
 kpt_probe -g 1 > /dev/null
@@ -349,12 +349,15 @@ check "kpt_probe is in its busy loop" until_true 30 grep -q '^busy$' /tmp/busy.o
 check "rmmod slabtrace while tracing a busy process" rmmod slabtrace
 kill $busy
 wait 2>/dev/null
+mark "bad module parameters"
 check "insmod with a bad kptrace_size fails" sh -c "! insmod $MODDIR/slabtrace.ko kptrace_size=100G 2>/dev/null"
 for size in 18446744073709555712 17592186044417M; do
 	check "insmod with kptrace_size=$size (overflows) fails" \
 		sh -c "! insmod $MODDIR/slabtrace.ko kptrace_size=$size 2>/dev/null"
 done
-logged "syscall: size: '100G' is not a size"
+logged "syscall: size: '100G' is not a size" \
+	"syscall: size: '18446744073709555712' is not a size" \
+	"syscall: size: '17592186044417M' is not a size"
 check "insmod slabtrace.ko kptrace_size=8192" insmod $MODDIR/slabtrace.ko kptrace_size=8192
 check_eq "the parameter is visible" 8192 "$(cat /sys/module/slabtrace/parameters/kptrace_size)"
 check "trace everything for a moment" st syscall start
@@ -369,6 +372,7 @@ check "rmmod slabtrace while tracing everything" rmmod slabtrace
 for n in 3 99999999999 abc; do
 	check "insmod with kptrace_tasks=$n fails" \
 		sh -c "! insmod $MODDIR/slabtrace.ko kptrace_tasks=$n 2>/dev/null"
+	logged "kptrace_tasks=$n: not a number in 4..1048576"
 done
 check "insmod slabtrace.ko kptrace_tasks=4" insmod $MODDIR/slabtrace.ko kptrace_tasks=4
 st syscall start comm sleep

@@ -181,7 +181,7 @@ kmemtrace-record -s -o /tmp/rm > /tmp/r4.out 2>&1 &
 rec=$!
 check "the recording started" until_true 30 stream_recording $K
 sleep 1
-check "rmmod slabtrace is refused while recording" sh -c "! rmmod slabtrace 2>/dev/null"
+check "rmmod slabtrace is refused while recording" rmmod_in_use
 kill $rec
 wait $rec
 check "the recorder stops on SIGTERM and says what it wrote" \

@@ -98,6 +98,13 @@ mark() {
 	echo "$TEST_MARK" > /dev/kmsg 2> /dev/null
 }
 
+# rmmod_in_use: rmmod slabtrace is refused because the module is in use
+# (kmod's "is in use", busybox's EAGAIN), not for another reason.
+rmmod_in_use() {
+	! rmmod slabtrace > /tmp/.rmmod.err 2>&1 &&
+		grep -qE 'is in use|Resource temporarily unavailable' /tmp/.rmmod.err
+}
+
 # logged since this test began (its mark, TEST_MARK): tests share a boot,
 # and a line an earlier test made proves nothing about this one.
 logged() {

@@ -104,7 +104,7 @@ for tree in $P $D; do
 	until_true 10 grep -q '^mapped' /tmp/hold.out
 	check_eq "$tree: the mapping begins with a packet" "mapped magic=ok" "$(cat /tmp/hold.out)"
 	echo 0 > $P/kmemtrace/enable
-	check "$tree: rmmod is refused while cpu0 is mapped" sh -c "! rmmod slabtrace 2>/dev/null"
+	check "$tree: rmmod is refused while cpu0 is mapped" rmmod_in_use
 	echo go > /tmp/hold
 	wait $holder
 	check "$tree: rmmod once it is unmapped" rmmod slabtrace
