@@ -71,6 +71,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
+#include <linux/cpu.h>
 #include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/hardirq.h>
@@ -245,8 +246,15 @@ static void close_channel(struct slabtrace_stream *s)
 {
 	lockdep_assert_held(s->ops->lock);
 	lockdep_assert_held(&s->lock);
-	if (s->chan)
+	if (s->chan) {
 		relay_close(s->chan);
+		/*
+		 * relay_close() marks the buffers finalized, which their
+		 * poll() then says (POLLERR), but wakes no one: a reader
+		 * already waiting there would sleep on.
+		 */
+		wake_up_interruptible_all(&s->closed);
+	}
 	s->chan = NULL;
 	free_percpu(s->cpu);
 	s->cpu = NULL;
@@ -288,8 +296,15 @@ int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
 	uuid_gen(&s->uuid);
 	s->clock_offset = ktime_get_real_ns() - slabtrace_ctf_clock();
 	atomic_long_set(&s->lost_nmi, 0);
+	/*
+	 * relay_open() makes a buffer for each online CPU, and relay's
+	 * hotplug step one for a CPU coming up on channels already listed:
+	 * a CPU coming up in between would get neither.
+	 */
+	cpus_read_lock();
 	s->chan = relay_open(NULL, NULL, subbuf_size, n_subbufs,
 			     &relay_callbacks, s);
+	cpus_read_unlock();
 	if (s->chan) {
 		ret = 0;
 	} else {
@@ -865,6 +880,10 @@ static ssize_t cpu_read(struct file *file, char __user *ubuf, size_t count,
 
 static __poll_t cpu_poll(struct file *file, poll_table *wait)
 {
+	struct slabtrace_file *f = slabtrace_file_of(file_inode(file));
+	struct slabtrace_stream *s = f->data;
+
+	poll_wait(file, &s->closed, wait);
 	return relay_file_operations.poll(file, wait);
 }
 
@@ -1028,6 +1047,7 @@ int slabtrace_stream_init(struct slabtrace_stream *s,
 
 	s->ops = ops;
 	mutex_init(&s->lock);
+	init_waitqueue_head(&s->closed);
 	s->extra = extra;
 	s->nr_extra = nr_extra;
 	for (i = 0; i < SLABTRACE_STREAM_FILES; i++)

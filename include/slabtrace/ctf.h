@@ -21,6 +21,7 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/uuid.h>
+#include <linux/wait.h>
 
 #include <uapi/slabtrace/ctf.h>
 
@@ -113,6 +114,8 @@ struct slabtrace_stream {
 	const struct slabtrace_stream_ops *ops;
 	struct mutex lock;		/* the channel (see above) */
 	struct rchan *chan;
+	/* Woken when a channel closes: its files' poll() says POLLERR. */
+	wait_queue_head_t closed;
 	struct slabtrace_stream_cpu __percpu *cpu;
 	uuid_t uuid;
 	u64 clock_offset;

@@ -30,6 +30,7 @@
  *   unregistered), and listing it (a reset must not drop a pin the
  *   listing reads); a slot's slab_size, which only the listing writes.
  */
+#include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -234,6 +235,8 @@ static void tsdl_name(struct seq_file *m, const char *name)
  */
 int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 {
+	/* The slots in use, taken with the names: one trace's, not two. */
+	DECLARE_BITMAP(used, KMEMTRACE_CACHE_SLOTS);
 	struct listing l = { };
 	unsigned int i;
 	int ret = 0;
@@ -250,8 +253,10 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 	mutex_lock(&kmemtrace_mutex);
 	list_names(&l);
 	read_slab_sizes();
-	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++)
+	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
 		l.slab_size[i] = kmemtrace_slots[i].slab_size;
+		__assign_bit(i, used, READ_ONCE(kmemtrace_slots[i].cache));
+	}
 	mutex_unlock(&kmemtrace_mutex);
 
 	if (tsdl)
@@ -260,9 +265,7 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 	else
 		seq_printf(m, "%d 0 0 -\n%d 0 0 (pages)\n", KMEMTRACE_CACHE_NONE,
 			   KMEMTRACE_CACHE_PAGES);
-	for (i = 0; i < KMEMTRACE_CACHE_SLOTS; i++) {
-		if (!READ_ONCE(kmemtrace_slots[i].cache))
-			continue;
+	for_each_set_bit(i, used, KMEMTRACE_CACHE_SLOTS) {
 		if (!l.names[i][0])
 			strscpy(l.names[i], "?", NAMES_MAX);
 		if (tsdl) {

@@ -200,6 +200,21 @@ for rr in relay_reader relay_reader32; do
 	check_eq "$rr -R: a packet half read is not given back" "read=1 put=EINVAL" \
 		"$($rr -R $K/cpu0)"
 done
+# A reader waiting in poll() on a stopped trace's buffer, read to its end,
+# wakes at the next start: POLLERR, the buffer is an earlier trace's.
+check "start: a trace to read" st kmemtrace start
+echo churn $N > $LEAKY
+check "its stop" st kmemtrace stop
+relay_reader -W $K/cpu0 > /tmp/wait.txt &
+waiter=$!
+check "relay_reader -W: waiting in poll()" until_true 30 grep -q '^waiting$' /tmp/wait.txt
+sleep 1
+check "a new start" st kmemtrace start
+check "... wakes the reader waiting in poll() with POLLERR" \
+	until_true 30 grep -q '^poll=ERR ' /tmp/wait.txt
+check "kmemtrace stop" st kmemtrace stop
+kill $waiter 2> /dev/null
+wait $waiter 2> /dev/null
 # A cpuN file is not opened for writing, nor its buffer mapped at an
 # offset (relay's fault handler would add it to the buffer's address) or
 # writable.

@@ -32,6 +32,10 @@
  *	errno name or "ok".
  *   relay_reader -R FILE
  *	read 1 byte of FILE, then put 1 packet: "read=N put=E".
+ *   relay_reader -W FILE
+ *	read FILE (a stopped trace's) to its end, print "waiting", then
+ *	poll() it for 60 s: "poll=ERR", "poll=IN" or "poll=timeout" (and
+ *	the seconds it waited).
  *   relay_reader -U FILE1 FILE2
  *	one CPU's two files (/proc's and debugfs's), a stopped trace's
  *	with 3 packets or more: read() one packet of FILE1 into pages a
@@ -426,6 +430,32 @@ static int two_readers(const char *path1, const char *path2)
 	return ret;
 }
 
+/* Drain @path, then wait in poll() for what comes: data, or its end. */
+static int wait_end(const char *path)
+{
+	static char buf[65536];
+	struct pollfd p = { .events = POLLIN };
+	time_t t0;
+	int n;
+
+	p.fd = open(path, O_RDONLY);
+	if (p.fd < 0) {
+		perror(path);
+		return 1;
+	}
+	while (read(p.fd, buf, sizeof(buf)) > 0)
+		;
+	printf("waiting\n");
+	fflush(stdout);
+	t0 = time(NULL);
+	n = poll(&p, 1, 60000);
+	printf("poll=%s after %lds\n", n < 0 ? "error" : !n ? "timeout" :
+	       p.revents & POLLERR ? "ERR" : p.revents & POLLIN ? "IN" : "other",
+	       (long)(time(NULL) - t0));
+	close(p.fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[65536];
@@ -434,8 +464,12 @@ int main(int argc, char **argv)
 	time_t end;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "t:H:OPRU")) != -1) {
+	while ((opt = getopt(argc, argv, "t:H:OPRUW")) != -1) {
 		switch (opt) {
+		case 'W':
+			if (optind >= argc)
+				return 2;
+			return wait_end(argv[optind]);
 		case 'O':
 			if (optind >= argc)
 				return 2;
