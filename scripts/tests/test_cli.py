@@ -1455,20 +1455,27 @@ class Record(unittest.TestCase):
         self.assertNotIn("one cache", err)
         self.assertEqual(self.fake.commands()[:2], ["start kmalloc-64", "start Acpi-Namespace"])
 
-    def test_record_pids_until_sigint(self):
-        # memleak -p PID's way: the processes' allocations (the module's
-        # pid filter), until ^C; then saved as after a command, exit 0.
-        p = self.fake.popen("record", "-c", "kmalloc-64", "-p", "616,617", "-p", "9",
+    def until_signal(self, sig, *args):
+        """record -p ARGS without a command, sent SIG once it says it
+        traces: its status, its first line, the rest of its output and
+        its errors."""
+        p = self.fake.popen("record", "-c", "kmalloc-64", *args,
                             "--settle", "0", "-o", self.out)
         try:
             line = p.stdout.readline()
-            self.assertEqual(line, "record: tracing kmalloc-64, pid 616 617 9; "
-                             "until SIGINT (^C), SIGTERM or SIGHUP\n")
-            p.send_signal(signal.SIGINT)
+            p.send_signal(sig)
             out, err = p.communicate(timeout=30)
         finally:
             p.kill()
-        self.assertEqual(p.returncode, 0, err)
+        return p.returncode, line, out, err
+
+    def test_record_pids_until_sigint(self):
+        # memleak -p PID's way: the processes' allocations (the module's
+        # pid filter), until ^C; then saved as after a command, exit 0.
+        rc, line, out, err = self.until_signal(signal.SIGINT, "-p", "616,617", "-p", "9")
+        self.assertEqual(line, "record: tracing kmalloc-64, pid 616 617 9; "
+                         "until SIGINT (^C), SIGTERM or SIGHUP\n")
+        self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands(), ["start kmalloc-64 pid 616 617 9",
                                                 "stop kmalloc-64", "print kmalloc-64",
                                                 "reset kmalloc-64"])
@@ -1476,17 +1483,24 @@ class Record(unittest.TestCase):
         rc, _, err = self.fake.run("record", "-c", "kmalloc-64", "--auto", "-p", "1")
         self.assertEqual(rc, 2)
 
+    def test_record_pids_every_thread(self):
+        # -p is the module's filter, by process (current->tgid): what the
+        # dump holds is every thread's of those processes, each written as
+        # "from PID TID".  record shows it all, not the objects of a
+        # thread whose ID is a -p (it showed PID 617's alone: the 20 of
+        # 616, another thread of the process, were hidden).
+        rc, line, out, err = self.until_signal(signal.SIGINT, "-p", "617")
+        self.assertIn("until SIGINT", line)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fake.commands()[0], "start kmalloc-64 pid 617")
+        self.assertRegex(out, r"\n +1 +20 +1280 .* leaky_alloc_buf \[leaky\]")
+        self.assertNotIn("pass the filters", out)
+
     def test_record_pids_until_sighup(self):
         # A hang-up ends it as ^C does: saved, reset, exit 0.
-        p = self.fake.popen("record", "-c", "kmalloc-64", "-p", "616",
-                            "--settle", "0", "-o", self.out)
-        try:
-            self.assertIn("until SIGINT (^C), SIGTERM or SIGHUP", p.stdout.readline())
-            p.send_signal(signal.SIGHUP)
-            out, err = p.communicate(timeout=30)
-        finally:
-            p.kill()
-        self.assertEqual(p.returncode, 0, err)
+        rc, line, out, err = self.until_signal(signal.SIGHUP, "-p", "616")
+        self.assertIn("until SIGINT (^C), SIGTERM or SIGHUP", line)
+        self.assertEqual(rc, 0, err)
         self.assertEqual(self.fake.commands()[-1], "reset kmalloc-64")
         self.assertIn("record: saved in %s/:\n  kmalloc-64.dump" % self.out, out)
 

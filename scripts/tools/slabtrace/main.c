@@ -119,8 +119,9 @@ static const char help_record[] =
 	"      --auto          run COMMAND once untraced first, sampling the caches\n"
 	"                      every 0.5 s, and trace the (up to three) that grew\n"
 	"                      steadily meanwhile (else those that grew most)\n"
-	"  -p, --pid PID       only the allocations of process PID (the module's\n"
-	"                      filter); again, or PID,PID, for more (at most 8)\n"
+	"  -p, --pid PID       only the allocations of process PID, any thread of\n"
+	"                      it (the module's filter); again, or PID,PID, for\n"
+	"                      more (at most 8)\n"
 	"  -o, --output DIR    where to save (slabtrace.out)\n"
 	"      --settle SECS   seconds to wait for deferred frees (1)\n"
 	"  -n, --top N         stacks to show (10), the stacks judged leaks first\n"
@@ -141,8 +142,9 @@ static const char help_record[] =
 	"      --bytes        rank by bytes, not objects\n" \
 	"      --module M     only objects with a frame in module M\n" \
 	"      --comm C       only objects allocated by command C (as dumps write it)\n" \
-	"  -p, --pid PID      only objects allocated by process PID; again, or\n" \
-	"                     PID,PID, for more (at most 8)\n" \
+	"  -p, --pid PID      only objects allocated by thread PID (the dump's\n" \
+	"                     \"PID N\": a thread's ID, the process's for its main\n" \
+	"                     thread); again, or PID,PID, for more (at most 8)\n" \
 	"      --older MS     only objects at least MS milliseconds old\n" \
 	"      --only-leaks   only the stacks the module judged leaks\n"
 

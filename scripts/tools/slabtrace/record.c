@@ -573,6 +573,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	bool first = true, saved = true, shared = false, owned = false;
 	bool unsaved = false, unreadable = false, failed = false;
 	struct pprof *pprof = NULL;
+	struct opts shown_o;
 	double when = 0, duration = 0;
 	int ended, captures = 0, waited = 0;
 	struct rec r;
@@ -682,6 +683,14 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	}
 	if (o->pprof)
 		pprof = dump_pprof_new();
+	/*
+	 * -p is the module's filter, by process (any thread of it); the
+	 * dump's "PID N" is the allocating thread's ID: filtering by it again
+	 * would hide the other threads' objects.  A shared cache's dump is of
+	 * every process, as record says.
+	 */
+	shown_o = *o;
+	shown_o.f.npids = 0;
 	for (i = 0; i < r.n; i++) {
 		struct expect e = { r.c[i].name, 0 };
 		double traced;
@@ -701,8 +710,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		}
 		for (j = 0; j < NVIEWS && !unsaved; j++)
 			unsaved = !save(real, r.c[i].name, saved_views[j], texts[j]);
-		traced = show_print(texts[VIEW_CTL], o, false, &e, "ctl", &first,
-				    pprof);
+		traced = show_print(texts[VIEW_CTL], &shown_o, false, &e, "ctl",
+				    &first, pprof);
 		/* Saved as it came, and the other caches still captured. */
 		unreadable |= traced < 0;
 		if (traced > duration)
