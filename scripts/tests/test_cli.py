@@ -142,7 +142,8 @@ class Fake:
         self.st = os.path.join(self.proc if in_proc else self.debugfs, "slabtrace")
         self.sys = os.path.join(self.root, "sys")
         self.slab = os.path.join(self.sys, "kernel", "slab")
-        for d in (self.debugfs, self.proc, self.slab):
+        self.rundir = os.path.join(self.root, "run")
+        for d in (self.debugfs, self.proc, self.slab, self.rundir):
             os.makedirs(d)
         for name in ("leaky_widget", "kmalloc-8k", "kmalloc-64", "dentry",
                      ":0000048"):
@@ -190,7 +191,8 @@ class Fake:
                     SLABTRACE_PROC=self.proc, SLABTRACE_SYSFS=self.sys,
                     SLABTRACE_KMSG=os.path.join(self.root, "no-kmsg"),
                     SLABTRACE_MODULES=os.path.join(self.root, "modules"),
-                    SLABTRACE_DKMS=os.path.join(self.root, "dkms"))
+                    SLABTRACE_DKMS=os.path.join(self.root, "dkms"),
+                    SLABTRACE_RUN=self.rundir)
 
     def install(self, ko="updates/dkms/slabtrace.ko", signed=True, dkms="0.1",
                 headers=True):
@@ -1612,6 +1614,15 @@ class Record(unittest.TestCase):
                          "slabtrace reset kmalloc-64 drops them)\n")
         self.assertEqual(self.fake.commands(), [])
 
+    def refused_as_held(self, name):
+        """A second record of NAME, refused: another record holds it."""
+        rc, out, err = self.fake.run("record", "-c", name, "--settle", "0", "-o",
+                                     self.out + "2", "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err, "slabtrace: record: not tracing %s: another slabtrace "
+                         "record is tracing it (slabtrace top -c %s reads it "
+                         "meanwhile)\n" % (name, name))
+
     def test_two_records_of_one_cache(self):
         # The first holds Acpi-Namespace while its command runs; a second
         # record of it, or of another of its merged names, is refused and
@@ -1623,12 +1634,7 @@ class Record(unittest.TestCase):
             self.fake.wait_for(lambda: self.fake.commands() == ["start Acpi-Namespace"],
                                "start")
             for name in ("Acpi-Namespace", "ksm_mm_slot"):
-                rc, out, err = self.fake.run("record", "-c", name, "--settle", "0", "-o",
-                                             self.out + "2", "--", "true")
-                self.assertEqual(rc, 1, err)
-                self.assertEqual(err, "slabtrace: record: not tracing %s: another slabtrace "
-                                 "record is tracing it (slabtrace top -c %s reads it "
-                                 "meanwhile)\n" % (name, name))
+                self.refused_as_held(name)
         finally:
             out, err = first.communicate(timeout=30)
         self.assertEqual(first.returncode, 0, err)
@@ -1638,6 +1644,36 @@ class Record(unittest.TestCase):
         # Once it is done, the cache is free.
         rc, out, err = self.fake.run("record", "-c", "ksm_mm_slot", "--settle", "0", "--", "true")
         self.assertEqual(err.count("another slabtrace record"), 0, err)
+
+    def test_two_records_of_a_pseudo_cache(self):
+        # kmalloc-large and percpu have no /sys/kernel/slab entry: record
+        # locks a stand-in, RUN/slabtrace/NAME.lock, so a second record
+        # of one is refused as for a cache (it shared it, and the first
+        # one's end reset it under the second); -c all and -c kmalloc
+        # hold kmalloc-large's too.
+        run = self.fake.rundir
+        for first_cache, name in (("percpu", "percpu"), ("kmalloc-large", "kmalloc-large"),
+                                  ("all", "kmalloc-large")):
+            self.fake.write("ctl", dump_of(first_cache))
+            first = self.fake.popen("record", "-c", first_cache, "--settle", "0",
+                                    "-o", self.out, "--", "sleep", "1.5")
+            try:
+                self.fake.wait_for(lambda: "start " + first_cache in self.fake.commands(),
+                                   "start")
+                self.refused_as_held(name)
+            finally:
+                first.communicate(timeout=30)
+            self.assertEqual(self.fake.commands().count("start " + first_cache), 1)
+            self.assertEqual(self.fake.commands().count("start " + name), int(name == first_cache))
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(run, "slabtrace")).st_mode), 0o700)
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(run, "slabtrace",
+                                                           "percpu.lock")).st_mode), 0o600)
+        # Once the first is done, the stand-in is free; a real cache locks
+        # no stand-in.
+        rc, out, err = self.fake.run("record", "-c", "percpu", "--settle", "0", "--", "true")
+        self.assertNotIn("another slabtrace record", err)
+        self.assertEqual(sorted(os.listdir(os.path.join(run, "slabtrace"))),
+                         ["kmalloc-large.lock", "percpu.lock"])
 
     def test_a_lock_held_elsewhere_is_respected(self):
         fd = os.open(os.path.join(self.fake.slab, "kmalloc-64"), os.O_RDONLY)

@@ -222,6 +222,11 @@ const char *st_sysfs(void)
 	return env_or("SLABTRACE_SYSFS", "/sys");
 }
 
+const char *st_run(void)
+{
+	return env_or("SLABTRACE_RUN", "/run");
+}
+
 static const char *debugfs(void)
 {
 	return env_or("SLABTRACE_DEBUGFS", "/sys/kernel/debug");

@@ -53,6 +53,7 @@ char *read_all(const char *path);
 
 const char *st_procfs(void);
 const char *st_sysfs(void);
+const char *st_run(void);
 const char *st_root(void);
 void st_path(char *buf, size_t size, const char *file);
 void st_check(const char *file, int mode);

@@ -54,14 +54,21 @@ void slab_dir(char *buf, size_t size, const char *name)
 }
 
 /*
- * A cache of /sys/kernel/slab, or one of the names the module traces like
- * a cache: the page allocator's kmalloc()s and alloc_percpu().
+ * One of the names the module traces like a cache, which have no
+ * /sys/kernel/slab entry: the page allocator's kmalloc()s and
+ * alloc_percpu().
  */
+bool is_pseudo_cache(const char *name)
+{
+	return !strcmp(name, "kmalloc-large") || !strcmp(name, "percpu");
+}
+
+/* A cache of /sys/kernel/slab, or a pseudo cache. */
 static bool cache_exists(const char *name)
 {
 	char path[PATH_MAX];
 
-	if (!strcmp(name, "kmalloc-large") || !strcmp(name, "percpu"))
+	if (is_pseudo_cache(name))
 		return true;
 	slab_dir(path, sizeof(path), name);
 	return !access(path, F_OK);

@@ -66,6 +66,7 @@ void slab_dir(char *buf, size_t size, const char *name);
 void need_cache(const char *name);
 void cache_identity(const char *name, char *buf, size_t size);
 bool is_kmalloc_name(const char *name);
+bool is_pseudo_cache(const char *name);
 
 /* ctl.c */
 void ctl_say_failed(const char *cmd, const char *reason);

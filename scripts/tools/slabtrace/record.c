@@ -6,8 +6,9 @@
  * record owns what it starts and nothing else.  While it decides, it
  * holds a lock on /sys/kernel/slab (flock: other slabtrace records wait);
  * a cache it starts stays locked (its /sys/kernel/slab/NAME directory, so
- * merged names share the lock) until record has stopped and reset it.  A
- * cache traced already, by hand or left by a killed record, is shared:
+ * merged names share the lock; for kmalloc-large and percpu, which have
+ * none, a stand-in in /run/slabtrace) until record has stopped and reset
+ * it.  A cache traced already, by hand or left by a killed record, is shared:
  * never stopped or reset here.  A cache another record holds, or one
  * holding the records of a stopped trace, is refused.  SIGINT, SIGTERM
  * and SIGHUP end COMMAND, then record saves and cleans up.
@@ -157,7 +158,7 @@ struct rec_cache {
 	const char *name;
 	bool own;		/* started here: stopped and reset here */
 	bool used;		/* traced here, owned or shared */
-	int lock;		/* its /sys/kernel/slab entry, locked while owned; -1 */
+	int lock;		/* its entry (lock_cache()), locked while owned; -1 */
 	int *locks;		/* a word's: its caches' entries, locked while owned */
 	int nlocks;
 };
@@ -170,6 +171,18 @@ struct rec {
 	char filter[16 * FILTER_PIDS];	/* -p: " pid PID...", the start's; or "" */
 };
 
+/* flock(@how) @fd: @fd; -1 if it fails, -2 if another process holds it. */
+static int lock_fd(int fd, int how)
+{
+	while (flock(fd, how)) {
+		if (errno == EINTR)
+			continue;
+		close(fd);
+		return errno == EWOULDBLOCK ? -2 : -1;
+	}
+	return fd;
+}
+
 /*
  * flock(@how) the directory @path: its fd; -1 if it cannot be opened (no
  * sysfs: no lock), -2 if another process holds it (with LOCK_NB).
@@ -178,15 +191,48 @@ static int lock_dir(const char *path, int how)
 {
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
+	return fd < 0 ? -1 : lock_fd(fd, how);
+}
+
+/*
+ * Lock the stand-in of a pseudo cache (kmalloc-large, percpu: no
+ * /sys/kernel/slab entry), /run/slabtrace/@name.lock, made 0600 in a
+ * directory made 0700, both root's: as lock_dir(), but a stand-in that
+ * cannot be made or is not record's own is said, and record exits 1.
+ */
+static int lock_standin(const char *name, int how)
+{
+	char path[PATH_MAX], file[64];
+	struct stat st;
+	int dfd, fd;
+
+	snprintf(path, sizeof(path), "%s/slabtrace", st_run());
+	snprintf(file, sizeof(file), "%s.lock", name);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		die("record: cannot lock %s: %s: %s", name, path, strerror(errno));
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st))
+		die("record: cannot lock %s: %s: %s", name, path, strerror(errno));
+	if (st.st_uid != geteuid() || (st.st_mode & 022))
+		die("record: cannot lock %s: %s is not root's alone (uid %d, mode %03o)",
+		    name, path, (int)st.st_uid, (unsigned int)(st.st_mode & 0777));
+	fd = openat(dfd, file, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return -1;
-	while (flock(fd, how)) {
-		if (errno == EINTR)
-			continue;
-		close(fd);
-		return errno == EWOULDBLOCK ? -2 : -1;
-	}
-	return fd;
+		die("record: cannot lock %s: %s/%s: %s", name, path, file,
+		    strerror(errno));
+	close(dfd);
+	return lock_fd(fd, how);
+}
+
+/* Lock cache @name (lock_dir()): its /sys/kernel/slab entry, or stand-in. */
+static int lock_cache(const char *name, int how)
+{
+	char path[PATH_MAX];
+
+	if (is_pseudo_cache(name))
+		return lock_standin(name, how);
+	slab_dir(path, sizeof(path), name);
+	return lock_dir(path, how);
 }
 
 static void unlock(struct rec_cache *c)
@@ -203,17 +249,27 @@ static void unlock(struct rec_cache *c)
 	c->nlocks = 0;
 }
 
+/* Add @fd, a lock taken for the word of @c, to its locks; -1, -2: none. */
+static void word_lock_add(struct rec_cache *c, int fd)
+{
+	if (fd < 0)
+		return;
+	c->locks = xrealloc(c->locks, (c->nlocks + 1) * sizeof(*c->locks));
+	c->locks[c->nlocks++] = fd;
+}
+
 /*
  * Lock the /sys/kernel/slab entries of the caches the word of @c stands
- * for, each directory once (merged names lead to one), as record locks a
- * cache it owns: another record then refuses them.  An entry another
- * process holds (a record that is letting its cache go) is left out.
+ * for, each directory once (merged names lead to one), and kmalloc-large's
+ * stand-in (both words have it), as record locks a cache it owns: another
+ * record then refuses them.  An entry another process holds (a record
+ * that is letting its cache go) is left out.
  */
 static void lock_word(struct rec_cache *c)
 {
 	char path[PATH_MAX], real[PATH_MAX], **seen = NULL;
 	bool kmalloc = !strcmp(c->name, "kmalloc");
-	int i, fd, nseen = 0;
+	int i, nseen = 0;
 	struct dirent *de;
 	DIR *d;
 
@@ -231,14 +287,11 @@ static void lock_word(struct rec_cache *c)
 			continue;
 		seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
 		seen[nseen++] = xstrdup(real);
-		fd = lock_dir(real, LOCK_EX | LOCK_NB);
-		if (fd < 0)
-			continue;
-		c->locks = xrealloc(c->locks, (c->nlocks + 1) * sizeof(*c->locks));
-		c->locks[c->nlocks++] = fd;
+		word_lock_add(c, lock_dir(real, LOCK_EX | LOCK_NB));
 	}
 	if (d)
 		closedir(d);
+	word_lock_add(c, lock_standin("kmalloc-large", LOCK_EX | LOCK_NB));
 	for (i = 0; i < nseen; i++)
 		free(seen[i]);
 	free(seen);
@@ -474,14 +527,13 @@ static void rec_take(struct rec *r, bool autosel)
 	for (i = 0; i < r->n; i++) {
 		struct rec_cache *c = &r->c[i];
 
-		slab_dir(path, sizeof(path), c->name);
 		if (print_is_word(c->name)) {
 			/* Any cache traced or holding records: refused. */
 			t = s.n ? &s.caches[0] : NULL;
 			if (!t)
 				lock_word(c);
 		} else {
-			c->lock = lock_dir(path, LOCK_EX | LOCK_NB);
+			c->lock = lock_cache(c->name, LOCK_EX | LOCK_NB);
 			t = stats_find(&s, c->name);
 		}
 		if (refused(c, t, why, sizeof(why))) {
