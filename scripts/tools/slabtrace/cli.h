@@ -106,7 +106,7 @@ int cmd_status(void);
 /* run.c */
 extern atomic_int nsignals, signal_from_tty, last_signal;
 double now(void);
-bool sleep_secs(double s);
+bool sleep_secs(double s, int seen);
 void catch_signals(void);
 #define RUN_FAILED	(-1)	/* run_command(): COMMAND could not be run */
 int run_command(char **argv, int since);

@@ -402,7 +402,7 @@ double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		return now() - t0;
 	}
 	for (i = 0; (rounds < 0 || i < rounds) && !nsignals; i++) {
-		if (!sleep_secs(interval))
+		if (!sleep_secs(interval, 0))
 			break;
 		slab_sample(s, false);
 		++*samples;

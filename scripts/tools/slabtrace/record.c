@@ -709,9 +709,11 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		       r.filter[0] ? " (and of every process)" : "");
 	fflush(stdout);
 	if (!argc) {
-		/* -p alone: the processes are traced until a signal says stop. */
-		while (!nsignals)
-			sleep_secs(3600);
+		/*
+		 * -p alone: the processes are traced until a signal says stop
+		 * (the first one: none came yet, or it is passed at once).
+		 */
+		sleep_secs(-1, 0);
 		waited = nsignals;
 	} else if (!nsignals) {
 		rc = run_command(argv, 0);
@@ -731,7 +733,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	}
 	if (o->settle > 0 && nsignals == ended) {
 		printf("record: waiting %.1fs for deferred frees (RCU)\n", o->settle);
-		sleep_secs(o->settle);
+		sleep_secs(o->settle, ended);
 	}
 	if (o->pprof)
 		pprof = dump_pprof_new();

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +29,52 @@ double now(void)
 /* Signals record took (on_signal()); 0 in the other commands. */
 atomic_int nsignals;
 
-/* Sleep @s seconds; false if a signal came meanwhile. */
-bool sleep_secs(double s)
+/*
+ * Hold the signals that end record (and SIGCHLD, with @child) until
+ * sigprocmask(SIG_SETMASK, @old): they wait, pending, for a sigsuspend()
+ * or ppoll() with @old, which looks at nsignals first.
+ */
+static void hold_signals(sigset_t *old, bool child)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
-	int seen = nsignals;
+	sigset_t hold;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		if (nsignals != seen)
-			return false;
-	return true;
+	sigemptyset(&hold);
+	sigaddset(&hold, SIGINT);
+	sigaddset(&hold, SIGTERM);
+	sigaddset(&hold, SIGHUP);
+	if (child)
+		sigaddset(&hold, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &hold, old);
+}
+
+/*
+ * Sleep @s seconds, or until a signal if @s < 0; false, at once, if
+ * nsignals is not (or no longer) @seen.  The signals are held from each
+ * look at nsignals to the ppoll() that lets them in: one coming in
+ * between is not missed (the sleep would have gone on to its end).
+ */
+bool sleep_secs(double s, int seen)
+{
+	double end = now() + s, left;
+	struct timespec ts;
+	bool slept = true;
+	sigset_t old;
+
+	hold_signals(&old, false);
+	for (;;) {
+		if (nsignals != seen) {
+			slept = false;
+			break;
+		}
+		left = end - now();
+		if (s >= 0 && left <= 0)
+			break;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		ppoll(NULL, 0, s < 0 ? NULL : &ts, &old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return slept;
 }
 
 /* Whether a signal came from the terminal (^C, a hang-up): COMMAND got it too. */
@@ -64,7 +101,7 @@ int run_command(char **argv, int since)
 {
 	struct sigaction child = { .sa_handler = on_child }, old_child;
 	int first = since, seen = since;
-	sigset_t hold, old;
+	sigset_t old;
 	int status, p[2], err = 0;
 	pid_t pid, r;
 
@@ -72,12 +109,7 @@ int run_command(char **argv, int since)
 		die("pipe: %s", strerror(errno));
 	fflush(stdout);
 	fflush(stderr);
-	sigemptyset(&hold);
-	sigaddset(&hold, SIGINT);
-	sigaddset(&hold, SIGTERM);
-	sigaddset(&hold, SIGHUP);
-	sigaddset(&hold, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &hold, &old);
+	hold_signals(&old, true);
 	sigaction(SIGCHLD, &child, &old_child);
 	pid = fork();
 	if (pid < 0)

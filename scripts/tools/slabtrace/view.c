@@ -144,7 +144,7 @@ static int cmd_view(struct opts *o, int argc, char **argv, bool full)
 		if (!o->interval || round == o->rounds)
 			break;
 		fflush(stdout);
-		sleep_secs(o->interval);
+		sleep_secs(o->interval, 0);
 	}
 	return 0;
 }
