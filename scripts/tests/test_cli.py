@@ -654,6 +654,39 @@ class Cli(unittest.TestCase):
         self.assertIn("no cache grew in", out)
         self.assertIn("slabtrace: sleep was killed by signal 15", err)
 
+    def test_growth_a_failed_sample_ends_the_command(self):
+        # A sample of the thread that fails while COMMAND runs (the metrics
+        # file's directory gone; /proc/slabinfo unreadable): said, COMMAND
+        # ended and reaped, exit 1.  The thread's exit(1) left it running.
+        promdir = os.path.join(self.fake.root, "prom")
+        prom = os.path.join(promdir, "slab.prom")
+        slabinfo = os.path.join(self.fake.proc, "slabinfo")
+        pidfile = os.path.join(self.fake.root, "cmd.pid")
+        for args, breaks, said in (
+                (("--prometheus", prom), "mv %s %s.old" % (promdir, promdir),
+                 "slabtrace: %s/slab.prom" % promdir),
+                ((), "echo garbage > %s.new; mv %s.new %s" % (slabinfo, slabinfo, slabinfo),
+                 "slabtrace: %s: cannot read the line 'garbage'\n" % slabinfo)):
+            os.makedirs(promdir)
+            rc, out, err = self.fake.run(
+                "growth", "-i", "0.05", *args, "--", "sh", "-c",
+                "echo $$ > %s; %s; exec sleep 30 >/dev/null 2>&1" % (pidfile, breaks))
+            with open(pidfile) as f:
+                cmd = int(f.read())
+            try:
+                alive = os.kill(cmd, 0) is None
+            except ProcessLookupError:
+                alive = False
+            if alive:
+                os.kill(cmd, signal.SIGKILL)
+            self.assertFalse(alive, "COMMAND left running")
+            self.assertEqual(rc, 1, err)
+            self.assertIn(said, err)
+            self.assertIn("slabtrace: sh was killed by signal 15\n"
+                          "slabtrace: a sample failed (said above): sh was stopped\n", err)
+            self.assertEqual(out, "")
+            shutil.rmtree(promdir + (".old" if args else ""))
+
     def test_growth_reads_a_name_with_spaces(self):
         # /proc/slabinfo writes a cache's name as it is: 'oddcache "q\\ name'
         # (oddcache.ko) holds two spaces.

@@ -150,7 +150,7 @@ void growth_print(struct slabs *s, double secs, int top);
 int cmd_growth(struct opts *o, int argc, char **argv);
 
 /* prometheus.c */
-void prometheus_write(const char *path, const struct slabs *s);
+bool prometheus_write(const char *path, const struct slabs *s);
 
 /* snapshot.c: what a print shows, ctl then the views of one snapshot. */
 enum { VIEW_CTL, VIEW_STACKS, VIEW_FOLDED, VIEW_FOLDED_BYTES, NVIEWS };

@@ -96,8 +96,11 @@ static void series_add(struct slab *sl, long active)
 	sl->stride *= 2;
 }
 
-/* One sample of /proc/slabinfo; @first: the first of the series. */
-static void slab_sample(struct slabs *s, bool first)
+/*
+ * One sample of /proc/slabinfo; @first: the first of the series.  False,
+ * said, if it could not be read.
+ */
+static bool slab_sample(struct slabs *s, bool first)
 {
 	char path[PATH_MAX], *text, *line, *save = NULL;
 	int i;
@@ -106,9 +109,11 @@ static void slab_sample(struct slabs *s, bool first)
 	text = read_all(path);
 	if (!text) {
 		if (errno == EACCES || errno == EPERM)
-			die("needs root: %s is root's only (run it with sudo)", path);
-		die("%s: %s (a kernel without slab statistics?)", path,
-		    strerror(errno));
+			note("needs root: %s is root's only (run it with sudo)", path);
+		else
+			note("%s: %s (a kernel without slab statistics?)", path,
+			     strerror(errno));
+		return false;
 	}
 	for (i = 0; i < s->n; i++)
 		s->v[i].seen = false;
@@ -126,7 +131,8 @@ static void slab_sample(struct slabs *s, bool first)
 
 			kernel_escape(line, shown, sizeof(shown));
 			free(text);
-			die("%s: cannot read the line '%.60s'", path, shown);
+			note("%s: cannot read the line '%.60s'", path, shown);
+			return false;
 		}
 		sl = slab_find(s, name);
 		if (!sl) {
@@ -178,6 +184,14 @@ static void slab_sample(struct slabs *s, bool first)
 			series_add(&s->v[i], 0);
 		}
 	}
+	return true;
+}
+
+/* A sample, and its metrics into @prometheus if not NULL; false if not. */
+static bool sample(struct slabs *s, bool first, const char *prometheus)
+{
+	return slab_sample(s, first) &&
+	       (!prometheus || prometheus_write(prometheus, s));
 }
 
 const char *const trend_names[] = {
@@ -333,12 +347,18 @@ int slab_grown(struct slabs *s)
 	return n;
 }
 
-/* The thread that samples while a command runs. */
+/*
+ * The thread that samples while a command runs.  A sample that fails (a
+ * metrics file that cannot be written) is said, and told to the main
+ * thread in @failed, with a SIGTERM that ends the command as a user's
+ * would (run_command() passes it on and reaps it): no exit() here, which
+ * would leave the command running.
+ */
 struct sampler {
 	struct slabs *s;
 	double interval;
 	const char *prometheus;
-	atomic_bool stop;
+	atomic_bool stop, failed;
 	int samples;
 };
 
@@ -353,9 +373,11 @@ static void *sampler_fn(void *arg)
 			nanosleep(&tick, NULL);
 			continue;
 		}
-		slab_sample(sp->s, false);
-		if (sp->prometheus)
-			prometheus_write(sp->prometheus, sp->s);
+		if (!sample(sp->s, false, sp->prometheus)) {
+			atomic_store(&sp->failed, true);
+			kill(getpid(), SIGTERM);
+			break;
+		}
 		sp->samples++;
 		next += sp->interval;
 	}
@@ -368,22 +390,22 @@ static void *sampler_fn(void *arg)
  * @rounds times (forever if @rounds < 0, until a signal) @interval seconds
  * apart; after each sample, its metrics into the file @prometheus, if not
  * NULL.  Returns the seconds the samples span, and their number in
- * @samples.
+ * @samples; exits 1 if a sample fails (said), once @cmd has been ended
+ * and reaped.
  */
 double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		     double interval, const char *prometheus, int *samples)
 {
-	struct sampler sp = { s, interval, prometheus, false, 0 };
+	struct sampler sp = { s, interval, prometheus, false, false, 0 };
 	double t0 = now();
 	sigset_t all, old;
 	pthread_t t;
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	slab_sample(s, true);
+	if (!sample(s, true, prometheus))
+		exit(1);
 	*samples = 1;
-	if (prometheus)
-		prometheus_write(prometheus, s);
 	if (cmd) {
 		/* The signals are the command's and record's: not the thread's. */
 		sigfillset(&all);
@@ -395,19 +417,20 @@ double growth_sample(struct slabs *s, char **cmd, int *cmd_rc, int rounds,
 		*cmd_rc = run_command(cmd, 0);
 		atomic_store(&sp.stop, true);
 		pthread_join(t, NULL);
-		slab_sample(s, false);
+		if (atomic_load(&sp.failed))
+			die("a sample failed (said above): %s was stopped",
+			    cmd[0]);
+		if (!sample(s, false, prometheus))
+			exit(1);
 		*samples += sp.samples + 1;
-		if (prometheus)
-			prometheus_write(prometheus, s);
 		return now() - t0;
 	}
 	for (i = 0; (rounds < 0 || i < rounds) && !nsignals; i++) {
 		if (!sleep_secs(interval, 0))
 			break;
-		slab_sample(s, false);
+		if (!sample(s, false, prometheus))
+			exit(1);
 		++*samples;
-		if (prometheus)
-			prometheus_write(prometheus, s);
 	}
 	return now() - t0;
 }

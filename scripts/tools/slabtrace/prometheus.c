@@ -243,8 +243,18 @@ static void module_metrics(FILE *f, const struct slabs *s)
 	       "System calls kptrace dropped (queue full).", dropped);
 }
 
-/* Replace @path with the metrics of the sample @s; dies if it cannot. */
-void prometheus_write(const char *path, const struct slabs *s)
+/* @file could not be written (@err): said; false. */
+static bool failed(const char *file, int err)
+{
+	note("%s: %s", file, strerror(err));
+	return false;
+}
+
+/*
+ * Replace @path with the metrics of the sample @s; false, said, if it
+ * cannot.
+ */
+bool prometheus_write(const char *path, const struct slabs *s)
 {
 	char tmp[PATH_MAX];
 	bool bad;
@@ -257,10 +267,10 @@ void prometheus_write(const char *path, const struct slabs *s)
 	 * directory), where a name known in advance could be a link.
 	 */
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
-		die("%s: %s", path, strerror(ENAMETOOLONG));
+		return failed(path, ENAMETOOLONG);
 	fd = mkstemp(tmp);
 	if (fd < 0)
-		die("%s: %s", tmp, strerror(errno));
+		return failed(tmp, errno);
 	/* node_exporter reads it as another user. */
 	f = fchmod(fd, 0644) ? NULL : fdopen(fd, "w");
 	if (!f) {
@@ -268,7 +278,7 @@ void prometheus_write(const char *path, const struct slabs *s)
 
 		close(fd);
 		unlink(tmp);
-		die("%s: %s", tmp, strerror(e));
+		return failed(tmp, e);
 	}
 	slab_metrics(f, s);
 	module_metrics(f, s);
@@ -279,12 +289,13 @@ void prometheus_write(const char *path, const struct slabs *s)
 		int e = errno ? errno : EIO;
 
 		unlink(tmp);
-		die("%s: %s", tmp, strerror(e));
+		return failed(tmp, e);
 	}
 	if (rename(tmp, path)) {
 		int e = errno;
 
 		unlink(tmp);
-		die("%s: %s", path, strerror(e));
+		return failed(path, e);
 	}
+	return true;
 }
