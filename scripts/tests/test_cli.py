@@ -171,6 +171,16 @@ class Fake:
             f.write(SLABINFO.format(w=w, k=k, d=d))
         os.replace(path + ".new", path)
 
+    def rename_cache(self, name):
+        """leaky_widget's /proc/slabinfo line named NAME (bytes): the
+        file's path."""
+        path = os.path.join(self.proc, "slabinfo")
+        with open(path, "rb") as f:
+            text = f.read()
+        with open(path, "wb") as f:
+            f.write(text.replace(b"leaky_widget ", name + b" "))
+        return path
+
     def write(self, name, text):
         path = os.path.join(self.st, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -318,11 +328,7 @@ class Cli(unittest.TestCase):
         # A name of /proc/slabinfo may hold any byte: in a label value as
         # the stats file writes names (\xNN), then \\ and \" escaped, so
         # that the file stays UTF-8 and its lines whole.
-        path = os.path.join(self.fake.proc, "slabinfo")
-        with open(path, "rb") as f:
-            text = f.read()
-        with open(path, "wb") as f:
-            f.write(text.replace(b"leaky_widget ", b'leaky\xff"q\\w '))
+        self.fake.rename_cache(b'leaky\xff"q\\w')
         prom = os.path.join(self.fake.root, "slab.prom")
         rc, out, err = self.fake.run("growth", "-r", "2", "-i", "0.05", "--prometheus", prom)
         self.assertEqual(rc, 0, err)
@@ -705,6 +711,17 @@ class Cli(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("leaky\\e[2Jwidget", out)
         self.assertNotIn("\x1b", out + err)
+
+    def test_growth_json_escapes_a_name(self):
+        # "cache" is the name as the module writes it, as the table and
+        # the metrics show it: byte 0xe9 was "\u00e9" (another name) and
+        # a space stayed a space.
+        p = self.fake.rename_cache(b"caf\xe9 x\\y")
+        script = r"LC_ALL=C sed -i 's/^\(caf.*y\) *10 /\1 60 /' " + p
+        rc, out, err = self.fake.run("growth", "--json", "--", "sh", "-c", script)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([c["cache"] for c in json.loads(out)["caches"]],
+                         ["caf\\xe9\\x20x\\\\y"])
 
     def test_growth_trend_around_a_command(self):
         # Samples every 0.2 s while the command runs: dentry steps up four

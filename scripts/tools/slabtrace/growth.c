@@ -475,9 +475,12 @@ static void growth_json(const struct slabs *s, double secs, bool around, long to
 		const struct slab *sl = &s->v[i];
 		long d = sl->active[1] - sl->active[0];
 		long db = sl->bytes[1] - sl->bytes[0];
+		char name[4 * sizeof(sl->name)];
 
+		/* As the module writes names, and the table and metrics show them. */
+		kernel_escape(sl->name, name, sizeof(name));
 		printf("%s{\"cache\": ", i ? ", " : "");
-		put_json_string(stdout, sl->name);
+		put_json_string(stdout, name);
 		printf(", \"objsize\": %ld, \"active\": %ld, \"objects\": %ld, \"bytes\": %ld, ",
 		       sl->objsize, sl->active[1], d, db);
 		printf("\"bytes_per_second\": %.0f, \"trend\": \"%s\", \"also_named\": [",
