@@ -1725,6 +1725,17 @@ class Record(unittest.TestCase):
         self.assertEqual(sorted(os.listdir(os.path.join(run, "slabtrace"))),
                          ["kmalloc-large.lock", "percpu.lock"])
 
+    def test_no_run_directory_no_stand_in(self):
+        # A system with no /run at all (a bare initramfs): as without
+        # sysfs, record locks nothing for kmalloc-large, and records.
+        self.fake.write("ctl", dump_of("kmalloc-large"))
+        env = {"SLABTRACE_RUN": os.path.join(self.fake.root, "no-such-run")}
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-large", "--settle", "0",
+                                     "-o", self.out, "--", "true", env=env)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("start kmalloc-large", self.fake.commands())
+        self.assertFalse(os.path.exists(env["SLABTRACE_RUN"]))
+
     def test_a_lock_held_elsewhere_is_respected(self):
         fd = os.open(os.path.join(self.fake.slab, "kmalloc-64"), os.O_RDONLY)
         try:

@@ -197,8 +197,9 @@ static int lock_dir(const char *path, int how)
 /*
  * Lock the stand-in of a pseudo cache (kmalloc-large, percpu: no
  * /sys/kernel/slab entry), /run/slabtrace/@name.lock, made 0600 in a
- * directory made 0700, both root's: as lock_dir(), but a stand-in that
- * cannot be made or is not record's own is said, and record exits 1.
+ * directory made 0700, both root's: as lock_dir() (-1 where there is no
+ * /run, as where there is no sysfs), but a stand-in that cannot be made
+ * or is not record's own is said, and record exits 1.
  */
 static int lock_standin(const char *name, int how)
 {
@@ -208,8 +209,14 @@ static int lock_standin(const char *name, int how)
 
 	snprintf(path, sizeof(path), "%s/slabtrace", st_run());
 	snprintf(file, sizeof(file), "%s.lock", name);
-	if (mkdir(path, 0700) && errno != EEXIST)
-		die("record: cannot lock %s: %s: %s", name, path, strerror(errno));
+	if (mkdir(path, 0700)) {
+		/* No /run at all (a bare initramfs): nothing to lock, as no sysfs. */
+		if (errno == ENOENT)
+			return -1;
+		if (errno != EEXIST)
+			die("record: cannot lock %s: %s: %s", name, path,
+			    strerror(errno));
+	}
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0 || fstat(dfd, &st))
 		die("record: cannot lock %s: %s: %s", name, path, strerror(errno));
