@@ -8,7 +8,7 @@
  * took and keeps its size; the record limit is a counted drop; in NMI
  * (simulated) the probes only count; a full stack depot defers the
  * backtrace to a work item, and past its slots keeps the record without
- * one, counted, and a walk cut at LEAK_STACK_DEPTH frames keeps its
+ * one, counted, and a walk longer than LEAK_STACK_DEPTH frames keeps its
  * record, counted; the work running before the record is in the table
  * does not lose it, nor gives it to another record of the same cache made
  * at its address in the same millisecond; a kfree() of an object no cache holds takes no lock
@@ -342,8 +342,9 @@ static noinline void *alloc_deep(unsigned int depth)
 }
 
 /*
- * A walk that fills LEAK_STACK_DEPTH frames was cut: the record keeps the
- * innermost ones, counted as "stack truncated"; a shallow one is not.
+ * A walk with more than LEAK_STACK_DEPTH frames was cut: the record keeps
+ * what the first LEAK_STACK_DEPTH give, counted as "stack truncated"; a
+ * shallow one is not.
  */
 static void slabtrace_probe_path_deep_stack(struct kunit *test)
 {

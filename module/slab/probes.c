@@ -296,6 +296,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	const struct leak_filter *filter;
 	struct leak_record *rec, *stale;
 	struct leak_traced *tr;
+	unsigned long end, end_size;
 	enum leak_drop why;
 	unsigned int nr;
 	bool deep;
@@ -349,12 +350,21 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	rec->gfp = (__force u32)gfp;
 	rec->node = tr->kind == LEAK_KIND_PERCPU ? NUMA_NO_NODE :
 		    page_to_nid(virt_to_page(obj));
-	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries),
-					 READ_ONCE(leak_walk_end),
-					 READ_ONCE(leak_walk_end_size));
-	deep = nr > LEAK_STACK_DEPTH;
-	if (unlikely(deep))
-		nr = LEAK_STACK_DEPTH;
+	end = READ_ONCE(leak_walk_end);
+	end_size = READ_ONCE(leak_walk_end_size);
+	nr = slabtrace_stack_walk_caller(entries, ARRAY_SIZE(entries), end,
+					 end_size);
+	/*
+	 * Cut: the walk filled the room, and did not end there at its end
+	 * (x86's do_syscall_64()), nor is what was cut beyond an
+	 * interrupt's entry, which the trace ends at anyway.
+	 */
+	deep = nr > LEAK_STACK_DEPTH &&
+	       entries[LEAK_STACK_DEPTH] - end >= end_size;
+	nr = min_t(unsigned int, nr, LEAK_STACK_DEPTH);
+	if (unlikely(deep) && !in_task() &&
+	    filter_irq_stacks(entries, nr) < nr)
+		deep = false;
 	stack = leak_stack_store(rec, entries, nr, call_site);
 	if (unlikely(stack == -EPERM)) {
 		/* Made through slabtrace's own code: not recorded. */

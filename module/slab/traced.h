@@ -54,7 +54,7 @@ enum leak_drop {
 	LEAK_DROP_NMI,		/* allocated in NMI context */
 	LEAK_DROP_STACK,		/* kept, no backtrace: depot full */
 	LEAK_DROP_WALK,		/* kept, no backtrace: empty walk */
-	LEAK_DROP_DEEP,		/* kept, backtrace cut at LEAK_STACK_DEPTH */
+	LEAK_DROP_DEEP,		/* kept, walk cut at LEAK_STACK_DEPTH */
 	LEAK_DROP_MAX,
 };
 

@@ -151,7 +151,11 @@ count_kmem() {
 leak_size() {
 	local c n total=0 per='' sizes=''
 	rm -f /tmp/wl.*
-	slab_start "$CACHES"
+	if ! slab_start "$CACHES"; then
+		echo "FAIL leak_size: a start failed:"
+		sed 's/^/FAIL   /' /tmp/slabtrace.out
+		return
+	fi
 	"$B/wl" leak "$FILES" "$LEAK_EVERY" > /dev/null
 	for c in $CACHES; do
 		echo "stop $c" > $ST/ctl
@@ -461,8 +465,15 @@ slab_module() {
 # free path counts no lifetimes for the leak verdicts (peers.sh).
 start_slabtrace() {
 	case $1 in
-	*:one-nolife) slab_module slabtrace-nolife.ko && slab_start "$ONE" ;;
-	*:every-nolife) slab_module slabtrace-nolife.ko && slab_try "start all" ;;
+	*:one-nolife)
+		slab_module slabtrace-nolife.ko || return 1
+		# Failed, the row is not run: the module of the next rows back.
+		slab_start "$ONE" || { slab_module slabtrace.ko; return 1; }
+		;;
+	*:every-nolife)
+		slab_module slabtrace-nolife.ko || return 1
+		slab_try "start all" || { slab_module slabtrace.ko; return 2; }
+		;;
 	*:one) slab_start "$ONE" ;;
 	*:every) slab_try "start all" ;;
 	*:every-sampled) slab_try "start all sample $SAMPLE" ;;
