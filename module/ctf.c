@@ -71,8 +71,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
-#include <linux/cpu.h>
 #include <linux/bits.h>
+#include <linux/cpu.h>
 #include <linux/err.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>

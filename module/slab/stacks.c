@@ -130,6 +130,30 @@ static bool tracer_frame(unsigned long ip)
 #define TRACER_FRAMES_MAX	12
 
 /*
+ * The function @ip is in, as kallsyms prints it ("NAME+0xOFF/0xSIZE"):
+ * its start and size; false if it has no symbol, or (@want not NULL) is
+ * not named @want.  kallsyms_lookup_size_offset() is not exported.
+ */
+static bool function_of(unsigned long ip, const char *want,
+			unsigned long *start, unsigned long *size)
+{
+	char name[KSYM_SYMBOL_LEN];
+	unsigned long off;
+	char *plus;
+
+	snprintf(name, sizeof(name), "%pS", (void *)ip);
+	plus = strrchr(name, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &off, size) != 2 ||
+	    off >= *size)
+		return false;
+	*plus = '\0';
+	if (want && strcmp(name, want))
+		return false;
+	*start = ip - off;
+	return true;
+}
+
+/*
  * Before 6.10, alloc_percpu() is __alloc_percpu() or __alloc_percpu_gfp(),
  * functions that call pcpu_alloc(), whose tracepoint reports its own
  * return address: in the wrapper, where the compiler made no tail call
@@ -145,17 +169,12 @@ static void pcpu_wrap_init(void)
 	const unsigned long fn[2] = {
 		(unsigned long)__alloc_percpu, (unsigned long)__alloc_percpu_gfp,
 	};
-	char name[KSYM_SYMBOL_LEN];
-	unsigned long off, size;
+	unsigned long start, size;
 	unsigned int i;
-	const char *p;
 
 	for (i = 0; i < ARRAY_SIZE(fn); i++) {
-		/* kallsyms' format: NAME+0xOFFSET/0xSIZE */
-		snprintf(name, sizeof(name), "%pS", (void *)fn[i]);
-		p = strrchr(name, '+');
-		if (p && sscanf(p, "+%lx/%lx", &off, &size) == 2 && !off) {
-			pcpu_wrap[i][0] = fn[i];
+		if (function_of(fn[i], NULL, &start, &size)) {
+			pcpu_wrap[i][0] = start;
 			pcpu_wrap[i][1] = size;
 		}
 	}
@@ -462,8 +481,7 @@ unsigned long leak_walk_end, leak_walk_end_size;
  */
 void leak_stack_find_end(void)
 {
-	unsigned long entries[LEAK_STACK_DEPTH], off, size;
-	char name[KSYM_SYMBOL_LEN];
+	unsigned long entries[LEAK_STACK_DEPTH], start, size;
 	unsigned int nr, i;
 
 	/* Only the ORC walk of <wrapper/unwind.h> can stop: no search. */
@@ -472,12 +490,9 @@ void leak_stack_find_end(void)
 		return;
 	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	for (i = 0; i < nr; i++) {
-		snprintf(name, sizeof(name), "%pS", (void *)entries[i]);
-		/* kallsyms' format: NAME+0xOFFSET/0xSIZE */
-		if (sscanf(name, "do_syscall_64+%lx/%lx", &off, &size) != 2 ||
-		    off >= size)
+		if (!function_of(entries[i], "do_syscall_64", &start, &size))
 			continue;
-		WRITE_ONCE(leak_walk_end, entries[i] - off);
+		WRITE_ONCE(leak_walk_end, start);
 		WRITE_ONCE(leak_walk_end_size, size);
 		return;
 	}
