@@ -372,6 +372,7 @@ static void stream_enable(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, buffer_kb(st, "64k", 3), -EINVAL);
 	KUNIT_EXPECT_EQ(test, buffer_kb(st, "-8", 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, buffer_kb(st, "+8", 2), -EINVAL);
 	KUNIT_EXPECT_EQ(test, buffer_kb(st, "16\00032", 5), -EINVAL);
 	KUNIT_EXPECT_EQ(test, buffer_kb(st, "4294967296", 10), -ERANGE);
 	KUNIT_EXPECT_EQ(test, kb_set, 64U);

@@ -517,10 +517,10 @@ VISIBLE_IF_KUNIT int slabtrace_stream_buffer_kb(struct slabtrace_stream *s,
 						char *arg, size_t len)
 {
 	char esc[SLABTRACE_ESC_SIZE];
-	unsigned int kb;
+	u32 kb;
 	int ret;
 
-	ret = strlen(arg) == len ? kstrtouint(arg, 10, &kb) : -EINVAL;
+	ret = strlen(arg) == len ? slabtrace_ctl_u32(arg, &kb) : -EINVAL;
 	if (ret) {
 		pr_warn_ratelimited("%s: buffer_kb: '%s' is %s\n", s->ops->dir,
 				    slabtrace_esc(esc, sizeof(esc), arg,

@@ -138,6 +138,27 @@ int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid)
 	return 0;
 }
 
+/**
+ * slabtrace_ctl_u32 - a number of a command: decimal digits only
+ * @arg: the word
+ * @n: set to its value
+ *
+ * kstrtou32() alone would take "+5" for 5: a sign is refused here, as in
+ * pids, so that a command means what it shows.
+ *
+ * Return: 0, -EINVAL for anything but digits, -ERANGE beyond 32 bits.
+ */
+int slabtrace_ctl_u32(const char *arg, u32 *n)
+{
+	return isdigit(arg[0]) ? kstrtou32(arg, 10, n) : -EINVAL;
+}
+
+/* The same for an unsigned long ("pool N", "limit N"). */
+int slabtrace_ctl_ulong(const char *arg, unsigned long *n)
+{
+	return isdigit(arg[0]) ? kstrtoul(arg, 10, n) : -EINVAL;
+}
+
 /* The system whose table has @word, and its token for it; NULL if none. */
 static const struct slabtrace_system *system_of(char *word, int *cmd)
 {

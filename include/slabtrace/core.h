@@ -156,6 +156,8 @@ char **slabtrace_ctl_split(const char *who, const char *what, char *buf,
 			   size_t len, int *argc);
 int slabtrace_ctl_run(struct file *file, int argc, char **argv);
 int slabtrace_ctl_pid(const char *who, const char *arg, pid_t *pid);
+int slabtrace_ctl_u32(const char *arg, u32 *n);
+int slabtrace_ctl_ulong(const char *arg, unsigned long *n);
 
 /* status.c: the status file; also what ctl shows before a print. */
 void slabtrace_status_show(struct seq_file *m);

@@ -232,7 +232,7 @@ static int parse_print(int argc, char **argv, struct leak_print_opts *o)
 			return -EINVAL;
 		}
 		/* Not a number: -EINVAL; one beyond 32 bits: -ERANGE. */
-		ret = ++i == argc ? -EINVAL : kstrtou32(argv[i], 10, num);
+		ret = ++i == argc ? -EINVAL : slabtrace_ctl_u32(argv[i], num);
 		if (ret || (num == &o->top && !*num)) {
 			pr_warn_ratelimited("ctl: print: %s takes a number%s\n", argv[i - 1],
 					    num == &o->top ? " above 0" : "");
@@ -332,7 +332,7 @@ bad:
 /* The N of "start CACHE ... sample N". */
 static int parse_sample(const char *arg, u32 *n)
 {
-	int ret = kstrtou32(arg, 10, n);
+	int ret = slabtrace_ctl_u32(arg, n);
 	char esc[SLABTRACE_ESC_SIZE];
 
 	if (ret || *n < 2 || *n > LEAK_SAMPLE_MAX) {
@@ -347,7 +347,7 @@ static int parse_sample(const char *arg, u32 *n)
 /* The B of "start CACHE ... sample-bytes B". */
 static int parse_sample_bytes(const char *arg, u32 *b)
 {
-	int ret = kstrtou32(arg, 10, b);
+	int ret = slabtrace_ctl_u32(arg, b);
 	char esc[SLABTRACE_ESC_SIZE];
 
 	if (ret || *b < LEAK_SAMPLE_BYTES_MIN ||
@@ -395,7 +395,7 @@ static int cmd_pool_limit(int cmd, const char *arg)
 	unsigned long n;
 	int ret;
 
-	ret = kstrtoul(arg, 10, &n);
+	ret = slabtrace_ctl_ulong(arg, &n);
 	if (ret) {
 		pr_warn_ratelimited("ctl: %s takes a decimal number, not '%s'%s\n",
 				    cmd == SLAB_CMD_POOL ? "pool" : "limit",
