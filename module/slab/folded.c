@@ -70,7 +70,8 @@ static void show_group(struct seq_file *m,
 			seq_printf(m, "syscall:%s%s;", compat ? "compat_" : "",
 				   name);
 		else
-			seq_printf(m, "syscall:%d;", nr);
+			seq_printf(m, "syscall:%s%d;", compat ? "compat_" : "",
+				   nr);
 	}
 	if (g->stack)
 		n = stack_depot_fetch(g->stack, &entries);

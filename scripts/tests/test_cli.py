@@ -967,6 +967,28 @@ class Cli(unittest.TestCase):
         c = json.loads(out)["caches"][0]
         self.assertEqual((c["sample_every"], c["estimated_objects"]), (1, 26))
 
+    def test_folded_is_the_modules_for_a_call_without_backtrace_or_name(self):
+        # module/slab/folded.c: a group of a system call whose backtrace was
+        # not saved is "syscall:NAME;[unknown]"; a 32-bit call with no name
+        # is "syscall:compat_NR".
+        cases = [("write", " (backtrace not saved)\n", "syscall:write;[unknown] 1\n"),
+                 ("451 (compat)", " #01 [<0000000000000002>] in f+0x1/0x2\n",
+                  "syscall:compat_451;f 1\n"),
+                 ("compat write", " (backtrace not saved)\n",
+                  "syscall:compat_write;[unknown] 1\n")]
+        for sys, stack, folded in cases:
+            dump = ("Dumping outstanding allocs from kmalloc-64\n"
+                    "traced 1.000s, 1 outstanding (64 bytes), 0 records dropped\n"
+                    "-------------------------\n"
+                    "Obj 0000000000000001, 64 bytes (50 requested), age 0.001s, cpu 0, "
+                    "node 0, gfp GFP_KERNEL, from PID 5 sh in syscall %s:\n----\n%s\n"
+                    % (sys, stack))
+            path = os.path.join(self.fake.root, "nostack.dump")
+            with open(path, "w") as f:
+                f.write(dump)
+            rc, out, err = self.fake.run("report", "--folded", path)
+            self.assertEqual((rc, out), (0, folded), err)
+
     def test_sampled_by_bytes_dump_gives_estimates(self):
         # "start CACHE sample-bytes 8192": a record of 64 bytes stands for
         # 1 / (1 - exp(-64 / 8192)) = 128.5006 objects (the module's fixed

@@ -239,9 +239,33 @@ static void put_frame(const char *s)
 }
 
 /*
+ * The root frame of a system call the dump names "write", "compat write",
+ * or by number, "451" or "451 (compat)": "syscall:write",
+ * "syscall:compat_write", "syscall:451", "syscall:compat_451".
+ */
+static void put_syscall_frame(const char *sys)
+{
+	size_t len = strlen(sys), tail = strlen(" (compat)");
+	char nr[64];
+
+	fputs("syscall:", stdout);
+	if (!strncmp(sys, "compat ", 7)) {
+		fputs("compat_", stdout);
+		put_frame(sys + 7);
+	} else if (len > tail && !strcmp(sys + len - tail, " (compat)")) {
+		snprintf(nr, sizeof(nr), "%.*s", (int)(len - tail), sys);
+		fputs("compat_", stdout);
+		put_frame(nr);
+	} else {
+		put_frame(sys);
+	}
+}
+
+/*
  * The groups as folded stacks, in the format of the module's folded (by
  * objects) and folded_bytes (@by_bytes) files: the system call as the root
- * frame ("syscall:write", "syscall:compat_write"), then the frames from
+ * frame ("syscall:write", "syscall:compat_write", "syscall:compat_451"),
+ * then the frames from
  * the outermost in, without their offsets, ';' in a name as ':', the
  * dump's escapes as they are and a raw byte that is not printable ASCII
  * as \xNN (the module's files, and record's CACHE.folded saved from them,
@@ -258,35 +282,27 @@ void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame)
 
 	for (i = 0; i < d->ng; i++) {
 		const struct group *g = &d->g[i];
-		bool any = false;
 
 		if (cache_frame) {
 			put_frame(d->cache);
 			putchar(';');
 		}
 		if (g->syscall) {
-			fputs("syscall:", stdout);
-			if (!strncmp(g->syscall, "compat ", 7)) {
-				fputs("compat_", stdout);
-				put_frame(g->syscall + 7);
-			} else {
-				put_frame(g->syscall);
-			}
-			any = true;
+			put_syscall_frame(g->syscall);
+			putchar(';');
 		}
+		if (!g->nframes)
+			fputs("[unknown]", stdout);
 		for (j = g->nframes - 1; j >= 0; j--) {
 			frame_func(g->frames[j], fn, sizeof(fn));
-			printf("%s", any ? ";" : "");
 			put_frame(fn);
-			any = true;
+			if (j)
+				putchar(';');
 		}
-		if (g->verdict == VERDICT_LEAK) {
-			printf("%s[leak]", any ? ";" : "[unknown];");
-			any = true;
-		}
+		if (g->verdict == VERDICT_LEAK)
+			fputs(";[leak]", stdout);
 		/* Sampled: estimated totals, as the module's files give them. */
-		printf("%s %ld\n", any ? "" : "[unknown]",
-		       dump_est(by_bytes ? g->est_bytes : g->est_objects));
+		printf(" %ld\n", dump_est(by_bytes ? g->est_bytes : g->est_objects));
 	}
 }
 
