@@ -90,6 +90,7 @@ static void slabtrace_aggregate_key(struct kunit *test)
 	/* Made-up handles, never fetched: only the key is looked at. */
 	add(test, snap, 0x00010001, 100, 10, 7, -1);
 	add(test, snap, 0x00020001, 100, 10, 7, -1);
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 5);
 	for (i = 0; i < snap->nr_groups; i++) {
@@ -121,6 +122,7 @@ static void slabtrace_aggregate_groups(struct kunit *test)
 	/* Five more contexts than a group lists. */
 	for (i = 0; i < 5; i++)
 		add(test, snap, b, 50, 64, 100 + i, -1);
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 2);
 
@@ -161,6 +163,7 @@ static void slabtrace_aggregate_ties(struct kunit *test)
 	add(test, snap, a, 900, 1, 1, 5);	/* older */
 	add(test, snap, b, 10, 1, 1, 9);
 	add(test, snap, b, 10, 1, 1, 9);	/* two objects */
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 5);
 	KUNIT_EXPECT_EQ(test, snap->groups[0]->count, 2);
@@ -193,6 +196,7 @@ static void slabtrace_aggregate_sampled_order(struct kunit *test)
 	for (i = 0; i < 3; i++)
 		add(test, snap, a, 10, PAGE_SIZE, 1, -1);
 	add(test, snap, b, 10, SZ_2M, 1, -1);
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 2);
 	KUNIT_EXPECT_EQ(test, snap->groups[0]->stack, a);
@@ -256,6 +260,7 @@ static void slabtrace_aggregate_top(struct kunit *test)
 	add(test, snap, stack(IP(frame_a), IP(frame_root)), 10, 1, 1, -1);
 	add(test, snap, stack(IP(frame_b), IP(frame_root)), 10, 1, 1, -1);
 	add(test, snap, stack(IP(frame_b), IP(frame_a)), 10, 1, 1, -1);
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	snap->opts.stacks = true;
 	text = render(test, snap, false, false);
@@ -281,6 +286,7 @@ static void slabtrace_aggregate_folded(struct kunit *test)
 	add(test, snap, a, 10, 1, 1, 1);
 	add(test, snap, a, 10, 1, 1, 1);
 	add(test, snap, a, 10, 1, 1, -1);
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	text = render(test, snap, true, false);
 	KUNIT_EXPECT_STREQ(test, text,

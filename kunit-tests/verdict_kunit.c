@@ -345,11 +345,15 @@ static void forget_owners(void)
 	leak_lifetime_forget(owners);
 }
 
-/* Counts by key and bucket; an owner forgotten, another kept. */
+/*
+ * Counts by key and bucket, by owner one at a time and many in one walk;
+ * an owner forgotten, another kept.
+ */
 static void slabtrace_verdict_lifetimes(struct kunit *test)
 {
+	u64 h[LEAK_LIFE_BUCKETS], a[LEAK_LIFE_BUCKETS] = { 0 };
+	u64 b[LEAK_LIFE_BUCKETS] = { 0 }, **rows;
 	DECLARE_BITMAP(owners, LEAK_MAX_OWNERS);
-	u64 h[LEAK_LIFE_BUCKETS];
 
 	forget_owners();
 	leak_lifetime_add(7, -1, OWNER_A, 0);
@@ -366,6 +370,24 @@ static void slabtrace_verdict_lifetimes(struct kunit *test)
 	leak_lifetime_get(7, 1, OWNER_A, h);
 	KUNIT_EXPECT_EQ(test, h[13], 1);	/* [4096, 8192) ms */
 	KUNIT_EXPECT_EQ(test, owner_freed(OWNER_A), 5);
+	/* Both owners in one walk, as a print of "all" takes them. */
+	rows = kunit_kcalloc(test, LEAK_LIFE_OWNERS, sizeof(*rows), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rows);
+	rows[OWNER_A] = a;
+	rows[OWNER_B] = b;
+	leak_lifetime_owners_get(rows);
+	leak_lifetime_owner_get(OWNER_A, h);
+	KUNIT_EXPECT_EQ(test, memcmp(a, h, sizeof(h)), 0);
+	KUNIT_EXPECT_EQ(test, a[0], 2);
+	KUNIT_EXPECT_EQ(test, a[13], 1);
+	leak_lifetime_owner_get(OWNER_B, h);
+	KUNIT_EXPECT_EQ(test, memcmp(b, h, sizeof(h)), 0);
+	KUNIT_EXPECT_EQ(test, b[1], 1);
+	/* An owner without a row is left out; a row is added to. */
+	rows[OWNER_B] = NULL;
+	leak_lifetime_owners_get(rows);
+	KUNIT_EXPECT_EQ(test, a[0], 4);
+	KUNIT_EXPECT_EQ(test, b[1], 1);
 
 	bitmap_zero(owners, LEAK_MAX_OWNERS);
 	__set_bit(OWNER_A, owners);
@@ -491,6 +513,7 @@ static void slabtrace_verdict_views(struct kunit *test)
 	/* Another stack of the cache frees old objects: no batches. */
 	for (i = 0; i < 100; i++)
 		leak_lifetime_add(7, -1, OWNER_A, 5000);
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_LEAK], 1);
 	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_LIVE], 1);
@@ -566,6 +589,7 @@ static void slabtrace_verdict_no_backtrace(struct kunit *test)
 	}
 	for (i = 0; i < 100; i++)
 		leak_lifetime_add(7, -1, OWNER_A, 5000);
+	leak_lifetime_owner_get(snap->owner, snap->cache_freed);
 	KUNIT_ASSERT_EQ(test, leak_aggregate(snap), 0);
 	KUNIT_ASSERT_EQ(test, snap->nr_groups, 1);
 	KUNIT_EXPECT_EQ(test, snap->verdicts[SLABTRACE_VERDICT_UNKNOWN], 1);

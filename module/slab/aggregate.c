@@ -105,18 +105,16 @@ static u32 window(const struct leak_snapshot *snap)
 /* Each group's verdict, from its ages and its stack's lifetimes. */
 static void judge(struct leak_snapshot *snap)
 {
-	u64 cache_freed[LEAK_LIFE_BUCKETS];
 	struct leak_group *g;
 	unsigned long i;
 
-	leak_lifetime_owner_get(snap->owner, cache_freed);
 	for (i = 0; i < snap->nr_groups; i++) {
 		g = snap->groups[i];
 		g->in->n = g->count;
 		g->in->age_max = g->age_max;
 		leak_lifetime_get(g->stack, g->syscall, snap->owner,
 				  g->in->freed);
-		g->in->cache_freed = cache_freed;
+		g->in->cache_freed = snap->cache_freed;
 		g->in->freed_lost = leak_lifetime_key_lost(g->stack, g->syscall,
 							   snap->owner);
 		g->in->no_stack = !g->stack;
@@ -143,7 +141,8 @@ leak_group_of(struct leak_snapshot *snap,
 
 /**
  * leak_aggregate - group a snapshot's records
- * @snap: the snapshot, filled but not published
+ * @snap: the snapshot, filled but not published, its cache_freed too
+ *	  (leak_lifetime_owner_get(), or _owners_get() for many)
  *
  * Return: 0, or -ENOMEM (no group is left behind).
  */

@@ -181,6 +181,15 @@ void leak_lifetime_forget(const unsigned long *owners)
 	}
 }
 
+/* Add the counts of @slot to @freed. */
+static void slot_add(struct life_slot *slot, u64 freed[LEAK_LIFE_BUCKETS])
+{
+	unsigned int b;
+
+	for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
+		freed[b] += (u32)atomic_read(&slot->freed[b]);
+}
+
 /*
  * The frees counted for @owner, all its stacks together, by lifetime
  * into @freed.
@@ -189,7 +198,7 @@ void leak_lifetime_forget(const unsigned long *owners)
 void leak_lifetime_owner_get(u16 owner,
 			     u64 freed[LEAK_LIFE_BUCKETS])
 {
-	unsigned int i, b;
+	unsigned int i;
 	u64 key;
 
 	memset(freed, 0, LEAK_LIFE_BUCKETS * sizeof(*freed));
@@ -198,10 +207,33 @@ void leak_lifetime_owner_get(u16 owner,
 			cond_resched();
 		/* Acquire: as leak_lifetime_get() reads a key. */
 		key = smp_load_acquire(&slots[i].key);
-		if (!key || key_owner(key) != owner)
-			continue;
-		for (b = 0; b < LEAK_LIFE_BUCKETS; b++)
-			freed[b] += (u32)atomic_read(&slots[i].freed[b]);
+		if (key && key_owner(key) == owner)
+			slot_add(&slots[i], freed);
+	}
+}
+
+/**
+ * leak_lifetime_owners_get - leak_lifetime_owner_get() of many owners
+ * @freed: by owner, NULL or the histogram its frees are added to
+ *
+ * In one walk of the table, however many owners: a print of "all"
+ * judges each of its caches with its owner's (up to LEAK_MAX_CACHES of
+ * them, and the table may be 128 MiB).
+ *
+ * Context: process context; walks the table.
+ */
+void leak_lifetime_owners_get(u64 *const freed[LEAK_LIFE_OWNERS])
+{
+	unsigned int i;
+	u64 key;
+
+	for (i = 0; i < BIT(slots_bits); i++) {
+		if (!(i % 4096))
+			cond_resched();
+		/* Acquire: as leak_lifetime_get() reads a key. */
+		key = smp_load_acquire(&slots[i].key);
+		if (key && freed[key_owner(key)])
+			slot_add(&slots[i], freed[key_owner(key)]);
 	}
 }
 

@@ -51,6 +51,7 @@ bool leak_lifetime_key_lost(depot_stack_handle_t stack, s16 syscall,
 			    u16 owner);
 void leak_lifetime_owner_get(u16 owner,
 			     u64 freed[LEAK_LIFE_BUCKETS]);
+void leak_lifetime_owners_get(u64 *const freed[LEAK_LIFE_OWNERS]);
 /* The table (slab.c loads it); its stats line. */
 extern const struct leak_part leak_lifetime_part;
 #if IS_ENABLED(CONFIG_KUNIT)

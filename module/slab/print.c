@@ -68,6 +68,7 @@
 #include <wrapper/workqueue.h>
 
 #include "aggregate.h"
+#include "lifetime.h"
 #include "print.h"
 #include "record.h"
 #include "sets.h"
@@ -437,6 +438,7 @@ static void snapshot_of(struct leak_snapshot *snap,
 /* The parts of a print of a word, by record owner, while it copies. */
 struct parts {
 	struct leak_snapshot *by_owner[LEAK_MAX_OWNERS];
+	u64 *freed[LEAK_LIFE_OWNERS];	/* by_owner[]'s cache_freed */
 };
 
 static int fill_part(const struct leak_record *rec, void *arg)
@@ -467,8 +469,10 @@ static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 		parts = kvzalloc(sizeof(*parts), SLABTRACE_GFP_BIG);
 		if (!parts)
 			return -ENOMEM;
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			parts->by_owner[snaps[i]->owner] = snaps[i];
+			parts->freed[snaps[i]->owner] = snaps[i]->cache_freed;
+		}
 	}
 	/*
 	 * The copy, with the mutex dropped: other commands go on, and a reset
@@ -481,6 +485,11 @@ static int copy_records(struct leak_snapshot **snaps, unsigned int n)
 		ret = leak_table_for_each(&leak_records,
 					  parts ? fill_part : fill_one,
 					  parts ? (void *)parts : snaps[0], true);
+	/* The caches' frees by lifetime, for the verdicts: one walk. */
+	if (!ret && parts)
+		leak_lifetime_owners_get(parts->freed);
+	else if (!ret && n)
+		leak_lifetime_owner_get(snaps[0]->owner, snaps[0]->cache_freed);
 	/* A word's part with no record is not shown: nothing to judge. */
 	for (i = 0; !ret && i < n; i++)
 		if (!parts || snaps[i]->nr)

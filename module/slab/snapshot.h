@@ -74,6 +74,8 @@ struct leak_snapshot {
 	unsigned long nr_groups;
 	struct xarray by_stack;		/* stack handle -> its groups */
 	unsigned long verdicts[SLABTRACE_VERDICTS];	/* groups judged so */
+	/* Its owner's frees, all stacks, by lifetime: filled before grouping. */
+	u64 cache_freed[LEAK_LIFE_BUCKETS];
 	u64 taken;			/* ns */
 	u64 epoch;			/* of the records' stamps, ns */
 	u64 traced_ns;
