@@ -235,6 +235,12 @@ static void slabtrace_verdict_long_tail(struct kunit *test)
 	freed(in, 15, 20 * S);
 	outstanding(in, 100, 0, 60 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_LIVE, "live: ");
+	/* The last bucket has no top: 2 days is not "<134217 s". */
+	in = new_in(test, 60 * S);
+	freed(in, 20, 2 * 86400 * S);
+	outstanding(in, 10, 0, 60 * S);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(judge(test, in).text,
+					   "; 20 freed lived >=67108 s median, >=67108 s p99"));
 }
 
 /* Made at the trace's start, kept; or made over its first half. */

@@ -207,18 +207,34 @@ static void begin(struct leak_verdict *v, enum slabtrace_verdict word)
 	strscpy(v->text, leak_verdict_words[word], sizeof(v->text));
 }
 
+/*
+ * "<2 ms" for bucket @b; ">=67108 s" for the last, which holds every
+ * lifetime from its start on.
+ */
+static const char *bucket_text(char *buf, size_t size, unsigned int b)
+{
+	char ms[MS_TEXT];
+
+	if (b == LEAK_LIFE_BUCKETS - 1)
+		snprintf(buf, size, ">=%s",
+			 ms_text(ms, sizeof(ms), bucket_start(b)));
+	else
+		snprintf(buf, size, "<%s", ms_text(ms, sizeof(ms), bucket_top(b)));
+	return buf;
+}
+
 /* Its text ends with "; 750 freed lived <1 ms median, <2 ms p99". */
 static void end(struct leak_verdict *v, const struct judging *j)
 {
-	char a[MS_TEXT], b[MS_TEXT];
+	char a[MS_TEXT + 2], b[MS_TEXT + 2];
 
 	if (!j->freed) {
 		add(v, "; none freed");
 		return;
 	}
-	add(v, "; %llu freed lived <%s median, <%s p99", j->freed,
-	    ms_text(a, sizeof(a), bucket_top(j->p50)),
-	    ms_text(b, sizeof(b), bucket_top(j->p99)));
+	add(v, "; %llu freed lived %s median, %s p99", j->freed,
+	    bucket_text(a, sizeof(a), j->p50),
+	    bucket_text(b, sizeof(b), j->p99));
 }
 
 /*
