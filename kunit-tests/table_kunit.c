@@ -246,8 +246,9 @@ static bool full(struct leak_table *t)
 
 /*
  * A table whose grow finds no memory is full at LEAK_TABLE_LOAD_MAX
- * records a bucket (the probes insert no more: probe_path_table_full);
- * grown, it is not.
+ * records a bucket (the probes insert no more: probe_path_table_full),
+ * and the check that finds it so asks for the grow again once its wait
+ * is over; grown, it is not full.
  */
 static void slabtrace_table_full(struct kunit *test)
 {
@@ -266,9 +267,15 @@ static void slabtrace_table_full(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, full(t));
 	leak_table_insert(t, new_rec(test, n - 1, 0));
 	KUNIT_EXPECT_TRUE(test, full(t));
+	/* What that insert asked for fails, and waits. */
+	leak_table_flush(t);
 	WRITE_ONCE(leak_fail_grow, false);
 	t->grow_retry = jiffies;
-	leak_table_insert(t, new_rec(test, n, 0));
+	/*
+	 * The wait over, no insert comes (the probes drop): the probe that
+	 * finds it full asks for the grow.
+	 */
+	KUNIT_EXPECT_TRUE(test, full(t));
 	leak_table_flush(t);
 	KUNIT_EXPECT_GT(test, leak_table_buckets(t), size);
 	KUNIT_EXPECT_FALSE(test, full(t));

@@ -71,8 +71,8 @@
  * every insert past the threshold would otherwise queue another attempt
  * at the largest allocation slabtrace makes.  Argued, not measured:
  * without it the worker would retry, back to back while probes insert, a
- * kvzalloc() of up to 168 MB with __GFP_RETRY_MAYFAIL (reclaim and
- * compaction first) on a system short of memory; never retrying would
+ * kvzalloc() of up to 168 MB (__GFP_NORETRY: one round of reclaim for
+ * each attempt) on a system short of memory; never retrying would
  * leave chains of hundreds of records for the rest of a trace.  It costs
  * 2 fields and 15 lines.  Meanwhile the probes insert no more than
  * LEAK_TABLE_LOAD_MAX records a bucket (leak_table_full()): a chain, which
@@ -158,7 +158,7 @@ static struct leak_buckets *buckets_alloc(unsigned long n)
 	size_t size;
 
 	size = size_add(struct_size(b, head, n), array_size(n, sizeof(u16)));
-	b = kvzalloc(size, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	b = kvzalloc(size, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (b) {
 		b->mask = n - 1;
 		b->sig = (u16 *)&b->head[n];
@@ -469,10 +469,27 @@ struct leak_record *leak_table_insert(struct leak_table *t,
 	size = b->mask + 1;
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 
+	leak_table_ask_grow(t, nr, size);
+	return old;
+}
+
+/**
+ * leak_table_ask_grow - have the worker grow @t, if it needs to and may
+ * @t: the table
+ * @nr: its records
+ * @size: its buckets
+ *
+ * At 2 records a bucket, unless a grow is asked already, or a failed one
+ * waits (grow_waits()).  Inserts ask, and so do the probes that find the
+ * table full (leak_table_full()), which insert nothing.
+ *
+ * Context: Any context but NMI (a probe); no lock.
+ */
+void leak_table_ask_grow(struct leak_table *t, long nr, unsigned long size)
+{
 	if (nr > 2 * size && size < TABLE_MAX_BUCKETS && !grow_waits(t) &&
 	    !test_bit(0, &t->grow_asked) && !test_and_set_bit(0, &t->grow_asked))
 		leak_work_kick(LEAK_JOB_GROW);
-	return old;
 }
 
 /**

@@ -128,6 +128,8 @@ bool leak_table_set_stack(struct leak_table *t, const void *obj,
 			  u16 owner, u32 stamp, u16 tag,
 			  depot_stack_handle_t stack);
 
+void leak_table_ask_grow(struct leak_table *t, long nr, unsigned long size);
+
 static inline long leak_table_count(struct leak_table *t)
 {
 	return atomic_long_read(&t->nr);
@@ -144,17 +146,22 @@ static inline long leak_table_count(struct leak_table *t)
  * It grows at 2 a bucket; this many means its grow found no memory (and
  * waits, table.c) or has not run yet.  Inserting more would lengthen
  * every chain a probe walks under a raw lock, the frees of untraced
- * objects' too (their signatures all set): the probes drop instead.
+ * objects' too (their signatures all set): the probes drop instead, and
+ * ask for the grow no insert will ask for now (once its wait is over).
  *
- * Context: Any context (a probe); no lock: preemption disabled or
- * rcu_read_lock_sched() held.
+ * Context: Any context but NMI (a probe); no lock: preemption disabled
+ * or rcu_read_lock_sched() held.
  */
 static __always_inline bool leak_table_full(struct leak_table *t)
 {
 	struct leak_buckets *b = rcu_dereference_sched(t->cur);
+	unsigned long size = b->mask + 1;
+	long nr = atomic_long_read(&t->nr);
 
-	return atomic_long_read(&t->nr) >=
-	       LEAK_TABLE_LOAD_MAX * ((long)b->mask + 1);
+	if (likely(nr < LEAK_TABLE_LOAD_MAX * (long)size))
+		return false;
+	leak_table_ask_grow(t, nr, size);
+	return true;
 }
 
 static inline long leak_table_owned(struct leak_table *t, u16 owner)
