@@ -318,7 +318,8 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 			leak_follow_miss(s);
 		goto evict;
 	}
-	if (!READ_ONCE(tr->tracing) || own_alloc(call_site))
+	/* Acquire: the rate and filter of a restart (start_again()). */
+	if (!smp_load_acquire(&tr->tracing) || own_alloc(call_site))
 		goto evict;
 	filter = rcu_dereference_sched(tr->filter);
 	if (filter && !filter_passes(filter)) {

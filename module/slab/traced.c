@@ -533,7 +533,8 @@ static bool start_again(struct leak_traced *tr,
 	if (tr->tracing)
 		return false;
 	tr->started = ktime_get_mono_fast_ns();
-	WRITE_ONCE(tr->tracing, true);
+	/* The rate and filter above before it: probes acquire it. */
+	smp_store_release(&tr->tracing, true);
 	return true;
 }
 
