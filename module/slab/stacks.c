@@ -268,8 +268,9 @@ struct deferred {
 /* defer_slot[] and defer_nr; a probe only trylocks it. */
 static DEFINE_RAW_SPINLOCK(defer_lock);
 static struct deferred defer_slot[LEAK_STACK_DEFER];
-/* One drain at a time: a flush waits for the worker's. */
+/* One drain at a time: a flush waits for the worker's.  And its buffer. */
 static DEFINE_MUTEX(defer_mutex);
+static struct deferred defer_buf;	/* under defer_mutex */
 static unsigned int defer_nr;
 static atomic_long_t defer_count;
 /*
@@ -366,15 +367,10 @@ static void defer_drain(struct deferred *d, bool can_sleep)
 /* The worker's job: save the deferred traces, letting the depot allocate. */
 static void defer_job(void)
 {
-	struct deferred *d;
-
-	d = kmalloc(sizeof(*d), GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
-	if (!d)
-		return;
+	/* Not allocated: a flush that found no memory would not wait. */
 	mutex_lock(&defer_mutex);
-	defer_drain(d, true);
+	defer_drain(&defer_buf, true);
 	mutex_unlock(&defer_mutex);
-	kfree(d);
 }
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
