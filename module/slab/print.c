@@ -579,9 +579,13 @@ static int print_word(struct leak_snapshot *head,
 		head->nr_parts++;
 	}
 out:
-	for (i = 0; parts && i < n; i++)
-		if (parts[i])
-			leak_snapshot_put(parts[i]);
+	for (i = 0; parts && i < n; i++) {
+		if (!parts[i])
+			continue;
+		/* What leak_print() says of a copy that failed. */
+		head->nr += parts[i]->nr;
+		leak_snapshot_put(parts[i]);
+	}
 	kvfree(parts);
 	kfree(trs);
 	return ret;

@@ -16,9 +16,10 @@
  *
  * Why a work item a job, not one for all: two jobs take leak_mutex
  * (the scan of new caches, the detach of idle probes), which a print
- * holds while it copies the records.  Behind them in one work item, the
- * pool's refill would wait for the print, and the probes would drop
- * records meanwhile.  What is shared is the one irq_work, the bits, the
+ * holds while it takes its snapshot, and the table's grow waits for its
+ * grow_mutex, which a print holds while it copies the records.  Behind
+ * them in one work item, the pool's refill would wait for the print, and
+ * the probes would drop records meanwhile.  What is shared is the one irq_work, the bits, the
  * spacing of a job's runs and the one place that stops them all.
  *
  * Notes on locking
