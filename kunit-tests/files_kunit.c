@@ -337,7 +337,8 @@ static const char *enable_str(struct slabtrace_stream *st, const char *s)
 
 /*
  * A stream whose init failed or never ran: a failed load's exit stops
- * its system, which flushes it, then exits it; neither touches it.
+ * its system, which flushes it, then exits it; neither touches it (an
+ * oops fails this case; the checks only say it stayed as it was).
  */
 static void stream_never_made(struct kunit *test)
 {

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "slabtrace_stress" suite proves that the commands and the probes can
- * race: two kthreads allocate and free (a cache of their own and
+ * The "slabtrace_stress" suite runs the commands and the probes side by
+ * side: two kthreads allocate and free (a cache of their own and
  * kmalloc-64) while the test loops start/print/stop/reset.  Under lockdep
  * and KASAN nothing may be reported, and once the workers have freed
  * everything a cache traced throughout holds no record: no free was lost.
+ *
+ * UML has one CPU and no preemption: here the two sides take turns only
+ * where one of them sleeps (a command's mutex or allocation, a worker's
+ * cond_resched()), never inside a probe.  The races on several CPUs are
+ * the VM test stress's (make stress, and the short run of make check).
  */
 #include <kunit/test.h>
 #include <linux/delay.h>

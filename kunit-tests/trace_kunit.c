@@ -341,7 +341,10 @@ static void slabtrace_trace_kmalloc_large_sampled(struct kunit *test)
 	KUNIT_EXPECT_LE(test, abs((int)nr - 100), 28);
 }
 
-/* percpu: alloc_percpu() is recorded, on no node; free_percpu() drops it. */
+/*
+ * percpu: alloc_percpu() is recorded, on no node; free_percpu() drops it.
+ * (Its bytes on every possible CPU: UML has one, the VM test bigleak two.)
+ */
 static void slabtrace_trace_percpu(struct kunit *test)
 {
 	struct leak_snapshot *snap;
