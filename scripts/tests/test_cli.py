@@ -2387,6 +2387,45 @@ class Recorder(unittest.TestCase):
         self.assertEqual(err, "kmemtrace-record: cannot run /nonexistent: "
                          "No such file or directory\n")
 
+    def test_an_error_says_its_own_errno(self):
+        # cpu0 a directory: its mmap fails (ENODEV).  The message says so,
+        # not the errno of the trace's stop (the kmsg file it opens is
+        # missing: ENOENT), which comes after it; the trace is stopped.
+        cpu0 = os.path.join(self.fake.st, "kmemtrace", "cpu0")
+        os.unlink(cpu0)
+        os.mkdir(cpu0)
+        rc, out, err = self.record("--", "true")
+        self.assertEqual((rc, out), (1, ""), err)
+        self.assertEqual(err, "kmemtrace-record: mmap %s: No such device\n" % cpu0)
+        self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n")
+
+    def test_a_recording_that_fails_ends_the_command(self):
+        # The third packet's write fails (RLIMIT_FSIZE, SIGXFSZ ignored:
+        # EFBIG) while COMMAND runs: COMMAND is ended, not left running
+        # for 30 s (holding the pipes: the run would wait for it), and
+        # the streams written go.
+        def limit():
+            import resource
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+        pidfile = os.path.join(self.fake.root, "pid")
+        start = time.monotonic()
+        p = subprocess.run([RECORD, "-o", self.out, "--", "sh", "-c",
+                            "echo $$ > %s; exec sleep 30" % pidfile],
+                           env=self.fake.env(), cwd=self.fake.root, capture_output=True,
+                           text=True, timeout=20, preexec_fn=limit)
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+        self.assertEqual(p.stderr, "kmemtrace-record: cpu0: write: File too large: "
+                         "nothing saved; sh was ended\n")
+        self.assertFalse(os.path.exists(self.out))
+        self.assertEqual(self.fake.read("kmemtrace/enable"), "1\n0\n")
+        if os.path.exists(pidfile):
+            with open(pidfile) as f:
+                pid = int(f.read())
+            self.assertRaises(ProcessLookupError, os.kill, pid, 0)
+
     def test_buffer_is_set_back(self):
         # -b is for this recording: the module's buffer_kb is set back
         # after (the fake file keeps what is written to it).

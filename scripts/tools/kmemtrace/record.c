@@ -41,7 +41,8 @@
  * packets went to buffers this recorder does not hold, and whose metadata
  * would not describe the packets it did read) is an error, and nothing is
  * saved.  A trace stopped by another process is kept, and also an error:
- * the recording is cut short.
+ * the recording is cut short.  Any other error while it records (a write
+ * that fails) stops the trace too, ends COMMAND, and saves nothing.
  *
  * A packet is taken only once closed: the buffer is mapped, and the
  * packet at the next position must carry the expected sequence number
@@ -63,6 +64,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -342,7 +344,58 @@ static void stop_if_ours(void)
 	started = 0;
 }
 
-#define fail(...) do { stop_if_ours(); die(__VA_ARGS__); } while (0)
+/* COMMAND while it runs (its name), for fail() to end it. */
+static pid_t child;
+static const char *command;
+/* DIR and DIR/ctf, once the streams are written there. */
+static const char *out_path, *ctf_path;
+
+static void remove_streams(const char *outdir, const char *ctfdir);
+
+/*
+ * COMMAND ends with a recording that failed, as with a signal: SIGTERM
+ * (and SIGCONT, for one stopped), SIGKILL if it is still there 5 s on.
+ */
+static void end_command(void)
+{
+	int i, status;
+
+	kill(child, SIGTERM);
+	kill(child, SIGCONT);
+	for (i = 0; i < 50 && waitpid(child, &status, WNOHANG) == 0; i++)
+		poll(NULL, 0, 100);
+	if (i == 50) {
+		kill(child, SIGKILL);
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	child = 0;
+}
+
+/*
+ * An error: the message first (its strerror(errno) is the error's, not
+ * that of the clean-up's I/O), then the trace stops if it is ours, a
+ * COMMAND that runs ends, and the streams written go (without their
+ * metadata they are no trace); said, and exit 1.
+ */
+static noreturn void fail(const char *fmt, ...)
+{
+	char msg[1024], ended[300] = "";
+	int written = nstreams > 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	stop_if_ours();
+	if (child > 0) {
+		end_command();
+		snprintf(ended, sizeof(ended), "; %s was ended", command);
+	}
+	if (written)
+		remove_streams(out_path, ctf_path);
+	die("%s%s%s", msg, written ? ": nothing saved" : "", ended);
+}
 
 /* --- the streams --- */
 
@@ -1012,7 +1065,6 @@ int main(int argc, char **argv)
 	pid_t w;
 	struct sigaction sa;
 	char *text;
-	pid_t child = 0;
 
 	prog_name = "kmemtrace-record";
 	stdout_check_at_exit();
@@ -1141,6 +1193,8 @@ int main(int argc, char **argv)
 		fail("the metadata of the trace just started has no UUID");
 	free(text);
 	clear_old(ctfdir);
+	out_path = outdir;
+	ctf_path = ctfdir;
 	open_streams(ctfdir);
 	if (syscalls) {
 		/* The calls from here on are recorded. */
@@ -1153,6 +1207,7 @@ int main(int argc, char **argv)
 		if (pipe2(execp, O_CLOEXEC))
 			fail("pipe: %s", strerror(errno));
 		fflush(stdout);
+		command = argv[optind];
 		child = fork();
 		if (child < 0)
 			fail("fork: %s", strerror(errno));
@@ -1194,6 +1249,7 @@ int main(int argc, char **argv)
 			}
 			wait_and_drain(pfd, 100, lazy);
 		}
+		child = 0;	/* waited for: no COMMAND for fail() to end */
 		err = 0;
 		while (read(execp[0], &err, sizeof(err)) < 0 && errno == EINTR)
 			;
@@ -1201,7 +1257,7 @@ int main(int argc, char **argv)
 	}
 	if (finish(outdir, ctfdir))
 		return 1;
-	if (!child)
+	if (!command)
 		return 0;
 	/* Saved, as slabtrace record does; COMMAND's failure said and exit 3. */
 	if (err) {
