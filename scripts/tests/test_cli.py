@@ -2284,6 +2284,42 @@ class Recorder(unittest.TestCase):
         self.assertIn("3 events written", out)
         self.assertFalse(os.path.exists(os.path.join(root, "done")))
 
+    def test_a_signal_at_the_start_runs_no_command(self):
+        # SIGTERM while the recorder starts (waiting for the module's
+        # version file, a FIFO here): the recording is stopped before
+        # COMMAND starts, which is not run; it was run, and the SIGTERM
+        # sent to it before its exec went to the recorder's handler,
+        # which left "sleep 30" running.
+        version = os.path.join(self.fake.sys, "module", "slabtrace", "version")
+        os.mkfifo(version)
+        fd = os.open(version, os.O_RDWR)
+        ran = os.path.join(self.fake.root, "ran")
+        rec = self.fake.popen("-o", self.out, "--", "sh", "-c", "touch ran; exec sleep 30",
+                              prog=RECORD)
+        try:
+            fds = "/proc/%d/fd" % rec.pid
+            self.fake.wait_for(lambda: any(os.path.realpath(os.path.join(fds, x)) == version
+                                           for x in os.listdir(fds)), "open version file")
+            time.sleep(0.1)
+            start = time.monotonic()
+            rec.send_signal(signal.SIGTERM)
+            time.sleep(0.2)
+            os.write(fd, b"0.1\n")
+            os.close(fd)
+            fd = -1
+            out, err = rec.communicate(timeout=20)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+            if rec.poll() is None:
+                rec.kill()
+                rec.communicate()
+        self.assertLess(time.monotonic() - start, 10)
+        self.assertEqual(rec.returncode, 0, err)
+        self.assertEqual(err, "kmemtrace-record: a signal came before sh started: not run\n")
+        self.assertIn("3 events written", out)
+        self.assertFalse(os.path.exists(ran))
+
     def test_lost_events_say_what_b_gives(self):
         # 5 events lost on cpu0 of a 16 KiB buffer: the counts, and the
         # -b that doubles the buffer.

@@ -1064,6 +1064,7 @@ int main(int argc, char **argv)
 	int opt, lazy = 0, i, err, status = 0, execp[2], stopped, killed = 0;
 	pid_t w;
 	struct sigaction sa;
+	sigset_t block, unblocked;
 	char *text;
 
 	prog_name = "kmemtrace-record";
@@ -1202,7 +1203,21 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 
-	if (optind < argc) {
+	/*
+	 * The signals wait while COMMAND forks: one that came before (during
+	 * the start) stops the recording without it; one that comes after
+	 * is sent to COMMAND, which takes it with the default action from
+	 * its fork on, not the recorder's handler until its exec.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
+	if (optind < argc && stop_flag) {
+		note("a signal came before %s started: not run", argv[optind]);
+	} else if (optind < argc) {
 		/* The child's errno if it cannot run COMMAND (close-on-exec). */
 		if (pipe2(execp, O_CLOEXEC))
 			fail("pipe: %s", strerror(errno));
@@ -1213,8 +1228,12 @@ int main(int argc, char **argv)
 			fail("fork: %s", strerror(errno));
 		if (!child) {
 			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
+			signal(SIGCHLD, SIG_DFL);
 			/* An ignored signal stays ignored across exec. */
 			signal(SIGPIPE, SIG_DFL);
+			sigprocmask(SIG_SETMASK, &unblocked, NULL);
 			out_umask_restore();
 			execvp(argv[optind], argv + optind);
 			err = errno;
@@ -1225,6 +1244,7 @@ int main(int argc, char **argv)
 		}
 		close(execp[1]);
 	}
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	for (i = 0; i < nstreams; i++) {
 		pfd[i].fd = streams[i].fd;
 		pfd[i].events = POLLIN;
