@@ -2320,6 +2320,31 @@ class Recorder(unittest.TestCase):
         self.assertIn("3 events written", out)
         self.assertFalse(os.path.exists(ran))
 
+    def test_more_than_1024_cpus(self):
+        # 1100 CPUs (cpu1 to cpu1099 empty), recorded under the default
+        # limit of 1024 open files: every stream is, the limit raised for
+        # the recorder only.  It took the first 1024 cpuN files it read,
+        # and said nothing of the others.
+        import resource
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        if hard != resource.RLIM_INFINITY and hard < 2300:
+            self.skipTest("a hard limit of open files under 2300")
+        st = os.path.join(self.fake.st, "kmemtrace")
+        for cpu in range(1, 1100):
+            with open(os.path.join(st, "cpu%d" % cpu), "wb") as f:
+                f.truncate(16384)
+        nofile = os.path.join(self.fake.root, "nofile")
+        p = subprocess.run([RECORD, "-o", self.out, "--", "sh", "-c", "ulimit -n > " + nofile],
+                           env=self.fake.env(), cwd=self.fake.root, capture_output=True,
+                           text=True, timeout=60, preexec_fn=lambda: resource.setrlimit(
+                               resource.RLIMIT_NOFILE, (1024, hard)))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("3 events written", p.stdout)
+        ctf = os.listdir(os.path.join(self.out, "ctf"))
+        self.assertEqual(sorted(ctf), sorted(["metadata"] + ["cpu%d" % c for c in range(1100)]))
+        with open(nofile) as f:
+            self.assertEqual(f.read(), "1024\n")
+
     def test_lost_events_say_what_b_gives(self):
         # 5 events lost on cpu0 of a 16 KiB buffer: the counts, and the
         # -b that doubles the buffer.

@@ -73,6 +73,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -82,8 +83,6 @@
 #include "../../../include/uapi/slabtrace/kmemtrace.h"
 #include "../../../include/uapi/slabtrace/kptrace.h"
 #include "../lib/stfiles.h"
-
-#define MAX_CPUS 1024
 
 static const char help[] =
 	"usage: kmemtrace-record [-o DIR] [-b KB] [-c CACHE]... [--lazy] [-- COMMAND [ARG...]]\n"
@@ -125,8 +124,12 @@ struct stream {
 	int put;		/* the module gives packets back by ioctl */
 };
 
-static struct stream streams[MAX_CPUS];
+/* One per cpuN file that has a buffer: as many as the module lists. */
+static struct stream *streams;
 static int nstreams;
+/* The limit of open files, for COMMAND, if raised for the streams. */
+static struct rlimit nofile;
+static int nofile_raised;
 static size_t subbuf_size, map_size;
 static unsigned char *copybuf;		/* a packet, where read() takes it */
 /* The stream's directory under the root: kmemtrace, or kptrace/ctf (-s). */
@@ -590,23 +593,52 @@ static void clear_old(const char *ctfdir)
 	closedir(d);
 }
 
+/*
+ * Each stream holds two files open: with more CPUs than the limit of open
+ * files allows (1024 by default, 512 CPUs), the soft limit is raised, up
+ * to the hard one, for the recorder (COMMAND gets the one it had).
+ */
+static void room_for_streams(DIR *d)
+{
+	struct dirent *de;
+	struct rlimit rl;
+	rlim_t want = 32;
+
+	while ((de = readdir(d)))
+		if (cpu_of(de->d_name) >= 0)
+			want += 2;
+	rewinddir(d);
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	nofile = rl;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 static void open_streams(const char *ctfdir)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 300];
 	struct dirent *de;
+	int cpu, size = 0;
 	DIR *d;
-	int cpu;
 
 	stream_path(dir, sizeof(dir), "");
 	d = opendir(dir);
 	if (!d)
 		fail("%s: %s", dir, strerror(errno));
-	while ((de = readdir(d)) && nstreams < MAX_CPUS) {
-		struct stream *s = &streams[nstreams];
+	room_for_streams(d);
+	while ((de = readdir(d))) {
+		struct stream *s;
 
 		cpu = cpu_of(de->d_name);
 		if (cpu < 0)
 			continue;
+		if (nstreams == size) {
+			size = size ? 2 * size : 64;
+			streams = xrealloc(streams, size * sizeof(*streams));
+		}
+		s = &streams[nstreams];
+		memset(s, 0, sizeof(*s));
 		snprintf(path, sizeof(path), "%s%s", dir, de->d_name);
 		s->cpu = cpu;
 		s->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1060,7 +1092,7 @@ int main(int argc, char **argv)
 	const char *outdir = NULL, *buffer_kb = NULL, *comm = NULL;
 	char caches[4096] = "", pids[400] = "", path[PATH_MAX], ctfdir[2048];
 	static char outreal[2048 - 8];
-	struct pollfd pfd[MAX_CPUS];
+	struct pollfd *pfd;
 	int opt, lazy = 0, i, err, status = 0, execp[2], stopped, killed = 0;
 	pid_t w;
 	struct sigaction sa;
@@ -1234,6 +1266,8 @@ int main(int argc, char **argv)
 			/* An ignored signal stays ignored across exec. */
 			signal(SIGPIPE, SIG_DFL);
 			sigprocmask(SIG_SETMASK, &unblocked, NULL);
+			if (nofile_raised)
+				setrlimit(RLIMIT_NOFILE, &nofile);
 			out_umask_restore();
 			execvp(argv[optind], argv + optind);
 			err = errno;
@@ -1245,6 +1279,7 @@ int main(int argc, char **argv)
 		close(execp[1]);
 	}
 	sigprocmask(SIG_SETMASK, &unblocked, NULL);
+	pfd = xmalloc(nstreams * sizeof(*pfd));
 	for (i = 0; i < nstreams; i++) {
 		pfd[i].fd = streams[i].fd;
 		pfd[i].events = POLLIN;
