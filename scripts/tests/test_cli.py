@@ -2487,6 +2487,32 @@ class Recorder(unittest.TestCase):
                 pid = int(f.read())
             self.assertRaises(ProcessLookupError, os.kill, pid, 0)
 
+    def test_copy_failures_name_the_file_that_failed(self):
+        # DIR/caches a directory: its write fails, and that is said, not
+        # the module's caches (which it blamed).  kallsyms missing: its
+        # read fails.
+        os.makedirs(os.path.join(self.out, "caches"))
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 1)
+        self.assertEqual(err, "kmemtrace-record: cannot write %s/caches: Is a directory\n"
+                         % self.out)
+        shutil.rmtree(self.out)
+        self.stream(UUID_A, 3)
+        os.unlink(os.path.join(self.fake.proc, "kallsyms"))
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 1)
+        self.assertEqual(err, "kmemtrace-record: cannot read %s/kallsyms: No such file or "
+                         "directory\n" % self.fake.proc)
+
+    def test_buffer_kb_that_is_no_size(self):
+        # buffer_kb read, but no number: said so (a stale errno was).
+        for text in ("garbage\n", "0\n", ""):
+            self.fake.write("kmemtrace/buffer_kb", text)
+            rc, out, err = self.record("--", "true")
+            self.assertEqual((rc, out), (1, ""))
+            self.assertEqual(err, "kmemtrace-record: %s/kmemtrace/buffer_kb: no buffer size "
+                             "in KiB ('%s')\n" % (self.fake.st, text.strip()))
+
     def test_buffer_is_set_back(self):
         # -b is for this recording: the module's buffer_kb is set back
         # after (the fake file keeps what is written to it).

@@ -199,23 +199,42 @@ static long read_number(const char *path)
 	return n;
 }
 
-/* Copy @src to @dst (both paths); 0 or -1. */
+/*
+ * Copy @src to @dst (both paths): 0; -1 if @src cannot be read, -2 if
+ * @dst cannot be written, with errno set to why.
+ */
 static int copy_file(const char *src, const char *dst)
 {
 	char *text = read_all(src);
+	int ret = 0, e = 0;
 	FILE *f;
-	int ret;
 
 	if (!text)
 		return -1;
 	f = out_fopen(dst);
-	ret = f && fputs(text, f) >= 0 ? 0 : -1;
-	if (f && fclose(f))
-		ret = -1;
+	if (!f || fputs(text, f) < 0) {
+		e = errno;
+		ret = -2;
+	}
+	if (f && fclose(f) && !ret) {
+		e = errno;
+		ret = -2;
+	}
 	if (f)
 		out_give(dst);
 	free(text);
+	errno = e;
 	return ret;
+}
+
+/* copy_file(), or exit 1 saying which file failed and why. */
+static void copy_or_die(const char *src, const char *dst)
+{
+	int ret = copy_file(src, dst);
+
+	if (ret)
+		die("cannot %s %s: %s", ret == -1 ? "read" : "write",
+		    ret == -1 ? src : dst, strerror(errno));
 }
 
 /* --- the trace: start, stop, whose it is --- */
@@ -898,12 +917,18 @@ static void set_kmemtrace_size(const char *path, long kb, const char *buffer_kb)
 /* The stream's buffer_kb now; its path into @path (PATH_MAX). */
 static long buffer_kb_now(char *path)
 {
+	char *text, *end;
 	long kb;
 
 	stream_path(path, PATH_MAX, "buffer_kb");
-	kb = read_number(path);
-	if (kb <= 0)
+	text = read_all(path);
+	if (!text)
 		die("%s: %s", path, strerror(errno));
+	kb = strtol(text, &end, 10);
+	if (end == text || (*end && *end != '\n') || kb <= 0)
+		die("%s: no buffer size in KiB ('%.*s')", path,
+		    (int)strcspn(text, "\n") < 40 ? (int)strcspn(text, "\n") : 40, text);
+	free(text);
 	return kb;
 }
 
@@ -1029,12 +1054,10 @@ static int finish(const char *outdir, const char *ctfdir)
 	if (!syscalls) {
 		snprintf(path, sizeof(path), "%s/caches", outdir);
 		stream_path(src, sizeof(src), "caches");
-		if (copy_file(src, path))
-			die("copy of %s: %s", src, strerror(errno));
+		copy_or_die(src, path);
 		snprintf(path, sizeof(path), "%s/kallsyms", outdir);
 		snprintf(src, sizeof(src), "%s/kallsyms", st_procfs());
-		if (copy_file(src, path))
-			die("copy of %s: %s", src, strerror(errno));
+		copy_or_die(src, path);
 	}
 	snprintf(path, sizeof(path), "%s/overruns", outdir);
 	stream_path(src, sizeof(src), "total_overruns");
