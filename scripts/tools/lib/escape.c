@@ -57,18 +57,65 @@ void kernel_escape(const char *name, char *buf, size_t size)
 	buf[len] = 0;
 }
 
+/*
+ * The length of the UTF-8 sequence of two to four bytes at @s, or 0 if it
+ * is none: a lead byte, its continuation bytes (the string's NUL is none),
+ * no overlong form, no surrogate, nothing past U+10FFFF.
+ */
+static int utf8_len(const unsigned char *s)
+{
+	unsigned int cp, min;
+	int n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+		min = 0x80;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+		min = 0x800;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * @s as a JSON string: valid UTF-8 as it is (a path, a name in any
+ * language); a control byte, DEL, or a byte of no valid UTF-8 sequence as
+ * \u00XX, which keeps the document valid JSON.
+ */
 void put_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = *s;
+		int n = c >= 0x80 ? utf8_len((const unsigned char *)s) : 0;
 
+		if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
+		s++;
 	}
 	fputc('"', f);
 }
