@@ -15,7 +15,10 @@
  * ----------------
  * - The counters are per CPU and written only by their CPU's hooks, with
  *   preemption disabled.  Readers sum them without a lock: a count being
- *   updated may be one call behind.
+ *   updated may be one call behind, and one read during "syscall clear"
+ *   may mix cleared and old counts.  A CPU's min and max are written
+ *   before its count of calls (smp_wmb()), which readers read first
+ *   (smp_rmb()): a count of calls never comes with a min not yet set.
  * - stats_native, stats_compat and max_* are set at module init (the
  *   stats freed at exit, after the hooks are gone).
  */
@@ -90,11 +93,13 @@ void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 		nr = max;
 	s = this_cpu_ptr(compat ? stats_compat : stats_native) + nr;
 	if (!s->calls || duration < s->min_ns)
-		s->min_ns = duration;
+		WRITE_ONCE(s->min_ns, duration);
 	if (duration > s->max_ns)
-		s->max_ns = duration;
-	s->calls++;
-	s->total_ns += duration;
+		WRITE_ONCE(s->max_ns, duration);
+	/* The min of a first call before its count: sum() reads it after. */
+	smp_wmb();
+	WRITE_ONCE(s->calls, s->calls + 1);
+	WRITE_ONCE(s->total_ns, s->total_ns + duration);
 	if (!(flags & KPTRACE_NORETURN) && IS_ERR_VALUE(ret))
 		s->errors++;
 }
@@ -121,19 +126,24 @@ struct kptrace_row {
 static void sum(struct kptrace_row *row, struct kptrace_stat __percpu *stats)
 {
 	const struct kptrace_stat *c;
+	u64 calls, min_ns;
 	int cpu;
 
 	memset(&row->s, 0, sizeof(row->s));
 	for_each_possible_cpu(cpu) {
 		c = per_cpu_ptr(stats, cpu) + row->nr;
-		if (!c->calls)
+		calls = READ_ONCE(c->calls);
+		if (!calls)
 			continue;
-		if (!row->s.calls || c->min_ns < row->s.min_ns)
-			row->s.min_ns = c->min_ns;
-		row->s.max_ns = max(row->s.max_ns, c->max_ns);
-		row->s.calls += c->calls;
-		row->s.errors += c->errors;
-		row->s.total_ns += c->total_ns;
+		/* The count before the min: see kptrace_summary_count(). */
+		smp_rmb();
+		min_ns = READ_ONCE(c->min_ns);
+		if (!row->s.calls || min_ns < row->s.min_ns)
+			row->s.min_ns = min_ns;
+		row->s.max_ns = max(row->s.max_ns, READ_ONCE(c->max_ns));
+		row->s.calls += calls;
+		row->s.errors += READ_ONCE(c->errors);
+		row->s.total_ns += READ_ONCE(c->total_ns);
 	}
 }
 
