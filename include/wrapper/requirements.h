@@ -54,6 +54,12 @@
 #ifdef SLABTRACE_MISSING_TP_CALL
 #error "slabtrace does not know this kernel's tracepoint calls (wrapper/tracepoint.h)"
 #endif
+#ifdef SLABTRACE_MISSING_SYSCALL_TP
+#error "slabtrace does not know this kernel's sys_enter tracepoint (wrapper/tracepoint.h)"
+#endif
+#ifdef SLABTRACE_MISSING_PROCESS_EXIT
+#error "slabtrace does not know this kernel's sched_process_exit tracepoint (wrapper/tracepoint.h)"
+#endif
 
 /*
  * SLABTRACE_REFUSED_CONFIG: the option, if this kernel has one (else

@@ -81,9 +81,18 @@ done
 # tracepoint.sh reads the guard of the probes' call in its own macro: the
 # form of mainline 6.14 to 6.x (guard(preempt_notrace)(), in no Debian
 # kernel) keeps the probes' preemption disabled; two calls under different
-# guards are refused.
+# guards are refused, as are a sys_enter or sched_process_exit of a form
+# it does not know.
 t=$(mktemp -d)
-mkdir -p "$t/include/linux"
+mkdir -p "$t/include/linux" "$t/include/trace/events"
+# sys_enter and sched_process_exit as up to 6.12: nothing to say of them
+cat > "$t/include/trace/events/syscalls.h" <<'EOT'
+TRACE_EVENT_FN(sys_enter,
+EOT
+cat > "$t/include/trace/events/sched.h" <<'EOT'
+DEFINE_EVENT(sched_process_template, sched_process_exit,
+	TP_PROTO(struct task_struct *p),
+EOT
 cat > "$t/include/linux/tracepoint.h" <<'EOT'
 #define __DECLARE_TRACE(name, proto, args, cond, data_proto)		\
 	static inline void __do_trace_##name(proto)			\
@@ -114,6 +123,19 @@ if [ "$got" = " -DSLABTRACE_MISSING_TP_CALL" ]; then
 	pass "tracepoint: two guards: refused"
 else
 	fail "tracepoint: two guards: got '$got'"
+fi
+# sys_enter under a macro of neither form, sched_process_exit with a
+# prototype of neither form: each refused by its own flag
+echo 'TRACE_EVENT_FAULTABLE(sys_enter,' > "$t/include/trace/events/syscalls.h"
+printf '%s\n' 'TRACE_EVENT(sched_process_exit,' \
+	'	TP_PROTO(struct task_struct *p, bool group_dead, int code),' \
+	> "$t/include/trace/events/sched.h"
+got=$(sh "$top/scripts/kbuild/compat/tracepoint.sh" "$t")
+want=" -DSLABTRACE_MISSING_TP_CALL -DSLABTRACE_MISSING_SYSCALL_TP -DSLABTRACE_MISSING_PROCESS_EXIT"
+if [ "$got" = "$want" ]; then
+	pass "tracepoint: sys_enter and sched_process_exit of unknown forms: refused"
+else
+	fail "tracepoint: unknown sys_enter and sched_process_exit: got '$got'"
 fi
 rm -rf "$t"
 

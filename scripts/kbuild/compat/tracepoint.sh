@@ -5,9 +5,10 @@
 # preemption disabled, as the probes need, or preemptible.
 #   scripts/kbuild/compat/tracepoint.sh SRCTREE
 # Prints the -D flags; -DSLABTRACE_MISSING_TP_CALL if the guard of the
-# probes' call is none of the forms the wrapper knows.  sched_process_exit
-# with group_dead: -DSLABTRACE_PROCESS_EXIT_GROUP_DEAD; any other form is
-# taken for the old one (task only).
+# probes' call is none of the forms the wrapper knows, as
+# -DSLABTRACE_MISSING_SYSCALL_TP for sys_enter's macro and
+# -DSLABTRACE_MISSING_PROCESS_EXIT for sched_process_exit's prototype.
+# sched_process_exit with group_dead: -DSLABTRACE_PROCESS_EXIT_GROUP_DEAD.
 h=${1:?usage: tracepoint.sh SRCTREE}/include/linux/tracepoint.h
 s=$1/include/trace/events/syscalls.h
 # What guards the call of the probes (__DO_TRACE_CALL) in the macro that
@@ -35,13 +36,26 @@ preempt) ;;
 srcu) printf ' %s' -DSLABTRACE_TP_PREEMPTIBLE ;;
 *) printf ' %s' -DSLABTRACE_MISSING_TP_CALL ;;
 esac
-# after 6.12 (Debian's 7.2): sys_enter and sys_exit may fault, their
-# probes called under RCU tasks trace, preemptible
-grep -q '^TRACE_EVENT_SYSCALL(sys_enter,' "$s" 2> /dev/null &&
+# sys_enter: TRACE_EVENT_FN up to 6.12, its probes called as every
+# tracepoint's; after 6.12 (Debian's 7.2) TRACE_EVENT_SYSCALL: sys_enter
+# and sys_exit may fault, their probes called under RCU tasks trace,
+# preemptible.  Another macro may call them in another way: refused.
+if grep -q '^TRACE_EVENT_SYSCALL(sys_enter,' "$s" 2> /dev/null; then
 	printf ' %s' -DSLABTRACE_SYSCALL_TP_PREEMPTIBLE
-# after 6.12 (Debian's 7.2): sched_process_exit(p, group_dead)
-awk '/^TRACE_EVENT\(sched_process_exit,/ { f = 1; next }
-     f && /TP_PROTO\(/ { found = /TP_PROTO\(struct task_struct \*p, bool group_dead\)/; exit }
-     END { exit !found }' "$1/include/trace/events/sched.h" 2> /dev/null &&
-	printf ' %s' -DSLABTRACE_PROCESS_EXIT_GROUP_DEAD
+elif ! grep -q '^TRACE_EVENT_FN(sys_enter,' "$s" 2> /dev/null; then
+	printf ' %s' -DSLABTRACE_MISSING_SYSCALL_TP
+fi
+# sched_process_exit(p) up to 6.12, (p, group_dead) after (Debian's 7.2):
+# the first TP_PROTO after its name.  Another prototype: refused.
+form=$(awk '/sched_process_exit,/ { f = 1 }
+     f && /TP_PROTO\(/ {
+	if (/TP_PROTO\(struct task_struct \*p, bool group_dead\)/) print "group_dead"
+	else if (/TP_PROTO\(struct task_struct \*p\)/) print "task"
+	exit
+     }' "$1/include/trace/events/sched.h" 2> /dev/null)
+case $form in
+task) ;;
+group_dead) printf ' %s' -DSLABTRACE_PROCESS_EXIT_GROUP_DEAD ;;
+*) printf ' %s' -DSLABTRACE_MISSING_PROCESS_EXIT ;;
+esac
 exit 0
