@@ -236,16 +236,17 @@ static const char * const comms[] = {
 
 /*
  * @s as a plain decimal number with an optional suffix among @suffixes
- * (K = 2^10, M = 2^20) and an optional '+' (kstrtoul() takes one): 0 and
- * the value in @v, -1 if it is not that form, -2 if it overflows 64 bits.
+ * (K = 2^10, M = 2^20): 0 and the value in @v, -1 if it is not that form,
+ * -2 if it overflows 64 bits or has a sign (the module's numbers are
+ * digits only: "+5" and "-0" are refused, though kstrtoul() takes "+5").
  */
 static int plain_number(const char *s, const char *suffixes, unsigned long long *v)
 {
 	unsigned long long n = 0;
 	int digits = 0, shift;
 
-	if (*s == '+' && !*suffixes)
-		s++;
+	if (*s == '+' || *s == '-')
+		return -2;
 	for (; *s >= '0' && *s <= '9'; s++, digits++)
 		if (__builtin_mul_overflow(n, 10, &n) ||
 		    __builtin_add_overflow(n, *s - '0', &n))
