@@ -2490,19 +2490,22 @@ class Recorder(unittest.TestCase):
     def test_copy_failures_name_the_file_that_failed(self):
         # DIR/caches a directory: its write fails, and that is said, not
         # the module's caches (which it blamed).  kallsyms missing: its
-        # read fails.
+        # read fails.  Either way the streams and metadata written go:
+        # without the rest they are no trace (they stayed).
         os.makedirs(os.path.join(self.out, "caches"))
         rc, out, err = self.record("--", "true")
         self.assertEqual(rc, 1)
-        self.assertEqual(err, "kmemtrace-record: cannot write %s/caches: Is a directory\n"
-                         % self.out)
+        self.assertEqual(err, "kmemtrace-record: cannot write %s/caches: Is a directory: "
+                         "nothing saved\n" % self.out)
+        self.assertEqual(os.listdir(self.out), ["caches"])
         shutil.rmtree(self.out)
         self.stream(UUID_A, 3)
         os.unlink(os.path.join(self.fake.proc, "kallsyms"))
         rc, out, err = self.record("--", "true")
         self.assertEqual(rc, 1)
         self.assertEqual(err, "kmemtrace-record: cannot read %s/kallsyms: No such file or "
-                         "directory\n" % self.fake.proc)
+                         "directory: nothing saved\n" % self.fake.proc)
+        self.assertFalse(os.path.exists(self.out))
 
     def test_buffer_kb_that_is_no_size(self):
         # buffer_kb read, but no number: said so (a stale errno was).

@@ -227,14 +227,16 @@ static int copy_file(const char *src, const char *dst)
 	return ret;
 }
 
-/* copy_file(), or exit 1 saying which file failed and why. */
-static void copy_or_die(const char *src, const char *dst)
+static noreturn void fail(const char *fmt, ...);
+
+/* copy_file(), or fail() saying which file failed and why. */
+static void copy_or_fail(const char *src, const char *dst)
 {
 	int ret = copy_file(src, dst);
 
 	if (ret)
-		die("cannot %s %s: %s", ret == -1 ? "read" : "write",
-		    ret == -1 ? src : dst, strerror(errno));
+		fail("cannot %s %s: %s", ret == -1 ? "read" : "write",
+		     ret == -1 ? src : dst, strerror(errno));
 }
 
 /* --- the trace: start, stop, whose it is --- */
@@ -1042,22 +1044,26 @@ static int finish(const char *outdir, const char *ctfdir)
 		remove_streams(outdir, ctfdir);
 		die("%s: nothing saved", broken);
 	}
-	/* Where a write's error is known only at close (NFS, quotas). */
+	/*
+	 * Where a write's error is known only at close (NFS, quotas), and
+	 * the last writes, the likeliest to meet a full disk: fail() removes
+	 * what was written, as for an error while recording.
+	 */
 	for (i = 0; i < nstreams; i++)
 		if (close(streams[i].out))
-			die("%s/cpu%d: %s", ctfdir, streams[i].cpu, strerror(errno));
+			fail("%s/cpu%d: %s", ctfdir, streams[i].cpu, strerror(errno));
 	f = out_fopen(path);
 	if (!f || fputs(text, f) < 0 || fclose(f))
-		die("%s: %s", path, strerror(errno));
+		fail("%s: %s", path, strerror(errno));
 	out_give(path);
 	free(text);
 	if (!syscalls) {
 		snprintf(path, sizeof(path), "%s/caches", outdir);
 		stream_path(src, sizeof(src), "caches");
-		copy_or_die(src, path);
+		copy_or_fail(src, path);
 		snprintf(path, sizeof(path), "%s/kallsyms", outdir);
 		snprintf(src, sizeof(src), "%s/kallsyms", st_procfs());
-		copy_or_die(src, path);
+		copy_or_fail(src, path);
 	}
 	snprintf(path, sizeof(path), "%s/overruns", outdir);
 	stream_path(src, sizeof(src), "total_overruns");
