@@ -2646,8 +2646,9 @@ class Recorder(unittest.TestCase):
 
     def test_report_json_keeps_utf8(self):
         # The trace's path in "trace": valid UTF-8 as it is (U+00E9,
-        # U+1F600), and a byte of none (0xff) as \u00ff; each byte was
-        # \u00XX, so U+00E9 read back as U+00C3 U+00A9.
+        # U+1F600), and a byte of none (0xff) as U+FFFD, not as \u00ff,
+        # which is U+00FF, a valid "\xc3\xbf"; each byte was \u00XX, so
+        # U+00E9 read back as U+00C3 U+00A9.
         if not REPORT:
             self.skipTest("no libbabeltrace2")
         d = os.fsencode(self.fake.root) + b"/caf\xc3\xa9\xf0\x9f\x98\x80\xff"
@@ -2655,8 +2656,8 @@ class Recorder(unittest.TestCase):
         p = subprocess.run([REPORT, d, "--json", "-n", "1"], env=self.fake.env(),
                            capture_output=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn(b'caf\xc3\xa9\xf0\x9f\x98\x80\\u00ff"', p.stdout)
-        self.assertTrue(json.loads(p.stdout)["trace"].endswith("caf\u00e9\U0001f600\u00ff"))
+        self.assertIn(b'caf\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbd"', p.stdout)
+        self.assertTrue(json.loads(p.stdout)["trace"].endswith("caf\u00e9\U0001f600\ufffd"))
 
     def test_a_packet_missing(self):
         with open(os.path.join(self.fake.st, "kmemtrace", "cpu0"), "r+b") as f:

@@ -94,8 +94,10 @@ static int utf8_len(const unsigned char *s)
 
 /*
  * @s as a JSON string: valid UTF-8 as it is (a path, a name in any
- * language); a control byte, DEL, or a byte of no valid UTF-8 sequence as
- * \u00XX, which keeps the document valid JSON.
+ * language); a control byte or DEL as \u00XX; a byte of no valid UTF-8
+ * sequence as U+FFFD, the replacement character, as a UTF-8 decoder
+ * shows it (\u00XX would read back as another, valid, character: byte
+ * 0xff as U+00FF, which is also what "\xc3\xbf" is).
  */
 void put_json_string(FILE *f, const char *s)
 {
@@ -111,7 +113,9 @@ void put_json_string(FILE *f, const char *s)
 		}
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c >= 0x80)
+			fputs("\xef\xbf\xbd", f);
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
