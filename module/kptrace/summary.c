@@ -101,7 +101,7 @@ void kptrace_summary_count(int nr, u8 flags, long ret, u64 duration)
 	WRITE_ONCE(s->calls, s->calls + 1);
 	WRITE_ONCE(s->total_ns, s->total_ns + duration);
 	if (!(flags & KPTRACE_NORETURN) && IS_ERR_VALUE(ret))
-		s->errors++;
+		WRITE_ONCE(s->errors, s->errors + 1);
 }
 
 void kptrace_summary_reset(void)

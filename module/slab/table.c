@@ -71,8 +71,9 @@
  * every insert past the threshold would otherwise queue another attempt
  * at the largest allocation slabtrace makes.  Argued, not measured:
  * without it the worker would retry, back to back while probes insert, a
- * kvzalloc() of up to 168 MB (__GFP_NORETRY: one round of reclaim for
- * each attempt) on a system short of memory; never retrying would
+ * kvzalloc() of up to 168 MB (__GFP_NORETRY: the contiguous attempt
+ * gives up after one round of reclaim, and the vmalloc() fallback's pages
+ * never wake the OOM killer) on a system short of memory; never retrying would
  * leave chains of hundreds of records for the rest of a trace.  It costs
  * 2 fields and 15 lines.  Meanwhile the probes insert no more than
  * LEAK_TABLE_LOAD_MAX records a bucket (leak_table_full()): a chain, which

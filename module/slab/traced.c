@@ -27,7 +27,10 @@
  * ----------------
  * - leak_mutex: the set, owner_ids, and every field of a traced cache
  *   but its counters.  The probes read the set and tr->filter under RCU
- *   (they run with preemption disabled) and tr->tracing with READ_ONCE().
+ *   (they run with preemption disabled).  The allocation probe reads
+ *   tr->tracing with smp_load_acquire(), paired with the
+ *   smp_store_release() that sets it at a start: a restarted cache's
+ *   rate and filter are seen before it traces again.
  * - A traced cache is freed only after it left the set and
  *   tracepoint_synchronize_unregister() waited for every probe that could
  *   still hold it; then no probe can make a record with its id, and its
