@@ -54,7 +54,7 @@ lchown:0 fchownat:1 chown32:0 lchown32:0 truncate:0 truncate64:0 mknod:0
 mknodat:1 utime:0 utimes:0 utimensat:1 futimesat:1 statfs:0 statfs64:0
 mount:1 umount:0 umount2:0 swapon:0 swapoff:0 acct:0 getxattr:0
 lgetxattr:0 setxattr:0 lsetxattr:0 listxattr:0 llistxattr:0
-removexattr:0 lremovexattr:0 uselib:0 name_to_handle_at:1 fsopen:0
+removexattr:0 lremovexattr:0 uselib:0 name_to_handle_at:1
 open_tree:1 move_mount:1 mount_setattr:1 inotify_add_watch:1"
 
 # numbers FILE: "number name" for each system call FILE defines.
