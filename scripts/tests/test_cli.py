@@ -2304,7 +2304,8 @@ class Recorder(unittest.TestCase):
             start = time.monotonic()
             rec.send_signal(signal.SIGTERM)
             time.sleep(0.2)
-            os.write(fd, b"0.1\n")
+            # The tools' own version: another would add a line to stderr.
+            os.write(fd, (self.fake.run("--version")[1].split()[1] + "\n").encode())
             os.close(fd)
             fd = -1
             out, err = rec.communicate(timeout=20)
@@ -2506,6 +2507,16 @@ class Recorder(unittest.TestCase):
         self.assertEqual(err, "kmemtrace-record: cannot read %s/kallsyms: No such file or "
                          "directory: nothing saved\n" % self.fake.proc)
         self.assertFalse(os.path.exists(self.out))
+        # The last file, the overruns: its write failing is no trace either.
+        os.makedirs(os.path.join(self.out, "overruns"))
+        self.stream(UUID_A, 3)
+        with open(os.path.join(self.fake.proc, "kallsyms"), "w") as f:
+            f.write("ffffffff81000000 T _stext\n")
+        rc, out, err = self.record("--", "true")
+        self.assertEqual(rc, 1)
+        self.assertEqual(err, "kmemtrace-record: cannot write %s/overruns: Is a directory: "
+                         "nothing saved\n" % self.out)
+        self.assertEqual(os.listdir(self.out), ["overruns"])
 
     def test_buffer_kb_that_is_no_size(self):
         # buffer_kb read, but no number: said so (a stale errno was).

@@ -1067,7 +1067,9 @@ static int finish(const char *outdir, const char *ctfdir)
 	}
 	snprintf(path, sizeof(path), "%s/overruns", outdir);
 	stream_path(src, sizeof(src), "total_overruns");
-	copy_file(src, path);
+	/* A module with no total_overruns (-1) has no file to keep. */
+	if (copy_file(src, path) == -2)
+		fail("cannot write %s: %s", path, strerror(errno));
 	lost = read_number(src);
 	stream_path(path, sizeof(path), "events");
 	written = read_number(path);
