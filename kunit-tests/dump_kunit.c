@@ -3,8 +3,9 @@
  * The "slabtrace_dump" suite proves the text that reading ctl returns: the
  * header's counts, each object's line and numbered backtrace starting at
  * the allocating function, that a reader sees the newest snapshot, and
- * that a cache is called merged only when it has two names or more, that
- * no command name can forge a line of the dump, and that records sharing
+ * that a cache is called merged only when it has two names or more and
+ * says how many names did not fit in its list, that no command name can
+ * forge a line of the dump, and that records sharing
  * a few stacks each show their own backtrace, read after read (the
  * reader's cache of backtrace text).  Each object line has its memory's
  * node and its GFP flags as the kernel prints them; a percpu object's has
@@ -244,6 +245,37 @@ static void slabtrace_dump_header_lines(struct kunit *test)
 			   "3 records replaced: their objects were freed through paths with no tracepoint\n"
 			   "verdicts: 0 leak, 0 live, 0 kept, 0 unknown\n"
 			   "-------------------------\n");
+}
+
+/*
+ * A cache of more names than its ref holds: every name kept, then how many
+ * more, whole, however full the ref's list is.
+ */
+static void slabtrace_dump_aliases_and_more(struct kunit *test)
+{
+	struct slabtrace_cache_ref *ref;
+	struct leak_snapshot *snap;
+	size_t len;
+
+	ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+	snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	leak_snapshot_aliases(snap, ref);
+	KUNIT_EXPECT_STREQ(test, snap->aliases, "");
+
+	ref->merged = 1;
+	memset(ref->aliases, 'a', sizeof(ref->aliases) - 1);
+	ref->aliases_more = 2147483647;
+	leak_snapshot_aliases(snap, ref);
+	len = strlen(ref->aliases);
+	KUNIT_EXPECT_EQ(test, strncmp(snap->aliases, ref->aliases, len), 0);
+	KUNIT_EXPECT_STREQ(test, snap->aliases + len, " and 2147483647 more");
+
+	strscpy(ref->aliases, "a, b", sizeof(ref->aliases));
+	ref->aliases_more = 0;
+	leak_snapshot_aliases(snap, ref);
+	KUNIT_EXPECT_STREQ(test, snap->aliases, "a, b");
 }
 
 /*
@@ -492,6 +524,7 @@ static struct kunit_case slabtrace_dump_cases[] = {
 	KUNIT_CASE(slabtrace_dump_stopped_counts),
 	KUNIT_CASE(slabtrace_dump_percpu),
 	KUNIT_CASE(slabtrace_dump_header_lines),
+	KUNIT_CASE(slabtrace_dump_aliases_and_more),
 	KUNIT_CASE(slabtrace_dump_stack_lines_apart),
 	KUNIT_CASE(slabtrace_dump_merged_only_when_shared),
 	KUNIT_CASE(slabtrace_dump_no_forged_lines),

@@ -392,6 +392,26 @@ static int fill_one(const struct leak_record *rec, void *snap)
 	return snapshot_takes(snap, rec) ? leak_snapshot_add(snap, rec) : 0;
 }
 
+/*
+ * The other names of @ref's cache, for the dump's "shared with" line: as
+ * many as @ref kept, then how many did not fit.  @snap->aliases has room
+ * for both (snapshot.h).
+ */
+VISIBLE_IF_KUNIT void
+leak_snapshot_aliases(struct leak_snapshot *snap,
+		      const struct slabtrace_cache_ref *ref)
+{
+	size_t len;
+
+	snap->aliases[0] = '\0';
+	if (ref->merged <= 0)
+		return;
+	len = strscpy(snap->aliases, ref->aliases, sizeof(snap->aliases));
+	if (ref->aliases_more)
+		scnprintf(snap->aliases + len, sizeof(snap->aliases) - len,
+			  " and %d more", ref->aliases_more);
+}
+
 /* What @snap copies from the traced cache @tr, @aliases its other names. */
 static void snapshot_of(struct leak_snapshot *snap,
 			const struct leak_traced *tr,
@@ -426,13 +446,7 @@ static void snapshot_of(struct leak_snapshot *snap,
 		leak_filter_text(snap->filter, sizeof(snap->filter), filter);
 	snap->grow_failed = atomic_long_read(&leak_records.grow_failed);
 	snap->replaced = atomic_long_read(&tr->replaced);
-	if (aliases->merged > 0) {
-		strscpy(snap->aliases, aliases->aliases, sizeof(snap->aliases));
-		if (aliases->aliases_more)
-			scnprintf(snap->aliases + strlen(snap->aliases),
-				  sizeof(snap->aliases) - strlen(snap->aliases),
-				  " and %d more", aliases->aliases_more);
-	}
+	leak_snapshot_aliases(snap, aliases);
 }
 
 /* The parts of a print of a word, by record owner, while it copies. */

@@ -56,6 +56,8 @@ void leak_reader_clear(struct leak_reader *r);
 struct leak_snapshot *leak_print_get(struct leak_reader *r);
 void leak_print_publish(struct leak_snapshot *snap,
 			struct leak_reader *own);
+void leak_snapshot_aliases(struct leak_snapshot *snap,
+			   const struct slabtrace_cache_ref *ref);
 void leak_print_sweep(void);
 void leak_print_stats(unsigned long *kept, unsigned long *alive,
 		      size_t *mem);

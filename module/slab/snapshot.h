@@ -67,7 +67,9 @@ struct leak_snapshot {
 	unsigned int nr_parts;		/* those with objects: @next's */
 	unsigned long purges;		/* leak_purges[@owner], copied */
 	char name[SLABTRACE_NAME_MAX + 1];
-	char aliases[256];		/* "" unless the cache is shared */
+	/* "" unless the cache is shared: its ref's names, " and N more" */
+	char aliases[sizeof_field(struct slabtrace_cache_ref, aliases) +
+		     sizeof(" and 2147483647 more")];
 	struct leak_print_opts opts;
 	u32 mark;			/* the mark since-mark used */
 	struct leak_group **groups; /* most bytes first */
