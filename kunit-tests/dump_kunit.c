@@ -5,12 +5,11 @@
  * the allocating function, that a reader sees the newest snapshot, and
  * that a cache is called merged only when it has two names or more and
  * says how many names did not fit in its list, that no command name can
- * forge a line of the dump, and that records sharing
- * a few stacks each show their own backtrace, read after read (the
- * reader's cache of backtrace text).  Each object line has its memory's
- * node and its GFP flags as the kernel prints them; a percpu object's has
- * no node, its bytes are its size on every possible CPU, and the header
- * says so.
+ * forge a line of the dump, and that records sharing a few stacks each
+ * show their own backtrace, read after read (the reader's cache of
+ * backtrace text).  Each object line has its memory's node and its GFP
+ * flags as the kernel prints them; a percpu object's has no node, its
+ * bytes are its size on every possible CPU, and the header says so.
  */
 #include <kunit/test.h>
 #include <linux/percpu.h>

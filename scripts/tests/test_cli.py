@@ -2290,6 +2290,8 @@ class Recorder(unittest.TestCase):
         # COMMAND starts, which is not run; it was run, and the SIGTERM
         # sent to it before its exec went to the recorder's handler,
         # which left "sleep 30" running.
+        # The tools' own version: another would add a line to stderr.
+        mine = (self.fake.run("--version")[1].split()[1] + "\n").encode()
         version = os.path.join(self.fake.sys, "module", "slabtrace", "version")
         os.mkfifo(version)
         fd = os.open(version, os.O_RDWR)
@@ -2304,8 +2306,7 @@ class Recorder(unittest.TestCase):
             start = time.monotonic()
             rec.send_signal(signal.SIGTERM)
             time.sleep(0.2)
-            # The tools' own version: another would add a line to stderr.
-            os.write(fd, (self.fake.run("--version")[1].split()[1] + "\n").encode())
+            os.write(fd, mine)
             os.close(fd)
             fd = -1
             out, err = rec.communicate(timeout=20)
