@@ -35,13 +35,13 @@
 # profile with perf, PROFILE lines: "slabtrace" its probes on the churn's
 # caches, a tool of part 2 like kptrace:binary the getpid() calls it
 # traces, "kmemtrace" part 3's recording of the churn; none by default),
-# bench_kptrace_kb (kptrace:binary's -b: 16384).
+# bench_kptrace_kb (kptrace:binary's -b; "default", the default: none).
 set -u
 
 PAIRS=${bench_pairs:-5}
 FILES=${bench_files:-10000}
 GETPIDS=${bench_getpid:-100000}
-KPTRACE_KB=${bench_kptrace_kb:-16384}
+KPTRACE_KB=${bench_kptrace_kb:-default}
 PARTS=${bench_parts:-1,2,3,4,5}
 FRAG_FILES=${bench_frag_files:-2000}
 SAMPLE=${bench_sample:-100}
@@ -569,17 +569,21 @@ stop_bpftrace() {
 
 # --- Part 2: system call tracing of getpid().
 
-# kptrace:binary: kmemtrace-record -s -b KPTRACE_KB into /tmp (tmpfs),
-# the binary stream; LOST is what its packets say was discarded
-# (events_discarded).  Not the recorder's default of 8 MiB a CPU: under
-# the emulator's round robin of the two CPUs, getpid() back to back
-# filled 8 MiB before the recorder ran in some runs (benchmarks.rst).
+# kptrace:binary: kmemtrace-record -s into /tmp (tmpfs), the binary
+# stream, with -b KPTRACE_KB unless that is "default" (the recorder's own
+# size, 16 MiB a CPU: under the emulator's round robin of the two CPUs,
+# getpid() back to back filled 8 MiB before the recorder ran in some runs,
+# benchmarks.rst); LOST is what its packets say was discarded
+# (events_discarded).
 start_kptrace() {
 	echo "syscall clear" > $ST/ctl
 	if [ "$1" = kptrace:binary ]; then
 		# Not the last run's "recording" line: wait_for may look first.
 		rm -rf /tmp/kb /tmp/kptrace.out
-		"$B/kmemtrace-record" -s -b "$KPTRACE_KB" -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
+		bopt=
+		[ "$KPTRACE_KB" = default ] || bopt="-b $KPTRACE_KB"
+		# shellcheck disable=SC2086 # bopt: none, or -b and its number
+		"$B/kmemtrace-record" -s $bopt -c wl -o /tmp/kb > /tmp/kptrace.out 2>&1 &
 		BG=$!
 		wait_for /tmp/kptrace.out '^kmemtrace-record: recording' 60 "$BG" || return 1
 		return 0

@@ -45,9 +45,9 @@
 #                      whole name (kptrace:binary) or the name before the
 #                      ':' (slabtrace, memleak): to iterate without waiting
 #                      for the minutes bcc and bpftrace take to start
-#   BENCH_KPTRACE_KB (16384)  kptrace:binary's buffer per CPU, the
-#                      recorder's -b (benchmarks.rst, part 2, says why
-#                      not its default of 8192)
+#   BENCH_KPTRACE_KB (default)  kptrace:binary's buffer per CPU, the
+#                      recorder's -b; "default": no -b, the recorder's
+#                      16384 (benchmarks.rst, part 2, says why)
 #   BENCH_PROFILE=TOOL  also profile with perf in the guest (samples by
 #                      guest instructions) and print the report's top
 #                      symbols (PROFILE lines): "slabtrace" its probes on
@@ -95,7 +95,7 @@ if [ -z "$console" ]; then
 		-accel tcg,thread=single -icount shift=0,sleep=off \
 		-smp 2 -m "${BENCH_MEM:-3072}" -nodefaults -display none -no-reboot -monitor none \
 		-kernel "$kdir/vmlinuz" -initrd "$out/initrd.cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_sample=${BENCH_SAMPLE:-100} bench_sample_bytes=${BENCH_SAMPLE_BYTES:-32768} bench_leak_every=${BENCH_LEAK_EVERY:-30} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-} bench_kptrace_kb=${BENCH_KPTRACE_KB:-16384}" \
+		-append "console=ttyS0 panic=-1 loglevel=4 no_timer_check rdinit=/init bench_pairs=${BENCH_PAIRS:-5} bench_files=${BENCH_FILES:-10000} bench_getpid=${BENCH_GETPID:-100000} bench_parts=${BENCH_PARTS:-1,2,3,4,5} bench_frag_files=${BENCH_FRAG_FILES:-2000} bench_sample=${BENCH_SAMPLE:-100} bench_sample_bytes=${BENCH_SAMPLE_BYTES:-32768} bench_leak_every=${BENCH_LEAK_EVERY:-30} bench_scale=${BENCH_SCALE:-1000000} bench_tools=${BENCH_TOOLS:-all} bench_profile=${BENCH_PROFILE:-} bench_kptrace_kb=${BENCH_KPTRACE_KB:-default}" \
 		-serial "file:$console" -serial "file:$out/frag.tgz" < /dev/null > "$out/qemu.log" 2>&1 || true
 	rm -f "$out/initrd.cpio" "$out/overlay.cpio"
 	rm -rf "$ov"

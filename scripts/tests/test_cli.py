@@ -2604,13 +2604,15 @@ class Recorder(unittest.TestCase):
             "read: -b 131072 gives it more\n"), out)
 
     def test_syscall_size_by_default(self):
-        # No -b: 8 MiB a CPU for this recording, set back after (above);
+        # No -b: 16 MiB a CPU for this recording, set back after (above);
         # a size as large stays, and so does a queue holding records.
         self.stream(UUID_A, 1, sub="kptrace/ctf")
         status = os.path.join(self.fake.st, "status")
         play = ["sed", "-i", "s/kptrace: off/kptrace: tracing system calls/", status]
         for stats in ("written: 0\nread: 0\ndropped: 0\nqueued: 0 bytes\n"
                       "queue size: 16777216 bytes per CPU, 2 CPUs\n",
+                      "written: 0\nread: 0\ndropped: 0\nqueued: 0 bytes\n"
+                      "queue size: 33554432 bytes per CPU, 2 CPUs\n",
                       "written: 30\nread: 20\ndropped: 0\nqueued: 640 bytes\n"
                       "queue size: 2097152 bytes per CPU, 2 CPUs\n"):
             self.fake.write("status", STATUS)
@@ -2631,7 +2633,7 @@ class Recorder(unittest.TestCase):
             self.fake.write("ctl", "")
             rc, out, err = self.record("--syscalls", *args, "--", *play)
             self.assertEqual(rc, 0, err)
-            self.assertEqual(self.fake.commands(), ["syscall size 8192K", want, "syscall stop",
+            self.assertEqual(self.fake.commands(), ["syscall size 16384K", want, "syscall stop",
                                                     "syscall size 2097152"])
 
     def test_report_json(self):
@@ -2692,7 +2694,7 @@ class Recorder(unittest.TestCase):
         rc, out, err = self.record("-s", "-c", "sh", "--", "sed", "-i",
                                    "s/kptrace: off/kptrace: tracing system calls/", status)
         self.assertEqual(rc, 0, err)
-        self.assertEqual(self.fake.commands(), ["syscall size 8192K", "syscall start ctf comm sh",
+        self.assertEqual(self.fake.commands(), ["syscall size 16384K", "syscall start ctf comm sh",
                                                 "syscall stop", "syscall size 2097152"])
         self.assertIn("kmemtrace-record: recording\n", out)
 

@@ -17,9 +17,9 @@
  * COMMAND exits (a reader that falls behind: the tests' way to make
  * overruns).  -b sets the module's buffer_kb for this recording: the
  * value it had is set back at the end.  Without -b it is raised to 8 MiB
- * (DEFAULT_BUFFER_KB) for the recording, set back too; a larger one
- * stays, and so does the one it has if the module refuses 8 MiB (a note
- * says so).
+ * (DEFAULT_BUFFER_KB; -s: 16 MiB, DEFAULT_SYSCALL_KB) for the recording,
+ * set back too; a larger one stays, and so does the one it has if the
+ * module refuses the start for memory (a note says so).
  *
  * -s records kptrace's system calls instead ("syscall start ctf" on ctl,
  * the files of kptrace/ctf/): every process but the recorder, or the
@@ -97,8 +97,9 @@ static const char help[] =
 	"  -o, --output DIR   where to write (kmemtrace.trace; -s: kptrace.trace)\n"
 	"  -b, --buffer KB    KiB of buffer per CPU for this recording (16 to 65536,\n"
 	"                     a multiple of 8; -s: the system call queue's size,\n"
-	"                     whole pages); set back after.  Without: 8192, or\n"
-	"                     the size set if larger\n"
+	"                     whole pages); set back after.  Without: 8192 (-s:\n"
+	"                     16384), or the size set if larger, or the size set\n"
+	"                     if the start would leave too little memory\n"
 	"  -c, --cache CACHE  record this cache only; again for more (at most 16)\n"
 	"  -s, --syscalls     record kptrace's system calls, not kmemtrace\n"
 	"      --comm COMM    -s: record the tasks named COMM only (-c COMM too)\n"
@@ -805,6 +806,7 @@ static noreturn void start_failed(int err, const char *filter)
  * the next trace: -b is for this recording only.
  */
 static char restore_path[PATH_MAX], restore_value[64];
+static long restore_kb;		/* what restore_value sets, in KiB per CPU */
 
 static void restore_buffer(void)
 {
@@ -831,21 +833,29 @@ static long stats_number(const char *text, const char *key)
 }
 
 /*
- * Without -b: at least this much buffer per CPU (KiB), for either stream.
- * One CPU making system calls back to back (the getpid() loop of make
- * bench-peers) fills 2 MiB of kptrace records in about 18 M instructions,
- * and in the 6.12 VM the recorder took up to 53 M instructions to run
- * after a packet closed (Documentation/benchmarks.rst): 8 MiB holds about
- * 85,000 calls, 86-94 M.  kmemtrace's churn of part 3, at 176 instructions
- * an event, filled the 1 MiB of its default before the recorder came in
- * one run of 5.
+ * Without -b: at least this much buffer per CPU (KiB).  kmemtrace's churn
+ * of make bench-peers' part 3, at 176 instructions an event, filled the
+ * 1 MiB of the module's default before the recorder came in one run of 5;
+ * with 8 MiB none of 45 runs lost an event.  One CPU making system calls
+ * back to back (part 2's getpid() loop) fills 8 MiB of kptrace events
+ * (about 85,000 calls) in 86-94 M instructions, and in the 6.12 VM the
+ * recorder sometimes ran only 80-120 M after a packet closed (the
+ * emulator's 100 ms between its CPUs): 8 MiB lost calls in 1 or 2 runs of
+ * 5 at 1,000,000 calls, 16 MiB in none of 45 (Documentation/benchmarks.rst).
  */
 #define DEFAULT_BUFFER_KB	"8192"
+#define DEFAULT_SYSCALL_KB	"16384"
+
+/* What the stream recorded takes without -b. */
+static const char *default_kb(void)
+{
+	return syscalls ? DEFAULT_SYSCALL_KB : DEFAULT_BUFFER_KB;
+}
 
 /*
  * Write @value to @path for a buffer of @kb KiB per CPU (-b, or
- * DEFAULT_BUFFER_KB with @dflt); @old, what to write to set it back, is
- * kept for the end.  A refusal ends -b with the module's reason; the
+ * default_kb() with @dflt); @old, what to write to set it back (to
+ * @cur_kb KiB), is kept for the end.  A refusal ends -b with the module's reason; the
  * default keeps the buffer of @cur_kb KiB, with a note, and the recording
  * starts all the same.
  */
@@ -865,17 +875,20 @@ static void change_buffer(const char *path, const char *value,
 	}
 	snprintf(restore_path, sizeof(restore_path), "%s", path);
 	snprintf(restore_value, sizeof(restore_value), "%s", old);
+	restore_kb = cur_kb;
 }
 
 /*
  * -b with -s: "syscall size", which also empties kptrace's text queue:
  * refused while the queue holds records not read yet.  The size it had,
- * in bytes, is what is set back.  With @dflt (no -b: DEFAULT_BUFFER_KB),
- * a size that is as large already stays, and so does any size the queue
- * or the memory available does not let go: the recording starts all the
- * same.
+ * in bytes, is what is set back (@cur_kb KiB, the stream's buffer_kb,
+ * which is in whole pages).  With @dflt (no -b: DEFAULT_SYSCALL_KB),
+ * a size that is as large already stays, and so does a size the queue
+ * does not let go: the recording starts all the same.  The module
+ * allocates the buffers at the start, not here: a start refused for
+ * memory sets the size it had back (keep_old_buffer()).
  */
-static void set_syscall_size(const char *buffer_kb, int dflt)
+static void set_syscall_size(const char *buffer_kb, int dflt, long cur_kb)
 {
 	char path[PATH_MAX], cmd[64], old[64], *stats;
 	long queued, size, want = strtol(buffer_kb, NULL, 10) * 1024;
@@ -896,7 +909,7 @@ static void set_syscall_size(const char *buffer_kb, int dflt)
 	snprintf(cmd, sizeof(cmd), "syscall size %.20sK", buffer_kb);
 	snprintf(old, sizeof(old), "syscall size %ld", size);
 	st_path(path, sizeof(path), "ctl");
-	change_buffer(path, cmd, old, buffer_kb, size / 1024, dflt);
+	change_buffer(path, cmd, old, buffer_kb, cur_kb, dflt);
 }
 
 /*
@@ -952,8 +965,8 @@ static void set_buffer(const char *buffer_kb)
 	long kb = buffer_kb_now(path);
 
 	if (syscalls)
-		set_syscall_size(buffer_kb ? buffer_kb : DEFAULT_BUFFER_KB,
-				 !buffer_kb);
+		set_syscall_size(buffer_kb ? buffer_kb : DEFAULT_SYSCALL_KB,
+				 !buffer_kb, kb);
 	else
 		set_kmemtrace_size(path, kb, buffer_kb);
 	atexit(restore_buffer);
@@ -961,19 +974,19 @@ static void set_buffer(const char *buffer_kb)
 }
 
 /*
- * kmemtrace's start refused (@err) for memory, the default size set here
- * (@dflt): the size it had is set back, with a note, for one more try.
- * Whether it was.
+ * The start refused (@err) for memory, the default size set here (@dflt):
+ * the size it had is set back, with a note, for one more try.  Whether it
+ * was.
  */
 static int keep_old_buffer(int err, int dflt)
 {
 	char reason[1024];
 
-	if (err != -ENOMEM || syscalls || !dflt || !restore_path[0])
+	if (err != -ENOMEM || !dflt || !restore_path[0])
 		return 0;
 	reason_of(-err, reason, sizeof(reason));
-	note("keeping the buffer of %s KiB per CPU (%s KiB: %s)", restore_value,
-	     DEFAULT_BUFFER_KB, reason);
+	note("keeping the buffer of %ld KiB per CPU (%s KiB: %s)", restore_kb,
+	     default_kb(), reason);
 	restore_buffer();
 	size_buffers();
 	return 1;

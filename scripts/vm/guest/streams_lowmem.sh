@@ -61,15 +61,39 @@ while [ $steady -lt 3 ] && [ $rounds -lt 2000 ]; do
 done
 a=$(avail_mib)
 check "$i MiB on tmpfs leave $lo to $hi MiB available ($a)" test "$a" -ge $lo -a "$a" -le $hi
-check "kmemtrace-record without -b" \
-	sh -c "kmemtrace-record -o /tmp/lm -- sh -c 'cat $ST/kmemtrace/buffer_kb > /tmp/lm.kb' > /tmp/lm.txt 2>&1"
-cat /tmp/lm.txt
-check "... says it keeps 1024 KiB" \
-	grep -q "^kmemtrace-record: keeping the buffer of 1024 KiB per CPU (8192 KiB: .*would leave less than 32 MiB" /tmp/lm.txt
-check_eq "... records with it" 1024 "$(cat /tmp/lm.kb)"
-check "... and saves the trace" grep -q "^kmemtrace-record: [0-9]* events written, 0 lost" /tmp/lm.txt
+# kmemtrace-record OPTS... without -b, where its start at DFLT KiB a CPU
+# is refused for memory: it says it keeps OLD KiB, and records with the
+# stream's buffer_kb (FILE) at OLD.
+record_keeps() {
+	opts=$1 old=$2 dflt=$3 file=$4
+	check "kmemtrace-record ${opts:+$opts }without -b" \
+		sh -c "kmemtrace-record $opts -o /tmp/lm -- sh -c 'cat $file > /tmp/lm.kb' > /tmp/lm.txt 2>&1"
+	cat /tmp/lm.txt
+	check "... says it keeps $old KiB" \
+		grep -q "^kmemtrace-record: keeping the buffer of $old KiB per CPU ($dflt KiB: .*would leave less than 32 MiB" /tmp/lm.txt
+	check_eq "... records with it" "$old" "$(cat /tmp/lm.kb)"
+	check "... and saves the trace" grep -q "^kmemtrace-record: [0-9]* events written, 0 lost" /tmp/lm.txt
+	rm -rf /tmp/lm
+}
+record_keeps "" 1024 8192 $ST/kmemtrace/buffer_kb
 check_eq "... buffer_kb 1024 after" 1024 "$(cat $ST/kmemtrace/buffer_kb)"
-rm -rf /tmp/lm
+
+# The same with -s: without -b the recorder asks 16 MiB a CPU of "syscall
+# size" and kptrace refuses that start for memory (32 + 16 MiB a CPU does
+# not fit where 32 + 8 did not); it sets back the 64 KiB set above, says
+# so, and records with it.  A recorder that did not died "cannot start".
+# kmemtrace's buffers, kept for reading, took some of what was available:
+# give back 1 MiB at a time until 36 MiB are, far below 32 + 16 a CPU.
+while [ "$(avail_mib)" -lt 36 ] && [ $i -gt 0 ]; do
+	i=$((i - 1))
+	rm -f /tmp/fill/f$i
+	sleep 1
+done
+a=$(avail_mib)
+check "$a MiB available: 32 + 64 KiB a CPU fit, 32 + 16 MiB a CPU do not" \
+	test "$a" -ge 34 -a "$a" -lt $((32 + 16 * $(nproc)))
+record_keeps -s 64 16384 $ST/kptrace/ctf/buffer_kb
+check "... queue size 64 KiB after" grep -q "^queue size: 65536 bytes per CPU" $ST/kptrace/stats
 umount /tmp/fill
 check "rmmod slabtrace" rmmod slabtrace
 finish
