@@ -855,9 +855,9 @@ static const char *default_kb(void)
 /*
  * Write @value to @path for a buffer of @kb KiB per CPU (-b, or
  * default_kb() with @dflt); @old, what to write to set it back (to
- * @cur_kb KiB), is kept for the end.  A refusal ends -b with the module's reason; the
- * default keeps the buffer of @cur_kb KiB, with a note, and the recording
- * starts all the same.
+ * @cur_kb KiB), is kept for the end.  A refusal ends -b with the
+ * module's reason; the default keeps the buffer of @cur_kb KiB, with a
+ * note, and the recording starts all the same.
  */
 static void change_buffer(const char *path, const char *value,
 			  const char *old, const char *kb, long cur_kb, int dflt)
