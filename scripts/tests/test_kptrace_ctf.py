@@ -7,7 +7,8 @@
 The guest test kptrace_ctf.sh leaves three recordings in VM_OUT_DIR
 (x86-64 guests only): kptrace_ctf (kmemtrace-record -s --comm kpt_probe of
 "kpt_probe -g 1000 -f /kpt/no/such/file -l 37"), kptrace_ctf_all (every
-process, and the recorder's pid) and kptrace_ctf_tiny (a 16 KiB buffer
+process, and the recorder's pid; kpt_probe then renamed k and
+kpt_sixteen_char) and kptrace_ctf_tiny (a 16 KiB buffer
 read late).  babeltrace2 must read each with its own metadata and give:
 every event the module wrote; exactly the 1000 getpid() calls of
 kpt_probe, from its pid and tid, returning it; the openat() of the
@@ -15,7 +16,8 @@ missing path with that path and -ENOENT; the write() of 37 bytes;
 as many arguments as each call takes (getpid 0, exit_group 1, write 3,
 openat 4; every event nargs of them); exit_group() flagged as not
 returning, last; nothing of another command; none of the recorder's
-own calls; and for the tiny buffer, as many discarded events as the
+own calls; the getpid() calls of the renamed kpt_probe under
+names of 1 and 15 bytes; and for the tiny buffer, as many discarded events as the
 recorder reported lost.  With
 SLABTRACE_REQUIRE_VM_OUT=1 a missing recording fails rather than skips.
 The last line is "kptrace_ctf: N passed, N failed".
@@ -33,8 +35,8 @@ EVENT = re.compile(r'^\[[^]]*\] \([^)]*\) (syscall|syscall_compat): '
                    r'\{ cpu_id = (\d+) \}, \{ nr = \( "?([^":]*?)"? : '
                    r'container = (\d+) \), ret = (-?\d+), duration_ns = (\d+), '
                    r'pid = (\d+), tid = (\d+), flags = (0x[0-9A-F]+), '
-                   r'comm = "([^"]*)", nargs = (\d+), args = \[ ?(.*?) ?\], '
-                   r'path_len = (\d+), path = "([^"]*)" \}$')
+                   r'nargs = (\d+), args = \[ ?(.*?) ?\], '
+                   r'path_len = (\d+), path = "([^"]*)", comm = "([^"]*)" \}$')
 
 
 _checks = Checks("kptrace_ctf")
@@ -55,17 +57,18 @@ def decode(trace):
         if not m:
             bad.append(line)
             continue
-        args = [int(a.split(" = ")[1], 16) for a in m.group(12).split(", ") if a]
+        args = [int(a.split(" = ")[1], 16) for a in m.group(11).split(", ") if a]
         events.append({
             "event": m.group(1), "cpu": int(m.group(2)), "name": m.group(3),
             "nr": int(m.group(4)), "ret": int(m.group(5)),
             "duration": int(m.group(6)), "pid": int(m.group(7)),
             "tid": int(m.group(8)), "flags": int(m.group(9), 16),
-            "comm": m.group(10), "nargs": int(m.group(11)), "args": args,
-            "path_len": int(m.group(13)),
+            "nargs": int(m.group(10)), "args": args,
+            "path_len": int(m.group(12)),
             # babeltrace2 2.0 prints an empty text sequence as the last
             # non-empty one it decoded: path_len says.
-            "path": m.group(14) if int(m.group(13)) else ""})
+            "path": m.group(13) if int(m.group(12)) else "",
+            "comm": m.group(14)})
     check_eq("every line of %s is an event" % os.path.basename(trace), [], bad[:3])
     return events, p.stderr
 
@@ -127,8 +130,12 @@ def test_all(trace):
     check_eq("every process: every event written", written, len(events))
     check_eq("none of the recorder's own calls", [],
              [e for e in events if e["pid"] == rec][:2])
-    check("kpt_probe's 10 getpid are there",
-          sum(1 for e in events if e["comm"] == "kpt_probe" and e["name"] == "getpid") == 10)
+    def getpids(comm):
+        return sum(1 for e in events if e["comm"] == comm and e["name"] == "getpid")
+    check_eq("kpt_probe's 10 getpid are there", 10, getpids("kpt_probe"))
+    # comm is a string as long as the name: the events after each decode.
+    check_eq("3 getpid named k, 4 named kpt_sixteen_cha (15 bytes kept)",
+             (3, 4), (getpids("k"), getpids("kpt_sixteen_cha")))
 
 
 def test_tiny(trace):

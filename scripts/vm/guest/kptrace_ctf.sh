@@ -23,7 +23,7 @@ done
 for f in metadata events total_overruns abi_version cpu0; do
 	check "kptrace/ctf/$f is 0400" test "$(stat -c %a $K/$f)" = 400
 done
-check_eq "abi_version" 2 "$(cat $K/abi_version)"
+check_eq "abi_version" 3 "$(cat $K/abi_version)"
 check_eq "buffer_kb: the 2 MiB queue size" 2048 "$(cat $K/buffer_kb)"
 check "cpu0 before the first start ctf: no data" sh -c "! cat $K/cpu0 > /dev/null 2>&1"
 check_eq "enable reads 0" 0 "$(cat $K/enable)"
@@ -55,7 +55,10 @@ check_eq "kptrace reads empty" "" "$(cat $ST/kptrace/queue)"
 
 # --- every process: the recorder itself is not traced.
 st syscall clear
-kmemtrace-record -s -o /out/kptrace_ctf_all -- kpt_probe -g 10 > /tmp/r2.out &
+# Names of 1 and 15 bytes (16 given: the kernel keeps 15), each event's
+# comm as long as the name (test_kptrace_ctf.py decodes them).
+kmemtrace-record -s -o /out/kptrace_ctf_all -- sh -c \
+	'kpt_probe -g 10 && kpt_probe -n k -g 3 && kpt_probe -n kpt_sixteen_char -g 4' > /tmp/r2.out &
 rec=$!
 wait $rec
 check "record every process" grep -q '^kmemtrace-record: [0-9]* events written, 0 lost' /tmp/r2.out
