@@ -85,9 +85,10 @@ check_eq "written + lost = the calls the summary counted" "$total" "$((written +
 st syscall size 2M
 
 # --- A burst read late (--lazy: nothing read until the command exits):
-# 60000 getpid() make 5.9 MB of events, more than 2 MiB on each CPU (the
-# recorder's buffer before it took 8 MiB a CPU by default, which lost
-# them); without -b it keeps every one, read at the end in batches.
+# 60000 getpid() make 2.7 MB of events (45 bytes each), more than 2 MiB
+# on the CPU that runs them (the recorder's buffer before it took 8 MiB a
+# CPU by default, which lost them); without -b it keeps every one, read at
+# the end in batches.
 st syscall clear
 check "record a burst of 60000 calls, reading late" sh -c \
 	"kmemtrace-record -s --lazy --comm kpt_probe -o /tmp/burst -- kpt_probe -g 60000 > /tmp/r7.out"
