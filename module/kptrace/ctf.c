@@ -116,33 +116,23 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		       u8 flags)
 {
 	bool compat = call->flags & KPTRACE_COMPAT;
-	/*
-	 * Only the registers the call reads, and the name up to its NUL: a
-	 * getpid() event of a task named "wl" is 34 bytes and its header.
-	 */
-	unsigned int i, nargs = call->nargs, comm_len;
-	char comm[TASK_COMM_LEN];
+	/* Only the registers the call reads: a getpid() event is 51 bytes. */
+	unsigned int i, nargs = call->nargs;
 	unsigned long irqs;
 	u8 *p;
 
 	/* The flags are the stream's (kptrace.h); the fields back to back. */
 	BUILD_BUG_ON(sizeof(current->comm) != KPTRACE_CTF_COMM_LEN);
 	BUILD_BUG_ON(ARRAY_SIZE(call->args) != SLABTRACE_SYSCALL_ARGS);
-	BUILD_BUG_ON(KPTRACE_CTF_OFF_FLAGS + 1 != KPTRACE_CTF_OFF_NARGS);
+	BUILD_BUG_ON(KPTRACE_CTF_OFF_COMM + KPTRACE_CTF_COMM_LEN !=
+		     KPTRACE_CTF_OFF_NARGS);
 	BUILD_BUG_ON(KPTRACE_CTF_OFF_NARGS + 1 != KPTRACE_CTF_OFF_ARGS);
 	BUILD_BUG_ON(KPTRACE_CTF_OFF_ARGS + 1 != KPTRACE_CTF_PAYLOAD);
-	/*
-	 * A copy first: another task may rename this one meanwhile
-	 * (/proc/PID/comm), and the length written must be the length
-	 * measured.  The last byte of comm is always NUL (__set_task_comm()).
-	 */
-	memcpy(comm, current->comm, TASK_COMM_LEN);
-	comm_len = strnlen(comm, TASK_COMM_LEN - 1);
 	local_irq_save(irqs);
 	p = slabtrace_stream_reserve_fast(&kptrace_stream, compat ?
 					  KPTRACE_CTF_SYSCALL_COMPAT : KPTRACE_CTF_SYSCALL,
 					  KPTRACE_CTF_PAYLOAD + 8 * nargs +
-					  call->data_len + comm_len + 1, end);
+					  call->data_len, end);
 	if (p) {
 		slabtrace_put_le32(p + KPTRACE_CTF_OFF_NR, call->nr);
 		slabtrace_put_le64(p + KPTRACE_CTF_OFF_RET, ret);
@@ -151,18 +141,16 @@ void kptrace_ctf_write(const struct kptrace_call *call, u64 end, long ret,
 		slabtrace_put_le32(p + KPTRACE_CTF_OFF_PID, task_tgid_nr(current));
 		slabtrace_put_le32(p + KPTRACE_CTF_OFF_TID, task_pid_nr(current));
 		p[KPTRACE_CTF_OFF_FLAGS] = call->flags | flags;
+		/* comm is always NUL-padded (__set_task_comm()). */
+		memcpy(p + KPTRACE_CTF_OFF_COMM, current->comm, TASK_COMM_LEN);
 		p[KPTRACE_CTF_OFF_NARGS] = nargs;
 		for (i = 0; i < nargs; i++)
 			slabtrace_put_le64(p + KPTRACE_CTF_OFF_ARGS + 8 * i,
 					   call->args[i]);
 		p += 8 * nargs;
-		/* path_len and path[], after args[]; then comm and its NUL. */
+		/* path_len and path[], after args[]. */
 		p[KPTRACE_CTF_OFF_ARGS] = call->data_len;
-		p += KPTRACE_CTF_PAYLOAD;
-		memcpy(p, call->data, call->data_len);
-		p += call->data_len;
-		memcpy(p, comm, comm_len);
-		p[comm_len] = '\0';
+		memcpy(p + KPTRACE_CTF_PAYLOAD, call->data, call->data_len);
 	}
 	local_irq_restore(irqs);
 }
@@ -208,11 +196,11 @@ static int metadata_events(struct seq_file *m)
 			   "\t\tint32_t pid;\n"
 			   "\t\tint32_t tid;\n"
 			   "\t\tuint8_hex_t flags;\n"
+			   "\t\tkpt_char_t comm[16];\n"
 			   "\t\tuint8_t nargs;\n"
 			   "\t\tuint64_hex_t args[nargs];\n"
 			   "\t\tuint8_t path_len;\n"
 			   "\t\tkpt_char_t path[path_len];\n"
-			   "\t\tstring comm;\n"
 			   "\t};\n};\n\n",
 			   id == KPTRACE_CTF_SYSCALL ? "syscall" : "syscall_compat",
 			   id, id == KPTRACE_CTF_SYSCALL ? "kpt_nr_t" :

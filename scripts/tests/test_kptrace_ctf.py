@@ -35,8 +35,8 @@ EVENT = re.compile(r'^\[[^]]*\] \([^)]*\) (syscall|syscall_compat): '
                    r'\{ cpu_id = (\d+) \}, \{ nr = \( "?([^":]*?)"? : '
                    r'container = (\d+) \), ret = (-?\d+), duration_ns = (\d+), '
                    r'pid = (\d+), tid = (\d+), flags = (0x[0-9A-F]+), '
-                   r'nargs = (\d+), args = \[ ?(.*?) ?\], '
-                   r'path_len = (\d+), path = "([^"]*)", comm = "([^"]*)" \}$')
+                   r'comm = "([^"]*)", nargs = (\d+), args = \[ ?(.*?) ?\], '
+                   r'path_len = (\d+), path = "([^"]*)" \}$')
 
 
 _checks = Checks("kptrace_ctf")
@@ -57,18 +57,17 @@ def decode(trace):
         if not m:
             bad.append(line)
             continue
-        args = [int(a.split(" = ")[1], 16) for a in m.group(11).split(", ") if a]
+        args = [int(a.split(" = ")[1], 16) for a in m.group(12).split(", ") if a]
         events.append({
             "event": m.group(1), "cpu": int(m.group(2)), "name": m.group(3),
             "nr": int(m.group(4)), "ret": int(m.group(5)),
             "duration": int(m.group(6)), "pid": int(m.group(7)),
             "tid": int(m.group(8)), "flags": int(m.group(9), 16),
-            "nargs": int(m.group(10)), "args": args,
-            "path_len": int(m.group(12)),
+            "comm": m.group(10), "nargs": int(m.group(11)), "args": args,
+            "path_len": int(m.group(13)),
             # babeltrace2 2.0 prints an empty text sequence as the last
             # non-empty one it decoded: path_len says.
-            "path": m.group(13) if int(m.group(12)) else "",
-            "comm": m.group(14)})
+            "path": m.group(14) if int(m.group(13)) else ""})
     check_eq("every line of %s is an event" % os.path.basename(trace), [], bad[:3])
     return events, p.stderr
 
@@ -133,7 +132,7 @@ def test_all(trace):
     def getpids(comm):
         return sum(1 for e in events if e["comm"] == comm and e["name"] == "getpid")
     check_eq("kpt_probe's 10 getpid are there", 10, getpids("kpt_probe"))
-    # comm is a string as long as the name: the events after each decode.
+    # comm is NUL-padded: the shortest and the longest name decode.
     check_eq("3 getpid named k, 4 named kpt_sixteen_cha (15 bytes kept)",
              (3, 4), (getpids("k"), getpids("kpt_sixteen_cha")))
 

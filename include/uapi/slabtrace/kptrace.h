@@ -16,19 +16,18 @@
  *   s32 pid           the process (tgid)
  *   s32 tid
  *   u8  flags         KPTRACE_CTF_COMPAT, KPTRACE_CTF_NORETURN, KPTRACE_CTF_PATH
+ *   u8  comm[16]      the task's name, NUL-padded
  *   u8  nargs         how many argument registers the call reads (0-6):
  *                     its sys_NAME prototype's arguments, 6 for a compat
  *                     call or one whose prototype the kernel's headers lack
  *   u64 args[nargs]   the first nargs argument registers
  *   u8  path_len      at KPTRACE_CTF_OFF_ARGS + 8 * nargs
  *   u8  path[path_len] the path argument's first bytes, no NUL
- *   char comm[]       the task's name and its NUL: 1 to KPTRACE_CTF_COMM_LEN
- *                     bytes, after path[]
  */
 #ifndef _UAPI_SLABTRACE_KPTRACE_H
 #define _UAPI_SLABTRACE_KPTRACE_H
 
-#define KPTRACE_CTF_ABI_VERSION	3
+#define KPTRACE_CTF_ABI_VERSION	2
 
 /* The largest "syscall size", per CPU, in KiB: 256 MiB. */
 #define KPTRACE_SIZE_KB_MAX	262144
@@ -51,14 +50,11 @@ enum kpt_ctf_event_id {
 #define KPTRACE_CTF_OFF_PID		20
 #define KPTRACE_CTF_OFF_TID		24
 #define KPTRACE_CTF_OFF_FLAGS		28
-#define KPTRACE_CTF_OFF_NARGS		29
-#define KPTRACE_CTF_OFF_ARGS		30
-/*
- * Bytes of the fields but args[], path[] and comm: the event has 8 * nargs
- * more, path_len more, and comm's length plus its NUL.
- */
-#define KPTRACE_CTF_PAYLOAD	31
-/* comm's most bytes, its NUL included. */
+#define KPTRACE_CTF_OFF_COMM		29
+#define KPTRACE_CTF_OFF_NARGS		45
+#define KPTRACE_CTF_OFF_ARGS		46
+/* Bytes of the fields but args[] and path[]: the event has 8 * nargs more. */
+#define KPTRACE_CTF_PAYLOAD	47
 #define KPTRACE_CTF_COMM_LEN	16
 
 #endif /* _UAPI_SLABTRACE_KPTRACE_H */
