@@ -5,20 +5,19 @@
     scripts/tests/test_kptrace_ctf.py VM_OUT_DIR...
 
 The guest test kptrace_ctf.sh leaves three recordings in VM_OUT_DIR
-(x86-64 guests only): kptrace_ctf (kmemtrace-record -s --comm kpt_probe of
-"kpt_probe -g 1000 -f /kpt/no/such/file -l 37"), kptrace_ctf_all (every
-process, and the recorder's pid; kpt_probe then renamed k and
-kpt_sixteen_char) and kptrace_ctf_tiny (a 16 KiB buffer
-read late).  babeltrace2 must read each with its own metadata and give:
-every event the module wrote; exactly the 1000 getpid() calls of
-kpt_probe, from its pid and tid, returning it; the openat() of the
-missing path with that path and -ENOENT; the write() of 37 bytes;
-as many arguments as each call takes (getpid 0, exit_group 1, write 3,
-openat 4; every event nargs of them); exit_group() flagged as not
-returning, last; nothing of another command; none of the recorder's
-own calls; the getpid() calls of the renamed kpt_probe under
-names of 1 and 15 bytes; and for the tiny buffer, as many discarded events as the
-recorder reported lost.  With
+(x86-64 guests only): kptrace_ctf (kmemtrace-record -s --comm kpt_probe
+of "kpt_probe -g 1000 -f /kpt/no/such/file -l 37"), kptrace_ctf_all
+(every process, and the recorder's pid; kpt_probe then renamed k and
+kpt_sixteen_char) and kptrace_ctf_tiny (a 16 KiB buffer read late).
+babeltrace2 must read each with its own metadata and give: every event
+the module wrote; exactly the 1000 getpid() calls of kpt_probe, from its
+pid and tid, returning it; the openat() of the missing path with that
+path and -ENOENT; the write() of 37 bytes; as many arguments as each
+call takes (getpid 0, exit_group 1, write 3, openat 4; every event nargs
+of them); exit_group() flagged as not returning, last; nothing of
+another command; none of the recorder's own calls; the getpid() calls of
+the renamed kpt_probe under names of 1 and 15 bytes; and for the tiny
+buffer, as many discarded events as the recorder reported lost.  With
 SLABTRACE_REQUIRE_VM_OUT=1 a missing recording fails rather than skips.
 The last line is "kptrace_ctf: N passed, N failed".
 """
