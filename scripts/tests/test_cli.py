@@ -3109,7 +3109,9 @@ class Build(unittest.TestCase):
             self.assertIn("a warning of a newer compiler", out)
             self.assertIn("(not fatal; WERROR=1 makes them so)", out)
             self.assertTrue(os.path.exists(os.path.join(tree, "slabtrace.ko")))
-            self.assertEqual(self.make("clean", cwd=tree)[0], 0)
+            # One file built again shows the warning: a second build of
+            # them all would take 40 s more.
+            os.utime(os.path.join(tree, "module", "escape.c"))
             rc, out = self.make("KDIR=%s/build" % kdir, kcflags, "WERROR=1", "modules",
                                 cwd=tree)
             self.assertNotEqual(rc, 0, out)
