@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: every test of the project: the builds for Debian
-# 6.12, 6.1, their PREEMPT_RT flavours 6.1-rt and 6.12-rt and the arm64
+# make check: every test of the project, in order: the builds for Debian
+# 6.1, 6.12, their PREEMPT_RT flavours 6.1-rt and 6.12-rt and the arm64
 # kernels 6.12-arm64 and 6.1-arm64, and for Debian 13's 6.12-deb13, sid's
 # 7.2 and trixie-backports' 7.3, 7.3-rt and 7.3-arm64 (in build roots of
 # their suites; W=1, a warning fails), sparse (6.1,
@@ -22,12 +22,9 @@
 # /out, the dump's parser under sanitizers and libFuzzer, the userspace
 # tools (with what the VM runs saved), the flame graph in headless
 # Chromium, the slabtrace command, and its pprof
-# and Prometheus output read by go tool pprof, promtool and node_exporter.
-# The host's steps run one after the other in the foreground; the VMs and
-# the tests of what they saved run beside them in the background, on the
-# cores the foreground leaves (pool_step).  A step that prints "N passed,
-# N failed" counts its checks; any other step counts as one.  The last
-# line sums them: "N passed, N failed".
+# and Prometheus output read by go tool pprof, promtool and node_exporter.  A step that prints
+# "N passed, N failed" counts its checks; any other step counts as one.
+# The last line sums them: "N passed, N failed".
 set -u
 # dkms, modinfo, debootstrap: in sbin, which a user's PATH lacks.
 export PATH="$PATH:/usr/sbin:/sbin"
@@ -81,60 +78,27 @@ step() {
 	tally "$name" $rc "$log/out" $(($(date +%s) - start))
 }
 
-# The background steps (the VM steps, and the host tests that read what
-# they saved): each QEMU (single-threaded TCG) keeps one host CPU busy,
-# and so does the foreground step running meanwhile, so as many run at
-# once as there are CPUs (at least two), less one while the foreground
-# runs: no core idles while the other works through the host's steps.
-# They start in the order they were queued (pool_step), each once a slot
-# is free and the steps it names (-a) have ended; their output is shown
-# and counted in that order once all have ended (pool_wait).  Step N's
-# files: $log/pool.N.*; $log/fg exists while the foreground runs steps.
-pool_cpus=$(nproc)
-[ "$pool_cpus" -ge 2 ] || pool_cpus=2
-pool_n=0
-touch "$log/fg"
+# The VM steps: each QEMU (single-threaded TCG) keeps one host CPU busy,
+# so they run side by side, as many at once as there are CPUs (at least
+# two); their output is shown and counted in the order they were started,
+# once all have ended (vm_wait).  Step N's files: $log/vm.N.*.
+vm_jobs=$(nproc)
+[ "$vm_jobs" -ge 2 ] || vm_jobs=2
+vm_n=0
 
-# pool_free: whether a background step may start now.
-pool_free() {
-	n=$(find "$log" -name 'pool.*.running' | wc -l)
-	limit=$pool_cpus
-	[ ! -e "$log/fg" ] || limit=$((limit - 1))
-	[ "$n" -lt "$limit" ]
-}
-
-# pool_ended NAME,...: whether the background steps of those names ended.
-pool_ended() {
-	for pe_d in $(echo "$1" | tr , ' '); do
-		pe_f=$(grep -lxF "$pe_d" "$log"/pool.*.name | head -n 1)
-		[ -n "$pe_f" ] && [ -e "${pe_f%.name}.rc" ] || return 1
+# vm_step NAME COMMAND...: start a step in the background when a slot is free.
+vm_step() {
+	while [ "$(find "$log" -name 'vm.*.running' | wc -l)" -ge "$vm_jobs" ]; do
+		sleep 1
 	done
-	return 0
-}
-
-# pool_step NAME [-a NAME,...] COMMAND...: queue a background step, to
-# start after the one queued before it, and after the steps it names.
-pool_step() {
-	name=$1
+	vm_n=$((vm_n + 1))
+	f=$log/vm.$vm_n
+	echo "$1" > "$f.name"
 	shift
-	after=
-	if [ "$1" = -a ]; then
-		after=$2
-		shift 2
-	fi
-	prev=$log/pool.$pool_n.started
-	[ "$pool_n" -gt 0 ] || prev=
-	pool_n=$((pool_n + 1))
-	f=$log/pool.$pool_n
-	echo "$name" > "$f.name"
 	echo "$*" > "$f.cmd"
-	echo "=== queued: $name"
+	echo "=== started: $(cat "$f.name")"
+	touch "$f.running"
 	(
-		until { [ -z "$prev" ] || [ -e "$prev" ]; } &&
-		      { [ -z "$after" ] || pool_ended "$after"; } && pool_free; do
-			sleep 1
-		done
-		touch "$f.running" "$f.started"
 		start=$(date +%s)
 		"$@" > "$f.out" 2>&1
 		echo $? > "$f.rc"
@@ -143,14 +107,12 @@ pool_step() {
 	) &
 }
 
-# pool_wait: the foreground is done; wait for every background step, then
-# show and count them in order.
-pool_wait() {
-	rm -f "$log/fg"
+# vm_wait: wait for every VM step, then show and count them in order.
+vm_wait() {
 	wait
 	i=1
-	while [ $i -le $pool_n ]; do
-		f=$log/pool.$i
+	while [ $i -le $vm_n ]; do
+		f=$log/vm.$i
 		echo
 		echo "=== $(cat "$f.name"): $(cat "$f.cmd")"
 		cat "$f.out"
@@ -168,18 +130,17 @@ trixie_pid=$!
 scripts/kernels/suite-chroot.sh sid > "$log/chroot-sid" 2>&1 &
 sid_pid=$!
 
+step "build 6.1" make --no-print-directory KVER=6.1 test-modules
 # -j: a parallel make must pass kbuild its jobserver (the Makefile's "+").
 step "build 6.12" make -j"$(nproc)" --no-print-directory KVER=6.12 test-modules
 # sparse runs kbuild in build/6.12 again: before realdeb reads it.
 step "sparse 6.12" make --no-print-directory KVER=6.12 sparse
-# The longest background step first, as soon as its modules are built:
-# the packages installed and README.md's commands run as a Debian user
-# (it builds its root file system the first time, and its packages in
-# build/deb-bookworm).  It runs beside the steps below; none of them
-# writes build/6.12's modules.
-pool_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
-step "build 6.1" make --no-print-directory KVER=6.1 test-modules
-step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
+# The longest VM job first, as soon as its modules are built: the
+# packages installed and README.md's commands run as a Debian user (it
+# builds its root file system the first time, and its packages in
+# build/deb-bookworm).  It runs beside the steps below, most of which
+# use one core; none of them writes build/6.12's modules.
+vm_step "realdeb 6.12" env SLABTRACE_BUILT=1 scripts/tests/test_realdeb.sh 6.12
 step "build 6.1-rt" make --no-print-directory KVER=6.1-rt test-modules
 step "build 6.12-rt" make --no-print-directory KVER=6.12-rt test-modules
 step "build 6.12-arm64" make --no-print-directory KVER=6.12-arm64 test-modules
@@ -190,6 +151,24 @@ step "build 7.2" make -j"$(nproc)" --no-print-directory KVER=7.2 test-modules
 step "build 7.3" make -j"$(nproc)" --no-print-directory KVER=7.3 test-modules
 step "build 7.3-rt" make -j"$(nproc)" --no-print-directory KVER=7.3-rt test-modules
 step "build 7.3-arm64" make -j"$(nproc)" --no-print-directory KVER=7.3-arm64 test-modules
+step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
+step "clang 6.12" scripts/lint/clang-check.py 6.12
+step "clang 6.12-arm64" scripts/lint/clang-check.py 6.12-arm64
+step "llvm refused" scripts/tests/test_llvm.sh
+step "dkms" scripts/tests/test_dkms.sh
+step "refusals" scripts/tests/test_refusals.sh
+step "compat-probes" scripts/tests/test_compat_probes.sh
+step "dkms skip" scripts/tests/test_dkms_skip.sh
+step "splats" scripts/tests/test_splats.sh
+step "debug-kernel" scripts/tests/test_debug_kernel.sh
+step "sign" scripts/tests/test_sign.sh
+step "deb" scripts/tests/test_deb.sh
+step "checkpatch" scripts/lint/checkpatch.sh
+step "docs" scripts/lint/check-docs.py
+step "doc-examples" scripts/tests/test_doc_examples.py
+step "kunit" scripts/check/kunit.sh
+# The dump's parser on bad input and under libFuzzer, with ASan and UBSan.
+step "dump" scripts/tests/test_dump.py
 tests=$(cd scripts/vm/guest && ls *.sh | grep -Ev '^(lib|lowmem|lowmem_.*|streams_lowmem|relayrace|lockdown|realdeb|runner_.*)\.sh$' |
 	sed 's/\.sh$//' | paste -sd, -)
 # without NAME...: $tests less those tests.
@@ -219,23 +198,29 @@ rt=$rtmid,storm,kptrace_storm,stress,verdicts
 for k in 6.1 6.12 7.3 6.1-rt 6.12-rt 7.3-rt 6.12-arm64 7.3-arm64 6.1-arm64 6.12-deb13 7.2; do
 	rm -rf "build/$k/vm-out"
 done
-# Queued now that every kernel is built, the longest first, so that the
-# last to end are short (Documentation/testing.rst, "make check": each
-# one's minutes).
-pool_step "vm 6.12" scripts/vm/run.sh -o build/6.12/vm-out 6.12 "$tests"
+vm_step "vm 6.1" scripts/vm/run.sh -o build/6.1/vm-out 6.1 "$tests61"
+vm_step "vm 7.3" scripts/vm/run.sh -o build/7.3/vm-out 7.3 "$tests73"
+vm_step "vm 6.12" scripts/vm/run.sh -o build/6.12/vm-out 6.12 "$tests"
+vm_step "vm 7.3-rt" scripts/vm/run.sh -o build/7.3-rt/vm-out 7.3-rt "$rt"
+vm_step "vm 6.12-rt" scripts/vm/run.sh -o build/6.12-rt/vm-out 6.12-rt "$rtmid"
+vm_step "vm 6.1-rt" scripts/vm/run.sh -o build/6.1-rt/vm-out 6.1-rt "$rt"
 # 7.3-arm64 on a CPU without LPA2, as most arm64 machines: the kernel,
 # built for 52-bit VA, runs with 48 and its linear map is not at
 # PAGE_OFFSET (kmemtrace's ptr_base).  6.12-arm64 keeps LPA2 (52-bit VA).
-pool_step "vm 7.3-arm64" env SLABTRACE_ARM64_CPU=max,lpa2=off \
+vm_step "vm 7.3-arm64" env SLABTRACE_ARM64_CPU=max,lpa2=off \
 	scripts/vm/run.sh -o build/7.3-arm64/vm-out 7.3-arm64 "$quick,verdicts"
-pool_step "vm 7.3" scripts/vm/run.sh -o build/7.3/vm-out 7.3 "$tests73"
-pool_step "vm 7.3-rt" scripts/vm/run.sh -o build/7.3-rt/vm-out 7.3-rt "$rt"
-pool_step "vm 6.1-rt" scripts/vm/run.sh -o build/6.1-rt/vm-out 6.1-rt "$rt"
-pool_step "vm 6.1" scripts/vm/run.sh -o build/6.1/vm-out 6.1 "$tests61"
+vm_step "vm 6.12-arm64" scripts/vm/run.sh -o build/6.12-arm64/vm-out 6.12-arm64 load,core
 # arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
 # expect kmalloc-64.  bigleak: 6.1's alloc_percpu() wrappers, which frame
 # pointers keep in the walk.
-pool_step "vm 6.1-arm64" scripts/vm/run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core,verdicts,bigleak
+vm_step "vm 6.1-arm64" scripts/vm/run.sh -o build/6.1-arm64/vm-out 6.1-arm64 load,core,verdicts,bigleak
+vm_step "vm 6.12-deb13" scripts/vm/run.sh -o build/6.12-deb13/vm-out 6.12-deb13 "$quick"
+vm_step "vm 7.2" scripts/vm/run.sh -o build/7.2/vm-out 7.2 "$quick"
+# print, kptrace's queue and the streams' starts in a 256 MiB guest: ENOMEM, never the OOM
+# killer.
+rm -rf build/6.12/vm-lowmem
+vm_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
+	scripts/vm/run.sh -o build/6.12/vm-lowmem 6.12 lowmem,lowmem_kptrace,streams_lowmem
 # The binary streams' files racing starts, stops and resizes, with freed
 # memory poisoned, on CPUs that run at once (multi-threaded TCG; the
 # streams' tracepoints held by two more probes, so that no start patches
@@ -246,65 +231,36 @@ pool_step "vm 6.1-arm64" scripts/vm/run.sh -o build/6.1-arm64/vm-out 6.1-arm64 l
 # and the newest, in its rt flavour.
 for k in 7.3-rt 6.1; do
 	rm -rf build/$k/vm-streams
-	pool_step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
+	vm_step "vm streams $k" env SLABTRACE_ACCEL=tcg,thread=multi \
 		SLABTRACE_APPEND="slub_debug=FZPU init_on_free=1 relay_secs=20 relay_pin_keys=1" \
 		scripts/vm/run.sh -o build/$k/vm-streams $k relayrace,poolbig,irqctx,lockdown
 done
-pool_step "vm 6.12-arm64" scripts/vm/run.sh -o build/6.12-arm64/vm-out 6.12-arm64 load,core
-pool_step "vm 6.12-rt" scripts/vm/run.sh -o build/6.12-rt/vm-out 6.12-rt "$rtmid"
-pool_step "vm 7.2" scripts/vm/run.sh -o build/7.2/vm-out 7.2 "$quick"
-pool_step "vm 6.12-deb13" scripts/vm/run.sh -o build/6.12-deb13/vm-out 6.12-deb13 "$quick"
 # The runner itself: a test over its time budget stopped by name, the
 # next run; /out over the slow UART, its bytes counted as progress.
-pool_step "vm runner" scripts/tests/test_runner.sh
-# print, kptrace's queue and the streams' starts in a 256 MiB guest: ENOMEM, never the OOM
-# killer.
-rm -rf build/6.12/vm-lowmem
-pool_step "vm lowmem" env SLABTRACE_VM_MEM=256 \
-	scripts/vm/run.sh -o build/6.12/vm-lowmem 6.12 lowmem,lowmem_kptrace,streams_lowmem
-step "clang 6.12" scripts/lint/clang-check.py 6.12
-step "clang 6.12-arm64" scripts/lint/clang-check.py 6.12-arm64
-step "llvm refused" scripts/tests/test_llvm.sh
-step "dkms" scripts/tests/test_dkms.sh
-step "refusals" scripts/tests/test_refusals.sh
-step "compat-probes" scripts/tests/test_compat_probes.sh
-step "dkms skip" scripts/tests/test_dkms_skip.sh
-step "splats" scripts/tests/test_splats.sh
-step "debug-kernel" scripts/tests/test_debug_kernel.sh
-step "sign" scripts/tests/test_sign.sh
-step "deb" scripts/tests/test_deb.sh
-step "checkpatch" scripts/lint/checkpatch.sh
-step "docs" scripts/lint/check-docs.py
-step "doc-examples" scripts/tests/test_doc_examples.py
-step "kunit" scripts/check/kunit.sh
-# The dump's parser on bad input and under libFuzzer, with ASan and UBSan.
-step "dump" scripts/tests/test_dump.py
-# The host's tests of what the VMs saved, in the background too, once
-# the foreground is done (test_deb.sh and test_kmemtrace.py both make
-# tools into build/tools) and the VMs they read have ended.
-# The slabtrace command (the longest, first) on a fake tree, and the JSON the VMs' cli test saved.
-pool_step "cli" -a "vm 6.1,vm 6.12" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_cli.py \
-	build/6.1/vm-out build/6.12/vm-out
+vm_step "vm runner" scripts/tests/test_runner.sh
+vm_wait
 # The userspace tools, also against what the VMs just saved.
-pool_step "tools" -a "vm 6.1,vm 6.12" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
+step "tools" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_tools.py \
 	build/6.1/vm-out build/6.12/vm-out
 # The flame graph's script in headless Chromium (Debian's python3-selenium).
-pool_step "flame" env SLABTRACE_REQUIRE_BROWSER=1 /usr/bin/python3 \
+step "flame" env SLABTRACE_REQUIRE_BROWSER=1 /usr/bin/python3 \
 	scripts/tests/test_flamegraph_browser.py
+# The slabtrace command on a fake tree, and the JSON the VMs' cli test saved.
+step "cli" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_cli.py \
+	build/6.1/vm-out build/6.12/vm-out
 # What other tools read of slabtrace's: go tool pprof the profiles,
 # promtool and node_exporter the Prometheus files (made up, and the cli
 # guest test's).
-pool_step "interop" -a "vm 6.1,vm 6.12" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_interop.py \
+step "interop" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_interop.py \
 	build/6.1/vm-out build/6.12/vm-out
 # kmemtrace: babeltrace2 and kmemtrace-report on made-up, checked-in and
 # just-recorded traces.
 # 7.3-arm64's: its call sites, in a window around the KASLR'd kernel.
-pool_step "kmemtrace" -a "vm 6.1,vm 6.12,vm 7.3-arm64" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kmemtrace.py \
+step "kmemtrace" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kmemtrace.py \
 	build/6.1/vm-out build/6.12/vm-out build/7.3-arm64/vm-out
 # kptrace's binary stream: babeltrace2 on what the VMs just recorded.
-pool_step "kptrace_ctf" -a "vm 6.1,vm 6.12" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kptrace_ctf.py \
+step "kptrace_ctf" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kptrace_ctf.py \
 	build/6.1/vm-out build/6.12/vm-out
-pool_wait
 
 echo
 echo "=== summary"
