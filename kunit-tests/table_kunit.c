@@ -5,7 +5,8 @@
  * key replaces (and returns) the stale record and moves the owner counts,
  * removal finds exactly what was inserted, the lockless check never misses
  * a record (also while the table grows or shrinks under concurrent
- * inserts and removes) and rules out most absent keys, a purge drops
+ * inserts and removes) and rules out most absent keys, a table is full
+ * at the limit of the array a shrink moves its records to, a purge drops
  * exactly one owner's records and shrinks a table it leaves far emptier
  * than its size (so does an iteration that finds it so), an iteration
  * sees every record once, a grow that finds no memory is not tried
@@ -55,6 +56,24 @@ static struct leak_table *new_table(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, leak_table_init(t), 0);
+	return t;
+}
+
+/*
+ * A table grown for 8 * NR records of owner 0 (keys 0 on); @small: its
+ * size when new, the size a purge of them all shrinks it back to.
+ */
+static struct leak_table *grown_table(struct kunit *test,
+				      unsigned long *small)
+{
+	struct leak_table *t = new_table(test);
+	unsigned int i;
+
+	*small = leak_table_buckets(t);
+	for (i = 0; i < 8 * NR; i++)
+		leak_table_insert(t, new_rec(test, i, 0));
+	leak_table_flush(t);
+	KUNIT_EXPECT_GE(test, leak_table_buckets(t), 4 * NR);
 	return t;
 }
 
@@ -459,17 +478,13 @@ static void slabtrace_table_purge_owner(struct kunit *test)
  */
 static void slabtrace_table_shrink_concurrent(struct kunit *test)
 {
-	struct leak_table *t = new_table(test);
-	unsigned long small = leak_table_buckets(t);
+	unsigned long small;
+	struct leak_table *t = grown_table(test, &small);
 	unsigned int i, left = 0;
 
 	memset(&grow, 0, sizeof(grow));
 	for (i = 0; i < GROW_KEYS; i++)
 		grow.recs[i] = new_rec(test, GROW_BASE + i, 1);
-	for (i = 0; i < 8 * NR; i++)
-		leak_table_insert(t, new_rec(test, i, 0));
-	leak_table_flush(t);
-	KUNIT_EXPECT_GE(test, leak_table_buckets(t), 4 * NR);
 	KUNIT_EXPECT_EQ(test, t->shrinks, 0);
 
 	t->grow_step = grow_step;
@@ -493,6 +508,52 @@ static void slabtrace_table_shrink_concurrent(struct kunit *test)
 	}
 	KUNIT_EXPECT_GT(test, left, 0);
 	KUNIT_EXPECT_EQ(test, leak_table_count(t), 0);
+	leak_table_destroy(t, free_rec);
+}
+
+static struct {
+	long at;		/* LEAK_TABLE_LOAD_MAX records a bucket: the small's */
+	bool checked;
+	bool full_below;	/* full at one record fewer */
+	bool full_at;
+} shrinking;
+
+/* The first row of a shrink: is the table full at the small array's limit? */
+static void shrink_step(struct leak_table *t)
+{
+	long nr = atomic_long_read(&t->nr);
+
+	if (shrinking.checked)
+		return;
+	shrinking.checked = true;
+	atomic_long_set(&t->nr, shrinking.at - 1);
+	shrinking.full_below = full(t);
+	atomic_long_set(&t->nr, shrinking.at);
+	shrinking.full_at = full(t);
+	atomic_long_set(&t->nr, nr);
+}
+
+/*
+ * While a shrink moves the records, every insert goes to the small
+ * array: the probes stop at LEAK_TABLE_LOAD_MAX records a bucket of that
+ * one, not of the big array the lockless check still reads (they used to
+ * pour a reset's new records into 1,024 chains while the shrink ran).
+ */
+static void slabtrace_table_full_while_shrinking(struct kunit *test)
+{
+	unsigned long small;
+	struct leak_table *t = grown_table(test, &small);
+
+	memset(&shrinking, 0, sizeof(shrinking));
+	shrinking.at = LEAK_TABLE_LOAD_MAX * small;
+	t->grow_step = shrink_step;
+	KUNIT_EXPECT_EQ(test, leak_table_purge(t, 0, free_rec), 8 * NR);
+	t->grow_step = NULL;
+	KUNIT_EXPECT_EQ(test, t->shrinks, 1);
+	KUNIT_EXPECT_TRUE(test, shrinking.checked);
+	KUNIT_EXPECT_FALSE(test, shrinking.full_below);
+	KUNIT_EXPECT_TRUE(test, shrinking.full_at);
+	KUNIT_EXPECT_EQ(test, leak_table_buckets(t), small);
 	leak_table_destroy(t, free_rec);
 }
 
@@ -542,14 +603,10 @@ static void slabtrace_table_walk_killed(struct kunit *test)
 /* Objects freed one by one: the next iteration shrinks the table. */
 static void slabtrace_table_iterate_shrinks(struct kunit *test)
 {
-	struct leak_table *t = new_table(test);
-	unsigned long small = leak_table_buckets(t);
+	unsigned long small;
+	struct leak_table *t = grown_table(test, &small);
 	unsigned int i;
 
-	for (i = 0; i < 8 * NR; i++)
-		leak_table_insert(t, new_rec(test, i, 0));
-	leak_table_flush(t);
-	KUNIT_EXPECT_GE(test, leak_table_buckets(t), 4 * NR);
 	for (i = 0; i < 8 * NR - 10; i++)
 		free_rec(leak_table_remove(t, key(i)));
 	KUNIT_EXPECT_EQ(test, leak_table_for_each(t, count_one, NULL, true), 0);
@@ -632,6 +689,7 @@ static struct kunit_case slabtrace_table_cases[] = {
 	KUNIT_CASE(slabtrace_table_count_except),
 	KUNIT_CASE(slabtrace_table_walk_killed),
 	KUNIT_CASE_SLOW(slabtrace_table_shrink_concurrent),
+	KUNIT_CASE(slabtrace_table_full_while_shrinking),
 	KUNIT_CASE(slabtrace_table_purge_keeps_size),
 	KUNIT_CASE(slabtrace_table_iterate_shrinks),
 	KUNIT_CASE(slabtrace_table_iter_small_buffer),

@@ -86,7 +86,11 @@
  * table far emptier than its size (fewer than one record in SHRINK_BELOW
  * buckets), or an iteration ("print") finds it so after the objects were
  * freed: the probes never ask for it, so the free path is unchanged.  A
- * table that was big gives its memory back after the reset.
+ * table that was big gives its memory back after the reset.  While it
+ * moves, every record inserted goes to the small array, so the probes'
+ * limit counts the small array's buckets (t->load_buckets): a shrink of
+ * 2^24 buckets is 16 million lock holds, long enough for a busy cache to
+ * pour hundreds of records into each of 1,024 chains otherwise.
  *
  * Notes on locking
  * ----------------
@@ -98,8 +102,9 @@
  *   Held by the grow work, by purges (and their shrink), and by iterators
  *   (so an iterator never sees a record twice).  Taken before a stripe
  *   lock.
- * - t->cur is read under RCU (sched) by leak_table_maybe(),
- *   leak_table_full() and leak_table_buckets().
+ * - t->cur is read under RCU (sched) by leak_table_maybe() and
+ *   leak_table_buckets(); t->load_buckets, written under t->grow_mutex,
+ *   with no lock by leak_table_full().
  * - t->grow_retry and t->grow_backoff are written under t->grow_mutex;
  *   the inserts read t->grow_retry with no lock (grow_waits()).
  * - t->nr and t->owned[] are atomic; only approximate between locks.
@@ -295,6 +300,8 @@ static void resize(struct leak_table *t, bool shrink)
 	}
 	if (size > old_size)
 		t->grow_backoff = 0;
+	/* Records come into the small array, whichever it is: count them there. */
+	WRITE_ONCE(t->load_buckets, min(size, old_size));
 	for (i = 0; i < LEAK_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 		t->stripe[i].new = new;
@@ -321,6 +328,7 @@ static void resize(struct leak_table *t, bool shrink)
 	}
 	/* Every record is in @new, with its bit: the lockless check may use it. */
 	rcu_assign_pointer(t->cur, new);
+	WRITE_ONCE(t->load_buckets, size);
 	for (i = 0; i < LEAK_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
 		t->stripe[i].old = new;
@@ -370,6 +378,7 @@ VISIBLE_IF_KUNIT int leak_table_init(struct leak_table *t)
 		t->stripe[i].moved = 0;
 	}
 	RCU_INIT_POINTER(t->cur, b);
+	t->load_buckets = TABLE_MIN_BUCKETS;
 	atomic_long_set(&t->nr, 0);
 	for (i = 0; i < LEAK_MAX_OWNERS; i++)
 		atomic_long_set(&t->owned[i], 0);

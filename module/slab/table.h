@@ -43,6 +43,12 @@ struct leak_stripe {
 struct leak_table {
 	struct leak_stripe stripe[LEAK_TABLE_LOCKS];
 	struct leak_buckets __rcu *cur;	/* for the lockless check */
+	/*
+	 * The buckets leak_table_full() counts: cur's, but the smaller
+	 * array's while a resize moves records (a shrink's inserts go to
+	 * the small one, which cur is not yet).  Written under grow_mutex.
+	 */
+	unsigned long load_buckets;
 	atomic_long_t nr;
 	atomic_long_t owned[LEAK_MAX_OWNERS];	/* by record owner */
 	atomic_long_t grow_failed;
@@ -149,13 +155,15 @@ static inline long leak_table_count(struct leak_table *t)
  * objects' too (their signatures all set): the probes drop instead, and
  * ask for the grow no insert will ask for now (once its wait is over).
  *
- * Context: Any context but NMI (a probe); no lock: preemption disabled
- * or rcu_read_lock_sched() held.
+ * It counts the buckets of the smaller array while a resize runs: a
+ * shrink's inserts all go to the small array, and a grow it would ask for
+ * waits for the shrink (and for a print after it).
+ *
+ * Context: Any context but NMI (a probe); no lock.
  */
 static __always_inline bool leak_table_full(struct leak_table *t)
 {
-	struct leak_buckets *b = rcu_dereference_sched(t->cur);
-	unsigned long size = b->mask + 1;
+	unsigned long size = READ_ONCE(t->load_buckets);
 	long nr = atomic_long_read(&t->nr);
 
 	if (likely(nr < LEAK_TABLE_LOAD_MAX * (long)size))
