@@ -10,6 +10,7 @@
  * filter's numbers.
  */
 #include <kunit/test.h>
+#include <linux/interrupt.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -227,6 +228,61 @@ static void put(const struct rec_buf *r)
 		kptrace_queue_commit(ev);
 	}
 	preempt_enable();
+}
+
+/* The record the softirq of slabtrace_kptrace_queue_nested() queues. */
+static struct rec_buf *nested_rec;
+
+static void put_nested(struct tasklet_struct *unused)
+{
+	put(nested_rec);
+}
+
+static DECLARE_TASKLET(nested_tasklet, put_nested);
+
+/*
+ * A record committed by an interrupt inside another's reservation, on the
+ * same CPU, is counted at once but a reader can take it only once the
+ * outer one is committed: until then the queue is empty to the readers'
+ * wakeup condition (it was not, and the woken readers spun on nothing).
+ */
+static void slabtrace_kptrace_queue_nested(struct kunit *test)
+{
+	struct rec_buf *r = new_rec(test, 39, 0), *out = new_rec(test, 0, 0);
+	unsigned long written, read, dropped;
+	struct ring_buffer_event *ev;
+	struct kptrace_rec *rec;
+	bool empty_inside = false;
+	int n = 0;
+
+	nested_rec = new_rec(test, 39, 0);
+	kptrace_queue_discard();
+	KUNIT_ASSERT_EQ(test, kptrace_queue_start(4 * PAGE_SIZE), 0);
+	kptrace_queue_reset();
+	preempt_disable();
+	rec = kptrace_queue_reserve(r->rec.data_len, &ev);
+	if (rec) {
+		memcpy(rec, &r->rec, sizeof(r->rec) + r->rec.data_len);
+		/* The softirq runs here, on this CPU, and commits its record. */
+		tasklet_schedule(&nested_tasklet);
+		local_bh_disable();
+		local_bh_enable();
+		empty_inside = kptrace_queue_empty();
+		kptrace_queue_commit(ev);
+	}
+	preempt_enable();
+	tasklet_kill(&nested_tasklet);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	kptrace_queue_counts(&written, &read, &dropped);
+	KUNIT_EXPECT_EQ(test, written, 2);
+	KUNIT_EXPECT_TRUE(test, empty_inside);
+	KUNIT_EXPECT_FALSE(test, kptrace_queue_empty());
+	while (kptrace_queue_pop(&out->rec, sizeof(*out)))
+		n++;
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_TRUE(test, kptrace_queue_empty());
+	kptrace_queue_reset();
+	kptrace_queue_stop();
 }
 
 /* A tiny queue fills, drops, and gives back every record it took, in order. */
@@ -555,6 +611,7 @@ static struct kunit_case slabtrace_kptrace_cases[] = {
 	KUNIT_CASE(slabtrace_kptrace_format_kinds),
 	KUNIT_CASE(slabtrace_kptrace_format_longest),
 	KUNIT_CASE(slabtrace_kptrace_queue_drops),
+	KUNIT_CASE(slabtrace_kptrace_queue_nested),
 	KUNIT_CASE(slabtrace_kptrace_queue_freed),
 	KUNIT_CASE(slabtrace_kptrace_queue_memory),
 	KUNIT_CASE(slabtrace_kptrace_pid_filter),

@@ -384,7 +384,14 @@ out:
 	return len;
 }
 
-/* Whether no record is queued.  Any context but NMI; takes no lock. */
+/*
+ * Whether no record is there for a reader: the waiting readers' wakeup
+ * condition.  Not ring_buffer_entries(), which counts a record as its
+ * commit begins, before a reader can take it (and a record committed
+ * inside another's reservation, by an interrupt on that CPU, until the
+ * outer one is committed): the woken readers found nothing and spun.
+ * Process context; takes the buffer's reader locks (raw), one at a time.
+ */
 bool kptrace_queue_empty(void)
 {
 	struct trace_buffer *b;
@@ -392,7 +399,7 @@ bool kptrace_queue_empty(void)
 
 	rcu_read_lock();
 	b = rcu_dereference(kptrace_buffer);
-	empty = !b || !ring_buffer_entries(b);
+	empty = !b || ring_buffer_empty(b);
 	rcu_read_unlock();
 	return empty;
 }
