@@ -4,8 +4,10 @@
  * syscall tracepoint (UML has none; the VM tests trace real calls): the
  * text of a record, field by field, escaping included; the generated
  * syscall names; the queue, which drops what does not fit and loses
- * nothing else, is freed once a stopped trace's records are read, and is
- * refused more than half the memory available; the summary's arithmetic
+ * nothing else, is not ready for the readers while a record committed
+ * inside another's reservation waits for the outer commit, is freed once
+ * a stopped trace's records are read, and is refused more than half the
+ * memory available; the summary's arithmetic
  * and order, numbers without a name in its row "unknown"; the pid
  * filter's numbers.
  */
@@ -263,7 +265,11 @@ static void slabtrace_kptrace_queue_nested(struct kunit *test)
 	rec = kptrace_queue_reserve(r->rec.data_len, &ev);
 	if (rec) {
 		memcpy(rec, &r->rec, sizeof(r->rec) + r->rec.data_len);
-		/* The softirq runs here, on this CPU, and commits its record. */
+		/*
+		 * The softirq runs here, on this CPU, and commits its record
+		 * (not on PREEMPT_RT, where ksoftirqd would run it later: the
+		 * suites run on UML).
+		 */
 		tasklet_schedule(&nested_tasklet);
 		local_bh_disable();
 		local_bh_enable();

@@ -534,10 +534,11 @@ static void shrink_step(struct leak_table *t)
 }
 
 /*
- * While a shrink moves the records, every insert goes to the small
- * array: the probes stop at LEAK_TABLE_LOAD_MAX records a bucket of that
- * one, not of the big array the lockless check still reads (they used to
- * pour a reset's new records into 1,024 chains while the shrink ran).
+ * While a shrink moves the records, every record ends up in the small
+ * array, those inserted meanwhile too: the probes stop at
+ * LEAK_TABLE_LOAD_MAX records a bucket of that one, not of the big array
+ * the lockless check still reads (they used to pour a reset's new records
+ * into 1,024 chains while the shrink ran).
  */
 static void slabtrace_table_full_while_shrinking(struct kunit *test)
 {

@@ -86,11 +86,13 @@
  * table far emptier than its size (fewer than one record in SHRINK_BELOW
  * buckets), or an iteration ("print") finds it so after the objects were
  * freed: the probes never ask for it, so the free path is unchanged.  A
- * table that was big gives its memory back after the reset.  While it
- * moves, every record inserted goes to the small array, so the probes'
- * limit counts the small array's buckets (t->load_buckets): a shrink of
- * 2^24 buckets is 16 million lock holds, long enough for a busy cache to
- * pour hundreds of records into each of 1,024 chains otherwise.
+ * table that was big gives its memory back after the reset.  Every record
+ * ends up in the small array, those inserted while the shrink moves
+ * included (into a moved bucket at once, into one not yet moved with
+ * it), so the probes' limit counts the small array's buckets
+ * (t->load_buckets): a shrink of 2^24 buckets is 16 million lock holds,
+ * long enough for a busy cache to pour hundreds of records into each of
+ * 1,024 chains otherwise.
  *
  * Notes on locking
  * ----------------

@@ -45,8 +45,9 @@ struct leak_table {
 	struct leak_buckets __rcu *cur;	/* for the lockless check */
 	/*
 	 * The buckets leak_table_full() counts: cur's, but the smaller
-	 * array's while a resize moves records (a shrink's inserts go to
-	 * the small one, which cur is not yet).  Written under grow_mutex.
+	 * array's while a resize moves records (a shrink moves every
+	 * record, the new ones too, to the small one, which cur is not
+	 * yet).  Written under grow_mutex.
 	 */
 	unsigned long load_buckets;
 	atomic_long_t nr;
@@ -156,8 +157,9 @@ static inline long leak_table_count(struct leak_table *t)
  * ask for the grow no insert will ask for now (once its wait is over).
  *
  * It counts the buckets of the smaller array while a resize runs: a
- * shrink's inserts all go to the small array, and a grow it would ask for
- * waits for the shrink (and for a print after it).
+ * shrink moves every record, those inserted meanwhile too, to the small
+ * array, and a grow it would ask for waits for the shrink (and for a
+ * print after it).
  *
  * Context: Any context but NMI (a probe); no lock.
  */
