@@ -302,7 +302,7 @@ static void resize(struct leak_table *t, bool shrink)
 	}
 	if (size > old_size)
 		t->grow_backoff = 0;
-	/* Records come into the small array, whichever it is: count them there. */
+	/* A shrink's records all end up in @new: the limit counts the smaller. */
 	WRITE_ONCE(t->load_buckets, min(size, old_size));
 	for (i = 0; i < LEAK_TABLE_LOCKS; i++) {
 		raw_spin_lock_irqsave(&t->stripe[i].lock, flags);
