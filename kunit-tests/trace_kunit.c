@@ -194,6 +194,42 @@ static void slabtrace_trace_reset(struct kunit *test)
 	kmem_cache_free(obj_cache, after);
 }
 
+/*
+ * A reset that cannot publish its fresh tables undoes itself: every cache
+ * goes on being traced with the records it had, and frees still drop them.
+ */
+static void slabtrace_trace_reset_fails(struct kunit *test)
+{
+	struct leak_snapshot *snap;
+	void *objs[3], *p;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, st_cmd("start " OBJ_CACHE "\n"), 0);
+	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-64\n"), 0);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		objs[i] = alloc_obj(GFP_KERNEL);
+	p = kmalloc_50();
+	KUNIT_ASSERT_NOT_NULL(test, p);
+
+	WRITE_ONCE(leak_fail_set, true);
+	KUNIT_EXPECT_EQ(test, st_cmd("reset all\n"), -ENOMEM);
+	WRITE_ONCE(leak_fail_set, false);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 3);
+	snap = st_print(test, "kmalloc-64");
+	KUNIT_EXPECT_NOT_NULL(test, st_find(snap, p));
+	leak_snapshot_put(snap);
+	kmem_cache_free(obj_cache, objs[0]);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 2);
+	objs[0] = alloc_obj(GFP_KERNEL);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 3);
+
+	KUNIT_ASSERT_EQ(test, st_cmd("reset all\n"), 0);
+	KUNIT_EXPECT_EQ(test, st_outstanding(test, OBJ_CACHE), 0);
+	for (i = 0; i < ARRAY_SIZE(objs); i++)
+		kmem_cache_free(obj_cache, objs[i]);
+	kfree(p);
+}
+
 /* kmalloc(50) is a kmalloc-64 object, 50 bytes requested. */
 static void slabtrace_trace_kmalloc(struct kunit *test)
 {
@@ -1196,6 +1232,7 @@ static void slabtrace_trace_exit(struct kunit *test)
 	leak_test_before_detach = NULL;
 	leak_test_after_copy = NULL;
 	WRITE_ONCE(leak_fail_attach, false);
+	WRITE_ONCE(leak_fail_set, false);
 	st_cmd("pool %u\n", LEAK_POOL_DEFAULT);
 	st_cmd("stop " OBJ_CACHE "\n");
 	st_cmd("reset " OBJ_CACHE "\n");
@@ -1216,6 +1253,7 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_first_frame),
 	KUNIT_CASE(slabtrace_trace_stop_then_free),
 	KUNIT_CASE(slabtrace_trace_reset),
+	KUNIT_CASE(slabtrace_trace_reset_fails),
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large_at_limit),

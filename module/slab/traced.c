@@ -219,6 +219,9 @@ long leak_traced_dropped(const struct leak_traced *tr)
 		n += atomic_long_read(&tr->drops[i]);
 	return n;
 }
+
+/* A failure hook: publishing a new set fails with -ENOMEM. */
+bool leak_fail_set;
 #endif
 
 static struct leak_set *set_locked(void)
@@ -271,6 +274,10 @@ static int set_replace_many(struct leak_traced **add,
 	struct leak_traced *tr;
 
 	lockdep_assert_held(&leak_mutex);
+#if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
+	if (READ_ONCE(leak_fail_set))
+		return -ENOMEM;
+#endif
 	slots = roundup_pow_of_two(max(2 * room, 16U));
 	new = kvzalloc(struct_size(new, mem, room + slots), GFP_KERNEL);
 	if (!new)
@@ -875,7 +882,7 @@ int leak_reset(const char *name,
 	struct leak_traced **trs, **fresh = NULL, *tr;
 	struct leak_filter *filter;
 	struct slabtrace_cache_ref ref;
-	int i, n, ret = -ENOMEM;
+	int i, k, n, ret = -ENOMEM;
 
 	lockdep_assert_held(&leak_mutex);
 	n = traced_named("reset", name, true, &trs);
@@ -920,9 +927,12 @@ int leak_reset(const char *name,
 	traced_free_all(trs, n);
 	goto out;
 undo:
-	for (i = 0; i < n; i++)
+	/* One walk of the tables for them all, however many. */
+	for (i = 0, k = 0; i < n; i++)
 		if (fresh[i])
-			traced_release(&fresh[i], 1);
+			fresh[k++] = fresh[i];
+	if (k)
+		traced_release(fresh, k);
 out:
 	kfree(fresh);
 	kfree(trs);

@@ -281,8 +281,9 @@ int leak_start_new(struct leak_filter *filter, u32 sample_every,
 		   int (*attach)(void));
 
 #if IS_ENABLED(CONFIG_SLABTRACE_KUNIT_TEST)
-/* A helper of the KUnit suites alone. */
+/* A helper of the KUnit suites alone, and a failure hook. */
 long leak_traced_dropped(const struct leak_traced *tr);
+extern bool leak_fail_set;
 #endif
 
 /* The traced caches (slab.c unloads them). */
