@@ -464,6 +464,22 @@ class Cli(unittest.TestCase):
         self.assertGreater(docs[1]["time"], 1.7e9)
         self.assertEqual(docs[0]["caches"][0]["stacks"][0]["objects"], 20)
 
+    def test_json_is_whole_or_nothing(self):
+        # A print that fails after another cache's was shown: no cut
+        # document on standard output (a reader of -i's lines never gets
+        # one), only the error and exit status 1.
+        for args in (("top", "-c", "kmalloc-64", "-c", "kmalloc-128", "--json"),
+                     ("top", "-c", "kmalloc-64", "-c", "kmalloc-128", "--json",
+                      "-i", "0.1", "-r", "2")):
+            rc, out, err = self.fake.run(*args)
+            self.assertEqual((rc, out), (1, ""), args)
+            self.assertIn("kmalloc-128", err)
+        path = os.path.join(self.fake.root, "cut.dump")
+        with open(path, "w") as f:
+            f.write(open(DUMP).read()[:300])
+        rc, out, err = self.fake.run("report", "--json", path)
+        self.assertEqual((rc, out), (1, ""), err)
+
     def test_json(self):
         rc, out, err = self.fake.run("top", "-c", "kmalloc-64", "--json", "-n", "2")
         self.assertEqual(rc, 0, err)
@@ -988,6 +1004,33 @@ class Cli(unittest.TestCase):
                 f.write(dump)
             rc, out, err = self.fake.run("report", "--folded", path)
             self.assertEqual((rc, out), (0, folded), err)
+
+    def test_long_function_names_are_whole(self):
+        # KSYM_NAME_LEN is 512 since 6.1 (Rust's names): two functions that
+        # differ after 255 bytes stay two, in the folded lines, the JSON
+        # and top's table.
+        fns = ["r" * 300 + "_a", "r" * 300 + "_b"]
+        dump = ("Dumping outstanding allocs from kmalloc-64\n"
+                "traced 1.000s, 2 outstanding (128 bytes), 0 records dropped\n"
+                "-------------------------\n")
+        for i, fn in enumerate(fns):
+            dump += ("Obj 000000000000000%d, 64 bytes (50 requested), age 0.001s, "
+                     "cpu 0, node 0, gfp GFP_KERNEL, from PID 5 sh:\n----\n"
+                     " #01 [<0000000000000002>] in %s+0x1/0x2 [rmod]\n\n" % (i + 1, fn))
+        path = os.path.join(self.fake.root, "long.dump")
+        with open(path, "w") as f:
+            f.write(dump)
+        rc, out, err = self.fake.run("report", "--folded", path)
+        self.assertEqual((rc, sorted(out.splitlines())),
+                         (0, ["%s [rmod] 1" % fn for fn in fns]), err)
+        rc, out, err = self.fake.run("report", "--json", path)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(s["frames"][0]["function"]
+                                for s in json.loads(out)["caches"][0]["stacks"]), fns)
+        rc, out, err = self.fake.run("report", path)
+        self.assertEqual(rc, 0, err)
+        for fn in fns:
+            self.assertIn(" %s [rmod]\n" % fn, out)
 
     def test_sampled_by_bytes_dump_gives_estimates(self):
         # "start CACHE sample-bytes 8192": a record of 64 bytes stands for

@@ -1149,7 +1149,7 @@ void frame_split(const char *frame, char *fn, size_t fn_size, char *mod,
  */
 void frame_func(const char *frame, char *buf, size_t size)
 {
-	char fn[256], mod[128];
+	char fn[FRAME_FN_SIZE], mod[FRAME_MOD_SIZE];
 
 	frame_split(frame, fn, sizeof(fn), mod, sizeof(mod));
 	if (mod[0])

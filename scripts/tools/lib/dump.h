@@ -167,6 +167,15 @@ bool print_parse(char *text, struct print *p, const struct filter *f,
 double print_traced(const struct print *p);
 void print_free(struct print *p);
 
+/*
+ * A frame's function, as long as the kernel's (KSYM_NAME_LEN: 512 since
+ * 6.1, for Rust's names), its module (MODULE_NAME_LEN, 56 on 64-bit),
+ * and the two as frame_func() writes them ("func [mod]").
+ */
+#define FRAME_FN_SIZE	512
+#define FRAME_MOD_SIZE	128
+#define FRAME_FUNC_SIZE	(FRAME_FN_SIZE + FRAME_MOD_SIZE + 3)
+
 void frame_split(const char *frame, char *fn, size_t fn_size, char *mod,
 		 size_t mod_size);
 void frame_func(const char *frame, char *buf, size_t size);

@@ -199,7 +199,7 @@ static uint64_t mapping(struct pprof *p, const char *mod)
 static uint64_t function(struct pprof *p, const char *frame)
 {
 	size_t n = p->nfunctions;
-	char name[512], fn[256], mod[128];
+	char name[FRAME_FUNC_SIZE], fn[FRAME_FN_SIZE], mod[FRAME_MOD_SIZE];
 	bool added;
 	size_t i;
 	pb_function_t *f;
@@ -223,7 +223,7 @@ static uint64_t function(struct pprof *p, const char *frame)
 static uint64_t location(struct pprof *p, const char *frame)
 {
 	size_t n = p->nlocations;
-	char fn[256], mod[128];
+	char fn[FRAME_FN_SIZE], mod[FRAME_MOD_SIZE];
 	bool added;
 	size_t i = lookup(p, 'l', frame, &n, &added);
 	pb_location_t *l;

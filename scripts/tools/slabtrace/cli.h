@@ -161,7 +161,7 @@ struct pprof;
 void dump_print(const struct dump *d, long top, bool full);
 void json_begin(long report);
 void json_end(void);
-void dump_json(const struct dump *d, long top);
+void dump_json(const struct dump *d, long top, bool first);
 void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame);
 struct pprof *dump_pprof_new(void);
 void dump_pprof_add(struct pprof *p, const struct dump *d);

@@ -25,7 +25,7 @@ static void print_ms(long ms)
 
 static void group_print(const struct group *g, int rank, bool full)
 {
-	char fn[512];
+	char fn[FRAME_FUNC_SIZE];
 	int i;
 
 	printf("%4d %8ld %10ld %10ld  ", rank, g->objects, g->bytes,
@@ -105,6 +105,15 @@ void dump_print(const struct dump *d, long top, bool full)
 }
 
 /*
+ * The JSON document being written, in memory: standard output gets it
+ * whole at json_end(), or nothing if a print fails before (a reader of
+ * "top -i --json" lines never gets a cut one).
+ */
+static FILE *json;
+static char *json_text;
+static size_t json_len;
+
+/*
  * A JSON document (slabtrace(8), JSON OUTPUT) starts; @report is its
  * number with -i, 0 without.
  */
@@ -112,114 +121,123 @@ void json_begin(long report)
 {
 	struct timespec ts;
 
-	printf("{\"version\": %d", JSON_VERSION);
+	json = open_memstream(&json_text, &json_len);
+	if (!json)
+		die("out of memory");
+	fprintf(json, "{\"version\": %d", JSON_VERSION);
 	if (report) {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		printf(", \"report\": %ld, \"time\": %lld.%03ld", report,
+		fprintf(json, ", \"report\": %ld, \"time\": %lld.%03ld", report,
 		       (long long)ts.tv_sec, ts.tv_nsec / 1000000);
 	}
-	printf(", \"caches\": [");
+	fprintf(json, ", \"caches\": [");
 }
 
 void json_end(void)
 {
-	printf("]}\n");
+	fprintf(json, "]}\n");
+	if (fclose(json))
+		die("out of memory");
+	json = NULL;
+	fwrite(json_text, 1, json_len, stdout);
+	free(json_text);
 }
 
 /* One element of "frames": function, module, the frame as written. */
 static void frame_json(const char *frame)
 {
-	char fn[256], mod[128];
+	char fn[FRAME_FN_SIZE], mod[FRAME_MOD_SIZE];
 
 	frame_split(frame, fn, sizeof(fn), mod, sizeof(mod));
-	printf("{\"function\": ");
-	put_json_string(stdout, fn);
-	printf(", \"module\": ");
+	fprintf(json, "{\"function\": ");
+	put_json_string(json, fn);
+	fprintf(json, ", \"module\": ");
 	if (mod[0])
-		put_json_string(stdout, mod);
+		put_json_string(json, mod);
 	else
-		printf("null");
-	printf(", \"text\": ");
-	put_json_string(stdout, frame);
-	putchar('}');
+		fprintf(json, "null");
+	fprintf(json, ", \"text\": ");
+	put_json_string(json, frame);
+	fputc('}', json);
 }
 
 /*
  * The cache's element of "caches" (slabtrace(8), JSON OUTPUT), on the
- * line it is on: the first @top groups (all if @top < 0).
+ * line it is on, after a comma unless it is the @first: the first @top
+ * groups (all if @top < 0).
  */
-void dump_json(const struct dump *d, long top)
+void dump_json(const struct dump *d, long top, bool first)
 {
 	int i, j;
 
-	printf("{\"cache\": ");
-	put_json_string(stdout, d->cache);
-	printf(", \"traced_s\": %.3f, \"outstanding\": %ld, \"bytes\": %ld",
+	fprintf(json, "%s{\"cache\": ", first ? "" : ", ");
+	put_json_string(json, d->cache);
+	fprintf(json, ", \"traced_s\": %.3f, \"outstanding\": %ld, \"bytes\": %ld",
 	       d->traced, d->outstanding, d->bytes);
-	printf(", \"dropped\": %ld, \"matched_objects\": %ld", d->dropped,
+	fprintf(json, ", \"dropped\": %ld, \"matched_objects\": %ld", d->dropped,
 	       d->objects);
-	printf(", \"matched_bytes\": %ld, \"sample_every\": %ld", d->obj_bytes,
+	fprintf(json, ", \"matched_bytes\": %ld, \"sample_every\": %ld", d->obj_bytes,
 	       dump_weight(d));
-	printf(", \"sample_bytes\": %ld", d->sample_bytes);
-	printf(", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
+	fprintf(json, ", \"sample_bytes\": %ld", d->sample_bytes);
+	fprintf(json, ", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
 	       dump_est(d->est_objects), dump_est(d->est_bytes));
-	printf(", \"verdicts\": ");
+	fprintf(json, ", \"verdicts\": ");
 	if (d->judged)
-		printf("{\"leak\": %ld, \"live\": %ld, \"kept\": %ld, \"unknown\": %ld}",
+		fprintf(json, "{\"leak\": %ld, \"live\": %ld, \"kept\": %ld, \"unknown\": %ld}",
 		       d->verdicts[VERDICT_LEAK], d->verdicts[VERDICT_LIVE],
 		       d->verdicts[VERDICT_KEPT], d->verdicts[VERDICT_UNKNOWN]);
 	else
-		printf("null");
-	printf(", \"stacks\": [");
+		fprintf(json, "null");
+	fprintf(json, ", \"stacks\": [");
 	for (i = 0; i < d->ng && (top < 0 || i < top); i++) {
 		const struct group *g = &d->g[i];
 
-		printf("%s{\"rank\": %d, \"objects\": %ld", i ? ", " : "",
+		fprintf(json, "%s{\"rank\": %d, \"objects\": %ld", i ? ", " : "",
 		       i + 1, g->objects);
-		printf(", \"bytes\": %ld, \"requested\": %ld", g->bytes,
+		fprintf(json, ", \"bytes\": %ld, \"requested\": %ld", g->bytes,
 		       g->requested);
-		printf(", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
+		fprintf(json, ", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
 		       dump_est(g->est_objects), dump_est(g->est_bytes));
-		printf(", \"age_min_ms\": %ld, \"age_avg_ms\": %ld", g->age_min,
+		fprintf(json, ", \"age_min_ms\": %ld, \"age_avg_ms\": %ld", g->age_min,
 		       g->age_sum / g->objects);
-		printf(", \"age_max_ms\": %ld, \"syscall\": ", g->age_max);
+		fprintf(json, ", \"age_max_ms\": %ld, \"syscall\": ", g->age_max);
 		if (g->syscall)
-			put_json_string(stdout, g->syscall);
+			put_json_string(json, g->syscall);
 		else
-			printf("null");
-		printf(", \"contexts\": [");
+			fprintf(json, "null");
+		fprintf(json, ", \"contexts\": [");
 		for (j = 0; j < g->nctx && j < SHOWN_CONTEXTS; j++) {
-			printf("%s{\"context\": ", j ? ", " : "");
-			put_json_string(stdout, g->ctx[j].who);
-			printf(", \"pid\": %ld}", g->ctx[j].pid);
+			fprintf(json, "%s{\"context\": ", j ? ", " : "");
+			put_json_string(json, g->ctx[j].who);
+			fprintf(json, ", \"pid\": %ld}", g->ctx[j].pid);
 		}
-		printf("], \"more_contexts\": %d, \"gfp\": [",
+		fprintf(json, "], \"more_contexts\": %d, \"gfp\": [",
 		       g->nctx > SHOWN_CONTEXTS ? g->nctx - SHOWN_CONTEXTS : 0);
 		for (j = 0; j < g->ngfp; j++) {
-			printf("%s", j ? ", " : "");
-			put_json_string(stdout, g->gfp[j]);
+			fprintf(json, "%s", j ? ", " : "");
+			put_json_string(json, g->gfp[j]);
 		}
-		printf("], \"nodes\": [");
+		fprintf(json, "], \"nodes\": [");
 		for (j = 0; j < g->nnode; j++)
-			printf("%s%ld", j ? ", " : "", g->node[j]);
-		printf("], \"verdict\": ");
+			fprintf(json, "%s%ld", j ? ", " : "", g->node[j]);
+		fprintf(json, "], \"verdict\": ");
 		if (g->verdict)
-			put_json_string(stdout, verdict_name(g->verdict));
+			put_json_string(json, verdict_name(g->verdict));
 		else
-			printf("null");
-		printf(", \"evidence\": ");
+			fprintf(json, "null");
+		fprintf(json, ", \"evidence\": ");
 		if (g->evidence)
-			put_json_string(stdout, g->evidence);
+			put_json_string(json, g->evidence);
 		else
-			printf("null");
-		printf(", \"frames\": [");
+			fprintf(json, "null");
+		fprintf(json, ", \"frames\": [");
 		for (j = 0; j < g->nframes; j++) {
-			printf("%s", j ? ", " : "");
+			fprintf(json, "%s", j ? ", " : "");
 			frame_json(g->frames[j]);
 		}
-		printf("]}");
+		fprintf(json, "]}");
 	}
-	printf("]}");
+	fprintf(json, "]}");
 }
 
 /*
@@ -277,7 +295,7 @@ static void put_syscall_frame(const char *sys)
  */
 void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame)
 {
-	char fn[512];
+	char fn[FRAME_FUNC_SIZE];
 	int i, j;
 
 	for (i = 0; i < d->ng; i++) {

@@ -33,8 +33,7 @@ static void show_one(struct dump *d, const struct opts *o, bool full,
 	if (o->folded) {
 		dump_folded(d, o->f.by_bytes, word);
 	} else if (o->json) {
-		printf("%s", *first ? "" : ", ");
-		dump_json(d, shown(o, full));
+		dump_json(d, shown(o, full), *first);
 	} else {
 		if (!*first)
 			putchar('\n');
