@@ -21,7 +21,9 @@
 #                         linux-source-6.12 with PREEMPT_RT, lockdep, KASAN,
 #                         DEBUG_OBJECTS, built into ~/.cache/slabtrace the
 #                         first time (about 10 minutes on two cores)
-#   make modules_install  install for KDIR's kernel, and run depmod
+#   make modules_install  install for KDIR's kernel (in extra/, below the
+#                         slabtrace-dkms package's updates/dkms/), and run
+#                         depmod
 #   make sign [SIGN_KEY=... SIGN_CERT=...]   sign slabtrace.ko (Secure Boot)
 #                         with the kernel's scripts/sign-file; by default
 #                         with DKMS's key, /var/lib/dkms/mok.key and mok.pub
@@ -269,6 +271,9 @@ uninstall-tools:
 		rm -f "$(DESTDIR)$$dir/$${man%.*}" "$(DESTDIR)$(MANDIR)/man$${man##*.}/$$man"; \
 	done
 
+# In extra/, as 6.1's kbuild put it (6.12's puts it in updates/): depmod
+# then prefers the slabtrace-dkms package's updates/dkms/ when both are
+# there, where a tie would go to whichever it found first.
 # Debian's headers have no System.map, so kbuild skips depmod: run here,
 # unless the modules go elsewhere (INSTALL_MOD_PATH).  Not a test build
 # (make test-modules, sparse, vm-test: its slabtrace.ko has the tests'
@@ -282,7 +287,7 @@ modules_install:
 		echo "make modules_install: $(BUILD) holds the test build (make test-modules): make modules first" >&2; \
 		exit 1; \
 	fi
-	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) modules_install
+	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) INSTALL_MOD_DIR=extra modules_install
 	$(if $(INSTALL_MOD_PATH),,depmod -a $$(cat $(KDIR)/include/config/kernel.release))
 
 # A key of your own: SIGN_KEY=key.pem SIGN_CERT=cert.der (make sign says

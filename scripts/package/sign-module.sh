@@ -50,11 +50,11 @@ if [ ! -e "$key" ] || [ ! -e "$cert" ]; then
 fi
 [ -r "$key" ] || { echo "make sign: cannot read $key: run it as root (sudo make sign)" >&2; exit 1; }
 
-signer=$(modinfo -F signer "$ko")
+signer=$("$modinfo" -F signer "$ko")
 if [ -n "$signer" ]; then
 	echo "make sign: $ko is signed already, by '$signer' (make clean && make for an unsigned one)"
 	exit 0
 fi
 hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kdir/.config")
 "$signfile" "${hash:-sha512}" "$key" "$cert" "$ko"
-echo "make sign: $ko signed by '$(modinfo -F signer "$ko")' (${hash:-sha512})"
+echo "make sign: $ko signed by '$("$modinfo" -F signer "$ko")' (${hash:-sha512})"

@@ -31,8 +31,9 @@ openssl req -new -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=slabtrace test
 	-outform DER -keyout "$t/key.pem" -out "$t/cert.der" > "$t/openssl.log" 2>&1 ||
 	fail "openssl req: $(tail -n 2 "$t/openssl.log")"
 sign() { make -s --no-print-directory KVER=6.12 BUILD="$b" sign "$@" > "$t/out" 2>&1; }
-if sign SIGN_KEY="$t/key.pem" SIGN_CERT="$t/cert.der"; then
-	pass "make sign SIGN_KEY=... SIGN_CERT=..."
+# As a user runs it with a key of their own: no /usr/sbin in PATH.
+if (PATH=/usr/local/bin:/usr/bin:/bin; export PATH; sign SIGN_KEY="$t/key.pem" SIGN_CERT="$t/cert.der"); then
+	pass "make sign SIGN_KEY=... SIGN_CERT=..., with no sbin in PATH"
 else
 	fail "make sign: $(cat "$t/out")"
 fi
@@ -93,8 +94,10 @@ else
 fi
 if inst BUILD="$b"; then
 	# The kernel's compression: slabtrace.ko.xz on Debian's.
-	expect "make modules_install installs the module alone (INSTALL_MOD_PATH)" "slabtrace.ko" \
-		"$(cd "$t/root" && find . -name '*.ko*' | sed 's|.*/||; s/\.ko\..*/.ko/')"
+	# In extra/: below slabtrace-dkms' updates/dkms/ for depmod.
+	expect "make modules_install installs the module alone, in extra/ (INSTALL_MOD_PATH)" \
+		"extra/slabtrace.ko" \
+		"$(cd "$t/root" && find . -name '*.ko*' | sed 's|^\./lib/modules/[^/]*/||; s/\.ko\..*/.ko/')"
 else
 	fail "make modules_install: $(tail -n 2 "$t/out")"
 fi
