@@ -236,7 +236,8 @@ LEAK = "[leak]"
 def color(name, leaking=False):
     """A stable warm color per name; module frames ("f [mod]") greener;
     a frame all of whose stacks are leaks (@leaking) red."""
-    h = int(hashlib.md5(name.encode()).hexdigest()[:6], 16)
+    # Not for security: FIPS-mode hosts refuse md5 otherwise.
+    h = int(hashlib.md5(name.encode(), usedforsecurity=False).hexdigest()[:6], 16)
     if leaking:
         return "rgb(%d,%d,%d)" % (200 + h % 56, 20 + (h >> 8) % 40, 30 + (h >> 16) % 30)
     if name.endswith("]") and " [" in name:
