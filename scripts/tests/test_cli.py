@@ -202,6 +202,7 @@ class Fake:
                     SLABTRACE_KMSG=os.path.join(self.root, "no-kmsg"),
                     SLABTRACE_MODULES=os.path.join(self.root, "modules"),
                     SLABTRACE_DKMS=os.path.join(self.root, "dkms"),
+                    SLABTRACE_ETC=os.path.join(self.root, "etc"),
                     SLABTRACE_RUN=self.rundir)
 
     def install(self, ko="updates/dkms/slabtrace.ko", signed=True, dkms="0.1",
@@ -223,7 +224,8 @@ class Fake:
         if headers:
             os.makedirs(os.path.join(kdir, "build"), exist_ok=True)
         if dkms:
-            os.makedirs(os.path.join(self.root, "dkms", "slabtrace", dkms, "source"))
+            os.makedirs(os.path.join(self.root, "dkms", "slabtrace", dkms, "source"),
+                        exist_ok=True)
 
     def run(self, *args, user=None, prog=None, env=None):
         cmd = [prog or BIN] + list(args)
@@ -2883,6 +2885,28 @@ class Causes(unittest.TestCase):
                          "slabtrace; if that says 'Operation not permitted' or 'Key was rejected "
                          "by service', enrol DKMS's key once: sudo mokutil --import "
                          "/var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager\n")
+
+    def test_secure_boot_names_the_certificate_dkms_is_set_to(self):
+        # DKMS signs with the mok_certificate of its configuration, the
+        # last one set: framework.conf, then framework.conf.d/*.conf in
+        # order; a commented line sets nothing.
+        conf = os.path.join(self.fake.root, "etc", "dkms")
+        os.makedirs(os.path.join(conf, "framework.conf.d"))
+        with open(os.path.join(conf, "framework.conf"), "w") as f:
+            f.write("# mok_certificate=/not/this.der\nmok_certificate=/first.der\n")
+        with open(os.path.join(conf, "framework.conf.d", "10-mok.conf"), "w") as f:
+            f.write('mok_signing_key="/var/lib/shim-signed/mok/MOK.priv"\n'
+                    'mok_certificate="/var/lib/shim-signed/mok/MOK.der"\n')
+        with open(os.path.join(conf, "framework.conf.d", "20-other.conf"), "w") as f:
+            f.write("#mok_certificate=/not/that.der\n")
+        self.fake.install()
+        self.lockdown()
+        self.assertTrue(self.said().endswith(
+            "enrol DKMS's key once: sudo mokutil --import "
+            "/var/lib/shim-signed/mok/MOK.der, reboot and confirm it in the MOK manager\n"))
+        self.fake.install(signed=False)
+        self.assertIn("then enrol DKMS's key once: sudo mokutil --import "
+                      "/var/lib/shim-signed/mok/MOK.der,", self.said())
 
     def test_secure_boot_unsigned(self):
         self.fake.install(signed=False)

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
@@ -276,6 +277,60 @@ static const char *dkms_dir(void)
 	return env_or("SLABTRACE_DKMS", "/var/lib/dkms");
 }
 
+/* Where DKMS's configuration is: SLABTRACE_ETC/dkms/. */
+static const char *etc_dir(void)
+{
+	return env_or("SLABTRACE_ETC", "/etc");
+}
+
+/* The last "mok_certificate=PATH" of the file @path, if any, into @buf. */
+static void conf_cert(const char *path, char *buf, size_t size)
+{
+	char *text = read_all(path), *line, *save = NULL, *v;
+	size_t n;
+
+	if (!text)
+		return;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		if (strncmp(line, "mok_certificate=", 16))
+			continue;
+		v = line + 16;
+		if (*v == '"' || *v == '\'') {
+			n = strcspn(v + 1, *v == '"' ? "\"" : "'");
+			v++;
+		} else {
+			n = strcspn(v, " \t#");
+		}
+		if (n)
+			snprintf(buf, size, "%.*s", (int)n, v);
+	}
+	free(text);
+}
+
+/*
+ * The certificate DKMS signs with, into @buf: the last mok_certificate
+ * set by its configuration (framework.conf, then framework.conf.d/ *.conf
+ * in order, as DKMS reads them), else its own key's.
+ */
+static void dkms_cert(char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	glob_t g;
+	size_t i;
+
+	snprintf(buf, size, "%s", "/var/lib/dkms/mok.pub");
+	snprintf(path, sizeof(path), "%s/dkms/framework.conf", etc_dir());
+	conf_cert(path, buf, size);
+	snprintf(path, sizeof(path), "%s/dkms/framework.conf.d/*.conf", etc_dir());
+	if (glob(path, 0, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++)
+		conf_cert(g.gl_pathv[i], buf, size);
+	globfree(&g);
+}
+
 /*
  * The slabtrace module modprobe would load for the kernel @krel, as
  * modules.dep lists it (DKMS and make modules_install run depmod), into
@@ -440,7 +495,8 @@ static bool dkms_version(char *buf, size_t size)
 
 #define NOT_LOADED "the slabtrace module is not loaded"
 #define LOCKED NOT_LOADED ", and this kernel loads only signed modules (Secure Boot)"
-#define ENROL "enrol DKMS's key once: sudo mokutil --import /var/lib/dkms/mok.pub, " \
+/* With the certificate dkms_cert() gives. */
+#define ENROL "enrol DKMS's key once: sudo mokutil --import %s, " \
 	"reboot and confirm it in the MOK manager"
 
 /*
@@ -450,7 +506,8 @@ static bool dkms_version(char *buf, size_t size)
  */
 static noreturn void not_loaded(void)
 {
-	char ko[PATH_MAX], ver[256], path[PATH_MAX], logline[1024], todo[2 * PATH_MAX];
+	char ko[PATH_MAX], ver[256], path[PATH_MAX], logline[1024], todo[3 * PATH_MAX];
+	char cert[PATH_MAX];
 	const char *k;
 	struct utsname u;
 	bool dkms;
@@ -478,19 +535,20 @@ static noreturn void not_loaded(void)
 		note("the kernel refused a module for its signature: '%s'", logline);
 	else if (!locked_down())
 		die("%s: sudo modprobe slabtrace", NOT_LOADED);
+	dkms_cert(cert, sizeof(cert));
 	if (module_signed(ko) == 0) {
 		if (dkms)
-			snprintf(todo, sizeof(todo), "%s%s -k %s; %s%s -k %s); then %s",
+			snprintf(todo, sizeof(todo), "%s%s -k %s; %s%s -k %s); then " ENROL,
 				 "DKMS signs what it builds when openssl is installed (sudo apt install openssl; sudo dkms remove slabtrace/",
-				 ver, k, "sudo dkms install slabtrace/", ver, k, ENROL);
+				 ver, k, "sudo dkms install slabtrace/", ver, k, cert);
 		else
 			snprintf(todo, sizeof(todo), "%s",
 				 "from a checkout: sudo make sign, then sudo make modules_install");
 		die(dkms ? "%s: %s is not signed: %s" : "%s: %s is not signed (%s)",
 		    LOCKED, ko, todo);
 	}
-	die("%s, with a key it trusts: sudo modprobe slabtrace; if that says %s, %s", LOCKED,
-	    "'Operation not permitted' or 'Key was rejected by service'", ENROL);
+	die("%s, with a key it trusts: sudo modprobe slabtrace; if that says %s, " ENROL, LOCKED,
+	    "'Operation not permitted' or 'Key was rejected by service'", cert);
 }
 
 /*

@@ -285,5 +285,20 @@ mv /var/lib/dkms/mok.pub.away /var/lib/dkms/mok.pub
 check_eq "... and, with no key made yet, after which build to enrol it" \
 	"slabtrace-dkms: once DKMS has built it (and made /var/lib/dkms/mok.pub): sudo mokutil --import /var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager" \
 	"$(tail -n 1 /out/realdeb-postinst-nokey.txt)"
+# DKMS set to sign with a key of the user's (mok_certificate, in
+# framework.conf.d, as the Debian wiki has it): that is the one to enrol.
+mkdir -p /etc/dkms/framework.conf.d
+cp /var/lib/dkms/mok.pub /root/own-mok.der
+printf '%s\n' 'mok_signing_key="/root/own-mok.key"' 'mok_certificate="/root/own-mok.der"' \
+	> /etc/dkms/framework.conf.d/zz-slabtrace-test.conf
+own_postinst > /out/realdeb-postinst-ownkey.txt 2>&1
+user_sudo 'slabtrace status' > /out/realdeb-secureboot-ownkey.txt
+rm -f /etc/dkms/framework.conf.d/zz-slabtrace-test.conf /root/own-mok.der
+check_eq "... and, with DKMS set to sign with another key, names its certificate" \
+	"slabtrace-dkms: sudo mokutil --import /root/own-mok.der, reboot and confirm it in the MOK manager" \
+	"$(tail -n 1 /out/realdeb-postinst-ownkey.txt)"
+check "and so does 'sudo slabtrace status'" \
+	grep -q "enrol DKMS's key once: sudo mokutil --import /root/own-mok.der, reboot" \
+	/out/realdeb-secureboot-ownkey.txt
 dmesg > /out/realdeb-dmesg.txt
 finish
