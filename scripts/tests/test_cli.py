@@ -2703,6 +2703,26 @@ class Recorder(unittest.TestCase):
                                                        first["bytes_req"], first["bytes_alloc"]))
         self.assertIn("WARNING: the trace is incomplete: %d events lost" % doc["lost"], text)
 
+    def test_report_a_cache_name_that_starts_with_a_digit(self):
+        # An ABI 1 listing ("ID SIZE NAME") of 9p's cache: its name is
+        # not a slab size followed by "p-fcall-cache".
+        if not REPORT:
+            self.skipTest("no libbabeltrace2")
+        d = os.path.join(self.fake.root, "ninep")
+        shutil.copytree(os.path.join(HERE, "kmemtrace", "tiny"), d)
+        caches = os.path.join(d, "caches")
+        with open(caches) as f:
+            text = f.read()
+        self.assertIn("\n227 6208 task_struct\n", text)
+        with open(caches, "w") as f:
+            f.write(text.replace("\n227 6208 task_struct\n", "\n227 6208 9p-fcall-cache\n"))
+        rc, out, err = self.fake.run(d, "--json", prog=REPORT)
+        self.assertEqual(rc, 0, err)
+        c = {c["cache"]: c for c in json.loads(out)["caches"]}
+        self.assertIn("9p-fcall-cache", c)
+        self.assertEqual((c["9p-fcall-cache"]["bytes_alloc"], c["9p-fcall-cache"]["frag_percent"]),
+                         (6208, 0))
+
     def test_report_json_keeps_utf8(self):
         # The trace's path in "trace": valid UTF-8 as it is (U+00E9,
         # U+1F600), and a byte of none (0xff) as U+FFFD, not as \u00ff,

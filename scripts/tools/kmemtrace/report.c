@@ -550,9 +550,10 @@ static void sym_name(__u32 cs, char *buf, size_t size)
 
 /*
  * DIR/caches: "ID OBJECT_SIZE SLAB_SIZE NAME" lines (ABI 2), or
- * "ID OBJECT_SIZE NAME" (ABI 1: no slab size, a name never starts with a
- * digit).  NAME is the module's escaped list of names, up to 4 bytes a
- * byte of it: read whole, whatever its length.
+ * "ID OBJECT_SIZE NAME" (ABI 1: no slab size).  A name may start with
+ * digits (9p-fcall-cache): a third number is one only if a blank ends it.
+ * NAME is the module's escaped list of names, up to 4 bytes a byte of
+ * it: read whole, whatever its length.
  */
 static void load_caches(const char *path)
 {
@@ -560,15 +561,17 @@ static void load_caches(const char *path)
 	char *line = NULL, *name = NULL;
 	FILE *f = fopen(path, "r");
 	size_t cap = 0;
+	int end;
 
 	if (!f)
 		return;
 	while (getline(&line, &cap, f) > 0) {
 		slab_size = 0;
-		if (sscanf(line, "%u %u %u %ms", &id, &size, &slab_size,
-			   &name) != 4) {
-			free(name);
-			name = NULL;
+		end = 0;
+		if (sscanf(line, "%u %u %u%n", &id, &size, &slab_size, &end) != 3 ||
+		    (line[end] != ' ' && line[end] != '\t') ||
+		    sscanf(line + end, " %ms", &name) != 1) {
+			slab_size = 0;
 			if (sscanf(line, "%u %u %ms", &id, &size, &name) != 3)
 				goto next;
 		}
@@ -616,9 +619,10 @@ static long file_number(const char *path)
 	return n;
 }
 
+/* Of @alloc, what was not asked for; 0 if the sizes say more was. */
 static double frag(__u64 req, __u64 alloc)
 {
-	return alloc ? 100.0 * (double)(alloc - req) / (double)alloc : 0;
+	return alloc > req ? 100.0 * (double)(alloc - req) / (double)alloc : 0;
 }
 
 static enum { BY_BYTES, BY_HITS, BY_REQ, BY_FRAG, BY_CROSS, BY_SITE, NKEYS } sort_key;
