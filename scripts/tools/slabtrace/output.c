@@ -128,7 +128,7 @@ void json_begin(long report)
 	if (report) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		fprintf(json, ", \"report\": %ld, \"time\": %lld.%03ld", report,
-		       (long long)ts.tv_sec, ts.tv_nsec / 1000000);
+			(long long)ts.tv_sec, ts.tv_nsec / 1000000);
 	}
 	fprintf(json, ", \"caches\": [");
 }
@@ -173,19 +173,19 @@ void dump_json(const struct dump *d, long top, bool first)
 	fprintf(json, "%s{\"cache\": ", first ? "" : ", ");
 	put_json_string(json, d->cache);
 	fprintf(json, ", \"traced_s\": %.3f, \"outstanding\": %ld, \"bytes\": %ld",
-	       d->traced, d->outstanding, d->bytes);
+		d->traced, d->outstanding, d->bytes);
 	fprintf(json, ", \"dropped\": %ld, \"matched_objects\": %ld", d->dropped,
-	       d->objects);
+		d->objects);
 	fprintf(json, ", \"matched_bytes\": %ld, \"sample_every\": %ld", d->obj_bytes,
-	       dump_weight(d));
+		dump_weight(d));
 	fprintf(json, ", \"sample_bytes\": %ld", d->sample_bytes);
 	fprintf(json, ", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
-	       dump_est(d->est_objects), dump_est(d->est_bytes));
+		dump_est(d->est_objects), dump_est(d->est_bytes));
 	fprintf(json, ", \"verdicts\": ");
 	if (d->judged)
 		fprintf(json, "{\"leak\": %ld, \"live\": %ld, \"kept\": %ld, \"unknown\": %ld}",
-		       d->verdicts[VERDICT_LEAK], d->verdicts[VERDICT_LIVE],
-		       d->verdicts[VERDICT_KEPT], d->verdicts[VERDICT_UNKNOWN]);
+			d->verdicts[VERDICT_LEAK], d->verdicts[VERDICT_LIVE],
+			d->verdicts[VERDICT_KEPT], d->verdicts[VERDICT_UNKNOWN]);
 	else
 		fprintf(json, "null");
 	fprintf(json, ", \"stacks\": [");
@@ -193,13 +193,13 @@ void dump_json(const struct dump *d, long top, bool first)
 		const struct group *g = &d->g[i];
 
 		fprintf(json, "%s{\"rank\": %d, \"objects\": %ld", i ? ", " : "",
-		       i + 1, g->objects);
+			i + 1, g->objects);
 		fprintf(json, ", \"bytes\": %ld, \"requested\": %ld", g->bytes,
-		       g->requested);
+			g->requested);
 		fprintf(json, ", \"estimated_objects\": %ld, \"estimated_bytes\": %ld",
-		       dump_est(g->est_objects), dump_est(g->est_bytes));
+			dump_est(g->est_objects), dump_est(g->est_bytes));
 		fprintf(json, ", \"age_min_ms\": %ld, \"age_avg_ms\": %ld", g->age_min,
-		       g->age_sum / g->objects);
+			g->age_sum / g->objects);
 		fprintf(json, ", \"age_max_ms\": %ld, \"syscall\": ", g->age_max);
 		if (g->syscall)
 			put_json_string(json, g->syscall);
@@ -212,7 +212,7 @@ void dump_json(const struct dump *d, long top, bool first)
 			fprintf(json, ", \"pid\": %ld}", g->ctx[j].pid);
 		}
 		fprintf(json, "], \"more_contexts\": %d, \"gfp\": [",
-		       g->nctx > SHOWN_CONTEXTS ? g->nctx - SHOWN_CONTEXTS : 0);
+			g->nctx > SHOWN_CONTEXTS ? g->nctx - SHOWN_CONTEXTS : 0);
 		for (j = 0; j < g->ngfp; j++) {
 			fprintf(json, "%s", j ? ", " : "");
 			put_json_string(json, g->gfp[j]);
