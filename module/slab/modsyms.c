@@ -134,7 +134,15 @@ struct keep_walk {
 	struct module *mod;
 	unsigned long action;		/* MODULE_STATE_* */
 	struct xarray seen;		/* stacks done */
+	bool nomem;			/* a name could not be kept */
 };
+
+#ifdef SLABTRACE_TEST_BUILD
+/* Test builds only: keep_name() fails as it may, out of memory. */
+static bool fail_keep_name;
+module_param(fail_keep_name, bool, 0600);
+MODULE_PARM_DESC(fail_keep_name, "for slabtrace's tests: keeping a frame's name fails with ENOMEM");
+#endif
 
 static bool frame_in_walk(const struct keep_walk *w, unsigned long ip)
 {
@@ -221,6 +229,10 @@ static int keep_name(depot_stack_handle_t handle, unsigned long ip,
 	struct modsym *s;
 	int ret;
 
+#ifdef SLABTRACE_TEST_BUILD
+	if (READ_ONCE(fail_keep_name))
+		return -ENOMEM;
+#endif
 	s = kzalloc(struct_size(s, name, len),
 		    GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	if (!s)
@@ -261,8 +273,10 @@ static void keep_stack(struct keep_walk *w, depot_stack_handle_t handle)
 		if (w->action == MODULE_STATE_COMING ||
 		    !name_frame(w, entries[i], name, sizeof(name)))
 			strscpy(name, "?", sizeof(name));
-		if (keep_name(handle, entries[i], name))
+		if (keep_name(handle, entries[i], name)) {
+			w->nomem = true;
 			return;
+		}
 	}
 }
 
@@ -301,14 +315,16 @@ static int modsyms_notify(struct notifier_block *nb, unsigned long action,
 	down_write(&leak_print_sem);
 	/* Not killable: rmmod's ^C would leave its frames unnamed. */
 	if (leak_table_for_each(&leak_records, keep_record, &w, false))
-		pr_warn_ratelimited("modules: no memory to name the frames of %s in every record: some show as '?'\n",
-				    slabtrace_esc_str(esc, w.mod->name));
+		w.nomem = true;
 	/* Those kept for users, and those only open files still read. */
 	leak_snapshots_alive(keep_snapshot, &w);
 	WRITE_ONCE(modsyms_gen, modsyms_gen + 1);
 	up_write(&leak_print_sem);
 	mutex_unlock(&leak_mutex);
 	xa_destroy(&w.seen);
+	if (w.nomem)
+		pr_warn_ratelimited("modules: no memory to name the frames of %s in every record: some show as '?'\n",
+				    slabtrace_esc_str(esc, w.mod->name));
 	return NOTIFY_OK;
 }
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Leak views: the stacks view and "top", the folded stacks agreeing with it
 # on the same snapshot, older-than and since-mark picking exactly leaky's
-# objects, the backtrace of a leak outliving its module's unload, and the
+# objects, the backtrace of a leak outliving its module's unload (and, with
+# no memory to keep its names, shown as '?' with a log line), and the
 # table giving its memory back at reset.
 . /tests/lib.sh
 
@@ -220,5 +221,21 @@ check_eq "reset shrinks it back to its first size" "$small" "$(buckets)"
 check "the stats count the shrink" grep -Eq '^table .* shrinks [1-9][0-9]*$' $ST/slab/stats
 grep '^table ' $ST/slab/stats > /out/table-shrunk.txt
 check "rmmod leaky" rmmod leaky
+check "rmmod slabtrace" rmmod slabtrace
+
+# --- no memory to keep the names of a module's frames when it goes (the
+# test build's fail_keep_name): they show as '?', and the log says so.
+# A fresh load keeps no name yet, whichever stack the depot hands back.
+check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
+check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
+st start kmalloc-64
+echo orphans 2 > $LEAKY
+mark "no memory to keep names"
+echo 1 > /sys/module/slabtrace/parameters/fail_keep_name
+check "rmmod leaky, with no memory to keep its frames' names" rmmod leaky
+echo 0 > /sys/module/slabtrace/parameters/fail_keep_name
+logged "modules: no memory to name the frames of leaky in every record: some show as '?'"
+dump kmalloc-64 /tmp/nomem
+check "... and its leak's frame #01 shows as '?'" grep -q '^ #01 \[<[0-9a-f]*>\] in ?$' /tmp/nomem
 check "rmmod slabtrace" rmmod slabtrace
 finish
