@@ -273,7 +273,8 @@ uninstall-tools:
 
 # In extra/, as 6.1's kbuild put it (6.12's puts it in updates/): depmod
 # then prefers the slabtrace-dkms package's updates/dkms/ when both are
-# there, where a tie would go to whichever it found first.
+# there, where a tie would go to whichever it found first.  One an earlier
+# install left in updates/ itself would outrank it: it goes.
 # Debian's headers have no System.map, so kbuild skips depmod: run here,
 # unless the modules go elsewhere (INSTALL_MOD_PATH).  Not a test build
 # (make test-modules, sparse, vm-test: its slabtrace.ko has the tests'
@@ -288,6 +289,11 @@ modules_install:
 		exit 1; \
 	fi
 	$(MAKE) -C $(KDIR) M=$(BUILD) $(KB_ARGS) INSTALL_MOD_DIR=extra modules_install
+	@old=$$(ls $(INSTALL_MOD_PATH)/lib/modules/$$(cat $(KDIR)/include/config/kernel.release)/updates/slabtrace.ko* 2> /dev/null) || true; \
+	for f in $$old; do \
+		echo "make modules_install: removing $$f, an earlier install's, which would outrank extra/"; \
+		rm -f "$$f"; \
+	done
 	$(if $(INSTALL_MOD_PATH),,depmod -a $$(cat $(KDIR)/include/config/kernel.release))
 
 # A key of your own: SIGN_KEY=key.pem SIGN_CERT=cert.der (make sign says

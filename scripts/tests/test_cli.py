@@ -2909,11 +2909,13 @@ class Causes(unittest.TestCase):
     def test_secure_boot_names_the_certificate_dkms_is_set_to(self):
         # DKMS signs with the mok_certificate of its configuration, the
         # last one set: framework.conf, then framework.conf.d/*.conf in
-        # order; a commented line sets nothing.
+        # order; a commented line sets nothing; an empty value, or a quote
+        # not closed, is DKMS's own key (as the package's postinst reads
+        # them).
         conf = os.path.join(self.fake.root, "etc", "dkms")
         os.makedirs(os.path.join(conf, "framework.conf.d"))
         with open(os.path.join(conf, "framework.conf"), "w") as f:
-            f.write("# mok_certificate=/not/this.der\nmok_certificate=/first.der\n")
+            f.write("# mok_certificate=/not/this.der\nmok_certificate=/first.der # ours\n")
         with open(os.path.join(conf, "framework.conf.d", "10-mok.conf"), "w") as f:
             f.write('mok_signing_key="/var/lib/shim-signed/mok/MOK.priv"\n'
                     'mok_certificate="/var/lib/shim-signed/mok/MOK.der"\n')
@@ -2927,6 +2929,16 @@ class Causes(unittest.TestCase):
         self.fake.install(signed=False)
         self.assertIn("then enrol DKMS's key once: sudo mokutil --import "
                       "/var/lib/shim-signed/mok/MOK.der,", self.said())
+        last = os.path.join(conf, "framework.conf.d", "30-last.conf")
+        for line, cert in (("mok_certificate='/a b.der'", "/a b.der"),
+                           ('mok_certificate=""', "/var/lib/dkms/mok.pub"),
+                           ('mok_certificate="/x.der', "/var/lib/dkms/mok.pub")):
+            with open(last, "w") as f:
+                f.write(line + "\n")
+            self.assertIn("sudo mokutil --import %s, reboot" % cert, self.said(), line)
+        os.unlink(last)
+        os.unlink(os.path.join(conf, "framework.conf.d", "10-mok.conf"))
+        self.assertIn("sudo mokutil --import /first.der, reboot", self.said())
 
     def test_secure_boot_unsigned(self):
         self.fake.install(signed=False)

@@ -92,12 +92,18 @@ else
 		"make modules_install: $t/test holds the test build (make test-modules): make modules first" \
 		"$(grep '^make modules_install:' "$t/out")"
 fi
+# An earlier install's, in updates/ itself (6.12's kbuild put it there),
+# would outrank extra/: it goes.  DKMS's, in updates/dkms/, stays.
+krel=$(cat "$kdir/build/include/config/kernel.release")
+mkdir -p "$t/root/lib/modules/$krel/updates/dkms"
+: > "$t/root/lib/modules/$krel/updates/slabtrace.ko.xz"
+: > "$t/root/lib/modules/$krel/updates/dkms/slabtrace.ko.xz"
 if inst BUILD="$b"; then
 	# The kernel's compression: slabtrace.ko.xz on Debian's.
 	# In extra/: below slabtrace-dkms' updates/dkms/ for depmod.
-	expect "make modules_install installs the module alone, in extra/ (INSTALL_MOD_PATH)" \
-		"extra/slabtrace.ko" \
-		"$(cd "$t/root" && find . -name '*.ko*' | sed 's|^\./lib/modules/[^/]*/||; s/\.ko\..*/.ko/')"
+	expect "make modules_install installs the module alone, in extra/ (INSTALL_MOD_PATH), and removes an earlier install's from updates/" \
+		"extra/slabtrace.ko updates/dkms/slabtrace.ko" \
+		"$(cd "$t/root" && find . -name '*.ko*' | sed 's|^\./lib/modules/[^/]*/||; s/\.ko\..*/.ko/' | sort | paste -sd ' ')"
 else
 	fail "make modules_install: $(tail -n 2 "$t/out")"
 fi

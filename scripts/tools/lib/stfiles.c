@@ -283,10 +283,14 @@ static const char *etc_dir(void)
 	return env_or("SLABTRACE_ETC", "/etc");
 }
 
-/* The last "mok_certificate=PATH" of the file @path, if any, into @buf. */
+/*
+ * The value of the last "mok_certificate=" of the file @path, if any, into
+ * @buf: "PATH", 'PATH' or PATH up to a blank or a '#'; empty if a quote
+ * is not closed.  As slabtrace-dkms' postinst reads it.
+ */
 static void conf_cert(const char *path, char *buf, size_t size)
 {
-	char *text = read_all(path), *line, *save = NULL, *v;
+	char *text = read_all(path), *line, *save = NULL, *v, *end;
 	size_t n;
 
 	if (!text)
@@ -297,14 +301,14 @@ static void conf_cert(const char *path, char *buf, size_t size)
 		if (strncmp(line, "mok_certificate=", 16))
 			continue;
 		v = line + 16;
-		if (*v == '"' || *v == '\'') {
-			n = strcspn(v + 1, *v == '"' ? "\"" : "'");
+		end = *v == '"' || *v == '\'' ? strchr(v + 1, *v) : NULL;
+		if (end) {
 			v++;
+			n = end - v;
 		} else {
-			n = strcspn(v, " \t#");
+			n = strcspn(v, " \t#\"'");
 		}
-		if (n)
-			snprintf(buf, size, "%.*s", (int)n, v);
+		snprintf(buf, size, "%.*s", (int)n, v);
 	}
 	free(text);
 }
@@ -312,7 +316,7 @@ static void conf_cert(const char *path, char *buf, size_t size)
 /*
  * The certificate DKMS signs with, into @buf: the last mok_certificate
  * set by its configuration (framework.conf, then framework.conf.d/ *.conf
- * in order, as DKMS reads them), else its own key's.
+ * in order, as DKMS reads them), else (none, or empty) its own key's.
  */
 static void dkms_cert(char *buf, size_t size)
 {
@@ -320,15 +324,17 @@ static void dkms_cert(char *buf, size_t size)
 	glob_t g;
 	size_t i;
 
-	snprintf(buf, size, "%s", "/var/lib/dkms/mok.pub");
+	buf[0] = '\0';
 	snprintf(path, sizeof(path), "%s/dkms/framework.conf", etc_dir());
 	conf_cert(path, buf, size);
 	snprintf(path, sizeof(path), "%s/dkms/framework.conf.d/*.conf", etc_dir());
-	if (glob(path, 0, NULL, &g))
-		return;
-	for (i = 0; i < g.gl_pathc; i++)
-		conf_cert(g.gl_pathv[i], buf, size);
-	globfree(&g);
+	if (!glob(path, 0, NULL, &g)) {
+		for (i = 0; i < g.gl_pathc; i++)
+			conf_cert(g.gl_pathv[i], buf, size);
+		globfree(&g);
+	}
+	if (!buf[0])
+		snprintf(buf, size, "%s", "/var/lib/dkms/mok.pub");
 }
 
 /*

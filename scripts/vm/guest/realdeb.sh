@@ -293,12 +293,19 @@ printf '%s\n' 'mok_signing_key="/root/own-mok.key"' 'mok_certificate="/root/own-
 	> /etc/dkms/framework.conf.d/zz-slabtrace-test.conf
 own_postinst > /out/realdeb-postinst-ownkey.txt 2>&1
 user_sudo 'slabtrace status' > /out/realdeb-secureboot-ownkey.txt
-rm -f /etc/dkms/framework.conf.d/zz-slabtrace-test.conf /root/own-mok.der
+# Set again, empty, by a file read after it: DKMS's own key.
+echo 'mok_certificate=' > /etc/dkms/framework.conf.d/zzz-slabtrace-test.conf
+own_postinst > /out/realdeb-postinst-emptykey.txt 2>&1
+rm -f /etc/dkms/framework.conf.d/zz-slabtrace-test.conf \
+	/etc/dkms/framework.conf.d/zzz-slabtrace-test.conf /root/own-mok.der
 check_eq "... and, with DKMS set to sign with another key, names its certificate" \
 	"slabtrace-dkms: sudo mokutil --import /root/own-mok.der, reboot and confirm it in the MOK manager" \
 	"$(tail -n 1 /out/realdeb-postinst-ownkey.txt)"
 check "and so does 'sudo slabtrace status'" \
 	grep -q "enrol DKMS's key once: sudo mokutil --import /root/own-mok.der, reboot" \
 	/out/realdeb-secureboot-ownkey.txt
+check_eq "... set again, empty, it names DKMS's own" \
+	"slabtrace-dkms: sudo mokutil --import /var/lib/dkms/mok.pub, reboot and confirm it in the MOK manager" \
+	"$(tail -n 1 /out/realdeb-postinst-emptykey.txt)"
 dmesg > /out/realdeb-dmesg.txt
 finish
