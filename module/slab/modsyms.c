@@ -138,9 +138,12 @@ struct keep_walk {
 };
 
 #ifdef SLABTRACE_TEST_BUILD
-/* Test builds only: keep_name() fails as it may, out of memory. */
+/*
+ * Test builds only: keep_name() fails as it may, out of memory.  Set at
+ * load (every parameter is 0400).
+ */
 static bool fail_keep_name;
-module_param(fail_keep_name, bool, 0600);
+module_param(fail_keep_name, bool, 0400);
 MODULE_PARM_DESC(fail_keep_name, "for slabtrace's tests: keeping a frame's name fails with ENOMEM");
 #endif
 

@@ -226,14 +226,12 @@ check "rmmod slabtrace" rmmod slabtrace
 # --- no memory to keep the names of a module's frames when it goes (the
 # test build's fail_keep_name): they show as '?', and the log says so.
 # A fresh load keeps no name yet, whichever stack the depot hands back.
-check "insmod slabtrace.ko again" insmod $MODDIR/slabtrace.ko
+check "insmod slabtrace.ko fail_keep_name=1" insmod $MODDIR/slabtrace.ko fail_keep_name=1
 check "insmod leaky.ko again" insmod $MODDIR/leaky.ko
 st start kmalloc-64
 echo orphans 2 > $LEAKY
 mark "no memory to keep names"
-echo 1 > /sys/module/slabtrace/parameters/fail_keep_name
 check "rmmod leaky, with no memory to keep its frames' names" rmmod leaky
-echo 0 > /sys/module/slabtrace/parameters/fail_keep_name
 logged "modules: no memory to name the frames of leaky in every record: some show as '?'"
 dump kmalloc-64 /tmp/nomem
 check "... and its leak's frame #01 shows as '?'" grep -q '^ #01 \[<[0-9a-f]*>\] in ?$' /tmp/nomem
