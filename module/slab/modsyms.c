@@ -233,7 +233,7 @@ static int keep_name(depot_stack_handle_t handle, unsigned long ip,
 	int ret;
 
 #ifdef SLABTRACE_TEST_BUILD
-	if (READ_ONCE(fail_keep_name))
+	if (fail_keep_name)
 		return -ENOMEM;
 #endif
 	s = kzalloc(struct_size(s, name, len),
