@@ -108,6 +108,8 @@ unsigned long kmemtrace_cachetab_full(void)
 
 /* A cache's names, each escaped: 96 bytes of them, each byte "\xNN" at worst. */
 #define NAMES_MAX	(4 * 96)
+/* Room kept at the end of a slot's names for ",+N": the names left out. */
+#define NAMES_MORE	8
 /*
  * What a name escapes besides SLABTRACE_ESCAPE's bytes: a space and a
  * backslash, as everywhere, and the ',' that joins a cache's names, so
@@ -119,6 +121,7 @@ struct listing {
 	char (*names)[NAMES_MAX];	/* per slot: "name,alias,...", escaped */
 	unsigned int *size;		/* per slot: object size */
 	unsigned int *slab_size;	/* per slot: its copy, for the listing */
+	unsigned int *more;		/* per slot: names that did not fit */
 };
 
 /* Add @name, escaped, to the slot of its cache, if the trace saw the cache. */
@@ -147,9 +150,11 @@ static bool list_name(void *arg, const char *name, const struct kmem_cache *s,
 		slabtrace_escape(esc, sizeof(esc), name, strlen(name),
 				 NAMES_ESCAPE_ALSO);
 		len = strlen(esc);
-		if (used + len + 2 < NAMES_MAX)
+		if (used + len + 2 < NAMES_MAX - NAMES_MORE)
 			scnprintf(l->names[i] + used, NAMES_MAX - used, "%s%s",
 				  used ? "," : "", esc);
+		else
+			l->more[i]++;
 		break;
 	}
 	return true;
@@ -228,8 +233,9 @@ static void tsdl_name(struct seq_file *m, const char *name)
  *        "caches" file: "ID OBJECT_SIZE SLAB_SIZE NAME[,ALIAS...]" lines
  *        (SLAB_SIZE 0: unknown, the cache was destroyed before it was
  *        listed), each name escaped as the dumps escape them (a space is
- *        \x20: one word) and its commas too (\x2c: one name); the
- *        labels of the TSDL enumeration are the same text
+ *        \x20: one word) and its commas too (\x2c: one name), as
+ *        many as fit in NAMES_MAX and then ",+N", the number left
+ *        out; the labels of the TSDL enumeration are the same text
  *
  * Return: 0 or -ENOMEM.
  */
@@ -239,6 +245,7 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 	DECLARE_BITMAP(used, KMEMTRACE_CACHE_SLOTS);
 	struct listing l = { };
 	unsigned int i;
+	size_t len;
 	int ret = 0;
 
 	l.names = kvcalloc(KMEMTRACE_CACHE_SLOTS, NAMES_MAX, SLABTRACE_GFP_BIG);
@@ -246,7 +253,9 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 			  SLABTRACE_GFP_BIG);
 	l.slab_size = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.slab_size),
 			       SLABTRACE_GFP_BIG);
-	if (!l.names || !l.size || !l.slab_size) {
+	l.more = kvcalloc(KMEMTRACE_CACHE_SLOTS, sizeof(*l.more),
+			  SLABTRACE_GFP_BIG);
+	if (!l.names || !l.size || !l.slab_size || !l.more) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -268,6 +277,11 @@ int kmemtrace_caches_show(struct seq_file *m, bool tsdl)
 	for_each_set_bit(i, used, KMEMTRACE_CACHE_SLOTS) {
 		if (!l.names[i][0])
 			strscpy(l.names[i], "?", NAMES_MAX);
+		if (l.more[i]) {
+			len = strlen(l.names[i]);
+			scnprintf(l.names[i] + len, NAMES_MAX - len, ",+%u",
+				  l.more[i]);
+		}
 		if (tsdl) {
 			seq_puts(m, "\t\"");
 			tsdl_name(m, l.names[i]);
@@ -283,5 +297,6 @@ out:
 	kvfree(l.names);
 	kvfree(l.size);
 	kvfree(l.slab_size);
+	kvfree(l.more);
 	return ret;
 }

@@ -257,6 +257,31 @@ if [ "$(uname -m)" = x86_64 ]; then
 	check "stop all" st stop all
 	check "reset all" st reset all
 	check "rmmod oddcache" rmmod oddcache
+	# Twelve names of one merged cache, too long for the listing: as
+	# many as fit, then ",+N", N the names left out, which with those
+	# listed are all the names /sys/kernel/slab has for the cache.
+	check "record oddcache many=1's load" \
+		sh -c "kmemtrace-record -o $OUT/many -- insmod $MODDIR/oddcache.ko many=1 > /tmp/rec8.txt"
+	rm -f $OUT/many/kallsyms
+	dir=$(readlink /sys/kernel/slab/oddmany_a_long_name_to_fill_kmemtrace_listing_00)
+	if [ -n "$dir" ]; then
+		total=0
+		for n in /sys/kernel/slab/*; do
+			[ "$(readlink "$n")" = "$dir" ] && total=$((total + 1))
+		done
+		names=$(awk '/oddmany_/ { print $4 }' $OUT/many/caches)
+		listed=$(echo "$names" | tr ',' '\n' | grep -vc '^+')
+		more=$(echo "$names" | sed -n 's/.*,+\([0-9]*\)$/\1/p')
+		check "the caches file: one line for the merged cache" \
+			test "$(grep -c oddmany_ $OUT/many/caches)" = 1
+		check "... its names fit in 384 bytes" test "${#names}" -le 384
+		check "... and end with ',+N': $names" test -n "$more"
+		check_eq "... those listed and N: all $total names" \
+			"$total" "$((listed + ${more:-0}))"
+	else
+		skip_checks "4 checks: the oddmany caches are not merged on this kernel"
+	fi
+	check "rmmod oddcache many=1" rmmod oddcache
 else
 	skip_checks "a cache named with a quote: recorded on x86 only (kallsyms is slow to copy here)"
 fi
