@@ -291,8 +291,11 @@ int slabtrace_stream_open(struct slabtrace_stream *s, size_t subbuf_size,
 		goto out;
 	ret = -ENOMEM;
 	s->cpu = alloc_percpu(struct slabtrace_stream_cpu);
-	if (!s->cpu)
+	if (!s->cpu) {
+		pr_warn_ratelimited("%s: start: cannot allocate the per-CPU state\n",
+				    s->ops->dir);
 		goto out;
+	}
 	uuid_gen(&s->uuid);
 	s->clock_offset = ktime_get_real_ns() - slabtrace_ctf_clock();
 	atomic_long_set(&s->lost_nmi, 0);

@@ -482,7 +482,7 @@ static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 {
 	struct kptrace_call *c;
 	struct kptrace_task *t;
-	unsigned int nargs;
+	unsigned int nargs, i;
 	int arg;
 
 	slabtrace_assert_probe_context();
@@ -505,6 +505,10 @@ static __always_inline void sys_enter_hook(struct pt_regs *regs, long id)
 	c->flags = call_compat(&id) ? KPTRACE_COMPAT : 0;
 	c->nr = id;
 	syscall_get_arguments(current, regs, c->args);
+	/* An ia32 call's arguments: the low halves, all its wrappers read. */
+	if (c->flags & KPTRACE_COMPAT)
+		for (i = 0; i < ARRAY_SIZE(c->args); i++)
+			c->args[i] = (u32)c->args[i];
 	c->data_len = 0;
 	arg = slabtrace_syscall_args(id, c->flags & KPTRACE_COMPAT, &nargs);
 	c->nargs = nargs;
@@ -593,7 +597,8 @@ static void kptrace_process_exit(void *data, SLABTRACE_PROCESS_EXIT_PARAMS(p))
 	slabtrace_tp_begin();
 	t = task_entry(p, false);
 	if (t) {
-		if (t->active)
+		/* Not a reader's: one that opened kptrace meanwhile. */
+		if (t->active && !entry_reader(t))
 			finish(t, 0, KPTRACE_NORETURN);
 		table_remove(t, p);
 	}

@@ -13,6 +13,10 @@
  *                       without: "x32getpid=RET errno=E"; built -m32, the
  *                       same number as an ia32 call (-ENOSYS; on arm64
  *                       too: a number no table has)
+ *   kpt_probe -i        x86-64, built 64-bit: close() as an ia32 call (int
+ *                       $0x80, number 6) of fd 0xdeadbeef00000063, which
+ *                       the kernel reads as 99 (the register's low half):
+ *                       "int80close=RET" (-9, EBADF)
  *   kpt_probe -o        overlap a long call and short ones on two CPUs: a
  *                       child on CPU 0 sleeps 60 s in nanosleep(); the
  *                       parent, on CPU 1, waits until /proc says the
@@ -199,6 +203,23 @@ static int x32_getpid(void)
 	return 0;
 }
 
+static int int80_close(void)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	/* int $0x80 from 64-bit code zeroes r8-r11 on its way back. */
+	asm volatile ("int $0x80"
+		      : "=a" (ret)
+		      : "a" (6L), "b" (0xdeadbeef00000063UL)
+		      : "memory", "r8", "r9", "r10", "r11");
+	printf("int80close=%ld\n", ret);
+	return 0;
+#else
+	return 2;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	const char *fifo = NULL, *path = NULL, *mark = NULL, *ctl = NULL;
@@ -207,10 +228,12 @@ int main(int argc, char **argv)
 	char buf[4096], line[16];
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:oxW:c:K")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:m:g:f:l:bP:N:oixW:c:K")) != -1) {
 		switch (opt) {
 		case 'x':
 			return x32_getpid();
+		case 'i':
+			return int80_close();
 		case 'P':
 			return poll_file(optarg);
 		case 'N':
