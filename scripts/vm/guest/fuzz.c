@@ -21,7 +21,9 @@
  *   - one reloader rmmods and insmods stressirq (whose cache the writers
  *     trace, and the reloader itself before half the rmmods) and slabtrace
  *     itself, half the time with the others held between two operations,
- *     half the time in the middle of them;
+ *     half the time in the middle of them; slabtrace now and then with a
+ *     parameter in or out of its documented range, which must load or be
+ *     refused with the errno it should (then it is loaded without);
  *   - a watcher follows /dev/kmsg (below).
  * Allocations in task, softirq and hardirq context come from stressirq.
  *
@@ -41,6 +43,7 @@
  *   fuzz: read results N: ok N, EAGAIN N, ...
  *   fuzz: opens refused: ENOENT N, ...
  *   fuzz: reloads: slabtrace N, stressirq N (after a start of its cache N)
+ *   fuzz: slabtrace's parameters: loaded N, refused N (as documented)
  *   fuzz: kernel log records lost to /dev/kmsg overruns: N
  *   fuzz: unexpected N, hung N, splats N
  * The watcher prints every line of a kernel splat ("fuzz: SPLAT: ...").
@@ -92,6 +95,7 @@ struct worker {
 	long reads, read_bytes, read_err[NR_ERRNO], open_err[NR_ERRNO], crowds;
 	long unexpected;
 	long st_reloads, irq_reloads, irq_traced;
+	long params_loaded, params_refused;	/* as the documentation says */
 };
 
 struct shared {
@@ -853,11 +857,12 @@ static void release_workers(void)
 
 /*
  * Unload @name (retried while it is in use) and load it again with
- * @params (without, if they are refused): 0 if it did; an unloaded module
- * is only loaded.
+ * @params, which must load if @err is 0 and fail with @err if not (an
+ * other outcome is unexpected); refused, it is loaded without them.  0 if
+ * it was loaded again; an unloaded module is only loaded.
  */
-static int reload(const char *name, const char *params, long *reloads,
-		  int nworkers)
+static int reload(const char *name, const char *params, int err,
+		  long *reloads, int nworkers)
 {
 	int held = below(2), tries, ret;
 
@@ -883,12 +888,33 @@ static int reload(const char *name, const char *params, long *reloads,
 	}
 	sleep_ms(below(50));
 	ret = load_module(name, params);
-	/* A bad parameter: EINVAL from slabtrace, ERANGE from the kernel. */
-	if ((ret == -EINVAL || ret == -ERANGE) && *params)
+	if (ret == -EEXIST) {
+		/* Loaded by someone else meanwhile: the parameters unused. */
+		(*reloads)++;
+		return 0;
+	}
+	if (-ret != err) {
+		if (!err)
+			unexpected("insmod %s %s: %s, where it should load",
+				   name, params, errname(-ret));
+		else if (!ret)
+			unexpected("insmod %s %s: loaded, where it should fail with %s",
+				   name, params, errname(err));
+		else
+			unexpected("insmod %s %s: %s, where it should fail with %s",
+				   name, params, errname(-ret), errname(err));
+	} else if (*params) {
+		if (err)
+			me->params_refused++;
+		else
+			me->params_loaded++;
+	}
+	if (ret) {
 		ret = load_module(name, "");
-	if (ret && ret != -EEXIST) {
-		unexpected("insmod %s %s: %s", name, params, errname(-ret));
-		return -1;
+		if (ret && ret != -EEXIST) {
+			unexpected("insmod %s: %s", name, errname(-ret));
+			return -1;
+		}
 	}
 	(*reloads)++;
 	return 0;
@@ -912,11 +938,30 @@ static int ctl_write(const char *cmd)
 static void reloader(int nworkers)
 {
 	int traced;
-	static const char * const params[] = {
-		"", "", "", "", "pool_size=16", "pool_size=15", "record_limit=1",
-		"kmemtrace=1", "kptrace_size=4K", "kptrace_size=10X",
-		"kptrace_size=18446744073709555712", "pool_size=99999999999999999999",
+	unsigned int i;
+	/*
+	 * slabtrace's parameters, and what the documentation says of each:
+	 * 0, it loads; else the errno of its refusal.  Out of the range
+	 * slabtrace checks at load: EINVAL; a number too big for the
+	 * kernel's parser (or kptrace_size's): ERANGE; not a size: EINVAL.
+	 */
+	static const struct {
+		const char *params;
+		int err;
+	} params[] = {
+		{ "", 0 }, { "", 0 }, { "", 0 }, { "", 0 },
+		{ "pool_size=16", 0 }, { "pool_size=15", EINVAL },
+		{ "pool_size=1048577", EINVAL },
+		{ "pool_size=99999999999999999999", ERANGE },
+		{ "record_limit=1", 0 }, { "kmemtrace=1", 0 },
+		{ "kmemtrace_buffer_kb=20", EINVAL },
+		/* One page at least: 16 KiB on arm64-16k (below). */
+		{ "kptrace_size=4K", 0 }, { "kptrace_size=10X", EINVAL },
+		{ "kptrace_size=18446744073709555712", ERANGE },
+		{ "lifetime_slots=100", 0 }, { "lifetime_slots=15", EINVAL },
+		{ "snapshot_idle_secs=0", EINVAL },
 	};
+	int err;
 
 	while (!stopping()) {
 		sleep_ms(100 + below(400));
@@ -925,10 +970,16 @@ static void reloader(int nworkers)
 		if (below(3)) {
 			/* Often while its cache is traced. */
 			traced = below(2) && !ctl_write("start stressirq_obj");
-			if (!reload("stressirq", "", &me->irq_reloads, nworkers))
+			if (!reload("stressirq", "", 0, &me->irq_reloads,
+				    nworkers))
 				me->irq_traced += traced;
 		} else {
-			reload("slabtrace", pick(params, ARRAY_SIZE(params)),
+			i = below(ARRAY_SIZE(params));
+			err = params[i].err;
+			if (!strcmp(params[i].params, "kptrace_size=4K") &&
+			    sysconf(_SC_PAGESIZE) > 4096)
+				err = ERANGE;
+			reload("slabtrace", params[i].params, err,
 			       &me->st_reloads, nworkers);
 		}
 	}
@@ -1173,6 +1224,8 @@ int main(int argc, char **argv)
 	print_errnos("opens refused", -1, sum.open_err);
 	printf("fuzz: reloads: slabtrace %ld, stressirq %ld (after a start of its cache %ld)\n",
 	       sh->w[0].st_reloads, sh->w[0].irq_reloads, sh->w[0].irq_traced);
+	printf("fuzz: slabtrace's parameters: loaded %ld, refused %ld (as documented)\n",
+	       sh->w[0].params_loaded, sh->w[0].params_refused);
 	printf("fuzz: kernel log records lost to /dev/kmsg overruns: %ld\n", sh->kmsg_lost);
 	printf("fuzz: unexpected %ld, hung %d, splats %ld\n", sum.unexpected, hung,
 	       sh->splats);

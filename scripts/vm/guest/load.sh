@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The module loads, creates its two trees (/proc/slabtrace and debugfs's)
 # and unloads cleanly;
-# a failure at any step of loading leaves nothing behind.
+# a failure at any step of loading leaves nothing behind; the sizes given
+# at load are refused out of their range and used in it.
 . /tests/lib.sh
 
 check "insmod slabtrace.ko" insmod $MODDIR/slabtrace.ko
@@ -117,4 +118,45 @@ check "... nothing is left in /proc or debugfs" test ! -e $ST -a ! -e $ST_DEBUGF
 check "fail_init=$((steps + 1)) (no such step) loads" insmod $MODDIR/slabtrace.ko fail_init=$((steps + 1))
 check "then ctl works" sh -c "echo 'pool 64' > $ST/ctl"
 check "rmmod after the failed loads" rmmod slabtrace
+
+# The sizes given at load (slabtrace.rst, leak-views.rst): out of its
+# documented range, 16..1048576, pool_size= or lifetime_slots= fails the
+# load with EINVAL and one log line naming the parameter and its range;
+# at the edge, 16, it loads.  lifetime_slots= is rounded up to a power of
+# two, which slab/stats' "lifetimes stacks N of M" says (order_base_2()
+# in module/slab/lifetime.c: 100 is 128).
+# insmod_err PARAMS prints what insmod said after its last ": " (busybox:
+# "can't insert '...': Invalid argument"), "ok" if it loaded.
+insmod_err() {
+	out=$(insmod "$MODDIR"/slabtrace.ko "$@" 2>&1) && { echo ok; return; }
+	echo "${out##*: }"
+}
+not_loaded() { ! grep -q '^slabtrace ' /proc/modules; }
+for p in pool_size=15 pool_size=1048577 lifetime_slots=15 lifetime_slots=1048577; do
+	mark "$p"
+	check_eq "insmod slabtrace.ko $p: EINVAL" "Invalid argument" "$(insmod_err $p)"
+	check "... the module is not loaded" not_loaded
+	check "... nothing is left in /proc or debugfs" test ! -e "$ST" -a ! -e "$ST_DEBUGFS"
+	logged "$p: not in 16..1048576"
+	# One line a load, and no other: busybox's insmod tries finit_module()
+	# then init_module(), two loads, so the line may come twice.
+	check_eq "... and no other line" "slabtrace: $p: not in 16..1048576" \
+		"$(grep -o 'slabtrace: .*' /tmp/.dmesg | sort -u)"
+	not_loaded || rmmod slabtrace
+done
+lifetimes_of() { sed -n 's/^lifetimes stacks [0-9]* of \([0-9]*\) lost .*/\1/p' "$ST"/slab/stats; }
+check_eq "insmod slabtrace.ko pool_size=16 loads" ok "$(insmod_err pool_size=16)"
+check_eq "... a pool of 16 records per CPU" 16 \
+	"$(awk '$1 == "pool" { print $5 }' "$ST"/slab/stats)"
+check "... rmmod" rmmod slabtrace
+for p in 16:16 100:128; do
+	check_eq "insmod slabtrace.ko lifetime_slots=${p%:*} loads" ok \
+		"$(insmod_err lifetime_slots=${p%:*})"
+	check_eq "... slab/stats: a lifetime table of ${p#*:} stacks" "${p#*:}" \
+		"$(lifetimes_of)"
+	check "... rmmod" rmmod slabtrace
+done
+check_eq "insmod slabtrace.ko (no lifetime_slots=): 4096 stacks" ok "$(insmod_err)"
+check_eq "... slab/stats: a lifetime table of 4096 stacks" 4096 "$(lifetimes_of)"
+check "... rmmod" rmmod slabtrace
 finish
