@@ -151,6 +151,9 @@ step "build 7.2" make -j"$(nproc)" --no-print-directory KVER=7.2 test-modules
 step "build 7.3" make -j"$(nproc)" --no-print-directory KVER=7.3 test-modules
 step "build 7.3-rt" make -j"$(nproc)" --no-print-directory KVER=7.3-rt test-modules
 step "build 7.3-arm64" make -j"$(nproc)" --no-print-directory KVER=7.3-arm64 test-modules
+# The arm64 system call tables gen-syscalls.sh made (testing.rst, "The
+# build"): asm-generic's numbers, 6.1's against 6.12's, bpf's arguments.
+step "syscall tables" env SLABTRACE_REQUIRE_BUILDS=1 scripts/tests/test_syscall_tables.py
 step "sparse 6.1" make --no-print-directory KVER=6.1 sparse
 step "clang 6.12" scripts/lint/clang-check.py 6.12
 step "clang 6.12-arm64" scripts/lint/clang-check.py 6.12-arm64
@@ -207,8 +210,9 @@ vm_step "vm 6.1-rt" scripts/vm/run.sh -o build/6.1-rt/vm-out 6.1-rt "$rt"
 # 7.3-arm64 on a CPU without LPA2, as most arm64 machines: the kernel,
 # built for 52-bit VA, runs with 48 and its linear map is not at
 # PAGE_OFFSET (kmemtrace's ptr_base).  6.12-arm64 keeps LPA2 (52-bit VA).
+# kptrace too: the text queue with arm64's system call numbers (26 to 36 s).
 vm_step "vm 7.3-arm64" env SLABTRACE_ARM64_CPU=max,lpa2=off \
-	scripts/vm/run.sh -o build/7.3-arm64/vm-out 7.3-arm64 "$quick,verdicts"
+	scripts/vm/run.sh -o build/7.3-arm64/vm-out 7.3-arm64 "$quick,kptrace,verdicts"
 vm_step "vm 6.12-arm64" scripts/vm/run.sh -o build/6.12-arm64/vm-out 6.12-arm64 load,core
 # arm64 6.1's smallest kmalloc cache is kmalloc-128; the other guest tests
 # expect kmalloc-64.  bigleak: 6.1's alloc_percpu() wrappers, which frame
@@ -258,9 +262,10 @@ step "interop" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_interop.py \
 # 7.3-arm64's: its call sites, in a window around the KASLR'd kernel.
 step "kmemtrace" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kmemtrace.py \
 	build/6.1/vm-out build/6.12/vm-out build/7.3-arm64/vm-out
-# kptrace's binary stream: babeltrace2 on what the VMs just recorded.
+# kptrace's binary stream: babeltrace2 on what the VMs just recorded
+# (7.3-arm64's: arm64's system call numbers, the asm-generic table).
 step "kptrace_ctf" env SLABTRACE_REQUIRE_VM_OUT=1 scripts/tests/test_kptrace_ctf.py \
-	build/6.1/vm-out build/6.12/vm-out
+	build/6.1/vm-out build/6.12/vm-out build/7.3-arm64/vm-out
 
 echo
 echo "=== summary"

@@ -7,16 +7,12 @@
 # "+5" and "007" among them); rmmod while tracing.
 . /tests/lib.sh
 
-[ "$(uname -m)" = x86_64 ] ||
-	skip "its expected records are x86-64's (system call numbers, ia32 compat calls of kpt_probe32)"
+# On x86-64 and arm64, with the arch's system call numbers (kpt_nrs);
+# the 32-bit program's calls (ia32, kpt_probe32) and x86-64's x32 calls
+# on x86-64 only: arm64 guests get no 32-bit programs (testing.rst).
+kpt_nrs
 
 K=$ST/kptrace/queue
-# x86_64 system call numbers (the ABI; kptrace's names come from the
-# kernel's own headers).
-NR_WRITE=1
-NR_GETPID=39
-NR_EXIT_GROUP=231
-NR_OPENAT=257
 # AT_FDCWD, an int: the register may or may not be sign-extended.
 AT_FDCWD='0x\(ffffffff\)\{0,1\}ffffff9c'
 
@@ -94,20 +90,24 @@ check "stats: none dropped" grep -q "^dropped: 0\$" /tmp/stats.txt
 check "stats: 2 MiB per CPU by default" grep -q "^queue size: 2097152 bytes per CPU" /tmp/stats.txt
 
 # --- a 32-bit program's calls are the compat ones, and say so.
-st syscall clear
-st syscall start comm kpt_probe32
-kpt_probe32 -g 4 -f /kpt/compat > /tmp/p32.out
-st syscall stop
-cat $K > /tmp/k32.txt
-cp /tmp/k32.txt /out/kptrace32.txt
-pid32=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/p32.out)
-check_eq "compat: kpt_probe32 says it made 4 getpid" "getpid=$pid32 calls=4" "$(grep '^getpid=' /tmp/p32.out)"
-# ia32 numbers: getpid 20, openat 295.
-check_eq "compat: 4 getpid, labelled compat" 4 \
-	"$(grep -c "Syscall 20 (compat getpid):(.*) ret: $pid32 pid: $pid32 " /tmp/k32.txt)"
-check_eq "compat: openat with its path" 1 \
-	"$(grep -c "Syscall 295 (compat openat):(0xffffff9c, .*) ret: -2 .* data: \"/kpt/compat\"\$" /tmp/k32.txt)"
-check "compat: the summary has a compat getpid row" grep -q '^compat getpid  *4  *0 ' $ST/kptrace/summary
+if [ "$(uname -m)" = x86_64 ]; then
+	st syscall clear
+	st syscall start comm kpt_probe32
+	kpt_probe32 -g 4 -f /kpt/compat > /tmp/p32.out
+	st syscall stop
+	cat $K > /tmp/k32.txt
+	cp /tmp/k32.txt /out/kptrace32.txt
+	pid32=$(sed -n 's/^getpid=\([0-9]*\) .*/\1/p' /tmp/p32.out)
+	check_eq "compat: kpt_probe32 says it made 4 getpid" "getpid=$pid32 calls=4" "$(grep '^getpid=' /tmp/p32.out)"
+	# ia32 numbers: getpid 20, openat 295.
+	check_eq "compat: 4 getpid, labelled compat" 4 \
+		"$(grep -c "Syscall 20 (compat getpid):(.*) ret: $pid32 pid: $pid32 " /tmp/k32.txt)"
+	check_eq "compat: openat with its path" 1 \
+		"$(grep -c "Syscall 295 (compat openat):(0xffffff9c, .*) ret: -2 .* data: \"/kpt/compat\"\$" /tmp/k32.txt)"
+	check "compat: the summary has a compat getpid row" grep -q '^compat getpid  *4  *0 ' $ST/kptrace/summary
+else
+	skip_checks "compat: kpt_probe32's ia32 calls: x86-64 only (no 32-bit programs on $ARCH_NRS)"
+fi
 
 # --- pid filter: only the named process.  The filter is armed while
 # kpt_probe waits on the FIFO; what it did before (exec, startup, its
@@ -326,20 +326,24 @@ logged "syscall: start: bad pid 'abc'" "syscall: start: bad pid '+5'" \
 
 # --- x86-64's x32 calls: getpid()'s number with __X32_SYSCALL_BIT is a
 # native getpid, not a compat call (-ENOSYS unless syscall.x32=y).
-traced_probe kpt_probe -x x32
-ret=$(sed -n 's/^x32getpid=\(-\{0,1\}[0-9]*\) .*/\1/p' /tmp/x32.out)
-check "kpt_probe made its x32 getpid" test -n "$ret"
-# syscall() returns -1 and sets errno; the record has the call's -ENOSYS.
-[ "$ret" = -1 ] && ret=-38
-check_eq "an x32 getpid is recorded as getpid, not compat" 1 \
-	"$(grep -c "Syscall $NR_GETPID (getpid):(.*) ret: $ret pid: " /tmp/x32.txt)"
-check_eq "no compat record of kpt_probe -x" 0 "$(grep -c ' (compat ' /tmp/x32.txt)"
-# The same number from a 32-bit program is an ia32 call, which the
-# kernel refuses: compat, the bit kept (0x40000014, 1073741844).
-traced_probe kpt_probe32 -x ia32x
-check_eq "kpt_probe32 -x: refused" "x32getpid=-1 errno=38" "$(cat /tmp/ia32x.out)"
-check_eq "an ia32 call with the x32 bit stays compat" 1 \
-	"$(grep -c "Syscall 1073741844 (compat unknown):(.*) ret: -38 pid: " /tmp/ia32x.txt)"
+if [ "$(uname -m)" = x86_64 ]; then
+	traced_probe kpt_probe -x x32
+	ret=$(sed -n 's/^x32getpid=\(-\{0,1\}[0-9]*\) .*/\1/p' /tmp/x32.out)
+	check "kpt_probe made its x32 getpid" test -n "$ret"
+	# syscall() returns -1 and sets errno; the record has the call's -ENOSYS.
+	[ "$ret" = -1 ] && ret=-38
+	check_eq "an x32 getpid is recorded as getpid, not compat" 1 \
+		"$(grep -c "Syscall $NR_GETPID (getpid):(.*) ret: $ret pid: " /tmp/x32.txt)"
+	check_eq "no compat record of kpt_probe -x" 0 "$(grep -c ' (compat ' /tmp/x32.txt)"
+	# The same number from a 32-bit program is an ia32 call, which the
+	# kernel refuses: compat, the bit kept (0x40000014, 1073741844).
+	traced_probe kpt_probe32 -x ia32x
+	check_eq "kpt_probe32 -x: refused" "x32getpid=-1 errno=38" "$(cat /tmp/ia32x.out)"
+	check_eq "an ia32 call with the x32 bit stays compat" 1 \
+		"$(grep -c "Syscall 1073741844 (compat unknown):(.*) ret: -38 pid: " /tmp/ia32x.txt)"
+else
+	skip_checks "x32 and ia32 calls with the x32 bit: x86-64 only"
+fi
 
 # --- an ia32 call from a 64-bit program, its register's high half set:
 # the record has the argument the kernel read, the low half.

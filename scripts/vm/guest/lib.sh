@@ -54,6 +54,25 @@ skip() {
 # kernel; says so in a SKIP line, which the runner counts, and goes on.
 skip_checks() { echo "SKIP: $T: $*"; }
 
+# kpt_nrs: the native system call numbers kptrace's tests expect, by
+# the guest's arch (the ABI; kptrace's names come from the kernel's own
+# headers): x86-64's table, or arm64's, the asm-generic one
+# (include/uapi/asm-generic/unistd.h).  Sets ARCH_NRS to the arch's name;
+# another arch skips the test.
+# shellcheck disable=SC2034 # used by the tests that call it
+kpt_nrs() {
+	case $(uname -m) in
+	x86_64)
+		ARCH_NRS=x86-64
+		NR_WRITE=1 NR_GETPID=39 NR_EXIT_GROUP=231 NR_OPENAT=257 ;;
+	aarch64)
+		ARCH_NRS=arm64
+		NR_WRITE=64 NR_GETPID=172 NR_EXIT_GROUP=94 NR_OPENAT=56 ;;
+	*)
+		skip "no expected system call numbers for $(uname -m)" ;;
+	esac
+}
+
 # The debug kernel (KVER 6.12-debug: KASAN, lockdep, PREEMPT_RT; its
 # release ends in -slabtrace-debug) runs the guest several times slower.
 DEBUG_KERNEL=
