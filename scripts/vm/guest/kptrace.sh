@@ -341,16 +341,15 @@ if [ "$(uname -m)" = x86_64 ]; then
 	check_eq "kpt_probe32 -x: refused" "x32getpid=-1 errno=38" "$(cat /tmp/ia32x.out)"
 	check_eq "an ia32 call with the x32 bit stays compat" 1 \
 		"$(grep -c "Syscall 1073741844 (compat unknown):(.*) ret: -38 pid: " /tmp/ia32x.txt)"
+	# An ia32 call from a 64-bit program, its register's high half set:
+	# the record has the argument the kernel read, the low half.
+	traced_probe kpt_probe -i int80
+	check_eq "kpt_probe -i: close(99) refused" "int80close=-9" "$(cat /tmp/int80.out)"
+	check_eq "an ia32 call's argument is its register's low half" 1 \
+		"$(grep -c "Syscall 6 (compat close):(0x63, .*) ret: -9 pid: " /tmp/int80.txt)"
 else
-	skip_checks "x32 and ia32 calls with the x32 bit: x86-64 only"
+	skip_checks "x32 and ia32 calls with the x32 bit, an ia32 call's arguments: x86-64 only"
 fi
-
-# --- an ia32 call from a 64-bit program, its register's high half set:
-# the record has the argument the kernel read, the low half.
-traced_probe kpt_probe -i int80
-check_eq "kpt_probe -i: close(99) refused" "int80close=-9" "$(cat /tmp/int80.out)"
-check_eq "an ia32 call's argument is its register's low half" 1 \
-	"$(grep -c "Syscall 6 (compat close):(0x63, .*) ret: -9 pid: " /tmp/int80.txt)"
 
 # --- rmmod while a busy process is traced.
 st syscall start comm kpt_probe
