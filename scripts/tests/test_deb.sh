@@ -155,13 +155,20 @@ for p in build/tools/*; do
 done
 has "slabtrace-tools has kmemtrace-report" "$t/tools.list" ' \./usr/bin/kmemtrace-report$'
 has "slabtrace-tools has slabtrace-flamegraph" "$t/tools.list" ' \./usr/bin/slabtrace-flamegraph$'
-for p in slabtrace kmemtrace-report; do
-	if "$t/tools/usr/bin/$p" --help 2>&1 | grep -q 'not in this build'; then
-		fail "the package's $p has no --pprof"
-	else
-		pass "the package's $p has --pprof"
-	fi
-done
+# The packaged programs run, and write a profile: a saved dump, a trace.
+rm -f "$t/s.pb.gz" "$t/k.pb.gz"
+if "$t/tools/usr/bin/slabtrace" report --pprof "$t/s.pb.gz" \
+	scripts/tests/cli/dump-6.12.txt > "$t/s.out" 2>&1 && gzip -t "$t/s.pb.gz"; then
+	pass "the package's slabtrace report --pprof writes a profile"
+else
+	fail "the package's slabtrace report --pprof: $(tail -n 2 "$t/s.out")"
+fi
+if "$t/tools/usr/bin/kmemtrace-report" --pprof "$t/k.pb.gz" \
+	scripts/tests/kmemtrace/tiny > "$t/k.out" 2>&1 && gzip -t "$t/k.pb.gz"; then
+	pass "the package's kmemtrace-report --pprof writes a profile"
+else
+	fail "the package's kmemtrace-report --pprof: $(tail -n 2 "$t/k.out")"
+fi
 for m in Documentation/*.[1-8]; do
 	has "slabtrace-tools has ${m##*/}" "$t/tools.list" " \./usr/share/man/man${m##*.}/${m##*/}\.gz$"
 done

@@ -44,6 +44,17 @@ splat yes '[   24.1] BUG: scheduling while atomic: sh/1456/0x00000002'
 splat yes '[   33.3] Oops: general protection fault, probably for non-canonical address 0x6b6b6b6b6b6b6b73: 0000 [#1] PREEMPT_RT SMP KASAN'
 splat yes '[   24.1] WARNING: CPU: 1 PID: 1456 at kernel/softirq.c:171 __local_bh_disable_ip+0xc9/0xd0'
 splat yes '[   24.1] list_add corruption. next->prev should be prev (ffff888003a0e0c8), but was 0000000000000000.'
+# lib/list_debug.c, the other way
+splat yes '[   24.1] list_del corruption. prev->next should be ffff888003a0e0c8, but was dead000000000100. (prev=ffff888003a0e100)'
+# RCU stalls, kernel/rcu/tree_stall.h: another CPU's, and a CPU's own
+splat yes '[  120.0] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:'
+splat yes '[  120.0] rcu: INFO: rcu_sched self-detected stall on CPU'
+# hung tasks, kernel/hung_task.c
+splat yes '[  241.7] INFO: task kworker/0:1:42 blocked for more than 120 seconds.'
+# a panic, kernel/panic.c, and a backtrace with no BUG or WARNING line
+# before it (dump_stack(), lib/dump_stack.c)
+splat yes '[   77.7] Kernel panic - not syncing: Fatal exception'
+splat yes '[   77.7] Call Trace:'
 
 # Not splats: the checkers' boot messages, the guest's lines.
 splat no '[    0.000000] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar'
