@@ -159,7 +159,11 @@ static void record_gone(struct leak_set *set,
 	}
 	if (tr && (stale || (from && from != tr->ref.cache)))
 		atomic_long_inc(&tr->replaced);
-	/* A stopped cache's last record: maybe detach the probes. */
+	/*
+	 * A stopped cache's last record: maybe detach the probes.  One that
+	 * still reads it traced ends before leak_stop()'s grace period does,
+	 * so the probes' update after it sees the record gone.
+	 */
 	if (tr && !READ_ONCE(tr->tracing) && !leak_traced_count(tr))
 		leak_work_kick(LEAK_JOB_IDLE);
 	leak_pool_put(&leak_pool, rec);
@@ -281,6 +285,18 @@ static __always_inline bool own_alloc(unsigned long call_site)
 }
 
 /*
+ * kmalloc-large's second event of an object its first recorded: the
+ * object has its record, which stays.
+ */
+static __always_inline bool large_again(const struct leak_traced *tr,
+					const void *obj)
+{
+	return tr->kind == LEAK_KIND_LARGE &&
+	       leak_table_maybe(&leak_records, obj) &&
+	       leak_table_holds(&leak_records, obj, tr->id);
+}
+
+/*
  * @bytes_req is 0 for kmem_cache_alloc(): the cache's object size.
  * Inlined into the probes, like the walk in it: the walk starts at the
  * probe's caller (<wrapper/unwind.h>), and every frame walked costs, at every traced
@@ -320,7 +336,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	}
 	/* Acquire: the rate and filter of a restart (start_again()). */
 	if (!smp_load_acquire(&tr->tracing) || own_alloc(call_site))
-		goto evict;
+		goto untraced;
 	filter = rcu_dereference_sched(tr->filter);
 	if (filter && !filter_passes(filter)) {
 		this_cpu_inc(*tr->filtered);
@@ -403,15 +419,14 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 		drop(tr, LEAK_DROP_STACK);
 	return;
 lost:
-	/*
-	 * kmalloc-large's second event of an object its first recorded: the
-	 * object has its record, which stays.
-	 */
-	if (tr->kind == LEAK_KIND_LARGE &&
-	    leak_table_maybe(&leak_records, obj) &&
-	    leak_table_holds(&leak_records, obj, tr->id))
+	if (large_again(tr, obj))
 		return;
 	drop(tr, why);
+	goto evict;
+untraced:
+	/* Stopped between them: the first event's record stays too. */
+	if (large_again(tr, obj))
+		return;
 evict:
 	evict(set, obj);
 }

@@ -840,7 +840,7 @@ int leak_stop(const char *name)
 {
 	char esc[SLABTRACE_ESC_SIZE];
 	struct leak_traced **trs;
-	int i, n;
+	int i, n, stopped = 0;
 
 	lockdep_assert_held(&leak_mutex);
 	n = traced_named("stop", name, true, &trs);
@@ -856,12 +856,20 @@ int leak_stop(const char *name)
 			continue;
 		}
 		WRITE_ONCE(trs[i]->tracing, false);
+		stopped++;
 		trs[i]->stopped = ktime_get_mono_fast_ns();
 		/* As leak_traced_time(): the fast clock may step back. */
 		if (trs[i]->stopped > trs[i]->started)
 			trs[i]->traced_ns += trs[i]->stopped - trs[i]->started;
 	}
 	kfree(trs);
+	/*
+	 * A probe that read a cache traced has returned before the probes'
+	 * update reads its records left: the free of a stopped cache's last
+	 * record kicks the idle job, or the update sees it gone.
+	 */
+	if (stopped)
+		synchronize_rcu();
 	return 0;
 }
 
@@ -1040,6 +1048,11 @@ static void traced_exit(void)
 	set = set_locked();
 
 	RCU_INIT_POINTER(leak_active, NULL);
+	/*
+	 * The probes are gone, but the worker's jobs still run (slab.c's
+	 * steps): stacks.c's reads the set under rcu_read_lock().
+	 */
+	synchronize_rcu();
 	if (set) {
 		traced_release(set->traced, set->nr);
 		kvfree(set);
