@@ -339,52 +339,6 @@ static void slabtrace_trace_kmalloc_large_at_limit(struct kunit *test)
 	st_cmd("reset kmalloc-large\n");
 }
 
-/* The cache stop_between() stops, once. */
-static struct leak_traced *stop_tr;
-
-/* Run by the probe before its insert: a "stop" as it lands meanwhile. */
-static void stop_between(void)
-{
-	struct leak_traced *tr = stop_tr;
-
-	if (tr) {
-		WRITE_ONCE(tr->tracing, false);
-		stop_tr = NULL;
-	}
-}
-
-/*
- * kmalloc-large stopped between v6.12's two events of one object: the
- * record the first made stays, the object's, neither evicted by the
- * second nor counted as replaced.
- */
-static void slabtrace_trace_kmalloc_large_stopped(struct kunit *test)
-{
-	struct slabtrace_cache_ref ref;
-	struct leak_snapshot *snap;
-	struct leak_traced *tr;
-	void *v;
-
-	KUNIT_ASSERT_EQ(test, st_cmd("start kmalloc-large\n"), 0);
-	mutex_lock(&leak_mutex);
-	tr = leak_traced_find("test", "kmalloc-large", &ref);
-	mutex_unlock(&leak_mutex);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(tr));
-	slabtrace_cache_put(&ref);
-	stop_tr = tr;
-	leak_test_before_insert = stop_between;
-	v = kmalloc_large_var();
-	leak_test_before_insert = NULL;
-	KUNIT_ASSERT_NOT_NULL(test, v);
-	KUNIT_EXPECT_NULL(test, stop_tr);
-	snap = st_print(test, "kmalloc-large");
-	KUNIT_EXPECT_NOT_NULL(test, st_find(snap, v));
-	KUNIT_EXPECT_EQ(test, snap->replaced, 0);
-	leak_snapshot_put(snap);
-	kfree(v);
-	st_cmd("reset kmalloc-large\n");
-}
-
 /*
  * kmalloc-large sampled 1 in 2: v6.12's two events of one object (a size
  * the compiler cannot see) agree, so each object is drawn once: no
@@ -1303,7 +1257,6 @@ static struct kunit_case slabtrace_trace_cases[] = {
 	KUNIT_CASE(slabtrace_trace_kmalloc),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large),
 	KUNIT_CASE(slabtrace_trace_kmalloc_large_at_limit),
-	KUNIT_CASE(slabtrace_trace_kmalloc_large_stopped),
 	KUNIT_CASE(slabtrace_trace_percpu),
 	KUNIT_CASE(slabtrace_trace_hardirq),
 	KUNIT_CASE(slabtrace_trace_softirq),

@@ -23,7 +23,11 @@
  * __kmalloc_large_node_noprof(), once with the caller's address): the
  * second record replaces the first, not counted as replaced; a second
  * event that finds no record to take (the limit, an empty pool) leaves
- * the first in place, counting nothing.  "percpu":
+ * the first in place, counting nothing.  One after a "stop" that landed
+ * between the two evicts the first, counted as replaced, as it evicts a
+ * stale record at a reused address (freed where no tracepoint fires):
+ * the two cannot be told apart, and a stale record kept would show a
+ * freed object as outstanding.  "percpu":
  * alloc_percpu() and free_percpu() fire percpu_alloc_percpu and
  * percpu_free_percpu (same prototypes on v6.1 and v6.12), which are not
  * exported: they are found by name with for_each_kernel_tracepoint() and
@@ -336,7 +340,7 @@ static __always_inline void record_alloc(struct kmem_cache *s,
 	}
 	/* Acquire: the rate and filter of a restart (start_again()). */
 	if (!smp_load_acquire(&tr->tracing) || own_alloc(call_site))
-		goto untraced;
+		goto evict;
 	filter = rcu_dereference_sched(tr->filter);
 	if (filter && !filter_passes(filter)) {
 		this_cpu_inc(*tr->filtered);
@@ -422,11 +426,6 @@ lost:
 	if (large_again(tr, obj))
 		return;
 	drop(tr, why);
-	goto evict;
-untraced:
-	/* Stopped between them: the first event's record stays too. */
-	if (large_again(tr, obj))
-		return;
 evict:
 	evict(set, obj);
 }
