@@ -1050,7 +1050,7 @@ static void traced_exit(void)
 	RCU_INIT_POINTER(leak_active, NULL);
 	/*
 	 * The probes are gone, but the worker's jobs still run (slab.c's
-	 * steps): stacks.c's reads the set under rcu_read_lock().
+	 * steps): stacks.c's job reads the set under rcu_read_lock().
 	 */
 	synchronize_rcu();
 	if (set) {
