@@ -586,7 +586,9 @@ static void slab_sizes(struct kunit *test)
 /*
  * A name with a comma and a space is one name in the listing, its comma
  * \x2c where a cache's names are joined with ',', and the metadata's
- * label is the same text (its backslashes \134 in the TSDL literal).
+ * label is the same text (its backslashes \134 in the TSDL literal).  A
+ * name's '+', '(' and '?' are escaped too: "+3(destroyed)?" is not read
+ * as a listing's ",+3", a destroyed cache's name or the unknown cache.
  */
 static void name_with_comma(struct kunit *test)
 {
@@ -604,6 +606,10 @@ static void name_with_comma(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kmemtrace_caches_show(&m, true), 0);
 	snprintf(want, sizeof(want), "\t\"kmt\\134x2ckunit\\134x20odd\" = %u,\n", id);
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no %s", want);
+	kmem_cache_destroy(s);
+	/* Nor does a name read as the listing's ",+N", "(destroyed)" or "?". */
+	s = seen_cache(test, "+3(destroyed)?", 0, &id);
+	listed(test, id, "\\x2b3\\x28destroyed)\\x3f", &obj, &slab);
 	kmem_cache_destroy(s);
 	reset_cachetab();
 	st_expect_lockdep_clean(test);

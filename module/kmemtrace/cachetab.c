@@ -112,10 +112,12 @@ unsigned long kmemtrace_cachetab_full(void)
 #define NAMES_MORE	8
 /*
  * What a name escapes besides SLABTRACE_ESCAPE's bytes: a space and a
- * backslash, as everywhere, and the ',' that joins a cache's names, so
- * that "a,b" is two names and "a\x2cb" one.
+ * backslash, as everywhere; the ',' that joins a cache's names, so that
+ * "a,b" is two names and "a\x2cb" one; and what starts the listing's own
+ * words, so that no name reads as one: '+' (",+N"), '(' ("(pages)",
+ * "(destroyed)") and '?'.
  */
-#define NAMES_ESCAPE_ALSO	SLABTRACE_ESCAPE_ALSO ","
+#define NAMES_ESCAPE_ALSO	SLABTRACE_ESCAPE_ALSO ",+(?"
 
 struct listing {
 	char (*names)[NAMES_MAX];	/* per slot: "name,alias,...", escaped */
