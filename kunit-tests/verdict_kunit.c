@@ -316,6 +316,16 @@ static void slabtrace_verdict_unknown(struct kunit *test)
 	outstanding(in, 10, 0, 20 * 3600 * S);
 	expect_verdict(test, in, SLABTRACE_VERDICT_LIVE,
 		       "live: 10 outstanding, and freed ones lived 33554 s or more (p99); 100 freed");
+	/*
+	 * Freed ones that lived 90 min, the last bucket but one: the horizon
+	 * is 18.6 h, where the last bucket starts, and 100 never freed made
+	 * steadily over three days past it are a leak.  It was "live: ...
+	 * lived 4194 s or more", with no horizon.
+	 */
+	in = new_in(test, 72 * 3600 * S);
+	freed(in, 100, 90 * 60 * S);
+	outstanding(in, 100, 20 * 3600 * S, 70 * 3600 * S);
+	expect_verdict(test, in, SLABTRACE_VERDICT_LEAK, "leak (");
 	/* Arrivals dying out: many early, few late (a cache filling up). */
 	in = new_in(test, 64 * S);
 	outstanding(in, 400, 32 * S, 64 * S);

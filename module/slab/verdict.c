@@ -148,7 +148,8 @@ static void measure(struct judging *j)
 		top = j->freed >= FREED_MIN ? j->p99 :
 		      percentile(in->freed, j->freed, 100);
 		j->top = top;
-		if (top < LEAK_LIFE_BUCKETS - 5)
+		/* Up to 2^26 ms, where the last bucket starts. */
+		if (top < LEAK_LIFE_BUCKETS - 4)
 			j->tau = max(j->tau, bucket_top(top) * TAU_FACTOR);
 		else
 			j->tau = U32_MAX; /* past every bucket: nothing is older */
