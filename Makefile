@@ -47,6 +47,9 @@
 #                         kernel slabtrace is made not to know) and 7.3
 #                         from trixie-backports (make check: 6.12 only)
 #   make kunit            the KUnit suite only (UML, kunit.py)
+#   make checkpatch       checkpatch.pl --strict on every source file
+#                         (scripts/lint/checkpatch.sh)
+#   make KVER=... sparse  the test build of the module with sparse (C=2)
 #   make bench            benchmarks (UML without KASAN/lockdep)
 #   make bench-peers      slabtrace and kptrace against bcc, bpftrace, perf,
 #                         strace in a Debian 6.12 VM (slow; not in check)

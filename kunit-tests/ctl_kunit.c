@@ -56,6 +56,8 @@ static const struct ctl_case ctl_cases[] = {
 	  -ENODATA },
 	{ "mark, no name", "mark\n", 0, -EINVAL },
 	{ "mark, untraced", "mark kmalloc-128\n", 0, -ENODATA },
+	{ "mark of a word, none traced", "mark all\n", 0, -ENODATA },
+	{ "two lines", "start kmalloc-128\nsample 5\n", 0, -EINVAL },
 	{ "mark, two names", "mark kmalloc-64 kmalloc-128\n", 0, -EINVAL },
 	{ "syscall, no verb", "syscall\n", 0, -EINVAL },
 	{ "syscall start pid x", "syscall start pid x\n", 0, -EINVAL },

@@ -473,8 +473,8 @@ VISIBLE_IF_KUNIT unsigned long slabtrace_stream_written(struct slabtrace_stream 
  * The words are split by ctl's splitter and the command is run through
  * ctl's door (ctl.c), as if written to ctl.  Called with no lock held.
  *
- * Return: 0, -EINVAL (with a log line) for no words or a NUL byte, or
- * what the command returns.
+ * Return: 0, -EINVAL (with a log line) for no words, a NUL byte or "0"
+ * with more words, or what the command returns.
  */
 VISIBLE_IF_KUNIT int slabtrace_stream_enable(struct slabtrace_stream *s,
 					     char *buf, size_t len)
@@ -488,6 +488,11 @@ VISIBLE_IF_KUNIT int slabtrace_stream_enable(struct slabtrace_stream *s,
 	if (IS_ERR(argv))
 		return PTR_ERR(argv);
 	stop = !strcmp(argv[0], "0");
+	if (stop && argc > 1) {
+		pr_warn_ratelimited("%s: 0 takes no argument\n", who);
+		ret = -EINVAL;
+		goto out;
+	}
 	skip = stop || !strcmp(argv[0], "1");
 	cmd = argv_split(GFP_KERNEL, stop ? s->ops->stop_cmd : s->ops->start_cmd,
 			 &nr_cmd);
@@ -523,11 +528,18 @@ VISIBLE_IF_KUNIT int slabtrace_stream_buffer_kb(struct slabtrace_stream *s,
 	u32 kb;
 	int ret;
 
-	ret = strlen(arg) == len ? slabtrace_ctl_u32(arg, &kb) : -EINVAL;
+	if (strlen(arg) != len) {
+		pr_warn_ratelimited("%s: buffer_kb: NUL byte in the number\n",
+				    s->ops->dir);
+		return -EINVAL;
+	}
+	ret = slabtrace_ctl_u32(arg, &kb);
 	if (ret) {
+		/* All of it but the one newline kstrtou32() allows. */
+		if (len && arg[len - 1] == '\n')
+			len--;
 		pr_warn_ratelimited("%s: buffer_kb: '%s' is %s\n", s->ops->dir,
-				    slabtrace_esc(esc, sizeof(esc), arg,
-						  strcspn(arg, "\n")),
+				    slabtrace_esc(esc, sizeof(esc), arg, len),
 				    ret == -ERANGE ? "out of range" : "not a number");
 		return ret;
 	}

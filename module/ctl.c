@@ -230,12 +230,18 @@ int slabtrace_ctl_run(struct file *file, int argc, char **argv)
 VISIBLE_IF_KUNIT int slabtrace_ctl_command(struct file *file, char *buf,
 					   size_t len)
 {
-	char **argv;
+	char **argv, *nl;
 	int argc, ret;
 
 	if (len > SLABTRACE_CMD_MAX) {
 		pr_warn_ratelimited("ctl: command longer than %d bytes\n", SLABTRACE_CMD_MAX);
 		return -E2BIG;
+	}
+	/* "start a\nsample 5": two lines, which would be read as one command. */
+	nl = strchr(buf, '\n');
+	if (nl && nl[strspn(nl, " \t\n")]) {
+		pr_warn_ratelimited("ctl: one command per write, not several lines\n");
+		return -EINVAL;
 	}
 	argv = slabtrace_ctl_split("ctl", "command", buf, len, &argc);
 	if (IS_ERR(argv))

@@ -95,6 +95,7 @@ int kptrace_queue_parse_size(const char *arg, unsigned long *size)
 {
 	size_t len = strcspn(arg, "\n"), digits = strspn(arg, "0123456789");
 	char num[24], esc[SLABTRACE_ESC_SIZE];
+	size_t zeros;
 	unsigned int shift = 0;
 	u64 n;
 	int ret;
@@ -102,13 +103,15 @@ int kptrace_queue_parse_size(const char *arg, unsigned long *size)
 	if (digits && digits + 1 == len && (arg[digits] == 'K' ||
 					    arg[digits] == 'M'))
 		shift = arg[digits] == 'K' ? 10 : 20;
+	/* Leading zeros are not a size's digits: 000064K is 64K. */
+	zeros = digits ? min(strspn(arg, "0"), digits - 1) : 0;
 	if (!digits || (digits != len && !shift) || strlen(arg + len) > 1) {
 		ret = -EINVAL;
-	} else if (digits >= sizeof(num)) {
+	} else if (digits - zeros >= sizeof(num)) {
 		ret = -ERANGE;
 	} else {
-		memcpy(num, arg, digits);
-		num[digits] = '\0';
+		memcpy(num, arg + zeros, digits - zeros);
+		num[digits - zeros] = '\0';
 		ret = kstrtou64(num, 10, &n);
 		if (!ret && (check_shl_overflow(n, shift, &n) ||
 			     n < KPTRACE_SIZE_MIN || n > KPTRACE_SIZE_MAX))

@@ -80,7 +80,10 @@ if mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null && mkdir /sys/fs/cgroup/lk; 
 	check "cgroup: the header says it" grep -q '^filter: cgroup /lk; [0-9]* allocations left out$' /tmp/cg
 	check_eq "cgroup: no such cgroup" "No such file or directory" \
 		"$(ctl_errno 'start leaky_widget cgroup /no-such')"
-	logged "ctl: start: no cgroup /no-such in the cgroup v2 hierarchy (-2)"
+	check_eq "cgroup: a file, not a cgroup" "Not a directory" \
+		"$(ctl_errno 'start leaky_widget cgroup /lk/cgroup.procs')"
+	logged "ctl: start: no cgroup /no-such in the cgroup v2 hierarchy (-2)" \
+		"ctl: start: no cgroup /lk/cgroup.procs in the cgroup v2 hierarchy (-20)"
 else
 	skip_checks "cgroup: no cgroup v2 to mount on this kernel"
 fi

@@ -36,8 +36,14 @@ check_eq "buffer_kb: not a number" "Invalid argument" "$(kerr buffer_kb abc)"
 check_eq "buffer_kb: beyond 32 bits" "Numerical result out of range" "$(kerr buffer_kb 4294967296)"
 check_eq "buffer_kb: too small" "Invalid argument" "$(kerr buffer_kb 8)"
 check_eq "buffer_kb: not a multiple of 8" "Invalid argument" "$(kerr buffer_kb 100)"
+check_eq "buffer_kb: two lines" "Invalid argument" "$(kerr buffer_kb "$(printf '1\n6')")"
+# One write of 3 bytes (the shell's printf says nothing when it fails).
+check "buffer_kb: a NUL byte is refused with EINVAL" sh -c \
+	"printf '16\\0' | dd of=$K/buffer_kb bs=3 count=1 2>&1 | grep -q 'error writing.*: Invalid argument'"
+check_eq "... and buffer_kb is as it was" 1024 "$(cat $K/buffer_kb)"
 check_eq "enable: unknown cache" "No such file or directory" "$(kerr enable no_such_cache)"
 check_eq "enable: empty" "Invalid argument" "$(kerr enable '')"
+check_eq "enable: 0 with an argument" "Invalid argument" "$(kerr enable '0 kmalloc-64')"
 check_eq "enable: overlong cache name" "File name too long" "$(kerr enable "$(printf '%070d' 0)")"
 check_eq "enable: more than 16 caches" "Argument list too long" \
 	"$(kerr enable "$(for i in $(seq 17); do printf 'kmalloc-64 '; done)")"
@@ -52,10 +58,13 @@ check "ctl: kmemtrace stop" st kmemtrace stop
 check_eq "stopped" 0 "$(cat $K/enable)"
 logged "kmemtrace: buffer_kb: 'abc' is not a number" \
 	"kmemtrace: buffer_kb: '4294967296' is out of range" \
+	"kmemtrace: buffer_kb: '1\\n6' is not a number" \
+	"kmemtrace: buffer_kb: NUL byte in the number" \
 	"kmemtrace: buffer_kb: 8 is not a multiple of 8 in 16..65536" \
 	"kmemtrace: buffer_kb: 100 is not a multiple of 8 in 16..65536" \
 	"kmemtrace: no slab cache named 'no_such_cache'" \
 	"kmemtrace: enable: empty input" \
+	"kmemtrace: enable: 0 takes no argument" \
 	"kmemtrace: cache name longer than 64 bytes" \
 	"kmemtrace: at most 16 caches, not 17" \
 	"ctl: kmemtrace takes start [CACHE...] or stop" \

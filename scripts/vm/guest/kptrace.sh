@@ -311,6 +311,9 @@ for size in 18446744073709555712 17592186044417M 99999999999999999999999999K \
 done
 check "syscall size 64K (decimal with K) is taken" st syscall size 64K
 check "  ... and is the queue's size" grep -q "^queue size: 65536 bytes per CPU" $ST/kptrace/stats
+check "syscall size 4096 after 30 zeros is taken" \
+	st syscall size "$(printf '%034d' 4096)"
+check "  ... and is 4096 bytes" grep -q "^queue size: 4096 bytes per CPU" $ST/kptrace/stats
 st syscall size 2M
 st syscall start comm nobody
 check_eq "size while tracing" "Device or resource busy" "$(ctl_errno 'syscall size 8K')"
