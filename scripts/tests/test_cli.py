@@ -1980,6 +1980,22 @@ class Record(unittest.TestCase):
         self.assertEqual(self.fake.commands()[n:], ["start kmalloc-64", "stop kmalloc-64",
                                                     "print kmalloc-64"])
 
+    def test_a_pprof_not_written_fails_after_the_cleanup(self):
+        # --pprof FILE cannot be written (a directory of its name): said,
+        # the snapshot saved, the cache reset by record itself (no
+        # watchdog's), exit 1.  It was an exit before the reset, and the
+        # watchdog's reset.
+        prof = os.path.join(self.fake.root, "p.pb.gz")
+        os.makedirs(prof)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o",
+                                     self.out, "--pprof", prof, "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err, "slabtrace: %s: Is a directory\n" % prof)
+        self.assertEqual(len(os.listdir(self.out)), 4)
+        self.assertIn("the records are reset\n", out)
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
+                                                "print kmalloc-64", "reset kmalloc-64"])
+
     def test_a_signal_reaches_a_stopped_command(self):
         # The command stopped itself (as ^Z or SIGTTIN would): the SIGINT
         # record passes on comes with a SIGCONT, and its trap runs.

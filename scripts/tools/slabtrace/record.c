@@ -631,6 +631,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	char cmd[512], why[1024];
 	bool first = true, saved = true, shared = false, owned = false;
 	bool unsaved = false, unreadable = false, failed = false;
+	bool unwritten = false;
 	struct pprof *pprof = NULL;
 	struct opts shown_o;
 	double when = 0, duration = 0;
@@ -783,8 +784,9 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	if (pprof && captures) {
 		bool made = access(pprof_real, F_OK);
 
-		dump_pprof_write(pprof, pprof_real, when, duration);
-		if (made)
+		/* Said; the snapshot is saved, and the records reset still. */
+		unwritten = dump_pprof_write(pprof, pprof_real, when, duration);
+		if (!unwritten && made)
 			out_give(pprof_real);
 	}
 	pprof_free(pprof);
@@ -819,6 +821,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		     (int)last_signal, r.keep ? "" : " and reset");
 	else
 		saved_say(dir, &r, owned && !r.keep, shared);
+	if (unwritten)
+		return 1;
 	/* Without COMMAND, the first signal is how record ends: no failure. */
 	if (nsignals > waited)
 		return 128 + last_signal;
