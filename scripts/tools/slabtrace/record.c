@@ -755,6 +755,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	shown_o.f.npids = 0;
 	for (i = 0; i < r.n; i++) {
 		struct expect e = { r.c[i].name, 0 };
+		bool ok = true;
 		double traced;
 
 		if (!r.c[i].used)
@@ -770,8 +771,10 @@ int cmd_record(struct opts *o, int argc, char **argv)
 			failed = true;
 			continue;
 		}
-		for (j = 0; j < NVIEWS && !unsaved; j++)
-			unsaved = !save(real, r.c[i].name, saved_views[j], texts[j]);
+		/* A view not saved ends this cache's saves, not the next's. */
+		for (j = 0; j < NVIEWS && ok; j++)
+			ok = save(real, r.c[i].name, saved_views[j], texts[j]);
+		unsaved |= !ok;
 		traced = show_print(texts[VIEW_CTL], &shown_o, false, &e, "ctl",
 				    &first, pprof);
 		/* Saved as it came, and the other caches still captured. */

@@ -139,6 +139,22 @@ wait $rec 2>/dev/null
 check "after SIGKILL, the watchdog stops and resets kmalloc-64" until_true 30 none_traced
 check "... and says so" until_true 10 grep -q '^slabtrace: record (pid [0-9]*) ended without cleaning up; its watchdog stopped and reset kmalloc-64$' /out/cli-sigkill.txt
 kill "$(cat /tmp/rk.pid)"
+# A view it cannot save (a directory of kmalloc-64.dump's name): said,
+# the next cache's views saved still, the records kept, exit 1.
+mkdir -p /tmp/rsave/kmalloc-64.dump
+slabtrace record -c kmalloc-64 -c kmalloc-128 --settle 0 -o /tmp/rsave -- true \
+	> /out/cli-unsaved.txt 2>&1
+check_eq "record with a view it cannot save exits 1" 1 $?
+check "... naming it" grep -q '^slabtrace: /tmp/rsave/kmalloc-64.dump: Is a directory$' \
+	/out/cli-unsaved.txt
+for f in dump stacks folded folded_bytes; do
+	check "... the next cache's kmalloc-128.$f saved still" test -f /tmp/rsave/kmalloc-128.$f
+done
+check "... the records kept" grep -q 'the records are kept' /out/cli-unsaved.txt
+for c in kmalloc-64 kmalloc-128; do
+	slabtrace reset $c
+done
+check "... and reset by hand" none_traced
 # --pprof FILE it cannot write (a directory of its name): said, the
 # snapshot saved, the cache reset by record itself (not by its
 # watchdog, after an exit before the reset), exit 1.
