@@ -35,6 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -343,6 +344,31 @@ class Cli(unittest.TestCase):
         self.assertEqual(os.stat(prom).st_mode & 0o777, 0o644)
         self.assertEqual([n for n in os.listdir(self.fake.root) if n.startswith("slab.prom")],
                          ["slab.prom"])
+
+    def test_prometheus_reads_the_stats_once(self):
+        # The stats file, read once and gone (a FIFO its writer removes
+        # before it closes it): the metrics of what was read, no error.
+        # It was read again, and the second read's failure ended growth.
+        stats = os.path.join(self.fake.st, "slab", "stats")
+        os.unlink(stats)
+        os.mkfifo(stats)
+
+        def writer():
+            with open(stats, "w") as f:
+                f.write(STATS)
+                os.unlink(stats)
+        t = threading.Thread(target=writer)
+        t.start()
+        prom = os.path.join(self.fake.root, "slab.prom")
+        try:
+            rc, out, err = self.fake.run("growth", "-r", "1", "-i", "0.05",
+                                         "--prometheus", prom)
+        finally:
+            if os.path.exists(stats):
+                open(stats, "r").close()
+            t.join()
+        self.assertEqual((rc, err), (0, ""))
+        self.assertTrue(os.path.exists(prom))
 
     def test_files_under_proc_first(self):
         # /proc/slabtrace when it exists, though debugfs has the files too.
