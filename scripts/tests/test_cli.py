@@ -370,6 +370,31 @@ class Cli(unittest.TestCase):
         self.assertEqual((rc, err), (0, ""))
         self.assertTrue(os.path.exists(prom))
 
+    def test_prometheus_finds_a_module_loaded_later(self):
+        # Not loaded when growth starts: /proc/slabtrace, made while it
+        # samples, is read from then on.  It was looked for once, and
+        # debugfs' slabtrace/ read for the life of the process.
+        shutil.rmtree(self.fake.st)
+        st = os.path.join(self.fake.proc, "slabtrace")
+        prom = os.path.join(self.fake.root, "slab.prom")
+
+        def up():
+            with open(prom) as f:
+                return f.read()
+        p = self.fake.popen("growth", "-i", "0.05", "--prometheus", prom, "--", "sleep", "30")
+        try:
+            self.fake.wait_for(lambda: os.path.exists(prom), "a metrics file")
+            self.assertIn("\nslabtrace_up 0\n", up())
+            os.makedirs(os.path.join(st + ".new", "slab"))
+            with open(os.path.join(st + ".new", "slab", "stats"), "w") as f:
+                f.write(STATS)
+            os.rename(st + ".new", st)
+            self.fake.wait_for(lambda: "\nslabtrace_up 1\n" in up(), "slabtrace_up 1", 5)
+            self.assertIn("\nslabtrace_records 26\n", up())
+        finally:
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=30)
+
     def test_files_under_proc_first(self):
         # /proc/slabtrace when it exists, though debugfs has the files too.
         debug = os.path.join(self.fake.debugfs, "slabtrace")
