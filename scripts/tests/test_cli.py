@@ -2176,18 +2176,21 @@ class Record(unittest.TestCase):
         self.assertIn("record: -c all stands for a set of caches: the only -c then", err)
 
     def test_a_word_record_holds_its_caches(self):
-        # While it runs, another record of one of its caches is refused;
+        # While it runs, another record of one of its caches is refused
+        # (a random kmalloc cache's too: it was not taken for one);
         # one of a cache -c kmalloc does not stand for is not.
+        os.makedirs(os.path.join(self.fake.slab, "kmalloc-rnd-01-64"))
         self.fake.write("ctl", print_of("kmalloc"))
         first = self.fake.popen("record", "-c", "kmalloc", "--settle", "0", "-o", self.out,
                                 "--", "sleep", "1.5")
         try:
             self.fake.wait_for(lambda: self.fake.commands() == ["start kmalloc"], "start")
-            rc, out, err = self.fake.run("record", "-c", "kmalloc-8k", "--settle", "0", "-o",
-                                         self.out + "2", "--", "true")
-            self.assertEqual(rc, 1, err)
-            self.assertIn("record: not tracing kmalloc-8k: another slabtrace record is "
-                          "tracing it", err)
+            for cache in ("kmalloc-8k", "kmalloc-rnd-01-64"):
+                rc, out, err = self.fake.run("record", "-c", cache, "--settle", "0", "-o",
+                                             self.out + "2", "--", "true")
+                self.assertEqual(rc, 1, err)
+                self.assertIn("record: not tracing %s: another slabtrace record is "
+                              "tracing it" % cache, err)
             self.fake.write("ctl", dump_of("dentry") + "start kmalloc\n")
             rc, out, err = self.fake.run("record", "-c", "dentry", "--settle", "0", "-o",
                                          self.out + "2", "--", "true")
