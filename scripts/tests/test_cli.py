@@ -35,6 +35,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -343,6 +344,56 @@ class Cli(unittest.TestCase):
         self.assertEqual(os.stat(prom).st_mode & 0o777, 0o644)
         self.assertEqual([n for n in os.listdir(self.fake.root) if n.startswith("slab.prom")],
                          ["slab.prom"])
+
+    def test_prometheus_reads_the_stats_once(self):
+        # The stats file, read once and gone (a FIFO its writer removes
+        # before it closes it): the metrics of what was read, no error.
+        # It was read again, and the second read's failure ended growth.
+        stats = os.path.join(self.fake.st, "slab", "stats")
+        os.unlink(stats)
+        os.mkfifo(stats)
+
+        def writer():
+            with open(stats, "w") as f:
+                f.write(STATS)
+                os.unlink(stats)
+        t = threading.Thread(target=writer)
+        t.start()
+        prom = os.path.join(self.fake.root, "slab.prom")
+        try:
+            rc, out, err = self.fake.run("growth", "-r", "1", "-i", "0.05",
+                                         "--prometheus", prom)
+        finally:
+            if os.path.exists(stats):
+                open(stats, "r").close()
+            t.join()
+        self.assertEqual((rc, err), (0, ""))
+        self.assertTrue(os.path.exists(prom))
+
+    def test_prometheus_finds_a_module_loaded_later(self):
+        # Not loaded when growth starts: /proc/slabtrace, made while it
+        # samples, is read from then on.  It was looked for once, and
+        # debugfs' slabtrace/ read for the life of the process.
+        shutil.rmtree(self.fake.st)
+        st = os.path.join(self.fake.proc, "slabtrace")
+        prom = os.path.join(self.fake.root, "slab.prom")
+
+        def up():
+            with open(prom) as f:
+                return f.read()
+        p = self.fake.popen("growth", "-i", "0.05", "--prometheus", prom, "--", "sleep", "30")
+        try:
+            self.fake.wait_for(lambda: os.path.exists(prom), "a metrics file")
+            self.assertIn("\nslabtrace_up 0\n", up())
+            os.makedirs(os.path.join(st + ".new", "slab"))
+            with open(os.path.join(st + ".new", "slab", "stats"), "w") as f:
+                f.write(STATS)
+            os.rename(st + ".new", st)
+            self.fake.wait_for(lambda: "\nslabtrace_up 1\n" in up(), "slabtrace_up 1", 5)
+            self.assertIn("\nslabtrace_records 26\n", up())
+        finally:
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=30)
 
     def test_files_under_proc_first(self):
         # /proc/slabtrace when it exists, though debugfs has the files too.
@@ -1980,6 +2031,22 @@ class Record(unittest.TestCase):
         self.assertEqual(self.fake.commands()[n:], ["start kmalloc-64", "stop kmalloc-64",
                                                     "print kmalloc-64"])
 
+    def test_a_pprof_not_written_fails_after_the_cleanup(self):
+        # --pprof FILE cannot be written (a directory of its name): said,
+        # the snapshot saved, the cache reset by record itself (no
+        # watchdog's), exit 1.  It was an exit before the reset, and the
+        # watchdog's reset.
+        prof = os.path.join(self.fake.root, "p.pb.gz")
+        os.makedirs(prof)
+        rc, out, err = self.fake.run("record", "-c", "kmalloc-64", "--settle", "0", "-o",
+                                     self.out, "--pprof", prof, "--", "true")
+        self.assertEqual(rc, 1, err)
+        self.assertEqual(err, "slabtrace: %s: Is a directory\n" % prof)
+        self.assertEqual(len(os.listdir(self.out)), 4)
+        self.assertIn("the records are reset\n", out)
+        self.assertEqual(self.fake.commands(), ["start kmalloc-64", "stop kmalloc-64",
+                                                "print kmalloc-64", "reset kmalloc-64"])
+
     def test_a_signal_reaches_a_stopped_command(self):
         # The command stopped itself (as ^Z or SIGTTIN would): the SIGINT
         # record passes on comes with a SIGCONT, and its trap runs.
@@ -2109,18 +2176,21 @@ class Record(unittest.TestCase):
         self.assertIn("record: -c all stands for a set of caches: the only -c then", err)
 
     def test_a_word_record_holds_its_caches(self):
-        # While it runs, another record of one of its caches is refused;
+        # While it runs, another record of one of its caches is refused
+        # (a random kmalloc cache's too: it was not taken for one);
         # one of a cache -c kmalloc does not stand for is not.
+        os.makedirs(os.path.join(self.fake.slab, "kmalloc-rnd-01-64"))
         self.fake.write("ctl", print_of("kmalloc"))
         first = self.fake.popen("record", "-c", "kmalloc", "--settle", "0", "-o", self.out,
                                 "--", "sleep", "1.5")
         try:
             self.fake.wait_for(lambda: self.fake.commands() == ["start kmalloc"], "start")
-            rc, out, err = self.fake.run("record", "-c", "kmalloc-8k", "--settle", "0", "-o",
-                                         self.out + "2", "--", "true")
-            self.assertEqual(rc, 1, err)
-            self.assertIn("record: not tracing kmalloc-8k: another slabtrace record is "
-                          "tracing it", err)
+            for cache in ("kmalloc-8k", "kmalloc-rnd-01-64"):
+                rc, out, err = self.fake.run("record", "-c", cache, "--settle", "0", "-o",
+                                             self.out + "2", "--", "true")
+                self.assertEqual(rc, 1, err)
+                self.assertIn("record: not tracing %s: another slabtrace record is "
+                              "tracing it" % cache, err)
             self.fake.write("ctl", dump_of("dentry") + "start kmalloc\n")
             rc, out, err = self.fake.run("record", "-c", "dentry", "--settle", "0", "-o",
                                          self.out + "2", "--", "true")

@@ -272,6 +272,7 @@ def synthetic():
         check("synthetic: ... saying so", "--list takes a number up to 1000" in err, err)
         rc, out, err, rows = report(t, "--sort", "bogus")
         check_eq("synthetic: a bad --sort fails", 2, rc)
+        unreadable_checks(t)
         # A trace that is not kmemtrace's: its metadata makes the cache id
         # 32 bits, and a free holds 70000, past the report's table of
         # 65536 caches; refused with exit 1, never used as an index.
@@ -336,6 +337,48 @@ def synthetic():
         print("kmemtrace-report: %s" % (m.group(0) if m else err))
         check_eq("big: all 1.2 M events decoded", "1200000", m.group(1) if m else err)
         check("big: cross-CPU frees 200000", "Cross-CPU frees: 200000\n" in out)
+
+
+def unreadable_checks(t):
+    """A trace the user may not read (its kallsyms and caches, or DIR
+    itself): said as such, not as "no CTF metadata" or not at all.  Root
+    runs the report as nobody (setpriv), others meet a chmod 000."""
+    user = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            print("SKIP: kmemtrace: unreadable trace files: no setpriv")
+            return
+        user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    mode = os.stat(t).st_mode & 0o7777
+    os.chmod(t, 0o755)
+    try:
+        # The user must reach the trace and the report in the first place.
+        if run(user + ["test", "-r", os.path.join(t, "ctf", "metadata"), "-a",
+                       "-x", REPORT])[0]:
+            print("SKIP: kmemtrace: unreadable trace files: %s out of the user's reach" % t)
+            return
+        for name in ("kallsyms", "caches"):
+            os.chmod(os.path.join(t, name), 0)
+        rc, out, err = run(user + [REPORT, "--top", "0", t])
+        check_eq("unreadable: kallsyms and caches: the report still exits 0", 0, rc)
+        for name, lost in (("kallsyms", "call sites shown as addresses"),
+                           ("caches", "the caches unnamed")):
+            check_eq("unreadable: %s: said once, and what it costs" % name, 1,
+                     err.count("kmemtrace-report: %s/%s: Permission denied: %s\n"
+                               % (t, name, lost)))
+        for name in ("kallsyms", "caches"):
+            os.chmod(os.path.join(t, name), 0o644)
+        rc, out, err = run(user + [REPORT, os.path.join(t, "no-such-dir")])
+        check_eq("unreadable: a DIR without metadata is no CTF metadata",
+                 (1, "kmemtrace-report: %s/no-such-dir: no CTF metadata\n" % t), (rc, err))
+        os.chmod(t, 0)
+        rc, out, err = run(user + [REPORT, t])
+        check_eq("unreadable: DIR itself: said as such, exit 1",
+                 (1, "kmemtrace-report: %s/metadata: Permission denied\n" % t), (rc, err))
+    finally:
+        os.chmod(t, mode)
+        for name in ("kallsyms", "caches"):
+            os.chmod(os.path.join(t, name), 0o644)
 
 
 def leaky_checks(tag, tdir, n, size, written):

@@ -486,6 +486,17 @@ static int sym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/*
+ * @path could not be opened: said, with what is @lost, unless it is
+ * missing (a trace need not have it).
+ */
+static void unreadable(const char *path, const char *lost)
+{
+	if (errno != ENOENT)
+		fprintf(stderr, "kmemtrace-report: %s: %s: %s\n", path,
+			strerror(errno), lost);
+}
+
 static void load_kallsyms(const char *path)
 {
 	/* KSYM_NAME_LEN is 512 since 6.1 (Rust's names), a module's 56. */
@@ -495,8 +506,10 @@ static void load_kallsyms(const char *path)
 	FILE *f = fopen(path, "r");
 	int n;
 
-	if (!f)
+	if (!f) {
+		unreadable(path, "call sites shown as addresses");
 		return;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		mod[0] = '\0';
 		n = sscanf(line, "%llx %c %511s %511s", &addr, &type, name, mod);
@@ -563,8 +576,10 @@ static void load_caches(const char *path)
 	size_t cap = 0;
 	int end;
 
-	if (!f)
+	if (!f) {
+		unreadable(path, "the caches unnamed");
 		return;
+	}
 	while (getline(&line, &cap, f) > 0) {
 		slab_size = 0;
 		end = 0;
@@ -989,7 +1004,10 @@ int main(int argc, char **argv)
 		snprintf(ctfdir, sizeof(ctfdir), "%s", r.dir);
 	snprintf(path, sizeof(path), "%s/metadata", ctfdir);
 	if (stat(path, &sb)) {
-		fprintf(stderr, "kmemtrace-report: %s: no CTF metadata\n", r.dir);
+		if (errno == ENOENT)
+			fprintf(stderr, "kmemtrace-report: %s: no CTF metadata\n", r.dir);
+		else
+			fprintf(stderr, "kmemtrace-report: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	load_base(path);

@@ -238,14 +238,16 @@ static bool in_proc;
 
 /*
  * The directory of the module's files: /proc/slabtrace when it exists,
- * else slabtrace/ in debugfs.  Picked once.
+ * else slabtrace/ in debugfs.  Picked once /proc/slabtrace is found: until
+ * then, looked for again each time (a module loaded after the program
+ * started, which reads on: growth --prometheus).
  */
 const char *st_root(void)
 {
 	static char root[PATH_MAX];
 	struct stat sb;
 
-	if (root[0])
+	if (in_proc)
 		return root;
 	snprintf(root, sizeof(root), "%s/slabtrace", st_procfs());
 	in_proc = !stat(root, &sb) && S_ISDIR(sb.st_mode);

@@ -145,8 +145,10 @@ void need_cache(const char *name)
 }
 
 /*
- * Whether @name is that of a kmalloc cache, of any type: kmalloc-64,
- * kmalloc-cg-1k, kmalloc-rcl-8k, dma-kmalloc-512.
+ * Whether @name is that of a kmalloc cache, of any type, as the module's
+ * kmalloc word has them (kmalloc_caches[][]): kmalloc-64, kmalloc-cg-1k,
+ * kmalloc-rcl-8k, dma-kmalloc-512, kmalloc-rnd-01-64
+ * (CONFIG_RANDOM_KMALLOC_CACHES).
  */
 bool is_kmalloc_name(const char *name)
 {
@@ -161,6 +163,9 @@ bool is_kmalloc_name(const char *name)
 		name += 3;
 	else if (!strncmp(name, "rcl-", 4))
 		name += 4;
+	else if (!strncmp(name, "rnd-", 4) &&
+		 (n = strspn(name + 4, "0123456789")) && name[4 + n] == '-')
+		name += 4 + n + 1;
 	n = strspn(name, "0123456789");
 	return n && (!name[n] || (name[n] == 'k' && !name[n + 1]));
 }

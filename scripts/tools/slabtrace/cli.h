@@ -165,8 +165,8 @@ void dump_json(const struct dump *d, long top, bool first);
 void dump_folded(const struct dump *d, bool by_bytes, bool cache_frame);
 struct pprof *dump_pprof_new(void);
 void dump_pprof_add(struct pprof *p, const struct dump *d);
-void dump_pprof_write(struct pprof *p, const char *path, double time,
-		      double duration);
+int dump_pprof_write(struct pprof *p, const char *path, double time,
+		     double duration);
 
 /* view.c */
 double show_print(char *text, const struct opts *o, bool full,

@@ -382,13 +382,16 @@ void dump_pprof_add(struct pprof *p, const struct dump *d)
 	}
 }
 
-/* Write @p to @path (captured at @time, over @duration s), or die. */
-void dump_pprof_write(struct pprof *p, const char *path, double time,
-		      double duration)
+/*
+ * Write @p to @path (captured at @time, over @duration s): 0, or -1 if it
+ * could not, said.
+ */
+int dump_pprof_write(struct pprof *p, const char *path, double time,
+		     double duration)
 {
 	if (pprof_write(p, path, time, duration)) {
-		int e = errno;
-
-		die("%s: %s", path, strerror(e));
+		note("%s: %s", path, strerror(errno));
+		return -1;
 	}
+	return 0;
 }

@@ -631,6 +631,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	char cmd[512], why[1024];
 	bool first = true, saved = true, shared = false, owned = false;
 	bool unsaved = false, unreadable = false, failed = false;
+	bool unwritten = false;
 	struct pprof *pprof = NULL;
 	struct opts shown_o;
 	double when = 0, duration = 0;
@@ -754,6 +755,7 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	shown_o.f.npids = 0;
 	for (i = 0; i < r.n; i++) {
 		struct expect e = { r.c[i].name, 0 };
+		bool ok = true;
 		double traced;
 
 		if (!r.c[i].used)
@@ -769,8 +771,10 @@ int cmd_record(struct opts *o, int argc, char **argv)
 			failed = true;
 			continue;
 		}
-		for (j = 0; j < NVIEWS && !unsaved; j++)
-			unsaved = !save(real, r.c[i].name, saved_views[j], texts[j]);
+		/* A view not saved ends this cache's saves, not the next's. */
+		for (j = 0; j < NVIEWS && ok; j++)
+			ok = save(real, r.c[i].name, saved_views[j], texts[j]);
+		unsaved |= !ok;
 		traced = show_print(texts[VIEW_CTL], &shown_o, false, &e, "ctl",
 				    &first, pprof);
 		/* Saved as it came, and the other caches still captured. */
@@ -783,8 +787,9 @@ int cmd_record(struct opts *o, int argc, char **argv)
 	if (pprof && captures) {
 		bool made = access(pprof_real, F_OK);
 
-		dump_pprof_write(pprof, pprof_real, when, duration);
-		if (made)
+		/* Said; the snapshot is saved, and the records reset still. */
+		unwritten = dump_pprof_write(pprof, pprof_real, when, duration);
+		if (!unwritten && made)
 			out_give(pprof_real);
 	}
 	pprof_free(pprof);
@@ -819,6 +824,8 @@ int cmd_record(struct opts *o, int argc, char **argv)
 		     (int)last_signal, r.keep ? "" : " and reset");
 	else
 		saved_say(dir, &r, owned && !r.keep, shared);
+	if (unwritten)
+		return 1;
 	/* Without COMMAND, the first signal is how record ends: no failure. */
 	if (nsignals > waited)
 		return 128 + last_signal;

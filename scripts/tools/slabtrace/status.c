@@ -30,7 +30,7 @@ const char *kv_get(const struct traced *t, const char *key)
  */
 bool read_stats(struct stats *s, bool die_on_error)
 {
-	char path[PATH_MAX], *line, *save = NULL;
+	char path[PATH_MAX], *copy, *line, *save = NULL;
 
 	memset(s, 0, sizeof(*s));
 	st_path(path, sizeof(path), "slab/stats");
@@ -43,7 +43,9 @@ bool read_stats(struct stats *s, bool die_on_error)
 		st_check("slab/stats", R_OK);
 		die("%s: %s", path, strerror(e));
 	}
-	for (line = strtok_r(s->text, "\n", &save); line;
+	/* Read once, cut in a copy: the text stays whole for stats_line(). */
+	copy = xstrdup(s->text);
+	for (line = strtok_r(copy, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		struct traced *t;
 		char *w, *k, *p = NULL;
@@ -70,11 +72,7 @@ bool read_stats(struct stats *s, bool die_on_error)
 			t->nkv++;
 		}
 	}
-	/* strtok_r cut the text: read it again for the global lines. */
-	free(s->text);
-	s->text = read_all(path);
-	if (!s->text)
-		die("%s: %s", path, strerror(errno));
+	free(copy);
 	return true;
 }
 

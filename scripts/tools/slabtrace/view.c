@@ -201,7 +201,8 @@ int cmd_report(struct opts *o, int argc, char **argv)
 		json_end();
 	if (pprof) {
 		made = access(pprof_real, F_OK);
-		dump_pprof_write(pprof, pprof_real, when, traced);
+		if (dump_pprof_write(pprof, pprof_real, when, traced))
+			exit(1);
 		if (made)
 			out_give(pprof_real);
 	}

@@ -139,6 +139,43 @@ wait $rec 2>/dev/null
 check "after SIGKILL, the watchdog stops and resets kmalloc-64" until_true 30 none_traced
 check "... and says so" until_true 10 grep -q '^slabtrace: record (pid [0-9]*) ended without cleaning up; its watchdog stopped and reset kmalloc-64$' /out/cli-sigkill.txt
 kill "$(cat /tmp/rk.pid)"
+# A view it cannot save (a directory of kmalloc-64.dump's name): said,
+# the next cache's views saved still, the records kept, exit 1.
+mkdir -p /tmp/rsave/kmalloc-64.dump
+slabtrace record -c kmalloc-64 -c kmalloc-128 --settle 0 -o /tmp/rsave -- true \
+	> /out/cli-unsaved.txt 2>&1
+check_eq "record with a view it cannot save exits 1" 1 $?
+check "... naming it" grep -q '^slabtrace: /tmp/rsave/kmalloc-64.dump: Is a directory$' \
+	/out/cli-unsaved.txt
+for f in dump stacks folded folded_bytes; do
+	check "... the next cache's kmalloc-128.$f saved still" test -f /tmp/rsave/kmalloc-128.$f
+done
+check "... the records kept" grep -q 'the records are kept' /out/cli-unsaved.txt
+for c in kmalloc-64 kmalloc-128; do
+	slabtrace reset $c
+done
+check "... and reset by hand" none_traced
+# --pprof FILE it cannot write (a directory of its name): said, the
+# snapshot saved, the cache reset by record itself (not by its
+# watchdog, after an exit before the reset), exit 1.
+if [ -n "$(pprof x)" ]; then
+	mkdir -p /tmp/pp.pb.gz
+	# shellcheck disable=SC2046
+	slabtrace record -c kmalloc-64 -o /tmp/rpp --settle 0 $(pprof /tmp/pp.pb.gz) -- true \
+		> /out/cli-pprof-dir.txt 2>&1
+	check_eq "record --pprof FILE it cannot write exits 1" 1 $?
+	check "... naming FILE and the error" \
+		grep -q '^slabtrace: /tmp/pp.pb.gz: Is a directory$' /out/cli-pprof-dir.txt
+	for f in dump stacks folded folded_bytes; do
+		check "... having saved kmalloc-64.$f" test -f /tmp/rpp/kmalloc-64.$f
+	done
+	check "... and reset the cache" none_traced
+	if until_true 5 grep -q 'ended without cleaning up' /out/cli-pprof-dir.txt; then
+		fail "... itself, not its watchdog"
+	else
+		pass "... itself, not its watchdog"
+	fi
+fi
 # Two top -i of two caches in one session: each gets its own cache.
 slabtrace start kmalloc-64
 slabtrace start kmalloc-128
