@@ -956,24 +956,19 @@ out:
  * command returns once that millisecond has begun.  Called with
  * leak_mutex held.
  *
- * Return: 0, -ENOENT for an unknown cache, -ENODATA for one not traced
- * (or a word none of whose caches is).
+ * Return: 0 (also for a word none of whose caches is traced: nothing to
+ * do, as for stop and reset), -ENOENT for an unknown cache, -ENODATA for
+ * one not traced.
  */
 int leak_mark(const char *name)
 {
-	char esc[SLABTRACE_ESC_SIZE];
 	struct leak_traced **trs;
 	int i, n;
 	u32 *mark;
 
 	lockdep_assert_held(&leak_mutex);
 	n = traced_named("mark", name, false, &trs);
-	if (!n) {
-		pr_info_ratelimited("mark: no cache of %s is traced\n",
-				    slabtrace_esc_str(esc, name));
-		n = -ENODATA;
-	}
-	if (n < 0) {
+	if (n <= 0) {
 		kfree(trs);
 		return n;
 	}
