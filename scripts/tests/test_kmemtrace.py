@@ -371,14 +371,20 @@ def unreadable_checks(t):
         rc, out, err = run(user + [REPORT, os.path.join(t, "no-such-dir")])
         check_eq("unreadable: a DIR without metadata is no CTF metadata",
                  (1, "kmemtrace-report: %s/no-such-dir: no CTF metadata\n" % t), (rc, err))
+        os.chmod(os.path.join(t, "ctf", "metadata"), 0)
+        rc, out, err = run(user + [REPORT, t])
+        check_eq("unreadable: its metadata: said as such, exit 1",
+                 (1, "kmemtrace-report: %s/ctf/metadata: Permission denied\n" % t), (rc, err))
+        os.chmod(os.path.join(t, "ctf", "metadata"), 0o644)
         os.chmod(t, 0)
         rc, out, err = run(user + [REPORT, t])
         check_eq("unreadable: DIR itself: said as such, exit 1",
-                 (1, "kmemtrace-report: %s/metadata: Permission denied\n" % t), (rc, err))
+                 (1, "kmemtrace-report: %s/ctf/metadata: Permission denied\n" % t), (rc, err))
     finally:
         os.chmod(t, mode)
         for name in ("kallsyms", "caches"):
             os.chmod(os.path.join(t, name), 0o644)
+        os.chmod(os.path.join(t, "ctf", "metadata"), 0o644)
 
 
 def leaky_checks(tag, tdir, n, size, written):

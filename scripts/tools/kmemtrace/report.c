@@ -1000,10 +1000,11 @@ int main(int argc, char **argv)
 	if (strlen(r.dir) > 4000)
 		bad_usage("a path too long:", r.dir);
 	snprintf(ctfdir, sizeof(ctfdir), "%s/ctf", r.dir);
-	if (stat(ctfdir, &sb))
+	/* DIR/ctf, or DIR itself when it has none (not when DIR is unreadable). */
+	if (stat(ctfdir, &sb) && errno == ENOENT)
 		snprintf(ctfdir, sizeof(ctfdir), "%s", r.dir);
 	snprintf(path, sizeof(path), "%s/metadata", ctfdir);
-	if (stat(path, &sb)) {
+	if (access(path, R_OK)) {
 		if (errno == ENOENT)
 			fprintf(stderr, "kmemtrace-report: %s: no CTF metadata\n", r.dir);
 		else

@@ -159,13 +159,15 @@ bool is_kmalloc_name(const char *name)
 	if (strncmp(name, "kmalloc-", 8))
 		return false;
 	name += 8;
-	if (!strncmp(name, "cg-", 3))
+	if (!strncmp(name, "cg-", 3)) {
 		name += 3;
-	else if (!strncmp(name, "rcl-", 4))
+	} else if (!strncmp(name, "rcl-", 4)) {
 		name += 4;
-	else if (!strncmp(name, "rnd-", 4) &&
-		 (n = strspn(name + 4, "0123456789")) && name[4 + n] == '-')
-		name += 4 + n + 1;
+	} else if (!strncmp(name, "rnd-", 4)) {
+		n = strspn(name + 4, "0123456789");
+		if (n && name[4 + n] == '-')
+			name += 4 + n + 1;
+	}
 	n = strspn(name, "0123456789");
 	return n && (!name[n] || (name[n] == 'k' && !name[n + 1]));
 }
